@@ -34,7 +34,21 @@ __all__ = [
     "auroc",
     "auroc_ci",
     "AurocCIResult",
+    "average_precision",
+    "aupr_trapezoid",
+    "f1_at_threshold",
+    "mcc_at_threshold",
+    "scaled_mcc",
+    "best_f1",
+    "score_metrics",
+    "ScoreMetricsResult",
+    "operating_point_metrics",
+    "OperatingPointResult",
+    "METRIC_NAMES",
 ]
+
+#: Names of the metrics that auditad computes, in display order. ``mcc_scaled`` is (MCC + 1) / 2.
+METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 # --------------------------------------------------------------------------- helpers
@@ -251,3 +265,489 @@ def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
         p = 1.0 if auc == 0.5 else 0.0
     return AurocCIResult(auroc=auc, ci_low=float(min(max(lo, 0.0), 1.0)), ci_high=float(min(max(hi, 0.0), 1.0)),
                          p_value=min(p, 1.0), n_pos=m, n_neg=n, method="delong", level=level, se=se)
+
+
+# --------------------------------------------------------------------------- PR-curve based metrics
+_CHUNK_ELEMENTS = 2_000_000  # bound on n * (columns per chunk) for the sorted-curve computations
+
+
+def _column_chunks(n_rows: int, n_cols: int):
+    step = max(1, _CHUNK_ELEMENTS // max(n_rows, 1))
+    for start in range(0, n_cols, step):
+        yield slice(start, min(start + step, n_cols))
+
+
+def _curve_stats(y: np.ndarray, S: np.ndarray) -> dict[str, np.ndarray]:
+    """AP, AUPR-trapezoid and best F1 (with its threshold) of every column of ``S`` (n, m).
+
+    Columns are sorted by decreasing score; only the last position of each
+    group of tied scores is a point of the curve (a threshold). ``pg`` is the
+    precision at the end of each position's tie group, ``pprev`` the precision
+    at the previous curve point (1 for the first, the (recall 0, precision 1)
+    start of the curve).
+    """
+    n, m = S.shape
+    n_pos = int(y.sum())
+    out = {k: np.empty(m) for k in ("ap", "aupr_trap", "best_f1", "best_f1_threshold")}
+    rows = np.arange(n)
+    count = np.arange(1, n + 1, dtype=np.float64)[:, None]
+    for cols in _column_chunks(n, m):
+        block = S[:, cols]
+        order = np.argsort(-block, axis=0, kind="stable")
+        s_sorted = np.take_along_axis(block, order, axis=0)
+        y_sorted = y[order].astype(np.float64)
+        tp = np.cumsum(y_sorted, axis=0)
+        prec = tp / count
+        boundary = np.empty_like(s_sorted, dtype=bool)
+        boundary[:-1] = s_sorted[1:] != s_sorted[:-1]
+        boundary[-1] = True
+        # next curve point at or after each position (backward minimum of boundary indices)
+        nxt = np.where(boundary, rows[:, None], n)
+        nxt = np.minimum.accumulate(nxt[::-1], axis=0)[::-1]
+        pg = np.take_along_axis(prec, nxt, axis=0)
+        # previous curve point strictly before each position
+        prv = np.where(boundary, rows[:, None], -1)
+        prv = np.maximum.accumulate(prv, axis=0)
+        prv = np.vstack([np.full((1, prv.shape[1]), -1), prv[:-1]])
+        pprev = np.where(prv >= 0, np.take_along_axis(prec, np.maximum(prv, 0), axis=0), 1.0)
+        out["ap"][cols] = (y_sorted * pg).sum(axis=0) / n_pos
+        out["aupr_trap"][cols] = (y_sorted * (pg + pprev)).sum(axis=0) / (2.0 * n_pos)
+        f1 = np.where(boundary, 2.0 * tp / (count + n_pos), -np.inf)
+        best = np.argmax(f1, axis=0)
+        out["best_f1"][cols] = f1[best, np.arange(f1.shape[1])]
+        out["best_f1_threshold"][cols] = s_sorted[best, np.arange(f1.shape[1])]
+    return out
+
+
+def _finish(value: np.ndarray, ndim: int):
+    return float(value[0]) if ndim == 1 else np.asarray(value, dtype=np.float64)
+
+
+def average_precision(y_true, scores):
+    r"""Average precision, step-wise (scikit-learn's ``average_precision_score``).
+
+    .. math::
+
+        \mathrm{AP} = \sum_k (R_k - R_{k-1})\,P_k,
+
+    over the distinct score thresholds in decreasing order, with :math:`P_k`,
+    :math:`R_k` the precision and recall when every sample with score
+    :math:`\ge` the k-th threshold is predicted positive (:math:`R_0 = 0`).
+    Under random scores its mean is close to the anomaly ratio π (SPEC §3, seed 003).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,) or (n, m)
+        Anomaly scores, higher = more anomalous; columns are evaluated at once.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> round(average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 6)
+    0.833333
+    """
+    y, s = _labels_scores(y_true, scores)
+    S = s[:, None] if s.ndim == 1 else s
+    return _finish(_curve_stats(y, S)["ap"], s.ndim)
+
+
+def aupr_trapezoid(y_true, scores):
+    r"""Area under the precision–recall curve by the trapezoid rule.
+
+    The curve runs through the points :math:`(R_k, P_k)` of the distinct
+    thresholds in decreasing order and starts at (recall 0, precision 1), as
+    scikit-learn's ``auc(recall, precision)`` on ``precision_recall_curve``:
+
+    .. math::
+
+        \mathrm{AUPR}_{trap} = \sum_k (R_k - R_{k-1})\,\frac{P_k + P_{k-1}}{2},
+        \qquad (R_0, P_0) = (0, 1).
+
+    On coarse (e.g. binary) scores it differs a lot from :func:`average_precision`:
+    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there (SPEC §3).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,) or (n, m)
+        Anomaly scores, higher = more anomalous.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> aupr_trapezoid([0, 1, 0, 1], [0, 0, 0, 0])  # constant scores: (0,1) -> (1, 0.5)
+    0.75
+    """
+    y, s = _labels_scores(y_true, scores)
+    S = s[:, None] if s.ndim == 1 else s
+    return _finish(_curve_stats(y, S)["aupr_trap"], s.ndim)
+
+
+def best_f1(y_true, scores):
+    r"""Largest F1 over all thresholds (predicted positive = score >= threshold).
+
+    .. math::
+
+        \max_t \frac{2\,TP(t)}{2\,TP(t) + FP(t) + FN(t)} = \max_t \frac{2\,TP(t)}{n_{\hat +}(t) + n_+},
+
+    over the distinct score values :math:`t` (predicting nothing positive gives
+    F1 = 0 and never wins). It is optimistic: the threshold is chosen with the labels.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,) or (n, m)
+        Anomaly scores, higher = more anomalous.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> best_f1([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.8
+    """
+    y, s = _labels_scores(y_true, scores)
+    S = s[:, None] if s.ndim == 1 else s
+    return _finish(_curve_stats(y, S)["best_f1"], s.ndim)
+
+
+# --------------------------------------------------------------------------- thresholded metrics
+def _confusion_at_threshold(y_true, scores, threshold):
+    y, s = _labels_scores(y_true, scores)
+    S = s[:, None] if s.ndim == 1 else s
+    thr = np.asarray(threshold, dtype=np.float64) if not isinstance(threshold, np.ndarray) else threshold.astype(np.float64)
+    if thr.ndim > 1 or (thr.ndim == 1 and thr.size != S.shape[1]):
+        raise InvalidInputError(
+            f"threshold must be a number or one value per score column ({S.shape[1]}), got shape {thr.shape}"
+        )
+    if np.isnan(thr).any():
+        raise InvalidInputError("threshold contains NaN")
+    pred = S >= thr
+    pos = (y == 1)[:, None]
+    tp = np.sum(pred & pos, axis=0).astype(np.float64)
+    fp = np.sum(pred & ~pos, axis=0).astype(np.float64)
+    n_pos = float(pos.sum())
+    n_neg = float(y.size) - n_pos
+    return tp, fp, n_pos - tp, n_neg - fp, s.ndim
+
+
+def _f1_cells(tp, fp, fn):
+    denom = 2.0 * tp + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
+
+
+def _mcc_cells(tp, fp, fn, tn):
+    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denom > 0, (tp * tn - fp * fn) / np.sqrt(np.where(denom > 0, denom, 1.0)), 0.0)
+
+
+def f1_at_threshold(y_true, scores, *, threshold: float = 0.5):
+    r"""F1 score of the predictions "anomaly if score >= threshold".
+
+    .. math::
+
+        F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+
+    (seed 003, §III-B1). With both classes present the denominator is never 0;
+    predicting nothing positive gives F1 = 0.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,) or (n, m)
+        Anomaly scores or binary predictions (0/1 with ``threshold=0.5``).
+    threshold : float or array of shape (m,), default 0.5
+        Decision threshold; **predicted positive = score >= threshold**.
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> f1_at_threshold([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], threshold=0.35)
+    0.8
+    """
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
+    return _finish(_f1_cells(tp, fp, fn), ndim)
+
+
+def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False):
+    r"""Matthews correlation coefficient of the predictions "anomaly if score >= threshold".
+
+    .. math::
+
+        \mathrm{MCC} = \frac{TP\cdot TN - FP\cdot FN}
+        {\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},\qquad
+        \mathrm{MCC}_{[0,1]} = \frac{\mathrm{MCC}+1}{2}
+
+    (seed 003, §III-B2, which reports the scaled form). Convention: when a
+    factor of the denominator is 0 (nothing or everything predicted positive)
+    MCC = 0, as in scikit-learn.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,) or (n, m)
+        Anomaly scores or binary predictions.
+    threshold : float or array of shape (m,), default 0.5
+        Predicted positive = score >= threshold.
+    scaled : bool, default False
+        Return (MCC + 1) / 2 in [0, 1].
+
+    Returns
+    -------
+    float or numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> mcc_at_threshold([0, 0, 1, 1], [0, 1, 1, 1])
+    0.5773502691896258
+    """
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
+    value = _mcc_cells(tp, fp, fn, tn)
+    return _finish((value + 1.0) / 2.0 if scaled else value, ndim)
+
+
+def scaled_mcc(mcc):
+    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (seed 003 reports this form).
+
+    Examples
+    --------
+    >>> scaled_mcc(0.0)
+    0.5
+    """
+    arr = np.asarray(mcc, dtype=np.float64)
+    if np.any(np.abs(arr[np.isfinite(arr)]) > 1.0 + 1e-12):
+        raise InvalidInputError(f"mcc must lie in [-1, 1], got {_describe_range(arr)}")
+    out = (arr + 1.0) / 2.0
+    return float(out) if out.ndim == 0 else out
+
+
+def _describe_range(arr: np.ndarray) -> str:
+    """Short description of the out-of-range part of an array for messages."""
+    arr = np.asarray(arr)
+    return f"values in [{np.nanmin(arr):.6g}, {np.nanmax(arr):.6g}]"
+
+
+# --------------------------------------------------------------------------- all metrics of one score vector
+@dataclass(frozen=True)
+class ScoreMetricsResult:
+    """Every metric of one score vector (see :func:`score_metrics`).
+
+    Attributes
+    ----------
+    auroc, ap, aupr_trap : float
+        Threshold-free metrics.
+    f1, mcc, mcc_scaled : float
+        Metrics of the predictions ``score >= threshold``.
+    threshold : float
+        The threshold used for F1/MCC.
+    threshold_rule : str
+        ``"given"`` or ``"best_f1"`` (the threshold maximising F1, chosen with the labels).
+    best_f1 : float
+        Largest F1 over all thresholds.
+    n_pos, n_neg : int
+        Class counts; ``ratio`` = n_pos / (n_pos + n_neg).
+    """
+
+    auroc: float
+    ap: float
+    aupr_trap: float
+    f1: float
+    mcc: float
+    mcc_scaled: float
+    threshold: float
+    threshold_rule: str
+    best_f1: float
+    n_pos: int
+    n_neg: int
+    ratio: float
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict."""
+        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+
+    def to_frame(self):
+        """Tidy frame: one row per metric (columns ``metric``, ``value``)."""
+        import pandas as pd
+
+        return pd.DataFrame({"metric": list(METRIC_NAMES), "value": [getattr(self, m) for m in METRIC_NAMES]})
+
+
+def score_metrics(y_true, scores, *, threshold: float | None = None) -> ScoreMetricsResult:
+    r"""AUROC, AP, AUPR-trapezoid, F1, MCC and scaled MCC of one score vector.
+
+    F1 and MCC use the predictions "anomaly if score >= threshold"; with
+    ``threshold=None`` the threshold that maximises F1 is used (recorded as
+    ``threshold_rule="best_f1"``): an optimistic, label-informed choice that a
+    random-prediction null does not reproduce.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Binary labels, 1 = anomaly.
+    scores : array-like of shape (n,)
+        Anomaly scores, higher = more anomalous.
+    threshold : float or None, default None
+        Decision threshold, or None for the best-F1 threshold.
+
+    Returns
+    -------
+    ScoreMetricsResult
+
+    Examples
+    --------
+    >>> r = score_metrics([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> r.auroc, r.f1, r.threshold
+    (0.75, 0.8, 0.35)
+    """
+    y, s = _labels_scores(y_true, scores, ndim=1)
+    stats = _curve_stats(y, s[:, None])
+    rule = "best_f1" if threshold is None else "given"
+    thr = float(stats["best_f1_threshold"][0]) if threshold is None else check_float(threshold, name="threshold")
+    tp, fp, fn, tn, _ = _confusion_at_threshold(y, s, thr)
+    mcc = float(_mcc_cells(tp, fp, fn, tn)[0])
+    n_pos = int(y.sum())
+    return ScoreMetricsResult(
+        auroc=auroc(y, s), ap=float(stats["ap"][0]), aupr_trap=float(stats["aupr_trap"][0]),
+        f1=float(_f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
+        threshold_rule=rule, best_f1=float(stats["best_f1"][0]), n_pos=n_pos, n_neg=int(y.size - n_pos),
+        ratio=n_pos / y.size,
+    )
+
+
+# --------------------------------------------------------------------------- operating point
+def _operating_point_arrays(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> dict[str, np.ndarray]:
+    """Closed forms of SPEC §3 on broadcast arrays (inputs already validated)."""
+    tp = pi * tpr
+    fn = pi * (1.0 - tpr)
+    fp = (1.0 - pi) * (1.0 - tnr)
+    tn = (1.0 - pi) * tnr
+    predicted = tp + fp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), np.nan)
+    # nothing predicted positive: the PR curve is (0, 1) -> (1, pi), i.e. the first point has precision 1
+    p_curve = np.where(predicted > 0, precision, 1.0)
+    mcc = _mcc_cells(tp, fp, fn, tn)
+    return {
+        "auroc": (tpr + tnr) / 2.0,
+        "ap": tpr * p_curve + (1.0 - tpr) * pi,
+        "aupr_trap": tpr * (1.0 + p_curve) / 2.0 + (1.0 - tpr) * (p_curve + pi) / 2.0,
+        "f1": _f1_cells(tp, fp, fn),
+        "mcc": mcc,
+        "mcc_scaled": (mcc + 1.0) / 2.0,
+        "precision": precision,
+    }
+
+
+@dataclass(frozen=True, eq=False)
+class OperatingPointResult:
+    """Metrics of binary predictions at an operating point (see :func:`operating_point_metrics`).
+
+    Every field is a float (scalar inputs) or an array of the broadcast shape of
+    ``tpr``, ``tnr`` and ``ratio``. ``precision`` is nan where nothing is
+    predicted positive.
+    """
+
+    tpr: Any
+    tnr: Any
+    ratio: Any
+    precision: Any
+    auroc: Any
+    ap: Any
+    aupr_trap: Any
+    f1: Any
+    mcc: Any
+    mcc_scaled: Any
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict (arrays become nested lists, nan -> None)."""
+        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+
+    def to_frame(self):
+        """Tidy frame: one row per operating point, one column per field."""
+        import pandas as pd
+
+        cols = {f.name: np.ravel(np.broadcast_to(getattr(self, f.name), np.shape(self.auroc))) for f in fields(self)}
+        return pd.DataFrame(cols)
+
+
+def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
+    r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (SPEC §3, seed 003).
+
+    With cell shares :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`,
+    :math:`FP = (1-\pi)(1-TNR)`, :math:`TN = (1-\pi)\,TNR` and precision
+    :math:`P = TP/(TP+FP)`:
+
+    .. math::
+
+        \mathrm{AUROC} = \frac{TPR + TNR}{2},\quad
+        F_1 = \frac{2TP}{2TP+FP+FN},\quad
+        \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},
+
+        \mathrm{AP} = TPR\cdot P + (1-TPR)\,\pi,\quad
+        \mathrm{AUPR}_{trap} = TPR\,\frac{1+P}{2} + (1-TPR)\,\frac{P+\pi}{2}.
+
+    These are exactly the score-based metrics of binary scores (the ROC curve
+    (0,0)→(FPR,TPR)→(1,1); the PR curve (0,1)→(TPR,P)→(1,π)).
+
+    Conventions for empty cells: when nothing is predicted positive
+    (TPR = 0 and TNR = 1) P is undefined (``precision`` = nan), the PR curve is
+    (0,1)→(1,π), so AP = π and AUPR_trap = (1+π)/2; F1 = 0; MCC = 0 (scaled 0.5).
+    When everything is predicted positive (TPR = 1, TNR = 0) MCC = 0.
+
+    Parameters
+    ----------
+    tpr, tnr : float or array-like
+        True positive and true negative rates in [0, 1] (broadcast together).
+    ratio : float or array-like
+        Anomaly ratio π = n_pos / n in (0, 1).
+
+    Returns
+    -------
+    OperatingPointResult
+
+    Examples
+    --------
+    >>> operating_point_metrics(0.0, 1.0, 0.5).aupr_trap  # seed 003, §V-C
+    0.75
+    >>> round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3)  # seed 003, §V-C (UCR)
+    0.435
+    """
+    from ._validation import check_probability_array
+
+    tpr_a = check_probability_array(tpr, name="tpr")
+    tnr_a = check_probability_array(tnr, name="tnr")
+    pi_a = check_probability_array(ratio, name="ratio", open_interval=True)
+    try:
+        tpr_b, tnr_b, pi_b = np.broadcast_arrays(tpr_a, tnr_a, pi_a)
+    except ValueError:
+        raise InvalidInputError(
+            f"tpr, tnr and ratio must broadcast together, got shapes {tpr_a.shape}, {tnr_a.shape}, {pi_a.shape}"
+        ) from None
+    vals = _operating_point_arrays(tpr_b, tnr_b, pi_b)
+    scalar = tpr_b.ndim == 0
+
+    def out(a):
+        return float(a) if scalar else np.array(a, dtype=np.float64)
+
+    return OperatingPointResult(tpr=out(tpr_b), tnr=out(tnr_b), ratio=out(pi_b), precision=out(vals["precision"]),
+                                auroc=out(vals["auroc"]), ap=out(vals["ap"]), aupr_trap=out(vals["aupr_trap"]),
+                                f1=out(vals["f1"]), mcc=out(vals["mcc"]), mcc_scaled=out(vals["mcc_scaled"]))

@@ -7,10 +7,29 @@ import math
 import numpy as np
 import pytest
 from scipy.stats import norm
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import (
+    auc,
+    average_precision_score,
+    f1_score,
+    matthews_corrcoef,
+    precision_recall_curve,
+    roc_auc_score,
+)
 
 from auditad.errors import InvalidInputError, UndefinedValueWarning
-from auditad.metrics import AurocCIResult, auroc, auroc_ci
+from auditad.metrics import (
+    AurocCIResult,
+    aupr_trapezoid,
+    auroc,
+    auroc_ci,
+    average_precision,
+    best_f1,
+    f1_at_threshold,
+    mcc_at_threshold,
+    operating_point_metrics,
+    scaled_mcc,
+    score_metrics,
+)
 
 
 def _random_case(seed, n=200, ties=False, pos_rate=0.3):
@@ -126,3 +145,161 @@ def test_auroc_ci_null_coverage():
     y = np.r_[np.zeros(60, int), np.ones(40, int)]
     p = np.array([auroc_ci(y, rng.normal(size=100)).p_value for _ in range(400)])
     assert 0.02 < np.mean(p < 0.05) < 0.09
+
+
+# --------------------------------------------------------------------------- PR-curve metrics
+def _sk_aupr(y, s):
+    precision, recall, _ = precision_recall_curve(y, s)
+    return auc(recall, precision)
+
+
+def _brute_best_f1(y, s):
+    return max(f1_score(y, (s >= t).astype(int)) for t in np.unique(s))
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_curve_metrics_equal_sklearn(seed, ties):
+    y, s = _random_case(seed, n=180, ties=ties, pos_rate=[0.05, 0.3, 0.6, 0.9][seed])
+    assert average_precision(y, s) == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    assert aupr_trapezoid(y, s) == pytest.approx(_sk_aupr(y, s), abs=1e-12)
+    assert best_f1(y, s) == pytest.approx(_brute_best_f1(y, s), abs=1e-12)
+
+
+def test_curve_metrics_2d_match_sklearn_loop():
+    rng = np.random.default_rng(7)
+    y, _ = _random_case(7, n=90)
+    S = rng.normal(size=(90, 6)) + y[:, None]
+    S[:, 1] = np.round(S[:, 1])
+    S[:, 2] = 0.0  # constant column
+    S[:, 3] = (S[:, 3] > 0.5).astype(float)  # binary column
+    np.testing.assert_allclose(average_precision(y, S), [average_precision_score(y, c) for c in S.T], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(aupr_trapezoid(y, S), [_sk_aupr(y, c) for c in S.T], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(best_f1(y, S), [_brute_best_f1(y, c) for c in S.T], atol=1e-12, rtol=0)
+
+
+def test_curve_metrics_chunking(monkeypatch):
+    """Results do not depend on the column chunk size."""
+    import auditad.metrics as mod
+
+    rng = np.random.default_rng(8)
+    y, _ = _random_case(8, n=50)
+    S = np.round(rng.normal(size=(50, 9)), 1)
+    full = aupr_trapezoid(y, S)
+    monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 100)  # 2 columns per chunk
+    np.testing.assert_array_equal(aupr_trapezoid(y, S), full)
+
+
+# --------------------------------------------------------------------------- thresholded metrics
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_f1_mcc_at_threshold_equal_sklearn(seed, ties):
+    y, s = _random_case(seed, n=160, ties=ties)
+    for t in (np.median(s), 0.5, s.max(), s.max() + 1, s.min()):
+        pred = (s >= t).astype(int)
+        assert f1_at_threshold(y, s, threshold=t) == pytest.approx(f1_score(y, pred, zero_division=0), abs=1e-12)
+        assert mcc_at_threshold(y, s, threshold=t) == pytest.approx(matthews_corrcoef(y, pred), abs=1e-12)
+        assert mcc_at_threshold(y, s, threshold=t, scaled=True) == pytest.approx(
+            (matthews_corrcoef(y, pred) + 1) / 2, abs=1e-12)
+
+
+def test_thresholded_2d_per_column_threshold():
+    rng = np.random.default_rng(4)
+    y, _ = _random_case(4, n=70)
+    S = rng.normal(size=(70, 4))
+    thr = np.array([0.0, 0.5, -1.0, 3.0])
+    got_f1 = f1_at_threshold(y, S, threshold=thr)
+    got_mcc = mcc_at_threshold(y, S, threshold=thr)
+    for j in range(4):
+        pred = (S[:, j] >= thr[j]).astype(int)
+        assert got_f1[j] == pytest.approx(f1_score(y, pred, zero_division=0), abs=1e-12)
+        assert got_mcc[j] == pytest.approx(matthews_corrcoef(y, pred), abs=1e-12)
+    with pytest.raises(InvalidInputError, match="threshold"):
+        f1_at_threshold(y, S, threshold=[0.0, 1.0])
+
+
+def test_threshold_is_inclusive():
+    # predicted positive = score >= threshold
+    assert f1_at_threshold([0, 1], [0.2, 0.7], threshold=0.7) == 1.0
+    assert f1_at_threshold([0, 1], [0.2, 0.7], threshold=0.7000001) == 0.0
+
+
+def test_scaled_mcc():
+    assert scaled_mcc(-1.0) == 0.0 and scaled_mcc(1.0) == 1.0
+    np.testing.assert_allclose(scaled_mcc(np.array([0.0, 0.5])), [0.5, 0.75])
+    with pytest.raises(InvalidInputError, match="mcc"):
+        scaled_mcc(1.5)
+
+
+def test_score_metrics_bundle():
+    y, s = _random_case(9, n=120, ties=True)
+    r = score_metrics(y, s)
+    assert r.threshold_rule == "best_f1"
+    assert r.f1 == pytest.approx(r.best_f1, abs=1e-12)
+    assert r.f1 == pytest.approx(f1_score(y, (s >= r.threshold).astype(int)), abs=1e-12)
+    assert r.auroc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert r.ap == pytest.approx(average_precision_score(y, s), abs=1e-12)
+    r2 = score_metrics(y, s, threshold=0.0)
+    assert r2.threshold_rule == "given" and r2.mcc == pytest.approx(matthews_corrcoef(y, (s >= 0).astype(int)), abs=1e-12)
+    d = r2.to_dict()
+    assert d["n_pos"] == int(y.sum()) and isinstance(d["ratio"], float)
+    assert r2.to_frame().shape == (6, 2)
+
+
+# --------------------------------------------------------------------------- operating point
+def _binary_case(n_pos, n_neg, tp, tn):
+    y = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+    pred = np.r_[np.ones(tp), np.zeros(n_pos - tp), np.zeros(tn), np.ones(n_neg - tn)]
+    return y, pred
+
+
+@pytest.mark.parametrize("n_pos, n_neg", [(7, 13), (3, 40), (30, 4)])
+def test_operating_point_equals_score_metrics_on_binary_scores(n_pos, n_neg):
+    for tp in range(n_pos + 1):
+        for tn in range(0, n_neg + 1, max(1, n_neg // 7)):
+            y, pred = _binary_case(n_pos, n_neg, tp, tn)
+            r = operating_point_metrics(tp / n_pos, tn / n_neg, n_pos / (n_pos + n_neg))
+            assert r.auroc == pytest.approx(roc_auc_score(y, pred), abs=1e-12)
+            assert r.ap == pytest.approx(average_precision_score(y, pred), abs=1e-12)
+            assert r.aupr_trap == pytest.approx(_sk_aupr(y, pred), abs=1e-12)
+            assert r.f1 == pytest.approx(f1_score(y, pred, zero_division=0), abs=1e-12)
+            assert r.mcc == pytest.approx(matthews_corrcoef(y, pred), abs=1e-12)
+
+
+def test_operating_point_paper_checks():
+    # seed 003, §V-C: balanced, TPR = 0, TNR = 1 -> AUPR (trapezoid) = 0.75
+    r = operating_point_metrics(0.0, 1.0, 0.5)
+    assert r.aupr_trap == pytest.approx(0.75, abs=1e-15)
+    assert r.ap == pytest.approx(0.5) and r.f1 == 0.0 and r.mcc == 0.0 and math.isnan(r.precision)
+    # seed 003, §V-C: UCR ratio 0.19 %, TPR = 0, TNR = 0.1 -> scaled MCC ~ 0.43 (0.435)
+    r = operating_point_metrics(0.0, 0.1, 0.0019)
+    expected = (1 - math.sqrt(0.9 * 0.0019 / (0.1 * (1 - 0.0019) + 0.0019))) / 2  # hand algebra
+    assert r.mcc_scaled == pytest.approx(expected, abs=1e-12)
+    assert round(r.mcc_scaled, 3) == 0.435
+
+
+def test_operating_point_broadcast_and_frame():
+    grid = np.linspace(0, 1, 5)
+    r = operating_point_metrics(grid[:, None], grid[None, :], 0.2)
+    assert r.f1.shape == (5, 5)
+    np.testing.assert_allclose(r.auroc, (grid[:, None] + grid[None, :]) / 2)
+    frame = r.to_frame()
+    assert len(frame) == 25 and "mcc_scaled" in frame.columns
+    d = r.to_dict()
+    assert d["precision"][0][-1] is None  # TPR 0, TNR 1: nothing predicted positive
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(tpr=1.2, tnr=0.5, ratio=0.5), "tpr"),
+        (dict(tpr=0.5, tnr=-0.1, ratio=0.5), "tnr"),
+        (dict(tpr=0.5, tnr=0.5, ratio=0.0), "ratio"),
+        (dict(tpr=0.5, tnr=0.5, ratio=1.0), "ratio"),
+        (dict(tpr=np.nan, tnr=0.5, ratio=0.5), "tpr"),
+        (dict(tpr=[0.1, 0.2], tnr=[0.1, 0.2, 0.3], ratio=0.5), "broadcast"),
+    ],
+)
+def test_operating_point_bad_input(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        operating_point_metrics(**kwargs)
