@@ -1,0 +1,386 @@
+"""One k-nearest-neighbour interface for all of auditad.
+
+Two backends answer the same question:
+
+``exact``
+    Blocked brute force in numpy. Candidates are found with a float32 matrix
+    product on centred data (fast BLAS), then the distances of the candidates
+    are recomputed in float64 and a per-row error bound certifies that no
+    non-candidate can be closer; rows that cannot be certified are recomputed
+    entirely in float64. The result is therefore the exact float64 answer,
+    with ties at equal distance broken by the smaller index. Memory is bounded
+    by ``block_memory_mb`` (no n×n matrix is ever held).
+``approximate``
+    pynndescent's NN-descent graph. Much faster for large n, but the first call
+    in a process pays numba's compilation (tens of seconds). With
+    ``recall_sample > 0`` the recall against exact search is measured on a
+    random sample of queries.
+``auto``
+    Exact below :data:`AUTO_EXACT_MAX_COST` (a cost model fitted to
+    measurements on 2 cores, see ``benchmarks/bench_leakage.py``), approximate
+    above.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._rng import check_random_state, seed_int
+from ._validation import check_choice, check_embeddings, check_int, check_k
+from .errors import InvalidInputError
+
+__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "AUTO_EXACT_MAX_COST"]
+
+METRICS = ("euclidean", "cosine")
+BACKENDS = ("auto", "exact", "approximate")
+
+#: ``auto`` runs the exact backend while n_queries * n_reference * (d + 64) stays
+#: below this number of "operations" and pynndescent above it.  The exact search
+#: costs about 3e-11 s per operation on 2 cores, pynndescent about 40 s of numba
+#: compilation plus a few seconds per 100k points, so the break-even sits near
+#: n = 150k points for d = 128 (see benchmarks/bench_leakage.py).
+AUTO_EXACT_MAX_COST = 4.5e12
+
+_U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
+
+
+@dataclass(frozen=True)
+class NeighborsResult:
+    """The k nearest neighbours of every query.
+
+    Attributes
+    ----------
+    indices : ndarray of shape (n_queries, k), int64
+        Row indices into the reference set, by increasing distance (ties by
+        index for the exact backend).
+    distances : ndarray of shape (n_queries, k), float64
+        Euclidean distances, or cosine distances ``1 - cos``.
+    backend : str
+        ``"exact"`` or ``"approximate"``: the backend that actually ran.
+    metric : str
+        ``"euclidean"`` or ``"cosine"``.
+    recall : float or None
+        Approximate backend only, when ``recall_sample > 0``: the share of the
+        exact k nearest neighbours (ties counted as found) that the approximate
+        search returned, on a random sample of queries.
+    n_recall_queries : int
+        Size of that sample (0 when not measured).
+    """
+
+    indices: np.ndarray
+    distances: np.ndarray
+    backend: str
+    metric: str
+    recall: float | None = None
+    n_recall_queries: int = 0
+
+    @property
+    def k(self) -> int:
+        return int(self.indices.shape[1])
+
+
+def choose_backend(n_queries: int, n_reference: int, d: int) -> str:
+    """The backend ``auto`` picks for a search of this size (see :data:`AUTO_EXACT_MAX_COST`)."""
+    cost = float(n_queries) * float(n_reference) * (d + 64)
+    return "exact" if cost <= AUTO_EXACT_MAX_COST else "approximate"
+
+
+def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
+               n_jobs=None, random_state=None, recall_sample=0) -> NeighborsResult:
+    """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Reference set.
+    queries : array-like of shape (m, d), optional
+        Query points. ``None`` searches every row of ``X`` among the *other*
+        rows of ``X``: row ``i`` is never its own neighbour, but a duplicate of
+        row ``i`` (distance 0) is kept.
+    k : int
+        Number of neighbours, ``1 <= k < n`` for a self search and
+        ``1 <= k <= n`` for queries.
+    metric : {"euclidean", "cosine"}
+        Cosine distance is ``1 - cos(x, r)``; all-zero rows are rejected.
+    backend : {"auto", "exact", "approximate"}
+        See the module docstring.
+    block_memory_mb : float
+        Memory budget of one block of the exact search (float32 distances of a
+        block of queries to every reference row).
+    n_jobs : int, optional
+        Threads of the exact search (default: the number of CPUs, at most 8).
+    random_state : None, int or Generator
+        Seeds pynndescent and the recall sample.
+    recall_sample : int
+        Approximate backend: number of random queries whose neighbours are
+        checked against exact search (0 = do not measure).
+
+    Returns
+    -------
+    NeighborsResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [1.0], [3.0], [3.0]])
+    >>> res = kneighbors(X, k=1, backend="exact")
+    >>> res.indices.ravel().tolist(), res.distances.ravel().tolist()
+    ([1, 0, 3, 2], [1.0, 1.0, 0.0, 0.0])
+    """
+    check_choice(metric, METRICS, name="metric")
+    check_choice(backend, BACKENDS, name="backend")
+    Xr = check_embeddings(X, name="X", dtype=np.float64)
+    self_search = queries is None
+    Q = Xr if self_search else check_embeddings(queries, name="queries", dtype=np.float64)
+    if Q.shape[1] != Xr.shape[1]:
+        raise InvalidInputError(
+            f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}")
+    n = Xr.shape[0]
+    k = check_k(k, n, name="k", strict=self_search)
+    recall_sample = check_int(recall_sample, name="recall_sample", low=0)
+    if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
+        raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
+    if metric == "cosine":
+        Xr = _unit_rows(Xr, "X")
+        Q = Xr if self_search else _unit_rows(Q, "queries")
+    if backend == "auto":
+        backend = choose_backend(Q.shape[0], n, Xr.shape[1])
+        if backend == "approximate" and n < 4 * (k + 1):
+            backend = "exact"
+
+    if backend == "exact":
+        idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs)
+        recall, n_rec = None, 0
+    else:
+        idx, dist = _approximate(Xr, Q, k, self_search, random_state)
+        recall, n_rec = None, 0
+        if recall_sample > 0:
+            recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
+    if metric == "cosine":
+        dist = 0.5 * dist * dist  # |a-b|^2 / 2 = 1 - cos for unit vectors
+    return NeighborsResult(indices=idx, distances=dist, backend=backend, metric=metric,
+                           recall=recall, n_recall_queries=n_rec)
+
+
+def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        raise InvalidInputError(
+            f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+            "cosine distance is undefined for it")
+    return A / norms[:, None]
+
+
+# ----------------------------------------------------------------------------- exact
+def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
+    """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback."""
+    n, d = X.shape
+    m = Q.shape[0]
+    center = X.mean(axis=0)
+    Xc = X - center
+    Qc = Xc if self_search else Q - center
+    # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x
+    X32a = np.empty((n, d + 1), dtype=np.float32)
+    X32a[:, :d] = Xc
+    xsq64 = np.einsum("ij,ij->i", Xc, Xc)
+    qsq64 = xsq64 if self_search else np.einsum("ij,ij->i", Qc, Qc)
+    X32a[:, d] = xsq64
+    Q32a = np.empty((m, d + 1), dtype=np.float32)
+    Q32a[:, :d] = -2.0 * Qc
+    Q32a[:, d] = 1.0
+    # Candidates per row: a margin beyond k so that certification almost always succeeds.
+    n_avail = n - 1 if self_search else n
+    c = min(n_avail, k + max(8, k // 2))
+    # Rigorous bound on |float32 squared distance - exact squared distance|:
+    # rounding of the inputs, of the dot product (length d) and of the sums.
+    gamma = (d + 10) * 2.0 * _U32
+    xnorm_max = float(np.sqrt(xsq64.max()))
+
+    block = max(1, int(block_memory_mb * 2**20 // (4 * max(n, 1) * 2)))
+    block = min(block, m, 4096)
+    starts = list(range(0, m, block))
+    # rows per float64 refinement chunk: (rows, c, d) float64 within the budget
+    refine_rows = max(1, int(block_memory_mb * 2**20 // (8 * max(c, 1) * max(d, 1) * 2)))
+    out_idx = np.empty((m, k), dtype=np.int64)
+    out_dist = np.empty((m, k), dtype=np.float64)
+
+    def run(start):
+        stop = min(start + block, m)
+        # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
+        s = Q32a[start:stop] @ X32a.T
+        if self_search:
+            s[np.arange(stop - start), np.arange(start, stop)] = np.inf
+        full = c >= n_avail  # every other row is a candidate: nothing to certify
+        if full:
+            cand = np.broadcast_to(np.arange(n), (stop - start, n))
+        else:
+            thr = _row_thresholds(s, c)
+            flat = np.flatnonzero(s <= thr[:, None])
+            rows = flat // n
+            cols = flat - rows * n
+            counts = np.bincount(rows, minlength=stop - start)
+            first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+            cand = np.zeros((stop - start, int(counts.max())), dtype=np.int64)
+            pad = np.ones(cand.shape, dtype=bool)
+            pos = np.arange(rows.size) - first[rows]
+            cand[rows, pos] = cols
+            pad[rows, pos] = False
+            if cand.shape[1] > c:
+                # keep the c smallest float32 values: non-kept ones are >= the c-th value
+                vals = np.where(pad, np.inf, np.take_along_axis(s, cand, axis=1))
+                sel = np.argpartition(vals, c - 1, axis=1)[:, :c]
+                thr = np.take_along_axis(vals, sel, axis=1).max(axis=1)
+                cand = np.take_along_axis(cand, sel, axis=1)
+                pad = np.take_along_axis(pad, sel, axis=1)
+            # every non-candidate has float32 value >= thr
+            cth = thr.astype(np.float64) + qsq64[start:stop]
+        del s
+        d2 = _refine(Xc, Qc[start:stop], cand, refine_rows)
+        if self_search:
+            d2[cand == np.arange(start, stop)[:, None]] = np.inf
+        if not full:
+            d2[pad] = np.inf
+        order = _lexsort_rows(d2, cand)[:, :k]
+        top = np.take_along_axis(cand, order, axis=1)
+        topd = np.take_along_axis(d2, order, axis=1)
+        bad = np.empty(0, dtype=np.int64)
+        if not full:
+            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2
+            qn = np.sqrt(qsq64[start:stop])
+            delta = gamma * (qn + xnorm_max) ** 2
+            bad = np.flatnonzero(~(topd[:, -1] + delta < cth - delta))
+        for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
+            i = start + r
+            diff_all = Xc - Qc[i]
+            d2_all = np.einsum("ij,ij->i", diff_all, diff_all)
+            if self_search:
+                d2_all[i] = np.inf
+            o = np.lexsort((np.arange(n), d2_all))[:k]
+            top[r], topd[r] = o, d2_all[o]
+        out_idx[start:stop] = top
+        out_dist[start:stop] = np.sqrt(np.maximum(topd, 0.0))
+        return len(bad)
+
+    workers = _n_workers(n_jobs, len(starts))
+    if workers == 1:
+        for s0 in starts:
+            run(s0)
+    else:
+        from threadpoolctl import threadpool_limits
+
+        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+            list(pool.map(run, starts))
+    return out_idx, out_dist
+
+
+def _row_thresholds(s: np.ndarray, c: int) -> np.ndarray:
+    """Per-row float32 threshold with between c and 16c entries at or below it.
+
+    A partition of every 8th column gives the threshold cheaply (np.partition of
+    the whole row is the slowest step of the search otherwise); rows whose count
+    falls outside [c, 16c] get the exact c-th smallest value instead.
+    """
+    n = s.shape[1]
+    step = 8
+    if n < 64 * c:
+        return np.partition(s, c - 1, axis=1)[:, c - 1]
+    sample = s[:, ::step]
+    cs = min(sample.shape[1], -(-c // step) + 3)
+    thr = np.partition(sample, cs - 1, axis=1)[:, cs - 1]
+    counts = np.count_nonzero(s <= thr[:, None], axis=1)
+    redo = np.flatnonzero((counts < c) | (counts > 16 * c))
+    if redo.size:
+        thr[redo] = np.partition(s[redo], c - 1, axis=1)[:, c - 1]
+    return thr
+
+
+def _refine(Xc, qc, cand, rows):
+    """Exact float64 squared distances from each query to its candidate rows, in row chunks."""
+    out = np.empty(cand.shape, dtype=np.float64)
+    for a in range(0, cand.shape[0], rows):
+        b = min(a + rows, cand.shape[0])
+        diff = np.take(Xc, cand[a:b].ravel(), axis=0).reshape(b - a, cand.shape[1], -1)
+        diff -= qc[a:b, None, :]
+        out[a:b] = np.einsum("bcd,bcd->bc", diff, diff)
+    return out
+
+
+def _lexsort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Per-row argsort by (d2, index): ties at equal distance broken by the smaller index."""
+    o1 = np.argsort(cand, axis=1, kind="stable")
+    d2s = np.take_along_axis(d2, o1, axis=1)
+    o2 = np.argsort(d2s, axis=1, kind="stable")
+    return np.take_along_axis(o1, o2, axis=1)
+
+
+def _n_workers(n_jobs, n_blocks) -> int:
+    if n_jobs is None:
+        n_jobs = min(os.cpu_count() or 1, 8)
+    n_jobs = check_int(n_jobs, name="n_jobs", low=1)
+    return max(1, min(n_jobs, n_blocks))
+
+
+# ----------------------------------------------------------------------- approximate
+def _approximate(X, Q, k, self_search, random_state):
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
+        from pynndescent import NNDescent
+
+        seed = seed_int(random_state)
+        n = X.shape[0]
+        if self_search:
+            index = NNDescent(X, n_neighbors=min(n - 1, k + 1), metric="euclidean", random_state=seed,
+                              n_jobs=-1, low_memory=True, compressed=False)
+            gi, gd = index.neighbor_graph
+            idx, dist = _drop_self(gi, gd, k)
+        else:
+            index = NNDescent(X, n_neighbors=min(n - 1, max(k, 15)) if n > 1 else 1, metric="euclidean",
+                              random_state=seed, n_jobs=-1, low_memory=True)
+            gi, gd = index.query(Q, k=k)
+            idx, dist = gi.astype(np.int64), gd.astype(np.float64)
+    # recompute distances in float64 so that both backends agree to rounding
+    diff = X[idx] - Q[:, None, :]
+    dist = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
+    order = _lexsort_rows(dist, idx)
+    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
+
+
+def _drop_self(gi: np.ndarray, gd: np.ndarray, k: int):
+    """Remove row i from its own neighbour list (by index); keep the first k others."""
+    m = gi.shape[0]
+    rows = np.arange(m)[:, None]
+    is_self = gi == rows
+    missing = gi < 0
+    key = np.where(is_self | missing, np.inf, gd.astype(np.float64))
+    order = np.argsort(key, axis=1, kind="stable")[:, :k]
+    idx = np.take_along_axis(gi, order, axis=1).astype(np.int64)
+    if np.any(idx < 0):
+        raise InvalidInputError("the approximate backend returned too few neighbours; use backend='exact'")
+    return idx, np.take_along_axis(gd, order, axis=1).astype(np.float64)
+
+
+def _measure_recall(X, Q, k, self_search, idx, dist, sample, random_state):
+    """Recall of the approximate neighbours against exact search on ``sample`` random queries.
+
+    A returned neighbour counts as found when its distance is within rounding of
+    the exact k-th distance, so ties at the k-th distance are not penalised.
+    """
+    rng = check_random_state(random_state)
+    m = Q.shape[0]
+    pick = np.sort(rng.choice(m, size=min(sample, m), replace=False))
+    found = 0
+    for i in pick:
+        diff = X - Q[i]
+        d2 = np.einsum("ij,ij->i", diff, diff)
+        if self_search:
+            d2[i] = np.inf
+        kth = np.sqrt(np.partition(d2, k - 1)[k - 1])
+        found += int(np.sum(dist[i] <= kth * (1 + 1e-9) + 1e-12))
+    return found / (len(pick) * k), int(len(pick))

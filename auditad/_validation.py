@@ -1,0 +1,219 @@
+"""All input checks of auditad.
+
+Every check raises :class:`~auditad.errors.InvalidInputError` with a message
+that names the parameter and shows the offending value, so a user never sees a
+bare numpy traceback for a mistake of theirs.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidInputError
+
+__all__ = [
+    "check_embeddings",
+    "check_labels",
+    "check_same_length",
+    "check_k",
+    "check_int",
+    "check_float",
+    "check_probability",
+    "check_choice",
+    "check_binary_labels",
+    "check_scores",
+    "check_probability_array",
+    "describe",
+]
+
+
+def describe(value: Any, limit: int = 60) -> str:
+    """Short printable form of ``value`` for error messages."""
+    if isinstance(value, np.ndarray):
+        return f"array of shape {value.shape} and dtype {value.dtype}"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64) -> np.ndarray:
+    """Return ``X`` as a finite float array with ``ndim`` dimensions.
+
+    Rejects object/pickled arrays, strings, the wrong number of dimensions,
+    empty arrays, and NaN or infinite entries (the message gives the first bad
+    row).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
+    """
+    try:
+        arr = np.asarray(X)
+    except Exception as exc:  # ragged lists and the like
+        raise InvalidInputError(f"{name} could not be read as an array: {exc}") from None
+    if arr.dtype == object or arr.dtype.kind in "OUSVM":
+        raise InvalidInputError(
+            f"{name} must be a numeric array, got dtype {arr.dtype} ({describe(X)}); "
+            "object/pickled or string arrays are not accepted"
+        )
+    if arr.dtype.kind not in "biuf":
+        raise InvalidInputError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        hint = " (reshape a single feature with X.reshape(-1, 1))" if arr.ndim == 1 and ndim == 2 else ""
+        raise InvalidInputError(f"{name} must be {ndim}-D, got a {arr.ndim}-D array of shape {arr.shape}{hint}")
+    if arr.shape[0] < min_samples:
+        raise InvalidInputError(f"{name} must have at least {min_samples} sample(s), got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty: shape {arr.shape}")
+    if dtype is not None:
+        arr = arr.astype(dtype, copy=False)
+    elif arr.dtype.kind != "f":
+        arr = arr.astype(np.float64)
+    if not np.all(np.isfinite(arr)):
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        kind = "NaN" if np.isnan(arr[tuple(bad)]) else "inf"
+        raise InvalidInputError(
+            f"{name} contains non-finite values ({kind} at index {tuple(int(b) for b in bad)}); "
+            f"{int(np.sum(~np.isfinite(arr)))} entries are NaN or infinite"
+        )
+    return arr
+
+
+def check_labels(y, *, name: str = "y", min_classes: int = 1) -> np.ndarray:
+    """Return 1-D labels; rejects object arrays that are not plain strings/numbers, NaN, and too few classes."""
+    try:
+        arr = np.asarray(y)
+    except Exception as exc:
+        raise InvalidInputError(f"{name} could not be read as an array: {exc}") from None
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if arr.dtype == object:
+        if not all(isinstance(v, (str, numbers.Integral)) and not isinstance(v, bool) for v in arr.tolist()):
+            raise InvalidInputError(f"{name} must hold integers or strings, got an object array with other values")
+        arr = arr.astype(str)
+    if arr.dtype.kind == "f":
+        if np.isnan(arr).any():
+            raise InvalidInputError(f"{name} contains NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}")
+        if np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "biuUS":
+        raise InvalidInputError(f"{name} must hold integer or string class labels, got dtype {arr.dtype}")
+    n_classes = np.unique(arr).size
+    if n_classes < min_classes:
+        raise InvalidInputError(
+            f"{name} must contain at least {min_classes} classes, got {n_classes} ({describe(np.unique(arr).tolist())})"
+        )
+    return arr
+
+
+def check_same_length(a, b, *, names=("X", "y")) -> None:
+    """Raise when two arrays do not have the same number of samples."""
+    if len(a) != len(b):
+        raise InvalidInputError(f"{names[0]} and {names[1]} must have the same length, got {len(a)} and {len(b)}")
+
+
+def check_int(value, *, name: str, low: int | None = None, high: int | None = None) -> int:
+    """Return ``value`` as int, checking ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        else:
+            raise InvalidInputError(f"{name} must be an integer, got {describe(value)}")
+    value = int(value)
+    if low is not None and value < low:
+        raise InvalidInputError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise InvalidInputError(f"{name} must be <= {high}, got {value}")
+    return value
+
+
+def check_k(k, n: int, *, name: str = "k", strict: bool = True) -> int:
+    """Check a neighbour count: ``1 <= k < n`` (``k <= n`` when ``strict`` is False)."""
+    k = check_int(k, name=name, low=1)
+    if strict and k >= n:
+        raise InvalidInputError(f"{name} must be smaller than the number of samples ({n}) when self is excluded, got {name}={k}")
+    if not strict and k > n:
+        raise InvalidInputError(f"{name} must be at most the number of reference samples ({n}), got {name}={k}")
+    return k
+
+
+def check_float(value, *, name: str, low: float | None = None, high: float | None = None,
+                low_open: bool = False, high_open: bool = False) -> float:
+    """Return ``value`` as a finite float inside the given (open/closed) bounds."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidInputError(f"{name} must be a number, got {describe(value)}")
+    value = float(value)
+    if not np.isfinite(value):
+        raise InvalidInputError(f"{name} must be finite, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise InvalidInputError(f"{name} must be {'>' if low_open else '>='} {low}, got {value}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise InvalidInputError(f"{name} must be {'<' if high_open else '<='} {high}, got {value}")
+    return value
+
+
+def check_probability(value, *, name: str, open_interval: bool = False) -> float:
+    """A float in [0, 1] (or (0, 1) when ``open_interval``)."""
+    return check_float(value, name=name, low=0.0, high=1.0, low_open=open_interval, high_open=open_interval)
+
+
+def check_choice(value, choices, *, name: str) -> str:
+    """Check that ``value`` is one of ``choices``."""
+    if value not in choices:
+        raise InvalidInputError(f"{name} must be one of {sorted(choices)}, got {describe(value)}")
+    return value
+
+
+def check_binary_labels(y_true, *, name: str = "y_true") -> np.ndarray:
+    """Return binary labels as int8 {0, 1} (1 = anomaly = positive); both classes must be present."""
+    arr = np.asarray(y_true)
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise InvalidInputError(f"{name} must be binary 0/1 (or bool), got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise InvalidInputError(f"{name} contains NaN")
+    values = np.unique(arr)
+    if not np.all(np.isin(values, [0, 1])):
+        raise InvalidInputError(f"{name} must be binary 0/1 (1 = anomaly), got values {describe(values.tolist())}")
+    if values.size < 2:
+        raise InvalidInputError(
+            f"{name} contains a single class ({describe(values.tolist())}); both anomalies (1) and normals (0) are needed"
+        )
+    return arr.astype(np.int8)
+
+
+def check_scores(scores, *, name: str = "scores", ndim: int | tuple[int, ...] = 1) -> np.ndarray:
+    """Return finite float64 scores (1-D, or 2-D n×m for many score columns)."""
+    arr = np.asarray(scores)
+    if arr.dtype == object or arr.dtype.kind not in "biuf":
+        raise InvalidInputError(f"{name} must be numeric, got dtype {arr.dtype}")
+    ndims = (ndim,) if isinstance(ndim, int) else ndim
+    if arr.ndim not in ndims:
+        raise InvalidInputError(f"{name} must be {' or '.join(f'{d}-D' for d in ndims)}, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise InvalidInputError(f"{name} contains {int(np.sum(~np.isfinite(arr)))} NaN or infinite value(s)")
+    return arr
+
+
+def check_probability_array(value, *, name: str, open_interval: bool = False) -> np.ndarray:
+    """Return ``value`` as a float64 array (any shape, scalars allowed) with every entry in [0, 1] ((0, 1) when ``open_interval``)."""
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:
+        raise InvalidInputError(f"{name} could not be read as an array: {exc}") from None
+    if arr.dtype == object or arr.dtype.kind not in "biuf" or arr.dtype.kind == "b":
+        raise InvalidInputError(f"{name} must be numeric, got {describe(value)}")
+    arr = arr.astype(np.float64)
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if np.isnan(arr).any():
+        raise InvalidInputError(f"{name} contains NaN")
+    bad = (arr <= 0) | (arr >= 1) if open_interval else (arr < 0) | (arr > 1)
+    if bad.any():
+        interval = "(0, 1)" if open_interval else "[0, 1]"
+        raise InvalidInputError(f"{name} must lie in {interval}, got {float(arr[bad].flat[0])!r}")
+    return arr

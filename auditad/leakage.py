@@ -1,0 +1,268 @@
+"""Neighbourhood class leakage L_k (SPEC §1; seed 002, "Testing the Test").
+
+How much the semantic classes of a class-split benchmark overlap in a
+representation space: the share of each sample's k nearest neighbours that
+carry another class label.  A high L_k warns that a "K−1 vs 1" protocol on
+this representation probes overlapping geometry rather than semantic novelty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._neighbors import kneighbors
+from ._validation import check_embeddings, check_int, check_labels, check_same_length
+from .errors import InvalidInputError
+
+__all__ = ["LeakageResult", "leakage"]
+
+
+@dataclass(frozen=True)
+class LeakageResult:
+    """Neighbourhood class leakage of one labelled embedding set.
+
+    Attributes
+    ----------
+    ks : tuple of int
+        Neighbour counts, in the order given; ``k`` (= ``ks[0]``) is the primary one.
+    classes : ndarray
+        Sorted unique class labels.
+    class_sizes : ndarray of int
+        Samples per class, aligned with ``classes``.
+    per_sample : ndarray of shape (n, len(ks))
+        ℓ_k(i) for each sample and each k.
+    L : ndarray of shape (len(ks),)
+        L_k for each k.
+    per_class : ndarray of shape (n_classes, len(ks))
+        L_k(c): mean of ℓ_k over the samples of class c.
+    confusion : ndarray of shape (n_classes, n_classes)
+        At the primary k: M[c, c'] = share of class c's neighbour slots that
+        fall in class c' (rows sum to 1).
+    chance_per_sample : ndarray of shape (n,)
+        (n − n_{y_i}) / (n − 1): the leakage expected if neighbours were drawn
+        at random.
+    metric, backend : str
+        Distance and the kNN backend that ran.
+    recall : float or None
+        Measured recall of the approximate backend (None for exact search).
+    """
+
+    ks: tuple
+    classes: np.ndarray
+    class_sizes: np.ndarray
+    per_sample: np.ndarray = field(repr=False)
+    L: np.ndarray
+    per_class: np.ndarray
+    confusion: np.ndarray = field(repr=False)
+    chance_per_sample: np.ndarray = field(repr=False)
+    metric: str
+    backend: str
+    recall: float | None = None
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def k(self) -> int:
+        """The primary neighbour count."""
+        return int(self.ks[0])
+
+    @property
+    def L_k(self) -> float:
+        """L_k at the primary k."""
+        return float(self.L[0])
+
+    @property
+    def per_class_leakage(self) -> np.ndarray:
+        """L_k(c) at the primary k, aligned with ``classes``."""
+        return self.per_class[:, 0]
+
+    @property
+    def chance(self) -> float:
+        """Mean chance level: the L_k of randomly drawn neighbours."""
+        return float(self.chance_per_sample.mean())
+
+    @property
+    def chance_per_class(self) -> np.ndarray:
+        """Chance level per class, (n − n_c)/(n − 1)."""
+        n = int(self.class_sizes.sum())
+        return (n - self.class_sizes) / (n - 1)
+
+    @property
+    def ratio_to_chance(self) -> float:
+        """L_k / chance: 1 means the geometry does not separate the classes at all."""
+        return self.L_k / self.chance if self.chance > 0 else float("nan")
+
+    def leakage_at(self, k: int) -> float:
+        """L_k for one of the computed ``ks``."""
+        if k not in self.ks:
+            raise InvalidInputError(f"k={k!r} was not computed; available ks: {list(self.ks)}")
+        return float(self.L[self.ks.index(k)])
+
+    # ------------------------------------------------------------------ export
+    def per_class_frame(self):
+        """Tidy table: one row per (class, k) with leakage, size and chance level."""
+        import pandas as pd
+
+        rows = []
+        for ci, c in enumerate(self.classes):
+            for j, k in enumerate(self.ks):
+                rows.append({"class": _plain(c), "k": int(k), "n": int(self.class_sizes[ci]),
+                             "leakage": float(self.per_class[ci, j]),
+                             "chance": float(self.chance_per_class[ci])})
+        return pd.DataFrame(rows)
+
+    def confusion_frame(self):
+        """The class-confusion matrix at the primary k as a labelled DataFrame."""
+        import pandas as pd
+
+        labels = [_plain(c) for c in self.classes]
+        return pd.DataFrame(self.confusion, index=pd.Index(labels, name="class"),
+                            columns=pd.Index(labels, name="neighbour_class"))
+
+    def to_frame(self):
+        """Tidy table of L_k against k (columns k, leakage, chance, ratio_to_chance)."""
+        import pandas as pd
+
+        return pd.DataFrame({"k": [int(k) for k in self.ks], "leakage": [float(v) for v in self.L],
+                             "chance": self.chance, "ratio_to_chance": [float(v) / self.chance for v in self.L]})
+
+    def to_dict(self) -> dict:
+        """JSON-safe dictionary (full precision); ``L_k`` is L at the primary k."""
+        return {
+            "k": self.k,
+            "L_k": self.L_k,
+            "chance": self.chance,
+            "ratio_to_chance": self.ratio_to_chance,
+            "metric": self.metric,
+            "backend": self.backend,
+            "recall": self.recall,
+            "n": int(self.class_sizes.sum()),
+            "by_k": {str(int(k)): float(v) for k, v in zip(self.ks, self.L)},
+            "classes": [_plain(c) for c in self.classes],
+            "per_class": [
+                {"class": _plain(c), "n": int(self.class_sizes[i]), "leakage": float(self.per_class[i, 0]),
+                 "chance": float(self.chance_per_class[i]),
+                 "by_k": {str(int(k)): float(self.per_class[i, j]) for j, k in enumerate(self.ks)}}
+                for i, c in enumerate(self.classes)
+            ],
+            "confusion": [[float(v) for v in row] for row in self.confusion],
+        }
+
+    def summary_text(self) -> str:
+        """A plain-text table for the terminal."""
+        lines = [f"Neighbourhood class leakage ({self.metric}, {self.backend} kNN"
+                 + (f", recall {self.recall:.4f}" if self.recall is not None else "") + ")",
+                 f"  n = {int(self.class_sizes.sum())}, classes = {len(self.classes)}, chance level = {self.chance:.4f}",
+                 "", f"  {'k':>5}  {'L_k':>8}  {'L_k/chance':>10}"]
+        for k, v in zip(self.ks, self.L):
+            lines.append(f"  {int(k):>5}  {v:8.4f}  {v / self.chance:10.3f}")
+        width = max(5, max(len(str(_plain(c))) for c in self.classes))
+        lines += ["", f"  per class at k = {self.k}:", f"  {'class':>{width}}  {'n':>6}  {'L_k(c)':>8}  {'chance':>8}"]
+        for i, c in enumerate(self.classes):
+            lines.append(f"  {str(_plain(c)):>{width}}  {int(self.class_sizes[i]):>6}  "
+                         f"{self.per_class[i, 0]:8.4f}  {self.chance_per_class[i]:8.4f}")
+        return "\n".join(lines)
+
+
+def _plain(value):
+    """numpy scalar -> plain Python value for JSON and tables."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None,
+            block_memory_mb=256, recall_sample=200) -> LeakageResult:
+    r"""Neighbourhood class leakage L_k of a labelled embedding set.
+
+    For each sample i with k nearest neighbours :math:`N_k(i)` in the pool
+    (i itself excluded; a duplicate of x_i at distance 0 is a neighbour; ties at
+    the k-th distance broken by index):
+
+    .. math::
+
+        \ell_k(i) = \frac{1}{k} \sum_{j \in N_k(i)} \mathbb{1}[y_j \neq y_i],
+        \qquad L_k = \frac{1}{n} \sum_{i=1}^{n} \ell_k(i).
+
+    The chance level of sample i is :math:`(n - n_{y_i})/(n - 1)`, the
+    expected leakage of k neighbours drawn at random without replacement.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Embeddings of the whole labelled pool.
+    y : array-like of shape (n,)
+        Semantic class labels (integers or strings); at least 2 classes.
+        A class with a single sample is allowed (its neighbours are all of
+        other classes, so its leakage is 1).
+    k : int or sequence of int
+        Neighbour count(s). Several values are computed from one neighbour
+        search with ``max(k)`` neighbours. The first is the primary k.
+    metric : {"euclidean", "cosine"}
+    backend : {"auto", "exact", "approximate"}
+        See :func:`auditad._neighbors.kneighbors`.
+    random_state : None, int or Generator
+        Seeds the approximate backend and its recall sample.
+    block_memory_mb : float
+        Memory budget of the exact search.
+    recall_sample : int
+        Queries used to measure the approximate backend's recall (0 = skip).
+
+    Returns
+    -------
+    LeakageResult
+
+    References
+    ----------
+    "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+    Detection" (seed 002), section "Diagnóstico: Filtración de Clase de
+    Vecindad"; SPEC §1. Reference points: Fashion-MNIST L_k ≈ 0.24 (stable),
+    CIFAR-10 and Imagenette L_k > 0.76 (unstable).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.1], [5.0], [5.1]])
+    >>> leakage(X, [0, 0, 1, 1], k=1, backend="exact").L_k
+    0.0
+    >>> leakage(X, [0, 1, 0, 1], k=1, backend="exact").L_k
+    1.0
+    """
+    X = check_embeddings(X, name="X")
+    y = check_labels(y, name="y", min_classes=2)
+    check_same_length(X, y, names=("X", "y"))
+    ks = _check_ks(k, X.shape[0])
+    kmax = max(ks)
+    nn = kneighbors(X, k=kmax, metric=metric, backend=backend, random_state=random_state,
+                    block_memory_mb=block_memory_mb, recall_sample=recall_sample)
+    classes, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
+    codes = codes.ravel()
+    other = codes[nn.indices] != codes[:, None]  # (n, kmax) bool
+    cum = np.cumsum(other, axis=1)
+    per_sample = np.stack([cum[:, kk - 1] / kk for kk in ks], axis=1)
+    L = per_sample.mean(axis=0)
+    n_cls = classes.size
+    per_class = np.stack([np.bincount(codes, weights=per_sample[:, j], minlength=n_cls) / sizes
+                          for j in range(len(ks))], axis=1)
+    k0 = ks[0]
+    conf = np.zeros((n_cls, n_cls))
+    np.add.at(conf, (np.repeat(codes, k0), codes[nn.indices[:, :k0]].ravel()), 1.0)
+    conf /= conf.sum(axis=1, keepdims=True)
+    n = X.shape[0]
+    chance = (n - sizes[codes]) / (n - 1)
+    return LeakageResult(ks=tuple(ks), classes=classes, class_sizes=sizes.astype(np.int64), per_sample=per_sample,
+                         L=L, per_class=per_class, confusion=conf, chance_per_sample=chance,
+                         metric=metric, backend=nn.backend, recall=nn.recall)
+
+
+def _check_ks(k, n) -> list[int]:
+    ks = list(k) if isinstance(k, (list, tuple, np.ndarray)) else [k]
+    if not ks:
+        raise InvalidInputError("k must be an int or a non-empty list of ints, got an empty list")
+    out = []
+    for kk in ks:
+        kk = check_int(kk, name="k", low=1)
+        if kk >= n:
+            raise InvalidInputError(f"k must be smaller than the number of samples ({n}), got k={kk}")
+        if kk not in out:
+            out.append(kk)
+    return out
