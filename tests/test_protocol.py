@@ -1,0 +1,388 @@
+"""Tests of auditad.protocol (SPEC §2, seed 002)."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from auditad.errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from auditad.protocol import (
+    Detector,
+    IsolationForestDetector,
+    KNNDetector,
+    LOFDetector,
+    audit_protocol,
+    instability_rates,
+)
+
+
+# --------------------------------------------------------------------------- oracles
+def rates_oracle(aurocs, eps):
+    """Brute-force loop over classes, written straight from SPEC §2."""
+    vals = [a for a in aurocs if not np.isnan(a)]
+    K = len(vals)
+    near = inv = up = down = 0
+    for a in vals:
+        if abs(a - 0.5) <= eps + 1e-12:
+            near += 1
+        elif a > 0.5:
+            up += 1
+        else:
+            down += 1
+        if a < 0.5:
+            inv += 1
+    mean = sum(vals) / K
+    var = sum((a - mean) ** 2 for a in vals) / K
+    return {"rho_rnd": near / K, "rho_inv": inv / K, "rho_dir": 1 - max(up, down) / K, "sigma2_auc": var,
+            "range_auc": max(vals) - min(vals)}
+
+
+def kth_distance_scores(train, test, k):
+    """kNN detector oracle: scikit-learn NearestNeighbors, distance to the k-th nearest training row."""
+    from sklearn.neighbors import NearestNeighbors
+
+    return NearestNeighbors(n_neighbors=k).fit(train).kneighbors(test)[0][:, -1]
+
+
+def per_class_leakage_oracle(X, y, k):
+    """Per-class leakage by brute force (full distance matrix, self excluded, ties by index)."""
+    d = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    nn = np.argsort(d, axis=1, kind="stable")[:, :k]
+    ell = (y[nn] != y[:, None]).mean(axis=1)
+    return {c: ell[y == c].mean() for c in np.unique(y)}
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = np.isin(y, [0, 1, 3, 8])
+    return X[keep][:480], y[keep][:480]
+
+
+def core_far_benchmark(n=120, seed=0):
+    """Classes 0, 1: broad overlapping Gaussians; 2: a tight cluster in the dense core between them; 3: far away."""
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0, 1, (n, 2)), rng.normal(0, 1, (n, 2)) + [1.5, 0],
+                   rng.normal(0, 0.1, (n, 2)) + [0.75, 0], rng.normal(0, 1, (n, 2)) + [12, 12]])
+    return X, np.repeat([0, 1, 2, 3], n)
+
+
+FAST = ("knn", IsolationForestDetector(n_estimators=25), LOFDetector(n_neighbors=10))
+
+
+# --------------------------------------------------------------------------- instability_rates
+def test_rates_hand_made_vector():
+    r = instability_rates([0.9, 0.3, 0.52, 0.48, 0.7], epsilon=0.05)
+    assert r.rho_inv == pytest.approx(0.4)
+    assert r.rho_rnd == pytest.approx(0.4)
+    assert r.rho_dir == pytest.approx(0.6)
+    assert r.directions.tolist() == [1, -1, 0, 0, 1]
+    assert (r.n_up, r.n_down, r.n_near, r.n_classes) == (2, 1, 2, 5)
+    assert r.sigma2_auc == pytest.approx(np.var([0.9, 0.3, 0.52, 0.48, 0.7]))
+    assert r.std_auc == pytest.approx(np.std([0.9, 0.3, 0.52, 0.48, 0.7]))
+    assert r.range_auc == pytest.approx(0.6)
+
+
+def test_rates_direction_instability_can_exceed_half():
+    # two near-random classes count for neither side: rho_dir = 1 - 1/3
+    r = instability_rates([0.5, 0.51, 0.9], epsilon=0.05)
+    assert r.rho_dir == pytest.approx(2 / 3)
+    assert instability_rates([0.5, 0.5], epsilon=0.05).rho_dir == 1.0
+
+
+def test_rates_band_is_closed_and_symmetric():
+    r = instability_rates([0.55, 0.45, 0.5501, 0.4499], epsilon=0.05)
+    assert r.near_random.tolist() == [True, True, False, False]
+    # inversion has no band
+    assert r.inverted.tolist() == [False, True, False, True]
+    assert instability_rates([0.5], epsilon=0.0).rho_rnd == 1.0
+    assert instability_rates([0.5], epsilon=0.0).rho_inv == 0.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=12), st.sampled_from([0.0, 0.01, 0.05, 0.1, 0.25]))
+def test_rates_match_bruteforce_oracle(values, eps):
+    r = instability_rates(values, epsilon=eps)
+    expected = rates_oracle(values, eps)
+    for key, value in expected.items():
+        assert getattr(r, key) == pytest.approx(value, abs=1e-12)
+
+
+def test_rates_nan_entries_left_out_with_warning():
+    with pytest.warns(UndefinedValueWarning, match="nan"):
+        r = instability_rates([0.9, np.nan, 0.3], epsilon=0.05, classes=["a", "b", "c"])
+    assert r.n_classes == 2 and r.rho_inv == 0.5 and r.rho_dir == 0.5
+    assert r.to_frame()["class"].tolist() == ["a", "b", "c"]
+    json.dumps(r.to_dict(), allow_nan=False)
+
+
+@pytest.mark.parametrize("eps", [-0.01, 0.5, 0.7, float("nan"), "0.05"])
+def test_rates_bad_epsilon(eps):
+    with pytest.raises(InvalidInputError, match="epsilon"):
+        instability_rates([0.6, 0.4], epsilon=eps)
+
+
+@pytest.mark.parametrize("bad, match", [([], "empty"), ([np.nan], "only nan"), ([1.2], r"\[0, 1\]"),
+                                        ([[0.5, 0.6]], "1-D")])
+def test_rates_bad_aurocs(bad, match):
+    with pytest.raises(InvalidInputError, match=match):
+        instability_rates(bad)
+
+
+# --------------------------------------------------------------------------- detectors and sign conventions
+def test_builtin_detectors_follow_higher_is_anomalous():
+    from sklearn.ensemble import IsolationForest
+    from sklearn.neighbors import LocalOutlierFactor
+
+    rng = np.random.default_rng(1)
+    train, test = rng.normal(size=(200, 3)), rng.normal(size=(50, 3))
+    test[:10] += 8  # far anomalies
+    iso = IsolationForestDetector(n_estimators=30, random_state=3).fit(train).score_samples(test)
+    ref = IsolationForest(n_estimators=30, random_state=3).fit(train).score_samples(test)
+    np.testing.assert_allclose(iso, -ref)
+    lof = LOFDetector(n_neighbors=15).fit(train).score_samples(test)
+    np.testing.assert_allclose(lof, -LocalOutlierFactor(n_neighbors=15, novelty=True).fit(train).score_samples(test))
+    knn = KNNDetector(k=4, backend="exact").fit(train).score_samples(test)
+    np.testing.assert_allclose(knn, kth_distance_scores(train, test, 4))
+    for s in (iso, lof, knn):  # the far points get the highest scores
+        assert s[:10].min() > s[10:].max()
+
+
+def test_sklearn_object_is_negated_and_explicit_sign_respected():
+    from sklearn.ensemble import IsolationForest
+
+    X, y = core_far_benchmark(n=60)
+    kw = dict(leakage_k=None, random_state=4)
+    builtin = audit_protocol(X, y, detectors=[IsolationForestDetector(n_estimators=20)], **kw)
+    bare = audit_protocol(X, y, detectors=[IsolationForest(n_estimators=20)], **kw)
+    np.testing.assert_array_equal(builtin.auroc, bare.auroc)
+    assert bare.detector_info[0]["score_sign"] == -1
+    wrong = audit_protocol(X, y, detectors=[Detector(IsolationForest(n_estimators=20), higher_is_anomalous=True,
+                                                     name="iforest_raw")], **kw)
+    np.testing.assert_allclose(wrong.auroc, 1.0 - builtin.auroc)
+    assert wrong.detector_info[0]["score_sign"] == 1
+
+
+# --------------------------------------------------------------------------- the protocol
+def test_core_class_is_inverted_far_class_is_not():
+    X, y = core_far_benchmark()
+    res = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0)
+    knn = res.to_frame().query("detector == 'knn'").set_index("class")
+    assert knn.loc[2, "auroc"] < 0.2 and knn.loc[2, "ci_high"] < 0.5 and knn.loc[2, "p_value"] < 1e-6
+    assert knn.loc[2, "direction"] == -1 and bool(knn.loc[2, "inverted"])
+    assert knn.loc[3, "auroc"] > 0.95 and knn.loc[3, "direction"] == 1
+    for det in ("knn", "iforest", "lof"):
+        row = res.summary(detector=det)
+        assert row["rho_inv"] == 0.25 and row["n_classes"] == 4
+    assert res.summary()["rho_inv"] == pytest.approx(0.25)
+
+
+def test_aurocs_match_independent_recomputation_with_user_split():
+    from sklearn.metrics import roc_auc_score
+    from sklearn.neighbors import LocalOutlierFactor
+
+    X, y = core_far_benchmark(n=50, seed=2)
+    split = np.where(np.arange(y.size) % 4 == 0, "test", "train")
+    res = audit_protocol(X, y, detectors=[KNNDetector(k=3), LOFDetector(n_neighbors=8)], split=split,
+                         leakage_k=None, random_state=0)
+    test = split == "test"
+    for c_i, c in enumerate(res.classes):
+        train = (y != c) & ~test
+        tn, an = (y != c) & test, (y == c) & test
+        Z = np.vstack([X[tn], X[an]])
+        lab = np.r_[np.zeros(tn.sum()), np.ones(an.sum())]
+        assert res.n_pos[c_i, 0] == an.sum() and res.n_neg[c_i, 0] == tn.sum()
+        knn = roc_auc_score(lab, kth_distance_scores(X[train], Z, 3))
+        lof = roc_auc_score(lab, -LocalOutlierFactor(n_neighbors=8, novelty=True).fit(X[train]).score_samples(Z))
+        assert res.auroc[0, 0, c_i, 0] == pytest.approx(knn, abs=1e-12)
+        assert res.auroc[0, 1, c_i, 0] == pytest.approx(lof, abs=1e-12)
+    table = res.to_frame()
+    expected = rates_oracle(table.query("detector == 'knn'")["auroc"].tolist(), 0.05)
+    assert res.summary(detector="knn")["rho_dir"] == pytest.approx(expected["rho_dir"])
+    assert res.summary(detector="knn")["sigma2_auc"] == pytest.approx(expected["sigma2_auc"])
+
+
+def test_same_seed_identical_tables_and_parallel_equal(digits):
+    X, y = digits
+    kw = dict(detectors=FAST, repeats=2, leakage_k=None, random_state=11)
+    a = audit_protocol(X, y, **kw)
+    b = audit_protocol(X, y, **kw)
+    c = audit_protocol(X, y, n_jobs=2, **kw)
+    import pandas.testing as pdt
+
+    for table in ("per_class", "summary", "per_repeat"):
+        pdt.assert_frame_equal(a.to_frame(table), b.to_frame(table))
+        pdt.assert_frame_equal(a.to_frame(table), c.to_frame(table))
+    assert json.dumps(a.to_dict(), allow_nan=False) == json.dumps(b.to_dict(), allow_nan=False)
+    d = audit_protocol(X, y, **{**kw, "random_state": 12})
+    assert not np.array_equal(a.auroc, d.auroc)
+
+
+def test_repeats_report_split_spread(digits):
+    X, y = digits
+    res = audit_protocol(X, y, detectors=["knn"], repeats=3, leakage_k=None, random_state=0)
+    per_repeat = res.to_frame("per_repeat")
+    assert len(per_repeat) == 1 * 1 * 4 * 3
+    per_class = res.to_frame().query("detector == 'knn'")
+    by_class = per_repeat.groupby("class")["auroc"]
+    np.testing.assert_allclose(per_class["auroc"].to_numpy(), by_class.mean().to_numpy())
+    np.testing.assert_allclose(per_class["auroc_split_std"].to_numpy(), by_class.std(ddof=0).to_numpy())
+    assert (per_class["auroc_split_std"] > 0).all()
+    np.testing.assert_allclose(per_class["ci_low"].to_numpy(), per_repeat.groupby("class")["ci_low"].min())
+    assert np.isfinite(res.summary(detector="knn")["rho_dir_split_std"])
+
+
+def test_contamination_subsamples_anomalies(digits):
+    X, y = digits
+    res = audit_protocol(X, y, detectors=["knn"], contamination=0.1, leakage_k=None, random_state=0)
+    expected = np.round(0.1 / 0.9 * res.n_neg).astype(int)
+    np.testing.assert_array_equal(res.n_pos, expected)
+    with pytest.warns(UserWarning, match="contamination"):
+        audit_protocol(X, y, detectors=["knn"], contamination=0.9, leakage_k=None, random_state=0)
+
+
+def test_one_class_protocol_and_multiple_representations(digits):
+    from sklearn.decomposition import PCA
+
+    X, y = digits
+    reps = {"pixels": X, "pca8": PCA(8, random_state=0).fit_transform(X)}
+    res = audit_protocol(reps, y, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
+                         leakage_k=None, random_state=0)
+    summ = res.to_frame("summary")
+    assert summ["representation"].tolist() == ["pixels"] * 3 + ["pca8"] * 3
+    assert summ["detector"].tolist() == ["knn", "lof", "mean"] * 2
+    assert (summ["mean_auc"] > 0.8).all()
+    # one-class: normals = class c, so n_neg is about 20 % of class c and n_pos the other classes
+    counts = np.bincount(y)[np.unique(y)]
+    np.testing.assert_array_equal(res.n_pos[:, 0], y.size - counts)
+    d = res.to_dict()
+    json.dumps(d, allow_nan=False)
+    assert d["mean"] == d["representations"]["pixels"]["mean"]
+    assert set(d["mean"]) >= {"rho_rnd", "rho_inv", "rho_dir", "sigma2_auc"}
+    mean_row = res.summary("pca8", "mean")
+    assert mean_row["rho_dir"] == pytest.approx(np.mean([res.summary("pca8", "knn")["rho_dir"],
+                                                         res.summary("pca8", "lof")["rho_dir"]]))
+    assert d["representations"]["pca8"]["mean"]["sigma2_auc"] == pytest.approx(mean_row["sigma2_auc"])
+
+
+def test_leakage_next_to_auroc(digits):
+    pytest.importorskip("auditad.leakage")
+    from scipy.stats import spearmanr
+
+    X, y = digits
+    X, y = X[::2], y[::2]
+    res = audit_protocol(X, y, detectors=["knn"], leakage_k=5, backend="exact", random_state=0)
+    oracle = per_class_leakage_oracle(X, y, 5)
+    table = res.to_frame().query("detector == 'knn'")
+    np.testing.assert_allclose(table["leakage"].to_numpy(), [oracle[c] for c in table["class"]])
+    expected = spearmanr(table["leakage"], table["auroc"]).statistic
+    assert res.summary(detector="knn")["spearman_leakage_auroc"] == pytest.approx(expected)
+    assert res.to_dict()["representations"]["X"]["leakage"]["k"] == 5
+
+
+# --------------------------------------------------------------------------- bad input
+def test_too_small_class_is_skipped_with_warning():
+    X, y = core_far_benchmark(n=30)
+    X, y = np.vstack([X, [[5.0, 5.0]]]), np.r_[y, 9]  # class 9 has one sample
+    with pytest.warns(SkippedItemWarning, match="too few to split"):
+        res = audit_protocol(X, y, protocol="one_class", detectors=["knn"], k=2, leakage_k=None, random_state=0)
+    assert np.isnan(res.auroc[0, 0, -1, 0]) and np.isfinite(res.auroc[0, 0, :-1, 0]).all()
+    assert res.summary(detector="knn")["n_classes"] == 4
+    assert res.skipped[0]["class"] == 9
+    # a detector that needs more training normals than a class has is skipped for that detector only
+    with pytest.warns(SkippedItemWarning, match="too few training normals"):
+        res = audit_protocol(X[:-1], y[:-1], protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=30)],
+                             k=2, leakage_k=None, random_state=0)
+    assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1]).all()
+    assert np.isnan(res.summary(detector="lof")["rho_dir"])
+    assert res.summary()["rho_dir"] == res.summary(detector="knn")["rho_dir"]
+
+
+class _Constant:
+    def fit(self, X):
+        return self
+
+    def score_samples(self, X):
+        return np.ones(len(X))
+
+
+class _NoScores:
+    def fit(self, X):
+        return self
+
+    def decision_function(self, X):
+        return np.zeros(len(X))
+
+
+class _WrongLength(_Constant):
+    def score_samples(self, X):
+        return np.arange(len(X) + 1.0)
+
+
+def test_constant_scores_give_half_with_warning():
+    X, y = core_far_benchmark(n=20)
+    with pytest.warns(UndefinedValueWarning, match="constant scores"):
+        res = audit_protocol(X, y, detectors=[_Constant()], leakage_k=None, random_state=0)
+    assert (res.auroc == 0.5).all()
+    assert res.summary(detector="_Constant")["rho_rnd"] == 1.0
+    assert res.summary(detector="_Constant")["rho_dir"] == 1.0
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(detectors=[_NoScores()]), "score_samples"),
+    (dict(detectors=["svm"]), "detectors"),
+    (dict(detectors=[]), "at least one"),
+    (dict(detectors=["knn", KNNDetector(k=2)]), "unique"),
+    (dict(epsilon=0.5), "epsilon"),
+    (dict(epsilon=-0.1), "epsilon"),
+    (dict(protocol="1vsrest"), "protocol"),
+    (dict(train_fraction=1.0), "train_fraction"),
+    (dict(contamination=0.0), "contamination"),
+    (dict(repeats=0), "repeats"),
+    (dict(split=np.ones(80)), "split"),
+    (dict(split=np.ones(3)), "split"),
+    (dict(n_jobs=0), "n_jobs"),
+])
+def test_bad_input_raises(kwargs, match):
+    X, y = core_far_benchmark(n=20)
+    with pytest.raises(InvalidInputError, match=match):
+        audit_protocol(X, y, leakage_k=None, **kwargs)
+
+
+def test_bad_detector_output_and_labels():
+    X, y = core_far_benchmark(n=20)
+    with pytest.raises(InvalidInputError, match="scores"):
+        audit_protocol(X, y, detectors=[_WrongLength()], leakage_k=None, random_state=0)
+    with pytest.raises(InvalidInputError, match="at least 2 classes"):
+        audit_protocol(X, np.zeros(len(y), int), leakage_k=None)
+    with pytest.raises(InvalidInputError, match="same length"):
+        audit_protocol(X, y[:-1], leakage_k=None)
+    with pytest.raises(InvalidInputError, match="no callable score_samples"):
+        Detector(_NoScores())
+
+
+def test_string_labels_and_progress(capsys):
+    X, y = core_far_benchmark(n=25)
+    names = np.array(["ant", "bee", "cat", "dog"])[y]
+    res = audit_protocol(X, names, detectors=["knn"], leakage_k=None, random_state=0, progress=True)
+    assert res.classes.tolist() == ["ant", "bee", "cat", "dog"]
+    assert "4/4" in capsys.readouterr().err
+    audit_protocol(X, names, detectors=["knn"], leakage_k=None, random_state=0)
+    assert capsys.readouterr().err == ""
+    json.dumps(res.to_dict(), allow_nan=False)
+    assert "rho_dir" in res.summary_text()
+
+
+def test_no_warnings_on_clean_input(digits):
+    X, y = digits
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        audit_protocol(X, y, detectors=["knn"], leakage_k=None, random_state=0)
