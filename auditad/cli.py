@@ -74,6 +74,67 @@ def _run_leakage(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- protocol
+def _add_protocol(sub) -> None:
+    p = sub.add_parser("protocol", help="class-split protocol audit: per-class AUROC, inversion, direction instability",
+                       description="Class-split protocol audit (SPEC §2, seed 002): K-1 vs 1 or 1 vs K-1 runs, "
+                                   "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.")
+    p.add_argument("--embeddings", required=True, action="append",
+                   help=".npy or .npz file with an (n, d) array; repeat (optionally as NAME=PATH) to compare "
+                        "several representations of the same samples")
+    p.add_argument("--embeddings-key", default=None, help="array name inside .npz files")
+    p.add_argument("--labels", required=True, help=".npy, .csv or .parquet file with the class labels")
+    p.add_argument("--label-column", default=None, help="column of a CSV/Parquet labels file")
+    p.add_argument("--protocol", default="leave_one_class_out", choices=["leave_one_class_out", "one_class"])
+    p.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
+                   help="detector; repeat for several (default: knn, iforest, lof)")
+    p.add_argument("--k", type=int, default=5, help="k of the kNN detector (default 5)")
+    p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width, in [0, 0.5) (default 0.05)")
+    p.add_argument("--train-fraction", type=float, default=0.8, help="share of the normals used for training")
+    p.add_argument("--split", default=None, help="file with a train/test column (train/test, 1/0 or booleans)")
+    p.add_argument("--split-column", default=None, help="column of a CSV/Parquet split file")
+    p.add_argument("--contamination", type=float, default=None, help="subsample anomalies to this test share")
+    p.add_argument("--repeats", type=int, default=1, help="number of random splits (default 1)")
+    p.add_argument("--leakage-k", type=int, default=10, help="k of the per-class leakage L_k(c); 0 = skip")
+    p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (-1 = all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _run_protocol(args) -> int:
+    from .datasets import load_benchmark, load_labels
+    from .errors import InvalidInputError
+    from .protocol import audit_protocol
+
+    paths = {}
+    for item in args.embeddings:
+        name, sep, path = item.partition("=")
+        if not sep:
+            name, path = Path(item).stem, item
+        if name in paths:
+            raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
+        paths[name] = path
+    bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key, label_column=args.label_column)
+    split = None
+    if args.split is not None:
+        split = load_labels(args.split, column=args.split_column, name="split")
+    if args.leakage_k < 0:
+        raise InvalidInputError(f"--leakage-k must be >= 0 (0 = skip), got {args.leakage_k}")
+    result = audit_protocol(bench.representations, bench.y, protocol=args.protocol,
+                            detectors=tuple(args.detector or ("knn", "iforest", "lof")), k=args.k,
+                            epsilon=args.epsilon, train_fraction=args.train_fraction, split=split,
+                            contamination=args.contamination, repeats=args.repeats,
+                            leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
+                            progress=_progress_enabled(args), random_state=args.seed)
+    print(result.summary_text())
+    if args.json:
+        _write_json_atomic(args.json, result.to_dict())
+        print(f"wrote {args.json}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- demo
 def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="audit the bundled example benchmark (scikit-learn's digits)")
@@ -99,6 +160,7 @@ def _run_demo(args) -> int:
 COMMANDS = {
     "leakage": (_add_leakage, _run_leakage),
     "demo": (_add_demo, _run_demo),
+    "protocol": (_add_protocol, _run_protocol),
 }
 
 

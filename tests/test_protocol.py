@@ -386,3 +386,54 @@ def test_no_warnings_on_clean_input(digits):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         audit_protocol(X, y, detectors=["knn"], leakage_k=None, random_state=0)
+
+
+# --------------------------------------------------------------------------- plots and CLI
+def test_plots(digits):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from auditad.plotting import plot_leakage_vs_auroc, plot_protocol_heatmap
+
+    X, y = digits
+    res = audit_protocol({"pixels": X, "half": X[:, ::2]}, y, detectors=["knn", LOFDetector(n_neighbors=10)],
+                         leakage_k=5, backend="exact", random_state=0)
+    ax = plot_protocol_heatmap(res, representation="half")
+    img = ax.images[0].get_array()
+    assert img.shape == (4, 3)
+    expected = res.to_frame().query("representation == 'half' and detector == 'lof'")["auroc"].to_numpy()
+    np.testing.assert_allclose(img[:, 1], expected)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["knn", "lof", "mean"]
+    ax = plot_leakage_vs_auroc(res, detector="knn")
+    offsets = ax.collections[-1].get_offsets()
+    table = res.to_frame().query("representation == 'pixels' and detector == 'knn'")
+    np.testing.assert_allclose(offsets[:, 0], table["leakage"])
+    np.testing.assert_allclose(offsets[:, 1], table["auroc"])
+    with pytest.raises(InvalidInputError, match="representation"):
+        plot_protocol_heatmap(res, representation="nope")
+    no_leak = audit_protocol(X, y, detectors=["knn"], leakage_k=None, random_state=0)
+    with pytest.raises(InvalidInputError, match="leakage"):
+        plot_leakage_vs_auroc(no_leak)
+
+
+def test_cli_protocol(tmp_path, digits, capsys):
+    from auditad.cli import main
+
+    X, y = digits
+    np.save(tmp_path / "X.npy", X)
+    np.save(tmp_path / "y.npy", y)
+    out = tmp_path / "out.json"
+    rc = main(["protocol", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
+               "--detector", "knn", "--detector", "lof", "--repeats", "2", "--epsilon", "0.1", "--json", str(out)])
+    assert rc == 0
+    captured = capsys.readouterr()
+    assert "epsilon = 0.1" in captured.out and "audit_protocol" in captured.err
+    payload = json.loads(out.read_text())
+    api = audit_protocol(X, y, detectors=["knn", "lof"], repeats=2, epsilon=0.1, random_state=0)
+    assert payload["mean"]["rho_dir"] == pytest.approx(api.to_dict()["mean"]["rho_dir"])
+    assert payload["representations"]["X"]["mean"]["sigma2_auc"] == pytest.approx(api.summary()["sigma2_auc"])
+    rc = main(["protocol", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
+               "--epsilon", "0.5", "--quiet"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.startswith("auditad: error:") and "epsilon" in err and "Traceback" not in err
