@@ -1,0 +1,309 @@
+"""Tests of auditad.nulls: brute-force enumeration, scikit-learn, scipy and seed 003 §IV."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import mannwhitneyu
+from sklearn.metrics import (
+    auc,
+    average_precision_score,
+    f1_score,
+    matthews_corrcoef,
+    precision_recall_curve,
+    roc_auc_score,
+)
+
+from auditad.errors import InvalidInputError
+from auditad.nulls import (
+    NullResult,
+    auroc_null_moments,
+    class_counts,
+    expected_average_precision,
+    mann_whitney_pmf,
+    null_distribution,
+    null_sweep,
+)
+
+
+def _all_rankings(n_pos, n_neg):
+    """Every ranking of n_pos positives among n samples as (labels, scores) with scores = n - position."""
+    n = n_pos + n_neg
+    scores = np.arange(n, 0, -1, dtype=float)
+    for combo in itertools.combinations(range(n), n_pos):
+        y = np.zeros(n, int)
+        y[list(combo)] = 1
+        yield y, scores
+
+
+def _weighted_summary(values, weights):
+    values, weights = np.asarray(values, float), np.asarray(weights, float)
+    mean = np.dot(values, weights)
+    std = math.sqrt(np.dot((values - mean) ** 2, weights))
+    above = values > mean + 1e-12
+    mpd = np.dot(values[above] - mean, weights[above]) / weights[above].sum()
+    return mean, std, mpd
+
+
+# --------------------------------------------------------------------------- Mann-Whitney
+@pytest.mark.parametrize("n_pos, n_neg", [(1, 1), (2, 3), (3, 4), (5, 2), (1, 7)])
+def test_mann_whitney_pmf_equals_enumeration(n_pos, n_neg):
+    counts = np.zeros(n_pos * n_neg + 1)
+    for y, s in _all_rankings(n_pos, n_neg):
+        counts[round(roc_auc_score(y, s) * n_pos * n_neg)] += 1
+    np.testing.assert_allclose(mann_whitney_pmf(n_pos, n_neg), counts / counts.sum(), atol=1e-15)
+
+
+@pytest.mark.parametrize("n_pos, n_neg, u", [(8, 11, 70), (12, 9, 80), (20, 30, 420), (3, 40, 100)])
+def test_mann_whitney_tail_equals_scipy_exact(n_pos, n_neg, u):
+    # data with exactly U = u: positives at 0-based ascending positions p_i with U = sum(p_i - i);
+    # scipy's exact one-sided p-value is P(U >= u)
+    pmf = mann_whitney_pmf(n_pos, n_neg)
+    ranks, need = np.arange(n_pos), u
+    for i in range(n_pos - 1, -1, -1):  # push the highest positives up first
+        step = min(need, n_neg)
+        ranks[i] += step
+        need -= step
+    assert need == 0
+    x = ranks.astype(float)
+    y = np.setdiff1d(np.arange(n_pos + n_neg), ranks).astype(float)
+    res = mannwhitneyu(x, y, alternative="greater", method="exact")
+    assert res.statistic == u
+    assert pmf[u:].sum() == pytest.approx(res.pvalue, rel=1e-9)
+
+
+@pytest.mark.parametrize("n_pos, n_neg", [(4, 9), (30, 70), (50, 400)])
+def test_exact_auroc_moments(n_pos, n_neg):
+    pmf = mann_whitney_pmf(n_pos, n_neg)
+    values = np.arange(pmf.size) / (n_pos * n_neg)
+    mean, sd = auroc_null_moments(n_pos, n_neg)
+    assert np.dot(values, pmf) == pytest.approx(0.5, abs=1e-12)
+    assert math.sqrt(np.dot((values - 0.5) ** 2, pmf)) == pytest.approx(sd, rel=1e-9)
+    assert sd == pytest.approx(math.sqrt((n_pos + n_neg + 1) / (12 * n_pos * n_neg)))
+
+
+def test_auroc_monte_carlo_matches_exact_moments():
+    r = null_distribution(30, 70, metrics=["auroc"], method="monte_carlo", runs=20000, random_state=1)["auroc"]
+    ex = null_distribution(30, 70, metrics=["auroc"])["auroc"]
+    mean, sd = auroc_null_moments(30, 70)
+    assert (r.method, r.runs, ex.method) == ("monte_carlo", 20000, "exact")
+    assert abs(r.mean - mean) < 4 * sd / math.sqrt(20000)
+    assert r.std == pytest.approx(sd, rel=0.03)
+    assert r.q95 == pytest.approx(ex.q95, abs=0.01)
+    assert r.mean_positive_deviation == pytest.approx(ex.mean_positive_deviation, rel=0.05)
+
+
+def test_auroc_analytic_close_to_exact():
+    """Large-n normal approximation vs the exact distribution where both are available."""
+    import auditad.nulls as mod
+
+    ex = null_distribution(60, 200, metrics=["auroc"], observed={"auroc": 0.62})["auroc"]
+    an = mod._auroc_analytic(60, 200, 0.62)
+    assert ex.method == "exact" and an.method == "analytic"
+    assert an.std == pytest.approx(ex.std, rel=1e-9)
+    assert an.q95 == pytest.approx(ex.q95, abs=2e-3)
+    assert an.p_value == pytest.approx(ex.p_value, rel=0.1)
+
+
+def test_auroc_auto_switches_to_analytic():
+    r = null_distribution(5000, 5000, metrics=["auroc"], observed={"auroc": 0.51})["auroc"]
+    assert r.method == "analytic" and r.runs == 0
+    assert r.std == pytest.approx(math.sqrt(10001 / (12 * 5000 * 5000)))
+    assert 0.0 < r.p_value < 0.1
+
+
+# --------------------------------------------------------------------------- AP / AUPR
+@pytest.mark.parametrize("n_pos, n_neg", [(3, 7), (6, 3)])
+def test_exact_ap_aupr_equal_sklearn_over_all_rankings(n_pos, n_neg):
+    aps, auprs = [], []
+    for y, s in _all_rankings(n_pos, n_neg):
+        aps.append(average_precision_score(y, s))
+        p, rc, _ = precision_recall_curve(y, s)
+        auprs.append(auc(rc, p))
+    w = np.full(len(aps), 1 / len(aps))
+    r = null_distribution(n_pos, n_neg, metrics=["ap", "aupr_trap"])
+    for name, vals in (("ap", aps), ("aupr_trap", auprs)):
+        mean, std, mpd = _weighted_summary(vals, w)
+        assert r[name].method == "exact"
+        assert r[name].mean == pytest.approx(mean, abs=1e-12)
+        assert r[name].std == pytest.approx(std, abs=1e-12)
+        assert r[name].mean_positive_deviation == pytest.approx(mpd, abs=1e-12)
+        assert r[name].q95 == pytest.approx(np.quantile(vals, 0.95, method="inverted_cdf"), abs=1e-12)
+    assert r["ap"].mean == pytest.approx(expected_average_precision(n_pos, n_neg), abs=1e-12)
+
+
+@pytest.mark.parametrize("n_pos, n_neg", [(5, 12), (12, 5), (9, 9)])
+def test_monte_carlo_rankings_match_exact(n_pos, n_neg):
+    """Both Monte Carlo paths (positions of the positives / of the negatives) against enumeration."""
+    ex = null_distribution(n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"])
+    mc = null_distribution(n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"], method="monte_carlo",
+                           runs=20000, random_state=3)
+    for m in ("auroc", "ap", "aupr_trap"):
+        assert mc[m].method == "monte_carlo"
+        assert abs(mc[m].mean - ex[m].mean) < 4.5 * ex[m].std / math.sqrt(20000)
+        assert mc[m].std == pytest.approx(ex[m].std, rel=0.04)
+
+
+def test_ap_null_mean_is_about_the_ratio():
+    # seed 003 §IV: the AP/AUPR baseline follows the anomaly proportion
+    for n_pos, n_neg in [(100, 900), (900, 100), (50, 9950)]:
+        r = null_distribution(n_pos, n_neg, metrics=["ap"], runs=4000, random_state=0)["ap"]
+        e = expected_average_precision(n_pos, n_neg)
+        assert r.method == "monte_carlo"
+        assert abs(r.mean - e) < 4 * r.std / math.sqrt(4000)
+        assert r.mean == pytest.approx(n_pos / (n_pos + n_neg), abs=0.012)
+    assert expected_average_precision(10_000, 90_000) == pytest.approx(0.1, abs=1e-3)
+
+
+# --------------------------------------------------------------------------- F1 / MCC
+@pytest.mark.parametrize("q", ["coin", "prior", 0.3])
+def test_exact_f1_mcc_equal_brute_force(q):
+    n_pos, n_neg = 3, 5
+    y = np.r_[np.ones(n_pos, int), np.zeros(n_neg, int)]
+    qv = {"coin": 0.5, "prior": n_pos / 8}.get(q, q)
+    f1s, mccs, ws = [], [], []
+    for pred in itertools.product([0, 1], repeat=8):
+        pred = np.array(pred)
+        ws.append(qv ** pred.sum() * (1 - qv) ** (8 - pred.sum()))
+        f1s.append(f1_score(y, pred, zero_division=0))
+        mccs.append(matthews_corrcoef(y, pred))
+    r = null_distribution(n_pos, n_neg, metrics=["f1", "mcc", "mcc_scaled"], q=q, observed={"f1": 0.6})
+    assert r.q == pytest.approx(qv)
+    for name, vals in (("f1", f1s), ("mcc", mccs)):
+        mean, std, mpd = _weighted_summary(vals, ws)
+        assert r[name].method == "exact"
+        assert r[name].mean == pytest.approx(mean, abs=1e-12)
+        assert r[name].std == pytest.approx(std, abs=1e-12)
+        assert r[name].mean_positive_deviation == pytest.approx(mpd, abs=1e-12)
+    assert r["f1"].p_value == pytest.approx(sum(w for v, w in zip(f1s, ws) if v >= 0.6 - 1e-12), abs=1e-12)
+    assert r["mcc_scaled"].mean == pytest.approx((r["mcc"].mean + 1) / 2, abs=1e-12)
+
+
+def test_thresholded_monte_carlo_matches_exact():
+    ex = null_distribution(40, 160, metrics=["f1", "mcc"])
+    mc = null_distribution(40, 160, metrics=["f1", "mcc"], method="monte_carlo", runs=20000, random_state=2)
+    for m in ("f1", "mcc"):
+        assert abs(mc[m].mean - ex[m].mean) < 4.5 * ex[m].std / math.sqrt(20000)
+        assert mc[m].std == pytest.approx(ex[m].std, rel=0.04)
+
+
+def test_coin_f1_null_mean_tends_to_paper_baseline():
+    # seed 003 §IV / Figure 1: coin F1 baseline -> pi / (pi + 1/2); 0.664 at pi = 0.99
+    r = null_distribution(9900, 100, metrics=["f1"])["f1"]
+    assert r.method == "exact"
+    assert r.mean == pytest.approx(0.99 / 1.49, abs=1e-3)
+    assert round(r.mean, 3) == 0.664
+    prior = null_distribution(9900, 100, metrics=["f1"], q="prior")["f1"]
+    assert prior.mean == pytest.approx(0.99, abs=1e-3)  # 2 pi q / (q + pi) with q = pi
+
+
+def test_degenerate_q_zero():
+    r = null_distribution(5, 5, metrics=["f1", "mcc"], q=0.0, observed={"mcc": 0.0})
+    assert r["f1"].mean == 0.0 and r["f1"].std == 0.0 and r["f1"].mean_positive_deviation == 0.0
+    assert r["mcc"].p_value == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- p-values, seeds, results
+def test_monte_carlo_p_value_formula():
+    r = null_distribution(50, 950, metrics=["ap"], runs=999, random_state=0,
+                          observed={"ap": 0.99})["ap"]
+    assert r.p_value == pytest.approx(1 / 1000)  # (b + 1) / (R + 1) with b = 0
+    r = null_distribution(50, 950, metrics=["ap"], runs=999, random_state=0, observed={"ap": 0.0})["ap"]
+    assert r.p_value == 1.0
+
+
+def test_exact_auroc_p_value_matches_scipy():
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(0.8, 1, 9), rng.normal(0, 1, 14)
+    labels = np.r_[np.ones(9, int), np.zeros(14, int)]
+    obs = roc_auc_score(labels, np.r_[x, y])
+    r = null_distribution(9, 14, metrics=["auroc"], observed={"auroc": obs})["auroc"]
+    assert r.p_value == pytest.approx(mannwhitneyu(x, y, alternative="greater", method="exact").pvalue, rel=1e-9)
+
+
+def test_seeded_reproducibility():
+    a = null_distribution(30, 300, metrics=["ap", "f1"], method="monte_carlo", runs=500, random_state=7)
+    b = null_distribution(30, 300, metrics=["ap", "f1"], method="monte_carlo", runs=500, random_state=7)
+    c = null_distribution(30, 300, metrics=["ap", "f1"], method="monte_carlo", runs=500, random_state=8)
+    assert a.to_dict() == b.to_dict()
+    assert a["ap"].mean != c["ap"].mean
+    # the threshold-free stream does not depend on which thresholded metrics are requested
+    d = null_distribution(30, 300, metrics=["ap"], method="monte_carlo", runs=500, random_state=7)
+    assert d["ap"].mean == a["ap"].mean
+
+
+def test_result_containers():
+    r = null_distribution(ratio=0.1, n=200, observed={"auroc": 0.7}, metrics=["auroc", "f1"], runs=200,
+                          random_state=0)
+    assert isinstance(r, NullResult) and (r.n_pos, r.n_neg) == (20, 180)
+    assert r.metrics == ("auroc", "f1")
+    frame = r.to_frame()
+    assert list(frame["metric"]) == ["auroc", "f1"] and "mean_positive_deviation" in frame.columns
+    text = json.dumps(r.to_dict(), allow_nan=False)
+    assert '"p_value": null' in text  # f1 has no observed score
+    assert abs(sum(r["auroc"].hist_prob) - 1) < 1e-3
+    assert "auroc" in r.summary_text()
+    with pytest.raises(KeyError, match="ap"):
+        r["ap"]
+
+
+def test_class_counts():
+    assert class_counts(3, 7) == (3, 7)
+    assert class_counts(ratio=0.0019, n=1000) == (2, 998)
+    assert class_counts(ratio=0.0001, n=100) == (1, 99)  # clipped to at least one anomaly
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(n_pos=0, n_neg=10), "n_pos"),
+        (dict(n_pos=5, n_neg=0), "n_neg"),
+        (dict(n_pos=5), "n_neg"),
+        (dict(ratio=0.0, n=100), "ratio"),
+        (dict(ratio=1.0, n=100), "ratio"),
+        (dict(ratio=1.5, n=100), "ratio"),
+        (dict(n_pos=5, n_neg=5, ratio=0.5), "not both"),
+        (dict(n_pos=5, n_neg=5, metrics=["accuracy"]), "metrics"),
+        (dict(n_pos=5, n_neg=5, q="half"), "q"),
+        (dict(n_pos=5, n_neg=5, q=1.5), "q"),
+        (dict(n_pos=5, n_neg=5, runs=0), "runs"),
+        (dict(n_pos=5, n_neg=5, method="bootstrap"), "method"),
+        (dict(n_pos=5, n_neg=5, observed={"auroc": 1.2}), "observed"),
+        (dict(n_pos=5, n_neg=5, observed={"auroc": float("nan")}), "observed"),
+        (dict(n_pos=5, n_neg=5, observed={"accuracy": 0.5}), "observed metric"),
+        (dict(n_pos=500, n_neg=500, metrics=["ap"], method="exact"), "exact"),
+        (dict(n_pos=5000, n_neg=5000, metrics=["auroc"], method="exact"), "exact"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        null_distribution(**kwargs)
+
+
+# --------------------------------------------------------------------------- sweep (seed 003, Figure 1)
+def test_null_sweep_reproduces_figure_1_trends():
+    s = null_sweep(n=100, runs=2000, random_state=0)
+    frame = s.to_frame()
+    assert set(frame["metric"]) == {"auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"}
+    assert len(frame) == 13 * 6
+    au = frame[frame.metric == "auroc"]
+    np.testing.assert_allclose(au["mean"], 0.5, atol=1e-12)  # exact at n = 100
+    # AUROC mean positive deviation reaches ~0.25 at 99:1 (exact: uniform on {0, 1/99, ..., 1})
+    assert au.set_index("requested_ratio").loc[0.99, "mean_positive_deviation"] == pytest.approx(
+        np.mean(np.arange(50, 100) / 99) - 0.5, abs=1e-12)
+    mc = frame[frame.metric == "mcc_scaled"]
+    np.testing.assert_allclose(mc["mean"], 0.5, atol=5e-3)
+    f1 = frame[frame.metric == "f1"].sort_values("ratio")
+    assert np.all(np.diff(f1["mean"]) > 0)  # F1 baseline rises with the anomaly share
+    ap = frame[frame.metric == "ap"]
+    np.testing.assert_allclose(ap["mean"], ap["ratio"], atol=0.06)
+    assert np.corrcoef(ap["mean"], ap["ratio"])[0, 1] > 0.99  # "varies approximately linearly"
+
+
+def test_null_sweep_bad_ratios():
+    with pytest.raises(InvalidInputError, match="ratios"):
+        null_sweep([0.5, 1.0])
