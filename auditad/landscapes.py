@@ -1,0 +1,764 @@
+"""Metric landscapes over the TPR × TNR plane under class imbalance (SPEC §3, seed 003 §V–VI).
+
+A landscape is the value of a metric of binary predictions at every operating
+point (TPR, TNR) of a grid, at a given anomaly ratio π (closed forms of
+:func:`auditad.metrics.operating_point_metrics`). From the landscapes:
+
+* :func:`landscape_difference` -- the change against the balanced case (π = ½);
+* :func:`landscape_regions` -- mean and excess kurtosis in the regions R1–R5;
+* :func:`minimal_tpr` -- the smallest TPR that reaches a score, and the TNR it then needs;
+* :func:`landscape_coverage` -- the share of the landscape area per score bin;
+* :func:`landscape_correlations` -- Pearson correlation of the landscapes and Tucker
+  congruence of their factor loadings, per ratio group (Low / Medium / High).
+
+Grid convention: ``values[r, m, i, j]`` is metric ``m`` at ratio ``r``,
+TPR = ``tpr[i]`` and TNR = ``tnr[j]``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from ._validation import check_choice, check_float, check_int, check_probability_array, describe
+from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from .metrics import METRIC_NAMES, _json_value, _operating_point_arrays
+
+__all__ = [
+    "landscape",
+    "landscape_difference",
+    "landscape_regions",
+    "minimal_tpr",
+    "landscape_coverage",
+    "landscape_correlations",
+    "ratio_group",
+    "LandscapeResult",
+    "LandscapeDifferenceResult",
+    "RegionStatsResult",
+    "MinimalTprResult",
+    "CoverageResult",
+    "MetricRelationsResult",
+    "PAPER_RATIOS",
+    "RATIO_GROUPS",
+    "REGIONS",
+    "LANDSCAPE_METRICS",
+]
+
+#: Anomaly ratios of the benchmarks of seed 003, Table I (test-set anomaly share).
+PAPER_RATIOS = {
+    "UCR": 0.0019,
+    "WaDi": 0.0577,
+    "PUMP": 0.1005,
+    "SWaT": 0.1214,
+    "PSM": 0.2776,
+    "CIFAR-10": 0.90,
+    "VisA": 0.555,
+    "VisA (L)": 0.0061,
+    "MVTec": 0.7293,
+    "MVTec (L)": 0.0333,
+}
+
+#: Ratio groups of seed 003 §VI (inclusive bounds): Low ≤ 5.77 %, Medium 10.05–27.76 %, High ≥ 55.5 %.
+RATIO_GROUPS = {"low": (0.0, 0.0577), "medium": (0.1005, 0.2776), "high": (0.555, 1.0)}
+
+#: Regions of interest of seed 003 §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
+REGIONS = {
+    "R1": ((0.0, 0.1), (0.0, 0.1)),
+    "R2": ((0.0, 0.1), (0.9, 1.0)),
+    "R3": ((0.9, 1.0), (0.0, 0.1)),
+    "R4": ((0.9, 1.0), (0.9, 1.0)),
+    "R5": ((0.45, 0.55), (0.45, 0.55)),
+}
+
+#: The four metrics of seed 003 (its AUPR is the trapezoid one, its MCC the scaled one).
+LANDSCAPE_METRICS = ("auroc", "aupr_trap", "f1", "mcc_scaled")
+
+_EPS = 1e-12
+
+
+def _metric_range(metric: str) -> tuple[float, float]:
+    return (-1.0, 1.0) if metric == "mcc" else (0.0, 1.0)
+
+
+def _ratio_label(ratio: float) -> str:
+    for name, value in PAPER_RATIOS.items():
+        if abs(value - ratio) < 1e-12:
+            return name
+    return f"{100 * ratio:.4g}%"
+
+
+def _resolve_ratios(ratios) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Ratios as floats plus display labels; accepts numbers, preset names, "paper", or a mapping label -> ratio."""
+    if ratios is None or (isinstance(ratios, str) and ratios == "paper"):
+        return np.array(list(PAPER_RATIOS.values())), tuple(PAPER_RATIOS)
+    if isinstance(ratios, Mapping):
+        labels = tuple(str(k) for k in ratios)
+        values = check_probability_array(list(ratios.values()), name="ratios", open_interval=True)
+        return values.ravel(), labels
+    if isinstance(ratios, (str, numbers.Real)):
+        ratios = [ratios]
+    values, labels = [], []
+    for item in ratios:
+        if isinstance(item, str):
+            if item not in PAPER_RATIOS:
+                raise InvalidInputError(
+                    f"ratios: unknown preset {item!r}; presets are {list(PAPER_RATIOS)} (or give a number in (0, 1))"
+                )
+            values.append(PAPER_RATIOS[item])
+            labels.append(item)
+        else:
+            v = check_float(item, name="ratios", low=0.0, high=1.0, low_open=True, high_open=True)
+            values.append(v)
+            labels.append(_ratio_label(v))
+    if not values:
+        raise InvalidInputError("ratios must contain at least one anomaly ratio")
+    return np.array(values, dtype=np.float64), tuple(labels)
+
+
+def _check_metrics(metrics) -> tuple[str, ...]:
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = tuple(metrics)
+    if not metrics:
+        raise InvalidInputError("metrics must name at least one metric")
+    for m in metrics:
+        check_choice(m, METRIC_NAMES, name="metrics")
+    return metrics
+
+
+def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
+    """Position of a ratio given by label (str) or by value (within 1e-9)."""
+    if isinstance(ratio, str):
+        if ratio in labels:
+            return labels.index(ratio)
+        raise InvalidInputError(f"ratio {ratio!r} is not in this result; available labels: {list(labels)}")
+    value = check_float(ratio, name="ratio")
+    hit = np.flatnonzero(np.abs(ratios - value) < 1e-9)
+    if hit.size == 0:
+        raise InvalidInputError(f"ratio {ratio!r} is not in this result; available: {ratios.tolist()}")
+    return int(hit[0])
+
+
+def _metric_index(metrics: tuple, metric) -> int:
+    if metric not in metrics:
+        raise InvalidInputError(f"metric {describe(metric)} is not in this result; available: {list(metrics)}")
+    return metrics.index(metric)
+
+
+# --------------------------------------------------------------------------- landscape
+@dataclass(frozen=True, eq=False)
+class LandscapeResult:
+    """Metric values over a TPR × TNR grid at several anomaly ratios (see :func:`landscape`).
+
+    Attributes
+    ----------
+    ratios : numpy.ndarray of shape (R,)
+        Anomaly ratios π.
+    labels : tuple of str
+        Display names of the ratios (preset names or percentages).
+    metrics : tuple of str
+        Metric names.
+    tpr, tnr : numpy.ndarray of shape (G,)
+        Grid axes.
+    values : numpy.ndarray of shape (R, M, G, G)
+        ``values[r, m, i, j]`` = metric ``m`` at ratio ``r``, TPR ``tpr[i]``, TNR ``tnr[j]``.
+    """
+
+    ratios: np.ndarray
+    labels: tuple
+    metrics: tuple
+    tpr: np.ndarray
+    tnr: np.ndarray
+    values: np.ndarray
+
+    def ratio_index(self, ratio) -> int:
+        """Position of a ratio given by label (e.g. ``"UCR"``) or by value."""
+        return _ratio_index(self.ratios, self.labels, ratio)
+
+    def get(self, metric: str, ratio) -> np.ndarray:
+        """The (G, G) landscape of ``metric`` at ``ratio`` (rows: TPR, columns: TNR)."""
+        return self.values[self.ratio_index(ratio), _metric_index(self.metrics, metric)]
+
+    def to_frame(self):
+        """Tidy frame: ratio, label, metric, tpr, tnr, value (one row per grid point)."""
+        import pandas as pd
+
+        R, M, G, H = self.values.shape
+        ti, tj = np.meshgrid(self.tpr, self.tnr, indexing="ij")
+        return pd.DataFrame({
+            "ratio": np.repeat(self.ratios, M * G * H),
+            "label": np.repeat(np.array(self.labels, dtype=object), M * G * H),
+            "metric": np.tile(np.repeat(np.array(self.metrics, dtype=object), G * H), R),
+            "tpr": np.tile(ti.ravel(), R * M),
+            "tnr": np.tile(tj.ravel(), R * M),
+            "value": self.values.ravel(),
+        })
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict (the values as nested lists [ratio][metric][tpr][tnr])."""
+        return {"ratios": _json_value(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
+                "tpr": _json_value(self.tpr), "tnr": _json_value(self.tnr), "values": _json_value(self.values)}
+
+
+def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101) -> LandscapeResult:
+    r"""Every metric over a TPR × TNR grid for each anomaly ratio (seed 003 §V-A, Figure 2).
+
+    At ratio π and operating point (TPR, TNR) the confusion-matrix shares are
+    :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`, :math:`FP = (1-\pi)(1-TNR)`,
+    :math:`TN = (1-\pi)\,TNR`, and the metrics follow the closed forms of
+    :func:`~auditad.metrics.operating_point_metrics` (conventions there for the
+    corner TPR = 0, TNR = 1 where nothing is predicted positive).
+
+    Parameters
+    ----------
+    ratios : "paper", float, str or sequence, default "paper"
+        Anomaly ratios in (0, 1), preset names from :data:`PAPER_RATIOS`
+        (seed 003, Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
+    metrics : sequence of str, default ("auroc", "aupr_trap", "f1", "mcc_scaled")
+        The paper's four metrics; ``ap`` and ``mcc`` are available too.
+    resolution : int, default 101
+        Grid points per axis (101 gives steps of 0.01 including 0 and 1).
+
+    Returns
+    -------
+    LandscapeResult
+
+    Examples
+    --------
+    >>> r = landscape([0.5, "UCR"], resolution=11)
+    >>> r.values.shape, r.labels
+    ((2, 4, 11, 11), ('50%', 'UCR'))
+    >>> float(r.get("aupr_trap", 0.5)[0, -1])  # TPR 0, TNR 1, balanced
+    0.75
+    """
+    values, labels = _resolve_ratios(ratios)
+    metrics = _check_metrics(metrics)
+    resolution = check_int(resolution, name="resolution", low=2, high=5001)
+    grid = np.linspace(0.0, 1.0, resolution)
+    tpr, tnr = np.meshgrid(grid, grid, indexing="ij")
+    out = np.empty((values.size, len(metrics), resolution, resolution))
+    for r, pi in enumerate(values):
+        vals = _operating_point_arrays(tpr, tnr, np.full_like(tpr, pi))
+        for m, name in enumerate(metrics):
+            out[r, m] = vals[name]
+    return LandscapeResult(ratios=values, labels=labels, metrics=metrics, tpr=grid, tnr=grid.copy(), values=out)
+
+
+# --------------------------------------------------------------------------- difference maps
+@dataclass(frozen=True, eq=False)
+class LandscapeDifferenceResult:
+    """Landscapes minus the landscape at a reference ratio (see :func:`landscape_difference`).
+
+    ``values[r, m, i, j]`` = metric at ratio ``r`` minus metric at ``reference_ratio``;
+    ``max_increase`` / ``max_decrease`` (R, M) summarise each map.
+    """
+
+    ratios: np.ndarray
+    labels: tuple
+    metrics: tuple
+    tpr: np.ndarray
+    tnr: np.ndarray
+    reference_ratio: float
+    values: np.ndarray
+    mean_difference: np.ndarray
+    max_increase: np.ndarray
+    max_decrease: np.ndarray
+
+    def get(self, metric: str, ratio) -> np.ndarray:
+        """The (G, G) difference map of ``metric`` at ``ratio``."""
+        return self.values[_ratio_index(self.ratios, self.labels, ratio), _metric_index(self.metrics, metric)]
+
+    def to_frame(self):
+        """Tidy summary: ratio, label, metric, mean_difference, max_increase, max_decrease."""
+        import pandas as pd
+
+        rows = [{"ratio": float(p), "label": lab, "metric": m, "reference_ratio": self.reference_ratio,
+                 "mean_difference": float(self.mean_difference[r, k]),
+                 "max_increase": float(self.max_increase[r, k]), "max_decrease": float(self.max_decrease[r, k])}
+                for r, (p, lab) in enumerate(zip(self.ratios, self.labels)) for k, m in enumerate(self.metrics)]
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict with the maps as nested lists."""
+        return {"ratios": _json_value(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
+                "tpr": _json_value(self.tpr), "tnr": _json_value(self.tnr),
+                "reference_ratio": self.reference_ratio, "values": _json_value(self.values),
+                "summary": _json_value(self.to_frame().to_dict(orient="records"))}
+
+
+def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
+    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (seed 003 §V-B, Figure 3).
+
+    The reference landscape is computed on the same grid (balanced π = ½ by
+    default). AUROC's map is identically 0: it does not depend on π.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+    reference : float, default 0.5
+        Reference anomaly ratio in (0, 1).
+
+    Returns
+    -------
+    LandscapeDifferenceResult
+
+    Examples
+    --------
+    >>> d = landscape_difference(landscape(["UCR"], resolution=11))
+    >>> float(abs(d.get("auroc", "UCR")).max())
+    0.0
+    """
+    reference = check_float(reference, name="reference", low=0.0, high=1.0, low_open=True, high_open=True)
+    ref = landscape([reference], metrics=result.metrics, resolution=result.tpr.size).values[0]
+    diff = result.values - ref[None]
+    return LandscapeDifferenceResult(
+        ratios=result.ratios, labels=result.labels, metrics=result.metrics, tpr=result.tpr, tnr=result.tnr,
+        reference_ratio=reference, values=diff, mean_difference=diff.mean(axis=(2, 3)),
+        max_increase=diff.max(axis=(2, 3)), max_decrease=diff.min(axis=(2, 3)),
+    )
+
+
+# --------------------------------------------------------------------------- regions of interest
+@dataclass(frozen=True, eq=False)
+class RegionStatsResult:
+    """Mean and excess kurtosis of each metric in each region (see :func:`landscape_regions`).
+
+    ``mean`` and ``excess_kurtosis`` have shape (R, M, number of regions).
+    """
+
+    ratios: np.ndarray
+    labels: tuple
+    metrics: tuple
+    regions: tuple
+    bounds: tuple
+    mean: np.ndarray
+    excess_kurtosis: np.ndarray
+    n_points: np.ndarray
+
+    def to_frame(self):
+        """Tidy frame: ratio, label, metric, region, mean, excess_kurtosis, n_points."""
+        import pandas as pd
+
+        rows = [{"ratio": float(p), "label": lab, "metric": m, "region": g,
+                 "mean": float(self.mean[r, k, q]), "excess_kurtosis": float(self.excess_kurtosis[r, k, q]),
+                 "n_points": int(self.n_points[q])}
+                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+                for k, m in enumerate(self.metrics) for q, g in enumerate(self.regions)]
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: one record per (ratio, metric, region)."""
+        return {"regions": {g: _json_value(b) for g, b in zip(self.regions, self.bounds)},
+                "records": _json_value(self.to_frame().to_dict(orient="records"))}
+
+
+def _region_masks(result: LandscapeResult, regions) -> tuple[tuple, tuple, list]:
+    if not isinstance(regions, Mapping) or not regions:
+        raise InvalidInputError(f"regions must be a non-empty mapping name -> ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), "
+                                f"got {describe(regions)}")
+    names, bounds, masks = [], [], []
+    for name, b in regions.items():
+        try:
+            (t0, t1), (n0, n1) = b
+        except (TypeError, ValueError):
+            raise InvalidInputError(f"regions[{name!r}] must be ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), got {describe(b)}") from None
+        arr = check_probability_array([t0, t1, n0, n1], name=f"regions[{name!r}]")
+        if arr[0] > arr[1] or arr[2] > arr[3]:
+            raise InvalidInputError(f"regions[{name!r}] has a lower bound above its upper bound: {describe(b)}")
+        ti = (result.tpr >= arr[0] - _EPS) & (result.tpr <= arr[1] + _EPS)
+        tj = (result.tnr >= arr[2] - _EPS) & (result.tnr <= arr[3] + _EPS)
+        mask = ti[:, None] & tj[None, :]
+        if not mask.any():
+            raise InvalidInputError(f"regions[{name!r}] contains no grid point; increase resolution")
+        names.append(str(name))
+        bounds.append(((float(arr[0]), float(arr[1])), (float(arr[2]), float(arr[3]))))
+        masks.append(mask)
+    return tuple(names), tuple(bounds), masks
+
+
+def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) -> RegionStatsResult:
+    r"""Mean and excess kurtosis of every landscape inside regions of interest (seed 003 §V-D, Figures 5, 13, 14).
+
+    Default regions (TPR range, TNR range, inclusive): R1 (0–10 %, 0–10 %),
+    R2 (0–10, 90–100), R3 (90–100, 0–10), R4 (90–100, 90–100), R5 (45–55, 45–55).
+    Over the grid points :math:`v_1..v_K` inside a region,
+
+    .. math::
+
+        \bar v = \frac1K \sum_k v_k,\qquad
+        \kappa_{excess} = \frac{\frac1K\sum_k (v_k-\bar v)^4}{\big(\frac1K\sum_k (v_k-\bar v)^2\big)^2} - 3.
+
+    The kurtosis of a constant region is undefined: nan with an
+    :class:`~auditad.errors.UndefinedValueWarning`.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+    regions : mapping, default :data:`REGIONS`
+        name -> ((TPR low, TPR high), (TNR low, TNR high)).
+
+    Returns
+    -------
+    RegionStatsResult
+
+    Examples
+    --------
+    >>> reg = landscape_regions(landscape([0.5], metrics=["auroc"]))
+    >>> round(float(reg.mean[0, 0, 4]), 6)  # R5 of AUROC
+    0.5
+    """
+    names, bounds, masks = _region_masks(result, regions)
+    R, M = result.values.shape[:2]
+    mean = np.empty((R, M, len(names)))
+    kurt = np.empty((R, M, len(names)))
+    undefined = []
+    for q, mask in enumerate(masks):
+        v = result.values[:, :, mask]  # (R, M, K)
+        mu = v.mean(axis=2)
+        d = v - mu[..., None]
+        m2 = (d ** 2).mean(axis=2)
+        m4 = (d ** 4).mean(axis=2)
+        mean[:, :, q] = mu
+        with np.errstate(invalid="ignore", divide="ignore"):
+            k = np.where(m2 > 1e-24, m4 / np.where(m2 > 1e-24, m2, 1.0) ** 2 - 3.0, np.nan)
+        kurt[:, :, q] = k
+        for r, m in zip(*np.nonzero(np.isnan(k))):
+            undefined.append(f"{result.metrics[m]} at {result.labels[r]} in {names[q]}")
+    if undefined:
+        warnings.warn(f"excess kurtosis undefined (constant landscape region) for: {', '.join(undefined)}",
+                      UndefinedValueWarning, stacklevel=2)
+    return RegionStatsResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, regions=names,
+                             bounds=bounds, mean=mean, excess_kurtosis=kurt,
+                             n_points=np.array([int(m.sum()) for m in masks]))
+
+
+# --------------------------------------------------------------------------- minimal TPR
+@dataclass(frozen=True, eq=False)
+class MinimalTprResult:
+    """Smallest TPR reaching each score and the TNR then needed (see :func:`minimal_tpr`).
+
+    ``min_tpr`` and ``tnr_needed`` have shape (R, M, S); nan where the score is not reached on the grid.
+    """
+
+    ratios: np.ndarray
+    labels: tuple
+    metrics: tuple
+    scores: np.ndarray
+    min_tpr: np.ndarray
+    tnr_needed: np.ndarray
+
+    def to_frame(self):
+        """Tidy frame: ratio, label, metric, score, min_tpr, tnr_needed."""
+        import pandas as pd
+
+        rows = [{"ratio": float(p), "label": lab, "metric": m, "score": float(s),
+                 "min_tpr": float(self.min_tpr[r, k, i]), "tnr_needed": float(self.tnr_needed[r, k, i])}
+                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+                for k, m in enumerate(self.metrics) for i, s in enumerate(self.scores)]
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: one record per (ratio, metric, score)."""
+        return {"records": _json_value(self.to_frame().to_dict(orient="records"))}
+
+
+def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
+    r"""Minimal TPR needed to reach a score, and the TNR it then requires (seed 003 §V-C, Figure 4).
+
+    .. math::
+
+        \mathrm{TPR}^*(s) = \min\{\mathrm{TPR} : \exists\,\mathrm{TNR},\ L(\mathrm{TPR},\mathrm{TNR}) \ge s\},\qquad
+        \mathrm{TNR}^*(s) = \min\{\mathrm{TNR} : L(\mathrm{TPR}^*(s),\mathrm{TNR}) \ge s\},
+
+    searched on the grid of ``result`` (so exact to the grid step). For AUROC
+    :math:`\mathrm{TPR}^* = \max(0, 2s-1)`; for the trapezoid AUPR no positive
+    needs detecting up to :math:`(1+\pi)/2` (with TNR = 1); scaled MCC reaches ½
+    at TPR = 0.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+    scores : array-like, optional
+        Target scores; default 0.05, 0.10, …, 1.00 (0.05 steps; for raw ``mcc``
+        the same targets are used on its [-1, 1] scale).
+
+    Returns
+    -------
+    MinimalTprResult
+
+    Examples
+    --------
+    >>> mt = minimal_tpr(landscape([0.5], metrics=["auroc"]), scores=[0.5, 0.8])
+    >>> mt.min_tpr[0, 0].tolist(), mt.tnr_needed[0, 0].tolist()
+    ([0.0, 0.6], [1.0, 1.0])
+    """
+    if scores is None:
+        scores = np.round(np.arange(1, 21) * 0.05, 10)
+    s = np.asarray(scores, dtype=np.float64).ravel()
+    if s.size == 0 or not np.all(np.isfinite(s)):
+        raise InvalidInputError(f"scores must be finite numbers, got {describe(scores)}")
+    R, M, G, H = result.values.shape
+    min_t = np.full((R, M, s.size), np.nan)
+    tnr_n = np.full((R, M, s.size), np.nan)
+    for i, target in enumerate(s):
+        reach = result.values >= target - _EPS  # (R, M, G, H)
+        any_row = reach.any(axis=3)  # (R, M, G): some TNR reaches the score at this TPR
+        ok = any_row.any(axis=2)
+        first = np.argmax(any_row, axis=2)  # smallest TPR index
+        row = np.take_along_axis(reach, first[:, :, None, None], axis=2)[:, :, 0, :]  # (R, M, H)
+        first_tnr = np.argmax(row, axis=2)
+        min_t[:, :, i] = np.where(ok, result.tpr[first], np.nan)
+        tnr_n[:, :, i] = np.where(ok, result.tnr[first_tnr], np.nan)
+    return MinimalTprResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, scores=s,
+                            min_tpr=min_t, tnr_needed=tnr_n)
+
+
+# --------------------------------------------------------------------------- coverage
+@dataclass(frozen=True, eq=False)
+class CoverageResult:
+    """Share of the landscape area per score bin (see :func:`landscape_coverage`).
+
+    ``coverage`` has shape (R, M, bins); ``bin_edges`` (M, bins + 1) per metric.
+    """
+
+    ratios: np.ndarray
+    labels: tuple
+    metrics: tuple
+    bin_edges: np.ndarray
+    coverage: np.ndarray
+
+    def to_frame(self):
+        """Tidy frame: ratio, label, metric, bin_low, bin_high, bin_center, coverage."""
+        import pandas as pd
+
+        rows = [{"ratio": float(p), "label": lab, "metric": m, "bin_low": float(self.bin_edges[k, b]),
+                 "bin_high": float(self.bin_edges[k, b + 1]),
+                 "bin_center": float((self.bin_edges[k, b] + self.bin_edges[k, b + 1]) / 2),
+                 "coverage": float(self.coverage[r, k, b])}
+                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+                for k, m in enumerate(self.metrics) for b in range(self.coverage.shape[2])]
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: one record per (ratio, metric, bin)."""
+        return {"records": _json_value(self.to_frame().to_dict(orient="records"))}
+
+
+def _area_weights(grid: np.ndarray) -> np.ndarray:
+    """Trapezoid-rule weights of a 1-D grid (sum = grid span)."""
+    w = np.zeros_like(grid)
+    d = np.diff(grid)
+    w[:-1] += d / 2
+    w[1:] += d / 2
+    return w
+
+
+def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageResult:
+    r"""Share of the TPR × TNR area on which each metric falls in each score bin (seed 003, App. B, Figure 8).
+
+    .. math::
+
+        C_b = \frac{\iint \mathbb 1[L(\mathrm{TPR},\mathrm{TNR}) \in B_b]\,d\mathrm{TPR}\,d\mathrm{TNR}}
+                   {\iint d\mathrm{TPR}\,d\mathrm{TNR}},
+
+    with ``bins`` equal bins over the metric's range ([0, 1]; [-1, 1] for raw
+    ``mcc``; 20 bins of width 0.05 by default, the last closed on the right).
+    The integral is the trapezoid rule on the grid (edge points weigh ½,
+    corners ¼), so the shares sum to 1.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+    bins : int, default 20
+
+    Returns
+    -------
+    CoverageResult
+
+    Examples
+    --------
+    >>> cov = landscape_coverage(landscape([0.5], metrics=["auroc"]))
+    >>> int(np.argmax(cov.coverage[0, 0]))  # AUROC: the bin [0.50, 0.55) covers the most area
+    10
+    """
+    bins = check_int(bins, name="bins", low=1, high=10_000)
+    w = np.outer(_area_weights(result.tpr), _area_weights(result.tnr))
+    w = (w / w.sum()).ravel()
+    R, M = result.values.shape[:2]
+    edges = np.empty((M, bins + 1))
+    cov = np.empty((R, M, bins))
+    for k, m in enumerate(result.metrics):
+        lo, hi = _metric_range(m)
+        edges[k] = np.linspace(lo, hi, bins + 1)
+        for r in range(R):
+            v = result.values[r, k].ravel()
+            idx = np.clip(np.floor((v - lo) / (hi - lo) * bins + _EPS).astype(int), 0, bins - 1)
+            cov[r, k] = np.bincount(idx, weights=w, minlength=bins)
+    return CoverageResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, bin_edges=edges,
+                          coverage=cov)
+
+
+# --------------------------------------------------------------------------- metric relations
+@dataclass(frozen=True, eq=False)
+class MetricRelationsResult:
+    """Pearson correlation and Tucker congruence between metric landscapes per ratio group.
+
+    ``pearson`` and ``tucker`` have shape (number of groups, M, M); ``loadings``
+    holds one (M, n_factors) array per group.
+    """
+
+    groups: tuple
+    members: tuple
+    metrics: tuple
+    pearson: np.ndarray
+    tucker: np.ndarray
+    n_factors: np.ndarray
+    explained: np.ndarray
+    loadings: tuple
+    variance: float
+
+    def to_frame(self):
+        """Tidy frame: group, metric_a, metric_b, pearson, tucker (each unordered pair once)."""
+        import pandas as pd
+
+        rows = []
+        for g, name in enumerate(self.groups):
+            for a in range(len(self.metrics)):
+                for b in range(a + 1, len(self.metrics)):
+                    rows.append({"group": name, "members": ", ".join(self.members[g]),
+                                 "metric_a": self.metrics[a], "metric_b": self.metrics[b],
+                                 "pearson": float(self.pearson[g, a, b]), "tucker": float(self.tucker[g, a, b]),
+                                 "n_factors": int(self.n_factors[g]), "explained": float(self.explained[g])})
+        return pd.DataFrame(rows)
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict."""
+        return {"groups": list(self.groups), "members": [list(m) for m in self.members],
+                "metrics": list(self.metrics), "pearson": _json_value(self.pearson),
+                "tucker": _json_value(self.tucker), "n_factors": _json_value(self.n_factors),
+                "explained": _json_value(self.explained), "loadings": [_json_value(x) for x in self.loadings],
+                "variance": self.variance}
+
+
+def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
+    """Name of the group whose inclusive [low, high] range holds ``ratio`` (None if none).
+
+    Examples
+    --------
+    >>> ratio_group(0.0019), ratio_group(0.1214), ratio_group(0.9), ratio_group(0.4)
+    ('low', 'medium', 'high', None)
+    """
+    ratio = check_float(ratio, name="ratio", low=0.0, high=1.0, low_open=True, high_open=True)
+    for name, (lo, hi) in groups.items():
+        if lo - _EPS <= ratio <= hi + _EPS:
+            return str(name)
+    return None
+
+
+def _factor_loadings(X: np.ndarray, variance: float):
+    """Principal-factor loadings of the correlation matrix keeping the fewest factors explaining >= ``variance``."""
+    corr = np.corrcoef(X, rowvar=False)
+    eigval, eigvec = np.linalg.eigh(corr)
+    order = np.argsort(eigval)[::-1]
+    eigval, eigvec = np.clip(eigval[order], 0.0, None), eigvec[:, order]
+    share = np.cumsum(eigval) / eigval.sum()
+    k = int(np.searchsorted(share, variance - 1e-12) + 1)
+    k = min(k, eigval.size)
+    loadings = eigvec[:, :k] * np.sqrt(eigval[:k])
+    # sign convention: each factor's largest absolute loading is positive (congruence does not depend on it)
+    signs = np.sign(loadings[np.argmax(np.abs(loadings), axis=0), np.arange(k)])
+    return corr, loadings * np.where(signs == 0, 1.0, signs), k, float(share[k - 1])
+
+
+def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: float = 0.90) -> MetricRelationsResult:
+    r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (seed 003 §VI, Figures 6–7).
+
+    For each ratio group, the landscapes of its ratios are stacked so that every
+    (ratio, TPR, TNR) grid point is an observation and every metric a variable.
+    Pearson correlations are computed directly; factors are extracted from the
+    correlation matrix :math:`\mathbf R = \mathbf V \Lambda \mathbf V^\top`
+    (principal factors, loadings :math:`\mathbf L = \mathbf V_k \Lambda_k^{1/2}`
+    with the fewest k whose explained variance reaches ``variance``, 90 % as in
+    the paper), and Tucker's congruence between metrics a and b is
+
+    .. math::
+
+        \phi_{ab} = \frac{\sum_f L_{af} L_{bf}}{\sqrt{\sum_f L_{af}^2 \sum_f L_{bf}^2}},
+
+    which does not depend on a rotation of the factors. With every factor kept,
+    :math:`\phi = r`. Seed 003 does not say which observations its factor
+    analysis used; this stacking is auditad's reading.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+        Needs at least two metrics.
+    groups : "spec", "each", "all" or mapping, default "spec"
+        ``"spec"``: :data:`RATIO_GROUPS` (Low ≤ 5.77 %, Medium 10.05–27.76 %,
+        High ≥ 55.5 %; ratios outside every group are skipped with a
+        :class:`~auditad.errors.SkippedItemWarning`); ``"each"``: one group per
+        ratio; ``"all"``: one group of every ratio; or name -> (low, high).
+    variance : float, default 0.90
+        Share of variance the retained factors must explain.
+
+    Returns
+    -------
+    MetricRelationsResult
+
+    Examples
+    --------
+    >>> rel = landscape_correlations(landscape("paper", resolution=21))
+    >>> rel.groups
+    ('low', 'medium', 'high')
+    """
+    if len(result.metrics) < 2:
+        raise InvalidInputError(f"landscape_correlations needs at least two metrics, got {list(result.metrics)}")
+    variance = check_float(variance, name="variance", low=0.0, high=1.0, low_open=True)
+    if isinstance(groups, str):
+        check_choice(groups, ("spec", "each", "all"), name="groups")
+        if groups == "each":
+            assign = {lab: [r] for r, lab in enumerate(result.labels)}
+        elif groups == "all":
+            assign = {"all": list(range(result.ratios.size))}
+        else:
+            groups = RATIO_GROUPS
+    if isinstance(groups, Mapping):
+        assign, skipped = {}, []
+        for r, p in enumerate(result.ratios):
+            g = ratio_group(float(p), groups=groups)
+            if g is None:
+                skipped.append(result.labels[r])
+            else:
+                assign.setdefault(g, []).append(r)
+        if skipped:
+            warnings.warn(f"ratios outside every group were left out of the correlations: {', '.join(skipped)}",
+                          SkippedItemWarning, stacklevel=2)
+        assign = {g: assign[g] for g in groups if g in assign}
+    elif not isinstance(groups, str):
+        raise InvalidInputError(f"groups must be 'spec', 'each', 'all' or a mapping, got {describe(groups)}")
+    if not assign:
+        raise InvalidInputError("no ratio of the landscape falls in any group; use groups='each' or 'all'")
+    M = len(result.metrics)
+    pear = np.empty((len(assign), M, M))
+    tuck = np.empty((len(assign), M, M))
+    nfac, expl, loads, members = [], [], [], []
+    for g, idx in enumerate(assign.values()):
+        X = result.values[idx].transpose(0, 2, 3, 1).reshape(-1, M)  # observations x metrics
+        if np.any(X.std(axis=0) == 0):
+            raise InvalidInputError("a metric is constant over the grid; correlations are undefined")
+        corr, L, k, share = _factor_loadings(X, variance)
+        pear[g] = corr
+        norms = np.sqrt((L ** 2).sum(axis=1))
+        tuck[g] = (L @ L.T) / np.outer(norms, norms)
+        nfac.append(k)
+        expl.append(share)
+        loads.append(L)
+        members.append(tuple(result.labels[i] for i in idx))
+    return MetricRelationsResult(groups=tuple(assign), members=tuple(members), metrics=result.metrics,
+                                 pearson=pear, tucker=tuck, n_factors=np.array(nfac), explained=np.array(expl),
+                                 loadings=tuple(loads), variance=variance)

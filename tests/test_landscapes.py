@@ -1,0 +1,228 @@
+"""Tests of auditad.landscapes: closed forms, brute-force numpy/scipy oracles and seed 003 checks."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import kurtosis
+
+from auditad.errors import InvalidInputError, SkippedItemWarning
+from auditad.landscapes import (
+    PAPER_RATIOS,
+    REGIONS,
+    landscape,
+    landscape_correlations,
+    landscape_coverage,
+    landscape_difference,
+    landscape_regions,
+    minimal_tpr,
+    ratio_group,
+)
+from auditad.metrics import operating_point_metrics
+
+
+@pytest.fixture(scope="module")
+def paper():
+    return landscape("paper", metrics=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"])
+
+
+def test_landscape_equals_operating_point_metrics():
+    L = landscape([0.03, 0.7], metrics=["auroc", "ap", "aupr_trap", "f1", "mcc"], resolution=13)
+    t = np.linspace(0, 1, 13)
+    for r, pi in enumerate((0.03, 0.7)):
+        op = operating_point_metrics(t[:, None], t[None, :], pi)
+        for m, name in enumerate(L.metrics):
+            np.testing.assert_array_equal(L.values[r, m], getattr(op, name))
+    assert L.get("f1", 0.7).shape == (13, 13)
+
+
+def test_paper_presets_and_labels(paper):
+    assert paper.labels == tuple(PAPER_RATIOS)
+    assert paper.values.shape == (10, 6, 101, 101)
+    assert paper.ratio_index("UCR") == paper.ratio_index(0.0019) == 0
+
+
+def test_auroc_landscape_identical_at_all_ratios(paper):
+    # seed 003 §V-B: "AUROC shows no change, reflecting its invariance to class imbalance"
+    au = paper.values[:, 0]
+    assert np.all(au == au[0])
+    d = landscape_difference(paper)
+    assert np.all(d.values[:, 0] == 0)
+
+
+def test_paper_point_checks(paper):
+    bal = landscape([0.5], resolution=101)
+    assert bal.get("aupr_trap", 0.5)[0, 100] == pytest.approx(0.75, abs=1e-15)  # TPR 0, TNR 1 (§V-C)
+    assert round(float(paper.get("mcc_scaled", "UCR")[0, 10]), 3) == 0.435  # TPR 0, TNR 0.1 (§V-C)
+
+
+def test_difference_against_reference(paper):
+    d = landscape_difference(paper, reference=0.5)
+    ref = landscape([0.5], metrics=paper.metrics).values[0]
+    np.testing.assert_allclose(d.values, paper.values - ref[None], atol=0)
+    np.testing.assert_allclose(d.max_decrease, (paper.values - ref[None]).min(axis=(2, 3)))
+    # seed 003 §V-B (5:95): most of the AUPR landscape decreases by at least 0.2
+    d5 = landscape_difference(landscape([0.05], metrics=["aupr_trap"]))
+    assert np.mean(d5.get("aupr_trap", 0.05) <= -0.2) > 0.5
+    self_diff = landscape_difference(landscape([0.3]), reference=0.3)
+    assert np.all(self_diff.values == 0)
+    assert len(d.to_frame()) == 60
+
+
+def test_regions_against_numpy_scipy(paper):
+    reg = landscape_regions(paper)
+    t = paper.tpr
+    for q, (name, ((a, b), (c, e))) in enumerate(REGIONS.items()):
+        mask = ((t >= a - 1e-12) & (t <= b + 1e-12))[:, None] & ((t >= c - 1e-12) & (t <= e + 1e-12))[None, :]
+        for r in (0, 5, 9):
+            for m in range(len(paper.metrics)):
+                v = paper.values[r, m][mask]
+                assert reg.mean[r, m, q] == pytest.approx(v.mean(), abs=1e-12)
+                assert reg.excess_kurtosis[r, m, q] == pytest.approx(kurtosis(v, fisher=True, bias=True), abs=1e-9)
+    # AUROC means are (TPR + TNR) / 2 averaged over the region: R1 .05, R2 .5, R3 .5, R4 .95, R5 .5
+    np.testing.assert_allclose(reg.mean[:, 0, :], np.tile([0.05, 0.5, 0.5, 0.95, 0.5], (10, 1)), atol=1e-12)
+    assert set(reg.to_frame().columns) >= {"region", "mean", "excess_kurtosis"}
+    assert reg.n_points.tolist() == [121] * 5
+
+
+def test_regions_bad_input():
+    L = landscape([0.5], resolution=11)
+    with pytest.raises(InvalidInputError, match="regions"):
+        landscape_regions(L, regions={"X": (0.1, 0.2)})
+    with pytest.raises(InvalidInputError, match="lower bound"):
+        landscape_regions(L, regions={"X": ((0.5, 0.2), (0, 1))})
+    with pytest.raises(InvalidInputError, match="no grid point"):
+        landscape_regions(L, regions={"X": ((0.01, 0.02), (0, 1))})
+
+
+def test_minimal_tpr_closed_forms(paper):
+    mt = minimal_tpr(paper)
+    s = mt.scores
+    assert s.tolist() == pytest.approx(np.arange(1, 21) * 0.05)
+    au = paper.metrics.index("auroc")
+    for r in range(10):
+        # AUROC: TPR* = max(0, 2s - 1); at TPR* = 0 the TNR needed is 2s, else 1
+        np.testing.assert_allclose(mt.min_tpr[r, au], np.maximum(0, 2 * s - 1), atol=1e-12)
+        np.testing.assert_allclose(mt.tnr_needed[r, au], np.where(s <= 0.5, 2 * s, 1.0), atol=1e-12)
+    bal = minimal_tpr(landscape([0.5], metrics=["aupr_trap", "mcc_scaled"]))
+    # seed 003 §V-C: balanced AUPR needs no detected positive up to 0.75, but then TNR = 1
+    ok = bal.scores <= 0.75 + 1e-12
+    assert np.all(bal.min_tpr[0, 0][ok] == 0) and np.all(bal.min_tpr[0, 0][~ok] > 0)
+    assert np.all(bal.tnr_needed[0, 0][(bal.scores > 0.25 + 1e-12) & ok] == 1.0)
+    # ... and MCC (scaled) needs no detected positive up to 0.5
+    ok = bal.scores <= 0.5 + 1e-12
+    assert np.all(bal.min_tpr[0, 1][ok] == 0) and np.all(bal.min_tpr[0, 1][~ok] > 0)
+
+
+def test_minimal_tpr_unreachable_is_nan():
+    mt = minimal_tpr(landscape([0.5], metrics=["f1"], resolution=11), scores=[0.5, 1.5])
+    assert mt.min_tpr[0, 0, 0] == pytest.approx(0.4) and np.isnan(mt.min_tpr[0, 0, 1])
+    d = mt.to_dict()
+    assert d["records"][1]["min_tpr"] is None
+    with pytest.raises(InvalidInputError, match="scores"):
+        minimal_tpr(landscape([0.5], resolution=11), scores=[np.nan])
+
+
+def test_coverage_auroc_triangular():
+    cov = landscape_coverage(landscape([0.2, 0.8], metrics=["auroc", "mcc", "f1"], resolution=401))
+    np.testing.assert_allclose(cov.coverage.sum(axis=2), 1.0, atol=1e-12)
+    # (TPR + TNR)/2 with TPR, TNR uniform has the triangular density 4 - 8|x - 1/2| on [0, 1]
+    e = cov.bin_edges[0]
+
+    def cdf(x):
+        return np.where(x <= 0.5, 2 * x ** 2, 1 - 2 * (1 - x) ** 2)
+
+    np.testing.assert_allclose(cov.coverage[0, 0], np.diff(cdf(e)), atol=3e-3)
+    np.testing.assert_allclose(cov.bin_edges[1, [0, -1]], [-1, 1])  # raw MCC on [-1, 1]
+    assert len(cov.to_frame()) == 2 * 3 * 20
+
+
+def test_coverage_cifar_aupr_concentrated(paper):
+    # seed 003, App. B: at the CIFAR-10 ratio more than 40 % of the AUPR landscape is near 0.95
+    cov = landscape_coverage(paper)
+    k, r = paper.metrics.index("aupr_trap"), paper.ratio_index("CIFAR-10")
+    assert cov.coverage[r, k, -2:].sum() > 0.4
+
+
+def test_correlations_pearson_and_tucker(paper):
+    sub = landscape("paper", metrics=["auroc", "aupr_trap", "f1", "mcc_scaled"], resolution=51)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rel = landscape_correlations(sub)
+    assert rel.groups == ("low", "medium", "high")
+    assert rel.members[0] == ("UCR", "WaDi", "VisA (L)", "MVTec (L)")
+    idx = [sub.ratio_index(x) for x in rel.members[2]]
+    X = sub.values[idx].transpose(0, 2, 3, 1).reshape(-1, 4)
+    np.testing.assert_allclose(rel.pearson[2], np.corrcoef(X, rowvar=False), atol=1e-12)
+    # with every factor kept, Tucker's congruence equals the correlation
+    full = landscape_correlations(sub, variance=1.0)
+    np.testing.assert_allclose(full.tucker, full.pearson, atol=1e-9)
+    assert np.all(rel.explained >= 0.9 - 1e-12)
+    # seed 003 §VI, High regime: AUROC-MCC Tucker 0.997 and Pearson 0.983
+    full_grid = landscape_correlations(landscape(["CIFAR-10", "VisA", "MVTec"], metrics=sub.metrics))
+    assert full_grid.pearson[0, 0, 3] == pytest.approx(0.983, abs=0.005)
+    assert full_grid.tucker[0, 0, 3] == pytest.approx(0.997, abs=0.005)
+    assert json.dumps(rel.to_dict(), allow_nan=False)
+    assert len(rel.to_frame()) == 3 * 6
+
+
+def test_correlation_groups():
+    L = landscape([0.0019, 0.5, 0.9], resolution=21)
+    with pytest.warns(SkippedItemWarning, match="50%"):
+        rel = landscape_correlations(L)
+    assert rel.groups == ("low", "high")
+    assert landscape_correlations(L, groups="each").groups == ("UCR", "50%", "CIFAR-10")
+    assert landscape_correlations(L, groups="all").members == (("UCR", "50%", "CIFAR-10"),)
+    with pytest.warns(SkippedItemWarning, match="UCR, CIFAR-10"):
+        mid = landscape_correlations(L, groups={"mid": (0.4, 0.6)}, variance=0.5)
+    assert mid.members == (("50%",),)
+    with pytest.raises(InvalidInputError, match="no ratio"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SkippedItemWarning)
+            landscape_correlations(L, groups={"none": (0.6, 0.7)})
+    with pytest.raises(InvalidInputError, match="two metrics"):
+        landscape_correlations(landscape([0.5], metrics=["f1"], resolution=5))
+    assert (ratio_group(0.0577), ratio_group(0.1005), ratio_group(0.2776), ratio_group(0.555)) == (
+        "low", "medium", "medium", "high")
+
+
+def test_result_serialisation():
+    L = landscape(["UCR", 0.25], metrics=["f1", "mcc"], resolution=5)
+    frame = L.to_frame()
+    assert len(frame) == 2 * 2 * 25 and list(frame.columns) == ["ratio", "label", "metric", "tpr", "tnr", "value"]
+    row = frame[(frame.label == "25%") & (frame.metric == "mcc") & (frame.tpr == 1.0) & (frame.tnr == 0.5)]
+    assert row["value"].item() == pytest.approx(operating_point_metrics(1.0, 0.5, 0.25).mcc)
+    assert json.dumps(L.to_dict(), allow_nan=False)
+    assert json.dumps(landscape_difference(L).to_dict(), allow_nan=False)
+    assert L.labels == ("UCR", "25%")
+    assert landscape({"mine": 0.3}, resolution=3).labels == ("mine",)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(ratios=[0.0]), "ratios"),
+        (dict(ratios=[1.0]), "ratios"),
+        (dict(ratios=[-0.2]), "ratios"),
+        (dict(ratios=["Nope"]), "preset"),
+        (dict(ratios=[]), "at least one"),
+        (dict(ratios=[0.5], metrics=["accuracy"]), "metrics"),
+        (dict(ratios=[0.5], resolution=1), "resolution"),
+    ],
+)
+def test_landscape_bad_input(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        landscape(**kwargs)
+
+
+def test_get_bad_keys():
+    L = landscape([0.5], resolution=3)
+    with pytest.raises(InvalidInputError, match="ratio"):
+        L.get("auroc", 0.3)
+    with pytest.raises(InvalidInputError, match="metric"):
+        L.get("ap", 0.5)
+    with pytest.raises(InvalidInputError, match="reference"):
+        landscape_difference(L, reference=1.0)
