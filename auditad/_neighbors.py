@@ -336,12 +336,12 @@ def _approximate(X, Q, k, self_search, random_state):
         seed = seed_int(random_state)
         n = X.shape[0]
         if self_search:
-            index = NNDescent(X, n_neighbors=min(n - 1, k + 1), metric="euclidean", random_state=seed,
+            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
                               n_jobs=-1, low_memory=True, compressed=False)
             gi, gd = index.neighbor_graph
             idx, dist = _drop_self(gi, gd, k)
         else:
-            index = NNDescent(X, n_neighbors=min(n - 1, max(k, 15)) if n > 1 else 1, metric="euclidean",
+            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
                               random_state=seed, n_jobs=-1, low_memory=True)
             gi, gd = index.query(Q, k=k)
             idx, dist = gi.astype(np.int64), gd.astype(np.float64)

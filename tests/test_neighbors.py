@@ -1,0 +1,140 @@
+"""The kNN engine: exact backend vs a brute-force oracle and scikit-learn; approximate recall."""
+
+import numpy as np
+import pytest
+from sklearn.neighbors import NearestNeighbors
+
+from auditad import InvalidInputError
+from auditad._neighbors import choose_backend, kneighbors
+from _reference import brute_knn
+
+
+def _data(n=400, d=8, seed=0, dup=True):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    if dup:
+        X[10] = X[20]          # duplicate pair
+        X[30:35] = X[35]       # a block of six identical points
+    return X
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+@pytest.mark.parametrize("dup", [False, True])
+def test_exact_self_equals_oracle(k, dup):
+    X = _data(dup=dup)
+    res = kneighbors(X, k=k, backend="exact")
+    idx, dist = brute_knn(X, None, k)
+    assert res.backend == "exact"
+    np.testing.assert_array_equal(res.indices, idx)
+    np.testing.assert_allclose(res.distances, dist, rtol=0, atol=1e-9)
+
+
+def test_exact_self_never_returns_self_but_keeps_duplicates():
+    X = _data()
+    res = kneighbors(X, k=5, backend="exact")
+    assert not np.any(res.indices == np.arange(len(X))[:, None])
+    assert res.indices[10, 0] == 20 and res.distances[10, 0] == 0.0
+    # the six identical points 30..35: each has the five others at distance 0, ties by index
+    assert res.indices[30].tolist() == [31, 32, 33, 34, 35]
+    assert res.indices[33].tolist() == [30, 31, 32, 34, 35]
+
+
+def test_exact_queries_equal_oracle_and_sklearn():
+    X = _data(dup=False)
+    Q = np.random.default_rng(1).normal(size=(50, 8))
+    res = kneighbors(X, Q, k=7, backend="exact")
+    idx, dist = brute_knn(X, Q, 7)
+    np.testing.assert_array_equal(res.indices, idx)
+    np.testing.assert_allclose(res.distances, dist, atol=1e-9)
+    d_sk, i_sk = NearestNeighbors(n_neighbors=7, algorithm="brute").fit(X).kneighbors(Q)
+    np.testing.assert_allclose(res.distances, d_sk, atol=1e-9)
+    np.testing.assert_array_equal(res.indices, i_sk)  # continuous data: no ties
+
+
+def test_exact_self_matches_sklearn_up_to_ties():
+    X = _data(n=600, d=16, dup=True)
+    res = kneighbors(X, k=10, backend="exact")
+    d_sk, i_sk = NearestNeighbors(n_neighbors=10, algorithm="brute").fit(X).kneighbors()
+    # scikit-learn's float64 dot-product trick leaves ~1e-7 on exact duplicates
+    np.testing.assert_allclose(res.distances, d_sk, atol=1e-6)
+    clean = np.ones(len(X), bool)
+    clean[[10, 20, 30, 31, 32, 33, 34, 35]] = False
+    np.testing.assert_allclose(res.distances[clean], d_sk[clean], atol=1e-9)
+    for i in range(len(X)):
+        # identical sets, except for neighbours tied at the k-th distance
+        differ = set(res.indices[i]) ^ set(i_sk[i])
+        assert all(abs(np.linalg.norm(X[j] - X[i]) - res.distances[i, -1]) < 1e-6 for j in differ)
+
+
+def test_exact_ties_broken_by_index_on_a_grid():
+    # integer grid: many exactly equal distances
+    g = np.array([[a, b] for a in range(12) for b in range(12)], dtype=float)
+    res = kneighbors(g, k=6, backend="exact")
+    idx, dist = brute_knn(g, None, 6)
+    np.testing.assert_array_equal(res.indices, idx)
+    np.testing.assert_allclose(res.distances, dist, atol=1e-12)
+
+
+def test_block_size_does_not_change_the_answer():
+    X = _data(n=700, d=5)
+    a = kneighbors(X, k=4, backend="exact", block_memory_mb=0.01, n_jobs=1)
+    b = kneighbors(X, k=4, backend="exact", block_memory_mb=512, n_jobs=2)
+    np.testing.assert_array_equal(a.indices, b.indices)
+    np.testing.assert_array_equal(a.distances, b.distances)
+
+
+def test_far_from_origin_data_is_still_exact():
+    # a tight cluster far from the origin: float32 dot products alone would mis-rank
+    rng = np.random.default_rng(3)
+    X = 1e4 + rng.normal(scale=1e-3, size=(300, 6))
+    res = kneighbors(X, k=3, backend="exact")
+    idx, dist = brute_knn(X, None, 3)
+    np.testing.assert_array_equal(res.indices, idx)
+    np.testing.assert_allclose(res.distances, dist, rtol=1e-9)
+
+
+def test_cosine_metric_matches_sklearn():
+    X = _data(dup=False) + 0.5
+    res = kneighbors(X, k=5, metric="cosine", backend="exact")
+    d_sk, i_sk = NearestNeighbors(n_neighbors=5, algorithm="brute", metric="cosine").fit(X).kneighbors()
+    np.testing.assert_allclose(res.distances, d_sk, atol=1e-9)
+    np.testing.assert_array_equal(res.indices, i_sk)
+    with pytest.raises(InvalidInputError, match="all-zero row"):
+        kneighbors(np.vstack([X, np.zeros(8)]), k=2, metric="cosine", backend="exact")
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(k=0), "k must be >= 1"),
+    (dict(k=400), "smaller than the number of samples"),
+    (dict(k=2, metric="manhattan"), "metric must be one of"),
+    (dict(k=2, backend="faiss"), "backend must be one of"),
+])
+def test_bad_arguments(bad, match):
+    with pytest.raises(InvalidInputError, match=match):
+        kneighbors(_data(), **bad)
+
+
+def test_query_dimension_mismatch():
+    with pytest.raises(InvalidInputError, match="same number of columns"):
+        kneighbors(_data(), np.zeros((3, 4)), k=2)
+
+
+def test_auto_picks_exact_for_small_and_approximate_for_huge():
+    assert choose_backend(2000, 2000, 64) == "exact"
+    assert choose_backend(10**6, 10**6, 128) == "approximate"
+    assert kneighbors(_data(), k=3).backend == "exact"
+
+
+def test_approximate_recall_on_clustered_20k():
+    rng = np.random.default_rng(0)
+    centers = rng.normal(size=(20, 16)) * 3
+    X = centers[rng.integers(0, 20, 20000)] + rng.normal(size=(20000, 16))
+    res = kneighbors(X, k=10, backend="approximate", random_state=0, recall_sample=300)
+    assert res.backend == "approximate"
+    assert not np.any(res.indices == np.arange(len(X))[:, None])
+    exact = kneighbors(X, k=10, backend="exact")
+    recall = np.mean([len(set(a) & set(b)) for a, b in zip(res.indices, exact.indices)]) / 10
+    assert recall >= 0.98
+    assert res.recall >= 0.98 and res.n_recall_queries == 300
+    # distances of the returned neighbours are exact float64 distances
+    np.testing.assert_allclose(res.distances, np.sqrt(((X[res.indices] - X[:, None]) ** 2).sum(-1)), atol=1e-9)
