@@ -11,6 +11,17 @@ from .errors import (
     UndefinedValueWarning,
 )
 
+from .protocol import (
+    Detector,
+    InstabilityResult,
+    IsolationForestDetector,
+    KNNDetector,
+    LOFDetector,
+    ProtocolResult,
+    audit_protocol,
+    instability_rates,
+)
+
 __version__ = "0.1.0"
 
 __all__ = [
@@ -21,4 +32,12 @@ __all__ = [
     "UndefinedValueWarning",
     "ApproximationWarning",
     "SkippedItemWarning",
+    "audit_protocol",
+    "instability_rates",
+    "ProtocolResult",
+    "InstabilityResult",
+    "KNNDetector",
+    "IsolationForestDetector",
+    "LOFDetector",
+    "Detector",
 ]
