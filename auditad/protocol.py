@@ -565,7 +565,7 @@ def _is_sklearn_outlier_detector(obj) -> bool:
         return False
 
 
-def _resolve_detectors(detectors, *, k: int, backend: str) -> list:
+def _resolve_detectors(detectors, *, k: int, backend: str, knn_jobs=None) -> list:
     """Turn the ``detectors`` argument into a list of detector objects with unique names."""
     if isinstance(detectors, (str, bytes)) or not isinstance(detectors, Sequence):
         detectors = [detectors]
@@ -576,7 +576,7 @@ def _resolve_detectors(detectors, *, k: int, backend: str) -> list:
         if isinstance(spec, str):
             check_choice(spec, BUILTIN_DETECTORS, name=f"detectors[{i}]")
             if spec == "knn":
-                out.append(KNNDetector(k=k, backend=backend))
+                out.append(KNNDetector(k=k, backend=backend, n_jobs=knn_jobs))
             elif spec == "iforest":
                 out.append(IsolationForestDetector())
             else:
@@ -600,7 +600,7 @@ def _resolve_detectors(detectors, *, k: int, backend: str) -> list:
 
 
 def _detector_info(det) -> dict:
-    params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator")}
+    params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
     info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),
             "convention": det.convention, "params": {k: _json(v) for k, v in params.items()}}
     if isinstance(det, Detector):
@@ -982,7 +982,8 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     if not isinstance(progress, (bool, np.bool_)):
         raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
     user_split = None if split is None else _check_split(split, n)
-    dets = _resolve_detectors(detectors, k=k, backend=backend)
+    # with parallel tasks the built-in kNN search runs single-threaded inside each task (no oversubscription)
+    dets = _resolve_detectors(detectors, k=k, backend=backend, knn_jobs=None if n_jobs == 1 else 1)
     rng = check_random_state(random_state)
 
     classes, y_idx = np.unique(y, return_inverse=True)

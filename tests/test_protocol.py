@@ -222,6 +222,7 @@ def test_same_seed_identical_tables_and_parallel_equal(digits):
         pdt.assert_frame_equal(a.to_frame(table), b.to_frame(table))
         pdt.assert_frame_equal(a.to_frame(table), c.to_frame(table))
     assert json.dumps(a.to_dict(), allow_nan=False) == json.dumps(b.to_dict(), allow_nan=False)
+    assert json.dumps(a.to_dict(), allow_nan=False) == json.dumps(c.to_dict(), allow_nan=False)
     d = audit_protocol(X, y, **{**kw, "random_state": 12})
     assert not np.array_equal(a.auroc, d.auroc)
 
