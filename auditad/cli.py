@@ -135,6 +135,204 @@ def _run_protocol(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- nulls (SPEC §3)
+def _add_nulls(sub) -> None:
+    p = sub.add_parser("nulls", help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
+                       description="Distribution of each metric under random predictions at the given class counts "
+                                   "(SPEC §3, seed 003 §IV); places observed scores on their nulls.")
+    p.add_argument("--n-pos", type=int, default=None, help="number of anomalies (positives)")
+    p.add_argument("--n-neg", type=int, default=None, help="number of normals (negatives)")
+    p.add_argument("--ratio", type=float, default=None, help="anomaly ratio in (0, 1), with --n instead of the counts")
+    p.add_argument("--n", type=int, default=None, help="test-set size, with --ratio")
+    p.add_argument("--metric", action="append", default=None,
+                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+                   help="metric; repeat for several (default: all)")
+    p.add_argument("--observed", action="append", default=None, metavar="METRIC=VALUE",
+                   help="observed score to place on its null, e.g. auroc=0.71; repeatable")
+    p.add_argument("--q", default="coin",
+                   help="positive rate of the random binary predictions for F1/MCC: coin (1/2), prior (pi) or a number")
+    p.add_argument("--method", default="auto", choices=["auto", "exact", "monte_carlo"])
+    p.add_argument("--runs", type=int, default=10_000, help="Monte Carlo runs (default 10000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--figure", default=None, help="write a PNG of the observed scores on their nulls")
+
+
+def _parse_observed(items) -> dict:
+    from .errors import InvalidInputError
+
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if not sep or number is None:
+            raise InvalidInputError(f"--observed must look like METRIC=VALUE (e.g. auroc=0.71), got {item!r}")
+        out[key.strip()] = number
+    return out
+
+
+def _parse_q(text):
+    if text in ("coin", "prior"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        from .errors import InvalidInputError
+
+        raise InvalidInputError(f"--q must be 'coin', 'prior' or a number in [0, 1], got {text!r}") from None
+
+
+def _save_figure(fig, path) -> None:
+    import io
+
+    from ._io import write_bytes_atomic
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", dpi=120)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def _run_nulls(args) -> int:
+    from .nulls import null_distribution
+
+    observed = _parse_observed(args.observed)
+    result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
+                               metrics=tuple(args.metric) if args.metric else
+                               ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"),
+                               q=_parse_q(args.q), method=args.method, runs=args.runs,
+                               observed=observed or None, random_state=args.seed)
+    print(result.summary_text())
+    if args.json:
+        _write_json_atomic(args.json, result.to_dict())
+        print(f"wrote {args.json}")
+    if args.figure:
+        from matplotlib.figure import Figure
+
+        from .plotting import plot_null
+
+        shown = [m for m in result.metrics if m in observed] or list(result.metrics)
+        fig = Figure(figsize=(4.8 * len(shown), 3.4), layout="constrained")
+        for ax, m in zip(fig.subplots(1, len(shown), squeeze=False)[0], shown):
+            plot_null(result, metric=m, ax=ax)
+        _save_figure(fig, args.figure)
+        print(f"wrote {args.figure}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- landscape (SPEC §3)
+def _add_landscape(sub) -> None:
+    p = sub.add_parser("landscape", help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
+                       description="Metric landscapes under class imbalance (SPEC §3, seed 003 §V-VI): landscapes, "
+                                   "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
+                                   "coverage, Pearson/Tucker between metrics per ratio group.")
+    p.add_argument("--ratio", action="append", default=None,
+                   help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
+                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of seed 003, Table I)")
+    p.add_argument("--metric", action="append", default=None,
+                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+                   help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)")
+    p.add_argument("--resolution", type=int, default=101, help="grid points per axis (default 101)")
+    p.add_argument("--reference", type=float, default=0.5, help="reference ratio of the difference maps (default 0.5)")
+    p.add_argument("--out", required=True, help="output folder (created if missing; files in it are overwritten)")
+    p.add_argument("--no-figures", action="store_true", help="write the CSV files only")
+
+
+def _slug(label: str) -> str:
+    import re
+
+    return re.sub(r"[^A-Za-z0-9.]+", "_", label.replace("%", "pct")).strip("_") or "ratio"
+
+
+def _run_landscape(args) -> int:
+    import warnings
+
+    from ._io import write_text_atomic
+    from .errors import AuditadWarning, InvalidInputError
+    from .landscapes import (
+        LANDSCAPE_METRICS,
+        landscape,
+        landscape_correlations,
+        landscape_coverage,
+        landscape_difference,
+        landscape_regions,
+        minimal_tpr,
+    )
+
+    ratios = []
+    for item in args.ratio or ["paper"]:
+        try:
+            ratios.append(float(item))
+        except ValueError:
+            ratios.append(item)
+    ratios = "paper" if ratios == ["paper"] else ratios
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise InvalidInputError(f"--out {str(out)!r} exists and is a file, expected a folder")
+    if not (out.parent if str(out.parent) else Path(".")).exists():
+        raise InvalidInputError(f"the parent folder of --out {str(out)!r} does not exist")
+    land = landscape(ratios, metrics=tuple(args.metric) if args.metric else LANDSCAPE_METRICS,
+                     resolution=args.resolution)
+    diff = landscape_difference(land, reference=args.reference)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AuditadWarning)
+        tables = {
+            "landscape.csv": land.to_frame(),
+            "differences.csv": diff.to_frame(),
+            "regions.csv": landscape_regions(land).to_frame(),
+            "minimal_tpr.csv": minimal_tpr(land).to_frame(),
+            "coverage.csv": landscape_coverage(land).to_frame(),
+        }
+        if len(land.metrics) >= 2:
+            try:
+                rel = landscape_correlations(land)
+            except InvalidInputError:  # no ratio inside a Low/Medium/High group: one group per ratio
+                rel = landscape_correlations(land, groups="each")
+            tables["correlations.csv"] = rel.to_frame()
+    for w in caught:
+        if issubclass(w.category, AuditadWarning):
+            print(f"auditad: note: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    out.mkdir(exist_ok=True)
+    written = []
+    for name, frame in tables.items():
+        write_text_atomic(out / name, frame.to_csv(index=False))
+        written.append(name)
+    if not args.no_figures:
+        from matplotlib.figure import Figure
+
+        from .plotting import plot_coverage, plot_landscape, plot_landscape_difference, plot_minimal_tpr
+
+        M = len(land.metrics)
+        for label in land.labels:
+            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
+            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
+                plot_landscape(land, metric=m, ratio=label, ax=ax, regions=(m == "auroc"))
+            name = f"landscape_{_slug(label)}.png"
+            _save_figure(fig, out / name)
+            written.append(name)
+            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
+            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
+                plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)
+            name = f"difference_{_slug(label)}.png"
+            _save_figure(fig, out / name)
+            written.append(name)
+        mt, cov = minimal_tpr(land), landscape_coverage(land)
+        for stem, fn, res in (("minimal_tpr", plot_minimal_tpr, mt), ("coverage", plot_coverage, cov)):
+            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
+            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
+                fn(res, metric=m, ax=ax)
+            _save_figure(fig, out / f"{stem}.png")
+            written.append(f"{stem}.png")
+    print(f"Landscapes of {', '.join(land.metrics)} at {', '.join(land.labels)} "
+          f"({land.tpr.size} x {land.tnr.size} grid); differences against ratio {diff.reference_ratio:g}")
+    print(f"wrote {len(written)} files to {out}: {', '.join(written)}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- demo
 def _add_demo(sub) -> None:
     p = sub.add_parser("demo", help="audit the bundled example benchmark (scikit-learn's digits)")
@@ -161,6 +359,8 @@ COMMANDS = {
     "leakage": (_add_leakage, _run_leakage),
     "demo": (_add_demo, _run_demo),
     "protocol": (_add_protocol, _run_protocol),
+    "nulls": (_add_nulls, _run_nulls),
+    "landscape": (_add_landscape, _run_landscape),
 }
 
 

@@ -130,3 +130,206 @@ def _protocol_axes(ax, figsize):
     from matplotlib.figure import Figure
 
     return Figure(figsize=figsize).add_subplot()
+
+
+# --------------------------------------------------------------------------- metrics, nulls, landscapes (SPEC §3, seed 003)
+_METRIC_LABELS = {"auroc": "AUROC", "ap": "AP", "aupr_trap": "AUPR (trapezoid)", "f1": "F1", "mcc": "MCC",
+                  "mcc_scaled": "MCC (scaled)"}
+
+
+def _new_axes(ax, figsize=(4.2, 3.6)):
+    if ax is not None:
+        return ax
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=figsize, layout="constrained").add_subplot()
+
+
+def _pick_ratio(result, ratio):
+    from .landscapes import _ratio_index
+
+    return 0 if ratio is None else _ratio_index(result.ratios, result.labels, ratio)
+
+
+def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False, colorbar=True, cmap="viridis"):
+    """Landscape of one metric over TPR (x) × TNR (y) at one ratio, from a :class:`~auditad.landscapes.LandscapeResult`.
+
+    Parameters
+    ----------
+    result : LandscapeResult
+    metric : str, default "auroc"
+    ratio : float or str, optional
+        Ratio value or label (default: the first ratio of the result).
+    ax : matplotlib Axes, optional
+    regions : bool, default False
+        Outline the regions R1–R5 of seed 003 §V-D.
+    colorbar : bool, default True
+    cmap : str, default "viridis"
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from .landscapes import REGIONS, _metric_index, _metric_range
+
+    ax = _new_axes(ax)
+    r = _pick_ratio(result, ratio)
+    values = result.values[r, _metric_index(result.metrics, metric)]
+    lo, hi = _metric_range(metric)
+    im = ax.imshow(values.T, origin="lower", extent=(0, 1, 0, 1), vmin=lo, vmax=hi, cmap=cmap, aspect="equal",
+                   interpolation="nearest")
+    levels = [lo + (hi - lo) * f for f in (0.25, 0.5, 0.75)]
+    ax.contour(result.tpr, result.tnr, values.T, levels=levels, colors="white", linewidths=0.6, alpha=0.8)
+    if regions:
+        from matplotlib.patches import Rectangle
+
+        for name, ((t0, t1), (n0, n1)) in REGIONS.items():
+            ax.add_patch(Rectangle((t0, n0), t1 - t0, n1 - n0, fill=False, edgecolor="red", linewidth=0.8))
+            ax.text((t0 + t1) / 2, (n0 + n1) / 2, name, color="red", fontsize=6, ha="center", va="center")
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_xlabel("TPR")
+    ax.set_ylabel("TNR")
+    ax.set_title(f"{_METRIC_LABELS.get(metric, metric)} at π = {result.labels[r]}", fontsize=9)
+    return ax
+
+
+def plot_landscape_difference(result, *, metric="aupr_trap", ratio=None, ax=None, colorbar=True):
+    """Difference map (ratio − reference) of one metric from a :class:`~auditad.landscapes.LandscapeDifferenceResult`.
+
+    Diverging colours centred at 0 (red = lower than at the reference ratio).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import numpy as np
+
+    from .landscapes import _metric_index
+
+    ax = _new_axes(ax)
+    r = _pick_ratio(result, ratio)
+    values = result.values[r, _metric_index(result.metrics, metric)]
+    vmax = max(float(np.max(np.abs(values))), 1e-6)
+    im = ax.imshow(values.T, origin="lower", extent=(0, 1, 0, 1), vmin=-vmax, vmax=vmax, cmap="RdBu",
+                   aspect="equal", interpolation="nearest")
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, shrink=0.8)
+    ax.set_xlabel("TPR")
+    ax.set_ylabel("TNR")
+    ax.set_title(f"{_METRIC_LABELS.get(metric, metric)}: π = {result.labels[r]} minus π = "
+                 f"{result.reference_ratio:g}", fontsize=9)
+    return ax
+
+
+def plot_null_sweep(result, *, metrics=None, ax=None):
+    """Null mean ± std (band) and mean + mean positive deviation (dotted) against the anomaly ratio (seed 003, Figure 1).
+
+    The x axis runs from positive-majority (left) to negative-majority (right),
+    as in the paper. Takes a :class:`~auditad.nulls.NullSweepResult`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import numpy as np
+
+    ax = _new_axes(ax, figsize=(6.0, 3.8))
+    names = result.results[0].metrics if metrics is None else tuple(metrics)
+    x = np.array([r.ratio for r in result.results])
+    order = np.argsort(x)
+    x = x[order]
+    for k, name in enumerate(names):
+        nulls = [result.results[i][name] for i in order]
+        mean = np.array([n.mean for n in nulls])
+        std = np.array([n.std for n in nulls])
+        mpd = np.array([n.mean_positive_deviation for n in nulls])
+        color = f"C{k}"
+        ax.plot(x, mean, color=color, label=_METRIC_LABELS.get(name, name), linewidth=1.4)
+        ax.fill_between(x, mean - std, mean + std, color=color, alpha=0.18, linewidth=0)
+        ax.plot(x, mean + mpd, color=color, linestyle=":", linewidth=1.0)
+    ax.set_xlim(x.max(), x.min())
+    ax.set_xlabel("anomaly ratio π (positive share)")
+    ax.set_ylabel("score under random predictions")
+    ax.set_title(f"Random baselines, n = {result.n} (band: ± std, dotted: mean + mean positive deviation)",
+                 fontsize=8)
+    ax.legend(fontsize=7, ncol=2)
+    return ax
+
+
+def plot_null(result, *, metric="auroc", ax=None):
+    """An observed score placed on its null distribution (a :class:`~auditad.nulls.NullResult` or ``MetricNull``).
+
+    Bars: the null's probability mass per bin; lines: mean, 95 % and 99 %
+    quantiles, and the observed score with its p-value.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import math
+
+    import numpy as np
+
+    null = result[metric] if hasattr(result, "nulls") else result
+    ax = _new_axes(ax, figsize=(4.8, 3.2))
+    edges, prob = np.asarray(null.hist_edges), np.asarray(null.hist_prob)
+    ax.bar(edges[:-1], prob, width=np.diff(edges), align="edge", color="0.7", edgecolor="0.5", linewidth=0.3,
+           label=f"null ({null.method}{', ' + str(null.runs) + ' runs' if null.runs else ''})")
+    ax.axvline(null.mean, color="k", linewidth=1.0, label=f"mean {null.mean:.3f}")
+    ax.axvline(null.q95, color="C1", linestyle="--", linewidth=1.0, label=f"95 % {null.q95:.3f}")
+    ax.axvline(null.q99, color="C3", linestyle="--", linewidth=1.0, label=f"99 % {null.q99:.3f}")
+    if not math.isnan(null.observed):
+        p = "< 2e-16" if null.p_value == 0 else f"= {null.p_value:.3g}"
+        ax.axvline(null.observed, color="C0", linewidth=2.0, label=f"observed {null.observed:.3f} (p {p})")
+        lo, hi = ax.get_xlim()
+        pad = 0.05 * (max(hi, null.observed) - min(lo, null.observed))
+        ax.set_xlim(min(lo, null.observed - pad), max(hi, null.observed + pad))
+    ax.set_xlabel(_METRIC_LABELS.get(null.metric, null.metric))
+    ax.set_ylabel("probability")
+    ax.legend(fontsize=7)
+    return ax
+
+
+def plot_minimal_tpr(result, *, metric="auroc", ax=None):
+    """Minimal TPR (solid) and the TNR it needs (dashed) against the target score, per ratio (seed 003, Figure 4).
+
+    Takes a :class:`~auditad.landscapes.MinimalTprResult`.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from .landscapes import _metric_index
+
+    ax = _new_axes(ax)
+    k = _metric_index(result.metrics, metric)
+    for r, label in enumerate(result.labels):
+        ax.plot(result.scores, result.min_tpr[r, k], color=f"C{r % 10}", label=label, linewidth=1.2)
+        ax.plot(result.scores, result.tnr_needed[r, k], color=f"C{r % 10}", linestyle="--", linewidth=0.9)
+    ax.set_xlabel(f"target {_METRIC_LABELS.get(metric, metric)}")
+    ax.set_ylabel("minimal TPR (solid) / TNR needed (dashed)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(fontsize=6, ncol=2)
+    return ax
+
+
+def plot_coverage(result, *, metric="auroc", ax=None):
+    """Share of the landscape area per score bin, per ratio (seed 003, App. B, Figure 8); a ``CoverageResult``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from .landscapes import _metric_index
+
+    ax = _new_axes(ax)
+    k = _metric_index(result.metrics, metric)
+    centers = (result.bin_edges[k, :-1] + result.bin_edges[k, 1:]) / 2
+    for r, label in enumerate(result.labels):
+        ax.plot(centers, 100 * result.coverage[r, k], marker="o", markersize=2.5, linewidth=1.0,
+                color=f"C{r % 10}", label=label)
+    ax.set_xlabel(f"{_METRIC_LABELS.get(metric, metric)} bin")
+    ax.set_ylabel("share of the landscape area (%)")
+    ax.legend(fontsize=6, ncol=2)
+    return ax

@@ -226,3 +226,56 @@ def test_get_bad_keys():
         L.get("ap", 0.5)
     with pytest.raises(InvalidInputError, match="reference"):
         landscape_difference(L, reference=1.0)
+
+
+# --------------------------------------------------------------------------- plots and CLI
+def test_landscape_plots_return_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+
+    from auditad.plotting import plot_coverage, plot_landscape, plot_landscape_difference, plot_minimal_tpr
+
+    L = landscape(["UCR", 0.5], resolution=21)
+    ax = plot_landscape(L, metric="f1", ratio="UCR", regions=True)
+    assert isinstance(ax, Axes) and "UCR" in ax.get_title()
+    np.testing.assert_array_equal(ax.images[0].get_array(), L.get("f1", "UCR").T)  # x = TPR, y = TNR
+    ax = plot_landscape_difference(landscape_difference(L), metric="aupr_trap", ratio=0.0019)
+    assert ax.images[0].get_clim()[0] == -ax.images[0].get_clim()[1]
+    assert isinstance(plot_minimal_tpr(minimal_tpr(L), metric="mcc_scaled"), Axes)
+    assert len(plot_coverage(landscape_coverage(L), metric="auroc").get_lines()) == 2
+
+
+def test_cli_landscape(tmp_path, capsys):
+    from auditad.cli import main
+
+    out = tmp_path / "land"
+    code = main(["landscape", "--ratio", "0.0019", "--ratio", "0.5", "--resolution", "21", "--out", str(out)])
+    assert code == 0
+    cap = capsys.readouterr()
+    assert "50%" in cap.err  # the balanced ratio is outside every group (note on stderr)
+    names = {p.name for p in out.iterdir()}
+    assert {"landscape.csv", "regions.csv", "minimal_tpr.csv", "coverage.csv", "correlations.csv",
+            "differences.csv", "landscape_UCR.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+    import pandas as pd
+
+    frame = pd.read_csv(out / "landscape.csv")
+    assert len(frame) == 2 * 4 * 21 * 21
+    code = main(["landscape", "--ratio", "MVTec", "--metric", "f1", "--no-figures", "--resolution", "11",
+                 "--out", str(out / "sub")])
+    assert code == 0 and not list((out / "sub").glob("*.png"))
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--ratio", "1.5"], "ratios"),
+    (["--ratio", "Nope"], "preset"),
+    (["--ratio", "0.2", "--resolution", "1"], "resolution"),
+])
+def test_cli_landscape_user_mistakes(tmp_path, args, match, capsys):
+    from auditad.cli import main
+
+    assert main(["landscape", *args, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
+    assert not (tmp_path / "o").exists()

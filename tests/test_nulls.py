@@ -307,3 +307,54 @@ def test_null_sweep_reproduces_figure_1_trends():
 def test_null_sweep_bad_ratios():
     with pytest.raises(InvalidInputError, match="ratios"):
         null_sweep([0.5, 1.0])
+
+
+# --------------------------------------------------------------------------- plots and CLI
+def test_null_plots_return_axes():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.axes import Axes
+
+    from auditad.plotting import plot_null, plot_null_sweep
+
+    r = null_distribution(20, 180, observed={"auroc": 0.8}, runs=300, random_state=0)
+    ax = plot_null(r, metric="auroc")
+    assert isinstance(ax, Axes) and any("observed" in t.get_text() for t in ax.get_legend().get_texts())
+    assert isinstance(plot_null(r["f1"]), Axes)
+    s = null_sweep([0.9, 0.5, 0.1], n=50, runs=200, random_state=0, metrics=["auroc", "f1"])
+    ax = plot_null_sweep(s)
+    assert len(ax.get_lines()) == 4  # mean and mean + MPD per metric
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # positive-majority on the left, as in seed 003 Figure 1
+
+
+def test_cli_nulls(tmp_path, capsys):
+    from auditad.cli import main
+
+    out = tmp_path / "n.json"
+    fig = tmp_path / "n.png"
+    code = main(["nulls", "--n-pos", "20", "--n-neg", "980", "--observed", "auroc=0.71", "--observed", "f1=0.2",
+                 "--runs", "500", "--json", str(out), "--figure", str(fig)])
+    assert code == 0
+    text = capsys.readouterr().out
+    assert "auroc" in text and "exact" in text
+    payload = json.loads(out.read_text())
+    ref = null_distribution(20, 980, observed={"auroc": 0.71, "f1": 0.2}, runs=500, random_state=0)
+    assert payload["nulls"]["auroc"]["p_value"] == pytest.approx(ref["auroc"].p_value)
+    assert payload["nulls"]["ap"]["runs"] == 500
+    assert fig.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("args, match", [
+    (["--n-pos", "0", "--n-neg", "10"], "n_pos"),
+    (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc"], "METRIC=VALUE"),
+    (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc=1.7"], "observed"),
+    (["--n-pos", "5", "--n-neg", "10", "--q", "half"], "--q"),
+    (["--ratio", "1.2", "--n", "100"], "ratio"),
+])
+def test_cli_nulls_user_mistakes(args, match, capsys):
+    from auditad.cli import main
+
+    assert main(["nulls", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
