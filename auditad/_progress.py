@@ -1,0 +1,84 @@
+"""A tiny stderr progress bar for long runs (off unless asked for).
+
+Library functions never print; they take ``progress=False`` and only when a
+caller (usually the CLI) passes ``progress=True`` does this bar write to
+``sys.stderr``. It redraws one line with ``\\r`` on a terminal and prints at
+most ~20 plain lines otherwise (logs, CI).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+__all__ = ["Progress"]
+
+
+class Progress:
+    """Context manager drawing ``desc [#####.....] done/total elapsed`` on stderr.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    desc : str
+        Short label shown before the bar.
+    enabled : bool
+        When False nothing is ever written (the object still counts steps).
+
+    Examples
+    --------
+    >>> with Progress(3, "work", enabled=False) as bar:
+    ...     for _ in range(3):
+    ...         bar.update()
+    >>> bar.done
+    3
+    """
+
+    def __init__(self, total: int, desc: str = "", enabled: bool = True, *, stream=None, width: int = 30):
+        self.total = max(int(total), 0)
+        self.desc = str(desc)
+        self.enabled = bool(enabled)
+        self.stream = stream
+        self.width = int(width)
+        self.done = 0
+        self._start = 0.0
+        self._last_line = -1
+        self._last_done = -1
+
+    def __enter__(self) -> "Progress":
+        self._start = time.perf_counter()
+        if self.enabled:
+            self._draw(force=True)
+        return self
+
+    def update(self, n: int = 1) -> None:
+        """Advance by ``n`` steps and redraw."""
+        self.done = min(self.done + int(n), self.total) if self.total else self.done + int(n)
+        if self.enabled:
+            self._draw()
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if self.enabled:
+            self._draw(force=True, final=True)
+
+    # ------------------------------------------------------------------ drawing
+    def _out(self):
+        return self.stream if self.stream is not None else sys.stderr
+
+    def _draw(self, *, force: bool = False, final: bool = False) -> None:
+        out = self._out()
+        frac = self.done / self.total if self.total else 1.0
+        filled = int(round(frac * self.width))
+        elapsed = time.perf_counter() - self._start
+        line = f"{self.desc} [{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {elapsed:6.1f}s"
+        tty = bool(getattr(out, "isatty", lambda: False)())
+        if tty:
+            out.write("\r" + line + ("\n" if final else ""))
+            out.flush()
+            return
+        step = int(frac * 20)
+        if step != self._last_line or (force and self.done != self._last_done):
+            self._last_line, self._last_done = step, self.done
+            out.write(line + "\n")
+            out.flush()

@@ -1,0 +1,452 @@
+r"""kNN log-distance anomaly scores, local density normalisation (LDN) and sequence pooling.
+
+SPEC §4 (seeds 000/001, Wilkinghoff & Tan, sections 3.2–3.3 and 5.2).
+
+Scores (higher = more anomalous):
+
+* ``scoring="knn"``: :math:`z(x) = \log d_k(x; R)`, the log distance from ``x``
+  to its k-th nearest reference sample.
+* ``scoring="ldn"``, ``ldn_form="reference"`` (the published method of
+  Wilkinghoff et al. 2025, default): every reference sample gets a local scale
+  :math:`\rho_K(r)`, the mean distance to its K nearest *other* references, and
+  :math:`\tilde z(x) = \log \min_{r\in R} d(x, r)/\rho_K(r)` (for ``k > 1`` the
+  k-th smallest ratio).
+* ``scoring="ldn"``, ``ldn_form="query"`` (the analytic form, Eq. 7 of seed
+  001): :math:`\tilde z(x) = \log d_k(x) - \log \bar d_K(x)` with
+  :math:`\bar d_K(x)` the mean distance from ``x`` to its K nearest references.
+
+The inlier scores of the reference set itself are *leave-one-out*: the score of
+reference ``r_i`` is the score it would get if it were not part of the
+reference set. For the reference form of LDN this also removes ``r_i`` from the
+neighbourhoods that define the scales :math:`\rho_K(r_j)` of the others.
+
+Distances (and LDN scales) below ``eps`` (default ``1e-12``) are floored at
+``eps`` before taking the log, and every result counts the scores for which
+that happened (``n_floored``): duplicates of a reference sample would
+otherwise score :math:`-\infty`.
+
+Pooling of sequence embeddings ``(n, T, d) -> (n, d)``: mean, max, GeM(p),
+RDP(γ) (SPEC §4), see :func:`pool_sequences`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from ._neighbors import NeighborsResult, kneighbors
+from ._validation import check_choice, check_embeddings, check_float, check_int
+from .errors import InvalidInputError
+from .metrics import _json_value
+
+__all__ = [
+    "ScoreResult",
+    "KNNScorer",
+    "knn_scores",
+    "pool_sequences",
+    "parse_pooling",
+    "paper_pooling_grid",
+    "SCORINGS",
+    "LDN_FORMS",
+    "DEFAULT_EPS",
+]
+
+SCORINGS = ("knn", "ldn")
+LDN_FORMS = ("reference", "query")
+POOLING_METHODS = ("mean", "max", "gem", "rdp")
+DEFAULT_EPS = 1e-12
+
+
+# --------------------------------------------------------------------------- results
+@dataclass(frozen=True)
+class ScoreResult:
+    """Anomaly scores of a set of queries against a reference set.
+
+    Attributes
+    ----------
+    scores : ndarray of shape (m,)
+        Log-distance scores, higher = more anomalous.
+    scoring : str
+        ``"knn"`` or ``"ldn"``.
+    ldn_form : str or None
+        ``"reference"`` or ``"query"`` for LDN, None for plain kNN.
+    k, K : int
+        Neighbour rank of the score and size of the LDN neighbourhood (None for kNN).
+    metric, backend : str
+        Distance and the kNN backend that actually ran.
+    leave_one_out : bool
+        True for the reference set's own (leave-one-out) inlier scores.
+    eps : float
+        Floor applied to distances and LDN scales before the log.
+    n_floored : int
+        Number of scores in which a floored (zero or tiny) distance or scale was used.
+    n_reference : int
+        Size of the reference set.
+    """
+
+    scores: np.ndarray
+    scoring: str
+    ldn_form: str | None
+    k: int
+    K: int | None
+    metric: str
+    backend: str
+    leave_one_out: bool
+    eps: float
+    n_floored: int
+    n_reference: int
+
+    def to_frame(self):
+        """Tidy frame: one row per query (``index``, ``score``) plus the settings as columns."""
+        import pandas as pd
+
+        frame = pd.DataFrame({"index": np.arange(self.scores.size), "score": self.scores})
+        for f in fields(self):
+            if f.name != "scores":
+                frame[f.name] = getattr(self, f.name)
+        return frame
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict (nan -> None)."""
+        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+
+
+# --------------------------------------------------------------------------- scorer
+class KNNScorer:
+    r"""kNN / LDN anomaly scorer fitted on a reference set of normal embeddings.
+
+    .. math::
+
+        z(x) = \log d_k(x; R), \qquad
+        \tilde z_{\mathrm{ref}}(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)},\qquad
+        \tilde z_{\mathrm{query}}(x) = \log d_k(x) - \log \bar d_K(x)
+
+    (SPEC §4; seed 001, Sec. 3.3 and Eq. 7; Wilkinghoff et al. 2025 for the
+    reference form.)
+
+    Parameters
+    ----------
+    scoring : {"knn", "ldn"}
+        Plain log kNN distance or local density normalisation.
+    k : int, default 1
+        Rank of the neighbour (the paper's candidates use k = 1).
+    K : int, default 2
+        LDN neighbourhood size (the paper uses K = 2).
+    ldn_form : {"reference", "query"}
+        Which LDN (see the module docstring); ignored for ``scoring="knn"``.
+    metric : {"euclidean", "cosine"}
+    backend : {"auto", "exact", "approximate"}
+        kNN backend of :func:`auditad._neighbors.kneighbors`.
+    eps : float, default 1e-12
+        Floor of distances and LDN scales before the log (counted in ``n_floored``).
+    ldn_candidates : int, default 16
+        Reference-form LDN: number of nearest references examined per query.
+        The minimum ratio over them is certified exact when it is at most
+        :math:`d_c(x)/\max_r \rho_K(r)` (no farther reference can beat it);
+        queries that fail the certificate are rescored against every reference.
+    n_jobs : int, optional
+        Threads of the exact kNN search.
+    random_state : None, int or Generator
+        Seeds the approximate backend.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> R = np.array([[0.0], [1.0], [3.0]])
+    >>> scorer = KNNScorer(backend="exact").fit(R)
+    >>> np.exp(scorer.score(np.array([[5.0]])).scores).tolist()
+    [2.0]
+    >>> np.exp(scorer.score_reference().scores).tolist()   # leave-one-out
+    [1.0, 1.0, 2.0]
+    """
+
+    def __init__(self, *, scoring: str = "knn", k: int = 1, K: int = 2, ldn_form: str = "reference",
+                 metric: str = "euclidean", backend: str = "auto", eps: float = DEFAULT_EPS,
+                 ldn_candidates: int = 16, n_jobs: int | None = None, random_state=None):
+        self.scoring = check_choice(scoring, SCORINGS, name="scoring")
+        self.k = check_int(k, name="k", low=1)
+        self.K = check_int(K, name="K", low=1)
+        self.ldn_form = check_choice(ldn_form, LDN_FORMS, name="ldn_form")
+        self.metric = check_choice(metric, ("euclidean", "cosine"), name="metric")
+        self.backend = check_choice(backend, ("auto", "exact", "approximate"), name="backend")
+        self.eps = check_float(eps, name="eps", low=0.0, low_open=True)
+        self.ldn_candidates = check_int(ldn_candidates, name="ldn_candidates", low=1)
+        self.n_jobs = n_jobs
+        self.random_state = random_state
+        self.reference_ = None
+
+    # ------------------------------------------------------------------ fitting
+    def fit(self, reference) -> "KNNScorer":
+        """Store the reference set (n, d) and, for reference-form LDN, the scales ρ_K."""
+        R = check_embeddings(reference, name="reference")
+        n = R.shape[0]
+        if n < 2:
+            raise InvalidInputError(
+                f"reference must have at least 2 samples (leave-one-out scores need another sample), got {n}")
+        need = self._min_reference()
+        if n < need:
+            raise InvalidInputError(
+                f"reference has {n} samples; scoring={self.scoring!r} with k={self.k}"
+                + (f", K={self.K}, ldn_form={self.ldn_form!r}" if self.scoring == "ldn" else "")
+                + f" needs at least {need} for leave-one-out scores")
+        self.reference_ = R
+        if self.scoring == "ldn" and self.ldn_form == "reference":
+            # one self search serves the scales (K+1 nearest others: rho_K and its leave-one-out
+            # variants) and the candidates of the leave-one-out scores
+            c_loo = min(n - 1, max(self.ldn_candidates, self.k))
+            nb = self._kneighbors(R, None, max(self.K + 1, c_loo))
+            self._self_nb = nb
+            self._nbK = nb.indices[:, : self.K]
+            self.rho_ = nb.distances[:, : self.K].mean(axis=1)
+            self._sumK1 = nb.distances[:, : self.K + 1].sum(axis=1)
+            # largest scale any reference can have after one other reference is removed
+            self._rho_max_loo = float(np.max(np.maximum(self.rho_, (self._sumK1 - nb.distances[:, 0]) / self.K)))
+        return self
+
+    def _min_reference(self) -> int:
+        if self.scoring == "knn":
+            return self.k + 1
+        if self.ldn_form == "query":
+            return max(self.k, self.K) + 1
+        return max(self.k + 1, self.K + 2)
+
+    def _kneighbors(self, X, Q, k):
+        return kneighbors(X, Q, k=k, metric=self.metric, backend=self.backend, n_jobs=self.n_jobs,
+                          random_state=self.random_state)
+
+    def _check_fitted(self):
+        if self.reference_ is None:
+            raise InvalidInputError("this KNNScorer is not fitted yet; call fit(reference) first")
+
+    # ------------------------------------------------------------------ scoring
+    def score(self, queries) -> ScoreResult:
+        """Scores of ``queries`` (m, d) against the whole reference set (no exclusion)."""
+        self._check_fitted()
+        Q = check_embeddings(queries, name="queries")
+        if Q.shape[1] != self.reference_.shape[1]:
+            raise InvalidInputError(
+                f"queries have {Q.shape[1]} dimensions but the reference has {self.reference_.shape[1]}")
+        return self._score(Q, loo=False)
+
+    def score_reference(self) -> ScoreResult:
+        """Leave-one-out scores of the reference samples (each scored as if it were not in the reference)."""
+        self._check_fitted()
+        return self._score(None, loo=True)
+
+    def _score(self, Q, *, loo: bool) -> ScoreResult:
+        if self.scoring == "knn":
+            nb = self._kneighbors(self.reference_, Q, self.k)
+            d = nb.distances[:, self.k - 1]
+            floored = d < self.eps
+            z = np.log(np.maximum(d, self.eps))
+            backend = nb.backend
+        elif self.ldn_form == "query":
+            nb = self._kneighbors(self.reference_, Q, max(self.k, self.K))
+            d = nb.distances[:, self.k - 1]
+            dbar = nb.distances[:, : self.K].mean(axis=1)
+            floored = (d < self.eps) | (dbar < self.eps)
+            z = np.log(np.maximum(d, self.eps)) - np.log(np.maximum(dbar, self.eps))
+            backend = nb.backend
+        else:
+            z, floored, backend = self._ldn_reference(Q, loo=loo)
+        return ScoreResult(scores=z, scoring=self.scoring,
+                           ldn_form=self.ldn_form if self.scoring == "ldn" else None, k=self.k,
+                           K=self.K if self.scoring == "ldn" else None, metric=self.metric, backend=backend,
+                           leave_one_out=loo, eps=self.eps, n_floored=int(np.count_nonzero(floored)),
+                           n_reference=int(self.reference_.shape[0]))
+
+    # ----------------------------------------------------- reference-form LDN
+    def _ratios(self, idx, d, rows):
+        """Ratios d(x, r_j)/rho(r_j) for candidate matrices; ``rows`` = LOO identity of each row or None."""
+        rho = self.rho_[idx]
+        if rows is not None:
+            # rho of r_j once r_i (the row's own sample) is removed from the reference set
+            removed = (self._nbK[idx] == rows[:, None, None]).any(axis=2)
+            rho = np.where(removed, (self._sumK1[idx] - d) / self.K, rho)
+        ratio = np.maximum(d, self.eps) / np.maximum(rho, self.eps)
+        tiny = (d < self.eps) | (rho < self.eps)
+        return ratio, tiny
+
+    def _kth(self, ratio, tiny):
+        k = self.k
+        pos = np.argpartition(ratio, k - 1, axis=1)[:, k - 1]
+        rows = np.arange(ratio.shape[0])
+        return ratio[rows, pos], tiny[rows, pos]
+
+    def _ldn_reference(self, Q, *, loo: bool):
+        R = self.reference_
+        n = R.shape[0]
+        n_avail = n - 1 if loo else n
+        c = min(n_avail, max(self.ldn_candidates, self.k))
+        if loo:
+            full_self = self._self_nb
+            nb = NeighborsResult(indices=full_self.indices[:, :c], distances=full_self.distances[:, :c],
+                                 backend=full_self.backend, metric=full_self.metric)
+        else:
+            nb = self._kneighbors(R, Q, c)
+        m = nb.indices.shape[0]
+        rows = np.arange(m) if loo else None
+        ratio, tiny = self._ratios(nb.indices, nb.distances, rows)
+        best, best_tiny = self._kth(ratio, tiny)
+        if c < n_avail:
+            rho_max = self._rho_max_loo if loo else float(self.rho_.max())
+            bound = np.maximum(nb.distances[:, c - 1], self.eps) / max(rho_max, self.eps)
+            bad = np.flatnonzero(~(best <= bound))
+            if bad.size:
+                # rescore these queries against every reference sample
+                Qb = R[bad] if loo else Q[bad]
+                full = self._kneighbors(R, Qb, n)
+                idx, d = full.indices, full.distances
+                if loo:
+                    keep = idx != bad[:, None]
+                    idx = idx[keep].reshape(bad.size, n - 1)
+                    d = d[keep].reshape(bad.size, n - 1)
+                r2, t2 = self._ratios(idx, d, bad if loo else None)
+                best[bad], best_tiny[bad] = self._kth(r2, t2)
+        return np.log(best), best_tiny, nb.backend
+
+
+def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,
+               ldn_form: str = "reference", metric: str = "euclidean", backend: str = "auto",
+               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None) -> ScoreResult:
+    r"""kNN or LDN log-distance anomaly scores (SPEC §4).
+
+    .. math::
+
+        z(x) = \log d_k(x; R)
+
+    with the LDN variants of :class:`KNNScorer`. ``queries=None`` returns the
+    leave-one-out scores of the reference samples themselves.
+
+    Parameters
+    ----------
+    reference : array-like of shape (n, d)
+        Normal reference embeddings (n >= 2).
+    queries : array-like of shape (m, d), optional
+        Samples to score; None = leave-one-out scores of ``reference``.
+    scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state
+        See :class:`KNNScorer`.
+
+    Returns
+    -------
+    ScoreResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = knn_scores(np.array([[0.0], [1.0], [3.0]]), np.array([[2.0]]), backend="exact")
+    >>> float(np.exp(r.scores[0]))
+    1.0
+    """
+    scorer = KNNScorer(scoring=scoring, k=k, K=K, ldn_form=ldn_form, metric=metric, backend=backend,
+                       eps=eps, n_jobs=n_jobs, random_state=random_state).fit(reference)
+    return scorer.score_reference() if queries is None else scorer.score(queries)
+
+
+# --------------------------------------------------------------------------- pooling
+def parse_pooling(spec: str) -> tuple[str, float | None]:
+    """Parse a pooling spec: ``"mean"``, ``"max"``, ``"gem:<p>"``, ``"rdp:<gamma>"``.
+
+    ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1.
+
+    Examples
+    --------
+    >>> parse_pooling("gem:4"), parse_pooling("rdp:0.5"), parse_pooling("mean")
+    (('gem', 4.0), ('rdp', 0.5), ('mean', None))
+    """
+    if not isinstance(spec, str):
+        raise InvalidInputError(f"pooling must be a string such as 'mean', 'max', 'gem:3' or 'rdp:2', got {spec!r}")
+    name, _, arg = spec.strip().lower().partition(":")
+    check_choice(name, POOLING_METHODS, name="pooling")
+    if name in ("mean", "max"):
+        if arg:
+            raise InvalidInputError(f"pooling {spec!r}: {name} pooling takes no parameter")
+        return name, None
+    if not arg:
+        return name, 3.0 if name == "gem" else 1.0
+    try:
+        value = float(arg)
+    except ValueError:
+        raise InvalidInputError(f"pooling {spec!r}: the parameter after ':' must be a number") from None
+    if name == "gem":
+        check_float(value, name="pooling gem p", low=0.0, low_open=True)
+    else:
+        check_float(value, name="pooling rdp gamma", low=0.0)
+    return name, value
+
+
+def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> list[str]:
+    """The paper's 52 pooling configurations: mean, max, GeM p = 1..25, RDP γ = 1..25 (seed 001, Sec. 5.2)."""
+    return ["mean", "max"] + [f"gem:{p:g}" for p in p_values] + [f"rdp:{g:g}" for g in gamma_values]
+
+
+def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: float = 1.0) -> np.ndarray:
+    r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)`` (SPEC §4, seed 001 Sec. 5.2).
+
+    .. math::
+
+        \text{mean: } \tfrac1T\textstyle\sum_t x_t,\qquad
+        \text{max: } \max_t x_t,\qquad
+        \mathrm{GeM}_p:\ \Big(\tfrac1T\textstyle\sum_t \max(x_t, 0)^p\Big)^{1/p},
+
+        \mathrm{RDP}_\gamma:\ d_t = \lVert x_t - \bar x\rVert_2,\ \hat d_t = d_t/\max_\tau d_\tau,\
+        w_t = \frac{(1+\hat d_t)^\gamma}{\sum_\tau (1+\hat d_\tau)^\gamma},\ \textstyle\sum_t w_t x_t
+
+    (all per dimension except the RDP weights, which are per frame; RDP with
+    γ = 0 is mean pooling, a constant sequence gets uniform RDP weights, GeM
+    with p = 1 is the mean of the positive parts). GeM is evaluated as
+    :math:`m\,(\tfrac1T\sum_t (x_t^+/m)^p)^{1/p}` with :math:`m = \max_t x_t^+`
+    so that large p does not overflow.
+
+    Parameters
+    ----------
+    sequences : array-like of shape (n, T, d)
+    method : {"mean", "max", "gem", "rdp"} or a spec such as ``"gem:5"``
+        A spec string overrides ``p`` / ``gamma``.
+    p : float, default 3
+        GeM exponent (> 0).
+    gamma : float, default 1
+        RDP exponent (>= 0).
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> S = np.array([[[1.0, -1.0], [3.0, 1.0]]])
+    >>> pool_sequences(S, method="mean").tolist(), pool_sequences(S, method="gem:1").tolist()
+    ([[2.0, 0.0]], [[2.0, 0.5]])
+    """
+    name, param = parse_pooling(method)
+    if param is not None and ":" in method:
+        p = gamma = param
+    S = check_embeddings(sequences, name="sequences", ndim=3)
+    if name == "mean":
+        return S.mean(axis=1)
+    if name == "max":
+        return S.max(axis=1)
+    if name == "gem":
+        p = check_float(p, name="p", low=0.0, low_open=True)
+        pos = np.maximum(S, 0.0)
+        top = pos.max(axis=1)
+        safe = np.where(top > 0, top, 1.0)
+        inner = np.mean((pos / safe[:, None, :]) ** p, axis=1)
+        return np.where(top > 0, safe * inner ** (1.0 / p), 0.0)
+    gamma = check_float(gamma, name="gamma", low=0.0)
+    dev = np.linalg.norm(S - S.mean(axis=1, keepdims=True), axis=2)  # (n, T)
+    dmax = dev.max(axis=1, keepdims=True)
+    dhat = np.divide(dev, dmax, out=np.zeros_like(dev), where=dmax > 0)
+    w = (1.0 + dhat) ** gamma
+    w /= w.sum(axis=1, keepdims=True)
+    return np.einsum("nt,ntd->nd", w, S)
+
+
+def _pooling_label(spec: str | None) -> str:
+    """Canonical text of a pooling spec (``None`` -> ``"none"``)."""
+    if spec is None:
+        return "none"
+    name, param = parse_pooling(spec)
+    return name if param is None else f"{name}:{param:g}"
