@@ -85,6 +85,36 @@ def _midrank(x: np.ndarray) -> np.ndarray:
     return rankdata(x, method="average", axis=0)
 
 
+def _positive_rank_sums(pos: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Sum of the mid-ranks of the positives in every column of ``S`` (n, m).
+
+    Each block of columns is transposed to contiguous rows and sorted; a tie
+    group occupying sorted positions ``a..b`` (0-based) gets the mid-rank
+    ``(a + b)/2 + 1``. Column blocks bound the memory to a few arrays of
+    ``_CHUNK_ELEMENTS`` entries.
+    """
+    n, m = S.shape
+    out = np.empty(m)
+    idx = np.arange(n)
+    for cols in _column_chunks(n, m):
+        block = np.ascontiguousarray(S[:, cols].T)  # (c, n)
+        order = np.argsort(block, axis=1)
+        s_sorted = np.take_along_axis(block, order, axis=1)
+        w = pos[order]
+        if n > 1 and np.any(s_sorted[:, 1:] == s_sorted[:, :-1]):
+            new_group = np.ones_like(s_sorted, dtype=bool)
+            new_group[:, 1:] = s_sorted[:, 1:] != s_sorted[:, :-1]
+            last = np.ones_like(s_sorted, dtype=bool)
+            last[:, :-1] = new_group[:, 1:]
+            first_idx = np.maximum.accumulate(np.where(new_group, idx, 0), axis=1)
+            last_idx = np.minimum.accumulate(np.where(last, idx, n)[:, ::-1], axis=1)[:, ::-1]
+            ranks = (first_idx + last_idx) / 2.0 + 1.0
+            out[cols] = np.where(w, ranks, 0.0).sum(axis=1)
+        else:  # no ties: the rank is the sorted position + 1
+            out[cols] = np.where(w, idx + 1.0, 0.0).sum(axis=1)
+    return out
+
+
 # --------------------------------------------------------------------------- AUROC
 def auroc(y_true, scores):
     r"""Area under the ROC curve, ties counted ½.
@@ -123,12 +153,9 @@ def auroc(y_true, scores):
     pos = y == 1
     n_pos = int(pos.sum())
     n_neg = y.size - n_pos
-    ranks = _midrank(s)
-    rank_sum = ranks[pos].sum(axis=0)
+    rank_sum = _positive_rank_sums(pos, s[:, None] if s.ndim == 1 else s)
     value = (rank_sum - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg)
-    if s.ndim == 1:
-        return float(value)
-    return np.asarray(value, dtype=np.float64)
+    return _finish(value, s.ndim)
 
 
 @dataclass(frozen=True)
@@ -280,42 +307,48 @@ def _column_chunks(n_rows: int, n_cols: int):
 def _curve_stats(y: np.ndarray, S: np.ndarray) -> dict[str, np.ndarray]:
     """AP, AUPR-trapezoid and best F1 (with its threshold) of every column of ``S`` (n, m).
 
-    Columns are sorted by decreasing score; only the last position of each
-    group of tied scores is a point of the curve (a threshold). ``pg`` is the
-    precision at the end of each position's tie group, ``pprev`` the precision
-    at the previous curve point (1 for the first, the (recall 0, precision 1)
-    start of the curve).
+    Each block of columns is transposed to contiguous rows and sorted by
+    decreasing score; only the last position of each group of tied scores is a
+    point of the curve (a threshold). ``pg`` is the precision at the end of each
+    position's tie group, ``pprev`` the precision at the previous curve point
+    (1 for the first: the (recall 0, precision 1) start of the curve).
     """
     n, m = S.shape
     n_pos = int(y.sum())
     out = {k: np.empty(m) for k in ("ap", "aupr_trap", "best_f1", "best_f1_threshold")}
-    rows = np.arange(n)
-    count = np.arange(1, n + 1, dtype=np.float64)[:, None]
+    idx = np.arange(n)
+    count = np.arange(1, n + 1, dtype=np.float64)
+    pos = y.astype(bool)
     for cols in _column_chunks(n, m):
-        block = S[:, cols]
-        order = np.argsort(-block, axis=0, kind="stable")
-        s_sorted = np.take_along_axis(block, order, axis=0)
-        y_sorted = y[order].astype(np.float64)
-        tp = np.cumsum(y_sorted, axis=0)
+        block = np.ascontiguousarray(S[:, cols].T)  # (c, n)
+        c = block.shape[0]
+        order = np.argsort(-block, axis=1)
+        s_sorted = np.take_along_axis(block, order, axis=1)
+        y_sorted = pos[order]
+        tp = np.cumsum(y_sorted, axis=1, dtype=np.float64)
         prec = tp / count
-        boundary = np.empty_like(s_sorted, dtype=bool)
-        boundary[:-1] = s_sorted[1:] != s_sorted[:-1]
-        boundary[-1] = True
-        # next curve point at or after each position (backward minimum of boundary indices)
-        nxt = np.where(boundary, rows[:, None], n)
-        nxt = np.minimum.accumulate(nxt[::-1], axis=0)[::-1]
-        pg = np.take_along_axis(prec, nxt, axis=0)
-        # previous curve point strictly before each position
-        prv = np.where(boundary, rows[:, None], -1)
-        prv = np.maximum.accumulate(prv, axis=0)
-        prv = np.vstack([np.full((1, prv.shape[1]), -1), prv[:-1]])
-        pprev = np.where(prv >= 0, np.take_along_axis(prec, np.maximum(prv, 0), axis=0), 1.0)
-        out["ap"][cols] = (y_sorted * pg).sum(axis=0) / n_pos
-        out["aupr_trap"][cols] = (y_sorted * (pg + pprev)).sum(axis=0) / (2.0 * n_pos)
+        boundary = np.ones((c, n), dtype=bool)
+        boundary[:, :-1] = s_sorted[:, 1:] != s_sorted[:, :-1]
+        if boundary.all():  # no ties: every position is a curve point
+            pg = prec
+            pprev = np.empty_like(prec)
+            pprev[:, 0] = 1.0
+            pprev[:, 1:] = prec[:, :-1]
+        else:
+            # next curve point at or after each position (backward minimum of boundary indices)
+            nxt = np.minimum.accumulate(np.where(boundary, idx, n)[:, ::-1], axis=1)[:, ::-1]
+            pg = np.take_along_axis(prec, nxt, axis=1)
+            # previous curve point strictly before each position
+            prv = np.maximum.accumulate(np.where(boundary, idx, -1), axis=1)
+            prv = np.hstack([np.full((c, 1), -1), prv[:, :-1]])
+            pprev = np.where(prv >= 0, np.take_along_axis(prec, np.maximum(prv, 0), axis=1), 1.0)
+        out["ap"][cols] = np.where(y_sorted, pg, 0.0).sum(axis=1) / n_pos
+        out["aupr_trap"][cols] = np.where(y_sorted, pg + pprev, 0.0).sum(axis=1) / (2.0 * n_pos)
         f1 = np.where(boundary, 2.0 * tp / (count + n_pos), -np.inf)
-        best = np.argmax(f1, axis=0)
-        out["best_f1"][cols] = f1[best, np.arange(f1.shape[1])]
-        out["best_f1_threshold"][cols] = s_sorted[best, np.arange(f1.shape[1])]
+        best = np.argmax(f1, axis=1)
+        rows = np.arange(c)
+        out["best_f1"][cols] = f1[rows, best]
+        out["best_f1_threshold"][cols] = s_sorted[rows, best]
     return out
 
 

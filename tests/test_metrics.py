@@ -303,3 +303,18 @@ def test_operating_point_broadcast_and_frame():
 def test_operating_point_bad_input(kwargs, match):
     with pytest.raises(InvalidInputError, match=match):
         operating_point_metrics(**kwargs)
+
+
+def test_auroc_chunked_and_tie_paths(monkeypatch):
+    """One column per block exercises the tie-free and the tie paths separately; results match sklearn."""
+    import auditad.metrics as mod
+
+    rng = np.random.default_rng(12)
+    y, _ = _random_case(12, n=60)
+    S = rng.normal(size=(60, 5))
+    S[:, 1] = np.round(S[:, 1])
+    S[:, 4] = np.round(S[:, 4] * 3) / 3
+    expected = [roc_auc_score(y, c) for c in S.T]
+    np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
+    monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 60)
+    np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
