@@ -90,7 +90,8 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
     """
     mu, vi, vo = _moment_arrays(mu_delta, var_in, var_out)
     mu2 = mu * mu
-    spread = (np.sqrt(vi) + np.sqrt(vo)) ** 2 if robust else vi + vo
+    # (σ_in + σ_out)² written as a sum of non-negative terms: never below vi + vo after rounding
+    spread = vi + vo + 2.0 * np.sqrt(vi * vo) if robust else vi + vo
     den = spread + mu2
     out = np.divide(mu2, den, out=np.zeros(np.broadcast(mu2, den).shape), where=mu2 > 0)
     return _scalar(out)

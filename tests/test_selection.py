@@ -1,0 +1,252 @@
+"""Tests of auditad.selection: judgement metrics by hand, the runner against direct computation, bad input."""
+
+import json
+import warnings
+
+import numpy as np
+import pytest
+from scipy.stats import spearmanr
+from sklearn.metrics import roc_auc_score
+
+from auditad.errors import InvalidInputError, SkippedItemWarning
+from auditad.pseudo import make_probe
+from auditad.scoring import knn_scores
+from auditad.selection import (Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
+                               pairwise_accuracy, rank_correlation, regret, run_selection)
+from auditad.synthetic import digits_benchmark, make_selection_benchmark
+
+AUC = [0.9, 0.7, 0.8, 0.6]
+
+
+# --------------------------------------------------------------------------- judgement by hand
+def test_judgement_metrics_on_a_hand_computed_table():
+    est = [0.3, 0.1, 0.4, 0.2]
+    # ranks: auc 4 2 3 1, est 3 1 4 2 -> sum d^2 = 4 -> rho = 1 - 6*4/(4*15) = 0.6
+    assert rank_correlation(est, AUC) == pytest.approx(0.6)
+    # pairs AB ok, AC wrong, AD ok, BC ok, BD wrong, CD ok -> 4/6
+    assert pairwise_accuracy(est, AUC) == pytest.approx(4 / 6)
+    # selects C (0.8), best 0.9
+    assert regret(est, AUC) == pytest.approx(0.1)
+
+
+def test_judgement_with_ties_and_constants():
+    est = [0.3, 0.3, 0.1, 0.2]
+    # A,B tied on top -> expected AUC (0.9 + 0.7) / 2 = 0.8
+    assert regret(est, AUC) == pytest.approx(0.1)
+    # AB tie 0.5, AC 1, AD 1, BC 0, BD 1, CD 0 -> 3.5 / 6
+    assert pairwise_accuracy(est, AUC) == pytest.approx(3.5 / 6)
+    assert rank_correlation(est, AUC) == pytest.approx(spearmanr(est, AUC).statistic)
+    const = [1.0] * 4
+    assert rank_correlation(const, AUC) == 0.0  # the paper's convention for constant predictions
+    assert pairwise_accuracy(const, AUC) == 0.5
+    assert regret(const, AUC) == pytest.approx(0.9 - np.mean(AUC))
+    # nan estimates rank last and are never selected
+    assert regret([np.nan, 0.1, 0.2, 0.0], AUC) == pytest.approx(0.1)
+    assert np.isnan(regret([np.nan] * 4, AUC))
+    assert np.isnan(pairwise_accuracy([1, 2], [0.5, 0.5]))
+
+
+def test_rank_correlation_matches_scipy():
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        e, a = rng.integers(0, 5, size=9).astype(float), rng.random(9)
+        assert rank_correlation(e, a) == pytest.approx(spearmanr(e, a).statistic)
+
+
+# --------------------------------------------------------------------------- runner
+@pytest.fixture(scope="module")
+def small_bench():
+    return make_selection_benchmark(n_tasks=4, n_source=30, n_target=4, n_test=24, n_auxiliary=12,
+                                    families=("clean", "noisy", "frames"), poolings=("mean", "max"),
+                                    random_state=3)
+
+
+@pytest.fixture(scope="module")
+def small_result(small_bench):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every probe has eligible samples here: no warning expected
+        return run_selection(small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"],
+                             n_boot=300, random_state=11)
+
+
+def test_runner_matches_direct_computation(small_bench, small_result):
+    """True AUC, inlier variance and Pseudo AUC of one candidate recomputed by hand."""
+    task = small_bench.tasks[1]
+    emb = task.embeddings["clean"]
+    z_in = knn_scores(emb.reference, backend="exact").scores
+    z_test = knn_scores(emb.reference, emb.test, backend="exact").scores
+    cands = small_result.candidates_frame().set_index(["task", "candidate"])
+    assert cands.loc[(task.name, "clean-knn"), "true_auc"] == pytest.approx(roc_auc_score(task.test_labels, z_test))
+    est = small_result.to_frame().set_index(["task", "candidate", "estimator"])["value"]
+    assert est[(task.name, "clean-knn", "inlier_variance")] == pytest.approx(1 / z_in.var())
+    probe = make_probe("cross_class", emb.reference, reference_meta=task.reference_meta,
+                       auxiliary_meta=task.auxiliary_meta, n_auxiliary=len(emb.auxiliary), home=task.home)
+    z_p = knn_scores(emb.reference, probe.embeddings(emb.reference, emb.auxiliary), backend="exact").scores
+    y = np.r_[np.zeros(z_in.size), np.ones(z_p.size)]
+    assert est[(task.name, "clean-knn", "pseudo_auc[cross_class]")] == pytest.approx(
+        roc_auc_score(y, np.r_[z_in, z_p]))
+    mu = z_p.mean() - z_in.mean()
+    assert est[(task.name, "clean-knn", "auc_bound[cross_class]")] == pytest.approx(
+        mu**2 / (z_p.var() + z_in.var() + mu**2))
+
+
+def test_baselines_and_units(small_result):
+    cands = small_result.candidates_frame()
+    units = small_result.units_frame().set_index(["task", "selector"])
+    for task, sub in cands.groupby("task"):
+        a = sub["true_auc"].to_numpy()
+        assert units.loc[(task, "random"), "regret"] == pytest.approx(a.max() - a.mean())
+        assert units.loc[(task, "oracle"), "regret"] == 0.0 and units.loc[(task, "oracle"), "rho_rank"] == 1.0
+        e = small_result.to_frame()
+        e = e[(e.task == task) & (e.estimator == "pseudo_auc[feature]")].set_index("candidate")["value"]
+        e = e.reindex(sub["candidate"]).to_numpy()
+        assert units.loc[(task, "pseudo_auc[feature]"), "regret"] == pytest.approx(regret(e, a))
+        assert units.loc[(task, "pseudo_auc[feature]"), "a_pair"] == pytest.approx(pairwise_accuracy(e, a))
+        # NPD ranks exactly like the AUC bound (seed 001, Sec. 4)
+        for p in ("feature", "diverse"):
+            assert units.loc[(task, f"npd[{p}]"), "rho_rank"] == pytest.approx(
+                units.loc[(task, f"auc_bound[{p}]"), "rho_rank"])
+    # Fixed selection: best mean development AUC per group, applied to evaluation tasks
+    for group, g in cands.groupby("group"):
+        dev = g[g.split == "development"].groupby("candidate")["true_auc"].mean()
+        choice = dev.idxmax()
+        for task in g[g.split == "evaluation"]["task"].unique():
+            sub = g[g.task == task].set_index("candidate")["true_auc"]
+            assert units.loc[(task, "fixed"), "selected"] == choice
+            assert units.loc[(task, "fixed"), "regret"] == pytest.approx(sub.max() - sub[choice])
+
+
+def test_summary_tables(small_result):
+    s = small_result.summary_frame()
+    assert list(s.index[:3]) == ["oracle", "random", "fixed"]
+    assert {"rho_rank", "a_pair", "regret", "n_units", "kind", "probe"} <= set(s.columns)
+    units = small_result.units_frame()
+    assert s.loc["pseudo_auc[diverse]", "regret"] == pytest.approx(
+        units[units.selector == "pseudo_auc[diverse]"]["regret"].mean())
+    assert s.loc["random", "a_pair"] == 0.5 and s.loc["fixed", "n_units"] == 2
+    by = small_result.summary_frame(by="split")
+    assert set(by["split"]) == {"development", "evaluation"}
+    t1 = small_result.table1_frame()
+    assert t1.columns[0] == ("overall", "rho_rank") and ("all/evaluation", "regret") in t1.columns
+    assert "Pseudo AUC (Diverse)" in small_result.summary_text()
+
+
+def test_bootstrap_rows(small_result):
+    boot = small_result.bootstrap_frame()
+    units = small_result.units_frame().set_index(["task", "selector"])["selected_auc"]
+    row = boot[(boot.selector_a == "random") & (boot.selector_b == "pseudo_auc[diverse]")].iloc[0]
+    diffs = [units[(t, "random")] - units[(t, "pseudo_auc[diverse]")] for t in units.index.get_level_values(0).unique()]
+    assert row["mean_diff"] == pytest.approx(np.mean(diffs)) and row["n_units"] == 4
+    assert row["ci_low"] <= row["mean_diff"] <= row["ci_high"]
+    fixed = boot[(boot.selector_a == "random") & (boot.selector_b == "fixed")].iloc[0]
+    assert fixed["n_units"] == 2  # Fixed exists on evaluation tasks only
+
+
+def test_same_seed_identical_tables_and_json_safe(small_bench, small_result):
+    again = run_selection(small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"],
+                          n_boot=300, random_state=11)
+    text = json.dumps(small_result.to_dict(), allow_nan=False, sort_keys=True)
+    assert text == json.dumps(again.to_dict(), allow_nan=False, sort_keys=True)
+    other = run_selection(small_bench, estimators=["pseudo_auc[feature]"], n_boot=0, random_state=12)
+    a = small_result.to_frame().query("estimator == 'pseudo_auc[feature]'")["value"].to_numpy()
+    assert not np.allclose(a, other.to_frame()["value"].to_numpy())
+
+
+def test_parallel_and_progress_give_the_same_result(small_bench, capsys):
+    kw = dict(estimators=["pseudo_auc[feature]", "auc_bound[cross_attribute]"], n_boot=0, random_state=4)
+    one = run_selection(small_bench, **kw)
+    two = run_selection(small_bench, n_jobs=2, progress=True, **kw)
+    assert json.dumps(one.to_dict(), allow_nan=False) == json.dumps(two.to_dict(), allow_nan=False)
+    err = capsys.readouterr().err
+    assert "selection" in err and f"{4 * len(small_bench.candidates)}/{4 * len(small_bench.candidates)}" in err
+
+
+def test_pool_by_scoring_and_sequence_probes():
+    bench = make_selection_benchmark(n_tasks=2, n_source=20, n_target=2, n_test=12, n_auxiliary=0,
+                                     families=("frames",), poolings=("mean", "max", "gem:2", "rdp:1"),
+                                     random_state=0)
+    with pytest.warns(SkippedItemWarning):
+        res = run_selection(bench, pool_by="scoring", n_boot=0, probes=["sequence", "element", "cross_class"])
+    units = res.units_frame()
+    assert set(units["pool"]) == {"knn", "ldn"} and set(units["n_candidates"]) == {4}
+    probes = res.probes_frame()
+    seq = probes[probes.probe == "sequence"]
+    assert (seq["n_pseudo"] == 22).all() and not seq["skipped"].any()
+    cc = probes[probes.probe == "cross_class"]
+    assert cc["skipped"].all() and "no normal sample" in cc["reason"].iloc[0]
+    assert {s["probe"] for s in res.skipped} == {"cross_class"}
+    # the estimator that is undefined everywhere is not judged
+    assert "auc_bound[cross_class]" not in set(units["selector"])
+    # default probes of an all-sequence benchmark include sequence and element
+    assert {"sequence", "element"} <= set(run_selection(bench, n_boot=0).config["probes"])
+
+
+def test_digits_selection_run():
+    bench = digits_benchmark(embeddings=("pixels", "pca2", "pca8"), scorings=("knn",))
+    res = run_selection(bench, estimators=["inlier_variance", "pseudo_auc"], probes=["feature", "cross_class"],
+                        n_boot=0)
+    s = res.summary_frame()
+    assert s.loc["oracle", "regret"] == 0.0 and s.loc["oracle", "n_units"] == 10
+    assert s.loc["pseudo_auc[cross_class]", "rho_rank"] > 0.5  # other digits are the anomalies here
+    assert s.loc["pseudo_auc[cross_class]", "regret"] < s.loc["random", "regret"]
+    assert res.config["dropped_probes"] == [] and res.config["n_units"] == 10
+
+
+def test_estimate_candidate():
+    est = estimate_candidate([0.0, 1.0, 2.0], {"a": [3.0, 4.0], "b": None})
+    assert est.value("inlier_variance") == pytest.approx(1.5)
+    assert est.value("pseudo_auc[a]") == 1.0
+    assert np.isnan(est.value("auc_bound[b]"))
+    assert est.to_frame().shape[0] == 2 and json.dumps(est.to_dict(), allow_nan=False)
+    with pytest.raises(InvalidInputError, match="z_in"):
+        estimate_candidate([1.0])
+
+
+# --------------------------------------------------------------------------- bad input
+def _task(ref, test=None, labels=None, name="t", **kw):
+    return SelectionTask(name=name, embeddings={"e": TaskEmbeddings(reference=ref, test=test)}, test_labels=labels,
+                         **kw)
+
+
+def test_bad_benchmarks():
+    rng = np.random.default_rng(0)
+    R, T = rng.normal(size=(10, 3)), rng.normal(size=(6, 3))
+    y = np.r_[np.zeros(3), np.ones(3)]
+    cand = [Candidate("c", "e")]
+    SelectionBenchmark([_task(R, T, y)], cand)  # valid
+    with pytest.raises(InvalidInputError, match="reference set has 1 sample"):
+        SelectionBenchmark([_task(R[:1], T, y)], cand)
+    with pytest.raises(InvalidInputError, match="test has 4 dimensions but the reference has 3"):
+        SelectionBenchmark([_task(R, rng.normal(size=(6, 4)), y)], cand)
+    bad = R.copy()
+    bad[2, 1] = np.nan
+    with pytest.raises(InvalidInputError, match="NaN"):
+        SelectionBenchmark([_task(bad, T, y)], cand)
+    with pytest.raises(InvalidInputError, match="test_labels has 5"):
+        SelectionBenchmark([_task(R, T, y[:5])], cand)
+    with pytest.raises(InvalidInputError, match="no embeddings 'f'"):
+        SelectionBenchmark([_task(R, T, y)], [Candidate("c", "f")])
+    with pytest.raises(InvalidInputError, match="needs a pooling"):
+        SelectionBenchmark([_task(rng.normal(size=(10, 4, 3)))], cand)
+    with pytest.raises(InvalidInputError, match="has pooling"):
+        SelectionBenchmark([_task(R)], [Candidate("c", "e", pooling="max")])
+    with pytest.raises(InvalidInputError, match="unique"):
+        SelectionBenchmark([_task(R)], [Candidate("c", "e"), Candidate("c", "e", scoring="ldn")])
+    with pytest.raises(InvalidInputError, match="split"):
+        SelectionBenchmark([_task(R, split="test")], cand)
+    with pytest.raises(InvalidInputError, match="scoring"):
+        Candidate("c", "e", scoring="lof")
+    with pytest.raises(InvalidInputError, match="estimator"):
+        run_selection(SelectionBenchmark([_task(R, T, y)], cand), estimators=["auc"])
+
+
+def test_cross_probe_without_samples_is_reported_not_raised():
+    rng = np.random.default_rng(1)
+    tasks = [_task(rng.normal(size=(12, 3)), rng.normal(size=(6, 3)), np.r_[np.zeros(3), np.ones(3)], name=f"t{i}",
+                   reference_meta={"class": ["x"] * 12}) for i in range(2)]
+    bench = SelectionBenchmark(tasks, [Candidate("a", "e"), Candidate("b", "e", scoring="ldn")])
+    with pytest.warns(SkippedItemWarning, match="cross_class.*2 task"):
+        res = run_selection(bench, n_boot=0)
+    assert res.config["probes"] == ["random", "feature", "cross_class", "diverse"]
+    assert [s["task"] for s in res.skipped] == ["t0", "t1"]
+    assert res.summary_frame().loc["pseudo_auc[diverse]", "n_units"] == 2  # Diverse falls back to Feature
