@@ -1,0 +1,107 @@
+"""Time and memory of L_k: auditad's exact and approximate kNN vs scikit-learn brute force.
+
+Run:  python benchmarks/bench_leakage.py            (full table, ~20 min on 2 cores)
+      python benchmarks/bench_leakage.py --quick    (n = 5k and 20k only, ~1 min)
+
+Reference: scikit-learn ``NearestNeighbors(algorithm="brute")`` on the same
+float32 data, computing the same L_k.  Every run happens in a fresh process
+(peak RSS above the loaded data is reported; pynndescent's numba compilation is included).
+Data: a Gaussian mixture of 10 labelled clusters whose spread makes L_k ≈ 0.3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import time
+
+import numpy as np
+
+
+def make_data(n, d, seed=0):
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(10, d)) * 1.2
+    y = rng.integers(0, 10, n)
+    X = (centers[y] + rng.normal(size=(n, d))).astype(np.float32)
+    return X, y
+
+
+def lk_from_indices(idx, y):
+    return float((y[idx] != y[:, None]).mean())
+
+
+def run_sklearn(X, y, k):
+    from sklearn.neighbors import NearestNeighbors
+
+    t = time.perf_counter()
+    _, idx = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors()
+    return time.perf_counter() - t, lk_from_indices(idx, y)
+
+
+def run_auditad(X, y, k, backend):
+    from auditad.leakage import leakage
+
+    t = time.perf_counter()
+    res = leakage(X, y, k=k, backend=backend, random_state=0, recall_sample=200 if backend == "approximate" else 0)
+    return time.perf_counter() - t, res.L_k, res.recall
+
+
+def _child(kind, n, d, k, queue):
+    import resource
+
+    X, y = make_data(n, d)
+    import auditad.leakage  # noqa: F401  (imports outside the timed region)
+    import sklearn.neighbors  # noqa: F401
+
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    if kind == "sklearn":
+        t, lk = run_sklearn(X, y, k)
+        rec = None
+    else:
+        t, lk, rec = run_auditad(X, y, k, kind)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    queue.put((t, lk, rec, (peak - base) / 1024.0))
+
+
+def in_fresh_process(kind, n, d, k):
+    """Run one measurement in a new interpreter: returns (call seconds, L_k, recall, extra peak RSS MB).
+
+    A fresh process per run makes the peak-memory figure honest (ru_maxrss only
+    grows) and includes pynndescent's numba compilation in the approximate time.
+    """
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_child, args=(kind, n, d, k, q))
+    p.start()
+    out = q.get()
+    p.join()
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--k", type=int, default=10)
+    args = ap.parse_args()
+    k = args.k
+    sizes = [(5000, 128), (5000, 512), (20000, 128), (20000, 512)]
+    if not args.quick:
+        sizes += [(100000, 128), (100000, 512)]
+    print("Exact backend vs scikit-learn brute force (same L_k, k=%d)" % k)
+    print(f"{'n':>7} {'d':>4} | {'sklearn s':>9} {'auditad s':>9} {'ratio':>6} | {'peak MB skl':>11} {'peak MB aud':>11} | {'|dL_k|':>8}")
+    for n, d in sizes:
+        ts, lks, _, ms = in_fresh_process("sklearn", n, d, k)
+        ta, lka, _, ma = in_fresh_process("exact", n, d, k)
+        print(f"{n:>7} {d:>4} | {ts:9.2f} {ta:9.2f} {ta / ts:6.3f} | {ms:11.0f} {ma:11.0f} | {abs(lka - lks):8.1e}", flush=True)
+
+    approx_sizes = [(20000, 128)] if args.quick else [(100000, 128), (300000, 128)]
+    print("\nApproximate (pynndescent, numba compile included: first call in a fresh process) vs exact backend, k=%d" % k)
+    print(f"{'n':>7} {'d':>4} | {'exact s':>8} {'approx s':>8} {'speed-up':>8} | {'recall':>7} {'|dL_k|':>8} | {'peak MB ex':>10} {'peak MB ap':>10}")
+    for n, d in approx_sizes:
+        te, lke, _, me = in_fresh_process("exact", n, d, k)
+        tp, lkp, rec, mp_ = in_fresh_process("approximate", n, d, k)
+        print(f"{n:>7} {d:>4} | {te:8.1f} {tp:8.1f} {te / tp:8.2f} | {rec:7.4f} {abs(lkp - lke):8.1e} | {me:10.0f} {mp_:10.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
