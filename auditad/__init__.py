@@ -11,6 +11,10 @@ from .errors import (
     UndefinedValueWarning,
 )
 
+from .leakage import LeakageResult, leakage
+from .datasets import Benchmark, load_benchmark, load_example
+from ._neighbors import NeighborsResult, kneighbors
+
 from .protocol import (
     Detector,
     InstabilityResult,
@@ -48,6 +52,27 @@ from .landscapes import (
     landscape_regions,
     minimal_tpr,
 )
+from .scoring import KNNScorer, ScoreResult, knn_scores, pool_sequences
+from .pseudo import PseudoAnomalies, make_probe
+from .bounds import (
+    AUCBoundResult,
+    DomainMomentsResult,
+    LIDResult,
+    auc_bound,
+    domain_moments,
+    local_intrinsic_dimension,
+)
+from .selection import (
+    Candidate,
+    SelectionBenchmark,
+    SelectionResult,
+    SelectionTask,
+    TaskEmbeddings,
+    estimate_candidate,
+    run_selection,
+)
+from .synthetic import digits_benchmark, make_selection_benchmark
+from .manifest import load_manifest, write_manifest
 
 __version__ = "0.1.0"
 
@@ -59,6 +84,13 @@ __all__ = [
     "UndefinedValueWarning",
     "ApproximationWarning",
     "SkippedItemWarning",
+    "leakage",
+    "LeakageResult",
+    "kneighbors",
+    "NeighborsResult",
+    "Benchmark",
+    "load_benchmark",
+    "load_example",
     "audit_protocol",
     "instability_rates",
     "ProtocolResult",
@@ -92,4 +124,27 @@ __all__ = [
     "landscape_correlations",
     "LandscapeResult",
     "PAPER_RATIOS",
+    "KNNScorer",
+    "ScoreResult",
+    "knn_scores",
+    "pool_sequences",
+    "PseudoAnomalies",
+    "make_probe",
+    "auc_bound",
+    "AUCBoundResult",
+    "domain_moments",
+    "DomainMomentsResult",
+    "local_intrinsic_dimension",
+    "LIDResult",
+    "Candidate",
+    "TaskEmbeddings",
+    "SelectionTask",
+    "SelectionBenchmark",
+    "SelectionResult",
+    "estimate_candidate",
+    "run_selection",
+    "digits_benchmark",
+    "make_selection_benchmark",
+    "load_manifest",
+    "write_manifest",
 ]
