@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing as mp
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -78,12 +79,42 @@ def in_fresh_process(kind, n, d, k):
     return out
 
 
+DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "adbench-resnet18"
+
+
+def real_data_leakage(data_dir: Path, k: int) -> None:
+    """L_k of the real 3-class sets: the normals of CIFAR10_{0,4,6} and SVHN_{0,8,9}, labelled by file."""
+    from auditad.leakage import leakage
+
+    if not data_dir.is_dir():
+        print(f"(real-data L_k skipped: {data_dir} not found)\n")
+        return
+    print(f"L_k (k={k}, exact, euclidean and cosine) of the real ResNet-18 3-class benchmarks")
+    print(f"{'dataset':>8} {'n':>6} | {'L_k eucl':>8} {'L_k cos':>8} {'chance':>7} | per class (euclidean)")
+    for dataset, files in (("CIFAR10", ("0", "4", "6")), ("SVHN", ("0", "8", "9"))):
+        Xs, ys = [], []
+        for f in files:
+            with np.load(data_dir / f"{dataset}_{f}.npz") as npz:
+                keep = npz["y"] == 0
+                Xs.append(npz["X"][keep])
+                ys.append(np.full(int(keep.sum()), int(f)))
+        X, y = np.vstack(Xs), np.concatenate(ys)
+        e = leakage(X, y, k=k, backend="exact")
+        c = leakage(X, y, k=k, backend="exact", metric="cosine")
+        per = ", ".join(f"{cl}: {v:.3f}" for cl, v in zip(e.classes, e.per_class_leakage))
+        print(f"{dataset:>8} {len(y):>6} | {e.L_k:8.4f} {c.L_k:8.4f} {e.chance:7.4f} | {per}", flush=True)
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
+                    help="folder with the ADBench ResNet-18 files (real-data L_k; skipped when absent)")
     args = ap.parse_args()
     k = args.k
+    real_data_leakage(args.data, k)
     sizes = [(5000, 128), (5000, 512), (20000, 128), (20000, 512)]
     if not args.quick:
         sizes += [(100000, 128), (100000, 512)]
