@@ -17,7 +17,6 @@ TPR = ``tpr[i]`` and TNR = ``tnr[j]``.
 
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 from dataclasses import dataclass

@@ -20,7 +20,6 @@ linearly (it is a plain loop of identical calls), which the table says.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 
 import numpy as np
