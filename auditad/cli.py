@@ -353,6 +353,103 @@ def _run_demo(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- gate, appendix (report/checks, report/export)
+def _add_gate(sub) -> None:
+    p = sub.add_parser("gate", help="evaluate pass/warn/fail gates on audit summaries (CI: exit 1 on a failed gate)",
+                       description="Evaluate the gates stored in each summary.json (key 'gates') plus --gate rules. "
+                                   "Rule: '[warn:|fail:] METRIC OP THRESHOLD', METRIC a dotted path into the "
+                                   "summary, OP one of < <= > >= == !=; the rule states when the gate passes. "
+                                   "Exit 0: no gate at or above --fail-on failed; 1: one did; 2: bad input.")
+    p.add_argument("summaries", nargs="+", metavar="SUMMARY.json", help="summary.json written by 'auditad audit'")
+    p.add_argument("--gate", action="append", default=None, metavar="RULE",
+                   help="extra rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable")
+    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
+                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    p.add_argument("--junit", default=None, metavar="FILE", help="write the results as JUnit XML")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+
+
+def _print_rows(header, rows) -> None:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+
+
+def _run_gate(args) -> int:
+    from .errors import InvalidInputError
+    from .report.checks import evaluate_gates, exit_code, load_summary, parse_rule, summary_rules, verdict
+
+    extra = [parse_rule(text) for text in args.gate or ()]
+    by_bench, messages = {}, []
+    for path in args.summaries:
+        path = Path(path)
+        summary = load_summary(path)
+        name = str(summary.get("benchmark") or (path.parent.name if path.name == "summary.json" and
+                                                   path.parent.name else path.stem))
+        if name in by_bench:
+            name = f"{name} [{path}]"
+        rules = []
+        for rule in summary_rules(summary, source=str(path)) + extra:
+            if rule not in rules:
+                rules.append(rule)
+        try:
+            by_bench[name] = evaluate_gates(summary, rules)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{path}: {exc}") from None
+    every = [r for results in by_bench.values() for r in results]
+    if not every:
+        raise InvalidInputError("no gates to evaluate: the summaries have no 'gates' and no --gate was given")
+    rows = []
+    for name, results in by_bench.items():
+        for r in results:
+            value = "null" if r.value is None else f"{r.value:.6g}"
+            rows.append([name, {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status], r.level, r.rule.path,
+                         value, r.rule.expression[len(r.rule.path) + 1:]])
+            if not r.passed:
+                messages.append(f"  {name}: {r.message}")
+    _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
+    for line in messages:
+        print(line)
+    for name, results in by_bench.items():
+        failed = sum(not r.passed for r in results)
+        print(f"{name}: {verdict(results)} ({len(results)} gates, {failed} not passed)")
+    code = exit_code(every, fail_on=args.fail_on)
+    print(f"verdict: {verdict(every)} (exit {code}, --fail-on {args.fail_on})")
+    if args.junit:
+        from .report.export import write_junit
+
+        write_junit(by_bench, args.junit)
+        print(f"wrote {args.junit}")
+    if args.markdown:
+        from .report.export import write_markdown_summary
+
+        write_markdown_summary(by_bench, args.markdown)
+        print(f"wrote {args.markdown}")
+    return code
+
+
+def _add_appendix(sub) -> None:
+    p = sub.add_parser("appendix", help="LaTeX appendix (booktabs tables, PDF figures) from an audit folder",
+                       description="Write APPENDIX_DIR/appendix.tex (one \\section, a \\subsection per benchmark) "
+                                   "with booktabs tables from DIR/<benchmark>/tables/*.csv and the PDF figures "
+                                   "from DIR/<benchmark>/figures/; needs \\usepackage{booktabs} and "
+                                   "\\usepackage{graphicx}.")
+    p.add_argument("audit_dir", metavar="DIR", help="output folder of 'auditad audit' (or one benchmark folder)")
+    p.add_argument("--out", required=True, metavar="APPENDIX_DIR", help="folder to create (replaced if it exists)")
+    p.add_argument("--title", default="Evaluation-protocol audit", help="section title")
+
+
+def _run_appendix(args) -> int:
+    from .report.export import write_appendix
+
+    res = write_appendix(args.audit_dir, args.out, title=args.title)
+    print(f"wrote {res.path}: {len(res.benchmarks)} benchmark(s), {len(res.tables)} table(s), "
+          f"{len(res.figures)} figure(s)")
+    print(f"use: \\usepackage{{booktabs}} \\usepackage{{graphicx}} in the preamble, "
+          f"\\input{{{Path(args.out).name}/appendix.tex}} in the body")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- registry
 # name -> (add_arguments, run). Add new commands here.
 COMMANDS = {
@@ -361,6 +458,8 @@ COMMANDS = {
     "protocol": (_add_protocol, _run_protocol),
     "nulls": (_add_nulls, _run_nulls),
     "landscape": (_add_landscape, _run_landscape),
+    "gate": (_add_gate, _run_gate),
+    "appendix": (_add_appendix, _run_appendix),
 }
 
 

@@ -1,0 +1,576 @@
+"""Gates: pass/warn/fail conditions attached to the statistics of an audit summary.
+
+The audit (``auditad audit``) computes statistics and writes them, as a nested
+dict, to ``summary.json``.  A *gate* is a condition attached to one of those
+statistics afterwards, in the spirit of Deepchecks' checks with separately
+attached conditions: the statistic is computed once, and any number of
+conditions with their own severity can be evaluated on it.
+
+Rule syntax (one line)::
+
+    [LEVEL:] METRIC OP THRESHOLD [\\[LEVEL\\]]
+
+    leakage.L_k <= 0.5                       # level "fail" (the default)
+    warn: protocol.mean.rho_dir <= 0.2       # documented form of a warning gate
+    protocol.mean.rho_dir <= 0.2 [warn]      # accepted as well
+
+``METRIC`` is a dotted path into the summary (dict keys; an integer segment
+indexes a list: ``protocol.per_class.0.auroc``), ``OP`` one of ``< <= > >= ==
+!=``, ``THRESHOLD`` a finite number and ``LEVEL`` ``fail`` or ``warn``.  The rule
+states the condition under which the gate *passes*.  A statistic that is null
+(not computed, undefined) or NaN makes its gate fail: a gate never passes
+silently on a missing number.
+
+Examples
+--------
+>>> from auditad.report.checks import evaluate_gates, parse_rule, verdict
+>>> summary = {"leakage": {"L_k": 0.07}, "protocol": {"mean": {"rho_dir": 0.3}}}
+>>> results = evaluate_gates(summary, ["leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2"])
+>>> [r.status for r in results], verdict(results)
+(['pass', 'warn'], 'warn')
+>>> parse_rule("protocol.mean.rho_dir <= 0.2 [warn]") == parse_rule("warn: protocol.mean.rho_dir <= 0.2")
+True
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import numbers
+import operator
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping
+
+from ..errors import InvalidInputError
+
+__all__ = [
+    "OPERATORS",
+    "LEVELS",
+    "GateRule",
+    "GateResult",
+    "parse_rule",
+    "rules_from_config",
+    "evaluate_gates",
+    "verdict",
+    "exit_code",
+    "numeric_paths",
+    "summary_rules",
+    "load_summary",
+]
+
+OPERATORS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+LEVELS = ("fail", "warn")
+
+#: Top-level keys of a summary that hold gate metadata, not statistics (left out of :func:`numeric_paths`).
+_META_KEYS = ("gates",)
+#: Keys of a gate dict that record an earlier evaluation; ignored when reading rules back.
+_RESULT_KEYS = frozenset({"passed", "value", "message", "status"})
+_RULE_KEYS = frozenset({"rule", "metric", "op", "threshold", "level"})
+
+_SYNTAX = ("expected 'METRIC OP THRESHOLD' with OP one of <, <=, >, >=, ==, != and an optional level "
+           "prefix 'warn:' or 'fail:' (e.g. 'warn: protocol.mean.rho_dir <= 0.2')")
+_LEVEL_PREFIX = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*)$", re.S)
+_LEVEL_SUFFIX = re.compile(r"^(.*?)\s*\[\s*([A-Za-z]*)\s*\]\s*$", re.S)
+_BODY = re.compile(r"^\s*(?P<path>.*?)\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<threshold>.*?)\s*$", re.S)
+_SEGMENT = re.compile(r"^[^\s<>=!\[\]:]+$")
+
+
+def _fmt_number(x: float) -> str:
+    """Shortest text that reads back as the same float (``0.5``, ``1e-05``, ``3``)."""
+    text = repr(float(x))
+    return text[:-2] if text.endswith(".0") else text
+
+
+@dataclass(frozen=True)
+class GateRule:
+    """One gate: ``path op threshold`` at severity ``level``.
+
+    Attributes
+    ----------
+    path : str
+        Dotted path of the statistic in the summary, e.g. ``"leakage.L_k"``.
+    op : str
+        One of ``<``, ``<=``, ``>``, ``>=``, ``==``, ``!=``; the gate passes when
+        ``value op threshold`` holds.
+    threshold : float
+        Finite threshold.
+    level : str
+        ``"fail"`` (a failed gate fails the run) or ``"warn"`` (a failed gate is reported only).
+    """
+
+    path: str
+    op: str
+    threshold: float
+    level: str = "fail"
+
+    def __post_init__(self):
+        if not isinstance(self.path, str) or not self.path:
+            raise InvalidInputError(f"gate path must be a non-empty string, got {self.path!r}")
+        bad = [s for s in self.path.split(".") if not _SEGMENT.match(s)]
+        if bad:
+            raise InvalidInputError(f"gate path {self.path!r} has an empty or invalid segment {bad[0]!r} "
+                                    "(segments are separated by '.', without spaces or any of < > = ! [ ] :)")
+        if self.op not in OPERATORS:
+            raise InvalidInputError(f"gate operator must be one of {list(OPERATORS)}, got {self.op!r}")
+        if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
+            raise InvalidInputError(f"gate threshold must be a number, got {self.threshold!r}")
+        if not math.isfinite(float(self.threshold)):
+            raise InvalidInputError(f"gate threshold must be finite, got {self.threshold!r}")
+        object.__setattr__(self, "threshold", float(self.threshold))
+        if self.level not in LEVELS:
+            raise InvalidInputError(f"gate level must be 'fail' or 'warn', got {self.level!r}")
+
+    @property
+    def expression(self) -> str:
+        """``"leakage.L_k <= 0.5"`` (without the level)."""
+        return f"{self.path} {self.op} {_fmt_number(self.threshold)}"
+
+    @property
+    def text(self) -> str:
+        """Canonical rule text, ``"fail: leakage.L_k <= 0.5"``; :func:`parse_rule` reads it back."""
+        return f"{self.level}: {self.expression}"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict; :func:`rules_from_config` reads it back."""
+        return {"rule": self.expression, "metric": self.path, "op": self.op,
+                "threshold": self.threshold, "level": self.level}
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """Outcome of one gate on one summary.
+
+    Attributes
+    ----------
+    rule : GateRule
+    level : str
+        The rule's level, ``"fail"`` or ``"warn"``.
+    passed : bool
+        Whether ``value op threshold`` holds; ``False`` when the value is null or NaN.
+    value : float or None
+        The statistic (``nan`` if it was NaN, ``None`` if it was null or missing under a null parent).
+    message : str
+        One line saying what was compared, or why the gate failed without a comparison.
+    """
+
+    rule: GateRule
+    level: str
+    passed: bool
+    value: float | None
+    message: str
+
+    @property
+    def status(self) -> str:
+        """``"pass"``, or the level (``"fail"`` / ``"warn"``) of a gate that did not pass."""
+        return "pass" if self.passed else self.level
+
+    def to_dict(self) -> dict:
+        """JSON-safe dict: the rule fields, ``passed``, ``status``, ``value``, ``message``.
+
+        NaN and infinite values become None (the message keeps them).
+        """
+        value = self.value if self.value is not None and math.isfinite(self.value) else None
+        out = self.rule.to_dict()
+        out.update(passed=bool(self.passed), status=self.status, value=value, message=self.message)
+        return out
+
+
+# --------------------------------------------------------------------------- parsing
+def _check_level(level, *, name: str) -> str:
+    if not isinstance(level, str) or level.strip().lower() not in LEVELS:
+        raise InvalidInputError(f"{name} must be 'fail' or 'warn', got {level!r}")
+    return level.strip().lower()
+
+
+def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
+    """Parse one rule ``[LEVEL:] METRIC OP THRESHOLD [[LEVEL]]`` into a :class:`GateRule`.
+
+    Parameters
+    ----------
+    text : str
+        E.g. ``"leakage.L_k <= 0.5"``, ``"warn: protocol.mean.rho_dir <= 0.2"`` or
+        ``"protocol.mean.rho_dir <= 0.2 [warn]"``.  The level is case-insensitive;
+        prefix and suffix may both be given only if they agree.
+    default_level : {"fail", "warn"}
+        Level of a rule that names none.
+
+    Returns
+    -------
+    GateRule
+
+    Raises
+    ------
+    InvalidInputError
+        The rule is malformed; the message quotes the rule.
+
+    Examples
+    --------
+    >>> parse_rule("warn: protocol.mean.rho_dir <= 0.2")
+    GateRule(path='protocol.mean.rho_dir', op='<=', threshold=0.2, level='warn')
+    """
+    default_level = _check_level(default_level, name="default_level")
+    if isinstance(text, GateRule):
+        return text
+    if not isinstance(text, str):
+        raise InvalidInputError(f"a gate rule must be a string, got {text!r}")
+    where = f"malformed gate rule {text!r}"
+    body, levels = text, []
+    m = _LEVEL_PREFIX.match(body)
+    if m:
+        if m.group(1).lower() not in LEVELS:
+            raise InvalidInputError(f"{where}: unknown level {m.group(1)!r} (use 'fail' or 'warn')")
+        levels.append(m.group(1).lower())
+        body = m.group(2)
+    m = _LEVEL_SUFFIX.match(body)
+    if m:
+        if m.group(2).lower() not in LEVELS:
+            raise InvalidInputError(f"{where}: unknown level {m.group(2)!r} (use 'fail' or 'warn')")
+        levels.append(m.group(2).lower())
+        body = m.group(1)
+    if len(set(levels)) > 1:
+        raise InvalidInputError(f"{where}: contradictory levels {levels[0]!r} and {levels[1]!r}")
+    m = _BODY.match(body)
+    if not m or not m.group("path") or not m.group("threshold"):
+        raise InvalidInputError(f"{where}: {_SYNTAX}")
+    path, op, thr = m.group("path"), m.group("op"), m.group("threshold")
+    if any(not _SEGMENT.match(s) for s in path.split(".")):
+        raise InvalidInputError(f"{where}: metric {path!r} is not a dotted path "
+                                f"(segments separated by '.', no spaces or operators); {_SYNTAX}")
+    try:
+        threshold = float(thr)
+    except ValueError:
+        raise InvalidInputError(f"{where}: threshold {thr!r} is not a number") from None
+    if not math.isfinite(threshold):
+        raise InvalidInputError(f"{where}: threshold must be finite, got {thr!r}")
+    return GateRule(path, op, threshold, levels[0] if levels else default_level)
+
+
+def rules_from_config(items: Iterable, *, default_level: str = "fail", source: str = "gates") -> list[GateRule]:
+    """Read gate rules from a config list (TOML ``gates = [...]``, or the ``gates`` key of a summary).
+
+    Each item is a rule string (see :func:`parse_rule`), a :class:`GateRule`, or a dict with
+    either ``rule`` (rule text) or ``metric``, ``op`` and ``threshold``, plus an optional
+    ``level``.  Keys recording an earlier evaluation (``passed``, ``value``, ``message``,
+    ``status``) are ignored, so the ``gates`` list of a ``summary.json`` reads back; any other
+    key is an error (a typo such as ``treshold`` must not drop a gate silently).
+
+    Parameters
+    ----------
+    items : iterable of str, dict or GateRule
+    default_level : {"fail", "warn"}
+        Level of an item that names none.
+    source : str
+        Name used in error messages, e.g. the config file.
+
+    Returns
+    -------
+    list of GateRule
+
+    Examples
+    --------
+    TOML::
+
+        gates = [
+          "leakage.L_k <= 0.5",
+          { metric = "protocol.mean.rho_dir", op = "<=", threshold = 0.2, level = "warn" },
+        ]
+
+    >>> rules_from_config(["leakage.L_k <= 0.5",
+    ...                    {"metric": "protocol.mean.rho_dir", "op": "<=", "threshold": 0.2, "level": "warn"}])[1].text
+    'warn: protocol.mean.rho_dir <= 0.2'
+    """
+    default_level = _check_level(default_level, name="default_level")
+    if isinstance(items, (str, bytes, Mapping)) or not isinstance(items, Iterable):
+        raise InvalidInputError(f"{source} must be a list of rules, got {type(items).__name__}")
+    rules = []
+    for i, item in enumerate(items):
+        where = f"{source}[{i}]"
+        if isinstance(item, GateRule):
+            rules.append(item)
+        elif isinstance(item, str):
+            try:
+                rules.append(parse_rule(item, default_level=default_level))
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"{where}: {exc}") from None
+        elif isinstance(item, Mapping):
+            rules.append(_rule_from_dict(item, where=where, default_level=default_level))
+        else:
+            raise InvalidInputError(f"{where} must be a rule string or a table/dict, got {item!r}")
+    return rules
+
+
+def _rule_from_dict(item: Mapping, *, where: str, default_level: str) -> GateRule:
+    unknown = sorted(set(map(str, item)) - _RULE_KEYS - _RESULT_KEYS)
+    if unknown:
+        raise InvalidInputError(f"{where}: unknown key(s) {unknown}; a gate has 'rule' or "
+                                "'metric'/'op'/'threshold', and optionally 'level'")
+    level = None
+    if item.get("level") is not None:
+        level = _check_level(item["level"], name=f"{where}.level")
+    parts = {k: item[k] for k in ("metric", "op", "threshold") if item.get(k) is not None}
+    if item.get("rule") is not None:
+        try:
+            rule = parse_rule(item["rule"], default_level=level or default_level)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{where}: {exc}") from None
+        if level is not None and rule.level != level:
+            raise InvalidInputError(f"{where}: level {level!r} contradicts the level of rule {item['rule']!r}")
+        given = GateRule(parts.get("metric", rule.path), parts.get("op", rule.op),
+                         _threshold(parts.get("threshold", rule.threshold), where), rule.level)
+        if given != rule:
+            raise InvalidInputError(f"{where}: 'metric'/'op'/'threshold' contradict rule {item['rule']!r}")
+        return rule
+    missing = [k for k in ("metric", "op", "threshold") if k not in parts]
+    if missing:
+        raise InvalidInputError(f"{where}: missing {', '.join(repr(k) for k in missing)} "
+                                "(give 'rule' text or all of 'metric', 'op', 'threshold')")
+    try:
+        return GateRule(str(parts["metric"]).strip(), str(parts["op"]).strip(),
+                        _threshold(parts["threshold"], where), level or default_level)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+
+
+def _threshold(value, where: str) -> float:
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            raise InvalidInputError(f"{where}: threshold {value!r} is not a number") from None
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidInputError(f"{where}: threshold must be a number, got {value!r}")
+    return float(value)
+
+
+def _as_rules(rules) -> list[GateRule]:
+    if isinstance(rules, (str, GateRule, Mapping)):
+        rules = [rules]
+    return rules_from_config(rules, source="rules")
+
+
+# --------------------------------------------------------------------------- paths
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
+
+
+def _walk(node, prefix: str, out: list, include_null: bool) -> None:
+    if isinstance(node, Mapping):
+        items = ((str(k), v) for k, v in node.items())
+    elif isinstance(node, (list, tuple)):
+        items = ((str(i), v) for i, v in enumerate(node))
+    else:
+        if _is_number(node) or (include_null and node is None):
+            out.append(prefix)
+        return
+    for key, value in items:
+        if not prefix and key in _META_KEYS:
+            continue
+        _walk(value, f"{prefix}.{key}" if prefix else key, out, include_null)
+
+
+def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
+    """All dotted paths of ``summary`` that lead to a number, in document order.
+
+    Booleans are not numbers here; the top-level ``gates`` list (gate metadata) is
+    left out.  ``include_null=True`` also lists paths whose value is null (a statistic
+    that was not computed), which a gate may name and will then fail on.
+
+    Examples
+    --------
+    >>> numeric_paths({"leakage": {"L_k": 0.1, "k": 10}, "runs": [{"auc": 0.9}], "benchmark": "x"})
+    ['leakage.L_k', 'leakage.k', 'runs.0.auc']
+    """
+    if not isinstance(summary, Mapping):
+        raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
+    out: list[str] = []
+    _walk(summary, "", out, include_null)
+    return out
+
+
+_MISSING = object()
+
+
+def _step(node, segments: list[str], i: int):
+    """Resolve one step at ``segments[i]``; return (value, number of segments consumed) or (_MISSING, 0).
+
+    A dict key that itself contains dots is matched by joining the following segments.
+    """
+    if isinstance(node, Mapping):
+        keys = {str(k): k for k in node}
+        for j in range(i + 1, len(segments) + 1):
+            name = ".".join(segments[i:j])
+            if name in keys:
+                return node[keys[name]], j - i
+        return _MISSING, 0
+    if isinstance(node, (list, tuple)) and segments[i].isdigit():
+        idx = int(segments[i])
+        if idx < len(node):
+            return node[idx], 1
+    return _MISSING, 0
+
+
+def _resolve(summary: Mapping, path: str):
+    """Return ("value", v) | ("null", prefix) | ("unknown", resolved_prefix)."""
+    segments = path.split(".")
+    node, i = summary, 0
+    while i < len(segments):
+        if node is None:
+            return "null", ".".join(segments[:i])
+        value, used = _step(node, segments, i)
+        if value is _MISSING:
+            return "unknown", ".".join(segments[:i])
+        node, i = value, i + used
+    if node is None:
+        return "null", path
+    return "value", node
+
+
+def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container: str | None = None
+                          ) -> InvalidInputError:
+    """Error for a path that does not lead to a number; lists the nearest numeric paths (difflib)."""
+    paths = numeric_paths(summary, include_null=True)
+    if container is not None:  # the path leads to a dict/list: suggest the numbers inside it
+        close = [p for p in paths if p.startswith(path + ".")][:6]
+        head = f"gate metric {path!r} is a {container}, not a number"
+    else:
+        close = difflib.get_close_matches(path, paths, n=6, cutoff=0.5)
+        if not close and prefix:
+            close = [p for p in paths if p.startswith(prefix + ".")][:6]
+        head = f"unknown gate metric {path!r}"
+    shown = close or paths[:6]
+    listing = ", ".join(shown) if shown else "none (the summary holds no numbers)"
+    total = f" ({len(paths)} numeric paths in total; auditad.report.checks.numeric_paths lists them)" if shown else ""
+    return InvalidInputError(f"{head} \u2014 {'nearest' if close else 'available'}: {listing}{total}")
+
+
+# --------------------------------------------------------------------------- evaluation
+def _fmt_value(x: float) -> str:
+    return f"{x:.6g}"
+
+
+def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
+    kind, found = _resolve(summary, rule.path)
+    need = f"required {rule.op} {_fmt_number(rule.threshold)}"
+    if kind == "unknown":
+        raise _unknown_metric_error(summary, rule.path, found)
+    if kind == "null":
+        where = "is null" if found == rule.path else f"is missing because {found!r} is null"
+        return GateResult(rule, rule.level, False, None,
+                          f"{rule.path} {where} (statistic not computed or undefined; {need}): "
+                          "a gate on a missing value fails")
+    if not _is_number(found):
+        kind_name = type(found).__name__
+        if isinstance(found, (Mapping, list, tuple)):
+            raise _unknown_metric_error(summary, rule.path, rule.path,
+                                        container="dict" if isinstance(found, Mapping) else "list")
+        raise InvalidInputError(f"gate metric {rule.path!r} is not a number: {found!r} ({kind_name})")
+    value = float(found)
+    if math.isnan(value):
+        return GateResult(rule, rule.level, False, value,
+                          f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails")
+    passed = bool(OPERATORS[rule.op](value, rule.threshold))
+    return GateResult(rule, rule.level, passed, value,
+                      f"{rule.path} = {_fmt_value(value)} ({need}){'' if passed else ': violated'}")
+
+
+def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
+    """Evaluate gate rules on an audit summary.
+
+    Parameters
+    ----------
+    summary : dict
+        The nested summary (``json.load`` of ``summary.json``).
+    rules : iterable of str, dict or GateRule
+        Rules in any form accepted by :func:`rules_from_config`.
+
+    Returns
+    -------
+    list of GateResult
+        One per rule, in order.  A null or NaN statistic gives ``passed=False``.
+
+    Raises
+    ------
+    InvalidInputError
+        A malformed rule, or a metric path that does not exist in ``summary`` (the message
+        lists the nearest numeric paths), or a path that leads to text.
+
+    Examples
+    --------
+    >>> r = evaluate_gates({"leakage": {"L_k": None}}, ["leakage.L_k <= 0.5"])[0]
+    >>> r.passed, r.value
+    (False, None)
+    """
+    if not isinstance(summary, Mapping):
+        raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
+    return [_evaluate_one(summary, rule) for rule in _as_rules(rules)]
+
+
+def verdict(results: Iterable[GateResult]) -> str:
+    """``"fail"`` if a fail-level gate failed, else ``"warn"`` if a warn-level gate failed, else ``"pass"``.
+
+    No gates at all give ``"pass"``.
+    """
+    worst = "pass"
+    for r in results:
+        if not r.passed:
+            if r.level == "fail":
+                return "fail"
+            worst = "warn"
+    return worst
+
+
+def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
+    """Process exit code of a gate run: 1 if a gate at or above ``fail_on`` failed, else 0.
+
+    Parameters
+    ----------
+    results : iterable of GateResult
+    fail_on : {"fail", "warn"}
+        ``"fail"``: only failed fail-level gates count; ``"warn"``: any failed gate counts.
+    """
+    fail_on = _check_level(fail_on, name="fail_on")
+    v = verdict(results)
+    return 1 if v == "fail" or (fail_on == "warn" and v == "warn") else 0
+
+
+def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule]:
+    """The rules stored in ``summary["gates"]`` (a list of dicts with ``rule`` and ``level``; may be absent)."""
+    if not isinstance(summary, Mapping):
+        raise InvalidInputError(f"{source} must be a JSON object, got {type(summary).__name__}")
+    gates = summary.get("gates")
+    if gates is None:
+        return []
+    return rules_from_config(gates, source=f"{source}: gates")
+
+
+
+def load_summary(path) -> dict:
+    """Read a ``summary.json``; a missing file, invalid JSON or a non-object raise InvalidInputError."""
+    path = Path(path)
+    if not path.exists():
+        raise InvalidInputError(f"summary file {str(path)!r} does not exist")
+    if path.is_dir():
+        raise InvalidInputError(f"summary file {str(path)!r} is a directory, expected a summary.json file")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(f"summary file {str(path)!r} is not UTF-8 text: {exc.reason}") from None
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError(f"summary file {str(path)!r} is not valid JSON: {exc.msg} "
+                                f"(line {exc.lineno}, column {exc.colno})") from None
+    if not isinstance(summary, dict):
+        raise InvalidInputError(f"summary file {str(path)!r} must hold a JSON object, got {type(summary).__name__}")
+    return summary

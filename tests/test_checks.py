@@ -1,0 +1,305 @@
+"""Gates (auditad.report.checks): rule syntax, path resolution, missing values, verdict and exit code.
+
+Expected values are written out by hand (truth tables, path lists) rather than recomputed
+with the module's own helpers.
+"""
+
+import math
+
+import pytest
+
+try:
+    import tomllib
+except ImportError:  # Python 3.10
+    import tomli as tomllib
+
+from auditad.errors import InvalidInputError
+from auditad.report.checks import (
+    GateResult,
+    GateRule,
+    evaluate_gates,
+    exit_code,
+    load_summary,
+    numeric_paths,
+    parse_rule,
+    rules_from_config,
+    summary_rules,
+    verdict,
+)
+
+
+def _summary():
+    return {
+        "schema_version": 1,
+        "benchmark": "toy",
+        "leakage": {"L_k": 0.07, "k": 10, "per_class": [0.1, None, 0.3]},
+        "protocol": {
+            "mean": {"rho_dir": 0.3, "mean_auc": float("nan"), "significant": True},
+            "representations": {
+                "pixels": {"detectors": {"knn": {"rho_inv": 0.0, "name": "kNN"}}},
+                "resnet.v1": {"detectors": {"knn": {"rho_inv": 0.25}}},
+            },
+            "runs": [{"auroc": 0.91}, {"auroc": 0.42}],
+        },
+        "nulls": None,
+        "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail", "passed": True, "value": 0.07}],
+        "verdict": "pass",
+    }
+
+
+# --------------------------------------------------------------------------- parsing
+@pytest.mark.parametrize("text, expected", [
+    ("leakage.L_k <= 0.5", GateRule("leakage.L_k", "<=", 0.5, "fail")),
+    ("leakage.L_k<=0.5", GateRule("leakage.L_k", "<=", 0.5, "fail")),
+    ("warn: protocol.mean.rho_dir <= 0.2", GateRule("protocol.mean.rho_dir", "<=", 0.2, "warn")),
+    ("WARN:protocol.mean.rho_dir<=0.2", GateRule("protocol.mean.rho_dir", "<=", 0.2, "warn")),
+    ("protocol.mean.rho_dir <= 0.2 [warn]", GateRule("protocol.mean.rho_dir", "<=", 0.2, "warn")),
+    ("fail: x > -1.5 [fail]", GateRule("x", ">", -1.5, "fail")),
+    ("  a.0.b >= 1e-3  ", GateRule("a.0.b", ">=", 0.001, "fail")),
+    ("a < 2", GateRule("a", "<", 2.0, "fail")),
+    ("a == 0", GateRule("a", "==", 0.0, "fail")),
+    ("a != 3", GateRule("a", "!=", 3.0, "fail")),
+    ("resnet-18.rho_inv < .5", GateRule("resnet-18.rho_inv", "<", 0.5, "fail")),
+])
+def test_parse_rule_accepts_both_level_syntaxes(text, expected):
+    assert parse_rule(text) == expected
+
+
+def test_default_level_and_canonical_text_round_trip():
+    rule = parse_rule("leakage.L_k <= 0.5", default_level="warn")
+    assert rule.level == "warn"
+    assert rule.text == "warn: leakage.L_k <= 0.5" and str(rule) == rule.text
+    assert rule.expression == "leakage.L_k <= 0.5"
+    for text in ("a.b < 0.1", "warn: c.d >= 3", "e != -2.5e-07 [warn]"):
+        assert parse_rule(parse_rule(text).text) == parse_rule(text)
+    assert parse_rule("fail: c.d >= 0.1 [fail]").level == "fail"
+
+
+@pytest.mark.parametrize("text, match", [
+    ("leakage.L_k = 0.5", "expected 'METRIC OP THRESHOLD'"),
+    ("leakage.L_k =< 0.5", "not a dotted path"),
+    ("leakage.L_k <= ", "expected 'METRIC OP THRESHOLD'"),
+    ("<= 0.5", "expected 'METRIC OP THRESHOLD'"),
+    ("leakage.L_k <= abc", "threshold 'abc' is not a number"),
+    ("leakage.L_k <= nan", "threshold must be finite"),
+    ("leakage.L_k <= inf", "threshold must be finite"),
+    ("error: leakage.L_k <= 0.5", "unknown level 'error'"),
+    ("leakage.L_k <= 0.5 [info]", "unknown level 'info'"),
+    ("warn: leakage.L_k <= 0.5 [fail]", "contradictory levels"),
+    ("leakage..L_k <= 0.5", "not a dotted path"),
+    ("leakage L_k <= 0.5", "not a dotted path"),
+    (".leakage <= 0.5", "not a dotted path"),
+    ("", "expected 'METRIC OP THRESHOLD'"),
+])
+def test_malformed_rules_raise_naming_the_rule(text, match):
+    with pytest.raises(InvalidInputError, match=match) as exc:
+        parse_rule(text)
+    assert repr(text) in str(exc.value)
+    assert isinstance(exc.value, ValueError)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(path="a", op="=~", threshold=1.0), "operator"),
+    (dict(path="a", op="<", threshold=float("nan")), "finite"),
+    (dict(path="a", op="<", threshold="1"), "number"),
+    (dict(path="a", op="<", threshold=True), "number"),
+    (dict(path="a", op="<", threshold=1.0, level="error"), "level"),
+    (dict(path="a..b", op="<", threshold=1.0), "segment"),
+])
+def test_gate_rule_validates_its_fields(kwargs, match):
+    with pytest.raises(InvalidInputError, match=match):
+        GateRule(**kwargs)
+
+
+def test_non_string_rule_and_bad_default_level():
+    with pytest.raises(InvalidInputError, match="must be a string"):
+        parse_rule(0.5)
+    with pytest.raises(InvalidInputError, match="default_level"):
+        parse_rule("a < 1", default_level="error")
+
+
+# --------------------------------------------------------------------------- config lists
+def test_rules_from_toml_config_list():
+    config = tomllib.loads("""
+gates = [
+  "leakage.L_k <= 0.5",
+  "warn: protocol.mean.rho_dir <= 0.2",
+  { metric = "protocol.runs.0.auroc", op = ">=", threshold = 0.6 },
+  { metric = "leakage.k", op = "==", threshold = 10, level = "warn" },
+  { rule = "nulls.x < 1", level = "warn" },
+]
+""")
+    rules = rules_from_config(config["gates"])
+    assert rules == [
+        GateRule("leakage.L_k", "<=", 0.5, "fail"),
+        GateRule("protocol.mean.rho_dir", "<=", 0.2, "warn"),
+        GateRule("protocol.runs.0.auroc", ">=", 0.6, "fail"),
+        GateRule("leakage.k", "==", 10.0, "warn"),
+        GateRule("nulls.x", "<", 1.0, "warn"),
+    ]
+    # to_dict reads back
+    assert rules_from_config([r.to_dict() for r in rules]) == rules
+
+
+def test_summary_gates_with_recorded_results_read_back():
+    assert summary_rules(_summary()) == [GateRule("leakage.L_k", "<=", 0.5, "fail")]
+    assert summary_rules({"benchmark": "no gates"}) == []
+    # an evaluated GateResult.to_dict() (what the audit stores) reads back as its rule
+    res = evaluate_gates(_summary(), ["warn: leakage.L_k < 0.01"])[0]
+    assert rules_from_config([res.to_dict()]) == [res.rule]
+
+
+@pytest.mark.parametrize("items, match", [
+    ([{"metric": "a", "op": "<", "treshold": 1}], r"gates\[0\]: unknown key\(s\) \['treshold'\]"),
+    ([{"metric": "a", "op": "<"}], r"missing 'threshold'"),
+    ([{"metric": "a", "op": "<", "threshold": "x"}], "not a number"),
+    ([{"metric": "a", "op": "=", "threshold": 1}], "operator"),
+    (["a < 1", {"rule": "warn: a < 1", "level": "fail"}], r"gates\[1\]: level 'fail' contradicts"),
+    ([{"rule": "a < 1", "threshold": 2}], "contradict"),
+    ([{"rule": "a < 1", "level": "severe"}], "level must be 'fail' or 'warn'"),
+    (["a < 1", "b <<= 2"], r"gates\[1\]: malformed gate rule 'b <<= 2'"),
+    ([3], r"gates\[0\] must be a rule string"),
+    ("a < 1", "must be a list"),
+    ({"metric": "a"}, "must be a list"),
+])
+def test_bad_config_items(items, match):
+    with pytest.raises(InvalidInputError, match=match):
+        rules_from_config(items)
+
+
+# --------------------------------------------------------------------------- resolution
+@pytest.mark.parametrize("rule, value, passed", [
+    ("leakage.L_k <= 0.5", 0.07, True),
+    ("leakage.L_k > 0.07", 0.07, False),
+    ("leakage.k == 10", 10.0, True),
+    ("leakage.per_class.0 < 0.2", 0.1, True),
+    ("leakage.per_class.2 < 0.2", 0.3, False),
+    ("protocol.runs.1.auroc >= 0.5", 0.42, False),
+    ("protocol.representations.pixels.detectors.knn.rho_inv == 0", 0.0, True),
+    ("protocol.representations.resnet.v1.detectors.knn.rho_inv < 0.2", 0.25, False),  # key with a dot
+    ("schema_version == 1", 1.0, True),
+])
+def test_dotted_paths_resolve_dicts_lists_and_dotted_keys(rule, value, passed):
+    (res,) = evaluate_gates(_summary(), [rule])
+    assert res.value == value and res.passed is passed
+    assert res.status == ("pass" if passed else "fail")
+
+
+@pytest.mark.parametrize("op, truth", [
+    # value 0.5 against thresholds 0.4, 0.5, 0.6, worked out by hand
+    ("<", (False, False, True)),
+    ("<=", (False, True, True)),
+    (">", (True, False, False)),
+    (">=", (True, True, False)),
+    ("==", (False, True, False)),
+    ("!=", (True, False, True)),
+])
+def test_operator_truth_table(op, truth):
+    got = tuple(evaluate_gates({"x": 0.5}, [f"x {op} {t}"])[0].passed for t in (0.4, 0.5, 0.6))
+    assert got == truth
+
+
+@pytest.mark.parametrize("path, match, suggestion", [
+    ("leakage.Lk", "unknown gate metric 'leakage.Lk'", "leakage.L_k"),
+    ("protocol.mean.rho", "unknown gate metric 'protocol.mean.rho'", "protocol.mean.rho_dir"),
+    ("leakage.per_class.7", "unknown gate metric 'leakage.per_class.7'", "leakage.per_class.0"),
+    ("protocol.runs.x.auroc", "unknown gate metric", "protocol.runs.0.auroc"),
+    ("protocol.representations.pixels.detectors.knn", "is a dict, not a number",
+     "protocol.representations.pixels.detectors.knn.rho_inv"),
+    ("leakage.per_class", "is a list, not a number", "leakage.per_class.0"),
+    ("leakage.L_k.x", "unknown gate metric", "leakage.L_k"),
+])
+def test_unknown_paths_raise_with_nearest_numeric_paths(path, match, suggestion):
+    with pytest.raises(InvalidInputError, match=match) as exc:
+        evaluate_gates(_summary(), [f"{path} < 1"])
+    message = str(exc.value)
+    assert suggestion in message.split("\u2014", 1)[1]
+    assert "gates.0" not in message  # gate metadata is not offered as a metric
+
+
+def test_text_value_is_not_a_number():
+    with pytest.raises(InvalidInputError, match="not a number: 'kNN'"):
+        evaluate_gates(_summary(), ["protocol.representations.pixels.detectors.knn.name == 1"])
+    with pytest.raises(InvalidInputError, match="not a number: True"):
+        evaluate_gates(_summary(), ["protocol.mean.significant == 1"])
+
+
+@pytest.mark.parametrize("op", ["<", "<=", ">", ">=", "==", "!="])
+@pytest.mark.parametrize("path, expect_value, words", [
+    ("leakage.per_class.1", None, "is null"),
+    ("protocol.mean.mean_auc", "nan", "is NaN"),
+    ("nulls.auroc.p_value", None, "because 'nulls' is null"),
+])
+def test_null_and_nan_values_fail_for_every_operator(op, path, expect_value, words):
+    for level in ("fail", "warn"):
+        (res,) = evaluate_gates(_summary(), [f"{level}: {path} {op} 0.5"])
+        assert res.passed is False and res.status == level
+        assert words in res.message and "fails" in res.message
+        if expect_value is None:
+            assert res.value is None
+        else:
+            assert math.isnan(res.value)
+        assert res.to_dict()["value"] is None and res.to_dict()["passed"] is False
+
+
+def test_evaluate_gates_input_checks():
+    with pytest.raises(InvalidInputError, match="summary must be a dict"):
+        evaluate_gates([1, 2], ["a < 1"])
+    # a single rule string is one rule, not a sequence of characters
+    assert len(evaluate_gates({"a": 0}, "a < 1")) == 1
+    assert evaluate_gates({"a": 0}, []) == []
+
+
+def test_numeric_paths_lists_numbers_only_in_document_order():
+    assert numeric_paths(_summary()) == [
+        "schema_version",
+        "leakage.L_k", "leakage.k", "leakage.per_class.0", "leakage.per_class.2",
+        "protocol.mean.rho_dir", "protocol.mean.mean_auc",
+        "protocol.representations.pixels.detectors.knn.rho_inv",
+        "protocol.representations.resnet.v1.detectors.knn.rho_inv",
+        "protocol.runs.0.auroc", "protocol.runs.1.auroc",
+    ]
+    with_null = numeric_paths(_summary(), include_null=True)
+    assert "leakage.per_class.1" in with_null and "nulls" in with_null
+    # every listed path resolves through evaluate_gates
+    for path in with_null:
+        evaluate_gates(_summary(), [f"{path} < 1"])
+
+
+# --------------------------------------------------------------------------- verdict / exit code
+def _result(level, passed):
+    return GateResult(GateRule("x", "<", 1.0, level), level, passed, 0.0, "")
+
+
+@pytest.mark.parametrize("outcomes, expected_verdict, code_fail, code_warn", [
+    ([], "pass", 0, 0),
+    ([("fail", True), ("warn", True)], "pass", 0, 0),
+    ([("fail", True), ("warn", False)], "warn", 0, 1),
+    ([("warn", False), ("fail", False)], "fail", 1, 1),
+    ([("fail", False)], "fail", 1, 1),
+    ([("warn", False), ("warn", False)], "warn", 0, 1),
+])
+def test_verdict_and_exit_code(outcomes, expected_verdict, code_fail, code_warn):
+    results = [_result(level, passed) for level, passed in outcomes]
+    assert verdict(results) == expected_verdict
+    assert exit_code(results) == code_fail
+    assert exit_code(results, fail_on="fail") == code_fail
+    assert exit_code(results, fail_on="warn") == code_warn
+
+
+def test_exit_code_rejects_unknown_level():
+    with pytest.raises(InvalidInputError, match="fail_on"):
+        exit_code([], fail_on="error")
+
+
+def test_load_summary_errors(tmp_path):
+    with pytest.raises(InvalidInputError, match="does not exist"):
+        load_summary(tmp_path / "missing.json")
+    (tmp_path / "bad.json").write_text("{\"a\": 1,,}")
+    with pytest.raises(InvalidInputError, match=r"not valid JSON: .*line 1"):
+        load_summary(tmp_path / "bad.json")
+    (tmp_path / "list.json").write_text("[1, 2]")
+    with pytest.raises(InvalidInputError, match="JSON object"):
+        load_summary(tmp_path / "list.json")
+    with pytest.raises(InvalidInputError, match="directory"):
+        load_summary(tmp_path)
