@@ -450,6 +450,80 @@ def _run_appendix(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- select (anomaly-free model selection, SPEC §4)
+def _add_select(sub) -> None:
+    p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
+                       description="Anomaly-free model selection (SPEC §4, seeds 000/001): inlier variance, AUC "
+                                   "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
+                                   "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
+    p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
+    p.add_argument("--example", choices=["digits", "synthetic"], default=None,
+                   help="use a built-in benchmark instead of a manifest")
+    p.add_argument("--estimator", action="append", default=None,
+                   help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
+                        "(default: inlier_variance, auc_bound, pseudo_auc)")
+    p.add_argument("--pseudo", action="append", default=None,
+                   help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
+                        "cross_attribute, diverse; repeat (default: every probe the metadata allows)")
+    p.add_argument("--pool-by", default=None, choices=["scoring", "family", "embedding", "pooling"],
+                   help="select separately within each value of this candidate attribute (scoring = Table 1)")
+    p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
+    p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
+    p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--figure", default=None, help="write estimator-vs-AUC and bound-vs-AUC plots to this image")
+    p.add_argument("--figure-estimator", default=None, help="estimator shown in --figure (default: the last one)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _run_select(args) -> int:
+    from .errors import InvalidInputError
+    from .selection import run_selection
+
+    if (args.manifest is None) == (args.example is None):
+        raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
+    if args.example == "digits":
+        from .synthetic import digits_benchmark
+
+        bench = digits_benchmark(random_state=args.seed)
+    elif args.example == "synthetic":
+        from .synthetic import make_selection_benchmark
+
+        bench = make_selection_benchmark(random_state=args.seed)
+    else:
+        from .manifest import load_manifest
+
+        bench = load_manifest(args.manifest)
+    lam = args.lam
+    if lam is not None and lam != "empirical":
+        try:
+            lam = float(lam)
+        except ValueError:
+            raise InvalidInputError(f"--lam must be 'empirical' or a number in [0, 1], got {args.lam!r}") from None
+    result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
+                           n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
+                           progress=_progress_enabled(args), random_state=args.seed)
+    print(result.summary_text())
+    print(f"run time {result.elapsed_seconds:.1f} s")
+    if args.json:
+        _write_json_atomic(args.json, result.to_dict())
+        print(f"wrote {args.json}")
+    if args.figure:
+        from matplotlib.figure import Figure
+
+        from .plotting import plot_bound_vs_auc, plot_estimator_vs_auc
+
+        fig = Figure(figsize=(9.0, 3.8), layout="constrained")
+        left, right = fig.subplots(1, 2)
+        plot_estimator_vs_auc(result, estimator=args.figure_estimator, ax=left)
+        plot_bound_vs_auc(result, ax=right)
+        _save_figure(fig, args.figure)
+        print(f"wrote {args.figure}")
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- registry
 # name -> (add_arguments, run). Add new commands here.
 COMMANDS = {
@@ -458,6 +532,7 @@ COMMANDS = {
     "protocol": (_add_protocol, _run_protocol),
     "nulls": (_add_nulls, _run_nulls),
     "landscape": (_add_landscape, _run_landscape),
+    "select": (_add_select, _run_select),
     "gate": (_add_gate, _run_gate),
     "appendix": (_add_appendix, _run_appendix),
 }

@@ -176,7 +176,7 @@ def load_manifest(path) -> SelectionBenchmark:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     loaded = load_manifest(write_manifest(bench, d))
     >>> loaded.n_tasks, len(loaded.candidates)
-    (2, 14)
+    (2, 18)
     """
     path = Path(path)
     if not path.is_file():

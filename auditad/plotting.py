@@ -333,3 +333,86 @@ def plot_coverage(result, *, metric="auroc", ax=None):
     ax.set_ylabel("share of the landscape area (%)")
     ax.legend(fontsize=6, ncol=2)
     return ax
+
+
+# --------------------------------------------------------------------------- anomaly-free model selection (SPEC §4, seeds 000/001)
+def _family_colours(families):
+    order = list(dict.fromkeys(families))
+    return {f: f"C{i % 10}" for i, f in enumerate(order)}
+
+
+def plot_estimator_vs_auc(result, *, estimator=None, ax=None, per_task=False):
+    """Estimator against true AUC per candidate, coloured by representation family (seed 001, Figure 2).
+
+    Parameters
+    ----------
+    result : auditad.selection.SelectionResult
+    estimator : str, optional
+        Estimator label, e.g. ``"pseudo_auc[diverse]"`` (default: the last estimator of the run).
+    ax : matplotlib Axes, optional
+    per_task : bool, default False
+        False: one point per candidate (means over tasks, from
+        :meth:`~auditad.selection.SelectionResult.candidate_summary_frame`);
+        True: one point per (task, candidate).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    from .errors import InvalidInputError
+    from .selection import pretty_label
+
+    estimator = estimator or result.config["estimators"][-1]
+    if estimator not in result.config["estimators"]:
+        raise InvalidInputError(f"estimator {estimator!r} is not in this result: {result.config['estimators']}")
+    ax = _new_axes(ax)
+    if per_task:
+        rows = [r for r in result.estimates if r["estimator"] == estimator]
+        data = [(r["family"], r["value"], r["true_auc"]) for r in rows]
+    else:
+        frame = result.candidate_summary_frame()
+        data = list(zip(frame["family"], frame[estimator], frame["true_auc"]))
+    colours = _family_colours([d[0] for d in data])
+    for fam, col in colours.items():
+        pts = [(x, y) for f, x, y in data if f == fam]
+        ax.scatter([p[0] for p in pts], [p[1] for p in pts], s=14 if per_task else 24, color=col, label=fam,
+                   alpha=0.6 if per_task else 0.9, edgecolors="none")
+    if estimator == "inlier_variance":
+        ax.set_xscale("log")
+    ax.set_xlabel(pretty_label(estimator) + (" (per task)" if per_task else " (mean over tasks)"))
+    ax.set_ylabel("true AUC" + (" (per task)" if per_task else " (mean over tasks)"))
+    ax.legend(fontsize=7, title="family", title_fontsize=7)
+    return ax
+
+
+def plot_bound_vs_auc(result, *, robust=False, ax=None):
+    """Eq. 1 bound (or the robust App. A.1 bound) of the true test scores against the empirical AUC.
+
+    One point per (task, candidate) with labelled test data, coloured by
+    family; with population moments every point with :math:`\\mu_\\Delta > 0`
+    lies on or below the diagonal. Points with :math:`\\mu_\\Delta \\le 0`
+    (where the bound says nothing) are drawn hollow.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    ax = _new_axes(ax)
+    key = "true_robust_bound" if robust else "true_bound"
+    rows = [r for r in result.candidates if r.get("true_auc") is not None and r["true_auc"] == r["true_auc"]]
+    colours = _family_colours([r["family"] for r in rows])
+    for fam, col in colours.items():
+        pos = [r for r in rows if r["family"] == fam and r["true_mu_delta"] > 0]
+        neg = [r for r in rows if r["family"] == fam and r["true_mu_delta"] <= 0]
+        ax.scatter([r["true_auc"] for r in pos], [r[key] for r in pos], s=14, color=col, label=fam,
+                   edgecolors="none", alpha=0.8)
+        if neg:
+            ax.scatter([r["true_auc"] for r in neg], [r[key] for r in neg], s=14, facecolors="none",
+                       edgecolors=col)
+    ax.plot([0, 1], [0, 1], color="0.5", linewidth=0.8, linestyle="--")
+    ax.set_xlim(0, 1.01)
+    ax.set_ylim(0, 1.01)
+    ax.set_xlabel("empirical AUC (test set)")
+    ax.set_ylabel("robust bound (App. A.1)" if robust else "AUC bound (Eq. 1)")
+    ax.legend(fontsize=7, title="family", title_fontsize=7)
+    return ax

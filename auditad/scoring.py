@@ -35,7 +35,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from ._neighbors import NeighborsResult, kneighbors
+from ._neighbors import kneighbors
 from ._validation import check_choice, check_embeddings, check_float, check_int
 from .errors import InvalidInputError
 from .metrics import _json_value
@@ -140,11 +140,9 @@ class KNNScorer:
         kNN backend of :func:`auditad._neighbors.kneighbors`.
     eps : float, default 1e-12
         Floor of distances and LDN scales before the log (counted in ``n_floored``).
-    ldn_candidates : int, default 16
-        Reference-form LDN: number of nearest references examined per query.
-        The minimum ratio over them is certified exact when it is at most
-        :math:`d_c(x)/\max_r \rho_K(r)` (no farther reference can beat it);
-        queries that fail the certificate are rescored against every reference.
+    block_memory_mb : float, default 64
+        Memory budget of one block of the reference-form LDN (float64
+        query × reference matrices) and of the kNN search.
     n_jobs : int, optional
         Threads of the exact kNN search.
     random_state : None, int or Generator
@@ -163,7 +161,7 @@ class KNNScorer:
 
     def __init__(self, *, scoring: str = "knn", k: int = 1, K: int = 2, ldn_form: str = "reference",
                  metric: str = "euclidean", backend: str = "auto", eps: float = DEFAULT_EPS,
-                 ldn_candidates: int = 16, n_jobs: int | None = None, random_state=None):
+                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None):
         self.scoring = check_choice(scoring, SCORINGS, name="scoring")
         self.k = check_int(k, name="k", low=1)
         self.K = check_int(K, name="K", low=1)
@@ -171,7 +169,7 @@ class KNNScorer:
         self.metric = check_choice(metric, ("euclidean", "cosine"), name="metric")
         self.backend = check_choice(backend, ("auto", "exact", "approximate"), name="backend")
         self.eps = check_float(eps, name="eps", low=0.0, low_open=True)
-        self.ldn_candidates = check_int(ldn_candidates, name="ldn_candidates", low=1)
+        self.block_memory_mb = check_float(block_memory_mb, name="block_memory_mb", low=0.0, low_open=True)
         self.n_jobs = n_jobs
         self.random_state = random_state
         self.reference_ = None
@@ -192,16 +190,13 @@ class KNNScorer:
                 + f" needs at least {need} for leave-one-out scores")
         self.reference_ = R
         if self.scoring == "ldn" and self.ldn_form == "reference":
-            # one self search serves the scales (K+1 nearest others: rho_K and its leave-one-out
-            # variants) and the candidates of the leave-one-out scores
-            c_loo = min(n - 1, max(self.ldn_candidates, self.k))
-            nb = self._kneighbors(R, None, max(self.K + 1, c_loo))
-            self._self_nb = nb
+            # K+1 nearest others of every reference: rho_K and its leave-one-out variants
+            nb = self._kneighbors(R, None, self.K + 1)
             self._nbK = nb.indices[:, : self.K]
+            self._dK = nb.distances[:, : self.K]
             self.rho_ = nb.distances[:, : self.K].mean(axis=1)
-            self._sumK1 = nb.distances[:, : self.K + 1].sum(axis=1)
-            # largest scale any reference can have after one other reference is removed
-            self._rho_max_loo = float(np.max(np.maximum(self.rho_, (self._sumK1 - nb.distances[:, 0]) / self.K)))
+            self._sumK1 = nb.distances.sum(axis=1)
+            self._rho_backend = nb.backend
         return self
 
     def _min_reference(self) -> int:
@@ -213,6 +208,7 @@ class KNNScorer:
 
     def _kneighbors(self, X, Q, k):
         return kneighbors(X, Q, k=k, metric=self.metric, backend=self.backend, n_jobs=self.n_jobs,
+                          block_memory_mb=self.block_memory_mb,
                           random_state=self.random_state)
 
     def _check_fitted(self):
@@ -257,54 +253,81 @@ class KNNScorer:
                            n_reference=int(self.reference_.shape[0]))
 
     # ----------------------------------------------------- reference-form LDN
-    def _ratios(self, idx, d, rows):
-        """Ratios d(x, r_j)/rho(r_j) for candidate matrices; ``rows`` = LOO identity of each row or None."""
-        rho = self.rho_[idx]
-        if rows is not None:
-            # rho of r_j once r_i (the row's own sample) is removed from the reference set
-            removed = (self._nbK[idx] == rows[:, None, None]).any(axis=2)
-            rho = np.where(removed, (self._sumK1[idx] - d) / self.K, rho)
-        ratio = np.maximum(d, self.eps) / np.maximum(rho, self.eps)
-        tiny = (d < self.eps) | (rho < self.eps)
-        return ratio, tiny
-
-    def _kth(self, ratio, tiny):
-        k = self.k
-        pos = np.argpartition(ratio, k - 1, axis=1)[:, k - 1]
-        rows = np.arange(ratio.shape[0])
-        return ratio[rows, pos], tiny[rows, pos]
-
     def _ldn_reference(self, Q, *, loo: bool):
+        r"""k-th smallest ratio d(x, r)/rho(r) over all references, certified exact.
+
+        The ratio is not a nearest-neighbour query (a far reference with a large
+        scale can win), so every query is compared with every reference in
+        blocks: squared distances from one float64 matrix product, with the
+        rounding bound :math:`|\hat d^2 - d^2| \le (d + 10)\,2u\,(\lVert q\rVert^2 +
+        \lVert r\rVert^2)` on centred data; the references whose lower-bound ratio
+        does not exceed the k-th smallest upper-bound ratio are recomputed exactly
+        (differences, float64) and the k-th smallest exact ratio is taken.
+        Leave-one-out: the row's own reference is excluded and, when it was one of
+        the K nearest of reference j, rho(r_j) is recomputed without it.
+        """
         R = self.reference_
-        n = R.shape[0]
-        n_avail = n - 1 if loo else n
-        c = min(n_avail, max(self.ldn_candidates, self.k))
-        if loo:
-            full_self = self._self_nb
-            nb = NeighborsResult(indices=full_self.indices[:, :c], distances=full_self.distances[:, :c],
-                                 backend=full_self.backend, metric=full_self.metric)
-        else:
-            nb = self._kneighbors(R, Q, c)
-        m = nb.indices.shape[0]
-        rows = np.arange(m) if loo else None
-        ratio, tiny = self._ratios(nb.indices, nb.distances, rows)
-        best, best_tiny = self._kth(ratio, tiny)
-        if c < n_avail:
-            rho_max = self._rho_max_loo if loo else float(self.rho_.max())
-            bound = np.maximum(nb.distances[:, c - 1], self.eps) / max(rho_max, self.eps)
-            bad = np.flatnonzero(~(best <= bound))
-            if bad.size:
-                # rescore these queries against every reference sample
-                Qb = R[bad] if loo else Q[bad]
-                full = self._kneighbors(R, Qb, n)
-                idx, d = full.indices, full.distances
-                if loo:
-                    keep = idx != bad[:, None]
-                    idx = idx[keep].reshape(bad.size, n - 1)
-                    d = d[keep].reshape(bad.size, n - 1)
-                r2, t2 = self._ratios(idx, d, bad if loo else None)
-                best[bad], best_tiny[bad] = self._kth(r2, t2)
-        return np.log(best), best_tiny, nb.backend
+        n, d = R.shape
+        if self.metric == "cosine":
+            from ._neighbors import _unit_rows
+
+            R = _unit_rows(R, "reference")
+            Q = R if loo else _unit_rows(Q, "queries")
+        center = R.mean(axis=0)
+        Rc = R - center
+        Qc = Rc if loo else Q - center
+        rsq = np.einsum("ij,ij->i", Rc, Rc)
+        qsq = rsq if loo else np.einsum("ij,ij->i", Qc, Qc)
+        m = Qc.shape[0]
+        gamma = (d + 10) * 2.0 * np.finfo(np.float64).eps / 2.0
+        rho_f = np.maximum(self.rho_, self.eps)
+        if loo:  # pairs (i, j) with i among the K nearest of j: rho_j without r_i
+            adj_j = np.repeat(np.arange(n), self.K)
+            adj_i = self._nbK.ravel()
+            adj_rho = (self._sumK1[adj_j] - self._dK.ravel()) / self.K
+            order = np.argsort(adj_i, kind="stable")
+            adj_i, adj_j, adj_rho = adj_i[order], adj_j[order], adj_rho[order]
+        block = int(max(1, min(m, self.block_memory_mb * 2**20 // (8 * 6 * max(n, 1)))))
+        best = np.empty(m)
+        tiny = np.zeros(m, dtype=bool)
+        k = self.k
+        for a in range(0, m, block):
+            b = min(a + block, m)
+            rows = np.arange(a, b)
+            G = qsq[a:b, None] + rsq[None, :] - 2.0 * (Qc[a:b] @ Rc.T)
+            delta = gamma * (qsq[a:b, None] + rsq[None, :])
+            rho = np.broadcast_to(rho_f, G.shape)
+            if loo:
+                G[rows - a, rows] = np.inf
+                lo_, hi_ = np.searchsorted(adj_i, [a, b])
+                rho = rho.copy()
+                rho[adj_i[lo_:hi_] - a, adj_j[lo_:hi_]] = np.maximum(adj_rho[lo_:hi_], self.eps)
+            # bounds of the floored ratio max(d, eps) / rho (the floor is monotone)
+            lo = np.maximum(self._dist(np.maximum(G - delta, 0.0)), self.eps) / rho
+            hi = np.maximum(self._dist(G + delta), self.eps) / rho
+            kth_hi = np.partition(hi, k - 1, axis=1)[:, k - 1]
+            ci, cj = np.nonzero(lo <= kth_hi[:, None])
+            exact = self._exact_dist(Qc[a + ci], Rc[cj])
+            ratio = np.maximum(exact, self.eps) / rho[ci, cj]
+            o = np.lexsort((ratio, ci))
+            ci, cj, ratio, exact = ci[o], cj[o], ratio[o], exact[o]
+            first = np.searchsorted(ci, np.arange(b - a))
+            pick = first + k - 1
+            best[a:b] = ratio[pick]
+            tiny[a:b] = (exact[pick] < self.eps) | (rho[ci[pick], cj[pick]] <= self.eps)
+        return np.log(best), tiny, self._rho_backend
+
+    def _dist(self, sq):
+        """Distance from a squared Euclidean distance (of unit vectors for cosine: 1 - cos = |a - b|^2 / 2)."""
+        return sq / 2.0 if self.metric == "cosine" else np.sqrt(sq)
+
+    def _exact_dist(self, A, B):
+        out = np.empty(A.shape[0])
+        step = max(1, int(self.block_memory_mb * 2**20 // (8 * max(A.shape[1], 1))))
+        for s in range(0, A.shape[0], step):
+            diff = A[s:s + step] - B[s:s + step]
+            out[s:s + step] = np.einsum("ij,ij->i", diff, diff)
+        return self._dist(out)
 
 
 def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,

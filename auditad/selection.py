@@ -381,7 +381,7 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
     --------
     >>> est = estimate_candidate([0.0, 1.0, 0.5], {"feature": [1.0, 2.0]})
     >>> est.value("pseudo_auc[feature]"), round(est.value("inlier_variance"), 4)
-    (0.8333333333333334, 6.0)
+    (0.9166666666666666, 6.0)
     """
     zi = np.asarray(z_in, dtype=np.float64)
     if zi.ndim != 1 or zi.size < 2 or not np.all(np.isfinite(zi)):
@@ -556,7 +556,7 @@ def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbedding
     """Scores and estimators of one (task, candidate): runs in a worker."""
     R = _pool(emb.reference, cand)
     scorer = KNNScorer(scoring=cand.scoring, k=cand.k, K=cand.K, ldn_form=cand.ldn_form, metric=cand.metric,
-                       backend=cfg["backend"], ldn_candidates=cfg["ldn_candidates"], n_jobs=cfg["knn_jobs"],
+                       backend=cfg["backend"], n_jobs=cfg["knn_jobs"],
                        random_state=base_seed).fit(R)
     inl = scorer.score_reference()
     z_in = inl.scores
@@ -692,6 +692,24 @@ class SelectionResult:
 
         return pd.DataFrame(self.bootstrap)
 
+    def candidate_summary_frame(self):
+        """One row per candidate: mean true AUC, mean Eq. 1 bound of the true scores and mean of every
+        estimator over the tasks (the data of Figure 2 of seed 001)."""
+        import pandas as pd
+
+        cands = pd.DataFrame(self.candidates)
+        keys = ["candidate", "family", "embedding", "pooling", "scoring"]
+        out = cands.groupby("candidate", sort=False).agg(
+            family=("family", "first"), embedding=("embedding", "first"), pooling=("pooling", "first"),
+            scoring=("scoring", "first"), true_auc=("true_auc", "mean"), true_bound=("true_bound", "mean"),
+            n_tasks=("task", "count"))
+        est = pd.DataFrame(self.estimates)
+        if not est.empty:
+            wide = est.pivot_table(index="candidate", columns="estimator", values="value", aggfunc="mean",
+                                   dropna=False)
+            out = out.join(wide[[c for c in self.config["estimators"] if c in wide.columns]])
+        return out.reset_index()[keys + [c for c in out.columns if c not in keys]]
+
     def summary_frame(self, by=None):
         """Mean ρ_rank, A_pair and regret per selector over the judged units (like Table 1 of seed 001).
 
@@ -784,7 +802,7 @@ def pretty_label(label: str) -> str:
 
 # =========================================================================== runner
 def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None, pool_by: str | None = None,
-                  lam=None, n_boot: int = 2000, backend: str = "exact", ldn_candidates: int = 16,
+                  lam=None, n_boot: int = 2000, backend: str = "exact",
                   npd_eps: float = 0.0, n_jobs: int = 1, progress: bool = False,
                   random_state=0) -> SelectionResult:
     r"""Run anomaly-free model selection over a benchmark and judge every estimator (seed 001, Sec. 5.3).
@@ -823,8 +841,6 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     backend : {"exact", "auto", "approximate"}, default "exact"
         kNN backend. Per-task reference sets are usually small, where exact
         search is fastest and deterministic.
-    ldn_candidates : int
-        See :class:`auditad.scoring.KNNScorer`.
     npd_eps : float
         ε of NPD.
     n_jobs : int, default 1
@@ -842,7 +858,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     Examples
     --------
     >>> from auditad.synthetic import make_selection_benchmark
-    >>> bench = make_selection_benchmark(n_tasks=2, n_source=40, n_target=4, n_test=20, random_state=0)
+    >>> bench = make_selection_benchmark(n_tasks=4, n_source=30, n_target=3, n_test=20, random_state=0)
     >>> res = run_selection(bench, estimators=["pseudo_auc[feature]"], n_boot=0)
     >>> list(res.summary_frame().index)
     ['oracle', 'random', 'fixed', 'pseudo_auc[feature]']
@@ -885,8 +901,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
                 skipped.append(dict(task="*", probe=kind, reason=f"candidates without sequence embeddings: {bad}",
                                     used_by=kind))
 
-    cfg = dict(backend=backend, ldn_candidates=check_int(ldn_candidates, name="ldn_candidates", low=1),
-               lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None)
+    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None)
     jobs = []
     for ti, t in enumerate(tasks):
         dom = t.reference_meta.get("domain")
@@ -917,7 +932,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     result = _judge(benchmark, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     config = dict(n_tasks=len(tasks), n_candidates=len(benchmark.candidates), estimators=labels,
                   probes=probe_list, dropped_probes=dropped, pool_by=pool_by, lam=lam, n_boot=n_boot,
-                  backend=backend, ldn_candidates=cfg["ldn_candidates"], npd_eps=cfg["npd_eps"],
+                  backend=backend, npd_eps=cfg["npd_eps"],
                   random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
                   selectors=result["selectors"], n_units=result["n_units"],
                   candidates=[c.to_dict() for c in benchmark.candidates], info=dict(benchmark.info))

@@ -26,15 +26,15 @@ from .errors import InvalidInputError
 from .scoring import SCORINGS, parse_pooling
 from .selection import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
 
-__all__ = ["make_selection_benchmark", "digits_benchmark", "VECTOR_FAMILIES", "DIGITS_EMBEDDINGS"]
+__all__ = ["make_selection_benchmark", "digits_benchmark", "FAMILIES", "DIGITS_EMBEDDINGS"]
 
-#: vector families of the synthetic generator: (dimension, observation noise, nuisance dims, blind)
-VECTOR_FAMILIES = {
-    "clean": dict(dim=16, noise=0.3, nuisance=0, blind=False),
-    "noisy": dict(dim=16, noise=1.2, nuisance=16, blind=False),
-    "partial": dict(dim=16, noise=0.3, nuisance=0, blind=True),
+#: representation families of the synthetic generator: output dimension, observation noise, extra
+#: pure-noise dimensions, and whether two latent dimensions are nearly invisible (shrunk by 0.15)
+FAMILIES = {
+    "clean": dict(dim=12, noise=0.3, nuisance=0, blind=False),
+    "noisy": dict(dim=12, noise=1.0, nuisance=12, blind=False),
+    "partial": dict(dim=12, noise=0.3, nuisance=0, blind=True),
 }
-SEQUENCE_FAMILY = "frames"
 DIGITS_EMBEDDINGS = ("pixels", "l2", "pca2", "pca8", "pca32")
 
 
@@ -43,30 +43,33 @@ def _softplus(x):
 
 
 def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: int = 190, n_target: int = 10,
-                             n_test: int = 100, n_auxiliary: int = 60, families=("clean", "noisy", "partial",
-                                                                                  "frames"),
-                             scorings=("knn", "ldn"), poolings=("mean", "max", "gem:3", "rdp:2"),
+                             n_test: int = 100, n_auxiliary: int = 60, families=("clean", "noisy", "partial"),
+                             vector_families=(), poolings=("mean", "max", "rdp:2"), scorings=("knn", "ldn"),
                              seq_len: int = 8, latent_dim: int = 6, random_state=0) -> SelectionBenchmark:
     """Synthetic selection benchmark with source/target domains, classes, attributes and anomalies.
 
     Generative model (latent dimension m = ``latent_dim``): task t is class
-    t with mean :math:`\\mu_t \\sim N(0, 3^2 I)` and per-dimension spread
-    :math:`s_t \\sim U(0.6, 1.4)`; a normal sample is
-    :math:`z = \\mu_t + \\alpha_{t,a} + [\\text{target}]\\,\\delta_t + s_t \\odot \\varepsilon`
+    t with mean :math:`\mu_t \sim N(0, 1.5^2 I)` and per-dimension spread
+    :math:`s_t \sim U(0.6, 1.4)`; a normal sample is
+    :math:`z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon`
     (target samples spread 1.5× wider), with attribute shifts
-    :math:`\\alpha_{t,a}` (``a0`` = home attribute, shift 0; ``a1``, ``a2``)
-    and a target-domain offset :math:`\\delta_t`. An anomaly adds
-    :math:`c\\,u_t`, :math:`u_t` a random unit direction per task and
-    :math:`c \\sim U(1.2, 3)\\cdot\\bar s_t`.
+    :math:`\alpha_{t,a}` (``a0`` = home attribute, shift 0; ``a1``, ``a2``:
+    size 1.5–3 :math:`\bar s_t`, leaning towards the anomaly direction) and a
+    target-domain offset :math:`\delta_t` of size :math:`2\bar s_t`. An
+    anomaly adds :math:`c\,u_t`, :math:`u_t` a random unit direction per task
+    and :math:`c \sim U(2, 5)\cdot\bar s_t`.
 
-    Representations (``families``): ``clean`` (16-d, little noise),
-    ``noisy`` (16-d, strong noise + 16 nuisance dimensions), ``partial``
-    (16-d, blind to two latent dimensions: shrunk by 0.15), and ``frames``
-    (sequences of ``seq_len`` frames, 12-d softplus activations with frame
-    jitter; in each task the anomaly shows in a fraction f_t ∈ {1/4, 1/2, 1}
-    of the frames with strength 1/f_t, so mean pooling dilutes transient
-    anomalies that max/GeM/RDP pooling keep). Candidates: every vector family
-    × ``scorings`` and ``frames`` × ``poolings`` × ``scorings``.
+    Representations ("embedding models", see :data:`FAMILIES`): ``clean``
+    (12-d, little noise), ``noisy`` (strong noise + 12 pure-noise dimensions)
+    and ``partial`` (blind to two latent dimensions). Every name in
+    ``families`` yields *sequence* embeddings of ``seq_len`` frames (softplus
+    activations of the latent state with frame jitter; in task t the anomaly
+    shows in a fraction f_t ∈ {1/4, 1/2, 1} of the frames, with twice its
+    strength, so mean pooling dilutes transient anomalies that max/GeM/RDP
+    keep) and gives the candidates family × ``poolings`` × ``scorings``; every
+    name in ``vector_families`` (written ``"<name>-vec"``) yields clip-level
+    vectors (the anomaly is always visible) and the candidates family ×
+    ``scorings``.
 
     Per task: reference ``n_source`` source + ``n_target`` target normals of
     attribute a0; test ``n_test`` samples (half anomalies, each half balanced
@@ -75,13 +78,13 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     normals, one third normals of other classes. Tasks are assigned to
     ``n_groups`` groups round-robin; within a group the first half is
     ``development``, the rest ``evaluation``. The ground truth (directions,
-    scales, transient fractions, blind dimensions) is in ``benchmark.info``.
+    transient fractions, blind dimensions) is in ``benchmark.info``.
 
     Examples
     --------
     >>> b = make_selection_benchmark(n_tasks=2, n_source=40, n_target=4, n_test=20, random_state=0)
-    >>> b.n_tasks, len(b.candidates), b.tasks[0].embeddings["frames"].reference.shape
-    (2, 14, (44, 8, 12))
+    >>> b.n_tasks, len(b.candidates), b.tasks[0].embeddings["clean"].reference.shape
+    (2, 18, (44, 8, 12))
     """
     n_tasks = check_int(n_tasks, name="n_tasks", low=1)
     n_groups = check_int(n_groups, name="n_groups", low=1, high=n_tasks)
@@ -93,11 +96,11 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     n_auxiliary = check_int(n_auxiliary, name="n_auxiliary", low=0)
     seq_len = check_int(seq_len, name="seq_len", low=1)
     m = check_int(latent_dim, name="latent_dim", low=3)
-    families = tuple(families)
-    if not families:
-        raise InvalidInputError("families must not be empty")
-    for f in families:
-        check_choice(f, (*VECTOR_FAMILIES, SEQUENCE_FAMILY), name="family")
+    families, vector_families = tuple(families), tuple(vector_families)
+    if not families and not vector_families:
+        raise InvalidInputError("families and vector_families must not both be empty")
+    for f in families + vector_families:
+        check_choice(f, tuple(FAMILIES), name="family")
     for s in scorings:
         check_choice(s, SCORINGS, name="scoring")
     for p in poolings:
@@ -121,17 +124,14 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     dom_shift = 2.0 * spread.mean(axis=1, keepdims=True) * dom_dir / np.linalg.norm(dom_dir, axis=1, keepdims=True)
     transient = rng.choice([0.25, 0.5, 1.0], size=n_tasks)
     blind = np.sort(rng.choice(m, size=2, replace=False))
-    maps = {}
-    for f in families:
-        if f == SEQUENCE_FAMILY:
-            maps[f] = dict(W=rng.normal(0.0, 1.0 / np.sqrt(m), size=(12, m)) * 1.5)
-        else:
-            spec = VECTOR_FAMILIES[f]
-            gain = np.ones(m)
-            if spec["blind"]:
-                gain[blind] = 0.15
-            maps[f] = dict(W=rng.normal(0.0, 1.0 / np.sqrt(m), size=(spec["dim"], m)) * 2.0 * gain[None, :],
-                           **spec)
+    reps = {}  # embedding name -> (family spec, map W, is_sequence)
+    for f, is_seq in [(f, True) for f in families] + [(f, False) for f in vector_families]:
+        spec = FAMILIES[f]
+        gain = np.ones(m)
+        if spec["blind"]:
+            gain[blind] = 0.15
+        W = rng.normal(0.0, 1.0 / np.sqrt(m), size=(spec["dim"], m)) * 2.0 * gain[None, :]
+        reps[f if is_seq else f"{f}-vec"] = (spec, W, is_seq)
 
     def latent(t, n, *, attr, target, anomalous):
         z = mu[t] + attr_shift[t, attr] + spread[t] * rng.standard_normal((n, m)) * np.where(target, 1.5, 1.0)[:, None]
@@ -139,20 +139,23 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
         c = np.where(anomalous, rng.uniform(2.0, 5.0, size=n) * spread[t].mean(), 0.0)
         return z, c[:, None] * u[t]
 
-    def embed(f, t, z, disp):
-        mp = maps[f]
-        if f == SEQUENCE_FAMILY:
-            n = z.shape[0]
+    def embed(name, t, z, disp):
+        spec, W, is_seq = reps[name]
+        n = z.shape[0]
+        if is_seq:
             k = max(1, int(round(transient[t] * seq_len)))
             on = np.zeros((n, seq_len))
             pick = np.argsort(rng.random((n, seq_len)), axis=1)[:, :k]
             on[np.repeat(np.arange(n), k), pick.ravel()] = 2.0
             frames = z[:, None, :] + 0.5 * rng.standard_normal((n, seq_len, m)) + on[:, :, None] * disp[:, None, :]
-            act = np.einsum("ntm,dm->ntd", frames, mp["W"]) + 0.3 * rng.standard_normal((n, seq_len, 12))
-            return _softplus(act)
-        x = (z + disp) @ mp["W"].T + mp["noise"] * rng.standard_normal((z.shape[0], mp["dim"]))
-        if mp["nuisance"]:
-            x = np.concatenate([x, 2.0 * rng.standard_normal((z.shape[0], mp["nuisance"]))], axis=1)
+            x = _softplus(np.einsum("ntm,dm->ntd", frames, W)
+                          + spec["noise"] * rng.standard_normal((n, seq_len, spec["dim"])))
+            if spec["nuisance"]:
+                x = np.concatenate([x, _softplus(2.0 * rng.standard_normal((n, seq_len, spec["nuisance"])))], axis=2)
+            return x
+        x = (z + disp) @ W.T + spec["noise"] * rng.standard_normal((n, spec["dim"]))
+        if spec["nuisance"]:
+            x = np.concatenate([x, 2.0 * rng.standard_normal((n, spec["nuisance"]))], axis=1)
         return x
 
     # ------------------------------------------------------------ tasks
@@ -182,10 +185,10 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
             z = np.concatenate([p[0] for p in za + zc])
             parts["auxiliary"] = (z, np.zeros_like(z))
         embeddings = {}
-        for f in families:
-            arrays = {k: embed(f, t, z, disp) for k, (z, disp) in parts.items()}
-            embeddings[f] = TaskEmbeddings(reference=arrays["reference"], test=arrays["test"],
-                                           auxiliary=arrays.get("auxiliary"))
+        for name in reps:
+            arrays = {k: embed(name, t, z, disp) for k, (z, disp) in parts.items()}
+            embeddings[name] = TaskEmbeddings(reference=arrays["reference"], test=arrays["test"],
+                                              auxiliary=arrays.get("auxiliary"))
         ref_meta = {"domain": np.where(ref_target, "target", "source"),
                     "class": np.full(n_ref, f"machine{t}"), "attribute": np.full(n_ref, "a0")}
         aux_meta = {}
@@ -206,19 +209,17 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
                                    split=split, group=f"set{g}"))
 
     candidates = []
-    for f in families:
-        if f == SEQUENCE_FAMILY:
-            for p in poolings:
-                for s in scorings:
-                    candidates.append(Candidate(name=f"{f}-{p}-{s}", embedding=f, pooling=p, scoring=s, family=f))
-        else:
+    for name, (spec, W, is_seq) in reps.items():
+        for p in (poolings if is_seq else (None,)):
             for s in scorings:
-                candidates.append(Candidate(name=f"{f}-{s}", embedding=f, scoring=s, family=f))
+                label = f"{name}-{p}-{s}" if p else f"{name}-{s}"
+                candidates.append(Candidate(name=label, embedding=name, pooling=p, scoring=s, family=name))
     info = {
         "generator": "auditad.synthetic.make_selection_benchmark",
         "latent_dim": m,
+        "seq_len": seq_len,
         "blind_dims": blind.tolist(),
-        "families": {f: {k: v for k, v in maps[f].items() if k != "W"} for f in families},
+        "families": {name: dict(spec, sequence=is_seq) for name, (spec, W, is_seq) in reps.items()},
         "tasks": [{"name": f"machine{t}", "anomaly_direction": u[t].tolist(),
                    "transient_fraction": float(transient[t]),
                    "mean_spread": float(spread[t].mean())} for t in range(n_tasks)],

@@ -90,7 +90,8 @@ def test_a_file_used_twice_is_read_once(files):
 
 def test_round_trip_gives_the_same_selection(tmp_path):
     bench = make_selection_benchmark(n_tasks=2, n_source=20, n_target=3, n_test=12, n_auxiliary=9,
-                                     families=("clean", "frames"), poolings=("mean",), random_state=1)
+                                     families=("clean",), vector_families=("noisy",), poolings=("mean",),
+                                     random_state=1)
     path = write_manifest(bench, tmp_path / "out")
     loaded = load_manifest(path)
     assert loaded.info["latent_dim"] == bench.info["latent_dim"]
@@ -159,3 +160,40 @@ def test_invalid_content(files):
     np.save(files / "a" / "ref.npy", bad)
     with pytest.raises(InvalidInputError, match="NaN"):
         load_manifest(_write(files, GOOD))
+
+
+# --------------------------------------------------------------------------- CLI: auditad select
+def test_cli_select_manifest(files, tmp_path, capsys):
+    from auditad.cli import main
+
+    out = tmp_path / "sel.json"
+    fig = tmp_path / "sel.png"
+    code = main(["select", str(_write(files, GOOD)), "--estimator", "pseudo_auc", "--pseudo", "feature",
+                 "--pseudo", "cross_class", "--n-boot", "20", "--json", str(out), "--figure", str(fig), "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 0 and "Pseudo AUC (Cross-Class)" in captured.out and captured.err == ""
+    payload = json.loads(out.read_text())
+    assert payload["config"]["estimators"] == ["pseudo_auc[feature]", "pseudo_auc[cross_class]"]
+    assert [r["estimator"] for r in payload["summary"]][:2] == ["oracle", "random"]
+    assert fig.stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv,match", [
+    (["select"], "either a MANIFEST.toml or --example"),
+    (["select", "missing.toml"], "manifest file not found"),
+    (["select", "--example", "digits", "--lam", "half"], "--lam"),
+])
+def test_cli_select_errors_are_one_line(argv, match, capsys):
+    from auditad.cli import main
+
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
+
+
+def test_cli_select_escaping_path(files, capsys):
+    from auditad.cli import main
+
+    path = _write(files, GOOD.replace('reference = "a/ref.npy"', 'reference = "../x.npy"'))
+    assert main(["select", str(path), "--quiet"]) == 2
+    assert "escapes the manifest's folder" in capsys.readouterr().err

@@ -26,11 +26,11 @@ CASES = [("knn", "reference", 1, 2), ("knn", "reference", 3, 2), ("ldn", "query"
 
 
 @pytest.mark.parametrize("scoring,form,k,K", CASES)
-@pytest.mark.parametrize("ldn_candidates", [16, 2])  # 2 forces the certificate fallback to full scans
-def test_scores_equal_brute_force_oracle(scoring, form, k, K, ldn_candidates):
+@pytest.mark.parametrize("block_memory_mb", [64, 0.001])  # 0.001: one query row per block
+def test_scores_equal_brute_force_oracle(scoring, form, k, K, block_memory_mb):
     R, Q = _data()
     scorer = KNNScorer(scoring=scoring, ldn_form=form, k=k, K=K, backend="exact",
-                       ldn_candidates=ldn_candidates).fit(R)
+                       block_memory_mb=block_memory_mb).fit(R)
     np.testing.assert_allclose(scorer.score(Q).scores,
                                brute_anomaly_scores(R, Q, scoring=scoring, form=form, k=k, K=K), atol=1e-12)
     loo = scorer.score_reference()
@@ -53,6 +53,17 @@ def test_reference_ldn_loo_property(seed, n, k, K):
     np.testing.assert_allclose(got, brute_anomaly_scores(R, None, scoring="ldn", k=k, K=K), atol=1e-12)
 
 
+@pytest.mark.parametrize("offset", [0.0, 1e6])
+def test_reference_ldn_near_ties_far_from_origin(offset):
+    """Many near-equal ratios far from the origin: the certified block computation still matches."""
+    rng = np.random.default_rng(5)
+    R = offset + rng.integers(0, 3, size=(30, 4)) + 1e-7 * rng.normal(size=(30, 4))
+    Q = offset + rng.integers(0, 3, size=(10, 4)).astype(float)
+    for queries in (Q, None):
+        got = knn_scores(R, queries, scoring="ldn", backend="exact").scores
+        np.testing.assert_allclose(got, brute_anomaly_scores(R, queries, scoring="ldn"), atol=1e-9)
+
+
 def test_zero_distances_are_floored_and_counted():
     R = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
     res = knn_scores(R, backend="exact")
@@ -68,7 +79,22 @@ def test_cosine_metric_matches_manual():
     res = knn_scores(R, Q, metric="cosine", backend="exact")
     Rn = R / np.linalg.norm(R, axis=1, keepdims=True)
     Qn = Q / np.linalg.norm(Q, axis=1, keepdims=True)
-    np.testing.assert_allclose(res.scores, np.log((1 - Qn @ Rn.T).min(axis=1)), atol=1e-10)
+    D = 1 - Qn @ Rn.T
+    np.testing.assert_allclose(res.scores, np.log(D.min(axis=1)), atol=1e-10)
+    DR = 1 - Rn @ Rn.T
+    np.fill_diagonal(DR, np.inf)
+    rho = np.sort(DR, axis=1)[:, :2].mean(axis=1)
+    ldn = knn_scores(R, Q, scoring="ldn", metric="cosine", backend="exact")
+    np.testing.assert_allclose(ldn.scores, np.log((D / rho).min(axis=1)), atol=1e-10)
+
+
+def test_reference_ldn_far_reference_with_large_scale_wins():
+    """min_r d(x, r)/rho(r) is not attained at the nearest reference: a far, sparse reference can win."""
+    R = np.array([[0.0], [0.1], [0.2], [10.0], [14.0], [18.0]])  # a dense and a sparse cluster
+    x = np.array([[5.0]])
+    # K = 2: nearest reference 0.2 has rho (0.1 + 0.2)/2 = 0.15 -> 4.8/0.15 = 32;
+    # reference 10 has rho (4 + 8)/2 = 6 -> 5/6; reference 14: rho 4 -> 9/4
+    assert knn_scores(R, x, scoring="ldn", backend="exact").scores[0] == pytest.approx(np.log(5.0 / 6.0))
 
 
 def test_result_dict_and_frame():

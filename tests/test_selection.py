@@ -57,8 +57,8 @@ def test_rank_correlation_matches_scipy():
 @pytest.fixture(scope="module")
 def small_bench():
     return make_selection_benchmark(n_tasks=4, n_source=30, n_target=4, n_test=24, n_auxiliary=12,
-                                    families=("clean", "noisy", "frames"), poolings=("mean", "max"),
-                                    random_state=3)
+                                    families=("clean",), vector_families=("noisy", "partial"),
+                                    poolings=("mean", "max"), random_state=3)
 
 
 @pytest.fixture(scope="module")
@@ -72,21 +72,21 @@ def small_result(small_bench):
 def test_runner_matches_direct_computation(small_bench, small_result):
     """True AUC, inlier variance and Pseudo AUC of one candidate recomputed by hand."""
     task = small_bench.tasks[1]
-    emb = task.embeddings["clean"]
+    emb = task.embeddings["noisy-vec"]
     z_in = knn_scores(emb.reference, backend="exact").scores
     z_test = knn_scores(emb.reference, emb.test, backend="exact").scores
     cands = small_result.candidates_frame().set_index(["task", "candidate"])
-    assert cands.loc[(task.name, "clean-knn"), "true_auc"] == pytest.approx(roc_auc_score(task.test_labels, z_test))
+    assert cands.loc[(task.name, "noisy-vec-knn"), "true_auc"] == pytest.approx(roc_auc_score(task.test_labels, z_test))
     est = small_result.to_frame().set_index(["task", "candidate", "estimator"])["value"]
-    assert est[(task.name, "clean-knn", "inlier_variance")] == pytest.approx(1 / z_in.var())
+    assert est[(task.name, "noisy-vec-knn", "inlier_variance")] == pytest.approx(1 / z_in.var())
     probe = make_probe("cross_class", emb.reference, reference_meta=task.reference_meta,
                        auxiliary_meta=task.auxiliary_meta, n_auxiliary=len(emb.auxiliary), home=task.home)
     z_p = knn_scores(emb.reference, probe.embeddings(emb.reference, emb.auxiliary), backend="exact").scores
     y = np.r_[np.zeros(z_in.size), np.ones(z_p.size)]
-    assert est[(task.name, "clean-knn", "pseudo_auc[cross_class]")] == pytest.approx(
+    assert est[(task.name, "noisy-vec-knn", "pseudo_auc[cross_class]")] == pytest.approx(
         roc_auc_score(y, np.r_[z_in, z_p]))
     mu = z_p.mean() - z_in.mean()
-    assert est[(task.name, "clean-knn", "auc_bound[cross_class]")] == pytest.approx(
+    assert est[(task.name, "noisy-vec-knn", "auc_bound[cross_class]")] == pytest.approx(
         mu**2 / (z_p.var() + z_in.var() + mu**2))
 
 
@@ -163,7 +163,7 @@ def test_parallel_and_progress_give_the_same_result(small_bench, capsys):
 
 def test_pool_by_scoring_and_sequence_probes():
     bench = make_selection_benchmark(n_tasks=2, n_source=20, n_target=2, n_test=12, n_auxiliary=0,
-                                     families=("frames",), poolings=("mean", "max", "gem:2", "rdp:1"),
+                                     families=("partial",), poolings=("mean", "max", "gem:2", "rdp:1"),
                                      random_state=0)
     with pytest.warns(SkippedItemWarning):
         res = run_selection(bench, pool_by="scoring", n_boot=0, probes=["sequence", "element", "cross_class"])
@@ -250,3 +250,24 @@ def test_cross_probe_without_samples_is_reported_not_raised():
     assert res.config["probes"] == ["random", "feature", "cross_class", "diverse"]
     assert [s["task"] for s in res.skipped] == ["t0", "t1"]
     assert res.summary_frame().loc["pseudo_auc[diverse]", "n_units"] == 2  # Diverse falls back to Feature
+
+
+def test_plots(small_result):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from auditad.plotting import plot_bound_vs_auc, plot_estimator_vs_auc
+
+    ax = plot_estimator_vs_auc(small_result, estimator="pseudo_auc[diverse]")
+    fams = {t.get_text() for t in ax.get_legend().get_texts()}
+    assert fams == {"clean", "noisy-vec", "partial-vec"}
+    n_points = sum(len(c.get_offsets()) for c in ax.collections)
+    assert n_points == len(small_result.config["candidates"])
+    ax = plot_estimator_vs_auc(small_result, estimator="inlier_variance", per_task=True)
+    assert sum(len(c.get_offsets()) for c in ax.collections) == len(small_result.candidates)
+    ax = plot_bound_vs_auc(small_result)
+    for c in ax.collections:
+        xy = np.asarray(c.get_offsets())
+        assert np.all(xy[:, 1] <= xy[:, 0] + 1e-12) or c.get_facecolors().size == 0
+    with pytest.raises(InvalidInputError, match="not in this result"):
+        plot_estimator_vs_auc(small_result, estimator="npd[random]x")
