@@ -271,3 +271,24 @@ def test_plots(small_result):
         assert np.all(xy[:, 1] <= xy[:, 0] + 1e-12) or c.get_facecolors().size == 0
     with pytest.raises(InvalidInputError, match="not in this result"):
         plot_estimator_vs_auc(small_result, estimator="npd[random]x")
+
+
+def test_domain_weighted_bound_estimator(small_bench):
+    """lam: inlier moments by Eqs. 4-6 with the reference domains (pseudo-outlier moments pooled)."""
+    from auditad.bounds import auc_bound
+
+    res = run_selection(small_bench, estimators=["auc_bound[cross_domain]"], lam=0.5, n_boot=0)
+    task = small_bench.tasks[0]
+    emb = task.embeddings["partial-vec"]
+    z_in = knn_scores(emb.reference, backend="exact").scores
+    probe = make_probe("cross_domain", emb.reference, reference_meta=task.reference_meta,
+                       auxiliary_meta=task.auxiliary_meta, n_auxiliary=len(emb.auxiliary), home=task.home)
+    z_p = np.r_[z_in[probe.reference_index],
+                knn_scores(emb.reference, emb.auxiliary[probe.auxiliary_index], backend="exact").scores]
+    expected = auc_bound(z_in, z_p, domain_in=task.reference_meta["domain"], lam=0.5).bound
+    got = res.to_frame().set_index(["task", "candidate"])["value"][(task.name, "partial-vec-knn")]
+    assert got == pytest.approx(expected)
+    assert expected != pytest.approx(auc_bound(z_in, z_p).bound)  # the weighting matters here
+    with pytest.raises(InvalidInputError, match="domain"):
+        run_selection(SelectionBenchmark([_task(np.zeros((3, 2)) + np.arange(3)[:, None])], [Candidate("c", "e")]),
+                      lam=0.5)
