@@ -41,7 +41,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field, fields
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 
@@ -49,7 +49,7 @@ from ._rng import check_random_state
 from ._validation import check_binary_labels, check_choice, check_embeddings, check_int
 from .bounds import auc_bound
 from .errors import InvalidInputError, SkippedItemWarning
-from .metrics import _json_value, auroc
+from .metrics import _json_value
 from .pseudo import (CROSS_KINDS, GENERATED_KINDS, PROBE_KINDS, SEQUENCE_KINDS, PseudoAnomalies,
                      check_metadata, cross_probe, diverse_probe, make_probe)
 from .scoring import LDN_FORMS, SCORINGS, KNNScorer, parse_pooling, pool_sequences
