@@ -76,6 +76,17 @@ def _need(table: dict, key: str, where: str, kind=str):
     return value
 
 
+def _entries(doc: dict, key: str):
+    """Yield (place, table) for every ``[[key]]`` entry; at least one is required."""
+    items = doc.get(key)
+    if not isinstance(items, list) or not items:
+        raise InvalidInputError(f"manifest: at least one [[{key}]] entry is required")
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise InvalidInputError(f"manifest: {key}[{i}] must be a table")
+        yield f"{key}[{i}]", item
+
+
 class _Loader:
     """Resolves and loads array references relative to the manifest folder, once per file."""
 
@@ -196,29 +207,17 @@ def load_manifest(path) -> SelectionBenchmark:
         raise InvalidInputError(f"manifest: benchmark.version {version!r} is not supported (expected {MANIFEST_VERSION})")
     loader = _Loader(path.parent)
 
-    raw_cands = doc.get("candidates")
-    if not isinstance(raw_cands, list) or not raw_cands:
-        raise InvalidInputError("manifest: at least one [[candidates]] entry is required")
     candidates = []
-    for i, c in enumerate(raw_cands):
-        where = f"candidates[{i}]"
-        if not isinstance(c, dict):
-            raise InvalidInputError(f"manifest: {where} must be a table")
+    for where, c in _entries(doc, "candidates"):
         _unknown(c, _CAND_KEYS, where)
         _need(c, "name", where)
         _need(c, "embedding", where)
         candidates.append(Candidate(**c))
 
-    raw_tasks = doc.get("tasks")
-    if not isinstance(raw_tasks, list) or not raw_tasks:
-        raise InvalidInputError("manifest: at least one [[tasks]] entry is required")
     tasks = []
-    for i, t in enumerate(raw_tasks):
-        where = f"tasks[{i}]"
-        if not isinstance(t, dict):
-            raise InvalidInputError(f"manifest: {where} must be a table")
+    for where, t in _entries(doc, "tasks"):
         name = _need(t, "name", where)
-        where = f"tasks[{i}] ({name})"
+        where = f"{where} ({name})"
         _unknown(t, _TASK_KEYS, where)
         embs = _need(t, "embeddings", where, dict)
         embeddings = {}
