@@ -716,7 +716,7 @@ class SelectionResult:
         Rows: Oracle, Random Selection, Fixed Selection (when the tasks have
         development/evaluation splits; its regret is over evaluation units
         only, ρ and A_pair are not defined), then the estimators. ``by``
-        (``"split"``, ``"pool"`` or a list of both) adds grouping columns.
+        (``"split"``, ``"pool"``, ``"group"`` or a list of them) adds grouping columns.
         The index is the selector label.
         """
         import pandas as pd

@@ -47,8 +47,9 @@ def show(title, res, *, table1=False):
     if table1:
         import pandas as pd
 
+        t1 = res.table1_frame()
         with pd.option_context("display.width", 250, "display.max_columns", 30):
-            print((res.table1_frame() * np.array([1, 1, 100] * (res.table1_frame().shape[1] // 3))).round(2))
+            print((t1 * np.array([1, 1, 100] * (t1.shape[1] // 3))).round(2))  # regret in pp
 
 
 def real_benchmark(data: Path, *, seed=0) -> SelectionBenchmark:
