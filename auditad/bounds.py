@@ -36,7 +36,8 @@ import numpy as np
 from ._neighbors import kneighbors
 from ._validation import check_float, check_int, check_k, check_scores, check_embeddings
 from .errors import InvalidInputError, UndefinedValueWarning
-from .metrics import _json_value, auroc
+from ._json import json_safe
+from .metrics import auroc
 
 __all__ = [
     "bound_from_moments",
@@ -51,7 +52,7 @@ __all__ = [
 
 
 def _as_dict(obj) -> dict:
-    return {f.name: _json_value(getattr(obj, f.name).to_dict() if hasattr(getattr(obj, f.name), "to_dict")
+    return {f.name: json_safe(getattr(obj, f.name).to_dict() if hasattr(getattr(obj, f.name), "to_dict")
                                 else getattr(obj, f.name)) for f in fields(obj)}
 
 
@@ -167,7 +168,7 @@ class DomainMomentsResult:
                              "mean": self.means, "variance": self.variances})
 
     def to_dict(self) -> dict:
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
 def _domain_weights(domains_in: np.ndarray, lam, source):

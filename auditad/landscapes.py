@@ -26,7 +26,8 @@ import numpy as np
 
 from ._validation import check_choice, check_float, check_int, check_probability_array, describe
 from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
-from .metrics import METRIC_NAMES, _json_value, _operating_point_arrays
+from ._json import json_safe
+from .metrics import METRIC_NAMES, _operating_point_arrays
 
 __all__ = [
     "landscape",
@@ -200,8 +201,8 @@ class LandscapeResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (the values as nested lists [ratio][metric][tpr][tnr])."""
-        return {"ratios": _json_value(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
-                "tpr": _json_value(self.tpr), "tnr": _json_value(self.tnr), "values": _json_value(self.values)}
+        return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
+                "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr), "values": json_safe(self.values)}
 
 
 def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101) -> LandscapeResult:
@@ -284,10 +285,10 @@ class LandscapeDifferenceResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict with the maps as nested lists."""
-        return {"ratios": _json_value(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
-                "tpr": _json_value(self.tpr), "tnr": _json_value(self.tnr),
-                "reference_ratio": self.reference_ratio, "values": _json_value(self.values),
-                "summary": _json_value(self.to_frame().to_dict(orient="records"))}
+        return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
+                "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr),
+                "reference_ratio": self.reference_ratio, "values": json_safe(self.values),
+                "summary": json_safe(self.to_frame().to_dict(orient="records"))}
 
 
 def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
@@ -352,8 +353,8 @@ class RegionStatsResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict: one record per (ratio, metric, region)."""
-        return {"regions": {g: _json_value(b) for g, b in zip(self.regions, self.bounds)},
-                "records": _json_value(self.to_frame().to_dict(orient="records"))}
+        return {"regions": {g: json_safe(b) for g, b in zip(self.regions, self.bounds)},
+                "records": json_safe(self.to_frame().to_dict(orient="records"))}
 
 
 def _region_masks(result: LandscapeResult, regions) -> tuple[tuple, tuple, list]:
@@ -463,7 +464,7 @@ class MinimalTprResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict: one record per (ratio, metric, score)."""
-        return {"records": _json_value(self.to_frame().to_dict(orient="records"))}
+        return {"records": json_safe(self.to_frame().to_dict(orient="records"))}
 
 
 def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
@@ -545,7 +546,7 @@ class CoverageResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict: one record per (ratio, metric, bin)."""
-        return {"records": _json_value(self.to_frame().to_dict(orient="records"))}
+        return {"records": json_safe(self.to_frame().to_dict(orient="records"))}
 
 
 def _area_weights(grid: np.ndarray) -> np.ndarray:
@@ -638,9 +639,9 @@ class MetricRelationsResult:
     def to_dict(self) -> dict:
         """JSON-safe dict."""
         return {"groups": list(self.groups), "members": [list(m) for m in self.members],
-                "metrics": list(self.metrics), "pearson": _json_value(self.pearson),
-                "tucker": _json_value(self.tucker), "n_factors": _json_value(self.n_factors),
-                "explained": _json_value(self.explained), "loadings": [_json_value(x) for x in self.loadings],
+                "metrics": list(self.metrics), "pearson": json_safe(self.pearson),
+                "tucker": json_safe(self.tucker), "n_factors": json_safe(self.n_factors),
+                "explained": json_safe(self.explained), "loadings": [json_safe(x) for x in self.loadings],
                 "variance": self.variance}
 
 

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ._validation import check_binary_labels, check_float, check_same_length, check_scores
+from ._json import json_safe
 from .errors import InvalidInputError, UndefinedValueWarning
 
 __all__ = [
@@ -52,22 +53,6 @@ METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 # --------------------------------------------------------------------------- helpers
-def _json_value(value: Any) -> Any:
-    """Turn numpy scalars/arrays and nan into JSON-safe plain Python values."""
-    if isinstance(value, np.ndarray):
-        return [_json_value(v) for v in value.tolist()]
-    if isinstance(value, (list, tuple)):
-        return [_json_value(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _json_value(v) for k, v in value.items()}
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return None if not math.isfinite(value) else value
-    return value
 
 
 def _labels_scores(y_true, scores, *, ndim=(1, 2)):
@@ -192,7 +177,7 @@ class AurocCIResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (nan -> None)."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
     def to_frame(self):
         """One-row tidy :class:`pandas.DataFrame`."""
@@ -615,7 +600,7 @@ class ScoreMetricsResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
     def to_frame(self):
         """Tidy frame: one row per metric (columns ``metric``, ``value``)."""
@@ -712,7 +697,7 @@ class OperatingPointResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (arrays become nested lists, nan -> None)."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
     def to_frame(self):
         """Tidy frame: one row per operating point, one column per field."""

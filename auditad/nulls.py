@@ -29,7 +29,8 @@ import numpy as np
 from ._rng import check_random_state, spawn
 from ._validation import check_choice, check_float, check_int, describe
 from .errors import InvalidInputError
-from .metrics import METRIC_NAMES, _f1_cells, _json_value, _mcc_cells
+from ._json import json_safe
+from .metrics import METRIC_NAMES, _f1_cells, _mcc_cells
 
 __all__ = [
     "null_distribution",
@@ -110,7 +111,7 @@ class MetricNull:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (nan -> None)."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
     def summary_row(self) -> dict:
         """Plain values without the histogram (one row of :meth:`NullResult.to_frame`)."""
@@ -149,8 +150,8 @@ class NullResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"n_pos": self.n_pos, "n_neg": self.n_neg, "ratio": _json_value(self.ratio),
-                "prediction": self.prediction, "q": _json_value(self.q),
+        return {"n_pos": self.n_pos, "n_neg": self.n_neg, "ratio": json_safe(self.ratio),
+                "prediction": self.prediction, "q": json_safe(self.q),
                 "nulls": {m.metric: m.to_dict() for m in self.nulls}}
 
     def summary_text(self) -> str:
@@ -190,7 +191,7 @@ class NullSweepResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"ratios": _json_value(self.ratios), "n": self.n, "prediction": self.prediction,
+        return {"ratios": json_safe(self.ratios), "n": self.n, "prediction": self.prediction,
                 "results": [r.to_dict() for r in self.results]}
 
 

@@ -55,6 +55,7 @@ from ._validation import (
     check_scores,
     describe,
 )
+from ._json import json_safe
 from .errors import AuditadWarning, InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 
 __all__ = [
@@ -80,25 +81,8 @@ _TOL = 1e-12
 
 # --------------------------------------------------------------------------- JSON helper
 def _json(value: Any) -> Any:
-    """Plain JSON-safe Python values (nan/inf -> None, numpy scalars -> Python)."""
-    if isinstance(value, np.ndarray):
-        return [_json(v) for v in value.tolist()]
-    if isinstance(value, (list, tuple)):
-        return [_json(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        return int(value)
-    if isinstance(value, (float, np.floating)):
-        value = float(value)
-        return value if math.isfinite(value) else None
-    if isinstance(value, np.str_):
-        return str(value)
-    if value is None or isinstance(value, str):
-        return value
-    return repr(value)
+    """Plain JSON-safe Python values (nan/inf -> None, numpy scalars -> Python, other objects -> repr)."""
+    return json_safe(value, other=repr)
 
 
 # --------------------------------------------------------------------------- instability rates

@@ -50,7 +50,7 @@ import numpy as np
 from ._rng import check_random_state
 from ._validation import check_choice, check_embeddings, check_int
 from .errors import InvalidInputError, SkippedItemWarning
-from .metrics import _json_value
+from ._json import json_safe
 
 __all__ = [
     "PseudoAnomalies",
@@ -151,8 +151,8 @@ class PseudoAnomalies:
     def to_dict(self) -> dict:
         """JSON-safe dict: the summary plus the index arrays (the generated array is not included)."""
         out = self.summary()
-        out["reference_index"] = _json_value(self.reference_index)
-        out["auxiliary_index"] = _json_value(self.auxiliary_index)
+        out["reference_index"] = json_safe(self.reference_index)
+        out["auxiliary_index"] = json_safe(self.auxiliary_index)
         out["shape"] = None if self.X is None else list(self.X.shape)
         return out
 

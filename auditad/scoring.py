@@ -38,7 +38,7 @@ import numpy as np
 from ._neighbors import kneighbors
 from ._validation import check_choice, check_embeddings, check_float, check_int
 from .errors import InvalidInputError
-from .metrics import _json_value
+from ._json import json_safe
 
 __all__ = [
     "ScoreResult",
@@ -109,7 +109,7 @@ class ScoreResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (nan -> None)."""
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
 # --------------------------------------------------------------------------- scorer

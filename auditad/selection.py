@@ -49,7 +49,7 @@ from ._rng import check_random_state
 from ._validation import check_binary_labels, check_choice, check_embeddings, check_int
 from .bounds import auc_bound
 from .errors import InvalidInputError, SkippedItemWarning
-from .metrics import _json_value
+from ._json import json_safe
 from .pseudo import (CROSS_KINDS, GENERATED_KINDS, PROBE_KINDS, SEQUENCE_KINDS, PseudoAnomalies,
                      check_metadata, cross_probe, diverse_probe, make_probe)
 from .scoring import LDN_FORMS, SCORINGS, KNNScorer, parse_pooling, pool_sequences
@@ -132,7 +132,7 @@ class Candidate:
             object.__setattr__(self, "family", self.embedding)
 
     def to_dict(self) -> dict:
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
 @dataclass(frozen=True)
@@ -345,7 +345,7 @@ class CandidateEstimates:
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
-        return {f.name: _json_value(getattr(self, f.name)) for f in fields(self)}
+        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
 _NAN_PROBE = dict(n_pseudo=0, mean_out=np.nan, var_out=np.nan, mu_delta=np.nan, mu_delta_sign=0,
@@ -762,14 +762,14 @@ class SelectionResult:
         summary = self.summary_frame().reset_index()
         return {
             "benchmark": self.benchmark,
-            "config": _json_value(self.config),
-            "summary": _json_value(summary.to_dict(orient="records")),
-            "candidates": _json_value(self.candidates),
-            "probes": _json_value(self.probes),
-            "estimates": _json_value(self.estimates),
-            "units": _json_value(self.units),
-            "bootstrap": _json_value(self.bootstrap),
-            "skipped": _json_value(self.skipped),
+            "config": json_safe(self.config),
+            "summary": json_safe(summary.to_dict(orient="records")),
+            "candidates": json_safe(self.candidates),
+            "probes": json_safe(self.probes),
+            "estimates": json_safe(self.estimates),
+            "units": json_safe(self.units),
+            "bootstrap": json_safe(self.bootstrap),
+            "skipped": json_safe(self.skipped),
         }
 
     def summary_text(self) -> str:
