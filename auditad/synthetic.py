@@ -46,7 +46,7 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
                              n_test: int = 100, n_auxiliary: int = 60, families=("clean", "noisy", "partial"),
                              vector_families=(), poolings=("mean", "max", "rdp:2"), scorings=("knn", "ldn"),
                              seq_len: int = 8, latent_dim: int = 6, random_state=0) -> SelectionBenchmark:
-    """Synthetic selection benchmark with source/target domains, classes, attributes and anomalies.
+    r"""Synthetic selection benchmark with source/target domains, classes, attributes and anomalies.
 
     Generative model (latent dimension m = ``latent_dim``): task t is class
     t with mean :math:`\mu_t \sim N(0, 1.5^2 I)` and per-dimension spread
