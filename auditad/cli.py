@@ -333,23 +333,232 @@ def _run_landscape(args) -> int:
     return EXIT_OK
 
 
-# --------------------------------------------------------------------------- demo
+# --------------------------------------------------------------------------- audit, demo (report/config, assemble, render)
+def _add_report_flags(p, *, quiet=True) -> None:
+    p.add_argument("--gate", action="append", default=None, metavar="RULE",
+                   help="gate rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable "
+                        "(added to the config's gates)")
+    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
+                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    p.add_argument("--junit", default=None, metavar="FILE", help="also write the gate results as JUnit XML")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="also write a Markdown summary (CI job page)")
+    p.add_argument("--timestamp", action="store_true",
+                   help="record the UTC time and run time in the report (then runs no longer give identical bytes)")
+    p.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+
+
+def _add_audit(sub) -> None:
+    p = sub.add_parser("audit", help="full audit of one or more benchmarks: HTML report, summary.json, figures, "
+                                     "tables, gates",
+                       description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
+                                   "benchmark's class counts, landscapes at its anomaly ratio, model selection when a "
+                                   "manifest is given) and write DIR/index.html and DIR/<benchmark>/{report.html, "
+                                   "summary.json, figures/, tables/}. Exit 0: every gate at or above --fail-on "
+                                   "passed; 1: a gate failed; 2: bad input. See docs/config.md and docs/report.md.")
+    p.add_argument("config", nargs="?", default=None, metavar="CONFIG.toml",
+                   help="audit configuration (or describe one benchmark with --embeddings/--labels)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder (created; an earlier auditad report there is replaced)")
+    g = p.add_argument_group("one benchmark without a config file")
+    g.add_argument("--embeddings", action="append", default=None, metavar="[NAME=]PATH",
+                   help=".npy/.npz embeddings; repeat (as NAME=PATH) for several representations")
+    g.add_argument("--labels", default=None, help=".npy, .npz, .csv or .parquet file with the class labels")
+    g.add_argument("--name", default=None, help="benchmark name (default: the labels file's stem)")
+    g.add_argument("--embeddings-key", default=None, help="array name inside .npz embedding files")
+    g.add_argument("--label-column", default=None, help="label column of a CSV/Parquet file (or array of an .npz)")
+    g.add_argument("--domain-column", default=None, help="optional domain column of the labels file")
+    g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
+    g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
+    g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
+    s = p.add_argument_group("settings (override the config's [settings])")
+    s.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
+    s.add_argument("--k", type=int, action="append", default=None,
+                   help="leakage neighbour count; repeat for several, the first is the primary k (default 10 1 5 20)")
+    s.add_argument("--epsilon", type=float, default=None, help="near-random half-width (default 0.05)")
+    s.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
+                   help="detector; repeat for several (default: knn, iforest, lof)")
+    s.add_argument("--backend", default=None, choices=["auto", "exact", "approximate"], help="kNN backend")
+    s.add_argument("--repeats", type=int, default=None, help="random train/test splits (default 1)")
+    s.add_argument("--n-jobs", type=int, default=None, help="parallel protocol tasks (-1 = all cores)")
+    s.add_argument("--no-default-gates", action="store_true",
+                   help="without gates in the config or --gate, do not apply the default warning gates")
+    _add_report_flags(p)
+
+
+def _print_notes(audit, args) -> None:
+    if args.quiet:
+        return
+    for note in audit.summary["warnings"]:
+        print(f"auditad: note: {audit.name}: {note}", file=sys.stderr)
+
+
+def _report_rules(args) -> list:
+    from .report.checks import parse_rule
+
+    rules = []
+    for text in args.gate or ():
+        try:
+            rules.append(parse_rule(text))
+        except AuditadError as exc:
+            raise type(exc)(f"--gate: {exc}") from None
+    return rules
+
+
+def _finish_report(run, args, *, show: Path) -> int:
+    print(run.summary_table())
+    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on}); "
+          f"{len(run.audits)} benchmark(s) in {run.elapsed_seconds:.1f} s")
+    if args.junit:
+        print(f"wrote {args.junit}")
+    if args.markdown:
+        print(f"wrote {args.markdown}")
+    print(f"report: {show.resolve()}")
+    return run.exit_code
+
+
+def _run_audit(args) -> int:
+    from .errors import InvalidInputError
+    from .report.assemble import load_inputs, run_audit
+    from .report.config import config_from_paths, load_config
+
+    data_flags = [f for f in ("embeddings", "labels", "name", "embeddings_key", "label_column", "domain_column",
+                              "attribute_column", "anomaly_column", "manifest") if getattr(args, f) is not None]
+    if args.config is not None and data_flags:
+        raise InvalidInputError(f"give either CONFIG.toml or --embeddings/--labels, not both "
+                                f"(got CONFIG.toml and --{data_flags[0].replace('_', '-')})")
+    overrides = {key: getattr(args, key) for key in ("seed", "epsilon", "backend", "repeats", "n_jobs")
+                 if getattr(args, key) is not None}
+    if args.k:
+        overrides["k"] = args.k
+    if args.detector:
+        overrides["detectors"] = args.detector
+    if args.no_default_gates:
+        overrides["default_gates"] = False
+    rules = _report_rules(args)
+    if args.config is not None:
+        config = load_config(args.config, overrides=overrides, extra_gates=rules)
+        sources = [args.config, *(p for b in config.benchmarks for p in (b.labels, *b.embeddings.values()))]
+    else:
+        if not args.embeddings or not args.labels:
+            raise InvalidInputError("give CONFIG.toml, or --embeddings and --labels for a one-benchmark audit")
+        paths = {}
+        for item in args.embeddings:
+            name, sep, path = item.partition("=")
+            if not sep:
+                name, path = Path(item).stem, item
+            if name in paths:
+                raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
+            paths[name] = path
+        columns = {"label": args.label_column, "domain": args.domain_column, "attribute": args.attribute_column,
+                   "anomaly": args.anomaly_column}
+        config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
+                                   columns=columns, manifest=args.manifest, overrides=overrides, gates=rules)
+        sources = [args.labels, *paths.values()]
+    inputs = [load_inputs(b, config) for b in config.benchmarks]
+    run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
+                    progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
+                    on_benchmark=lambda a: _print_notes(a, args))
+    show = run.out / run.audits[0].name / "report.html" if len(run.audits) == 1 else run.index
+    return _finish_report(run, args, show=show)
+
+
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="audit the bundled example benchmark (scikit-learn's digits)")
-    p.add_argument("--out", default="auditad-demo", help="output folder")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p = sub.add_parser("demo", help="full audit of the bundled example (digits in two representations) "
+                                    "with an HTML report",
+                       description="Audit scikit-learn's digits (pixels and pca16): leakage, class-split protocol "
+                                   "(knn, iforest, lof), nulls, landscapes and anomaly-free model selection over "
+                                   "the digit tasks; prints the path of the report.")
+    p.add_argument("--out", default="auditad-demo", help="output folder (default: auditad-demo)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--no-selection", action="store_true", help="skip the model-selection section")
+    _add_report_flags(p)
 
 
 def _run_demo(args) -> int:
-    from .datasets import load_example
-    from .leakage import leakage
+    from .report.assemble import example_inputs, run_audit
 
-    bench = load_example()
-    result = leakage(bench.X, bench.y, k=[10, 1, 5, 20], backend="exact")
-    print(f"Example benchmark: {bench.name} ({bench.X.shape[0]} samples, {bench.X.shape[1]} dims, "
-          f"{len(set(bench.y.tolist()))} classes)")
+    if args.seed < 0:
+        from .errors import InvalidInputError
+
+        raise InvalidInputError(f"--seed must be >= 0, got {args.seed}")
+    inputs = example_inputs(seed=args.seed, selection=not args.no_selection, gates=_report_rules(args))
+    run = run_audit([inputs], args.out, fail_on=args.fail_on, timestamp=args.timestamp,
+                    progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown,
+                    on_benchmark=lambda a: _print_notes(a, args))
+    return _finish_report(run, args, show=run.out / inputs.name / "report.html")
+
+
+# --------------------------------------------------------------------------- select (anomaly-free model selection, SPEC §4)
+def _add_select(sub) -> None:
+    p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
+                       description="Anomaly-free model selection (SPEC §4, seeds 000/001): inlier variance, AUC "
+                                   "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
+                                   "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
+    p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
+    p.add_argument("--example", choices=["digits", "synthetic"], default=None,
+                   help="use a built-in benchmark instead of a manifest")
+    p.add_argument("--estimator", action="append", default=None,
+                   help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
+                        "(default: inlier_variance, auc_bound, pseudo_auc)")
+    p.add_argument("--pseudo", action="append", default=None,
+                   help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
+                        "cross_attribute, diverse; repeat (default: every probe the metadata allows)")
+    p.add_argument("--pool-by", default=None, choices=["scoring", "family", "embedding", "pooling"],
+                   help="select separately within each value of this candidate attribute (scoring = Table 1)")
+    p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
+    p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
+    p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--figure", default=None, help="write estimator-vs-AUC and bound-vs-AUC plots to this image")
+    p.add_argument("--figure-estimator", default=None, help="estimator shown in --figure (default: the last one)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _run_select(args) -> int:
+    from .errors import InvalidInputError
+    from .selection import run_selection
+
+    if (args.manifest is None) == (args.example is None):
+        raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
+    if args.example == "digits":
+        from .synthetic import digits_benchmark
+
+        bench = digits_benchmark(random_state=args.seed)
+    elif args.example == "synthetic":
+        from .synthetic import make_selection_benchmark
+
+        bench = make_selection_benchmark(random_state=args.seed)
+    else:
+        from .manifest import load_manifest
+
+        bench = load_manifest(args.manifest)
+    lam = args.lam
+    if lam is not None and lam != "empirical":
+        try:
+            lam = float(lam)
+        except ValueError:
+            raise InvalidInputError(f"--lam must be 'empirical' or a number in [0, 1], got {args.lam!r}") from None
+    result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
+                           n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
+                           progress=_progress_enabled(args), random_state=args.seed)
     print(result.summary_text())
+    print(f"run time {result.elapsed_seconds:.1f} s")
+    if args.json:
+        _write_json_atomic(args.json, result.to_dict())
+        print(f"wrote {args.json}")
+    if args.figure:
+        from matplotlib.figure import Figure
+
+        from .plotting import plot_bound_vs_auc, plot_estimator_vs_auc
+
+        fig = Figure(figsize=(9.0, 3.8), layout="constrained")
+        left, right = fig.subplots(1, 2)
+        plot_estimator_vs_auc(result, estimator=args.figure_estimator, ax=left)
+        plot_bound_vs_auc(result, ax=right)
+        _save_figure(fig, args.figure)
+        print(f"wrote {args.figure}")
     return EXIT_OK
 
 
@@ -450,84 +659,11 @@ def _run_appendix(args) -> int:
     return EXIT_OK
 
 
-# --------------------------------------------------------------------------- select (anomaly-free model selection, SPEC §4)
-def _add_select(sub) -> None:
-    p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
-                       description="Anomaly-free model selection (SPEC §4, seeds 000/001): inlier variance, AUC "
-                                   "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
-                                   "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
-    p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
-    p.add_argument("--example", choices=["digits", "synthetic"], default=None,
-                   help="use a built-in benchmark instead of a manifest")
-    p.add_argument("--estimator", action="append", default=None,
-                   help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
-                        "(default: inlier_variance, auc_bound, pseudo_auc)")
-    p.add_argument("--pseudo", action="append", default=None,
-                   help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
-                        "cross_attribute, diverse; repeat (default: every probe the metadata allows)")
-    p.add_argument("--pool-by", default=None, choices=["scoring", "family", "embedding", "pooling"],
-                   help="select separately within each value of this candidate attribute (scoring = Table 1)")
-    p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
-    p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
-    p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
-    p.add_argument("--figure", default=None, help="write estimator-vs-AUC and bound-vs-AUC plots to this image")
-    p.add_argument("--figure-estimator", default=None, help="estimator shown in --figure (default: the last one)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
-
-
-def _run_select(args) -> int:
-    from .errors import InvalidInputError
-    from .selection import run_selection
-
-    if (args.manifest is None) == (args.example is None):
-        raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
-    if args.example == "digits":
-        from .synthetic import digits_benchmark
-
-        bench = digits_benchmark(random_state=args.seed)
-    elif args.example == "synthetic":
-        from .synthetic import make_selection_benchmark
-
-        bench = make_selection_benchmark(random_state=args.seed)
-    else:
-        from .manifest import load_manifest
-
-        bench = load_manifest(args.manifest)
-    lam = args.lam
-    if lam is not None and lam != "empirical":
-        try:
-            lam = float(lam)
-        except ValueError:
-            raise InvalidInputError(f"--lam must be 'empirical' or a number in [0, 1], got {args.lam!r}") from None
-    result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
-                           n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
-                           progress=_progress_enabled(args), random_state=args.seed)
-    print(result.summary_text())
-    print(f"run time {result.elapsed_seconds:.1f} s")
-    if args.json:
-        _write_json_atomic(args.json, result.to_dict())
-        print(f"wrote {args.json}")
-    if args.figure:
-        from matplotlib.figure import Figure
-
-        from .plotting import plot_bound_vs_auc, plot_estimator_vs_auc
-
-        fig = Figure(figsize=(9.0, 3.8), layout="constrained")
-        left, right = fig.subplots(1, 2)
-        plot_estimator_vs_auc(result, estimator=args.figure_estimator, ax=left)
-        plot_bound_vs_auc(result, ax=right)
-        _save_figure(fig, args.figure)
-        print(f"wrote {args.figure}")
-    return EXIT_OK
-
-
 # --------------------------------------------------------------------------- registry
 # name -> (add_arguments, run). Add new commands here.
 COMMANDS = {
     "leakage": (_add_leakage, _run_leakage),
+    "audit": (_add_audit, _run_audit),
     "demo": (_add_demo, _run_demo),
     "protocol": (_add_protocol, _run_protocol),
     "nulls": (_add_nulls, _run_nulls),

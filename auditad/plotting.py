@@ -416,3 +416,41 @@ def plot_bound_vs_auc(result, *, robust=False, ax=None):
     ax.set_ylabel("robust bound (App. A.1)" if robust else "AUC bound (Eq. 1)")
     ax.legend(fontsize=7, title="family", title_fontsize=7)
     return ax
+
+
+# --------------------------------------------------------------------------- audit report (leakage curve)
+def plot_leakage_curve(result, *, ax=None, label=None, color=None, chance=True):
+    """Leakage L_k against k from a :class:`~auditad.leakage.LeakageResult` (SPEC §1, seed 002).
+
+    Call it once per representation on the same ``ax`` to compare them.
+
+    Parameters
+    ----------
+    result : LeakageResult
+        Computed with several ``k``.
+    ax : matplotlib Axes, optional
+    label : str, optional
+        Legend label of the curve (default: "L_k").
+    color : str, optional
+    chance : bool, default True
+        Draw the chance level (the L_k of randomly drawn neighbours) as a dotted line.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    import numpy as np
+
+    ax = _new_axes(ax, figsize=(5.0, 3.4))
+    order = np.argsort(np.asarray(result.ks))
+    ks = np.asarray(result.ks)[order]
+    values = np.asarray(result.L)[order]
+    ax.plot(ks, values, marker="o", markersize=4, linewidth=1.4, color=color, label=label or "L_k")
+    if chance:
+        ax.axhline(result.chance, color="0.4", linestyle=":", linewidth=1.0, label=f"chance {result.chance:.2f}")
+    ax.set_xlabel("k (neighbours)")
+    ax.set_ylabel("leakage L_k")
+    ax.set_ylim(0.0, max(1.0, float(np.nanmax(values)) * 1.05))
+    ax.set_xticks(ks)
+    ax.legend(fontsize=7)
+    return ax

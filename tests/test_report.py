@@ -1,0 +1,334 @@
+"""The audit report: `auditad demo` / `auditad audit` output, summary.json schema, HTML safety, gates, atomicity."""
+
+import contextlib
+import io
+import json
+import xml.etree.ElementTree as ET
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
+import numpy as np
+import pytest
+
+from auditad.cli import main
+
+jsonschema = pytest.importorskip("jsonschema")
+
+SCRIPT = "<script>alert(1)</script>"
+
+
+def run_cli(argv):
+    """Run the CLI in-process; return (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)
+    return code, out.getvalue(), err.getvalue()
+
+
+def tree_bytes(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def schema():
+    from auditad.report import schema_path
+
+    return json.loads(schema_path().read_text(encoding="utf-8"))
+
+
+class _Page(HTMLParser):
+    """Collects tags, ids, external-looking references and the text of h1."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.ids, self.refs, self.h1, self.classes = [], [], [], [], []
+        self._in_h1 = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append(tag)
+        for k, v in attrs:
+            if k == "id":
+                self.ids.append(v)
+            if k == "class" and v:
+                self.classes.extend(v.split())
+            if k in ("src", "href", "xlink:href", "action", "poster", "data") and v is not None:
+                self.refs.append(v)
+            if k == "style" and v and "url(" in v:
+                self.refs.extend(part.split(")")[0].strip("'\" ") for part in v.split("url(")[1:])
+        self._in_h1 = tag == "h1" or self._in_h1
+
+    def handle_endtag(self, tag):
+        if tag == "h1":
+            self._in_h1 = False
+
+    def handle_data(self, data):
+        if self._in_h1:
+            self.h1.append(data)
+
+
+def parse(html: str) -> _Page:
+    page = _Page()
+    page.feed(html)
+    # url(...) inside <style> and SVG attributes
+    import re
+
+    page.refs.extend(m.strip("'\" ") for m in re.findall(r"url\(([^)]*)\)", html))
+    return page
+
+
+def external(ref: str) -> bool:
+    """A reference that would make the browser contact another host."""
+    if ref.startswith("#") or ref.startswith("data:"):
+        return False
+    parsed = urlparse(ref)
+    return bool(parsed.scheme or parsed.netloc) or ref.startswith("//")
+
+
+# --------------------------------------------------------------------------- the demo (run once)
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    out = tmp_path_factory.mktemp("demo") / "report"
+    code, stdout, stderr = run_cli(["demo", "--out", str(out), "--quiet"])
+    return out, code, stdout, stderr
+
+
+def test_demo_writes_the_report_and_prints_its_path(demo):
+    out, code, stdout, stderr = demo
+    assert code == 0, stderr
+    assert stderr == ""  # --quiet: no progress bars
+    lines = stdout.strip().splitlines()
+    assert lines[0].split()[:2] == ["benchmark", "n"] and lines[1].split()[0] == "digits"
+    assert lines[1].split()[-1] in ("PASS", "WARN")
+    assert lines[-1] == f"report: {(out / 'digits' / 'report.html').resolve()}"
+    files = set(tree_bytes(out))
+    assert {"index.html", "digits/report.html", "digits/summary.json"} <= files
+    svgs = {f[len("digits/figures/"):-4] for f in files if f.startswith("digits/figures/") and f.endswith(".svg")}
+    pdfs = {f[len("digits/figures/"):-4] for f in files if f.startswith("digits/figures/") and f.endswith(".pdf")}
+    assert svgs == pdfs and {"leakage_vs_k", "protocol_heatmap_pixels", "protocol_heatmap_pca16", "nulls_auroc",
+                             "landscapes", "selection"} <= svgs
+    tables = {f[len("digits/tables/"):] for f in files if f.startswith("digits/tables/")}
+    stems = {t.rsplit(".", 1)[0] for t in tables}
+    assert {"leakage", "protocol_summary", "protocol_auroc", "nulls", "landscape_regions", "selection"} <= stems
+    for stem in stems:  # every table in CSV, Markdown and LaTeX with booktabs
+        assert {f"{stem}.csv", f"{stem}.md", f"{stem}.tex"} <= tables
+        assert "\\toprule" in (out / "digits" / "tables" / f"{stem}.tex").read_text()
+    for name in pdfs:
+        assert (out / "digits" / "figures" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_demo_summary_validates_and_matches_the_library(demo):
+    from auditad.datasets import load_example
+    from auditad.leakage import leakage
+    from auditad.nulls import null_distribution
+
+    out = demo[0]
+    summary = json.loads((out / "digits" / "summary.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema())
+    jsonschema.validate(summary, schema())
+    assert summary["schema_version"] == "1.0" and summary["benchmark"] == "digits"
+    assert summary["seed"] == 0 and summary["run"] == {"timestamp": None, "elapsed_seconds": None}
+    assert list(summary["dataset"]["representations"]) == ["pixels", "pca16"]
+    assert summary["environment"]["packages"]["numpy"] == np.__version__
+    # statistics at full precision, equal to the library's own results
+    bench = load_example()
+    for rep, X in bench.representations.items():
+        ref = leakage(X, bench.y, k=[10, 1, 5, 20], backend="exact")
+        got = summary["leakage"]["representations"][rep]
+        assert got["L_k"] == ref.L_k and got["by_k"] == {str(k): float(v) for k, v in zip(ref.ks, ref.L)}
+    assert summary["leakage"]["L_k"] == summary["leakage"]["representations"]["pixels"]["L_k"]
+    pc = summary["nulls"]["per_class"][0]
+    obs = pc["observed"]["pca16"]
+    direct = null_distribution(pc["n_pos"], pc["n_neg"], metrics=("auroc",), observed={"auroc": obs["auroc"]})
+    assert obs["p_value"] == direct["auroc"].p_value
+    mean_row = [r for r in summary["protocol"]["representations"]["pixels"]["per_class"]
+                if r["detector"] == "mean" and r["class"] == pc["class"]][0]
+    assert pc["observed"]["pixels"]["auroc"] == mean_row["auroc"]
+    # the benchmark's anomaly ratio is the mean test-set share of the class-split tasks
+    ratios = [p["n_pos"] / (p["n_pos"] + p["n_neg"]) for p in summary["nulls"]["per_class"]]
+    assert summary["landscapes"]["ratio"] == pytest.approx(np.mean(ratios), rel=1e-12)
+    sel = summary["selection"]
+    assert sel["n_tasks"] == 10 and sel["best"]["key"] in sel["by_selector"]
+    assert sel["by_selector"]["oracle"]["regret"] == 0.0
+    # default gates (warnings) were evaluated and recorded
+    assert [g["rule"] for g in summary["gates"]] == ["leakage.L_k <= 0.5", "protocol.mean.rho_dir <= 0.2"]
+    assert summary["verdict"] in ("pass", "warn")
+
+
+def test_demo_html_is_self_contained_and_well_formed(demo):
+    out = demo[0]
+    html = (out / "digits" / "report.html").read_text(encoding="utf-8")
+    page = parse(html)
+    assert "".join(page.h1).strip() == "Evaluation-protocol audit: digits"
+    assert "script" not in page.tags and "iframe" not in page.tags and "link" not in page.tags
+    assert "javascript:" not in html.lower()
+    bad = [r for r in page.refs if external(r)]
+    assert not bad, bad[:5]
+    assert len(page.ids) == len(set(page.ids)), "duplicate element ids (figures must not share ids)"
+    figures = [p for p in (out / "digits" / "figures").glob("*.svg")]
+    assert page.tags.count("svg") == len(figures)  # every figure inlined
+    assert "<?xml" not in html and "<!DOCTYPE svg" not in html and "<metadata>" not in html
+    for section in ("leakage", "protocol", "nulls", "landscapes", "selection", "gates", "reproducibility"):
+        assert section in page.ids
+    assert "banner" in page.classes
+    assert '<meta name="viewport"' in html and "@media print" in html
+    index = (out / "index.html").read_text(encoding="utf-8")
+    ipage = parse(index)
+    assert 'href="digits/report.html"' in index and not [r for r in ipage.refs if external(r)]
+
+
+# --------------------------------------------------------------------------- a small configured benchmark
+@pytest.fixture
+def toy(tmp_path):
+    rng = np.random.default_rng(0)
+    labels = np.repeat(["a", "b", SCRIPT], 30)
+    X = rng.normal(size=(90, 4)) + np.repeat(np.arange(3), 30)[:, None] * 2.0
+    d = tmp_path / "bench"
+    d.mkdir()
+    np.save(d / "emb.npy", X)
+    domain = np.tile(["s", "t"], 45)
+    anomaly = (rng.random(90) < 0.15).astype(int)
+    import pandas as pd
+
+    pd.DataFrame({"label": labels, "domain": domain, "anomaly": anomaly}).to_csv(d / "labels.csv", index=False)
+    settings = ("[settings]\nseed = 3\nk = [5, 1]\ndetectors = ['knn']\nnull_runs = 100\n"
+                "landscape_resolution = 21\nlandscape_metrics = ['auroc', 'aupr_trap']\n"
+                "null_metrics = ['auroc', 'ap']\n")
+    bench = ("[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = { raw = 'emb.npy' }\n"
+             "columns = { domain = 'domain', anomaly = 'anomaly' }\n")
+    (d / "audit.toml").write_text("version = 1\n" + settings + "\n" + bench)
+    return d, settings, bench
+
+
+def test_label_is_escaped_everywhere(toy):
+    d = toy[0]
+    code, stdout, stderr = run_cli(["audit", str(d / "audit.toml"), "--out", str(d / "out"), "--quiet"])
+    assert code == 0, stderr
+    html = (d / "out" / "toy" / "report.html").read_text(encoding="utf-8")
+    assert SCRIPT not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "<script" not in html.lower()
+    summary = json.loads((d / "out" / "toy" / "summary.json").read_text())
+    jsonschema.validate(summary, schema())
+    assert SCRIPT in summary["dataset"]["classes"]  # JSON keeps the label as it is
+    # optional columns: domain leakage reported; the anomaly column sets the landscapes' ratio and its own null
+    assert summary["leakage"]["columns"]["domain"]["n_values"] == 2
+    assert summary["landscapes"]["ratio"] == pytest.approx(summary["dataset"]["anomaly_ratio"])
+    assert summary["nulls"]["anomaly_split"]["n_pos"] == int(np.sum(
+        __import__("pandas").read_csv(d / "labels.csv")["anomaly"]))
+
+
+def test_gate_exit_codes_junit_and_markdown(toy):
+    d = toy[0]
+    flags = ["audit", "--embeddings", f"raw={d / 'emb.npy'}", "--labels", str(d / "labels.csv"), "--quiet"]
+    # a failing fail-level gate: exit 1, the report is still written, JUnit and Markdown too
+    code, stdout, _ = run_cli(flags + ["--out", str(d / "o1"), "--gate", "leakage.L_k <= 0.0001",
+                                       "--gate", "warn: protocol.mean.rho_dir <= 1", "--junit", str(d / "j.xml"),
+                                       "--markdown", str(d / "ci.md")])
+    assert code == 1
+    summary = json.loads((d / "o1" / "labels" / "summary.json").read_text())
+    assert summary["verdict"] == "fail" and summary["config"]["origin"] == "flags"
+    assert [g["status"] for g in summary["gates"]] == ["fail", "pass"]
+    root = ET.parse(d / "j.xml").getroot()
+    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    assert "FAIL" in (d / "ci.md").read_text()
+    assert 'class="banner fail"' in (d / "o1" / "labels" / "report.html").read_text()
+    assert "verdict: fail (exit 1" in stdout
+    # a failing warn-level gate: exit 0, or 1 with --fail-on warn
+    warn = ["--gate", "warn: leakage.L_k <= 0.0001"]
+    assert run_cli(flags + ["--out", str(d / "o2")] + warn)[0] == 0
+    assert json.loads((d / "o2" / "labels" / "summary.json").read_text())["verdict"] == "warn"
+    assert run_cli(flags + ["--out", str(d / "o3"), "--fail-on", "warn", "--timestamp"] + warn)[0] == 1
+    stamped = json.loads((d / "o3" / "labels" / "summary.json").read_text())
+    assert stamped["run"]["timestamp"] is not None and stamped["run"]["elapsed_seconds"] > 0
+
+
+def test_same_config_and_seed_give_identical_bytes(toy):
+    d = toy[0]
+    first, second = d / "first", d / "second"
+    assert run_cli(["audit", str(d / "audit.toml"), "--out", str(first), "--quiet"])[0] == 0
+    before = tree_bytes(first)
+    assert run_cli(["audit", str(d / "audit.toml"), "--out", str(second), "--quiet"])[0] == 0
+    assert tree_bytes(second) == before
+    # rerunning into the same folder replaces the earlier report (same bytes again)
+    assert run_cli(["audit", str(d / "audit.toml"), "--out", str(first), "--quiet"])[0] == 0
+    assert tree_bytes(first) == before
+
+
+BAD = {
+    "typo": ("[settings]\nsede = 1\n", None, r"settings: unknown key 'sede'; did you mean 'seed'"),
+    "missing file": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = 'nope.npy'\n",
+                     r"embeddings.raw = 'nope.npy': file not found|nope.npy"),
+    "outside": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = '../emb.npy'\n",
+                r"outside the config folder"),
+    "one class": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'one.csv'\nembeddings = 'emb.npy'\n",
+                  r"at least 2 classes"),
+    "gate section": ("gates = ['leakge.L_k <= 0.5']\n", None, r"unknown gate metric 'leakge.L_k'"),
+    "gate path": ("gates = ['leakage.L_kk <= 0.5']\n", None, r"unknown gate metric 'leakage.L_kk'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_input_exits_2_with_one_line_and_writes_nothing(toy, case):
+    d, settings, bench = toy
+    head, body, match = BAD[case]
+    (d / "one.csv").write_text("label\n" + "x\n" * 90)
+    if case == "outside":
+        (d.parent / "emb.npy").write_bytes((d / "emb.npy").read_bytes())
+    if head and head.startswith("[settings]"):  # a key inside the [settings] table
+        settings, head = settings.replace("[settings]\n", head), ""
+    (d / "bad.toml").write_text((head or "") + settings + "\n" + (body or bench))
+    before = sorted(p.name for p in d.iterdir())
+    code, stdout, stderr = run_cli(["audit", str(d / "bad.toml"), "--out", str(d / "out")])
+    assert code == 2
+    lines = [ln for ln in stderr.splitlines() if ln.startswith("auditad: error:")]
+    assert len(lines) == 1, stderr
+    import re
+
+    assert re.search(match, lines[0]), lines[0]
+    assert sorted(p.name for p in d.iterdir()) == before  # no output folder, no temporary leftovers
+
+
+def test_output_folder_that_is_a_file_or_foreign_folder(toy):
+    d = toy[0]
+    (d / "afile").write_text("keep")
+    code, _, err = run_cli(["audit", str(d / "audit.toml"), "--out", str(d / "afile")])
+    assert code == 2 and "exists and is a file" in err and (d / "afile").read_text() == "keep"
+    foreign = d / "mine"
+    foreign.mkdir()
+    (foreign / "notes.txt").write_text("precious")
+    code, _, err = run_cli(["audit", str(d / "audit.toml"), "--out", str(foreign)])
+    assert code == 2 and "not an auditad report" in err
+    assert (foreign / "notes.txt").read_text() == "precious"
+    code, _, err = run_cli(["audit", str(d / "audit.toml"), "--out", str(d)])
+    assert code == 2 and (d / "audit.toml").exists()
+
+
+def test_inline_svg_prefixes_ids_and_references():
+    from auditad.report.render import inline_svg
+
+    svg = (b'<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x">\n'
+           b'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="10pt" height="5pt" viewBox="0 0 10 5" '
+           b'xmlns="http://www.w3.org/2000/svg"><metadata>m</metadata><defs><style type="text/css">*{}</style>'
+           b'<clipPath id="p1"><rect/></clipPath><path id="g"/></defs>'
+           b'<g clip-path="url(#p1)"><use xlink:href="#g"/><use xlink:href="#other"/></g></svg>')
+    out = str(inline_svg(svg, "f7", 'a <b> & "c"'))
+    assert out.startswith("<svg") and "<?xml" not in out and "DOCTYPE" not in out and "metadata" not in out
+    assert 'id="f7-p1"' in out and "url(#f7-p1)" in out and 'xlink:href="#f7-g"' in out
+    assert 'xlink:href="#other"' in out  # not an id of this figure: left alone
+    assert 'width="10pt"' not in out and 'style="max-width:10pt"' in out
+    assert "<title id=\"f7-title\">a &lt;b&gt; &amp; &#34;c&#34;</title>" in out
+
+
+def test_plot_leakage_curve_draws_L_against_sorted_k():
+    from matplotlib.figure import Figure
+
+    from auditad.leakage import leakage
+    from auditad.plotting import plot_leakage_curve
+
+    X = np.r_[np.zeros((5, 1)), np.ones((5, 1)) * 10] + np.arange(10)[:, None] * 1e-3
+    res = leakage(X, [0] * 5 + [1] * 5, k=[4, 1, 6], backend="exact")
+    ax = plot_leakage_curve(res, ax=Figure().add_subplot(), label="rep")
+    line, chance = ax.get_lines()
+    assert list(line.get_xdata()) == [1, 4, 6]
+    # k = 6 reaches into the other cluster: 2 of 6 neighbours of every sample carry the other label
+    assert list(line.get_ydata()) == [0.0, 0.0, pytest.approx(2 / 6)]
+    assert chance.get_ydata()[0] == pytest.approx(res.chance) and res.chance == pytest.approx(5 / 9)
