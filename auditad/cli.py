@@ -334,7 +334,7 @@ def _run_landscape(args) -> int:
 
 
 # --------------------------------------------------------------------------- audit, demo (report/config, assemble, render)
-def _add_report_flags(p, *, quiet=True) -> None:
+def _add_report_flags(p) -> None:
     p.add_argument("--gate", action="append", default=None, metavar="RULE",
                    help="gate rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable "
                         "(added to the config's gates)")

@@ -176,6 +176,36 @@ def test_demo_html_is_self_contained_and_well_formed(demo):
     assert 'href="digits/report.html"' in index and not [r for r in ipage.refs if external(r)]
 
 
+def test_demo_output_feeds_gate_and_appendix_commands(demo, tmp_path):
+    import re
+    import shutil
+    import subprocess
+
+    out = demo[0]
+    summary = out / "digits" / "summary.json"
+    assert run_cli(["gate", str(summary)])[0] == 0  # the stored (default, warning) gates
+    assert run_cli(["gate", str(summary), "--gate", "leakage.L_k <= 0.001"])[0] == 1
+    assert run_cli(["gate", str(summary), "--gate", "leakage.no_such_number <= 1"])[0] == 2
+    code, stdout, stderr = run_cli(["appendix", str(out), "--out", str(tmp_path / "appendix")])
+    assert code == 0, stderr
+    tex = (tmp_path / "appendix" / "appendix.tex").read_text()
+    figures = re.findall(r"\\includegraphics(?:\[[^]]*\])?\{\\AuditadDir ([^}]*)\}", tex)
+    tables = re.findall(r"\\input\{\\AuditadDir ([^}]*)\}", tex)
+    assert len(figures) == len(list((out / "digits" / "figures").glob("*.pdf")))
+    assert len(tables) == 1 + len(list((out / "digits" / "tables").glob("*.csv")))  # + the gates table
+    assert all((tmp_path / "appendix" / rel).is_file() for rel in figures + tables)
+    # the captions of summary.json reach the LaTeX tables
+    assert any("digits: neighbourhood class leakage" in (tmp_path / "appendix" / t).read_text() for t in tables)
+    if shutil.which("pdflatex"):
+        (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
+                                            "\\usepackage{graphicx}\n\\begin{document}\n"
+                                            "\\input{appendix/appendix.tex}\n\\end{document}\n")
+        proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+        assert proc.returncode == 0, proc.stdout[-3000:]
+        assert (tmp_path / "paper.pdf").read_bytes()[:5] == b"%PDF-"
+
+
 # --------------------------------------------------------------------------- a small configured benchmark
 @pytest.fixture
 def toy(tmp_path):
@@ -199,21 +229,35 @@ def toy(tmp_path):
     return d, settings, bench
 
 
-def test_label_is_escaped_everywhere(toy):
-    d = toy[0]
-    code, stdout, stderr = run_cli(["audit", str(d / "audit.toml"), "--out", str(d / "out"), "--quiet"])
-    assert code == 0, stderr
+def test_two_benchmarks_index_and_escaped_label(toy):
+    d, settings, bench = toy
+    second = ("[[benchmarks]]\nname = 'toy-pca'\nlabels = 'labels.csv'\nembeddings = 'emb.npy'\n"
+              "gates = ['warn: leakage.L_k <= 0.0001']\n[benchmarks.settings]\nprotocol = 'one_class'\n")
+    (d / "two.toml").write_text("version = 1\n" + settings + "\n" + bench + "\n" + second)
+    code, stdout, stderr = run_cli(["audit", str(d / "two.toml"), "--out", str(d / "out"), "--quiet"])
+    assert code == 0, stderr  # the failed gate is a warning
+    lines = stdout.strip().splitlines()
+    assert [ln.split()[0] for ln in lines[1:3]] == ["toy", "toy-pca"] and lines[2].split()[-1] == "WARN"
+    assert lines[-1] == f"report: {(d / 'out' / 'index.html').resolve()}"
+    index = (d / "out" / "index.html").read_text(encoding="utf-8")
+    assert 'href="toy/report.html"' in index and 'href="toy-pca/report.html"' in index
+    assert 'class="banner warn"' in index
+    second_summary = json.loads((d / "out" / "toy-pca" / "summary.json").read_text())
+    assert second_summary["protocol"]["protocol"] == "one_class" and second_summary["verdict"] == "warn"
+    # the label <script>alert(1)</script> is shown as text, never as markup
     html = (d / "out" / "toy" / "report.html").read_text(encoding="utf-8")
     assert SCRIPT not in html and "&lt;script&gt;alert(1)&lt;/script&gt;" in html
-    assert "<script" not in html.lower()
+    assert "<script" not in html.lower() and "<script" not in index.lower()
     summary = json.loads((d / "out" / "toy" / "summary.json").read_text())
     jsonschema.validate(summary, schema())
+    jsonschema.validate(second_summary, schema())
     assert SCRIPT in summary["dataset"]["classes"]  # JSON keeps the label as it is
     # optional columns: domain leakage reported; the anomaly column sets the landscapes' ratio and its own null
     assert summary["leakage"]["columns"]["domain"]["n_values"] == 2
     assert summary["landscapes"]["ratio"] == pytest.approx(summary["dataset"]["anomaly_ratio"])
-    assert summary["nulls"]["anomaly_split"]["n_pos"] == int(np.sum(
-        __import__("pandas").read_csv(d / "labels.csv")["anomaly"]))
+    import pandas as pd
+
+    assert summary["nulls"]["anomaly_split"]["n_pos"] == int(pd.read_csv(d / "labels.csv")["anomaly"].sum())
 
 
 def test_gate_exit_codes_junit_and_markdown(toy):

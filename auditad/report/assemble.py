@@ -608,31 +608,38 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
     reps = list(res.representation_names)
     counts = {r["class"]: (r["n_pos"], r["n_neg"]) for r in rows if r["representation"] == reps[0]}
     rng = np.random.default_rng([int(s["seed"]), 3])
-    per_class, primary, table_rows = [], {}, []
+    others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
+    cache: dict = {}  # (n_pos, n_neg) -> nulls of the other metrics (classes of equal size share them)
+    per_class, primary, table_rows, long = [], {}, [], []
     for c in [cc.item() for cc in res.classes]:
         n_pos, n_neg = counts[c]
         if n_pos < 1 or n_neg < 1:
             continue
-        obs_by_rep, metric_nulls = {}, None
-        for i, rep in enumerate(reps):
+        if (n_pos, n_neg) not in cache:
+            cache[(n_pos, n_neg)] = null_distribution(
+                n_pos, n_neg, metrics=others, q=s["null_q"], method=s["null_method"], runs=s["null_runs"],
+                random_state=rng) if others else None
+        rest = cache[(n_pos, n_neg)]
+        obs_by_rep = {}
+        for rep in reps:
             a = observed[rep].get(c, float("nan"))
             obs = {"auroc": a} if math.isfinite(a) else None
-            nr = null_distribution(n_pos, n_neg, metrics=s["null_metrics"] if i == 0 else ("auroc",), q=s["null_q"],
-                                   method=s["null_method"], runs=s["null_runs"], observed=obs, random_state=rng)
-            if i == 0:
-                metric_nulls, primary[c] = nr, nr
+            nr = null_distribution(n_pos, n_neg, metrics=("auroc",), method=s["null_method"], runs=s["null_runs"],
+                                   observed=obs, random_state=rng)
+            primary.setdefault(c, nr)
             an = nr["auroc"]
             obs_by_rep[rep] = {"auroc": a if obs else None, "p_value": an.p_value if obs else None,
                                "above_q95": bool(a > an.q95) if obs else None,
                                "above_q99": bool(a > an.q99) if obs else None}
-        per_class.append({"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg),
-                          "ratio": metric_nulls.ratio, "q": metric_nulls.q,
+        metric_nulls = list(primary[c].nulls) + (list(rest.nulls) if rest is not None else [])
+        per_class.append({"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg), "ratio": primary[c].ratio,
+                          "q": rest.q if rest is not None else None,
                           "nulls": {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
                                                and k not in ("observed", "p_value")}
-                                    for m in metric_nulls.nulls},
+                                    for m in metric_nulls},
                           "observed": obs_by_rep})
-        row = {"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg), "ratio": metric_nulls.ratio}
-        for m in metric_nulls.nulls:
+        row = {"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg), "ratio": primary[c].ratio}
+        for m in metric_nulls:
             row[f"{m.metric} mean"] = m.mean
             if m.metric == "auroc":
                 row["auroc q99"] = m.q99
@@ -640,6 +647,9 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
             row[f"AUROC {rep}"] = obs_by_rep[rep]["auroc"]
             row[f"p {rep}"] = obs_by_rep[rep]["p_value"]
         table_rows.append(row)
+        long.append(primary[c].to_frame().assign(**{"class": c}))
+        if rest is not None:
+            long.append(rest.to_frame().assign(**{"class": c}))
     results["nulls"] = primary
 
     def shares(rep):
@@ -650,7 +660,7 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
                 "share_above_q99": float(np.mean([o["above_q99"] for o in obs])),
                 "max_p_value": float(max(o["p_value"] for o in obs))}
 
-    out = {"representation": reps[0], "metrics": list(s["null_metrics"]),
+    out = {"representation": reps[0], "metrics": ["auroc", *others],
            "prediction": next(iter(primary.values())).prediction if primary else None,
            **shares(reps[0]),
            "representations": {rep: shares(rep) for rep in reps},
@@ -658,7 +668,7 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
     if "anomaly" in inputs.columns:
         a = inputs.columns["anomaly"]
         n_pos, n_neg = int(a.sum()), int(a.size - a.sum())
-        nr = null_distribution(n_pos, n_neg, metrics=s["null_metrics"], q=s["null_q"], method=s["null_method"],
+        nr = null_distribution(n_pos, n_neg, metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
                                runs=s["null_runs"], random_state=rng)
         results["nulls_anomaly"] = nr
         out["anomaly_split"] = {"n_pos": n_pos, "n_neg": n_neg, "ratio": nr.ratio,
@@ -673,9 +683,8 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
                                      "observed detector-mean AUROC(c) and its p-value P(AUROC_null >= observed)",
                             frame, "nulls", compact=frame.shape[0] <= 40))
     if primary:
-        long = pd.concat([nr.to_frame().assign(**{"class": c}) for c, nr in primary.items()], ignore_index=True)
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{inputs.name}: null distributions per class "
-                                "(all statistics)", long, "nulls", compact=False))
+                                "(all statistics)", pd.concat(long, ignore_index=True), "nulls", compact=False))
 
         shown = list(primary.items())[:12]
 
@@ -809,7 +818,7 @@ def _landscape_section(inputs, nulls, tables, figures, results) -> dict:
 
         from ..plotting import plot_landscape_difference
 
-        fig = Figure(figsize=(3.0 * max(len(varying), 1), 3.0), layout="constrained")
+        fig = Figure(figsize=(3.6 * max(len(varying), 1), 3.1), layout="constrained")
         for ax, m in zip(fig.subplots(1, len(varying), squeeze=False)[0], varying):
             plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)
         return fig
