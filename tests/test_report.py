@@ -261,18 +261,32 @@ def test_two_benchmarks_index_and_escaped_label(toy):
 
 
 def test_gate_exit_codes_junit_and_markdown(toy):
+    from auditad.manifest import write_manifest
+    from auditad.synthetic import make_selection_benchmark
+
     d = toy[0]
     flags = ["audit", "--embeddings", f"raw={d / 'emb.npy'}", "--labels", str(d / "labels.csv"), "--quiet"]
+    manifest = write_manifest(make_selection_benchmark(n_tasks=2, n_source=30, n_target=4, n_test=20,
+                                                       n_auxiliary=10, families=("clean", "noisy"),
+                                                       poolings=("mean",), scorings=("knn",), random_state=0),
+                              d / "selection")
     # a failing fail-level gate: exit 1, the report is still written, JUnit and Markdown too
     code, stdout, _ = run_cli(flags + ["--out", str(d / "o1"), "--gate", "leakage.L_k <= 0.0001",
-                                       "--gate", "warn: protocol.mean.rho_dir <= 1", "--junit", str(d / "j.xml"),
-                                       "--markdown", str(d / "ci.md")])
+                                       "--gate", "warn: protocol.mean.rho_dir <= 1",
+                                       "--gate", "selection.by_selector.oracle.regret == 0",
+                                       "--manifest", str(manifest),
+                                       "--junit", str(d / "j.xml"), "--markdown", str(d / "ci.md")])
     assert code == 1
     summary = json.loads((d / "o1" / "labels" / "summary.json").read_text())
+    jsonschema.validate(summary, schema())
     assert summary["verdict"] == "fail" and summary["config"]["origin"] == "flags"
-    assert [g["status"] for g in summary["gates"]] == ["fail", "pass"]
+    assert [g["status"] for g in summary["gates"]] == ["fail", "pass", "pass"]
+    # the manifest adds the model-selection section, table and figure
+    assert summary["selection"]["n_tasks"] == 2 and summary["selection"]["best"] is not None
+    assert (d / "o1" / "labels" / "tables" / "selection.tex").is_file()
+    assert 'id="selection"' in (d / "o1" / "labels" / "report.html").read_text()
     root = ET.parse(d / "j.xml").getroot()
-    assert root.tag == "testsuites" and root.get("tests") == "2" and root.get("failures") == "1"
+    assert root.tag == "testsuites" and root.get("tests") == "3" and root.get("failures") == "1"
     assert "FAIL" in (d / "ci.md").read_text()
     assert 'class="banner fail"' in (d / "o1" / "labels" / "report.html").read_text()
     assert "verdict: fail (exit 1" in stdout

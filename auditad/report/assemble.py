@@ -729,8 +729,12 @@ def _landscape_section(inputs, nulls, tables, figures, results) -> dict:
         source = "share of anomalies in the anomaly column"
     else:
         ratios = [pc["ratio"] for pc in nulls["per_class"]]
-        ratio = float(np.mean(ratios))
-        source = "mean anomaly share of the class-split test sets"
+        if ratios:
+            ratio = float(np.mean(ratios))
+            source = "mean anomaly share of the class-split test sets"
+        else:  # no class-split task could be evaluated (every class skipped)
+            ratio = float(np.clip(1.0 / inputs.benchmark.classes.size, 1e-6, 1 - 1e-6))
+            source = "1 / number of classes (no class-split task could be evaluated)"
     label = f"{100 * ratio:.3g}%"
     ref = float(s["landscape_reference"])
     ratio_map = {label: ratio}
