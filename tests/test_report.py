@@ -114,6 +114,14 @@ def test_demo_writes_the_report_and_prints_its_path(demo):
         assert "\\toprule" in (out / "digits" / "tables" / f"{stem}.tex").read_text()
     for name in pdfs:
         assert (out / "digits" / "figures" / f"{name}.pdf").read_bytes().startswith(b"%PDF")
+    # the usual permissions of the umask, not the private ones of temporary files
+    import os
+    import stat
+
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE((out / "digits" / "report.html").stat().st_mode) == 0o666 & ~mask
+    assert stat.S_IMODE(out.stat().st_mode) == 0o777 & ~mask
 
 
 def test_demo_summary_validates_and_matches_the_library(demo):
