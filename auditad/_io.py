@@ -12,6 +12,12 @@ from .errors import InvalidInputError
 __all__ = ["write_text_atomic", "write_bytes_atomic", "replace_dir_atomic", "prepare_output_dir"]
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
 def write_bytes_atomic(path, data: bytes) -> Path:
     """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename."""
     path = Path(path)
@@ -24,6 +30,7 @@ def write_bytes_atomic(path, data: bytes) -> Path:
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual permissions
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -55,6 +62,7 @@ def prepare_output_dir(out) -> tuple[Path, Path]:
 
 def replace_dir_atomic(tmp: Path, out: Path) -> Path:
     """Move the finished temporary folder ``tmp`` to ``out``, replacing an older ``out``."""
+    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp creates 0700
     old = None
     if out.exists():
         old = out.with_name(f".{out.name}.old-{os.getpid()}")

@@ -1036,7 +1036,6 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
         write_text_atomic(tmp / "index.html", render_index(audits, timestamp=timestamp))
         write_text_atomic(tmp / _MARKER, "Written by 'auditad audit'; the next run into this folder replaces it.\n")
         by_bench = {a.name: list(a.gate_results) for a in audits}
-        _usual_permissions(tmp)
         replace_dir_atomic(tmp, out_path)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -1051,17 +1050,6 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     every = [g for a in audits for g in a.gate_results]
     return AuditRun(out=out_path, audits=tuple(audits), exit_code=exit_code(every, fail_on=fail_on),
                     verdict=verdict(every), elapsed_seconds=time.perf_counter() - t0)
-
-
-def _usual_permissions(folder: Path) -> None:
-    """Temporary files and folders are created private (0600 / 0700); give the report the umask's permissions."""
-    import os
-
-    mask = os.umask(0)
-    os.umask(mask)
-    folder.chmod(0o777 & ~mask)
-    for p in folder.rglob("*"):
-        p.chmod((0o777 if p.is_dir() else 0o666) & ~mask)
 
 
 def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False) -> None:
