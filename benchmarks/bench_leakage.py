@@ -20,10 +20,14 @@ import numpy as np
 
 
 def make_data(n, d, seed=0):
+    """Gaussian mixture, generated in float32 chunks so that no large temporary inflates peak memory."""
     rng = np.random.default_rng(seed)
-    centers = rng.normal(size=(10, d)) * 1.2
+    centers = (rng.normal(size=(10, d)) * 1.2).astype(np.float32)
     y = rng.integers(0, 10, n)
-    X = (centers[y] + rng.normal(size=(n, d))).astype(np.float32)
+    X = np.empty((n, d), dtype=np.float32)
+    for a in range(0, n, 10000):
+        b = min(a + 10000, n)
+        X[a:b] = centers[y[a:b]] + rng.standard_normal(size=(b - a, d), dtype=np.float32)
     return X, y
 
 
