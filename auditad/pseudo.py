@@ -394,7 +394,8 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
     aux_idx = _eligible(aux_meta, n_aux, column, homes)
     same_class = f" of class {homes['class']!r}" if column != "class" and "class" in homes else ""
     if ref_idx.size + aux_idx.size == 0:
-        return _skipped(kind, f"no normal sample{same_class} with a {column} other than {homes[column]!r} "
+        article = "an" if column[:1] in ("a", "e", "i", "o", "u") else "a"
+        return _skipped(kind, f"no normal sample{same_class} with {article} {column} other than {homes[column]!r} "
                               f"in the reference set ({n_ref}) or the auxiliary pool ({n_aux})", warn=warn)
     src = (f"{kind}: {ref_idx.size} reference and {aux_idx.size} auxiliary normals{same_class} "
            f"with {column} != {homes[column]!r}")
