@@ -90,7 +90,7 @@ def choose_backend(n_queries: int, n_reference: int, d: int) -> str:
     return "exact" if cost <= AUTO_EXACT_MAX_COST else "approximate"
 
 
-def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
+def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=32,
                n_jobs=None, random_state=None, recall_sample=0) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
@@ -111,7 +111,9 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         See the module docstring.
     block_memory_mb : float
         Memory budget of one block of the exact search (float32 distances of a
-        block of queries to every reference row).
+        block of queries to every reference row). The default 32 MB keeps a
+        block in cache-friendly sizes and was the fastest on 2 cores; memory
+        beyond the blocks is one float32 copy of the data (two for a self search).
     n_jobs : int, optional
         Threads of the exact search (default: the number of CPUs, at most 8).
     random_state : None, int or Generator
@@ -134,9 +136,10 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     """
     check_choice(metric, METRICS, name="metric")
     check_choice(backend, BACKENDS, name="backend")
-    Xr = check_embeddings(X, name="X", dtype=np.float64)
+    # float32 input stays float32 (no float64 copy of the whole set); every distance is float64
+    Xr = check_embeddings(X, name="X", dtype=None)
     self_search = queries is None
-    Q = Xr if self_search else check_embeddings(queries, name="queries", dtype=np.float64)
+    Q = Xr if self_search else check_embeddings(queries, name="queries", dtype=None)
     if Q.shape[1] != Xr.shape[1]:
         raise InvalidInputError(
             f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}")
@@ -168,6 +171,7 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    A = np.asarray(A, dtype=np.float64)
     norms = np.linalg.norm(A, axis=1)
     if np.any(norms == 0):
         raise InvalidInputError(
@@ -178,21 +182,37 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- exact
 def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
-    """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback."""
+    """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback.
+
+    ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
+    float64: centred float64 rows are formed chunk by chunk (converting float32
+    to float64 is exact, so every chunk equals the same rows of ``X - center``).
+    """
     n, d = X.shape
     m = Q.shape[0]
-    center = X.mean(axis=0)
-    Xc = X - center
-    Qc = Xc if self_search else Q - center
+    center = X.mean(axis=0, dtype=np.float64)
+    chunk = max(1, int(2**24 // max(d, 1)))  # ~128 MB of float64 per chunk
     # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x
     X32a = np.empty((n, d + 1), dtype=np.float32)
-    X32a[:, :d] = Xc
-    xsq64 = np.einsum("ij,ij->i", Xc, Xc)
-    qsq64 = xsq64 if self_search else np.einsum("ij,ij->i", Qc, Qc)
+    xsq64 = np.empty(n, dtype=np.float64)
+    for a in range(0, n, chunk):
+        xc = _centred(X, a, min(a + chunk, n), center)
+        X32a[a:a + xc.shape[0], :d] = xc
+        xsq64[a:a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
     X32a[:, d] = xsq64
-    Q32a = np.empty((m, d + 1), dtype=np.float32)
-    Q32a[:, :d] = -2.0 * Qc
-    Q32a[:, d] = 1.0
+    if self_search:
+        qsq64 = xsq64
+        Q32a = X32a.copy()
+        Q32a[:, :d] *= -2.0
+        Q32a[:, d] = 1.0
+    else:
+        qsq64 = np.empty(m, dtype=np.float64)
+        Q32a = np.empty((m, d + 1), dtype=np.float32)
+        for a in range(0, m, chunk):
+            qc = _centred(Q, a, min(a + chunk, m), center)
+            Q32a[a:a + qc.shape[0], :d] = -2.0 * qc
+            qsq64[a:a + qc.shape[0]] = np.einsum("ij,ij->i", qc, qc)
+        Q32a[:, d] = 1.0
     # Candidates per row: a margin beyond k so that certification almost always succeeds.
     n_avail = n - 1 if self_search else n
     c = min(n_avail, k + max(8, k // 2))
@@ -240,7 +260,8 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
             # every non-candidate has float32 value >= thr
             cth = thr.astype(np.float64) + qsq64[start:stop]
         del s
-        d2 = _refine(Xc, Qc[start:stop], cand, refine_rows)
+        qc = _centred(Q, start, stop, center)
+        d2 = _refine(X, center, qc, cand, refine_rows)
         if self_search:
             d2[cand == np.arange(start, stop)[:, None]] = np.inf
         if not full:
@@ -256,8 +277,9 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
             bad = np.flatnonzero(~(topd[:, -1] + delta < cth - delta))
         for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
             i = start + r
-            diff_all = Xc - Qc[i]
-            d2_all = np.einsum("ij,ij->i", diff_all, diff_all)
+            d2_all = np.concatenate([
+                np.einsum("ij,ij->i", dc, dc)
+                for dc in (_centred(X, a, min(a + chunk, n), center) - qc[r] for a in range(0, n, chunk))])
             if self_search:
                 d2_all[i] = np.inf
             o = np.lexsort((np.arange(n), d2_all))[:k]
@@ -276,6 +298,11 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
         with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
             list(pool.map(run, starts))
     return out_idx, out_dist
+
+
+def _centred(A: np.ndarray, start: int, stop: int, center: np.ndarray) -> np.ndarray:
+    """Rows start:stop of ``A`` in float64, minus ``center``."""
+    return A[start:stop].astype(np.float64) - center
 
 
 def _row_thresholds(s: np.ndarray, c: int) -> np.ndarray:
@@ -299,12 +326,13 @@ def _row_thresholds(s: np.ndarray, c: int) -> np.ndarray:
     return thr
 
 
-def _refine(Xc, qc, cand, rows):
-    """Exact float64 squared distances from each query to its candidate rows, in row chunks."""
+def _refine(X, center, qc, cand, rows):
+    """Exact float64 squared distances from each centred query to its candidate rows of X, in row chunks."""
     out = np.empty(cand.shape, dtype=np.float64)
     for a in range(0, cand.shape[0], rows):
         b = min(a + rows, cand.shape[0])
-        diff = np.take(Xc, cand[a:b].ravel(), axis=0).reshape(b - a, cand.shape[1], -1)
+        diff = np.take(X, cand[a:b].ravel(), axis=0).astype(np.float64).reshape(b - a, cand.shape[1], -1)
+        diff -= center
         diff -= qc[a:b, None, :]
         out[a:b] = np.einsum("bcd,bcd->bc", diff, diff)
     return out
@@ -346,8 +374,11 @@ def _approximate(X, Q, k, self_search, random_state):
             gi, gd = index.query(Q, k=k)
             idx, dist = gi.astype(np.int64), gd.astype(np.float64)
     # recompute distances in float64 so that both backends agree to rounding
-    diff = X[idx] - Q[:, None, :]
-    dist = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
+    dist = np.empty(idx.shape, dtype=np.float64)
+    step = max(1, int(2**24 // max(idx.shape[1] * X.shape[1], 1)))
+    for a in range(0, idx.shape[0], step):
+        diff = X[idx[a:a + step]].astype(np.float64) - Q[a:a + step, None, :].astype(np.float64)
+        dist[a:a + step] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
     order = _lexsort_rows(dist, idx)
     return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
 
@@ -377,7 +408,7 @@ def _measure_recall(X, Q, k, self_search, idx, dist, sample, random_state):
     pick = np.sort(rng.choice(m, size=min(sample, m), replace=False))
     found = 0
     for i in pick:
-        diff = X - Q[i]
+        diff = X.astype(np.float64) - Q[i].astype(np.float64)
         d2 = np.einsum("ij,ij->i", diff, diff)
         if self_search:
             d2[i] = np.inf

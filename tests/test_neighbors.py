@@ -138,3 +138,16 @@ def test_approximate_recall_on_clustered_20k():
     assert res.recall >= 0.98 and res.n_recall_queries == 300
     # distances of the returned neighbours are exact float64 distances
     np.testing.assert_allclose(res.distances, np.sqrt(((X[res.indices] - X[:, None]) ** 2).sum(-1)), atol=1e-9)
+
+
+def test_float32_input_is_searched_exactly_in_float64():
+    X32 = _data(n=500, d=12).astype(np.float32)
+    Q32 = np.random.default_rng(5).normal(size=(40, 12)).astype(np.float32)
+    res = kneighbors(X32, k=6, backend="exact")
+    idx, dist = brute_knn(X32.astype(np.float64), None, 6)
+    np.testing.assert_array_equal(res.indices, idx)
+    np.testing.assert_allclose(res.distances, dist, atol=1e-12)
+    resq = kneighbors(X32, Q32, k=6, backend="exact")
+    idx, dist = brute_knn(X32.astype(np.float64), Q32.astype(np.float64), 6)
+    np.testing.assert_array_equal(resq.indices, idx)
+    np.testing.assert_allclose(resq.distances, dist, atol=1e-12)
