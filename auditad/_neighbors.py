@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._progress import Progress
 from ._rng import check_random_state, seed_int
 from ._validation import check_choice, check_embeddings, check_int, check_k
 from .errors import InvalidInputError
@@ -91,7 +92,7 @@ def choose_backend(n_queries: int, n_reference: int, d: int) -> str:
 
 
 def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=32,
-               n_jobs=None, random_state=None, recall_sample=0) -> NeighborsResult:
+               n_jobs=None, random_state=None, recall_sample=0, progress=False) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -118,6 +119,9 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         Threads of the exact search (default: the number of CPUs, at most 8).
     random_state : None, int or Generator
         Seeds pynndescent and the recall sample.
+    progress : bool
+        Draw a progress bar on stderr over the blocks of the exact search
+        (the approximate backend reports only its start and end).
     recall_sample : int
         Approximate backend: number of random queries whose neighbours are
         checked against exact search (0 = do not measure).
@@ -157,10 +161,11 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
             backend = "exact"
 
     if backend == "exact":
-        idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs)
+        idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
         recall, n_rec = None, 0
     else:
-        idx, dist = _approximate(Xr, Q, k, self_search, random_state)
+        with Progress(1, "approximate kNN (pynndescent)", enabled=progress):
+            idx, dist = _approximate(Xr, Q, k, self_search, random_state)
         recall, n_rec = None, 0
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
@@ -181,7 +186,7 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- exact
-def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
+def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
     """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback.
 
     ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
@@ -286,17 +291,19 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs):
             top[r], topd[r] = o, d2_all[o]
         out_idx[start:stop] = top
         out_dist[start:stop] = np.sqrt(np.maximum(topd, 0.0))
+        bar.update(stop - start)
         return len(bad)
 
     workers = _n_workers(n_jobs, len(starts))
-    if workers == 1:
-        for s0 in starts:
-            run(s0)
-    else:
-        from threadpoolctl import threadpool_limits
+    with Progress(m, "exact kNN", enabled=progress) as bar:
+        if workers == 1:
+            for s0 in starts:
+                run(s0)
+        else:
+            from threadpoolctl import threadpool_limits
 
-        with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-            list(pool.map(run, starts))
+            with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
+                list(pool.map(run, starts))
     return out_idx, out_dist
 
 

@@ -9,6 +9,7 @@ most ~20 plain lines otherwise (logs, CI).
 from __future__ import annotations
 
 import sys
+import threading
 import time
 
 __all__ = ["Progress"]
@@ -45,6 +46,7 @@ class Progress:
         self._start = 0.0
         self._last_line = -1
         self._last_done = -1
+        self._lock = threading.Lock()  # update() may be called from worker threads
 
     def __enter__(self) -> "Progress":
         self._start = time.perf_counter()
@@ -53,10 +55,11 @@ class Progress:
         return self
 
     def update(self, n: int = 1) -> None:
-        """Advance by ``n`` steps and redraw."""
-        self.done = min(self.done + int(n), self.total) if self.total else self.done + int(n)
-        if self.enabled:
-            self._draw()
+        """Advance by ``n`` steps and redraw (thread-safe)."""
+        with self._lock:
+            self.done = min(self.done + int(n), self.total) if self.total else self.done + int(n)
+            if self.enabled:
+                self._draw()
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self.enabled:

@@ -56,6 +56,7 @@ def _add_leakage(sub) -> None:
     p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
     p.add_argument("--seed", type=int, default=0, help="random seed (approximate backend)")
     p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
 
 
 def _run_leakage(args) -> int:
@@ -65,8 +66,10 @@ def _run_leakage(args) -> int:
     bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
                            label_column=args.label_column)
     ks = args.k or [10]
+    n = bench.X.shape[0]
     result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
-                     backend=args.backend, random_state=args.seed)
+                     backend=args.backend, random_state=args.seed,
+                     progress=_progress_enabled(args) and n * n > 4e8)  # only searches of several seconds
     print(result.summary_text())
     if args.json:
         _write_json_atomic(args.json, result.to_dict())

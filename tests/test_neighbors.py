@@ -151,3 +151,13 @@ def test_float32_input_is_searched_exactly_in_float64():
     idx, dist = brute_knn(X32.astype(np.float64), Q32.astype(np.float64), 6)
     np.testing.assert_array_equal(resq.indices, idx)
     np.testing.assert_allclose(resq.distances, dist, atol=1e-12)
+
+
+def test_progress_bar_only_when_asked(capsys):
+    X = _data(n=300, d=4)
+    quiet = kneighbors(X, k=2, backend="exact", block_memory_mb=0.01)
+    assert capsys.readouterr().err == ""
+    loud = kneighbors(X, k=2, backend="exact", block_memory_mb=0.01, progress=True)
+    err = capsys.readouterr().err
+    assert "exact kNN" in err and "300/300" in err
+    np.testing.assert_array_equal(quiet.indices, loud.indices)
