@@ -171,7 +171,7 @@ def _plain(value):
 
 
 def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None,
-            block_memory_mb=32, recall_sample=200, progress=False) -> LeakageResult:
+            block_memory_mb=256, recall_sample=200, progress=False) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
     For each sample i with k nearest neighbours :math:`N_k(i)` in the pool

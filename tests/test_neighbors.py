@@ -161,3 +161,17 @@ def test_progress_bar_only_when_asked(capsys):
     err = capsys.readouterr().err
     assert "exact kNN" in err and "300/300" in err
     np.testing.assert_array_equal(quiet.indices, loud.indices)
+
+
+def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones():
+    from auditad._neighbors import _measure_recall
+
+    X = _data(n=500, d=6)  # includes duplicates, so ties at distance 0
+    ex = kneighbors(X, k=5, backend="exact")
+    rec, n_q = _measure_recall(X, X, 5, True, ex.indices, ex.distances, 100, 0)
+    assert rec == 1.0 and n_q == 100
+    worse = ex.distances.copy()
+    worse[:, -1] *= 2 + 1e-3  # the 5th neighbour is now beyond the exact 5th distance
+    worse[worse == 0] = 1.0
+    rec2, _ = _measure_recall(X, X, 5, True, ex.indices, worse, 500, 0)
+    assert rec2 <= 0.8 + 1e-12
