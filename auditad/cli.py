@@ -39,6 +39,25 @@ def _write_json_atomic(path: str | os.PathLike, payload) -> None:
     write_text_atomic(path, json.dumps(payload, indent=2, allow_nan=False, sort_keys=False) + "\n")
 
 
+def _print_and_save(result, args, *, extra: str | None = None) -> None:
+    """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
+    print(result.summary_text())
+    if extra:
+        print(extra)
+    if args.json:
+        _write_json_atomic(args.json, result.to_dict())
+        print(f"wrote {args.json}")
+
+
+def _add_label_args(p) -> None:
+    """The --embeddings-key / --labels / --label-column arguments shared by the single-benchmark commands."""
+    p.add_argument("--embeddings-key", default=None,
+                   help="array name inside .npz files (default: the only array, or 'X')")
+    p.add_argument("--labels", required=True, help=".npy, .csv or .parquet file with the class labels")
+    p.add_argument("--label-column", default=None,
+                   help="column of a CSV/Parquet labels file (default: 'label', or the only column)")
+
+
 def _progress_enabled(args) -> bool:
     return not getattr(args, "quiet", False)
 
@@ -48,9 +67,7 @@ def _add_leakage(sub) -> None:
     p = sub.add_parser("leakage", help="neighbourhood class leakage L_k of a labelled embedding set",
                        description="Neighbourhood class leakage L_k (SPEC §1, seed 002).")
     p.add_argument("--embeddings", required=True, help=".npy or .npz file with an (n, d) array")
-    p.add_argument("--embeddings-key", default=None, help="array name inside an .npz file (default: the only array, or 'X')")
-    p.add_argument("--labels", required=True, help=".npy, .csv or .parquet file with the class labels")
-    p.add_argument("--label-column", default=None, help="column of a CSV/Parquet labels file (default: 'label', or the only column)")
+    _add_label_args(p)
     p.add_argument("--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)")
     p.add_argument("--metric", default="euclidean", choices=["euclidean", "cosine"])
     p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
@@ -70,10 +87,7 @@ def _run_leakage(args) -> int:
     result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
                      backend=args.backend, random_state=args.seed,
                      progress=_progress_enabled(args) and n * n > 4e8)  # only searches of several seconds
-    print(result.summary_text())
-    if args.json:
-        _write_json_atomic(args.json, result.to_dict())
-        print(f"wrote {args.json}")
+    _print_and_save(result, args)
     return EXIT_OK
 
 
@@ -85,9 +99,7 @@ def _add_protocol(sub) -> None:
     p.add_argument("--embeddings", required=True, action="append",
                    help=".npy or .npz file with an (n, d) array; repeat (optionally as NAME=PATH) to compare "
                         "several representations of the same samples")
-    p.add_argument("--embeddings-key", default=None, help="array name inside .npz files")
-    p.add_argument("--labels", required=True, help=".npy, .csv or .parquet file with the class labels")
-    p.add_argument("--label-column", default=None, help="column of a CSV/Parquet labels file")
+    _add_label_args(p)
     p.add_argument("--protocol", default="leave_one_class_out", choices=["leave_one_class_out", "one_class"])
     p.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
                    help="detector; repeat for several (default: knn, iforest, lof)")
@@ -131,10 +143,7 @@ def _run_protocol(args) -> int:
                             contamination=args.contamination, repeats=args.repeats,
                             leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
                             progress=_progress_enabled(args), random_state=args.seed)
-    print(result.summary_text())
-    if args.json:
-        _write_json_atomic(args.json, result.to_dict())
-        print(f"wrote {args.json}")
+    _print_and_save(result, args)
     return EXIT_OK
 
 
@@ -207,10 +216,7 @@ def _run_nulls(args) -> int:
                                ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"),
                                q=_parse_q(args.q), method=args.method, runs=args.runs,
                                observed=observed or None, random_state=args.seed)
-    print(result.summary_text())
-    if args.json:
-        _write_json_atomic(args.json, result.to_dict())
-        print(f"wrote {args.json}")
+    _print_and_save(result, args)
     if args.figure:
         from matplotlib.figure import Figure
 
@@ -546,11 +552,7 @@ def _run_select(args) -> int:
     result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
                            n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
                            progress=_progress_enabled(args), random_state=args.seed)
-    print(result.summary_text())
-    print(f"run time {result.elapsed_seconds:.1f} s")
-    if args.json:
-        _write_json_atomic(args.json, result.to_dict())
-        print(f"wrote {args.json}")
+    _print_and_save(result, args, extra=f"run time {result.elapsed_seconds:.1f} s")
     if args.figure:
         from matplotlib.figure import Figure
 
