@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import sysconfig
 import venv
 from pathlib import Path
 
@@ -40,9 +41,15 @@ def test_wheel_install_in_fresh_venv_runs_the_demo(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(ROOT, src, ignore=_ignore)
     env_dir = tmp_path / "venv"
-    # --system-site-packages: reuse the installed dependencies (numpy, scipy, ...) instead of downloading them
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(env_dir)
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     py = env_dir / ("Scripts" if os.name == "nt" else "bin") / ("python.exe" if os.name == "nt" else "python")
+    # reuse the dependencies (numpy, scipy, pip, ...) of the interpreter running the tests instead of
+    # downloading them: a .pth file appends its site-packages after the new environment's own
+    # (--system-site-packages would see the base interpreter's, which is wrong inside a virtualenv)
+    new_site = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    parent = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
+    (Path(new_site) / "_auditad_test_parent.pth").write_text("\n".join(sorted(parent)) + "\n")
     cmd = [str(py), "-m", "pip", "install", "--no-deps", "--quiet", "--disable-pip-version-check"]
     if _can_build_without_isolation():
         cmd.append("--no-build-isolation")
