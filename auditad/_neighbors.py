@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -231,22 +232,29 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
     out_idx = np.empty((m, k), dtype=np.int64)
     out_dist = np.empty((m, k), dtype=np.float64)
 
+    local = threading.local()
+
     def run(start):
         stop = min(start + block, m)
         qc = _centred(Q, start, stop, center)
         q32a = np.empty((stop - start, d + 1), dtype=np.float32)
         q32a[:, :d] = -2.0 * qc
         q32a[:, d] = 1.0
-        # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
-        s = q32a @ X32a.T
+        # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order),
+        # into a per-thread buffer reused across blocks (fresh pages per block cost page faults)
+        buf = getattr(local, "buf", None)
+        if buf is None:
+            buf = local.buf = np.empty((block, n), dtype=np.float32)
+        s = np.matmul(q32a, X32a.T, out=buf[:stop - start])
         if self_search:
             s[np.arange(stop - start), np.arange(start, stop)] = np.inf
         full = c >= n_avail  # every other row is a candidate: nothing to certify
         if full:
             cand = np.broadcast_to(np.arange(n), (stop - start, n))
         else:
-            thr = _row_thresholds(s, c)
-            flat = np.flatnonzero(s <= thr[:, None])
+            thr, mask = _row_thresholds(s, c)
+            flat = np.flatnonzero(mask)
+            del mask
             rows = flat // n
             cols = flat - rows * n
             counts = np.bincount(rows, minlength=stop - start)
@@ -265,7 +273,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
                 pad = np.take_along_axis(pad, sel, axis=1)
             # every non-candidate has float32 value >= thr
             cth = thr.astype(np.float64) + qsq64[start:stop]
-        del s
+        del s  # (a view of the thread's buffer)
         d2 = _refine(X, center, qc, cand, refine_rows)
         if self_search:
             d2[cand == np.arange(start, stop)[:, None]] = np.inf
@@ -312,25 +320,29 @@ def _centred(A: np.ndarray, start: int, stop: int, center: np.ndarray) -> np.nda
     return A[start:stop].astype(np.float64) - center
 
 
-def _row_thresholds(s: np.ndarray, c: int) -> np.ndarray:
-    """Per-row float32 threshold with between c and 16c entries at or below it.
+def _row_thresholds(s: np.ndarray, c: int):
+    """Per-row float32 threshold with between c and 16c entries at or below it, and that mask.
 
     A partition of every 8th column gives the threshold cheaply (np.partition of
     the whole row is the slowest step of the search otherwise); rows whose count
-    falls outside [c, 16c] get the exact c-th smallest value instead.
+    falls outside [c, 16c] get the exact c-th smallest value instead. Returns
+    ``(thr, mask)`` with ``mask = s <= thr[:, None]``.
     """
     n = s.shape[1]
     step = 8
     if n < 64 * c:
-        return np.partition(s, c - 1, axis=1)[:, c - 1]
+        thr = np.partition(s, c - 1, axis=1)[:, c - 1]
+        return thr, s <= thr[:, None]
     sample = s[:, ::step]
     cs = min(sample.shape[1], -(-c // step) + 3)
     thr = np.partition(sample, cs - 1, axis=1)[:, cs - 1]
-    counts = np.count_nonzero(s <= thr[:, None], axis=1)
+    mask = s <= thr[:, None]
+    counts = np.count_nonzero(mask, axis=1)
     redo = np.flatnonzero((counts < c) | (counts > 16 * c))
     if redo.size:
         thr[redo] = np.partition(s[redo], c - 1, axis=1)[:, c - 1]
-    return thr
+        mask[redo] = s[redo] <= thr[redo, None]
+    return thr, mask
 
 
 def _refine(X, center, qc, cand, rows):

@@ -229,7 +229,7 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     >>> leakage(X, [0, 1, 0, 1], k=1, backend="exact").L_k
     1.0
     """
-    X = check_embeddings(X, name="X")
+    X = check_embeddings(X, name="X", dtype=None)  # float32 stays float32: kneighbors works in float64 per chunk
     y = check_labels(y, name="y", min_classes=2)
     check_same_length(X, y, names=("X", "y"))
     ks = _check_ks(k, X.shape[0])
