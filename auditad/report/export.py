@@ -284,7 +284,7 @@ def latex_escape(text) -> str:
     ``\\textless{}``, ``\\textgreater{}``, ``\\textbar{}`` (which OT1 fonts would otherwise
     print as other glyphs), newlines become spaces, accented Latin letters become accent
     commands, Greek letters and common symbols math-mode commands; any other non-ASCII
-    character is written as ``[U+XXXX]`` rather than breaking the compilation.
+    character is written as ``[U+hhhh]`` (its hexadecimal code point) rather than breaking the compilation.
 
     Examples
     --------
