@@ -844,7 +844,7 @@ def _stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng
 def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
                    train_fraction: float = 0.8, split=None, contamination: float | None = None,
-                   repeats: int = 1, leakage_k: int | None = 10, ci_level: float = 0.95,
+                   repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, ci_level: float = 0.95,
                    backend: str = "auto", n_jobs: int = 1, progress: bool = False,
                    random_state=None) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
@@ -908,6 +908,9 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     repeats : int, default 1
     leakage_k : int or None, default 10
         k of the per-class leakage L_k(c); ``None`` skips the leakage.
+    leakage_results : mapping of representation name -> LeakageResult, optional
+        Leakage already computed on the same samples (e.g. by the report) with
+        ``leakage_k`` among its ``ks``; used instead of a second neighbour search.
     ci_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
         is ≥ 1 − ci_level (AUROC(c) not distinguishable from ½).
@@ -1075,11 +1078,16 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     if leakage_k is not None:
         from .leakage import leakage as _leakage
 
+        given = dict(leakage_results or {})
         for r, name in enumerate(rep_names):
-            lr = _leakage(reps[name], y, k=leakage_k, backend=backend, random_state=int(repeat_seeds[0] % (2**31)))
-            leakage_L_k[r] = float(lr.L_k)
+            lr = given.get(name)
+            if lr is None or leakage_k not in lr.ks or int(lr.class_sizes.sum()) != len(y):
+                lr = _leakage(reps[name], y, k=leakage_k, backend=backend,
+                              random_state=int(repeat_seeds[0] % (2**31)))
+            j = lr.ks.index(leakage_k)
+            leakage_L_k[r] = float(lr.L[j])
             pos = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(np.asarray(lr.classes))}
-            per = np.asarray(lr.per_class_leakage, dtype=np.float64)
+            per = np.asarray(lr.per_class[:, j], dtype=np.float64)
             for c in range(K):
                 i = pos.get(classes[c].item())
                 if i is not None:

@@ -438,3 +438,27 @@ def test_cli_protocol(tmp_path, digits, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert err.startswith("auditad: error:") and "epsilon" in err and "Traceback" not in err
+
+
+def test_precomputed_leakage_is_reused_not_recomputed(monkeypatch):
+    import importlib
+
+    from auditad.leakage import leakage
+
+    leakage_module = importlib.import_module("auditad.leakage")  # the attribute auditad.leakage is the function
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:300], y[:300]
+    fresh = audit_protocol(X, y, detectors=["knn"], leakage_k=10, backend="exact", random_state=0)
+    given = leakage(X, y, k=[5, 10], backend="exact")
+
+    def boom(*args, **kwargs):
+        raise AssertionError("the neighbour search ran again")
+
+    monkeypatch.setattr(leakage_module, "leakage", boom)
+    reused = audit_protocol({"X": X}, y, detectors=["knn"], leakage_k=10, backend="exact", random_state=0,
+                            leakage_results={"X": given})
+    # equal up to the summation order of the mean over a two-column array
+    np.testing.assert_allclose(reused.class_leakage, fresh.class_leakage, rtol=1e-14)
+    np.testing.assert_allclose(reused.leakage_L_k, fresh.leakage_L_k, rtol=1e-14)

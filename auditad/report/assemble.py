@@ -543,6 +543,7 @@ def _protocol_section(inputs, tables, figures, results, *, progress) -> dict:
     res = audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
                          epsilon=s["epsilon"], train_fraction=s["train_fraction"],
                          contamination=s["contamination"], repeats=s["repeats"], leakage_k=s["k"][0],
+                         leakage_results=results.get("leakage"),
                          ci_level=s["ci_level"], backend=s["backend"], n_jobs=s["n_jobs"], progress=progress,
                          random_state=s["seed"])
     results["protocol"] = res
