@@ -23,7 +23,6 @@ Two backends answer the same question:
 
 from __future__ import annotations
 
-import math
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor

@@ -27,7 +27,7 @@ import numpy as np
 from ._validation import check_choice, check_float, check_int, check_probability_array, describe
 from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 from ._json import json_safe
-from .metrics import METRIC_NAMES, _operating_point_arrays
+from .metrics import _operating_point_arrays, check_metric_names
 
 __all__ = [
     "landscape",
@@ -118,17 +118,6 @@ def _resolve_ratios(ratios) -> tuple[np.ndarray, tuple[str, ...]]:
     if not values:
         raise InvalidInputError("ratios must contain at least one anomaly ratio")
     return np.array(values, dtype=np.float64), tuple(labels)
-
-
-def _check_metrics(metrics) -> tuple[str, ...]:
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    metrics = tuple(metrics)
-    if not metrics:
-        raise InvalidInputError("metrics must name at least one metric")
-    for m in metrics:
-        check_choice(m, METRIC_NAMES, name="metrics")
-    return metrics
 
 
 def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
@@ -237,7 +226,7 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     0.75
     """
     values, labels = _resolve_ratios(ratios)
-    metrics = _check_metrics(metrics)
+    metrics = check_metric_names(metrics)
     resolution = check_int(resolution, name="resolution", low=2, high=5001)
     grid = np.linspace(0.0, 1.0, resolution)
     tpr, tnr = np.meshgrid(grid, grid, indexing="ij")

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import check_binary_labels, check_float, check_same_length, check_scores
+from ._validation import check_binary_labels, check_choice, check_float, check_same_length, check_scores
 from ._json import json_safe
 from .errors import InvalidInputError, UndefinedValueWarning
 
@@ -50,6 +50,18 @@ __all__ = [
 
 #: Names of the metrics that auditad computes, in display order. ``mcc_scaled`` is (MCC + 1) / 2.
 METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
+
+
+def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
+    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept)."""
+    if isinstance(metrics, str):
+        metrics = (metrics,)
+    metrics = tuple(metrics)
+    if not metrics:
+        raise InvalidInputError(f"{name} must name at least one metric")
+    for m in metrics:
+        check_choice(m, METRIC_NAMES, name=name)
+    return metrics
 
 
 # --------------------------------------------------------------------------- helpers

@@ -20,6 +20,7 @@ mean ½ and variance :math:`(n+1)/(12 n_+ n_-)`, normal shape), or
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, fields
 from typing import Mapping
@@ -30,7 +31,7 @@ from ._rng import check_random_state, spawn
 from ._validation import check_choice, check_float, check_int, describe
 from .errors import InvalidInputError
 from ._json import json_safe
-from .metrics import METRIC_NAMES, _f1_cells, _mcc_cells
+from .metrics import METRIC_NAMES, _f1_cells, _mcc_cells, check_metric_names
 
 __all__ = [
     "null_distribution",
@@ -228,13 +229,7 @@ def _resolve_q(q, n_pos: int, n_neg: int) -> tuple[str, float]:
 
 
 def _resolve_metrics(metrics, observed) -> tuple[tuple, dict]:
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    metrics = list(metrics)
-    if not metrics:
-        raise InvalidInputError("metrics must name at least one metric")
-    for m in metrics:
-        check_choice(m, METRIC_NAMES, name="metrics")
+    metrics = list(check_metric_names(metrics))
     obs = {}
     if observed is not None:
         if not isinstance(observed, Mapping):
@@ -333,7 +328,14 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
     """
     m = check_int(n_pos, name="n_pos", low=1)
     n = check_int(n_neg, name="n_neg", low=1)
-    m, n = min(m, n), max(m, n)  # the distribution of U is symmetric in the two group sizes
+    # the distribution of U is symmetric in the two group sizes; a report asks for the same
+    # counts once per representation and per class of equal size, so the result is cached
+    return _mann_whitney_pmf(min(m, n), max(m, n)).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _mann_whitney_pmf(m: int, n: int) -> np.ndarray:
+    """:func:`mann_whitney_pmf` for ``m <= n`` (cached; callers must not modify the array)."""
     size = m * n + 1
     c = np.zeros(size)
     c[0] = 1.0
@@ -348,7 +350,9 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
         c /= c.sum()
     c = np.clip(c, 0.0, None)
     pmf = c / c.sum()
-    return (pmf + pmf[::-1]) / 2.0  # the distribution is symmetric about m n / 2; remove rounding asymmetry
+    pmf = (pmf + pmf[::-1]) / 2.0  # the distribution is symmetric about m n / 2; remove rounding asymmetry
+    pmf.flags.writeable = False  # shared by the cache
+    return pmf
 
 
 def _auroc_exact(n_pos, n_neg, observed):

@@ -34,7 +34,6 @@ any object with ``fit(X)`` / ``score_samples(X)`` with an explicit sign.
 from __future__ import annotations
 
 import copy
-import math
 import warnings
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence

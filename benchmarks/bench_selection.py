@@ -55,7 +55,7 @@ def show(title, res, *, table1=False):
 def real_benchmark(data: Path, *, seed=0) -> SelectionBenchmark:
     rng = np.random.default_rng(seed)
     files = {"CIFAR10": ("0", "4", "6"), "SVHN": ("0", "8", "9")}
-    raw, ref_idx = {}, {}
+    raw = {}
     for ds, classes in files.items():
         for c in classes:
             with np.load(data / f"{ds}_{c}.npz") as z:

@@ -534,8 +534,6 @@ def _leakage_section(inputs, tables, figures, results) -> dict:
 
 # ---- class-split protocol (SPEC §2)
 def _protocol_section(inputs, tables, figures, results, *, progress) -> dict:
-    import pandas as pd
-
     from ..protocol import audit_protocol
 
     s, bench = inputs.settings, inputs.benchmark
