@@ -237,7 +237,7 @@ def _to_long(frame, layout: str):
     if len(methods) > 1:
         raise InvalidInputError("frame has both a 'method' and a 'detector' column; keep one")
     if layout == "auto":
-        layout = "long" if "auroc" in frame.columns else "wide"
+        layout = "long" if ("auroc" in frame.columns or methods) else "wide"
     if "class" not in frame.columns:
         raise InvalidInputError(f"frame has no 'class' column; columns are {list(map(str, frame.columns))}")
     if layout == "long":
@@ -273,13 +273,15 @@ def _to_long(frame, layout: str):
     return long.reset_index(drop=True), layout
 
 
-def _text_column(long, col: str, default) -> list:
+def _text_column(long, col: str, default, *, fill: bool = False) -> list:
     vals = long[col]
     missing = vals.isna().to_numpy()
-    if missing.all() and default is not None:
-        return [default] * len(vals)
+    if (missing.all() or fill) and default is not None:
+        return [default if m else str(v).strip() for v, m in zip(vals, missing)]
     if missing.any():
-        raise InvalidInputError(f"column {col!r} is empty in data row(s) {_rows(missing)}")
+        rows = long["_row"].to_numpy()
+        raise InvalidInputError(f"column {col!r} is empty in data row(s) "
+                                f"{_rows(np.isin(np.arange(rows.max() + 1), rows[missing]))}")
     return [str(v).strip() for v in vals]
 
 
@@ -314,7 +316,7 @@ def _check_table(long, *, percent: bool, epsilon: float, benchmark):
         auroc = auroc / 100.0
     cols = {"auroc": auroc, "_row": rows,
             "benchmark": _text_column(long, "benchmark", benchmark or "results"),
-            "representation": _text_column(long, "representation", ""),
+            "representation": _text_column(long, "representation", "", fill=True),
             "method": _text_column(long, "method", None),
             "class": _text_column(long, "class", None)}
     for name in ("n_pos", "n_neg"):
