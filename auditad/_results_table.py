@@ -34,6 +34,10 @@ def read_results_table(path):
     ------
     InvalidInputError
         A missing, empty or unreadable file, or an unsupported suffix.
+
+    See Also
+    --------
+    auditad.results.audit_results : audits the frame read here.
     """
     import pandas as pd
 

@@ -65,6 +65,10 @@ def parse_diff_rule(text):
     --------
     >>> parse_diff_rule("warn: delta protocol.mean.rho_dir <= 0").text
     'warn: delta.protocol.mean.rho_dir <= 0'
+
+    See Also
+    --------
+    auditad.report.checks.parse_rule : the rule syntax without ``delta``.
     """
     from .report.checks import GateRule, parse_rule
 
@@ -87,6 +91,10 @@ def load_side(path) -> list[tuple[str, dict, str]]:
     ``path`` is a ``summary.json`` file, a folder holding one (a benchmark folder
     of ``auditad audit`` or an ``auditad results --out`` folder), or an
     ``auditad audit`` output folder with ``<benchmark>/summary.json`` inside.
+
+    See Also
+    --------
+    auditad.report.checks.load_summary : reads one file with named errors.
     """
     from .report.checks import load_summary
 
@@ -443,6 +451,10 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
 
     At most ``max_rows`` changed statistics and one-sided paths are listed per
     benchmark, each list ending with how many more the JSON output holds.
+
+    See Also
+    --------
+    auditad.report.export.markdown_summary : the gate section.
     """
     from .report.export import _md_escape, markdown_summary
 
@@ -480,7 +492,12 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
 
 
 def write_diff_outputs(result: DiffResult, *, json_path=None, junit=None, markdown=None) -> list:
-    """Write the JSON, JUnit XML and Markdown outputs that were asked for (atomically); return their paths."""
+    """Write the JSON, JUnit XML and Markdown outputs that were asked for (atomically); return their paths.
+
+    See Also
+    --------
+    diff_markdown, auditad.report.export.write_junit
+    """
     import json
 
     from ._io import write_text_atomic

@@ -96,7 +96,7 @@ def hanley_mcneil_se(auroc, n_pos, n_neg):
     Examples
     --------
     >>> round(float(hanley_mcneil_se(0.5, 100, 100)), 5)
-    0.04097
+    0.04093
     """
     a = np.asarray(auroc, dtype=np.float64)
     p = np.asarray(n_pos, dtype=np.float64)
@@ -137,7 +137,7 @@ def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
     Examples
     --------
     >>> [round(v, 4) for v in auroc_interval(0.8, 50, 50)]
-    [0.7131, 0.8869]
+    [0.7128, 0.8872]
     """
     from scipy.stats import norm
 
@@ -477,6 +477,11 @@ def summary_with_gates(audit: ResultsAudit, rules) -> tuple[dict, dict]:
     A rule whose metric is a bare statistic name of :data:`GROUP_STATISTICS`
     (``"rho_dir <= 0.2"``) is evaluated on every group; any other metric is a
     dotted path into the summary (``"groups.0.rho_dir <= 0.2"``).
+
+    See Also
+    --------
+    auditad.report.checks.evaluate_gates : the evaluation of one rule on one summary.
+    write_results_report : writes the summary, the report and the CI files.
     """
     from .report.checks import evaluate_gates, rules_from_config, verdict
 
@@ -511,7 +516,12 @@ def _fmt_p(p) -> str:
 
 
 def render_results_html(summary: Mapping) -> str:
-    """Self-contained HTML page of a results audit (autoescaped jinja2 template ``results.html.j2``)."""
+    """Self-contained HTML page of a results audit (autoescaped jinja2 template ``results.html.j2``).
+
+    See Also
+    --------
+    auditad.report.render.environment : the autoescaped jinja2 environment used.
+    """
     from . import __version__
     from .report.render import environment
 
@@ -535,7 +545,12 @@ def render_results_html(summary: Mapping) -> str:
 
 
 def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
-    """Markdown page of a results audit for a CI job summary: one row per group, then the gates."""
+    """Markdown page of a results audit for a CI job summary: one row per group, then the gates.
+
+    See Also
+    --------
+    auditad.report.export.markdown_summary : the gate section.
+    """
     from .report.export import _md_escape, markdown_summary
 
     def f(x, d=3):
@@ -606,6 +621,10 @@ def write_results_report(audit: ResultsAudit, out=None, *, gates=(), fail_on: st
     Returns
     -------
     ResultsRun
+
+    See Also
+    --------
+    audit_results, summary_with_gates, results_markdown
     """
     import json
     import shutil
