@@ -152,10 +152,12 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
     if bad_text.any():
         i = int(np.flatnonzero(bad_text)[0])
         raise InvalidInputError(f"auroc must be a number; data row {rows[i] + 1} holds {long['auroc'].iloc[i]!r} "
-                                f"(rows {_rows(np.isin(np.arange(rows.max() + 1), rows[bad_text]))})")
+                                f"for method {long['method'].iloc[i]!r} (a value with '±' or '%' must be split or "
+                                f"stripped; rows {_rows(np.isin(np.arange(rows.max() + 1), rows[bad_text]))})")
     if np.isnan(auroc).any():
-        raise InvalidInputError(f"auroc is missing (empty or NaN) for method {long['method'].iloc[int(np.flatnonzero(np.isnan(auroc))[0])]!r}"
-                                f" in data row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[np.isnan(auroc)]))}")
+        i = int(np.flatnonzero(np.isnan(auroc))[0])
+        raise InvalidInputError(f"auroc is missing (empty or NaN) for method {long['method'].iloc[i]!r} in data "
+                                f"row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[np.isnan(auroc)]))}")
     if np.isinf(auroc).any():
         raise InvalidInputError(f"auroc is infinite in data row(s) "
                                 f"{_rows(np.isin(np.arange(rows.max() + 1), rows[np.isinf(auroc)]))}")

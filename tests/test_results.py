@@ -239,7 +239,9 @@ def _long(**cols):
     (_long(auroc=[0.6, 1.2, 0.4, 0.8]), r"must lie in \[0, 1\].*data row 2"),
     (_long(auroc=[0.6, -0.1, 0.4, 0.8]), r"must lie in \[0, 1\]"),
     (_long(auroc=[0.6, np.nan, 0.4, 0.8]), r"missing.*row\(s\) 2"),
-    (_long(auroc=[0.6, "high", 0.4, 0.8]), "must be a number.*data row 2"),
+    (_long(auroc=[0.6, "high", 0.4, 0.8]), "must be a number.*data row 2 holds 'high' for method 'a'"),
+    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["61.6 ± 0.9", "63.8 ± 0.6"]}),
+     "data row 1 holds '61.6 ± 0.9' for method 'OC-SVM'"),
     (_long(**{"class": ["x", "x", "x", "y"]}), "duplicate row for method 'a', class 'x': data rows 1 and 2"),
     (_long(n_pos=[10, 0, 10, 10], n_neg=5), "n_pos must be a positive whole number"),
     (_long(n_pos=10, n_neg=[5, 5, -3, 5]), "n_neg must be a positive whole number"),
@@ -269,6 +271,18 @@ def test_class_missing_for_one_method_is_noted_and_rates_use_common_classes():
     pd.testing.assert_frame_equal(audit_results(wide).to_frame(), audit.to_frame())
     with pytest.raises(InvalidInputError, match="share no class"):
         audit_results(pd.DataFrame({"method": ["a", "b"], "class": ["x", "y"], "auroc": [0.6, 0.7]}))
+
+
+def test_gates_on_summary_paths_and_per_group():
+    from auditad.results import summary_with_gates
+
+    audit = audit_results(ruff_wide(), percent=True)
+    summary, by_group = summary_with_gates(audit, ["groups.2.rho_dir <= 0.3", "warn: min_auc >= 0.45"])
+    assert by_group["table"][0].value == pytest.approx(0.4) and not by_group["table"][0].passed
+    warned = [g["group"] for g in summary["gates"] if g["status"] == "warn"]
+    assert warned == ["results / IF"] and summary["verdict"] == "fail"
+    with pytest.raises(InvalidInputError, match="unknown gate metric 'groups.9.rho_dir'"):
+        summary_with_gates(audit, ["groups.9.rho_dir <= 0.3"])
 
 
 def test_benchmarks_and_representations_are_separate_groups():
