@@ -115,8 +115,9 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
     For CSV and Parquet, ``column`` names the column (default: ``"label"``,
     or the only column of a one-column file).  A missing label -- an empty CSV
     cell, a blank line of a one-column CSV, a null Parquet value, NaN in a float
-    array -- is an :class:`~auditad.errors.InvalidInputError` that lists the data
-    rows (1-based; for CSV also the line numbers), never a class named "nan".
+    array, a cell reading NA or NaN -- is an :class:`~auditad.errors.InvalidInputError`
+    that lists the data rows (1-based; for CSV also the line numbers), never a
+    class named "nan".
     An (n, 1) array (as ODDS stores ``y``) is read as 1-D.
     """
     path = _existing_file(path, name)
@@ -150,7 +151,7 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
             lines = "" if suffix in (".parquet", ".pq") else \
                 f" (file lines {_row_list(missing, offset=2)}, the header being line 1)"
             raise InvalidInputError(f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
-                                    f"missing label(s) (empty cells or blank lines) at data row(s) "
+                                    f"missing label(s) (empty cells, blank lines or NA/NaN markers) at data row(s) "
                                     f"{_row_list(missing)}{lines}; every sample needs a label")
         arr = values.to_numpy()
         if arr.dtype == object:
@@ -419,7 +420,7 @@ def _row_list(mask, *, offset: int = 1) -> str:
 
 
 def _read_table(path: Path, *, name: str, blank_lines: bool = False):
-    """A CSV/TSV/Parquet file as a DataFrame; only empty cells count as missing (a class named "NA" stays one).
+    """A CSV/TSV/Parquet file as a DataFrame (pandas' missing-value markers: empty, NA, NaN, null, ...).
 
     ``blank_lines=True`` keeps the blank lines of a CSV as rows of missing values.
     """
@@ -434,8 +435,7 @@ def _read_table(path: Path, *, name: str, blank_lines: bool = False):
                 raise InvalidInputError(
                     f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
                 ) from None
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines,
-                           keep_default_na=False, na_values=[""])
+        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines)
     except pd.errors.EmptyDataError:
         raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
     except InvalidInputError:

@@ -115,9 +115,11 @@ def test_missing_labels_in_parquet_and_float_arrays(tmp_path):
         load_labels(tmp_path / "y.npy")
 
 
-def test_na_text_is_a_class_not_a_missing_label(tmp_path):
-    (tmp_path / "y.csv").write_text("label\nNA\nnan\nNA\nb\n")
-    assert load_labels(tmp_path / "y.csv").tolist() == ["NA", "nan", "NA", "b"]
+def test_nan_markers_are_missing_labels_not_a_class(tmp_path):
+    # np.savetxt writes a missing float label as "nan": it must not become a class named "nan"
+    (tmp_path / "y.csv").write_text("label\n0\nnan\n1\nNA\n1\n")
+    with pytest.raises(InvalidInputError, match=r"data row\(s\) 2, 4 \(file lines 3, 5"):
+        load_labels(tmp_path / "y.csv")
 
 
 # --------------------------------------------------------------------------- formats
