@@ -664,6 +664,91 @@ def _run_appendix(args) -> int:
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------- results, diff (auditad/results.py, auditad/diff.py)
+def _add_results(sub) -> None:
+    p = sub.add_parser("results", help="audit a published per-class AUROC table: dispersion, rho_rnd, rho_inv, "
+                                       "rho_dir, per-class null p-values and intervals",
+                       description="Audit a per-class AUROC table (CSV or Parquet; long: method|detector, class, "
+                                   "auroc [, benchmark, representation, n_pos, n_neg, epsilon]; or wide: class plus "
+                                   "one column per method). Per method: mean, sigma^2, min/max, rho_rnd, rho_inv, "
+                                   "rho_dir with their classes; with n_pos/n_neg, each AUROC's null p-value and "
+                                   "Hanley-McNeil interval. Exit 0: gates passed; 1: a gate failed; 2: bad input. "
+                                   "See docs/results.md.")
+    p.add_argument("table", metavar="TABLE", help="CSV or Parquet file")
+    p.add_argument("--layout", default="auto", choices=["auto", "long", "wide"],
+                   help="table layout (default: long when the table has an 'auroc' column)")
+    p.add_argument("--percent", action="store_true", help="the AUROC values are percentages (0-100)")
+    p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width in [0, 0.5) (default 0.05)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--benchmark", default=None, help="benchmark name when the table has no 'benchmark' column")
+    p.add_argument("--out", default=None, metavar="DIR", help="write DIR/report.html, summary.json and tables/")
+    p.add_argument("--json", default=None, metavar="FILE", help="write the summary JSON to this file")
+    p.add_argument("--gate", action="append", default=None, metavar="RULE",
+                   help="gate, e.g. 'rho_dir <= 0.2' (a bare statistic is checked for every method) or "
+                        "'warn: groups.0.rho_inv <= 0.1'; repeatable")
+    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
+                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+
+
+def _run_results(args) -> int:
+    from .results import audit_results, read_results_table, write_results_report
+
+    rules = _report_rules(args)
+    frame = read_results_table(args.table)
+    audit = audit_results(frame, epsilon=args.epsilon, layout=args.layout, percent=args.percent,
+                          confidence=args.confidence, benchmark=args.benchmark, source=Path(args.table).name)
+    run = write_results_report(audit, args.out, gates=rules, fail_on=args.fail_on, json_path=args.json,
+                               junit=args.junit, markdown=args.markdown)
+    print(audit.summary_text())
+    for label, results in run.gate_results.items():
+        for r in results:
+            print(f"gate {r.status.upper():<4} {label}: {r.message}")
+    if run.gate_results:
+        print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})")
+    for flag, path in (("json", args.json), ("junit", args.junit), ("markdown", args.markdown)):
+        if path:
+            print(f"wrote {path}")
+    if run.out is not None:
+        print(f"report: {(run.out / 'report.html').resolve()}")
+    return run.exit_code
+
+
+def _add_diff(sub) -> None:
+    p = sub.add_parser("diff", help="compare two audits (summary.json files or audit folders): every statistic's "
+                                    "change, gates on changes",
+                       description="Every numeric statistic present in both BASE and NEW with its change; statistics "
+                                   "present in one side only are listed. Gates on changes: 'delta leakage.L_k <= "
+                                   "0.02'; without 'delta' a gate reads NEW. Exit 0: gates passed; 1: a gate failed; "
+                                   "2: bad input (unrelated benchmarks, incompatible summaries). See docs/diff.md.")
+    p.add_argument("base", metavar="BASE", help="summary.json or audit folder of the accepted audit")
+    p.add_argument("new", metavar="NEW", help="summary.json or audit folder of the new audit")
+    p.add_argument("--gate", action="append", default=None, metavar="RULE",
+                   help="e.g. 'delta leakage.L_k <= 0.02', 'warn: delta protocol.mean.rho_dir <= 0'; repeatable")
+    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
+                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    p.add_argument("--tolerance", type=float, default=0.0,
+                   help="changes of at most this size count as unchanged in the listing (default 0)")
+    p.add_argument("--all", action="store_true", help="print every compared statistic, not only the changed ones")
+    p.add_argument("--json", default=None, metavar="FILE", help="write the comparison as JSON")
+    p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+
+
+def _run_diff(args) -> int:
+    from .diff import diff_audits, write_diff_outputs
+
+    result = diff_audits(args.base, args.new, gates=args.gate or (), tolerance=args.tolerance)
+    print(result.summary_text(show_all=args.all))
+    code = result.exit_code(fail_on=args.fail_on)
+    if result.gate_results:
+        print(f"verdict: {result.verdict} (exit {code}, --fail-on {args.fail_on})")
+    for path in write_diff_outputs(result, json_path=args.json, junit=args.junit, markdown=args.markdown):
+        print(f"wrote {path}")
+    return code
+
+
 # --------------------------------------------------------------------------- registry
 # name -> (add_arguments, run). Add new commands here.
 COMMANDS = {
@@ -676,6 +761,8 @@ COMMANDS = {
     "select": (_add_select, _run_select),
     "gate": (_add_gate, _run_gate),
     "appendix": (_add_appendix, _run_appendix),
+    "results": (_add_results, _run_results),
+    "diff": (_add_diff, _run_diff),
 }
 
 

@@ -1,9 +1,13 @@
-"""Loaders for user benchmarks and the bundled example benchmark.
+"""Loaders for user benchmarks, anomaly-labelled datasets and the bundled examples.
 
 A *benchmark* is one labelled pool of samples seen through one or more
 representations (pixels, PCA, an embedding model, ...).  Embeddings come from
-``.npy`` / ``.npz`` files, labels from ``.npy``, CSV or Parquet (a named
-column).  Files are always read with ``allow_pickle=False``.
+``.npy`` / ``.npz`` files (ADBench stores ``X`` and ``y`` in one ``.npz``),
+MATLAB ``.mat`` files (ODDS stores ``X`` and ``y``) or CSV / Parquet tables
+with named embedding columns; labels from ``.npy`` / ``.npz`` / ``.mat``, CSV or
+Parquet (a named column).  Files are always read with ``allow_pickle=False``;
+a malformed file (truncated archive, corrupted header, MATLAB v7.3) and a
+missing label are named errors, never a silent wrong number.
 """
 
 from __future__ import annotations
@@ -17,7 +21,10 @@ import numpy as np
 from ._validation import check_embeddings, check_labels, check_same_length
 from .errors import InvalidInputError
 
-__all__ = ["Benchmark", "load_embeddings", "load_labels", "load_benchmark", "load_example"]
+__all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_example",
+           "load_anomaly_dataset", "load_anomaly_example"]
+
+_TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
 
 @dataclass(frozen=True)
@@ -67,50 +74,63 @@ class Benchmark:
         return np.unique(self.y)
 
 
-def load_embeddings(path, *, key: str | None = None, name: str = "embeddings") -> np.ndarray:
-    """Read an (n, d) float array from a ``.npy`` or ``.npz`` file.
+def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", columns=None,
+                    prefix: str | None = None) -> np.ndarray:
+    """Read an (n, d) float array from ``.npy``, ``.npz``, ``.mat``, CSV or Parquet.
 
     Parameters
     ----------
     path : str or Path
-        ``.npy`` file, or ``.npz`` archive.
+        ``.npy`` file; ``.npz`` archive (ADBench); MATLAB ``.mat`` file up to
+        version 7.2 (ODDS); or a CSV / Parquet table.
     key : str, optional
-        Array name inside an ``.npz`` (default: its only array, else ``"X"``).
+        Array name inside an ``.npz`` or ``.mat`` (default: its only array, else ``"X"``).
     name : str
         Parameter name used in error messages.
+    columns : sequence of str, optional
+        Embedding columns of a table, in order.
+    prefix : str, optional
+        Embedding columns of a table: those whose name starts with ``prefix``
+        (e.g. ``"f"`` for ``f0, f1, ...``), in table order.  Without ``columns``
+        and ``prefix`` every numeric column of the table is used.
+
+    Examples
+    --------
+    >>> X = load_embeddings("table.csv", prefix="emb_")  # doctest: +SKIP
     """
     path = _existing_file(path, name)
-    arr = _np_load(path, name=name, key=key, default_keys=("X", "embeddings"))
+    if path.suffix.lower() in _TABLE_SUFFIXES:
+        arr = _table_embeddings(_read_table(path, name=name), path, columns=columns, prefix=prefix, name=name)
+    else:
+        if columns is not None or prefix is not None:
+            raise InvalidInputError(f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to "
+                                    f"{path.suffix!r} file {str(path)!r}")
+        arr = _array_file(path, name=name, key=key, default_keys=("X", "embeddings"))
     return check_embeddings(arr, name=f"{name} ({path.name})", dtype=None)
 
 
 def load_labels(path, *, column: str | None = None, key: str | None = None, name: str = "labels") -> np.ndarray:
-    """Read 1-D labels from ``.npy``/``.npz``, ``.csv`` or ``.parquet``.
+    """Read 1-D labels from ``.npy`` / ``.npz`` / ``.mat``, ``.csv`` or ``.parquet``.
 
     For CSV and Parquet, ``column`` names the column (default: ``"label"``,
-    or the only column of a one-column file).
+    or the only column of a one-column file).  A missing label -- an empty CSV
+    cell, a blank line of a one-column CSV, a null Parquet value, NaN in a float
+    array, a cell reading NA or NaN -- is an :class:`~auditad.errors.InvalidInputError`
+    that lists the data rows (1-based; for CSV also the line numbers), never a
+    class named "nan".
+    An (n, 1) array (as ODDS stores ``y``) is read as 1-D.
     """
     path = _existing_file(path, name)
     suffix = path.suffix.lower()
-    if suffix in (".npy", ".npz"):
-        arr = _np_load(path, name=name, key=key, default_keys=("y", "labels", "label"))
-    elif suffix in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        import pandas as pd
-
-        try:
-            if suffix in (".parquet", ".pq"):
-                try:
-                    frame = pd.read_parquet(path)
-                except ImportError:
-                    raise InvalidInputError(
-                        f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
-                    ) from None
-            else:
-                frame = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",")
-        except pd.errors.EmptyDataError:
-            raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
-        except (ValueError, OSError) as exc:
-            raise InvalidInputError(f"{name} file {str(path)!r} could not be read: {exc}") from None
+    if suffix in (".npy", ".npz", ".mat"):
+        arr = _array_file(path, name=name, key=key, default_keys=("y", "labels", "label"))
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr[:, 0]
+        if arr.dtype.kind == "f" and arr.ndim == 1 and np.isnan(arr).any():
+            raise InvalidInputError(f"{name} file {str(path)!r} has missing labels (NaN) at row(s) "
+                                    f"{_row_list(np.isnan(arr))}")
+    elif suffix in _TABLE_SUFFIXES:
+        frame = _read_table(path, name=name, blank_lines=True)
         if column is None:
             if "label" in frame.columns:
                 column = "label"
@@ -125,12 +145,20 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
                 f"{name} file {str(path)!r} has no column {column!r}; columns are {list(map(str, frame.columns))}")
         if frame.shape[0] == 0:
             raise InvalidInputError(f"{name} file {str(path)!r} has no rows")
-        arr = frame[column].to_numpy()
+        values = frame[column]
+        missing = values.isna().to_numpy()
+        if missing.any():
+            lines = "" if suffix in (".parquet", ".pq") else \
+                f" (file lines {_row_list(missing, offset=2)}, the header being line 1)"
+            raise InvalidInputError(f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
+                                    f"missing label(s) (empty cells, blank lines or NA/NaN markers) at data row(s) "
+                                    f"{_row_list(missing)}{lines}; every sample needs a label")
+        arr = values.to_numpy()
         if arr.dtype == object:
             arr = np.asarray([str(v) for v in arr])
     else:
         raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
-                                "(use .npy, .npz, .csv or .parquet)")
+                                "(use .npy, .npz, .mat, .csv or .parquet)")
     return check_labels(arr, name=f"{name} ({path.name})")
 
 
@@ -194,6 +222,184 @@ def load_example(*, n_components: int = 16) -> Benchmark:
                      sources={"data": "sklearn.datasets.load_digits (UCI ML hand-written digits, 1797 × 64)"})
 
 
+# ----------------------------------------------------------------------------- anomaly-labelled datasets
+@dataclass(frozen=True)
+class AnomalyDataset:
+    """An anomaly-labelled dataset (ADBench / ODDS style): samples X and labels y with 1 = anomaly.
+
+    Attributes
+    ----------
+    name : str
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,), int64
+        0 = normal, 1 = anomaly.
+    sources : dict of str -> str
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    sources: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        X = check_embeddings(self.X, name="X")
+        y = _binary_labels(self.y, name="y")
+        check_same_length(X, y, names=("X", "y"))
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+
+    @property
+    def n(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def n_anomalies(self) -> int:
+        return int(self.y.sum())
+
+    @property
+    def anomaly_ratio(self) -> float:
+        """π = n_anomalies / n."""
+        return self.n_anomalies / self.n
+
+
+def _binary_labels(y, *, name: str) -> np.ndarray:
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1 or arr.size == 0:
+        raise InvalidInputError(f"{name} must be a non-empty 1-D array of 0/1 anomaly labels, got shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iuf":
+        raise InvalidInputError(f"{name} must hold 0 (normal) and 1 (anomaly), got dtype {arr.dtype}")
+    if arr.dtype.kind == "f" and np.isnan(arr).any():
+        raise InvalidInputError(f"{name} has missing labels (NaN) at row(s) {_row_list(np.isnan(arr))}")
+    values = np.unique(arr)
+    if not set(values.tolist()) <= {0, 1}:
+        raise InvalidInputError(f"{name} must hold 0 (normal) and 1 (anomaly) only, got the values "
+                                f"{values[:10].tolist()}; for semantic class labels use load_benchmark")
+    if values.size < 2:
+        raise InvalidInputError(f"{name} must contain both normals (0) and anomalies (1), got only {values.tolist()}")
+    return arr.astype(np.int64)
+
+
+def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = None, label_column: str | None = None,
+                         columns=None, prefix: str | None = None, name: str | None = None) -> AnomalyDataset:
+    """Load an anomaly-labelled dataset: ADBench ``.npz``, ODDS ``.mat`` or a CSV / Parquet table.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.npz`` (arrays ``X`` and ``y``, as ADBench ships them), ``.mat``
+        (``X`` and ``y``, as ODDS ships them; MATLAB up to v7.2), or a table
+        with an anomaly column and embedding columns.
+    x_key, y_key : str, optional
+        Array names inside ``.npz`` / ``.mat`` (default ``"X"`` and ``"y"``).
+    label_column : str, optional
+        Anomaly column of a table (default: the first of ``y``, ``label``, ``anomaly``, ``is_anomaly``).
+    columns, prefix : optional
+        Embedding columns of a table (see :func:`load_embeddings`); default: every
+        other numeric column.
+    name : str, optional
+        Display name (default: the file's stem).
+
+    Returns
+    -------
+    AnomalyDataset
+
+    Raises
+    ------
+    InvalidInputError
+        A malformed file, labels other than 0/1 or missing, X and y of different lengths.
+
+    References
+    ----------
+    S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection
+    Benchmark", NeurIPS 2022 Datasets and Benchmarks (the ``.npz`` layout);
+    S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+
+    See Also
+    --------
+    load_anomaly_example : a bundled example made from scikit-learn's digits.
+    """
+    path = _existing_file(path, "dataset")
+    suffix = path.suffix.lower()
+    if suffix in _TABLE_SUFFIXES:
+        frame = _read_table(path, name="dataset", blank_lines=True)
+        cols = [str(c) for c in frame.columns]
+        frame = frame.set_axis(cols, axis=1)
+        if label_column is None:
+            label_column = next((c for c in ("y", "label", "anomaly", "is_anomaly") if c in cols), None)
+            if label_column is None:
+                raise InvalidInputError(f"dataset file {str(path)!r} has no anomaly column y, label, anomaly or "
+                                        f"is_anomaly; name it with label_column=; columns are {cols}")
+        if label_column not in cols:
+            raise InvalidInputError(f"dataset file {str(path)!r} has no column {label_column!r}; columns are {cols}")
+        missing = frame[label_column].isna().to_numpy()
+        if missing.any():
+            raise InvalidInputError(f"dataset file {str(path)!r}: column {label_column!r} has missing anomaly "
+                                    f"labels at data row(s) {_row_list(missing)}")
+        y = frame[label_column].to_numpy()
+        if columns is None and prefix is None:
+            columns = [c for c in cols if c != label_column and c in
+                       frame.select_dtypes(include="number").columns and frame[c].dtype.kind != "b"]
+        X = _table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset")
+    else:
+        if columns is not None or prefix is not None or label_column is not None:
+            raise InvalidInputError("columns=, prefix= and label_column= apply to CSV/Parquet tables; use x_key= "
+                                    f"and y_key= for {path.suffix!r} files")
+        X = _array_file(path, name="dataset", key=x_key or "X", default_keys=("X",))
+        y = _array_file(path, name="dataset", key=y_key or "y", default_keys=("y",))
+    X = check_embeddings(X, name=f"X ({path.name})")
+    y = _binary_labels(y, name=f"y ({path.name})")
+    check_same_length(X, y, names=(f"X ({X.shape[0]} rows)", f"y ({y.shape[0]} rows)"))
+    return AnomalyDataset(name=name or path.stem, X=X, y=y, sources={"data": str(path)})
+
+
+def load_anomaly_example(*, per_class: int = 1) -> AnomalyDataset:
+    """A tiny anomaly-labelled example from scikit-learn's digits (no download).
+
+    Normals are the 178 images of the digit 0; anomalies are the first
+    ``per_class`` images (in dataset order) of each digit 1–9, so the default
+    has 9 anomalies among 187 samples (π = 4.8 %), 64 pixel features with
+    grey levels 0–16.  Deterministic.
+
+    Parameters
+    ----------
+    per_class : int, default 1
+        Anomalies taken from each other digit (1 to 20).
+
+    Returns
+    -------
+    AnomalyDataset
+
+    References
+    ----------
+    E. Alpaydin and C. Kaynak, "Optical Recognition of Handwritten Digits", UCI
+    Machine Learning Repository, 1998 (shipped with scikit-learn as ``load_digits``).
+
+    Examples
+    --------
+    >>> d = load_anomaly_example()
+    >>> d.n, d.n_anomalies, round(d.anomaly_ratio, 4)
+    (187, 9, 0.0481)
+    """
+    from sklearn.datasets import load_digits
+
+    from ._validation import check_int
+
+    per_class = check_int(per_class, name="per_class", low=1, high=20)
+    digits = load_digits()
+    X, t = digits.data.astype(np.float64), digits.target
+    normal = np.flatnonzero(t == 0)
+    anomalies = np.concatenate([np.flatnonzero(t == d)[:per_class] for d in range(1, 10)])
+    idx = np.concatenate([normal, np.sort(anomalies)])
+    y = np.concatenate([np.zeros(normal.size, dtype=np.int64), np.ones(anomalies.size, dtype=np.int64)])
+    return AnomalyDataset(name="digits-0-vs-rest", X=X[idx], y=y,
+                          sources={"data": f"sklearn.datasets.load_digits: digit 0 normal, the first {per_class} "
+                                           "image(s) of each digit 1-9 anomalous"})
+
+
 # ----------------------------------------------------------------------------- internals
 def _existing_file(path, name) -> Path:
     path = Path(path)
@@ -206,38 +412,161 @@ def _existing_file(path, name) -> Path:
     return path
 
 
-def _np_load(path: Path, *, name: str, key, default_keys) -> np.ndarray:
+def _row_list(mask, *, offset: int = 1) -> str:
+    """Row numbers (0-based index + ``offset``) of a boolean mask, at most 20 shown."""
+    idx = [int(i) + offset for i in np.flatnonzero(np.asarray(mask))]
+    text = ", ".join(map(str, idx[:20]))
+    return text + (f", ... ({len(idx)} in total)" if len(idx) > 20 else "")
+
+
+def _read_table(path: Path, *, name: str, blank_lines: bool = False):
+    """A CSV/TSV/Parquet file as a DataFrame (pandas' missing-value markers: empty, NA, NaN, null, ...).
+
+    ``blank_lines=True`` keeps the blank lines of a CSV as rows of missing values.
+    """
+    import pandas as pd
+
     suffix = path.suffix.lower()
-    if suffix not in (".npy", ".npz"):
-        raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} (use .npy or .npz)")
     try:
-        obj = np.load(path, allow_pickle=False)
-    except ValueError as exc:
-        if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-            raise InvalidInputError(
-                f"{name} file {str(path)!r} holds an object (pickled) array, which auditad never loads; "
-                "save a numeric array instead") from None
-        raise InvalidInputError(f"{name} file {str(path)!r} could not be read: {exc}") from None
-    except (OSError, EOFError) as exc:
-        raise InvalidInputError(f"{name} file {str(path)!r} could not be read: {exc}") from None
-    if isinstance(obj, np.lib.npyio.NpzFile):
-        with obj:
-            keys = list(obj.files)
-            if key is not None:
-                if key not in keys:
-                    raise InvalidInputError(f"{name} archive {str(path)!r} has no array {key!r}; it has {keys}")
-                chosen = key
-            elif len(keys) == 1:
-                chosen = keys[0]
-            else:
-                chosen = next((kk for kk in default_keys if kk in keys), None)
-                if chosen is None:
-                    raise InvalidInputError(
-                        f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option")
+        if suffix in (".parquet", ".pq"):
             try:
-                return obj[chosen]
-            except ValueError:
+                return pd.read_parquet(path)
+            except ImportError:
                 raise InvalidInputError(
-                    f"{name} array {chosen!r} in {str(path)!r} is an object (pickled) array, which auditad never loads"
+                    f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
                 ) from None
-    return obj
+        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines)
+    except pd.errors.EmptyDataError:
+        raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
+    except InvalidInputError:
+        raise
+    except Exception as exc:  # pyarrow / parser errors of a malformed file
+        raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a "
+                                f"{'Parquet' if suffix in ('.parquet', '.pq') else 'CSV'} table: {exc}") from None
+
+
+def _table_embeddings(frame, path: Path, *, columns, prefix, name: str) -> np.ndarray:
+    """The embedding columns of a table as an (n, d) array (named errors for missing or non-numeric columns)."""
+    import pandas as pd
+
+    names = [str(c) for c in frame.columns]
+    frame = frame.set_axis(names, axis=1)
+    if columns is not None and prefix is not None:
+        raise InvalidInputError(f"{name}: give columns= or prefix=, not both")
+    if columns is not None:
+        if isinstance(columns, str):
+            raise InvalidInputError(f"{name}: columns= must be a list of column names, got the string {columns!r} "
+                                    "(use prefix= for columns sharing a prefix)")
+        chosen = [str(c) for c in columns]
+        missing = [c for c in chosen if c not in names]
+        if missing:
+            raise InvalidInputError(f"{name} file {str(path)!r} has no column(s) {missing}; columns are {names}")
+    elif prefix is not None:
+        chosen = [c for c in names if c.startswith(str(prefix))]
+        if not chosen:
+            raise InvalidInputError(f"{name} file {str(path)!r} has no column starting with {prefix!r}; "
+                                    f"columns are {names}")
+    else:
+        chosen = [c for c in names if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+        if not chosen:
+            raise InvalidInputError(f"{name} file {str(path)!r} has no numeric column; name the embedding columns "
+                                    "with columns= or prefix=")
+    bad = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
+    if bad:
+        raise InvalidInputError(f"{name} file {str(path)!r}: embedding column(s) {bad} are not numeric")
+    if frame.shape[0] == 0:
+        raise InvalidInputError(f"{name} file {str(path)!r} has no rows")
+    arr = frame[chosen].to_numpy(dtype=np.float64)
+    nan_rows = np.isnan(arr).any(axis=1)
+    if nan_rows.any():
+        raise InvalidInputError(f"{name} file {str(path)!r} has empty embedding values at data row(s) "
+                                f"{_row_list(nan_rows)}")
+    return arr
+
+
+def _load_mat(path: Path, *, name: str) -> dict:
+    """The arrays of a MATLAB file up to v7.2 (scipy.io.loadmat); v7.3 (HDF5) is a named error."""
+    import scipy.io
+
+    with open(path, "rb") as fh:
+        head = fh.read(128)
+    v73 = (b"MATLAB 7.3" in head)
+    if not v73:
+        try:
+            data = scipy.io.loadmat(str(path))
+        except NotImplementedError:
+            v73 = True
+        except Exception as exc:  # ValueError (not a MAT file), OSError / EOFError (truncated), zlib errors
+            raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: "
+                                    f"{type(exc).__name__}: {exc}") from None
+    if v73:
+        raise InvalidInputError(
+            f"{name} file {str(path)!r} is a MATLAB v7.3 file (HDF5), which scipy.io cannot read; save it as "
+            "version 7 (MATLAB: save(f, 'X', 'y', '-v7')) or convert it to .npz (e.g. with h5py)")
+    out = {}
+    for key, value in data.items():
+        if key.startswith("__"):
+            continue
+        if hasattr(value, "toarray"):  # sparse matrix
+            value = value.toarray()
+        out[key] = np.asarray(value)
+    return out
+
+
+def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
+    """One array of a ``.npy``, ``.npz`` or ``.mat`` file; every malformed file is an InvalidInputError."""
+    import zipfile
+    import zlib
+
+    suffix = path.suffix.lower()
+    if suffix not in (".npy", ".npz", ".mat"):
+        raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
+                                "(use .npy, .npz, .mat, .csv or .parquet)")
+    broken = (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, TypeError)
+    if suffix == ".mat":
+        arrays = _load_mat(path, name=name)
+        keys = list(arrays)
+        obj = None
+    else:
+        try:
+            obj = np.load(path, allow_pickle=False)
+        except ValueError as exc:
+            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+                raise InvalidInputError(
+                    f"{name} file {str(path)!r} holds an object (pickled) array, which auditad never loads; "
+                    "save a numeric array instead") from None
+            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file "
+                                    f"(corrupted header?): {exc}") from None
+        except broken as exc:
+            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file (truncated or "
+                                    f"corrupted): {type(exc).__name__}: {exc}") from None
+        if not isinstance(obj, np.lib.npyio.NpzFile):
+            return obj
+        keys = list(obj.files)
+    try:
+        if key is not None:
+            if key not in keys:
+                raise InvalidInputError(f"{name} archive {str(path)!r} has no array {key!r}; it has {keys}")
+            chosen = key
+        elif len(keys) == 1:
+            chosen = keys[0]
+        else:
+            chosen = next((kk for kk in default_keys if kk in keys), None)
+            if chosen is None:
+                raise InvalidInputError(
+                    f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option")
+        if obj is None:
+            return arrays[chosen]
+        try:
+            return obj[chosen]
+        except ValueError as exc:
+            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
+                raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is an object (pickled) array, "
+                                        "which auditad never loads") from None
+            raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is corrupted: {exc}") from None
+        except broken as exc:
+            raise InvalidInputError(f"{name} archive {str(path)!r} is truncated or corrupted (array {chosen!r}): "
+                                    f"{type(exc).__name__}: {exc}") from None
+    finally:
+        if obj is not None:
+            obj.close()

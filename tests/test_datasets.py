@@ -5,7 +5,15 @@ import pandas as pd
 import pytest
 
 from auditad import InvalidInputError
-from auditad.datasets import Benchmark, load_benchmark, load_embeddings, load_example, load_labels
+from auditad.datasets import (
+    Benchmark,
+    load_anomaly_dataset,
+    load_anomaly_example,
+    load_benchmark,
+    load_embeddings,
+    load_example,
+    load_labels,
+)
 
 
 @pytest.fixture
@@ -81,3 +89,162 @@ def test_example_is_digits_with_two_representations():
     assert np.allclose(cov - np.diag(np.diag(cov)), 0, atol=1e-8)
     assert np.all(np.diff(np.diag(cov)) <= 0)
     np.testing.assert_array_equal(load_example().representations["pca16"], pca)
+
+
+# --------------------------------------------------------------------------- missing labels
+@pytest.mark.parametrize("text,rows,lines", [
+    ("label,extra\ncat,1\n,2\ndog,3\n,4\n", "2, 4", "3, 5"),   # empty cells of a 2-column CSV
+    ("label\ncat\n\ndog\n", "2", "3"),                          # a blank line of a 1-column CSV
+    ("label\n0\n1\n\n2\n1\n", "3", "4"),                        # integer labels with a blank line
+])
+def test_missing_labels_in_csv_are_named_errors_with_rows(tmp_path, text, rows, lines):
+    (tmp_path / "y.csv").write_text(text)
+    with pytest.raises(InvalidInputError, match=rf"missing label\(s\).*data row\(s\) {rows} \(file lines {lines}"):
+        load_labels(tmp_path / "y.csv")
+    np.save(tmp_path / "X.npy", np.zeros((text.count("\n") - 1, 2)))
+    with pytest.raises(InvalidInputError, match="missing label"):
+        load_benchmark(tmp_path / "X.npy", tmp_path / "y.csv")
+
+
+def test_missing_labels_in_parquet_and_float_arrays(tmp_path):
+    pd.DataFrame({"label": ["a", None, "b", "a"]}).to_parquet(tmp_path / "y.parquet")
+    with pytest.raises(InvalidInputError, match=r"data row\(s\) 2;"):
+        load_labels(tmp_path / "y.parquet")
+    np.save(tmp_path / "y.npy", np.array([0.0, 1.0, np.nan, 1.0, np.nan]))
+    with pytest.raises(InvalidInputError, match=r"missing labels \(NaN\) at row\(s\) 3, 5"):
+        load_labels(tmp_path / "y.npy")
+
+
+def test_nan_markers_are_missing_labels_not_a_class(tmp_path):
+    # np.savetxt writes a missing float label as "nan": it must not become a class named "nan"
+    (tmp_path / "y.csv").write_text("label\n0\nnan\n1\nNA\n1\n")
+    with pytest.raises(InvalidInputError, match=r"data row\(s\) 2, 4 \(file lines 3, 5"):
+        load_labels(tmp_path / "y.csv")
+
+
+# --------------------------------------------------------------------------- formats
+def test_odds_mat_files(tmp_path):
+    import scipy.io
+    import scipy.sparse
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 5))
+    y = (np.arange(40) % 8 == 0).astype(float)[:, None]  # ODDS stores y as an (n, 1) column
+    scipy.io.savemat(tmp_path / "odds.mat", {"X": X, "y": y})
+    np.testing.assert_array_equal(load_embeddings(tmp_path / "odds.mat"), X)
+    assert load_labels(tmp_path / "odds.mat").tolist() == y[:, 0].astype(int).tolist()
+    d = load_anomaly_dataset(tmp_path / "odds.mat")
+    np.testing.assert_array_equal(d.X, X)
+    assert d.n_anomalies == 5 and d.anomaly_ratio == 5 / 40 and d.name == "odds"
+    scipy.io.savemat(tmp_path / "sparse.mat", {"X": scipy.sparse.csr_matrix(X), "y": y})
+    np.testing.assert_array_equal(load_anomaly_dataset(tmp_path / "sparse.mat").X, X)
+
+
+def test_malformed_mat_files(tmp_path):
+    # a MATLAB v7.3 file: 128-byte MAT header announcing version 0x0200, then HDF5
+    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, HDF5 schema 1.00 .".ljust(116, b" ") + b"\0" * 8 + b"\0\2IM"
+    (tmp_path / "v73.mat").write_bytes(header + b"\0" * 384 + b"\x89HDF\r\n\x1a\n" + b"\0" * 64)
+    with pytest.raises(InvalidInputError, match=r"v73.mat.* is a MATLAB v7.3 file \(HDF5\)"):
+        load_anomaly_dataset(tmp_path / "v73.mat")
+    (tmp_path / "junk.mat").write_bytes(b"not a matlab file " * 20)
+    with pytest.raises(InvalidInputError, match="junk.mat.*could not be read as a MATLAB"):
+        load_embeddings(tmp_path / "junk.mat")
+    import scipy.io
+
+    scipy.io.savemat(tmp_path / "ok.mat", {"X": np.ones((50, 4)), "y": np.zeros((50, 1))})
+    data = (tmp_path / "ok.mat").read_bytes()
+    (tmp_path / "cut.mat").write_bytes(data[: len(data) // 2])
+    with pytest.raises(InvalidInputError, match="cut.mat"):
+        load_embeddings(tmp_path / "cut.mat")
+
+
+def test_truncated_npz_and_corrupted_npy_are_named_errors(tmp_path):
+    rng = np.random.default_rng(2)
+    np.savez(tmp_path / "adbench.npz", X=rng.normal(size=(200, 8)), y=(np.arange(200) % 10 == 0).astype(int))
+    data = (tmp_path / "adbench.npz").read_bytes()
+    (tmp_path / "cut.npz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(InvalidInputError, match=r"cut.npz.*(truncated|corrupted)"):
+        load_embeddings(tmp_path / "cut.npz")
+    with pytest.raises(InvalidInputError, match=r"cut.npz"):
+        load_anomaly_dataset(tmp_path / "cut.npz")
+    np.savez_compressed(tmp_path / "z.npz", X=rng.normal(size=(200, 8)))
+    raw = bytearray((tmp_path / "z.npz").read_bytes())
+    mid = len(raw) // 2
+    raw[mid:mid + 64] = bytes(64)  # damage the deflate stream of the member
+    (tmp_path / "bad.npz").write_bytes(bytes(raw))
+    with pytest.raises(InvalidInputError, match=r"bad.npz"):
+        load_embeddings(tmp_path / "bad.npz")
+    np.save(tmp_path / "X.npy", rng.normal(size=(10, 3)))
+    raw = (tmp_path / "X.npy").read_bytes()
+    (tmp_path / "hdr.npy").write_bytes(raw.replace(b"'descr'", b"'dexxx'"))
+    with pytest.raises(InvalidInputError, match=r"hdr.npy.*not a valid .npy file"):
+        load_embeddings(tmp_path / "hdr.npy")
+    (tmp_path / "short.npy").write_bytes(raw[:40])
+    with pytest.raises(InvalidInputError, match="short.npy"):
+        load_embeddings(tmp_path / "short.npy")
+
+
+def test_adbench_npz_loads(tmp_path):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(100, 6))
+    y = np.zeros(100, dtype=int)
+    y[:7] = 1
+    np.savez(tmp_path / "mnist.npz", X=X, y=y)
+    d = load_anomaly_dataset(tmp_path / "mnist.npz")
+    np.testing.assert_array_equal(d.X, X)
+    assert d.n_anomalies == 7 and d.anomaly_ratio == 0.07
+    np.savez(tmp_path / "classes.npz", X=X, y=np.arange(100) % 3)
+    with pytest.raises(InvalidInputError, match=r"0 \(normal\) and 1 \(anomaly\) only, got the values \[0, 1, 2\]"):
+        load_anomaly_dataset(tmp_path / "classes.npz")
+    np.savez(tmp_path / "normals.npz", X=X, y=np.zeros(100))
+    with pytest.raises(InvalidInputError, match="both normals"):
+        load_anomaly_dataset(tmp_path / "normals.npz")
+    np.savez(tmp_path / "short.npz", X=X, y=y[:90])
+    with pytest.raises(InvalidInputError, match="same length"):
+        load_anomaly_dataset(tmp_path / "short.npz")
+
+
+def test_tables_with_named_embedding_columns(tmp_path):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(30, 4))
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(4)])
+    frame.insert(0, "id", [f"s{i}" for i in range(30)])
+    frame["weight"] = 1.5
+    frame["y"] = (np.arange(30) % 6 == 0).astype(int)
+    frame.to_csv(tmp_path / "t.csv", index=False)
+    frame.to_parquet(tmp_path / "t.parquet")
+    for f in ("t.csv", "t.parquet"):
+        np.testing.assert_allclose(load_embeddings(tmp_path / f, prefix="f"), X, rtol=1e-15)
+        np.testing.assert_allclose(load_embeddings(tmp_path / f, columns=["f2", "f0"]), X[:, [2, 0]], rtol=1e-15)
+        d = load_anomaly_dataset(tmp_path / f, prefix="f")
+        np.testing.assert_allclose(d.X, X, rtol=1e-15)
+        assert d.n_anomalies == 5
+    assert load_anomaly_dataset(tmp_path / "t.csv").X.shape == (30, 5)  # every numeric column but y
+    for kwargs, match in (({"columns": ["f0", "g"]}, r"no column\(s\) \['g'\]"), ({"prefix": "z"}, "starting with 'z'"),
+                          ({"columns": ["id"]}, "not numeric"), ({"columns": "f0"}, "list of column names"),
+                          ({"columns": ["f0"], "prefix": "f"}, "not both")):
+        with pytest.raises(InvalidInputError, match=match):
+            load_embeddings(tmp_path / "t.csv", **kwargs)
+    np.save(tmp_path / "X.npy", X)
+    with pytest.raises(InvalidInputError, match="apply to CSV/Parquet"):
+        load_embeddings(tmp_path / "X.npy", prefix="f")
+    (tmp_path / "gap.csv").write_text("f0,f1\n1,2\n3,\n")
+    with pytest.raises(InvalidInputError, match=r"empty embedding values at data row\(s\) 2"):
+        load_embeddings(tmp_path / "gap.csv")
+    frame.assign(y=[None] + [0] * 29).to_csv(tmp_path / "ymiss.csv", index=False)
+    with pytest.raises(InvalidInputError, match=r"missing anomaly labels at data row\(s\) 1"):
+        load_anomaly_dataset(tmp_path / "ymiss.csv", prefix="f")
+
+
+def test_anomaly_example_is_digit_zero_against_a_few_others():
+    from sklearn.datasets import load_digits
+
+    d = load_anomaly_example()
+    digits = load_digits()
+    assert (d.n, d.n_anomalies) == (187, 9) and d.anomaly_ratio == pytest.approx(9 / 187)
+    np.testing.assert_array_equal(d.X[d.y == 0], digits.data[digits.target == 0])
+    first = [int(np.flatnonzero(digits.target == k)[0]) for k in range(1, 10)]
+    np.testing.assert_array_equal(d.X[d.y == 1], digits.data[sorted(first)])
+    assert load_anomaly_example(per_class=3).n_anomalies == 27
+    with pytest.raises(InvalidInputError, match="per_class"):
+        load_anomaly_example(per_class=0)
