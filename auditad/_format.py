@@ -71,6 +71,7 @@ def missing(target: str = "html") -> str:
 
 def stat(value, *, target: str = "html", digits: int = 3) -> str:
     """A statistic on [0, 1] (or [-1, 1]): fixed ``digits`` decimals (``0.983``)."""
+    _check_target(target)
     x = _as_float(value)
     if x is None:
         return missing(target)
@@ -97,6 +98,7 @@ def pvalue(p, *, target: str = "html", scientific: bool | None = None) -> str:
     ``scientific=None`` chooses per value (fixed from 0.001 up); :func:`format_column`
     passes one choice for a whole column.
     """
+    _check_target(target)
     x = _as_float(p)
     if x is None:
         return missing(target)
@@ -109,6 +111,7 @@ def pvalue(p, *, target: str = "html", scientific: bool | None = None) -> str:
 
 def pp(value, *, target: str = "html", unit: bool = True) -> str:
     """An AUC difference (e.g. regret) in percentage points, 2 decimals: ``0.0073`` -> ``0.73 pp``."""
+    _check_target(target)
     x = _as_float(value)
     if x is None:
         return missing(target)
@@ -120,6 +123,7 @@ def pp(value, *, target: str = "html", unit: bool = True) -> str:
 
 def count(value, *, target: str = "html") -> str:
     """An integer with a narrow no-break space between thousands (``\\,`` in LaTeX)."""
+    _check_target(target)
     x = _as_float(value)
     if x is None:
         return missing(target)
@@ -131,6 +135,7 @@ def count(value, *, target: str = "html") -> str:
 
 def percent(value, *, target: str = "html", digits: int = 1) -> str:
     """A share as a percentage: ``0.357`` -> ``35.7%`` (``35.7\\%`` in LaTeX)."""
+    _check_target(target)
     x = _as_float(value)
     if x is None:
         return missing(target)
@@ -139,6 +144,7 @@ def percent(value, *, target: str = "html", digits: int = 1) -> str:
 
 def real(value, *, target: str = "html", sig: int = 3, scientific: bool | None = None) -> str:
     """Any other real: ``sig`` significant digits, scientific below 1e-3 or from 1e5 (or as told)."""
+    _check_target(target)
     x = _as_float(value)
     if x is None:
         return missing(target)

@@ -211,6 +211,36 @@ def _groups(xy, radius: float) -> list[list[int]]:
     return sorted(out.values(), key=lambda g: min(g))
 
 
+def _offsets(gap: float):
+    """Candidate label offsets (points): 8 spots around the point, farther rings, then a spiral outwards."""
+    import math
+
+    for scale in (1.0, 2.5, 4.0):
+        for dx, dy, ha, va in _CANDIDATES:
+            yield (dx * gap * scale, dy * gap * scale), ha, va, True
+    for ring in range(2, 14):
+        r = gap * 1.5 * ring
+        for step in range(16):
+            a = 2 * math.pi * step / 16
+            dx, dy = math.cos(a), math.sin(a)
+            yield ((r * dx, r * dy), "left" if dx > 0.3 else "right" if dx < -0.3 else "center",
+                   "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center", False)
+
+
+def _group_text(names, max_group: int) -> str:
+    """``0, 6, 7``; a run of consecutive integers as ``0–7``; more than ``max_group`` names shortened."""
+    try:
+        ints = sorted(int(n) for n in names)
+        if len(ints) > 2 and all(str(n) == str(int(n)) for n in names) and ints == list(range(ints[0], ints[-1] + 1)):
+            return f"{ints[0]}\u2013{ints[-1]}"
+    except (TypeError, ValueError):
+        pass
+    names = [str(n) for n in names]
+    if len(names) <= max_group:
+        return ", ".join(names)
+    return ", ".join(names[:max_group - 1]) + f", \u2026 (+{len(names) - max_group + 1})"
+
+
 _CANDIDATES = ((1, 0, "left", "center"), (0, 1, "center", "bottom"), (-1, 0, "right", "center"),
                (0, -1, "center", "top"), (1, 1, "left", "bottom"), (-1, 1, "right", "bottom"),
                (1, -1, "left", "top"), (-1, -1, "right", "top"))
@@ -252,28 +282,25 @@ def place_labels(ax, x, y, labels, *, size: float = SMALL_PT, group_radius: floa
         return any(b[0] < c[2] and c[0] < b[2] and b[1] < c[3] and c[1] < b[3] for c in boxes)
 
     for g in groups:
-        names = [str(labels[idx[i]]) for i in g]
-        text = ", ".join(names) if len(names) <= max_group else ", ".join(names[:max_group - 1]) + \
-            f", … (+{len(names) - max_group + 1})"
+        text = _group_text([labels[idx[i]] for i in g], max_group)
         cx, cy = pts[g].mean(axis=0)
         anchor = ax.transData.inverted().transform((cx, cy))
         best = None
-        for scale in (1.0, 2.5, 4.0):
-            for dx, dy, ha, va in _CANDIDATES:
-                off = (dx * gap * scale, dy * gap * scale)
-                t = ax.annotate(text, anchor, xytext=off, textcoords="offset points", ha=ha, va=va, fontsize=size,
-                                annotation_clip=False)
-                b = t.get_window_extent(renderer)
-                box = (b.x0 - 1, b.y0 - 1, b.x1 + 1, b.y1 + 1)
-                inside = box[0] >= axbox.x0 and box[2] <= axbox.x1 and box[1] >= axbox.y0 and box[3] <= axbox.y1
-                others = [pb for k, pb in enumerate(point_boxes) if k not in g]
-                if inside and not overlaps(box, placed) and not overlaps(box, others):
-                    best = (t, box, scale)
-                    break
-                t.remove()
-            if best:
+        for off, ha, va, strict in _offsets(gap):
+            t = ax.annotate(text, anchor, xytext=off, textcoords="offset points", ha=ha, va=va, fontsize=size,
+                            annotation_clip=False)
+            b = t.get_window_extent(renderer)
+            box = (b.x0 - 1, b.y0 - 1, b.x1 + 1, b.y1 + 1)
+            inside = box[0] >= axbox.x0 and box[2] <= axbox.x1 and box[1] >= axbox.y0 and box[3] <= axbox.y1
+            others = [pb for k, pb in enumerate(point_boxes) if k not in g]
+            # near spots: a leader line's span (point to label) must be free of other labels too
+            far = abs(off[0]) + abs(off[1]) > 2 * gap
+            span = (min(box[0], cx), min(box[1], cy), max(box[2], cx), max(box[3], cy)) if far and strict else box
+            if inside and not overlaps(span, placed) and not overlaps(box, others):
+                best = (t, box, 2.0 if far else 1.0)
                 break
-        if best is None:  # nowhere free: the least bad spot, inside the axes, still never on another label
+            t.remove()
+        if best is None:  # nowhere free inside the axes: beside the point, never hidden
             t = ax.annotate(text, anchor, xytext=(gap, gap), textcoords="offset points", ha="left", va="bottom",
                             fontsize=size, annotation_clip=False)
             b = t.get_window_extent(renderer)
