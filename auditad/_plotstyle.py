@@ -227,8 +227,8 @@ def _offsets(gap: float):
                    "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center", False)
 
 
-def _group_text(names, max_group: int) -> str:
-    """``0, 6, 7``; a run of consecutive integers as ``0–7``; more than ``max_group`` names shortened."""
+def _group_text(names, max_group: int, per_line: int = 4) -> str:
+    """``0, 6, 7``; a run of consecutive integers as ``0–7``; ``per_line`` names a line; beyond ``max_group`` shortened."""
     try:
         ints = sorted(int(n) for n in names)
         if len(ints) > 2 and all(str(n) == str(int(n)) for n in names) and ints == list(range(ints[0], ints[-1] + 1)):
@@ -236,9 +236,10 @@ def _group_text(names, max_group: int) -> str:
     except (TypeError, ValueError):
         pass
     names = [str(n) for n in names]
-    if len(names) <= max_group:
-        return ", ".join(names)
-    return ", ".join(names[:max_group - 1]) + f", \u2026 (+{len(names) - max_group + 1})"
+    if len(names) > max_group:
+        names = names[:max_group - 1] + [f"\u2026 (+{len(names) - max_group + 1})"]
+    lines = [", ".join(names[i:i + per_line]) for i in range(0, len(names), per_line)]
+    return ",\n".join(lines)
 
 
 _CANDIDATES = ((1, 0, "left", "center"), (0, 1, "center", "bottom"), (-1, 0, "right", "center"),
@@ -247,11 +248,12 @@ _CANDIDATES = ((1, 0, "left", "center"), (0, 1, "center", "bottom"), (-1, 0, "ri
 
 
 def place_labels(ax, x, y, labels, *, size: float = SMALL_PT, group_radius: float = 9.0, gap: float = 5.0,
-                 max_group: int = 6):
+                 max_group: int = 24):
     """Label points without overlaps.
 
-    Points closer than ``group_radius`` pixels share one label (``"0, 6, 7"``;
-    more than ``max_group`` as ``"0, 6, … (+n)"``); each label then takes the
+    Points closer than ``group_radius`` pixels share one label (``"0, 6, 7"``,
+    four names a line, a run of integers as ``"0–7"``; beyond ``max_group``
+    names as ``"…, (+n)"``); each label then takes the
     first of eight positions around its point (at ``gap``, then 2.5 and 4
     times ``gap`` points away, with a leader line) whose box stays inside the
     axes and overlaps neither an earlier label nor a point. Call it after the

@@ -339,7 +339,7 @@ def plot_landscape_difference(result, *, metric="aupr_trap", ratio=None, ax=None
     vmax = max(float(np.max(np.abs(values))), 1e-6)
     im = ax.imshow(values.T, origin="lower", extent=(0, 1, 0, 1), vmin=-vmax, vmax=vmax, cmap="RdBu",
                    aspect="equal", interpolation="nearest")
-    if float(values.min()) < 0 < float(values.max()):
+    if min((values < 0).mean(), (values > 0).mean()) > 0.02:  # a zero line inside the map, not along its edge
         cs = ax.contour(result.tpr, result.tnr, values.T, levels=[0.0], colors="0.15", linewidths=0.9)
         ax.clabel(cs, fmt=lambda v: "0", fontsize=st.MIN_FONT_PT, inline=True)
     if colorbar:
@@ -542,7 +542,7 @@ def landscape_differences_figure(result, *, ratio=None, metrics=None):
     """
     metrics = [m for m in (metrics or result.metrics) if m != "auroc"] or list(result.metrics)
     with st.style_context():
-        fig, axes = st.new_figure(1, len(metrics), height=min(st.CONTENT_WIDTH_IN / len(metrics), 4.2) + 0.3)
+        fig, axes = st.new_figure(1, len(metrics), height=min(st.CONTENT_WIDTH_IN / len(metrics) - 0.6, 3.6) + 0.4)
         for ax, m in zip(axes[0], metrics):
             plot_landscape_difference(result, metric=m, ratio=ratio, ax=ax)
     return fig
@@ -747,7 +747,9 @@ def plot_leakage_curve(result, *, ax=None, label=None, color=None, chance=True):
     ax.set_ylabel("leakage L_k")
     ax.set_xticks(sorted(set(int(t) for ln in ax.lines if ln.get_gid() != "chance" for t in ln.get_xdata())))
     ax.grid(axis="y")
-    st.legend_outside(ax)
+    handles, labels = ax.get_legend_handles_labels()
+    order = sorted(range(len(labels)), key=lambda i: labels[i].startswith("chance"))  # curves first, chance last
+    st.legend_outside(ax, handles=[handles[i] for i in order], labels=[labels[i] for i in order])
     return ax
 
 

@@ -90,7 +90,7 @@ def test_scatter_labels_never_overlap_each_other_or_leave_the_axes(mixed, rep):
     labels = _point_labels(ax)
     named = []
     for t in labels:
-        for part in t.get_text().split(", "):
+        for part in t.get_text().replace(",\n", ", ").split(", "):
             a, _, b = part.partition("\u2013")
             named += [str(c) for c in range(int(a), int(b or a) + 1)]
     assert sorted(named, key=int) == [str(c) for c in range(10)]  # every class named exactly once
