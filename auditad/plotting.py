@@ -58,7 +58,7 @@ def _invalid(message: str):
 
 def _metric_index(result, metric) -> int:
     if metric not in result.metrics:
-        raise _invalid(f"metric must be one of {list(result.metrics)}, got {metric!r}")
+        raise _invalid(f"metric {metric!r} is not in this result; available: {list(result.metrics)}")
     return list(result.metrics).index(metric)
 
 
@@ -72,11 +72,11 @@ def _pick_ratio(result, ratio) -> int:
     if isinstance(ratio, str):
         if ratio in result.labels:
             return list(result.labels).index(ratio)
-        raise _invalid(f"ratio must be one of {list(result.labels)} or a ratio value, got {ratio!r}")
+        raise _invalid(f"ratio {ratio!r} is not in this result; available labels: {list(result.labels)}")
     for i, value in enumerate(result.ratios):
         if abs(float(value) - float(ratio)) < 1e-9:
             return i
-    raise _invalid(f"ratio must be one of {[float(r) for r in result.ratios]} or a label, got {ratio!r}")
+    raise _invalid(f"ratio {ratio!r} is not in this result; available ratios: {[float(r) for r in result.ratios]}")
 
 
 # --------------------------------------------------------------------------- class-split protocol [1]
@@ -624,7 +624,7 @@ def plot_estimator_vs_auc(result, *, estimator=None, ax=None, per_task=False, le
 
     estimator = estimator or result.config["estimators"][-1]
     if estimator not in result.config["estimators"]:
-        raise _invalid(f"estimator must be one of {list(result.config['estimators'])}, got {estimator!r}")
+        raise _invalid(f"estimator {estimator!r} is not in this result: {list(result.config['estimators'])}")
     ax = _axes(ax, height=3.6, width=6.0)
     if per_task:
         rows = [r for r in result.estimates if r["estimator"] == estimator]
