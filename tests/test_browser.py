@@ -1,13 +1,17 @@
 """The demo report in a real headless Chromium, with the network disabled: it renders, cleanly, without requests.
 
-Needs the Debian package ``chromium`` (``.ci/run`` installs it when missing); skipped otherwise.
-Set ``AUDITAD_SCREENSHOT_DIR`` to keep the screenshots.
+At a 1280 px window: no horizontal overflow of the page or of any table, every figure visible and non-empty, tables
+sortable by a click on a header (numbers in numeric order, "–" last), no console error; a screenshot of each section
+is kept under the pytest tmp dir (its path is printed). Needs the Debian package ``chromium`` (``.ci/run`` installs it
+when missing); skipped otherwise. Set ``AUDITAD_SCREENSHOT_DIR`` to keep the screenshots elsewhere too.
 """
 
 import contextlib
 import io
 import json
+import html
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -112,3 +116,121 @@ def test_demo_report_renders_in_headless_chromium(demo_report, tmp_path):
         Path(keep).mkdir(parents=True, exist_ok=True)
         for f in (shot, phone, pdf):
             shutil.copy(f, Path(keep) / f.name)
+
+
+# Injected into a copy of the page: measures the layout at the window's width, clicks table headers, and writes the
+# findings as JSON into the DOM (read back with --dump-dom). Parsing of cell text here is independent of the page's
+# own sorting script.
+PROBE = r"""
+(function () {
+  function num(t) {
+    t = t.replace(/[\u202f\u2009\u00a0\s]+/g, "");
+    if (/^(\u2013|--|)$/.test(t)) { return null; }
+    if (t.charAt(0) === "<") { return -1; }
+    var x = parseFloat(t.replace(/(pp|%)$/, ""));
+    return isNaN(x) ? t : x;
+  }
+  function column(table, j) {
+    return Array.prototype.map.call(table.tBodies[0].rows, function (r) { return num(r.cells[j].textContent); });
+  }
+  function probe() {
+    var root = document.documentElement, out = {page: [root.scrollWidth, root.clientWidth], tables: [], figures: [],
+                                                sorts: []};
+    document.querySelectorAll("table").forEach(function (t) {
+      var w = t.parentElement;
+      out.tables.push({id: t.id, scroll: w.scrollWidth, client: w.clientWidth,
+                       right: t.getBoundingClientRect().right, body: document.body.getBoundingClientRect().right});
+    });
+    document.querySelectorAll("figure").forEach(function (f) {
+      var s = f.querySelector("svg"), r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
+      out.figures.push({id: f.id, width: r.width, height: r.height, marks: s ? s.querySelectorAll("path, use, image").length : 0,
+                        shown: s ? getComputedStyle(s).display !== "none" && getComputedStyle(s).visibility === "visible" : false});
+    });
+    document.querySelectorAll("table.sortable").forEach(function (t) {
+      var ths = t.tHead.rows[0].cells;
+      for (var j = 0; j < ths.length; j++) {
+        var vals = column(t, j);
+        if (!vals.some(function (v) { return typeof v === "number"; }) || vals.length < 2) { continue; }
+        ths[j].click();
+        var up = column(t, j);
+        ths[j].click();
+        var down = column(t, j);
+        out.sorts.push({id: t.id, col: ths[j].textContent, up: up, down: down, state: ths[j].getAttribute("aria-sort")});
+        break;
+      }
+    });
+    var pre = document.createElement("pre");
+    pre.id = "auditad-probe";
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  }
+  if (document.readyState === "complete") { probe(); } else { window.addEventListener("load", probe); }
+})();
+"""
+
+
+def _ordered(values, descending=False):
+    """Numbers in order (ties kept), missing values (None) after every number."""
+    nums = [v for v in values if v is not None]
+    if any(v is None for v in values[:len(nums)]):
+        return False
+    return all((b <= a) if descending else (a <= b) for a, b in zip(nums, nums[1:]))
+
+
+def test_layout_figures_sorting_at_1280px(demo_report, tmp_path):
+    page = demo_report.parent / "probe.html"
+    text = demo_report.read_text(encoding="utf-8")
+    page.write_text(text.replace("</body>", f"<script>{PROBE}</script></body>"), encoding="utf-8")
+    try:
+        dom, stderr, log = chromium(page.resolve().as_uri(), tmp_path, "--dump-dom", "--window-size=1280,2000")
+    finally:
+        page.unlink()
+    assert console_messages(stderr) == [] and page_requests(log) == []
+    m = re.search(r'<pre id="auditad-probe">(.*?)</pre>', dom, re.S)
+    assert m, "the probe script did not run"
+    found = json.loads(html.unescape(m.group(1)))
+    scroll, client = found["page"]
+    assert scroll <= client, f"the page scrolls sideways at 1280 px: {scroll} > {client}"
+    assert len(found["tables"]) >= 8
+    for t in found["tables"]:
+        assert t["scroll"] <= t["client"] + 1, f"table {t['id']} overflows its column: {t}"
+        assert t["right"] <= t["body"] + 1
+    n_svg = len(list((demo_report.parent / "figures").glob("*.svg")))
+    assert len(found["figures"]) == n_svg
+    for f in found["figures"]:
+        assert f["shown"] and f["width"] >= 1000 and f["height"] > 150 and f["marks"] > 20, f
+    assert len(found["sorts"]) >= 6  # every sortable table with a numeric column was clicked
+    for srt in found["sorts"]:
+        assert srt["state"] == "descending"
+        assert sorted(map(str, srt["up"])) == sorted(map(str, srt["down"]))
+        assert _ordered(srt["up"]) and _ordered(srt["down"], descending=True), srt
+
+
+def test_section_screenshots(demo_report, tmp_path):
+    """One screenshot per section (the others hidden), kept as test artefacts; each is non-blank."""
+    from PIL import Image
+
+    text = demo_report.read_text(encoding="utf-8")
+    ids = re.findall(r'<section id="([^"]+)"', text)
+    assert {"leakage", "protocol", "nulls", "landscapes", "selection", "gates", "reproducibility"} <= set(ids)
+    shots = tmp_path / "sections"
+    shots.mkdir()
+    for sid in ["top", *ids]:
+        css = ("main{display:none}" if sid == "top" else
+               f"header,.banner,.glance,nav.toc,footer{{display:none}} main>section:not(#{sid}){{display:none}}")
+        page = demo_report.parent / f"shot-{sid}.html"
+        page.write_text(text.replace("</head>", f"<style>{css}</style></head>", 1), encoding="utf-8")
+        try:
+            _, stderr, _ = chromium(page.resolve().as_uri(), tmp_path, f"--screenshot={shots / sid}.png",
+                                    "--window-size=1280,2400", "--hide-scrollbars")
+        finally:
+            page.unlink()
+        assert console_messages(stderr) == []
+        img = np.asarray(Image.open(shots / f"{sid}.png").convert("L"))
+        assert img.shape == (2400, 1280) and (img < 200).mean() > 0.001  # text at least
+    print(f"\nsection screenshots: {shots}")
+    keep = os.environ.get("AUDITAD_SCREENSHOT_DIR")
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for f in shots.glob("*.png"):
+            shutil.copy(f, Path(keep) / f"section-{f.name}")
