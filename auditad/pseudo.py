@@ -55,6 +55,10 @@ from ._json import json_safe
 __all__ = [
     "PseudoAnomalies",
     "PROBE_KINDS",
+    "CROSS_KINDS",
+    "SEQUENCE_KINDS",
+    "GENERATED_KINDS",
+    "META_KEYS",
     "random_probe",
     "feature_probe",
     "sequence_probe",

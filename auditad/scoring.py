@@ -49,6 +49,7 @@ __all__ = [
     "paper_pooling_grid",
     "SCORINGS",
     "LDN_FORMS",
+    "POOLING_METHODS",
     "DEFAULT_EPS",
 ]
 
@@ -269,8 +270,6 @@ class KNNScorer:
         R = self.reference_
         n, d = R.shape
         if self.metric == "cosine":
-            from ._neighbors import _unit_rows
-
             R = _unit_rows(R, "reference")
             Q = R if loo else _unit_rows(Q, "queries")
         center = R.mean(axis=0)
@@ -328,6 +327,20 @@ class KNNScorer:
             diff = A[s:s + step] - B[s:s + step]
             out[s:s + step] = np.einsum("ij,ij->i", diff, diff)
         return self._dist(out)
+
+
+def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    """Rows of ``A`` scaled to unit Euclidean norm (float64); an all-zero row is an error naming ``name``.
+
+    The cosine distance of unit rows is :math:`1 - \\cos(a, b) = \\lVert a - b\\rVert^2 / 2`.
+    (The kNN search of :func:`auditad._neighbors.kneighbors` normalises the same way.)
+    """
+    A = np.asarray(A, dtype=np.float64)
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        raise InvalidInputError(f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+                                "cosine distance is undefined for it")
+    return A / norms[:, None]
 
 
 def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,
