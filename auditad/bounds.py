@@ -74,6 +74,24 @@ def _scalar(x):
     return float(x) if np.ndim(x) == 0 else x
 
 
+#: moments are computed in rescaled units when the largest |value| leaves [2**-400, 2**400]:
+#: squares of larger values overflow float64 (|z| > 1.3e154), squares of smaller ones lose precision
+_SAFE_EXPONENT = 400
+
+
+def _pow2_scale(magnitude):
+    """A power of two close to ``magnitude`` (array-like, >= 0) where it is outside the safe range, else 1.
+
+    Dividing by a power of two is exact in floating point, so moments and bounds
+    computed on rescaled values equal the unscaled ones bit for bit in the safe
+    range and stay finite and accurate outside it.
+    """
+    m = np.asarray(magnitude, dtype=np.float64)
+    _, e = np.frexp(m)
+    outside = (m > 0) & np.isfinite(m) & (np.abs(e) > _SAFE_EXPONENT)
+    return np.where(outside, np.ldexp(1.0, e), 1.0)
+
+
 def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
     r"""Cantelli lower bound on the AUC from score moments (seed 001, Eq. 1 and App. A.1).
 
@@ -90,6 +108,9 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
     (0.5, 0.333333)
     """
     mu, vi, vo = _moment_arrays(mu_delta, var_in, var_out)
+    # the bound is scale invariant: rescale by a power of two when mu² or the variances would over/underflow
+    scale = _pow2_scale(np.maximum(np.abs(mu), np.sqrt(np.maximum(vi, vo))))
+    mu, vi, vo = mu / scale, vi / scale / scale, vo / scale / scale
     mu2 = mu * mu
     # (σ_in + σ_out)² written as a sum of non-negative terms: never below vi + vo after rounding
     spread = vi + vo + 2.0 * np.sqrt(vi * vo) if robust else vi + vo
@@ -116,6 +137,9 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
     """
     mu, vi, vo = _moment_arrays(mu_delta, var_in, var_out)
     eps = check_float(eps, name="eps", low=0.0)
+    # NPD(mu, vi, vo, eps) = NPD(mu/s, vi/s², vo/s², eps/s²): rescale by a power of two when squares would overflow
+    scale = _pow2_scale(np.maximum(np.abs(mu), np.sqrt(np.maximum(vi, vo))))
+    mu, vi, vo, eps = mu / scale, vi / scale / scale, vo / scale / scale, eps / scale / scale
     mu2 = mu * mu
     den = 2.0 * (vi + vo) + eps
     shape = np.broadcast(mu2, den).shape
@@ -243,10 +267,30 @@ def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMoments
     if dom.ndim != 1 or dom.size != zz.size:
         raise InvalidInputError(f"domains must be 1-D with {zz.size} entries, got shape {dom.shape}")
     doms, w, lam_val, kind = _domain_weights(dom, lam, source)
-    counts, means, vars_, mean, within, between = _weighted_moments(zz, dom, doms, w, name="z")
-    return DomainMomentsResult(domains=tuple(str(d) for d in doms), weights=w, counts=counts, means=means,
-                               variances=vars_, mean=mean, variance=within + between, within=within,
-                               between=between, lam=lam_val, weighting=kind)
+    scale = _score_scale(zz)
+    counts, means, vars_, mean, within, between = _weighted_moments(zz / scale, dom, doms, w, name="z")
+    res = DomainMomentsResult(domains=tuple(str(d) for d in doms), weights=w, counts=counts, means=means,
+                              variances=vars_, mean=mean, variance=within + between, within=within,
+                              between=between, lam=lam_val, weighting=kind)
+    return _unscale_domain(res, scale)
+
+
+def _score_scale(*samples) -> float:
+    """Power-of-two scale of score samples whose squares would over- or underflow (1.0 in the safe range)."""
+    top = max((float(np.max(np.abs(z))) for z in samples if z.size), default=0.0)
+    return float(_pow2_scale(top))
+
+
+def _unscale_domain(res: "DomainMomentsResult | None", scale: float):
+    """Moments computed on ``z / scale`` back in the units of ``z`` (a variance beyond float64 becomes inf)."""
+    if res is None or scale == 1.0:
+        return res
+    from dataclasses import replace
+
+    with np.errstate(over="ignore"):
+        return replace(res, means=res.means * scale, variances=res.variances * scale * scale,
+                       mean=res.mean * scale, variance=res.variance * scale * scale,
+                       within=res.within * scale * scale, between=res.between * scale * scale)
 
 
 # --------------------------------------------------------------------------- AUC bound of two samples
@@ -341,10 +385,14 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
     >>> r.mu_delta, round(r.bound, 4), r.empirical_auc
     (2.0, 0.8889, 1.0)
     """
-    zi = check_scores(z_in, name="z_in")
-    zo = check_scores(z_out, name="z_out")
-    if zi.size == 0 or zo.size == 0:
-        raise InvalidInputError(f"z_in and z_out must not be empty, got sizes {zi.size} and {zo.size}")
+    zi_raw = check_scores(z_in, name="z_in")
+    zo_raw = check_scores(z_out, name="z_out")
+    if zi_raw.size == 0 or zo_raw.size == 0:
+        raise InvalidInputError(f"z_in and z_out must not be empty, got sizes {zi_raw.size} and {zo_raw.size}")
+    # the bounds are scale invariant: scores beyond about 1e120 (or below 1e-120) in magnitude are
+    # divided by a power of two so that their squares neither overflow nor lose precision
+    scale = _score_scale(zi_raw, zo_raw)
+    zi, zo = zi_raw / scale, zo_raw / scale
     dm_in = dm_out = None
     lam_val = None
     weighting = "pooled"
@@ -375,14 +423,19 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
             mean_out, var_out = float(zo.mean()), float(zo.var())
     mu = mean_out - mean_in
     labels = np.concatenate([np.zeros(zi.size, dtype=np.int8), np.ones(zo.size, dtype=np.int8)])
-    emp = float(auroc(labels, np.concatenate([zi, zo])))
+    emp = float(auroc(labels, np.concatenate([zi_raw, zo_raw])))
+    npd_eps = check_float(npd_eps, name="npd_eps", low=0.0)
+    bound = bound_from_moments(mu, var_in, var_out)
+    robust = bound_from_moments(mu, var_in, var_out, robust=True)
+    eps_scaled = npd_eps / scale / scale
+    # eps beyond float64 in rescaled units (tiny scores): mu²/eps underflows, NPD is 0 to double precision
+    npd = npd_from_moments(mu, var_in, var_out, eps=eps_scaled) if np.isfinite(eps_scaled) else 0.0
+    # back to the units of the scores (Python floats: an overflow gives inf, not an error)
     return AUCBoundResult(
-        mu_delta=mu, mean_in=mean_in, mean_out=mean_out, var_in=var_in, var_out=var_out,
-        bound=bound_from_moments(mu, var_in, var_out),
-        robust_bound=bound_from_moments(mu, var_in, var_out, robust=True),
-        npd=npd_from_moments(mu, var_in, var_out, eps=npd_eps), mu_delta_sign=int(np.sign(mu)),
+        mu_delta=mu * scale, mean_in=mean_in * scale, mean_out=mean_out * scale, var_in=var_in * scale * scale,
+        var_out=var_out * scale * scale, bound=bound, robust_bound=robust, npd=npd, mu_delta_sign=int(np.sign(mu)),
         empirical_auc=emp, n_in=int(zi.size), n_out=int(zo.size), weighting=weighting, lam=lam_val,
-        domain_in=dm_in, domain_out=dm_out)
+        domain_in=_unscale_domain(dm_in, scale), domain_out=_unscale_domain(dm_out, scale))
 
 
 # --------------------------------------------------------------------------- local intrinsic dimension
