@@ -455,8 +455,16 @@ class LIDResult:
     cv : float
         std / mean of the finite local estimates.
     k : int
+        Neighbours per point.
     n_undefined : int
+        Points with a duplicate at distance 0 (estimate nan).
     metric, backend : str
+        Distance and the kNN backend that actually ran.
+    recall : float or None
+        Approximate backend with ``recall_sample > 0``: share of the exact k
+        nearest neighbours found, on a random sample of points (None when not measured).
+    n_recall_queries : int
+        Size of that sample.
     """
 
     local: np.ndarray
@@ -472,6 +480,8 @@ class LIDResult:
     n_undefined: int
     metric: str
     backend: str
+    recall: float | None = None
+    n_recall_queries: int = 0
 
     def to_frame(self):
         """One row per point: ``index``, ``lid``."""
@@ -484,7 +494,7 @@ class LIDResult:
 
 
 def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", backend: str = "auto",
-                              n_jobs: int | None = None, random_state=None) -> LIDResult:
+                              n_jobs: int | None = None, random_state=None, recall_sample: int = 0) -> LIDResult:
     r"""Levina–Bickel MLE of the local intrinsic dimension, aggregated MacKay–Ghahramani style.
 
     .. math::
@@ -517,7 +527,8 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
     A = check_embeddings(X, name="X")
     k = check_int(k, name="k", low=2)
     k = check_k(k, A.shape[0], name="k")
-    nb = kneighbors(A, None, k=k, metric=metric, backend=backend, n_jobs=n_jobs, random_state=random_state)
+    nb = kneighbors(A, None, k=k, metric=metric, backend=backend, n_jobs=n_jobs, random_state=random_state,
+                    recall_sample=recall_sample)
     T = nb.distances
     undefined = T[:, 0] <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -543,4 +554,4 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
         q05 = q25 = med = q75 = q95 = mean = std = float("nan")
     return LIDResult(local=local, aggregate=aggregate, mean=mean, median=med, std=std, q05=q05, q95=q95,
                      iqr=q75 - q25, cv=std / mean if mean else float("nan"), k=k, n_undefined=n_undef,
-                     metric=metric, backend=nb.backend)
+                     metric=metric, backend=nb.backend, recall=nb.recall, n_recall_queries=nb.n_recall_queries)

@@ -84,6 +84,13 @@ class ScoreResult:
         Number of scores in which a floored (zero or tiny) distance or scale was used.
     n_reference : int
         Size of the reference set.
+    recall : float or None
+        Approximate backend with ``recall_sample > 0`` only: the share of the
+        exact k nearest neighbours the approximate search found, on a random
+        sample of queries (the smallest over the searches behind these scores);
+        None when not measured.
+    n_recall_queries : int
+        Size of that sample (0 when not measured).
     """
 
     scores: np.ndarray
@@ -97,6 +104,8 @@ class ScoreResult:
     eps: float
     n_floored: int
     n_reference: int
+    recall: float | None = None
+    n_recall_queries: int = 0
 
     def to_frame(self):
         """Tidy frame: one row per query (``index``, ``score``) plus the settings as columns."""
@@ -148,6 +157,10 @@ class KNNScorer:
         Threads of the exact kNN search.
     random_state : None, int or Generator
         Seeds the approximate backend.
+    recall_sample : int, default 0
+        Approximate backend: number of random queries whose neighbours are
+        checked against exact search (reported as ``ScoreResult.recall``);
+        0 = not measured.
 
     Examples
     --------
@@ -162,7 +175,8 @@ class KNNScorer:
 
     def __init__(self, *, scoring: str = "knn", k: int = 1, K: int = 2, ldn_form: str = "reference",
                  metric: str = "euclidean", backend: str = "auto", eps: float = DEFAULT_EPS,
-                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None):
+                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None,
+                 recall_sample: int = 0):
         self.scoring = check_choice(scoring, SCORINGS, name="scoring")
         self.k = check_int(k, name="k", low=1)
         self.K = check_int(K, name="K", low=1)
@@ -173,6 +187,7 @@ class KNNScorer:
         self.block_memory_mb = check_float(block_memory_mb, name="block_memory_mb", low=0.0, low_open=True)
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.recall_sample = check_int(recall_sample, name="recall_sample", low=0)
         self.reference_ = None
 
     # ------------------------------------------------------------------ fitting
@@ -198,6 +213,7 @@ class KNNScorer:
             self.rho_ = nb.distances[:, : self.K].mean(axis=1)
             self._sumK1 = nb.distances.sum(axis=1)
             self._rho_backend = nb.backend
+            self._rho_recall = (nb.recall, nb.n_recall_queries)
         return self
 
     def _min_reference(self) -> int:
@@ -210,7 +226,7 @@ class KNNScorer:
     def _kneighbors(self, X, Q, k):
         return kneighbors(X, Q, k=k, metric=self.metric, backend=self.backend, n_jobs=self.n_jobs,
                           block_memory_mb=self.block_memory_mb,
-                          random_state=self.random_state)
+                          random_state=self.random_state, recall_sample=self.recall_sample)
 
     def _check_fitted(self):
         if self.reference_ is None:
@@ -237,21 +253,24 @@ class KNNScorer:
             d = nb.distances[:, self.k - 1]
             floored = d < self.eps
             z = np.log(np.maximum(d, self.eps))
-            backend = nb.backend
+            backend, recall = nb.backend, (nb.recall, nb.n_recall_queries)
         elif self.ldn_form == "query":
             nb = self._kneighbors(self.reference_, Q, max(self.k, self.K))
             d = nb.distances[:, self.k - 1]
             dbar = nb.distances[:, : self.K].mean(axis=1)
             floored = (d < self.eps) | (dbar < self.eps)
             z = np.log(np.maximum(d, self.eps)) - np.log(np.maximum(dbar, self.eps))
-            backend = nb.backend
+            backend, recall = nb.backend, (nb.recall, nb.n_recall_queries)
         else:
+            # the scales rho_K come from the kNN search; the ratio search itself is exact
             z, floored, backend = self._ldn_reference(Q, loo=loo)
+            recall = self._rho_recall
         return ScoreResult(scores=z, scoring=self.scoring,
                            ldn_form=self.ldn_form if self.scoring == "ldn" else None, k=self.k,
                            K=self.K if self.scoring == "ldn" else None, metric=self.metric, backend=backend,
                            leave_one_out=loo, eps=self.eps, n_floored=int(np.count_nonzero(floored)),
-                           n_reference=int(self.reference_.shape[0]))
+                           n_reference=int(self.reference_.shape[0]),
+                           recall=None if recall[0] is None else float(recall[0]), n_recall_queries=int(recall[1]))
 
     # ----------------------------------------------------- reference-form LDN
     def _ldn_reference(self, Q, *, loo: bool):
@@ -345,7 +364,8 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,
                ldn_form: str = "reference", metric: str = "euclidean", backend: str = "auto",
-               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None) -> ScoreResult:
+               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None,
+               recall_sample: int = 0) -> ScoreResult:
     r"""kNN or LDN log-distance anomaly scores (SPEC §4).
 
     .. math::
@@ -361,7 +381,7 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
         Normal reference embeddings (n >= 2).
     queries : array-like of shape (m, d), optional
         Samples to score; None = leave-one-out scores of ``reference``.
-    scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state
+    scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state, recall_sample
         See :class:`KNNScorer`.
 
     Returns
@@ -376,7 +396,8 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     1.0
     """
     scorer = KNNScorer(scoring=scoring, k=k, K=K, ldn_form=ldn_form, metric=metric, backend=backend,
-                       eps=eps, n_jobs=n_jobs, random_state=random_state).fit(reference)
+                       eps=eps, n_jobs=n_jobs, random_state=random_state,
+                       recall_sample=recall_sample).fit(reference)
     return scorer.score_reference() if queries is None else scorer.score(queries)
 
 

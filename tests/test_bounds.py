@@ -193,3 +193,15 @@ def test_lid_duplicates_are_undefined():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert local_intrinsic_dimension(X[1:], k=5, backend="exact").n_undefined == 0
+
+
+def test_lid_approximate_backend_agrees_with_exact():
+    """LID from pynndescent's neighbour graph against exact search: recall and estimates within tolerance."""
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.uniform(size=(800, 3)), np.zeros((800, 5))] @ rng.normal(size=(8, 8))
+    exact = local_intrinsic_dimension(X, k=15, backend="exact")
+    approx = local_intrinsic_dimension(X, k=15, backend="approximate", recall_sample=200, random_state=0)
+    assert approx.backend == "approximate" and approx.recall >= 0.95 and approx.n_recall_queries == 200
+    assert np.mean(np.abs(approx.local - exact.local) <= 1e-9 * exact.local) >= 0.9
+    assert approx.aggregate == pytest.approx(exact.aggregate, rel=0.02)
+    assert exact.recall is None

@@ -35,7 +35,7 @@ _PROBE_CODE = {k: i for i, k in enumerate(PROBE_KINDS)}
 
 
 def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None, pool_by: str | None = None,
-                  lam=None, n_boot: int = 2000, backend: str = "exact",
+                  lam=None, n_boot: int = 2000, backend: str = "exact", recall_sample: int = 0,
                   npd_eps: float = 0.0, n_jobs: int = 1, progress: bool = False,
                   random_state=0) -> SelectionResult:
     r"""Run anomaly-free model selection over a benchmark and judge every estimator (seed 001, Sec. 5.3).
@@ -72,8 +72,20 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     n_boot : int, default 2000
         Bootstrap replicates (0 = no bootstrap).
     backend : {"exact", "auto", "approximate"}, default "exact"
-        kNN backend. Per-task reference sets are usually small, where exact
-        search is fastest and deterministic.
+        kNN backend of the scores (:data:`~auditad.selection.BACKENDS`,
+        passed to :func:`auditad._neighbors.kneighbors`). Per-task reference
+        sets are usually small, where exact search is fastest and
+        deterministic; ``"auto"`` picks the approximate search (pynndescent)
+        only for searches whose cost exceeds
+        :data:`auditad._neighbors.AUTO_EXACT_MAX_COST`. The reference-form
+        LDN takes its scales :math:`\rho_K` from this search; its ratio
+        search is always exact.
+    recall_sample : int, default 0
+        With the approximate backend, the number of queries per kNN search
+        whose neighbours are checked against exact search; the smallest
+        recall of a (task, candidate) is reported in the column
+        ``knn_recall`` of :meth:`SelectionResult.candidates_frame` (the
+        column exists only when ``recall_sample > 0``).
     npd_eps : float
         ε of NPD.
     n_jobs : int, default 1
@@ -105,6 +117,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     n_boot = check_int(n_boot, name="n_boot", low=0)
     n_jobs = check_int(n_jobs, name="n_jobs", low=1)
     check_choice(backend, BACKENDS, name="backend")
+    recall_sample = check_int(recall_sample, name="recall_sample", low=0)
     labels, probe_list, dropped = _resolve_estimators(estimators, probes, benchmark)
     rng = check_random_state(random_state)
     base_seed = int(rng.integers(0, 2**62))
@@ -134,7 +147,8 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
                 skipped.append(dict(task="*", probe=kind, reason=f"candidates without sequence embeddings: {bad}",
                                     used_by=kind))
 
-    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None)
+    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None,
+               recall_sample=recall_sample)
     jobs = []
     for ti, t in enumerate(tasks):
         dom = t.reference_meta.get("domain")
@@ -165,7 +179,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     result = judge_outputs(benchmark, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     config = dict(n_tasks=len(tasks), n_candidates=len(benchmark.candidates), estimators=labels,
                   probes=probe_list, dropped_probes=dropped, pool_by=pool_by, lam=lam, n_boot=n_boot,
-                  backend=backend, npd_eps=cfg["npd_eps"],
+                  backend=backend, recall_sample=recall_sample, npd_eps=cfg["npd_eps"],
                   random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
                   selectors=result["selectors"], n_units=result["n_units"],
                   candidates=[c.to_dict() for c in benchmark.candidates], info=dict(benchmark.info))
@@ -230,7 +244,7 @@ def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbedding
     """Scores and estimators of one (task, candidate): runs in a worker."""
     R = _pool(emb.reference, cand)
     scorer = KNNScorer(scoring=cand.scoring, k=cand.k, K=cand.K, ldn_form=cand.ldn_form, metric=cand.metric,
-                       backend=cfg["backend"], n_jobs=cfg["knn_jobs"],
+                       backend=cfg["backend"], n_jobs=cfg["knn_jobs"], recall_sample=cfg["recall_sample"],
                        random_state=base_seed).fit(R)
     inl = scorer.score_reference()
     z_in = inl.scores
@@ -286,6 +300,9 @@ def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbedding
                              lam=cfg["lam"], npd_eps=cfg["npd_eps"])
     row = dict(task=task_name, candidate=cand.name, n_reference=int(R.shape[0]), n_floored=inl.n_floored,
                inlier_mean=est.inlier_mean, inlier_var=est.inlier_var, backend=inl.backend)
+    if cfg["recall_sample"]:
+        measured = [r.recall for r in (inl, q) if r is not None and r.recall is not None]
+        row["knn_recall"] = min(measured) if measured else None
     if labels is not None:
         zt = part["test"]
         b = auc_bound(zt[labels == 0], zt[labels == 1])
