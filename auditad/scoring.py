@@ -1,6 +1,7 @@
 r"""kNN log-distance anomaly scores, local density normalisation (LDN) and sequence pooling.
 
-SPEC §4 (seeds 000/001, Wilkinghoff & Tan, sections 3.2–3.3 and 5.2).
+From K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
+from Embedding-Space Geometry?" (Sec. 3.2–3.3 and 5.2).
 
 Scores (higher = more anomalous):
 
@@ -26,7 +27,7 @@ that happened (``n_floored``): duplicates of a reference sample would
 otherwise score :math:`-\infty`.
 
 Pooling of sequence embeddings ``(n, T, d) -> (n, d)``: mean, max, GeM(p),
-RDP(γ) (SPEC §4), see :func:`pool_sequences`.
+RDP(γ), see :func:`pool_sequences`.
 """
 
 from __future__ import annotations
@@ -62,7 +63,13 @@ DEFAULT_EPS = 1e-12
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class ScoreResult:
-    """Anomaly scores of a set of queries against a reference set.
+    r"""Anomaly scores of a set of queries against a reference set (see :class:`KNNScorer`).
+
+    .. math::
+
+        z(x) = \log \max(d_k(x; R), \varepsilon)
+
+    (or its LDN form), higher = more anomalous.
 
     Attributes
     ----------
@@ -91,6 +98,22 @@ class ScoreResult:
         None when not measured.
     n_recall_queries : int
         Size of that sample (0 when not measured).
+
+    See Also
+    --------
+    KNNScorer, knn_scores
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = knn_scores(np.array([[0.0], [1.0], [3.0]]), np.array([[5.0]]), backend="exact")
+    >>> res.scoring, res.n_reference, res.to_frame()["score"].round(4).tolist()
+    ('knn', 3, [0.6931])
     """
 
     scores: np.ndarray
@@ -132,8 +155,11 @@ class KNNScorer:
         \tilde z_{\mathrm{ref}}(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)},\qquad
         \tilde z_{\mathrm{query}}(x) = \log d_k(x) - \log \bar d_K(x)
 
-    (SPEC §4; seed 001, Sec. 3.3 and Eq. 7; Wilkinghoff et al. 2025 for the
-    reference form.)
+    with :math:`\rho_K(r)` the mean distance of reference r to its K nearest
+    other references and :math:`\bar d_K(x)` the mean distance of x to its K
+    nearest references. Leave-one-out scores of the reference itself remove
+    the scored sample from the reference set (and from the neighbourhoods that
+    define the scales of the others).
 
     Parameters
     ----------
@@ -161,6 +187,28 @@ class KNNScorer:
         Approximate backend: number of random queries whose neighbours are
         checked against exact search (reported as ``ScoreResult.recall``);
         0 = not measured.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Unknown scoring / ldn_form / metric / backend, ``k`` or ``K`` < 1,
+        ``eps`` <= 0; at fit time a reference with non-finite values or too
+        few samples for leave-one-out scores; at scoring time queries of
+        another dimension, or scoring before :meth:`fit`.
+
+    See Also
+    --------
+    knn_scores : the same as one call.
+    auditad.bounds.auc_bound : bounds from these scores.
+    auditad.selection.Candidate : a candidate system using this scorer.
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.3 and Eq. 7 (query form).
+    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+       J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
+       Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025. (reference form).
 
     Examples
     --------
@@ -192,7 +240,18 @@ class KNNScorer:
 
     # ------------------------------------------------------------------ fitting
     def fit(self, reference) -> "KNNScorer":
-        """Store the reference set (n, d) and, for reference-form LDN, the scales ρ_K."""
+        """Store the reference set (n, d) and, for reference-form LDN, the scales ρ_K.
+
+        Parameters
+        ----------
+        reference : array-like of shape (n, d)
+            Normal reference embeddings.
+
+        Returns
+        -------
+        KNNScorer
+            ``self``.
+        """
         R = check_embeddings(reference, name="reference")
         n = R.shape[0]
         if n < 2:
@@ -234,7 +293,16 @@ class KNNScorer:
 
     # ------------------------------------------------------------------ scoring
     def score(self, queries) -> ScoreResult:
-        """Scores of ``queries`` (m, d) against the whole reference set (no exclusion)."""
+        """Scores of ``queries`` against the whole reference set (no exclusion).
+
+        Parameters
+        ----------
+        queries : array-like of shape (m, d)
+
+        Returns
+        -------
+        ScoreResult
+        """
         self._check_fitted()
         Q = check_embeddings(queries, name="queries")
         if Q.shape[1] != self.reference_.shape[1]:
@@ -243,7 +311,13 @@ class KNNScorer:
         return self._score(Q, loo=False)
 
     def score_reference(self) -> ScoreResult:
-        """Leave-one-out scores of the reference samples (each scored as if it were not in the reference)."""
+        """Leave-one-out scores of the reference samples (each scored as if it were not in the reference).
+
+        Returns
+        -------
+        ScoreResult
+            With ``leave_one_out=True``.
+        """
         self._check_fitted()
         return self._score(None, loo=True)
 
@@ -366,7 +440,7 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
                ldn_form: str = "reference", metric: str = "euclidean", backend: str = "auto",
                eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None,
                recall_sample: int = 0) -> ScoreResult:
-    r"""kNN or LDN log-distance anomaly scores (SPEC §4).
+    r"""kNN or LDN log-distance anomaly scores.
 
     .. math::
 
@@ -388,6 +462,23 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     -------
     ScoreResult
 
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        See :class:`KNNScorer`.
+
+    See Also
+    --------
+    KNNScorer, auditad._neighbors.kneighbors
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.
+    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+       J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
+       Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025.
+
     Examples
     --------
     >>> import numpy as np
@@ -405,7 +496,34 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
 def parse_pooling(spec: str) -> tuple[str, float | None]:
     """Parse a pooling spec: ``"mean"``, ``"max"``, ``"gem:<p>"``, ``"rdp:<gamma>"``.
 
-    ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1.
+    ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1 (the formulas are
+    in :func:`pool_sequences`).
+
+    Parameters
+    ----------
+    spec : str
+        Case-insensitive; method from :data:`POOLING_METHODS`.
+
+    Returns
+    -------
+    name : str
+    param : float or None
+        p of GeM, γ of RDP, None for mean and max.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Not a string, an unknown method, a parameter for mean/max, a
+        parameter that is not a number, p <= 0 or γ < 0.
+
+    See Also
+    --------
+    pool_sequences, paper_pooling_grid
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
 
     Examples
     --------
@@ -434,12 +552,40 @@ def parse_pooling(spec: str) -> tuple[str, float | None]:
 
 
 def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> list[str]:
-    """The paper's 52 pooling configurations: mean, max, GeM p = 1..25, RDP γ = 1..25 (seed 001, Sec. 5.2)."""
+    """The paper's 52 pooling configurations: mean, max, GeM p = 1..25, RDP γ = 1..25.
+
+    Parameters
+    ----------
+    p_values : iterable of float, default 1..25
+        GeM exponents.
+    gamma_values : iterable of float, default 1..25
+        RDP exponents.
+
+    Returns
+    -------
+    list of str
+        Pooling specs for :func:`pool_sequences` / :class:`auditad.selection.Candidate`.
+
+    See Also
+    --------
+    pool_sequences, parse_pooling
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
+
+    Examples
+    --------
+    >>> grid = paper_pooling_grid()
+    >>> len(grid), grid[:3], grid[-1]
+    (52, ['mean', 'max', 'gem:1'], 'rdp:25')
+    """
     return ["mean", "max"] + [f"gem:{p:g}" for p in p_values] + [f"rdp:{g:g}" for g in gamma_values]
 
 
 def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: float = 1.0) -> np.ndarray:
-    r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)`` (SPEC §4, seed 001 Sec. 5.2).
+    r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)``.
 
     .. math::
 
@@ -469,6 +615,26 @@ def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: fl
     Returns
     -------
     ndarray of shape (n, d)
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Sequences that are not a finite (n, T, d) array, an unknown method,
+        p <= 0 or γ < 0.
+
+    See Also
+    --------
+    parse_pooling, paper_pooling_grid, auditad.selection.Candidate
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
+    .. [2] F. Radenović, G. Tolias and O. Chum, "Fine-Tuning CNN Image Retrieval
+       with No Human Annotation", IEEE Trans. Pattern Anal. Mach. Intell., 41, 2019 (GeM).
+    .. [3] K. Wilkinghoff, S. Yadav and Z.-H. Tan, "Temporal Pooling Strategies for
+       Training-Free Anomalous Sound Detection with Self-Supervised Audio
+       Embeddings", arXiv:2603.04605, 2026 (RDP).
 
     Examples
     --------
