@@ -1,6 +1,7 @@
 r"""AUC lower bounds, NPD, domain decomposition of score moments, local intrinsic dimension.
 
-SPEC §4 (seeds 000/001, Wilkinghoff & Tan, Sec. 3 and App. A.1).
+From K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
+from Embedding-Space Geometry?" (Sec. 3 and App. A.1).
 
 With inlier scores :math:`z_{in}`, outlier scores :math:`z_{out}` and
 :math:`\mu_\Delta = E[z_{out}] - E[z_{in}]`:
@@ -93,14 +94,47 @@ def _pow2_scale(magnitude):
 
 
 def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
-    r"""Cantelli lower bound on the AUC from score moments (seed 001, Eq. 1 and App. A.1).
+    r"""Cantelli lower bound on the AUC from score moments (Eq. 1 and App. A.1 of the selection paper).
 
     .. math::
 
         B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2},\qquad
         B_{\text{robust}} = \frac{\mu_\Delta^2}{(\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2}
 
-    Array arguments broadcast. ``mu_delta = 0`` gives 0.
+    Array arguments broadcast. ``mu_delta = 0`` gives 0. The bound is scale
+    invariant; moments whose squares would over- or underflow float64 are
+    rescaled by a power of two first (exactly).
+
+    Parameters
+    ----------
+    mu_delta : float or array-like
+        :math:`\mu_\Delta = E[z_{out}] - E[z_{in}]` (finite).
+    var_in, var_out : float or array-like
+        Population variances of the inlier and outlier scores (finite, >= 0).
+    robust : bool, default False
+        The dependence-robust form (App. A.1).
+
+    Returns
+    -------
+    float or ndarray
+        In [0, 1].
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A non-finite argument (named), or a negative variance.
+
+    See Also
+    --------
+    auc_bound : the bound of two score samples.
+    npd_from_moments : ranks like the bound.
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Eq. 1 and App. A.1.
+    .. [2] Cantelli's inequality: for a random variable X with mean μ and
+       variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
 
     Examples
     --------
@@ -120,7 +154,7 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
 
 
 def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
-    r"""Normalised performance discrepancy of AutoUAD (Dai & Fan 2025).
+    r"""Normalised performance discrepancy (NPD) of AutoUAD.
 
     .. math::
 
@@ -129,6 +163,35 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
     With ε = 0, Eq. 1's bound is :math:`2\,\mathrm{NPD}/(1 + 2\,\mathrm{NPD})`, an
     increasing function, so both rank candidates identically. ``mu_delta = 0``
     gives 0; ``mu_delta != 0`` with zero variances and ε = 0 gives ∞.
+
+    Parameters
+    ----------
+    mu_delta : float or array-like
+        :math:`\mu_\Delta` (finite).
+    var_in, var_out : float or array-like
+        Population variances (finite, >= 0).
+    eps : float, default 0
+        ε (>= 0).
+
+    Returns
+    -------
+    float or ndarray
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A non-finite argument, a negative variance or ε.
+
+    See Also
+    --------
+    bound_from_moments, auc_bound
+
+    References
+    ----------
+    .. [1] W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
+       Unsupervised Anomaly Detection", ICLR 2025.
+    .. [2] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3 (NPD and the bound induce the same ranking).
 
     Examples
     --------
@@ -151,7 +214,12 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
 # --------------------------------------------------------------------------- domain decomposition
 @dataclass(frozen=True)
 class DomainMomentsResult:
-    r"""Mixture moments of scores over domains (seed 001, Eqs. 4–6).
+    r"""Mixture moments of scores over domains (see :func:`domain_moments`).
+
+    .. math::
+
+        \bar E = \sum_g w_g E_g,\qquad
+        \mathrm{Var} = \sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2
 
     Attributes
     ----------
@@ -170,6 +238,21 @@ class DomainMomentsResult:
         Source weight when two domains were weighted by λ.
     weighting : str
         ``"empirical"`` (n_g/n), ``"lambda"`` or ``"given"``.
+
+    See Also
+    --------
+    domain_moments, auc_bound
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Eqs. 4–6.
+
+    Examples
+    --------
+    >>> r = domain_moments([0.0, 2.0, 4.0], ["s", "s", "t"])
+    >>> r.to_frame()["mean"].tolist(), r.variance
+    ([1.0, 4.0], 2.6666666666666665)
     """
 
     domains: tuple
@@ -185,7 +268,7 @@ class DomainMomentsResult:
     weighting: str
 
     def to_frame(self):
-        """One row per domain."""
+        """One row per domain (a :class:`pandas.DataFrame`)."""
         import pandas as pd
 
         return pd.DataFrame({"domain": list(self.domains), "weight": self.weights, "count": self.counts,
@@ -235,7 +318,7 @@ def _weighted_moments(z, dom, domains, weights, *, name):
 
 
 def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMomentsResult:
-    r"""Mean and variance of scores as a mixture of domains (seed 001, Eqs. 4–5).
+    r"""Mean and variance of scores as a mixture of domains (Eqs. 4–5 of the selection paper).
 
     .. math::
 
@@ -255,6 +338,26 @@ def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMoments
         domains; a mapping: explicit weights per domain (summing to 1).
     source : str, optional
         Source domain for a float λ (default: the most frequent domain).
+
+    Returns
+    -------
+    DomainMomentsResult
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Non-finite scores, domains of another length, an invalid ``lam``
+        (a float outside [0, 1] or with other than two domains, weights not
+        summing to 1), an unknown ``source``, a weighted domain without scores.
+
+    See Also
+    --------
+    auc_bound : uses these moments with ``lam``.
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Eqs. 4–6.
 
     Examples
     --------
@@ -298,10 +401,16 @@ def _unscale_domain(res: "DomainMomentsResult | None", scale: float):
 class AUCBoundResult:
     r"""The AUC bounds of an inlier and an outlier score sample (see :func:`auc_bound`).
 
+    .. math::
+
+        B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2}
+
     Attributes
     ----------
     mu_delta, mean_in, mean_out, var_in, var_out : float
-        Moments (population; domain-weighted when a weighting was given).
+        Moments (population; domain-weighted when a weighting was given), in
+        the units of the scores (a variance beyond the float64 range, for
+        scores above about 1e154, is inf; the bounds are still exact).
     bound : float
         Eq. 1 (independent scores).
     robust_bound : float
@@ -317,6 +426,21 @@ class AUCBoundResult:
         ``"pooled"`` or the domain weighting used.
     lam : float or None
     domain_in, domain_out : DomainMomentsResult or None
+
+    See Also
+    --------
+    auc_bound
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Eq. 1 and App. A.1.
+
+    Examples
+    --------
+    >>> r = auc_bound([0.0, 2.0], [3.0, 5.0])
+    >>> r.to_frame()[["mu_delta", "var_in", "var_out"]].iloc[0].tolist()
+    [3.0, 1.0, 1.0]
     """
 
     mu_delta: float
@@ -337,6 +461,7 @@ class AUCBoundResult:
     domain_out: DomainMomentsResult | None = None
 
     def to_dict(self) -> dict:
+        """JSON-safe dict (nan/inf -> None), with the domain results nested."""
         return _as_dict(self)
 
     def to_frame(self):
@@ -378,6 +503,35 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
     Returns
     -------
     AUCBoundResult
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Empty or non-finite scores, ``domain_out`` without ``domain_in``,
+        ``lam`` without ``domain_in``, domain labels of the wrong length, an
+        invalid weighting.
+
+    Notes
+    -----
+    With population moments the empirical AUC (ties ½) of two finite samples
+    is at least the bound whenever :math:`\mu_\Delta > 0`. Scores beyond
+    about 1e120 (or below 1e-120) in magnitude are divided by a power of two
+    before the moments are taken: the bounds are scale invariant and the
+    division is exact, so nothing overflows.
+
+    See Also
+    --------
+    bound_from_moments, npd_from_moments, domain_moments,
+    auditad.selection.estimate_candidate
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Eq. 1, Eqs. 4–6 and App. A.1.
+    .. [2] Cantelli's inequality: for a random variable X with mean μ and
+       variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
+    .. [3] W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
+       Unsupervised Anomaly Detection", ICLR 2025.
 
     Examples
     --------
@@ -443,6 +597,10 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
 class LIDResult:
     r"""Local intrinsic dimension of every point and its aggregate (see :func:`local_intrinsic_dimension`).
 
+    .. math::
+
+        \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
+
     Attributes
     ----------
     local : ndarray of shape (n,)
@@ -451,7 +609,7 @@ class LIDResult:
     aggregate : float
         MacKay–Ghahramani aggregate: inverse of the mean inverse estimate.
     mean, median, std, q05, q95, iqr : float
-        Spread of the finite local estimates (heterogeneity, seed 001 Sec. 3.2).
+        Spread of the finite local estimates (heterogeneity, Sec. 3.2 of the selection paper).
     cv : float
         std / mean of the finite local estimates.
     k : int
@@ -465,6 +623,23 @@ class LIDResult:
         nearest neighbours found, on a random sample of points (None when not measured).
     n_recall_queries : int
         Size of that sample.
+
+    See Also
+    --------
+    local_intrinsic_dimension
+
+    References
+    ----------
+    .. [1] L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
+       K. Kawarabayashi and M. Nett, "Estimating Local Intrinsic
+       Dimensionality", KDD 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> r = local_intrinsic_dimension(np.random.default_rng(0).uniform(size=(500, 1)), k=10, backend="exact")
+    >>> r.to_frame().shape, bool(0.8 < r.aggregate < 1.2)
+    ((500, 2), True)
     """
 
     local: np.ndarray
@@ -490,6 +665,7 @@ class LIDResult:
         return pd.DataFrame({"index": np.arange(self.local.size), "lid": self.local})
 
     def to_dict(self) -> dict:
+        """JSON-safe dict (nan/inf -> None)."""
         return _as_dict(self)
 
 
@@ -503,8 +679,9 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
         \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
 
     with :math:`T_j(x)` the distance from x to its j-th nearest *other* point
-    (SPEC §4; Levina & Bickel 2004; MacKay & Ghahramani 2005; seed 001 Sec.
-    3.2, where the heterogeneity of :math:`\hat m` explains inlier-score variance).
+    (the Levina–Bickel MLE, aggregated as MacKay and Ghahramani propose; in
+    the selection paper, Sec. 3.2, the heterogeneity of :math:`\hat m`
+    explains inlier-score variance).
     A point with :math:`T_1 = 0` (a duplicate) has an undefined estimate (nan,
     :class:`~auditad.errors.UndefinedValueWarning`) and is left out of the
     aggregate and of the spread.
@@ -514,8 +691,47 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
     X : array-like of shape (n, d)
     k : int, default 20
         Neighbours per point, ``2 <= k < n``.
-    metric, backend, n_jobs, random_state
-        Passed to the kNN search.
+    metric : {"euclidean", "cosine"}, default "euclidean"
+    backend : {"auto", "exact", "approximate"}, default "auto"
+        kNN backend of :func:`auditad._neighbors.kneighbors` (``"auto"``:
+        exact below its cost threshold, pynndescent above).
+    n_jobs : int, optional
+        Threads of the exact search.
+    random_state : None, int or Generator
+        Seeds the approximate backend and the recall sample.
+    recall_sample : int, default 0
+        Approximate backend: points whose neighbours are checked against
+        exact search (``LIDResult.recall``).
+
+    Returns
+    -------
+    LIDResult
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Non-finite X, ``k`` < 2 or >= n, every point duplicated.
+
+    Warns
+    -----
+    auditad.errors.UndefinedValueWarning
+        Points with a duplicate at distance 0 (their estimate is nan).
+
+    See Also
+    --------
+    auditad.scoring.knn_scores : the kNN scores whose variance the heterogeneity explains.
+
+    References
+    ----------
+    .. [1] L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
+       K. Kawarabayashi and M. Nett, "Estimating Local Intrinsic
+       Dimensionality", KDD 2015.
+    .. [2] E. Levina and P. J. Bickel, "Maximum Likelihood Estimation of
+       Intrinsic Dimension", NeurIPS 2004.
+    .. [3] D. J. C. MacKay and Z. Ghahramani, "Comments on 'Maximum Likelihood
+       Estimation of Intrinsic Dimension' by E. Levina and P. Bickel", 2005.
+    .. [4] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.2.
 
     Examples
     --------

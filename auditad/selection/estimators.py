@@ -86,6 +86,11 @@ def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, 
 class CandidateEstimates:
     r"""Anomaly-free estimators of one candidate system (see :func:`estimate_candidate`).
 
+    .. math::
+
+        \widehat V = \frac{1}{\mathrm{Var}(z_{in})},\qquad
+        \widehat B_p = \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2}
+
     Attributes
     ----------
     inlier_mean, inlier_var : float

@@ -38,14 +38,23 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
                   lam=None, n_boot: int = 2000, backend: str = "exact", recall_sample: int = 0,
                   npd_eps: float = 0.0, n_jobs: int = 1, progress: bool = False,
                   random_state=0) -> SelectionResult:
-    r"""Run anomaly-free model selection over a benchmark and judge every estimator (seed 001, Sec. 5.3).
+    r"""Run anomaly-free model selection over a benchmark and judge every estimator.
 
     For each task and candidate: leave-one-out inlier scores of the
     reference, scores of the pseudo-anomalies of every probe, the estimators
-    (see the module docstring) and, when test labels exist, the true AUC and
-    the Eq. 1 bound of the true test scores. Then per selection unit:
-    :math:`\rho_{rank}`, :math:`A_{pair}`, regret; the Oracle, Random and
-    Fixed baselines; paired bootstrap CIs of differences in selected AUC.
+
+    .. math::
+
+        \frac{1}{\mathrm{Var}(z_{in})},\qquad
+        \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2},\qquad
+        \mathrm{AUROC}(z_{in}\ \text{vs}\ z_p), \dots
+
+    (see :func:`~auditad.selection.estimate_candidate`) and, when test labels
+    exist, the true AUC and the Eq. 1 bound of the true test scores. Then per
+    selection unit :math:`u`: :math:`\rho_{rank}`, :math:`A_{pair}` and the regret
+    :math:`R = \max_c \mathrm{AUC}_c - \mathrm{AUC}_{\text{selected}}`; the
+    Oracle, Random and Fixed baselines; paired bootstrap CIs of differences
+    in selected AUC.
 
     Parameters
     ----------
@@ -54,17 +63,20 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
         :func:`auditad.synthetic.digits_benchmark` and
         :func:`auditad.synthetic.make_selection_benchmark` for examples).
     estimators : list of str, optional
-        Kinds (``"inlier_variance"``, ``"auc_bound"``, ``"robust_bound"``,
-        ``"pseudo_auc"``, ``"npd"``; every kind but the first is crossed with
-        every probe) or explicit labels such as ``"pseudo_auc[diverse]"``.
-        Default: inlier_variance, auc_bound, pseudo_auc.
+        Kinds (:data:`~auditad.selection.ESTIMATOR_KINDS`: ``"inlier_variance"``,
+        ``"auc_bound"``, ``"robust_bound"``, ``"pseudo_auc"``, ``"npd"``; every
+        kind but the first is crossed with every probe) or explicit labels
+        such as ``"pseudo_auc[diverse]"``. Default
+        (:data:`~auditad.selection.DEFAULT_ESTIMATORS`): inlier_variance,
+        auc_bound, pseudo_auc.
     probes : list of str, optional
-        Pseudo-anomaly kinds (:data:`auditad.pseudo.PROBE_KINDS`). Default:
+        Pseudo-anomaly kinds (:data:`~auditad.selection.PROBE_KINDS`). Default:
         every kind whose metadata exists somewhere in the benchmark; sequence
         and element only when every candidate is a pooled sequence candidate.
     pool_by : str, optional
-        Candidate attribute that splits the candidates into separate selection
-        pools (``"scoring"`` reproduces Table 1, where kNN and LDN candidates
+        Candidate attribute (:data:`~auditad.selection.POOL_BY`: scoring,
+        family, embedding, pooling, metric, ldn_form) that splits the
+        candidates into separate selection pools (``"scoring"`` reproduces Table 1, where kNN and LDN candidates
         are selected among themselves). None: all candidates compete.
     lam : None, "empirical", float or mapping
         Domain weighting of the inlier moments in the bound estimators
@@ -86,7 +98,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
         recall of a (task, candidate) is reported in the column
         ``knn_recall`` of :meth:`SelectionResult.candidates_frame` (the
         column exists only when ``recall_sample > 0``).
-    npd_eps : float
+    npd_eps : float, default 0
         ε of NPD.
     n_jobs : int, default 1
         joblib workers over (task, candidate) units.
@@ -99,6 +111,33 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     Returns
     -------
     SelectionResult
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        ``benchmark`` not a :class:`~auditad.selection.SelectionBenchmark`; an
+        unknown estimator, probe, ``pool_by`` or backend; ``n_boot``,
+        ``recall_sample`` < 0 or ``n_jobs`` < 1; ``lam`` without reference
+        ``domain`` metadata.
+
+    Warns
+    -----
+    auditad.errors.SkippedItemWarning
+        A probe with no eligible sample in some tasks (once per probe kind;
+        listed in ``SelectionResult.skipped``).
+
+    See Also
+    --------
+    auditad.selection.SelectionResult : the tables, :meth:`~auditad.selection.SelectionResult.summary_frame`
+        and :meth:`~auditad.selection.SelectionResult.best`.
+    auditad.selection.estimate_candidate : the estimators of one candidate.
+    auditad.selection.rank_correlation, auditad.selection.pairwise_accuracy, auditad.selection.regret
+    auditad.manifest.load_manifest : a benchmark from files.
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4, 5.3 and Table 1.
 
     Examples
     --------
