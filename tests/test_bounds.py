@@ -1,4 +1,4 @@
-"""Tests of auditad.bounds: the Cantelli bounds (seed 001 Eq. 1, App. A.1), NPD, Eqs. 4–6, LID."""
+"""Tests of auditad.bounds: the Cantelli bounds (Eq. 1, App. A.1 of Wilkinghoff & Tan), NPD, Eqs. 4–6, LID."""
 
 import warnings
 

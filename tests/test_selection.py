@@ -11,7 +11,7 @@ from sklearn.metrics import roc_auc_score
 from auditad.errors import InvalidInputError, SkippedItemWarning
 from auditad.pseudo import make_probe
 from auditad.scoring import knn_scores
-from auditad.selection import (Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
+from auditad.selection import (POOL_BY, Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
                                pairwise_accuracy, pretty_label, rank_correlation, regret, run_selection)
 from auditad.synthetic import digits_benchmark, make_selection_benchmark
 
@@ -374,3 +374,16 @@ def test_approximate_backend_in_the_runner(small_bench, small_result):
     assert diff.max() <= 0.1 and diff.mean() <= 0.02 and np.mean(diff < 1e-12) >= 0.5
     with pytest.raises(InvalidInputError, match="recall_sample"):
         run_selection(small_bench, recall_sample=-1, **kw)
+
+
+@pytest.mark.parametrize("pool_by", POOL_BY)
+def test_every_pool_by_value_splits_by_that_candidate_attribute(small_bench, pool_by):
+    """Every value of the POOL_BY constant (the one list config and CLI should offer) runs and pools correctly."""
+    res = run_selection(small_bench, estimators=["inlier_variance"], pool_by=pool_by, n_boot=0)
+    cands = {c.name: c for c in small_bench.candidates}
+    rows = res.candidates_frame()
+    want = {c: "none" if getattr(cand, pool_by) is None else str(getattr(cand, pool_by)) for c, cand in cands.items()}
+    assert [want[c] for c in rows["candidate"]] == rows["pool"].tolist()
+    units = res.units_frame()
+    n_pools = len(set(want.values()))
+    assert units[units.selector == "oracle"].shape[0] == 4 * n_pools  # 4 tasks, all labelled

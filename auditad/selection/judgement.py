@@ -219,7 +219,7 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
         row = out["candidate"]
         t, c = tasks[row["task"]], cands[row["candidate"]]
         info = dict(task=t.name, split=t.split, group=t.group,
-                    pool=getattr(c, pool_by) if pool_by else "all", candidate=c.name, embedding=c.embedding,
+                    pool=_pool_value(c, pool_by), candidate=c.name, embedding=c.embedding,
                     family=c.family, pooling=c.pooling, scoring=c.scoring)
         cand_rows.append({**info, **{k: v for k, v in row.items() if k not in ("task", "candidate")}})
         vals = {"inlier_variance": out["inlier_variance"]}
@@ -296,6 +296,14 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     boot = paired_bootstrap(units, selectors, n_boot, boot_rng) if n_boot else []
     return dict(candidates=cand_rows, probes=probe_rows, estimates=est_rows, units=units, bootstrap=boot,
                 selectors=selectors, n_units=len(by_unit))
+
+
+def _pool_value(candidate, pool_by) -> str:
+    """The selection pool of a candidate: its ``pool_by`` attribute as text ("none" for no pooling), or "all"."""
+    if not pool_by:
+        return "all"
+    value = getattr(candidate, pool_by)
+    return "none" if value is None else str(value)
 
 
 def paired_bootstrap(units, selectors, n_boot, rng) -> list:
