@@ -387,3 +387,17 @@ def test_every_pool_by_value_splits_by_that_candidate_attribute(small_bench, poo
     units = res.units_frame()
     n_pools = len(set(want.values()))
     assert units[units.selector == "oracle"].shape[0] == 4 * n_pools  # 4 tasks, all labelled
+
+
+def test_check_estimator_name_without_a_benchmark():
+    from auditad.selection import ESTIMATOR_KINDS, PROBE_ESTIMATORS, PROBE_KINDS, check_estimator_name
+
+    for kind in ESTIMATOR_KINDS:
+        assert check_estimator_name(kind) == kind
+    for kind in PROBE_ESTIMATORS:
+        for probe in PROBE_KINDS:
+            assert check_estimator_name(f"{kind}[{probe}]") == f"{kind}[{probe}]"
+    for bad, match in [("auc", "estimator"), ("pseudo_auc[nope]", "probe"), ("inlier_variance[feature]", "kind"),
+                       ("pseudo_auc[feature", "kind\\[probe\\]"), (3, "string")]:
+        with pytest.raises(InvalidInputError, match=match):
+            check_estimator_name(bad, name_of="selection_estimators[0]")

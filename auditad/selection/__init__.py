@@ -53,7 +53,7 @@ Modules (the data flows down the list):
 from .choices import (BACKENDS, BASELINES, BEST_CRITERIA, DEFAULT_ESTIMATORS, ESTIMATOR_KINDS, LDN_FORMS, METRICS,
                       POOL_BY, POOLING_METHODS, PROBE_ESTIMATORS, PROBE_KINDS, SCORINGS, SPLITS, SUMMARY_BY)
 from .data import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
-from .estimators import CandidateEstimates, estimate_candidate, parse_estimator_label
+from .estimators import CandidateEstimates, check_estimator_name, estimate_candidate, parse_estimator_label
 from .judgement import pairwise_accuracy, rank_correlation, regret
 from .result import SelectionResult, SelectorSummary, pretty_label
 from .runner import run_selection
@@ -66,6 +66,7 @@ __all__ = [
     "CandidateEstimates",
     "estimate_candidate",
     "parse_estimator_label",
+    "check_estimator_name",
     "run_selection",
     "SelectionResult",
     "SelectorSummary",

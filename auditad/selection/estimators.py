@@ -25,9 +25,9 @@ from .._json import json_safe
 from .._validation import check_choice
 from ..bounds import auc_bound
 from ..errors import InvalidInputError
-from .choices import PROBE_ESTIMATORS, PROBE_KINDS
+from .choices import ESTIMATOR_KINDS, PROBE_ESTIMATORS, PROBE_KINDS
 
-__all__ = ["CandidateEstimates", "estimate_candidate", "parse_estimator_label"]
+__all__ = ["CandidateEstimates", "estimate_candidate", "parse_estimator_label", "check_estimator_name"]
 
 
 def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, str | None]:
@@ -80,6 +80,51 @@ def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, 
         return kind, probe
     check_choice(label, ("inlier_variance",), name="estimator")
     return label, None
+
+
+def check_estimator_name(name, *, name_of: str = "estimator") -> str:
+    """Check one entry of ``run_selection(estimators=...)`` without a benchmark (for configs and command lines).
+
+    Parameters
+    ----------
+    name : str
+        A kind from :data:`~auditad.selection.ESTIMATOR_KINDS` (crossed with
+        every probe of the run) or a label ``kind[probe]``.
+    name_of : str, default "estimator"
+        How the value is named in the error message (e.g. ``"selection_estimators[1]"``).
+
+    Returns
+    -------
+    str
+        ``name`` unchanged.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Not a string, an unknown kind or probe, a malformed label.
+
+    See Also
+    --------
+    parse_estimator_label, auditad.selection.run_selection
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.
+
+    Examples
+    --------
+    >>> check_estimator_name("auc_bound"), check_estimator_name("pseudo_auc[diverse]")
+    ('auc_bound', 'pseudo_auc[diverse]')
+    """
+    if not isinstance(name, str):
+        raise InvalidInputError(f"{name_of} must be a string such as 'pseudo_auc' or 'pseudo_auc[feature]', "
+                                f"got {name!r}")
+    if "[" in name:
+        parse_estimator_label(name)
+    else:
+        check_choice(name, ESTIMATOR_KINDS, name=name_of)
+    return name
 
 
 @dataclass(frozen=True)
