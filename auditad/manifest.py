@@ -179,6 +179,24 @@ def load_manifest(path) -> SelectionBenchmark:
     SelectionBenchmark
         Validated (shapes, NaN, labels, metadata) like an in-memory benchmark.
 
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A missing file or manifest, invalid TOML, an unknown key (named), a
+        missing required key, an absolute path or one escaping the manifest's
+        folder, a file that is not ``.npy``/``.npz`` or needs pickle, an
+        unsupported ``benchmark.version``, and every error of
+        :class:`~auditad.selection.SelectionBenchmark`.
+
+    See Also
+    --------
+    write_manifest, auditad.selection.run_selection
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5 (tasks × candidates).
+
     Examples
     --------
     >>> import tempfile
@@ -283,7 +301,44 @@ def write_manifest(benchmark: SelectionBenchmark, folder, *, filename: str = "ma
     """Write a benchmark as ``folder/manifest.toml`` plus one folder of ``.npy``/``.npz`` files per task.
 
     ``benchmark.info`` is written when it holds only TOML-representable values
-    (strings, numbers, lists, tables). Returns the manifest path.
+    (strings, numbers, lists, tables). The manifest is written atomically;
+    :func:`load_manifest` reads it back to an equal benchmark.
+
+    Parameters
+    ----------
+    benchmark : SelectionBenchmark
+    folder : str or Path
+        Created when missing.
+    filename : str, default "manifest.toml"
+
+    Returns
+    -------
+    Path
+        The manifest path.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        ``benchmark`` is not a :class:`~auditad.selection.SelectionBenchmark`.
+
+    See Also
+    --------
+    load_manifest
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5 (tasks × candidates).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from auditad.synthetic import digits_benchmark
+    >>> bench = digits_benchmark(embeddings=("pca2",), scorings=("knn",))
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     path = write_manifest(bench, d)
+    ...     print(path.name, load_manifest(path).n_tasks)
+    manifest.toml 10
     """
     from ._io import write_text_atomic
 

@@ -1,4 +1,7 @@
-"""Pseudo-anomaly constructions in embedding space (SPEC §4; seed 001, Sec. 4.1 and 5.4).
+"""Pseudo-anomaly constructions in embedding space.
+
+From K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
+from Embedding-Space Geometry?" (Sec. 4.1 and 5.4).
 
 Pseudo-anomalies stand in for the unknown outlier distribution when a
 candidate system is judged without anomalous data. Every construction is
@@ -55,6 +58,10 @@ from ._json import json_safe
 __all__ = [
     "PseudoAnomalies",
     "PROBE_KINDS",
+    "CROSS_KINDS",
+    "SEQUENCE_KINDS",
+    "GENERATED_KINDS",
+    "META_KEYS",
     "random_probe",
     "feature_probe",
     "sequence_probe",
@@ -99,6 +106,22 @@ class PseudoAnomalies:
     skipped : bool
         True when no pseudo-anomaly could be made; ``reason`` says why.
     reason : str or None
+
+    See Also
+    --------
+    make_probe, diverse_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> p = cross_probe("cross_class", {"class": ["a", "a", "b"]})
+    >>> p.n_samples, p.summary()["n_reference"], p.embeddings(np.eye(3)).tolist()
+    (1, 1, [[0.0, 0.0, 1.0]])
     """
 
     kind: str
@@ -112,6 +135,7 @@ class PseudoAnomalies:
 
     @property
     def n_generated(self) -> int:
+        """Number of generated samples (rows of ``X``)."""
         return 0 if self.X is None else int(self.X.shape[0])
 
     @property
@@ -120,7 +144,22 @@ class PseudoAnomalies:
         return self.n_generated + int(self.reference_index.size) + int(self.auxiliary_index.size)
 
     def embeddings(self, reference=None, auxiliary=None) -> np.ndarray:
-        """All pseudo-anomaly embeddings stacked: generated, then reference rows, then auxiliary rows."""
+        """All pseudo-anomaly embeddings stacked: generated, then reference rows, then auxiliary rows.
+
+        Parameters
+        ----------
+        reference, auxiliary : array-like, optional
+            The task's reference set and auxiliary pool (needed when the probe uses their rows).
+
+        Returns
+        -------
+        ndarray
+
+        Raises
+        ------
+        auditad.errors.InvalidInputError
+            A needed pool that was not passed, or an empty (skipped) probe.
+        """
         blocks = [] if self.X is None else [self.X]
         if self.reference_index.size:
             if reference is None:
@@ -171,7 +210,11 @@ def _n_out(n, n_ref):
 
 
 def random_probe(reference, *, n: int | None = None, random_state=None) -> PseudoAnomalies:
-    r"""Random pseudo-anomalies :math:`x \sim \mathcal N(0, I_d)` (seed 001, Sec. 4.1).
+    r"""Random pseudo-anomalies drawn from a standard normal distribution.
+
+    .. math::
+
+        \tilde x_i \sim \mathcal N(0, I_d),\qquad i = 1, \dots, n
 
     Parameters
     ----------
@@ -180,6 +223,24 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
     n : int, optional
         Number of samples (default: one per reference sample).
     random_state : None, int or Generator
+
+    Returns
+    -------
+    PseudoAnomalies
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A reference that is not a finite (n, d) array, or ``n`` < 1.
+
+    See Also
+    --------
+    feature_probe, make_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -195,12 +256,41 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
 
 
 def feature_probe(reference, *, n: int | None = None, random_state=None) -> PseudoAnomalies:
-    r"""Feature pseudo-anomalies: :math:`\tilde x_{ij} = r_{u_{ij},\,j}` with :math:`u_{ij}` uniform (seed 001, Sec. 4.1).
+    r"""Feature pseudo-anomalies: each dimension copied from a randomly chosen reference embedding.
+
+    .. math::
+
+        \tilde x_{ij} = r_{u_{ij},\,j},\qquad u_{ij} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
 
     Every dimension of every pseudo-anomaly is copied from the same dimension of
     a reference embedding chosen uniformly at random (with replacement),
     independently per pseudo-anomaly and per dimension: the marginals of the
     reference are kept, their dependence is destroyed.
+
+    Parameters
+    ----------
+    reference : array-like of shape (n_ref, d)
+    n : int, optional
+        Number of samples (default: one per reference sample).
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    PseudoAnomalies
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A reference that is not a finite (n, d) array, or ``n`` < 1.
+
+    See Also
+    --------
+    random_probe, diverse_probe, make_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -228,13 +318,45 @@ def _skipped(kind: str, reason: str, *, warn: bool = True) -> PseudoAnomalies:
 
 
 def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: bool = True) -> PseudoAnomalies:
-    """Sequence pseudo-anomalies built from frames of different reference sequences (before pooling).
+    r"""Sequence pseudo-anomalies built from frames of different reference sequences (before pooling).
+
+    .. math::
+
+        \tilde s_{i,t} = s_{u_{it},\,t},\qquad u_{it} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
 
     Frame t of pseudo-sequence i is frame t of reference sequence :math:`u_{it}`,
     :math:`u_{it}` uniform and independent; when all frames of a pseudo-sequence
     happen to come from one sequence, its first frame is re-drawn from another
     one (each pseudo-sequence mixes at least two samples). Needs T >= 2 and at
     least 2 reference sequences; otherwise the probe is skipped.
+
+    Parameters
+    ----------
+    sequences : array-like of shape (n_ref, T, d)
+    n : int, optional
+        Number of pseudo-sequences (default: one per reference sequence).
+    random_state : None, int or Generator
+    warn : bool, default True
+        Warn (:class:`~auditad.errors.SkippedItemWarning`) when skipped.
+
+    Returns
+    -------
+    PseudoAnomalies
+        ``X`` of shape (n, T, d), to be pooled like the candidate's references.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Sequences that are not a finite (n, T, d) array, or ``n`` < 1.
+
+    See Also
+    --------
+    element_probe, auditad.scoring.pool_sequences
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -264,12 +386,46 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
 
 def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_state=None,
                   warn: bool = True) -> PseudoAnomalies:
-    """Element pseudo-anomalies: reference sequences with single frames exchanged (before pooling).
+    r"""Element pseudo-anomalies: reference sequences with single frames exchanged (before pooling).
+
+    .. math::
+
+        \tilde s_{i,t} = \begin{cases} s_{j_{it},\,\tau_{it}} & t \in P_i \\ s_{i,t} & \text{otherwise}
+        \end{cases},\qquad |P_i| = n_{swap},\ j_{it} \ne i
 
     Pseudo-sequence i is a copy of reference sequence i (i cycles through the
     reference when ``n`` exceeds its size) in which ``n_swap`` distinct frame
     positions are replaced by a frame (random position) of another reference
     sequence j ≠ i, drawn independently per replaced frame.
+
+    Parameters
+    ----------
+    sequences : array-like of shape (n_ref, T, d)
+    n : int, optional
+        Number of pseudo-sequences (default: one per reference sequence).
+    n_swap : int, default 1
+        Frames replaced per pseudo-sequence (1 <= n_swap <= T).
+    random_state : None, int or Generator
+    warn : bool, default True
+        Warn when skipped (fewer than 2 reference sequences).
+
+    Returns
+    -------
+    PseudoAnomalies
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Sequences that are not a finite (n, T, d) array, ``n_swap`` < 1 or > T.
+
+    See Also
+    --------
+    sequence_probe, auditad.scoring.pool_sequences
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -303,7 +459,41 @@ def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_st
 
 # --------------------------------------------------------------------------- metadata probes
 def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
-    """Validate a metadata mapping {"domain"|"class"|"attribute": labels of length n}; values become str."""
+    """Validate a metadata mapping ``{"domain"|"class"|"attribute": labels of length n}``; values become str.
+
+    Parameters
+    ----------
+    meta : mapping or None
+        Column name (one of :data:`META_KEYS`) -> 1-D integer or string labels.
+    n : int
+        Number of rows the labels must have.
+    name : str
+        Name of the argument in error messages.
+
+    Returns
+    -------
+    dict of str -> ndarray of str
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Not a mapping, an unknown column, labels of the wrong length or of a
+        non-label dtype (floats must be whole numbers).
+
+    See Also
+    --------
+    home_values, cross_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1 (domain, class and attribute metadata).
+
+    Examples
+    --------
+    >>> check_metadata({"class": [1, 2]}, 2, name="meta")["class"].tolist()
+    ['1', '2']
+    """
     if meta is None:
         return {}
     if not isinstance(meta, Mapping):
@@ -325,7 +515,35 @@ def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
 
 
 def home_values(reference_meta: Mapping[str, np.ndarray], home: Mapping[str, object] | None = None) -> dict[str, str]:
-    """Home value of each metadata column: the declared one, else the reference's most frequent (ties: smallest).
+    r"""Home value of each metadata column: the declared one, else the reference's most frequent (ties: smallest).
+
+    .. math::
+
+        h_c = \min\,\arg\max_v \#\{i : m_{c,i} = v\}
+
+    Parameters
+    ----------
+    reference_meta : mapping of column -> labels
+    home : mapping of column -> value, optional
+        Declared home values (override the majority).
+
+    Returns
+    -------
+    dict of str -> str
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        An unknown column in ``home``.
+
+    See Also
+    --------
+    cross_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -355,7 +573,7 @@ def _eligible(meta: Mapping[str, np.ndarray], n: int, column: str, home: Mapping
 
 def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_reference: int | None = None,
                 n_auxiliary: int | None = None, home=None, warn: bool = True) -> PseudoAnomalies:
-    """Cross-Domain / Cross-Class / Cross-Attribute pseudo-anomalies: real normals of another group.
+    r"""Cross-Domain / Cross-Class / Cross-Attribute pseudo-anomalies: real normals of another group.
 
     Eligible are all samples of the pool (reference set + auxiliary pool)
     whose value of the crossed column (domain, class or attribute) differs from
@@ -363,6 +581,10 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
     class when classes are known (otherwise it would be a cross-class sample).
     A probe with no eligible sample is returned with ``skipped=True`` and a
     :class:`~auditad.errors.SkippedItemWarning` (not an exception).
+
+    .. math::
+
+        P_c = \{i \in R \cup A : m_{c,i} \ne h_c \wedge (c = \text{class} \vee m_{\text{class},i} = h_{\text{class}})\}
 
     Parameters
     ----------
@@ -373,6 +595,27 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
         Sizes of the two pools (default: the length of their metadata).
     home : mapping, optional
         Declared home values (default: see :func:`home_values`).
+    warn : bool, default True
+        Warn when the probe is skipped.
+
+    Returns
+    -------
+    PseudoAnomalies
+        ``reference_index`` and ``auxiliary_index`` of the eligible samples.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        An unknown kind or invalid metadata.
+
+    See Also
+    --------
+    home_values, diverse_probe, make_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------
@@ -410,11 +653,48 @@ def _meta_len(meta) -> int:
 
 
 def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
-    """Diverse pseudo-anomalies: the concatenation of the given (non-skipped) probes (seed 001, Sec. 5.4).
+    r"""Diverse pseudo-anomalies: the concatenation of the given (non-skipped) probes.
+
+    .. math::
+
+        P_{\text{diverse}} = P_{\text{feature}} \sqcup P_{\text{cross-domain}} \sqcup
+        P_{\text{cross-class}} \sqcup P_{\text{cross-attribute}}
 
     The paper's Diverse set concatenates Feature, Cross-Domain, Cross-Class and
     Cross-Attribute; skipped parts are left out and named in ``source``.
     Duplicates across parts are kept (concatenation, not set union).
+
+    Parameters
+    ----------
+    parts : sequence of PseudoAnomalies
+
+    Returns
+    -------
+    PseudoAnomalies
+        ``parts`` names the probes used; skipped when none is available.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Generated parts of different shapes.
+
+    See Also
+    --------
+    feature_probe, cross_probe, make_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> feat = feature_probe(np.eye(3), random_state=0)
+    >>> cc = cross_probe("cross_class", {"class": ["a", "a", "b"]})
+    >>> d = diverse_probe([feat, cc])
+    >>> d.parts, d.n_samples
+    (('feature', 'cross_class'), 4)
     """
     used = [p for p in parts if not p.skipped]
     missing = [p.kind for p in parts if p.skipped]
@@ -437,11 +717,45 @@ def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
 def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None, auxiliary_meta=None,
                n_auxiliary: int | None = None, home=None, n: int | None = None, random_state=None,
                warn: bool = True) -> PseudoAnomalies:
-    """Build one probe of any kind (dispatch to the constructions above).
+    r"""Build one probe of any kind (dispatch to the constructions above).
 
     ``reference`` (n, d) is needed by random / feature / diverse, ``sequences``
     (n, T, d) by sequence / element, the metadata by the cross probes.
-    ``diverse`` draws its feature part with ``random_state``.
+    ``diverse`` draws its feature part with ``random_state``. The
+    constructions and their formulas are in the functions listed under See Also.
+
+    Parameters
+    ----------
+    kind : str
+        One of :data:`PROBE_KINDS`.
+    reference : array-like of shape (n, d), optional
+    sequences : array-like of shape (n, T, d), optional
+    reference_meta, auxiliary_meta : mapping, optional
+    n_auxiliary : int, optional
+        Size of the auxiliary pool.
+    home : mapping, optional
+    n : int, optional
+        Number of generated samples (default: one per reference sample).
+    random_state : None, int or Generator
+    warn : bool, default True
+
+    Returns
+    -------
+    PseudoAnomalies
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        An unknown kind, or a kind whose data was not passed.
+
+    See Also
+    --------
+    random_probe, feature_probe, sequence_probe, element_probe, cross_probe, diverse_probe
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
     --------

@@ -1,6 +1,7 @@
 r"""kNN log-distance anomaly scores, local density normalisation (LDN) and sequence pooling.
 
-SPEC §4 (seeds 000/001, Wilkinghoff & Tan, sections 3.2–3.3 and 5.2).
+From K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
+from Embedding-Space Geometry?" (Sec. 3.2–3.3 and 5.2).
 
 Scores (higher = more anomalous):
 
@@ -26,7 +27,7 @@ that happened (``n_floored``): duplicates of a reference sample would
 otherwise score :math:`-\infty`.
 
 Pooling of sequence embeddings ``(n, T, d) -> (n, d)``: mean, max, GeM(p),
-RDP(γ) (SPEC §4), see :func:`pool_sequences`.
+RDP(γ), see :func:`pool_sequences`.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ __all__ = [
     "paper_pooling_grid",
     "SCORINGS",
     "LDN_FORMS",
+    "POOLING_METHODS",
     "DEFAULT_EPS",
 ]
 
@@ -61,7 +63,13 @@ DEFAULT_EPS = 1e-12
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class ScoreResult:
-    """Anomaly scores of a set of queries against a reference set.
+    r"""Anomaly scores of a set of queries against a reference set (see :class:`KNNScorer`).
+
+    .. math::
+
+        z(x) = \log \max(d_k(x; R), \varepsilon)
+
+    (or its LDN form), higher = more anomalous.
 
     Attributes
     ----------
@@ -83,6 +91,29 @@ class ScoreResult:
         Number of scores in which a floored (zero or tiny) distance or scale was used.
     n_reference : int
         Size of the reference set.
+    recall : float or None
+        Approximate backend with ``recall_sample > 0`` only: the share of the
+        exact k nearest neighbours the approximate search found, on a random
+        sample of queries (the smallest over the searches behind these scores);
+        None when not measured.
+    n_recall_queries : int
+        Size of that sample (0 when not measured).
+
+    See Also
+    --------
+    KNNScorer, knn_scores
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> res = knn_scores(np.array([[0.0], [1.0], [3.0]]), np.array([[5.0]]), backend="exact")
+    >>> res.scoring, res.n_reference, res.to_frame()["score"].round(4).tolist()
+    ('knn', 3, [0.6931])
     """
 
     scores: np.ndarray
@@ -96,6 +127,8 @@ class ScoreResult:
     eps: float
     n_floored: int
     n_reference: int
+    recall: float | None = None
+    n_recall_queries: int = 0
 
     def to_frame(self):
         """Tidy frame: one row per query (``index``, ``score``) plus the settings as columns."""
@@ -122,8 +155,11 @@ class KNNScorer:
         \tilde z_{\mathrm{ref}}(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)},\qquad
         \tilde z_{\mathrm{query}}(x) = \log d_k(x) - \log \bar d_K(x)
 
-    (SPEC §4; seed 001, Sec. 3.3 and Eq. 7; Wilkinghoff et al. 2025 for the
-    reference form.)
+    with :math:`\rho_K(r)` the mean distance of reference r to its K nearest
+    other references and :math:`\bar d_K(x)` the mean distance of x to its K
+    nearest references. Leave-one-out scores of the reference itself remove
+    the scored sample from the reference set (and from the neighbourhoods that
+    define the scales of the others).
 
     Parameters
     ----------
@@ -147,6 +183,32 @@ class KNNScorer:
         Threads of the exact kNN search.
     random_state : None, int or Generator
         Seeds the approximate backend.
+    recall_sample : int, default 0
+        Approximate backend: number of random queries whose neighbours are
+        checked against exact search (reported as ``ScoreResult.recall``);
+        0 = not measured.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Unknown scoring / ldn_form / metric / backend, ``k`` or ``K`` < 1,
+        ``eps`` <= 0; at fit time a reference with non-finite values or too
+        few samples for leave-one-out scores; at scoring time queries of
+        another dimension, or scoring before :meth:`fit`.
+
+    See Also
+    --------
+    knn_scores : the same as one call.
+    auditad.bounds.auc_bound : bounds from these scores.
+    auditad.selection.Candidate : a candidate system using this scorer.
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.3 and Eq. 7 (query form).
+    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+       J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
+       Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025. (reference form).
 
     Examples
     --------
@@ -161,7 +223,8 @@ class KNNScorer:
 
     def __init__(self, *, scoring: str = "knn", k: int = 1, K: int = 2, ldn_form: str = "reference",
                  metric: str = "euclidean", backend: str = "auto", eps: float = DEFAULT_EPS,
-                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None):
+                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None,
+                 recall_sample: int = 0):
         self.scoring = check_choice(scoring, SCORINGS, name="scoring")
         self.k = check_int(k, name="k", low=1)
         self.K = check_int(K, name="K", low=1)
@@ -172,11 +235,23 @@ class KNNScorer:
         self.block_memory_mb = check_float(block_memory_mb, name="block_memory_mb", low=0.0, low_open=True)
         self.n_jobs = n_jobs
         self.random_state = random_state
+        self.recall_sample = check_int(recall_sample, name="recall_sample", low=0)
         self.reference_ = None
 
     # ------------------------------------------------------------------ fitting
     def fit(self, reference) -> "KNNScorer":
-        """Store the reference set (n, d) and, for reference-form LDN, the scales ρ_K."""
+        """Store the reference set (n, d) and, for reference-form LDN, the scales ρ_K.
+
+        Parameters
+        ----------
+        reference : array-like of shape (n, d)
+            Normal reference embeddings.
+
+        Returns
+        -------
+        KNNScorer
+            ``self``.
+        """
         R = check_embeddings(reference, name="reference")
         n = R.shape[0]
         if n < 2:
@@ -197,6 +272,7 @@ class KNNScorer:
             self.rho_ = nb.distances[:, : self.K].mean(axis=1)
             self._sumK1 = nb.distances.sum(axis=1)
             self._rho_backend = nb.backend
+            self._rho_recall = (nb.recall, nb.n_recall_queries)
         return self
 
     def _min_reference(self) -> int:
@@ -209,7 +285,7 @@ class KNNScorer:
     def _kneighbors(self, X, Q, k):
         return kneighbors(X, Q, k=k, metric=self.metric, backend=self.backend, n_jobs=self.n_jobs,
                           block_memory_mb=self.block_memory_mb,
-                          random_state=self.random_state)
+                          random_state=self.random_state, recall_sample=self.recall_sample)
 
     def _check_fitted(self):
         if self.reference_ is None:
@@ -217,7 +293,16 @@ class KNNScorer:
 
     # ------------------------------------------------------------------ scoring
     def score(self, queries) -> ScoreResult:
-        """Scores of ``queries`` (m, d) against the whole reference set (no exclusion)."""
+        """Scores of ``queries`` against the whole reference set (no exclusion).
+
+        Parameters
+        ----------
+        queries : array-like of shape (m, d)
+
+        Returns
+        -------
+        ScoreResult
+        """
         self._check_fitted()
         Q = check_embeddings(queries, name="queries")
         if Q.shape[1] != self.reference_.shape[1]:
@@ -226,7 +311,13 @@ class KNNScorer:
         return self._score(Q, loo=False)
 
     def score_reference(self) -> ScoreResult:
-        """Leave-one-out scores of the reference samples (each scored as if it were not in the reference)."""
+        """Leave-one-out scores of the reference samples (each scored as if it were not in the reference).
+
+        Returns
+        -------
+        ScoreResult
+            With ``leave_one_out=True``.
+        """
         self._check_fitted()
         return self._score(None, loo=True)
 
@@ -236,21 +327,24 @@ class KNNScorer:
             d = nb.distances[:, self.k - 1]
             floored = d < self.eps
             z = np.log(np.maximum(d, self.eps))
-            backend = nb.backend
+            backend, recall = nb.backend, (nb.recall, nb.n_recall_queries)
         elif self.ldn_form == "query":
             nb = self._kneighbors(self.reference_, Q, max(self.k, self.K))
             d = nb.distances[:, self.k - 1]
             dbar = nb.distances[:, : self.K].mean(axis=1)
             floored = (d < self.eps) | (dbar < self.eps)
             z = np.log(np.maximum(d, self.eps)) - np.log(np.maximum(dbar, self.eps))
-            backend = nb.backend
+            backend, recall = nb.backend, (nb.recall, nb.n_recall_queries)
         else:
+            # the scales rho_K come from the kNN search; the ratio search itself is exact
             z, floored, backend = self._ldn_reference(Q, loo=loo)
+            recall = self._rho_recall
         return ScoreResult(scores=z, scoring=self.scoring,
                            ldn_form=self.ldn_form if self.scoring == "ldn" else None, k=self.k,
                            K=self.K if self.scoring == "ldn" else None, metric=self.metric, backend=backend,
                            leave_one_out=loo, eps=self.eps, n_floored=int(np.count_nonzero(floored)),
-                           n_reference=int(self.reference_.shape[0]))
+                           n_reference=int(self.reference_.shape[0]),
+                           recall=None if recall[0] is None else float(recall[0]), n_recall_queries=int(recall[1]))
 
     # ----------------------------------------------------- reference-form LDN
     def _ldn_reference(self, Q, *, loo: bool):
@@ -269,8 +363,6 @@ class KNNScorer:
         R = self.reference_
         n, d = R.shape
         if self.metric == "cosine":
-            from ._neighbors import _unit_rows
-
             R = _unit_rows(R, "reference")
             Q = R if loo else _unit_rows(Q, "queries")
         center = R.mean(axis=0)
@@ -330,10 +422,25 @@ class KNNScorer:
         return self._dist(out)
 
 
+def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    """Rows of ``A`` scaled to unit Euclidean norm (float64); an all-zero row is an error naming ``name``.
+
+    The cosine distance of unit rows is :math:`1 - \\cos(a, b) = \\lVert a - b\\rVert^2 / 2`.
+    (The kNN search of :func:`auditad._neighbors.kneighbors` normalises the same way.)
+    """
+    A = np.asarray(A, dtype=np.float64)
+    norms = np.linalg.norm(A, axis=1)
+    if np.any(norms == 0):
+        raise InvalidInputError(f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+                                "cosine distance is undefined for it")
+    return A / norms[:, None]
+
+
 def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,
                ldn_form: str = "reference", metric: str = "euclidean", backend: str = "auto",
-               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None) -> ScoreResult:
-    r"""kNN or LDN log-distance anomaly scores (SPEC §4).
+               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None,
+               recall_sample: int = 0) -> ScoreResult:
+    r"""kNN or LDN log-distance anomaly scores.
 
     .. math::
 
@@ -348,12 +455,29 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
         Normal reference embeddings (n >= 2).
     queries : array-like of shape (m, d), optional
         Samples to score; None = leave-one-out scores of ``reference``.
-    scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state
+    scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state, recall_sample
         See :class:`KNNScorer`.
 
     Returns
     -------
     ScoreResult
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        See :class:`KNNScorer`.
+
+    See Also
+    --------
+    KNNScorer, auditad._neighbors.kneighbors
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 3.
+    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+       J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
+       Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025.
 
     Examples
     --------
@@ -363,7 +487,8 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     1.0
     """
     scorer = KNNScorer(scoring=scoring, k=k, K=K, ldn_form=ldn_form, metric=metric, backend=backend,
-                       eps=eps, n_jobs=n_jobs, random_state=random_state).fit(reference)
+                       eps=eps, n_jobs=n_jobs, random_state=random_state,
+                       recall_sample=recall_sample).fit(reference)
     return scorer.score_reference() if queries is None else scorer.score(queries)
 
 
@@ -371,7 +496,34 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
 def parse_pooling(spec: str) -> tuple[str, float | None]:
     """Parse a pooling spec: ``"mean"``, ``"max"``, ``"gem:<p>"``, ``"rdp:<gamma>"``.
 
-    ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1.
+    ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1 (the formulas are
+    in :func:`pool_sequences`).
+
+    Parameters
+    ----------
+    spec : str
+        Case-insensitive; method from :data:`POOLING_METHODS`.
+
+    Returns
+    -------
+    name : str
+    param : float or None
+        p of GeM, γ of RDP, None for mean and max.
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Not a string, an unknown method, a parameter for mean/max, a
+        parameter that is not a number, p <= 0 or γ < 0.
+
+    See Also
+    --------
+    pool_sequences, paper_pooling_grid
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
 
     Examples
     --------
@@ -400,12 +552,40 @@ def parse_pooling(spec: str) -> tuple[str, float | None]:
 
 
 def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> list[str]:
-    """The paper's 52 pooling configurations: mean, max, GeM p = 1..25, RDP γ = 1..25 (seed 001, Sec. 5.2)."""
+    """The paper's 52 pooling configurations: mean, max, GeM p = 1..25, RDP γ = 1..25.
+
+    Parameters
+    ----------
+    p_values : iterable of float, default 1..25
+        GeM exponents.
+    gamma_values : iterable of float, default 1..25
+        RDP exponents.
+
+    Returns
+    -------
+    list of str
+        Pooling specs for :func:`pool_sequences` / :class:`auditad.selection.Candidate`.
+
+    See Also
+    --------
+    pool_sequences, parse_pooling
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
+
+    Examples
+    --------
+    >>> grid = paper_pooling_grid()
+    >>> len(grid), grid[:3], grid[-1]
+    (52, ['mean', 'max', 'gem:1'], 'rdp:25')
+    """
     return ["mean", "max"] + [f"gem:{p:g}" for p in p_values] + [f"rdp:{g:g}" for g in gamma_values]
 
 
 def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: float = 1.0) -> np.ndarray:
-    r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)`` (SPEC §4, seed 001 Sec. 5.2).
+    r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)``.
 
     .. math::
 
@@ -435,6 +615,26 @@ def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: fl
     Returns
     -------
     ndarray of shape (n, d)
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        Sequences that are not a finite (n, T, d) array, an unknown method,
+        p <= 0 or γ < 0.
+
+    See Also
+    --------
+    parse_pooling, paper_pooling_grid, auditad.selection.Candidate
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.2.
+    .. [2] F. Radenović, G. Tolias and O. Chum, "Fine-Tuning CNN Image Retrieval
+       with No Human Annotation", IEEE Trans. Pattern Anal. Mach. Intell., 41, 2019 (GeM).
+    .. [3] K. Wilkinghoff, S. Yadav and Z.-H. Tan, "Temporal Pooling Strategies for
+       Training-Free Anomalous Sound Detection with Self-Supervised Audio
+       Embeddings", arXiv:2603.04605, 2026 (RDP).
 
     Examples
     --------

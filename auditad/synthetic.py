@@ -1,7 +1,8 @@
 """Selection benchmarks with known ground truth: a synthetic generator and scikit-learn's digits.
 
-:func:`make_selection_benchmark` draws DCASE-like tasks (SPEC §4; seed 001,
-Sec. 5): every task is one "machine type" (class) whose normal reference set
+:func:`make_selection_benchmark` draws DCASE-like tasks (in the spirit of Sec. 5 of
+K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+Embedding-Space Geometry?"): every task is one "machine type" (class) whose normal reference set
 holds many source-domain and few target-domain samples (e.g. 990/10), a test
 set balanced over domains with anomalies, and an auxiliary pool of other
 normals (other operating conditions = attributes, extra target-domain
@@ -59,6 +60,11 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     anomaly adds :math:`c\,u_t`, :math:`u_t` a random unit direction per task
     and :math:`c \sim U(2, 5)\cdot\bar s_t`.
 
+    .. math::
+
+        z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon
+        + [\text{anomaly}]\, c\, u_t,\qquad \varepsilon \sim N(0, I_m)
+
     Representations ("embedding models", see :data:`FAMILIES`): ``clean``
     (12-d, little noise), ``noisy`` (strong noise + 12 pure-noise dimensions)
     and ``partial`` (blind to two latent dimensions). Every name in
@@ -79,6 +85,49 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     ``n_groups`` groups round-robin; within a group the first half is
     ``development``, the rest ``evaluation``. The ground truth (directions,
     transient fractions, blind dimensions) is in ``benchmark.info``.
+
+    Parameters
+    ----------
+    n_tasks : int, default 8
+        Tasks (machine types).
+    n_groups : int, default 2
+        Groups (datasets) for Fixed selection, 1 <= n_groups <= n_tasks.
+    n_source, n_target : int, default 190 and 10
+        Source- and target-domain normals of each reference set (together >= 4).
+    n_test : int, default 100
+        Test samples per task (>= 4, half anomalies).
+    n_auxiliary : int, default 60
+        Auxiliary normals per task.
+    families : sequence of str, default ("clean", "noisy", "partial")
+        Sequence representations (keys of :data:`FAMILIES`).
+    vector_families : sequence of str, default ()
+        Clip-level vector representations.
+    poolings : sequence of str, default ("mean", "max", "rdp:2")
+        Poolings of the sequence candidates.
+    scorings : sequence of str, default ("knn", "ldn")
+    seq_len : int, default 8
+        Frames per sequence.
+    latent_dim : int, default 6
+        Latent dimension m (>= 3).
+    random_state : None, int or Generator, default 0
+
+    Returns
+    -------
+    SelectionBenchmark
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        A count out of range, an unknown family, pooling or scoring, no family at all.
+
+    See Also
+    --------
+    digits_benchmark, auditad.selection.run_selection, auditad.manifest.write_manifest
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5 (the DCASE task structure this imitates).
 
     Examples
     --------
@@ -229,7 +278,7 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
 
 def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), reference_fraction: float = 0.6,
                      n_auxiliary: int | None = 270, random_state=0) -> SelectionBenchmark:
-    """Model-selection benchmark on scikit-learn's digits (1797 8×8 images, 10 classes).
+    r"""Model-selection benchmark on scikit-learn's digits (1797 8×8 images, 10 classes).
 
     Task c ("digit c"): the reference set is a random ``reference_fraction``
     of the images of digit c; the test set is the rest of digit c (normal)
@@ -246,6 +295,40 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
     ``pixels`` (raw 64-d), ``l2`` (pixels scaled to unit norm), ``pcaK``
     (K leading principal components, e.g. ``pca2``, ``pca8``, ``pca32``).
     Candidates: every embedding × ``scorings``, family = ``pixels``/``l2``/``pca``.
+
+    .. math::
+
+        n_{ref}(c) = \max(2, \operatorname{round}(f \cdot n_c)),\qquad
+        n_{test}(c) = 2\,(n_c - n_{ref}(c))\ \text{(half anomalies)}
+
+    Parameters
+    ----------
+    embeddings : sequence of str, default :data:`DIGITS_EMBEDDINGS`
+        ``pixels``, ``l2`` or ``pcaK``.
+    scorings : sequence of str, default ("knn", "ldn")
+    reference_fraction : float, default 0.6
+        Share f of each digit's images in its reference set (0 < f < 1).
+    n_auxiliary : int or None, default 270
+        Size of the auxiliary pool (>= 9; None: all other digits' reference parts).
+    random_state : None, int or Generator, default 0
+
+    Returns
+    -------
+    SelectionBenchmark
+
+    Raises
+    ------
+    auditad.errors.InvalidInputError
+        An unknown embedding or scoring, a fraction outside (0, 1).
+
+    See Also
+    --------
+    make_selection_benchmark, auditad.selection.run_selection
+
+    References
+    ----------
+    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+       Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples
     --------

@@ -8,7 +8,7 @@ Run as ``python benchmarks/bench_selection.py [--data DIR] [--n-jobs 1] [--skip-
 
    * :func:`auditad.synthetic.digits_benchmark` (10 tasks × 10 candidates),
    * :func:`auditad.synthetic.make_selection_benchmark` (8 tasks × 18 sequence
-     candidates, kNN and LDN selected separately as in Table 1 of seed 001),
+     candidates, kNN and LDN selected separately as in Table 1 of Wilkinghoff & Tan),
    * six real tasks from ``../shared/data/adbench-resnet18/`` (each file: 1000
      normal references, the 5 % anomalies + as many held-out normals as test,
      300 normals of each other file of the same dataset as auxiliary pool;

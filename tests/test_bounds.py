@@ -1,4 +1,4 @@
-"""Tests of auditad.bounds: the Cantelli bounds (seed 001 Eq. 1, App. A.1), NPD, Eqs. 4–6, LID."""
+"""Tests of auditad.bounds: the Cantelli bounds (Eq. 1, App. A.1 of Wilkinghoff & Tan), NPD, Eqs. 4–6, LID."""
 
 import warnings
 
@@ -20,7 +20,7 @@ samples = st.lists(st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False), 
 @given(z_in=samples, z_out=samples)
 @settings(max_examples=150, deadline=None)
 def test_empirical_auc_is_at_least_the_bound(z_in, z_out):
-    """Cantelli on the product of the two empirical distributions, population moments (SPEC §4)."""
+    """Cantelli on the product of the two empirical distributions, population moments."""
     r = auc_bound(z_in, z_out)
     assume(r.mu_delta > 0)
     assert r.empirical_auc >= r.bound - 1e-9
@@ -52,6 +52,72 @@ def test_conventions_at_zero():
     assert npd_from_moments(2.0, 0.0, 0.0, eps=1.0) == 4.0
     with pytest.raises(InvalidInputError, match="var_in"):
         bound_from_moments(1.0, -1.0, 0.0)
+
+
+def _exact_bounds(z_in, z_out, eps=0):
+    """Bound, robust bound's square-free parts and NPD in exact rational arithmetic (fractions.Fraction)."""
+    from fractions import Fraction
+
+    zi = [Fraction(float(v)) for v in z_in]
+    zo = [Fraction(float(v)) for v in z_out]
+    mi, mo = sum(zi) / len(zi), sum(zo) / len(zo)
+    vi = sum((v - mi) ** 2 for v in zi) / len(zi)
+    vo = sum((v - mo) ** 2 for v in zo) / len(zo)
+    mu2 = (mo - mi) ** 2
+    return float(mu2 / (vi + vo + mu2)), float(mu2 / (2 * (vi + vo) + Fraction(eps))), (mo - mi, vi, vo)
+
+
+@pytest.mark.parametrize("exponent", [-300, -250, -160, -120, -50, 0, 50, 120, 154, 155, 200, 250, 300])
+def test_bound_at_extreme_score_magnitudes_against_exact_arithmetic(exponent):
+    """Scores near the float64 limits (|z| >= 1.3e154 squares to infinity): rescaled, not an error on var_in."""
+    rng = np.random.default_rng(abs(exponent))
+    base_in, base_out = rng.normal(size=40), rng.normal(1.0, 1.5, size=30)
+    z_in, z_out = base_in * 10.0**exponent, base_out * 10.0**exponent
+    want_bound, want_npd, (mu, vi, vo) = _exact_bounds(z_in, z_out, eps=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow / invalid-value warning
+        r = auc_bound(z_in, z_out)
+        r_eps = auc_bound(z_in, z_out, npd_eps=1e-3)
+    assert r.bound == pytest.approx(want_bound, rel=1e-12)
+    assert r.npd == pytest.approx(want_npd, rel=1e-12)
+    assert r_eps.npd == pytest.approx(_exact_bounds(z_in, z_out, eps=1e-3)[1], rel=1e-12)
+    assert 0 < r.robust_bound <= r.bound
+    assert r.mu_delta == pytest.approx(float(mu), rel=1e-12)
+    # the variances themselves exceed float64 above about 1e154: reported as inf, the bound stays exact
+    from fractions import Fraction
+
+    for got, exact in ((r.var_in, vi), (r.var_out, vo)):
+        if exact < Fraction(float(np.finfo(np.float64).max)):
+            assert got == pytest.approx(float(exact), rel=1e-12)
+        else:
+            assert got == np.inf
+    assert r.empirical_auc == pytest.approx(roc_auc_score(np.r_[np.zeros(40), np.ones(30)], np.r_[z_in, z_out]))
+
+
+@pytest.mark.parametrize("exponent", [-160, 0, 155, 300])
+def test_bound_from_moments_is_scale_invariant(exponent):
+    mu, vi, vo = 1.5, 0.7, 1.3
+    s = 10.0**exponent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = bound_from_moments(mu * s, vi * s * s, vo * s * s) if abs(exponent) < 154 else \
+            bound_from_moments(mu * s, 0.0, 0.0)
+    if abs(exponent) < 154:
+        assert got == pytest.approx(mu**2 / (vi + vo + mu**2), rel=1e-12)
+        assert npd_from_moments(mu * s, vi * s * s, vo * s * s) == pytest.approx(mu**2 / (2 * (vi + vo)), rel=1e-12)
+    else:
+        assert got == 1.0
+
+
+def test_domain_weighted_bound_at_large_magnitudes():
+    z_in = np.array([0.0, 1.0, 2.0, 4.0, 5.0])
+    dom = ["s", "s", "t", "t", "t"]
+    z_out = np.array([6.0, 8.0])
+    small = auc_bound(z_in, z_out, domain_in=dom, lam=0.5)
+    big = auc_bound(z_in * 1e200, z_out * 1e200, domain_in=dom, lam=0.5)
+    assert big.bound == pytest.approx(small.bound, rel=1e-12)
+    assert big.domain_in.means == pytest.approx(small.domain_in.means * 1e200, rel=1e-12)
+    assert np.isinf(big.var_in) and big.mean_in == pytest.approx(small.mean_in * 1e200, rel=1e-12)
 
 
 def test_npd_orders_candidates_exactly_like_the_bound():
@@ -127,3 +193,15 @@ def test_lid_duplicates_are_undefined():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert local_intrinsic_dimension(X[1:], k=5, backend="exact").n_undefined == 0
+
+
+def test_lid_approximate_backend_agrees_with_exact():
+    """LID from pynndescent's neighbour graph against exact search: recall and estimates within tolerance."""
+    rng = np.random.default_rng(4)
+    X = np.c_[rng.uniform(size=(800, 3)), np.zeros((800, 5))] @ rng.normal(size=(8, 8))
+    exact = local_intrinsic_dimension(X, k=15, backend="exact")
+    approx = local_intrinsic_dimension(X, k=15, backend="approximate", recall_sample=200, random_state=0)
+    assert approx.backend == "approximate" and approx.recall >= 0.95 and approx.n_recall_queries == 200
+    assert np.mean(np.abs(approx.local - exact.local) <= 1e-9 * exact.local) >= 0.9
+    assert approx.aggregate == pytest.approx(exact.aggregate, rel=0.02)
+    assert exact.recall is None

@@ -1,4 +1,4 @@
-"""Tests of auditad.pseudo: every construction does what SPEC §4 / seed 001 Sec. 4.1 says."""
+"""Tests of auditad.pseudo: every construction does what Sec. 4.1 of the selection paper (Wilkinghoff & Tan) says."""
 
 import numpy as np
 import pytest

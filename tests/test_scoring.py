@@ -167,3 +167,37 @@ def test_parse_pooling_and_grid():
             parse_pooling(bad)
     with pytest.raises(InvalidInputError, match="3-D"):
         pool_sequences(np.zeros((3, 4)))
+
+
+# --------------------------------------------------------------------------- approximate backend
+def test_approximate_backend_agrees_with_exact_search():
+    """backend="approximate" (pynndescent) against the exact search on 600 x 8 data, with recall measured.
+
+    A kNN score from approximate neighbours can only be too large (its k-th distance is a distance to a
+    real reference point), never too small; leave-one-out searches (NN-descent's own graph) are nearly exact,
+    queries less so. Tolerances: recall >= 0.95 (leave-one-out) / 0.7 (queries), AUROC within 0.03.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    rng = np.random.default_rng(0)
+    R = rng.normal(size=(600, 8))
+    Q = np.r_[rng.normal(size=(150, 8)), rng.normal(1.5, 1.0, size=(50, 8))]
+    y = np.r_[np.zeros(150), np.ones(50)]
+    for scoring, form, k in [("knn", "reference", 1), ("knn", "reference", 5), ("ldn", "query", 5),
+                             ("ldn", "reference", 1)]:
+        kw = dict(scoring=scoring, ldn_form=form, k=k)
+        approx = knn_scores(R, Q, backend="approximate", recall_sample=100, random_state=0, **kw)
+        exact = knn_scores(R, Q, backend="exact", **kw)
+        loo_a = knn_scores(R, None, backend="approximate", recall_sample=100, random_state=0, **kw)
+        loo_e = knn_scores(R, None, backend="exact", **kw)
+        assert approx.backend == "approximate" and approx.n_recall_queries == 100
+        assert loo_a.recall >= 0.95 and np.mean(np.abs(loo_a.scores - loo_e.scores) < 1e-9) >= 0.95
+        if scoring == "knn":
+            assert np.all(approx.scores >= exact.scores - 1e-12)
+            assert np.all(loo_a.scores >= loo_e.scores - 1e-12)
+        if form == "reference" and scoring == "ldn":  # exact ratio search, approximate scales only
+            assert np.mean(np.abs(approx.scores - exact.scores) < 1e-9) >= 0.95
+        else:
+            assert approx.recall >= 0.7 and np.mean(np.abs(approx.scores - exact.scores) < 1e-9) >= 0.6
+        assert abs(roc_auc_score(y, approx.scores) - roc_auc_score(y, exact.scores)) <= 0.03
+        assert exact.recall is None and exact.n_recall_queries == 0

@@ -11,8 +11,8 @@ from sklearn.metrics import roc_auc_score
 from auditad.errors import InvalidInputError, SkippedItemWarning
 from auditad.pseudo import make_probe
 from auditad.scoring import knn_scores
-from auditad.selection import (Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
-                               pairwise_accuracy, rank_correlation, regret, run_selection)
+from auditad.selection import (POOL_BY, Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
+                               pairwise_accuracy, pretty_label, rank_correlation, regret, run_selection)
 from auditad.synthetic import digits_benchmark, make_selection_benchmark
 
 AUC = [0.9, 0.7, 0.8, 0.6]
@@ -90,22 +90,56 @@ def test_runner_matches_direct_computation(small_bench, small_result):
         mu**2 / (z_p.var() + z_in.var() + mu**2))
 
 
+def _brute_pair(e, a):
+    """A_pair by a double loop over candidate pairs (nan estimates rank last, estimate ties count 1/2)."""
+    e = [-np.inf if np.isnan(x) else x for x in e]
+    score, n = 0.0, 0
+    for i in range(len(a)):
+        for j in range(i + 1, len(a)):
+            if a[i] == a[j]:
+                continue
+            n += 1
+            score += 0.5 if e[i] == e[j] else float((e[i] > e[j]) == (a[i] > a[j]))
+    return score / n if n else np.nan
+
+
+def _brute_regret(e, a):
+    """Best AUC minus the mean AUC of the candidates tied for the largest (non-nan) estimate."""
+    ok = [i for i in range(len(a)) if not np.isnan(e[i])]
+    top = max(e[i] for i in ok)
+    chosen = [a[i] for i in ok if e[i] == top]
+    return max(a) - sum(chosen) / len(chosen)
+
+
 def test_baselines_and_units(small_result):
+    """Every unit of every selector against scipy's Spearman and brute-force loops over the raw values."""
     cands = small_result.candidates_frame()
     units = small_result.units_frame().set_index(["task", "selector"])
+    est = small_result.to_frame()
+    n_checked = 0
     for task, sub in cands.groupby("task"):
-        a = sub["true_auc"].to_numpy()
-        assert units.loc[(task, "random"), "regret"] == pytest.approx(a.max() - a.mean())
-        assert units.loc[(task, "oracle"), "regret"] == 0.0 and units.loc[(task, "oracle"), "rho_rank"] == 1.0
-        e = small_result.to_frame()
-        e = e[(e.task == task) & (e.estimator == "pseudo_auc[feature]")].set_index("candidate")["value"]
-        e = e.reindex(sub["candidate"]).to_numpy()
-        assert units.loc[(task, "pseudo_auc[feature]"), "regret"] == pytest.approx(regret(e, a))
-        assert units.loc[(task, "pseudo_auc[feature]"), "a_pair"] == pytest.approx(pairwise_accuracy(e, a))
-        # NPD ranks exactly like the AUC bound (seed 001, Sec. 4)
+        names = sub["candidate"].tolist()
+        a = sub["true_auc"].tolist()
+        assert units.loc[(task, "random"), "regret"] == pytest.approx(max(a) - sum(a) / len(a), abs=1e-15)
+        assert units.loc[(task, "oracle"), "regret"] == 0.0
+        assert units.loc[(task, "oracle"), "rho_rank"] == pytest.approx(spearmanr(a, a).statistic)
+        for label in small_result.config["estimators"]:
+            e = est[(est.task == task) & (est.estimator == label)].set_index("candidate")["value"].reindex(names)
+            e = e.to_numpy(dtype=float)
+            row = units.loc[(task, label)]
+            rho = 0.0 if np.all(e == e[0]) else spearmanr(e, a).statistic
+            assert row["rho_rank"] == pytest.approx(rho, abs=1e-12), (task, label)
+            assert row["a_pair"] == pytest.approx(_brute_pair(e, a), abs=1e-12), (task, label)
+            assert row["regret"] == pytest.approx(_brute_regret(e, a), abs=1e-12), (task, label)
+            assert row["selected_auc"] == pytest.approx(max(a) - _brute_regret(e, a), abs=1e-12)
+            n_checked += 1
+        # NPD ranks exactly like the AUC bound because bound = 2 NPD / (1 + 2 NPD) (npd_eps = 0)
         for p in ("feature", "diverse"):
-            assert units.loc[(task, f"npd[{p}]"), "rho_rank"] == pytest.approx(
-                units.loc[(task, f"auc_bound[{p}]"), "rho_rank"])
+            npd = est[(est.task == task) & (est.estimator == f"npd[{p}]")].set_index("candidate")["value"]
+            bound = est[(est.task == task) & (est.estimator == f"auc_bound[{p}]")].set_index("candidate")["value"]
+            np.testing.assert_allclose(bound.reindex(names), 2 * npd.reindex(names) / (1 + 2 * npd.reindex(names)),
+                                       rtol=1e-12)
+    assert n_checked == 4 * len(small_result.config["estimators"])
     # Fixed selection: best mean development AUC per group, applied to evaluation tasks
     for group, g in cands.groupby("group"):
         dev = g[g.split == "development"].groupby("candidate")["true_auc"].mean()
@@ -114,6 +148,35 @@ def test_baselines_and_units(small_result):
             sub = g[g.task == task].set_index("candidate")["true_auc"]
             assert units.loc[(task, "fixed"), "selected"] == choice
             assert units.loc[(task, "fixed"), "regret"] == pytest.approx(sub.max() - sub[choice])
+
+
+def test_best_selector_rule(small_result):
+    """best(): smallest mean regret among the estimators (never a baseline), ties to the first listed."""
+    units = small_result.units_frame()
+    mean = units.groupby("selector")["regret"].mean()
+    estimators = small_result.config["estimators"]
+    want = sorted(estimators, key=lambda lab: (mean[lab], estimators.index(lab)))[0]
+    best = small_result.best()
+    assert best.label == want and best.regret == pytest.approx(mean[want])
+    assert best.name == pretty_label(want) and best.n_units == 4
+    rho = units.groupby("selector")["rho_rank"].mean()
+    assert small_result.best(criterion="rho_rank").label == max(estimators, key=lambda lab: (rho[lab],
+                                                                                      -estimators.index(lab)))
+    summaries = small_result.selector_summaries()
+    assert [s.label for s in summaries] == small_result.summary_frame().index.tolist()
+    rnd = small_result.selector_summary("random")
+    assert rnd.probe is None and rnd.a_pair == 0.5 and json.dumps(rnd.to_dict(), allow_nan=False)
+    with pytest.raises(InvalidInputError, match="criterion"):
+        small_result.best(criterion="auc")
+    with pytest.raises(InvalidInputError, match="not judged"):
+        small_result.selector_summary("robust_bound[feature]")
+
+
+def test_best_is_none_without_labelled_tasks():
+    rng = np.random.default_rng(2)
+    bench = SelectionBenchmark([_task(rng.normal(size=(12, 3)))], [Candidate("a", "e"), Candidate("b", "e", k=2)])
+    res = run_selection(bench, estimators=["inlier_variance"], n_boot=0)
+    assert res.best() is None and res.selector_summaries() == []
 
 
 def test_summary_tables(small_result):
@@ -294,3 +357,47 @@ def test_domain_weighted_bound_estimator(small_bench):
     with pytest.raises(InvalidInputError, match="domain"):
         run_selection(SelectionBenchmark([_task(np.zeros((3, 2)) + np.arange(3)[:, None])], [Candidate("c", "e")]),
                       lam=0.5)
+
+
+def test_approximate_backend_in_the_runner(small_bench, small_result):
+    """backend= reaches the scores: pynndescent's neighbours against the exact run, with the recall column."""
+    kw = dict(estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"], n_boot=0, random_state=11)
+    approx = run_selection(small_bench, backend="approximate", recall_sample=20, **kw)
+    assert approx.config["backend"] == "approximate" and approx.config["recall_sample"] == 20
+    a = approx.candidates_frame().set_index(["task", "candidate"])
+    e = small_result.candidates_frame().set_index(["task", "candidate"])
+    assert set(a["backend"]) == {"approximate"} and "knn_recall" not in e.columns
+    # measured on these 34-row reference sets (pynndescent queries miss some nearest neighbours even
+    # here): recall 0.80-1.00, median 1.00; |delta true AUC| <= 0.08, mean 0.006
+    assert a["knn_recall"].between(0.7, 1.0).all() and a["knn_recall"].median() >= 0.95
+    diff = np.abs(a["true_auc"] - e.loc[a.index, "true_auc"])
+    assert diff.max() <= 0.1 and diff.mean() <= 0.02 and np.mean(diff < 1e-12) >= 0.5
+    with pytest.raises(InvalidInputError, match="recall_sample"):
+        run_selection(small_bench, recall_sample=-1, **kw)
+
+
+@pytest.mark.parametrize("pool_by", POOL_BY)
+def test_every_pool_by_value_splits_by_that_candidate_attribute(small_bench, pool_by):
+    """Every value of the POOL_BY constant (the one list config and CLI should offer) runs and pools correctly."""
+    res = run_selection(small_bench, estimators=["inlier_variance"], pool_by=pool_by, n_boot=0)
+    cands = {c.name: c for c in small_bench.candidates}
+    rows = res.candidates_frame()
+    want = {c: "none" if getattr(cand, pool_by) is None else str(getattr(cand, pool_by)) for c, cand in cands.items()}
+    assert [want[c] for c in rows["candidate"]] == rows["pool"].tolist()
+    units = res.units_frame()
+    n_pools = len(set(want.values()))
+    assert units[units.selector == "oracle"].shape[0] == 4 * n_pools  # 4 tasks, all labelled
+
+
+def test_check_estimator_name_without_a_benchmark():
+    from auditad.selection import ESTIMATOR_KINDS, PROBE_ESTIMATORS, PROBE_KINDS, check_estimator_name
+
+    for kind in ESTIMATOR_KINDS:
+        assert check_estimator_name(kind) == kind
+    for kind in PROBE_ESTIMATORS:
+        for probe in PROBE_KINDS:
+            assert check_estimator_name(f"{kind}[{probe}]") == f"{kind}[{probe}]"
+    for bad, match in [("auc", "estimator"), ("pseudo_auc[nope]", "probe"), ("inlier_variance[feature]", "kind"),
+                       ("pseudo_auc[feature", "kind\\[probe\\]"), (3, "string")]:
+        with pytest.raises(InvalidInputError, match=match):
+            check_estimator_name(bad, name_of="selection_estimators[0]")
