@@ -117,12 +117,17 @@ class AuditConfig:
         shown in the reproducibility block of the report.
     sha256 : str
         Hash of ``text``.
+    command_line : tuple of str
+        The command-line flags applied on top of a configuration file (settings overrides and
+        ``--gate`` rules), shown next to the file in the report; empty when the flags are the
+        configuration (then ``text`` holds them).
     """
 
     benchmarks: tuple
     source: Path | None
     text: str
     sha256: str
+    command_line: tuple = ()
 
 
 # --------------------------------------------------------------------------- helpers
@@ -255,7 +260,10 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         out.append(BenchmarkConfig(name=name, labels=labels, embeddings=embeddings, embeddings_key=key,
                                    columns=dict(columns), manifest=manifest, settings=bsettings, gates=merged,
                                    display_paths=display))
-    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data))
+    from .settings import settings_to_flags
+
+    flags = settings_to_flags(overrides or {}) + tuple(f"--gate '{r.text}'" for r in extra_gates or ())
+    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags)
 
 
 def _check_name(name, where: str) -> None:

@@ -33,7 +33,7 @@ from .._validation import check_choice, check_float, check_int, describe
 from ..errors import InvalidInputError
 
 __all__ = ["Setting", "SETTINGS", "DEFAULT_SETTINGS", "THRESHOLDS", "DEFAULT_GATES", "validate_settings",
-           "add_settings_arguments", "settings_from_args", "settings_json_schema", "settings_markdown_table",
+           "add_settings_arguments", "settings_from_args", "settings_to_flags", "settings_json_schema", "settings_markdown_table",
            "regenerate"]
 
 
@@ -383,6 +383,21 @@ def settings_from_args(args) -> dict:
         if v is not None:
             out[s.name] = v
     return out
+
+
+def settings_to_flags(settings: Mapping) -> tuple[str, ...]:
+    """The command-line flags that give ``settings`` (``{"seed": 3, "k": [5, 1]}`` -> ``("--seed 3", "--k 5 --k 1")``)."""
+    out = []
+    for name, value in settings.items():
+        s = _BY_NAME[name]
+        flag = s.flag or "--" + name.replace("_", "-")
+        if s.kind == "bool":
+            if value != s.default:
+                out.append(flag)
+            continue
+        values = value if isinstance(value, list) else [value]
+        out.append(" ".join(f"{flag} {v!r}" if isinstance(v, float) else f"{flag} {v}" for v in values))
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- schema and docs
