@@ -101,8 +101,8 @@ class Section:
     figures : tuple of FigureSpec
     reading : str
         Plain-language reading (text, escaped by the templates).
-    references : tuple of str
-        Keys of :data:`REFERENCES`.
+    references : tuple of (str, str)
+        (key of :data:`REFERENCES`, where in that work: section, equation or table; may be empty).
     reason : str or None
     """
 
@@ -191,11 +191,17 @@ class Context:
 
 
 def bibliography(sections) -> list[dict]:
-    """The references cited by ``sections``, each once, numbered in order of first citation."""
-    seen: list[str] = []
+    """The references cited by ``sections``, each once, numbered in order of first citation.
+
+    Each entry: ``number``, ``key``, ``authors``, ``title``, ``venue``, ``text`` and ``cited`` (section id ->
+    where in the work, e.g. ``"§2"``).
+    """
+    order: list[str] = []
+    cited: dict = {}
     for sec in sections:
-        for key in sec.references:
-            if key not in seen:
-                seen.append(key)
-    return [{"number": i + 1, "sections": [s.id for s in sections if key in s.references],
-             **REFERENCES[key].to_dict(), "text": REFERENCES[key].text()} for i, key in enumerate(seen)]
+        for key, where in sec.references:
+            if key not in order:
+                order.append(key)
+            cited.setdefault(key, {})[sec.id] = where
+    return [{"number": i + 1, **REFERENCES[key].to_dict(), "text": REFERENCES[key].text(), "cited": cited[key]}
+            for i, key in enumerate(order)]

@@ -10,7 +10,7 @@ from ..render import fmt, pct
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "landscapes"
-REFERENCES = ("hermary",)
+REFERENCES = (("hermary", "§V–VI"),)
 #: Scores whose minimal TPR is computed (0.05, 0.10, ..., 1.00).
 TARGETS = np.round(np.arange(1, 21) * 0.05, 10)
 

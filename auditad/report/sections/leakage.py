@@ -12,7 +12,7 @@ from ..render import fmt, pct
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "leakage"
-REFERENCES = ("testing-the-test",)
+REFERENCES = (("testing-the-test", "section on neighbourhood class leakage"),)
 #: Label columns whose leakage is reported next to the class leakage.
 OTHER_COLUMNS = ("domain", "attribute")
 

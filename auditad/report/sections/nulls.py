@@ -12,7 +12,7 @@ from ..render import fmt, pct
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "nulls"
-REFERENCES = ("hermary", "mann-whitney")
+REFERENCES = (("hermary", "§IV"), ("mann-whitney", ""))
 
 
 @dataclass(frozen=True)

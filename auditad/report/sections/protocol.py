@@ -9,7 +9,7 @@ from ..render import fmt, pct
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "protocol"
-REFERENCES = ("testing-the-test", "delong")
+REFERENCES = (("testing-the-test", "§2"), ("delong", ""))
 
 
 def detectors_from_settings(settings: Mapping) -> tuple[list, int]:

@@ -12,7 +12,7 @@ from ..render import fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "selection"
-REFERENCES = ("wilkinghoff-tan",)
+REFERENCES = (("wilkinghoff-tan", "Eq. 1 and Sec. 5.3"),)
 
 
 def applicable(ctx) -> str | None:
