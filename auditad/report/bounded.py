@@ -64,8 +64,14 @@ def _frame(value):
     return pd.DataFrame({"value": value})
 
 
-def bound_summary(summary: Mapping, *, max_classes: int = MAX_INLINE_CLASSES) -> tuple[dict, dict]:
+def bound_summary(summary: Mapping, *, max_classes: int | None = None) -> tuple[dict, dict]:
     """A copy of ``summary`` with the per-class lists moved out when there are more than ``max_classes`` classes.
+
+    Parameters
+    ----------
+    summary : mapping
+    max_classes : int, optional
+        Default :data:`MAX_INLINE_CLASSES`.
 
     Returns
     -------
@@ -74,6 +80,8 @@ def bound_summary(summary: Mapping, *, max_classes: int = MAX_INLINE_CLASSES) ->
     files : dict of str -> pandas.DataFrame
         Relative CSV path -> table to write next to summary.json.
     """
+    if max_classes is None:
+        max_classes = MAX_INLINE_CLASSES
     out = copy.deepcopy(dict(summary))
     files: dict = {}
     if out.get("dataset", {}).get("n_classes", 0) <= max_classes:

@@ -49,7 +49,7 @@ def build(ctx) -> Section:
 
     reason = applicable(ctx)
     if reason is not None:
-        return Section(ID, info(ID).title, status="not_applicable", reason=reason, references=REFERENCES)
+        return Section(ID, info(ID).title, status="not_applicable", reason=reason)
     name = ctx.name
     res = ctx.results[ID]
     full = res.to_dict()
