@@ -211,6 +211,26 @@ def _effective_gates(inputs: BenchmarkInputs) -> tuple:
     return ()
 
 
+def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
+    """The rules whose section ran; the default gates of a section that is not applicable are left out.
+
+    Raises
+    ------
+    InvalidInputError
+        A rule given by the user addresses a section that is not applicable (the message says why).
+    """
+    skipped = {sec.id: sec.reason for sec in audit.sections if sec.status == "not_applicable"}
+    out = []
+    for rule in rules:
+        head = rule.path.split(".", 1)[0]
+        if head not in skipped:
+            out.append(rule)
+        elif not default:
+            raise InvalidInputError(f"benchmark {audit.name!r}: gate {rule.text!r} addresses the {head} section, "
+                                    f"which is not applicable: {skipped[head]}")
+    return tuple(out)
+
+
 def _check_out(out: Path, sources: list[Path]) -> None:
     """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs."""
     if out.exists() and out.is_dir() and any(out.iterdir()) and not (out / _MARKER).is_file():
@@ -282,8 +302,9 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
         audits = []
         for inp in inputs_list:
             audit = audit_benchmark(inp, progress=progress)
+            rules = _applicable_gates(gates[inp.name], audit, default=not inp.gates)
             try:
-                gate_results = evaluate_gates(audit.summary, gates[inp.name])
+                gate_results = evaluate_gates(audit.summary, rules)
             except InvalidInputError as exc:
                 raise InvalidInputError(f"benchmark {inp.name!r}: {exc}") from None
             gate_section = section_module("gates").build(Context(inp, gate_results=tuple(gate_results)))

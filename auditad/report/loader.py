@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "DEMO_SETTINGS"]
+__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind", "DEMO_SETTINGS"]
 
 
 @dataclass(frozen=True)
@@ -45,6 +45,9 @@ class BenchmarkInputs:
     command_line : tuple of str
         Command-line flags that changed a configuration file's settings or added gates (``--gate RULE``),
         shown with the configuration.
+    kind : str
+        ``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only: ``benchmark.y`` is the
+        0/1 anomaly flag) or ``"both"`` (see :func:`benchmark_kind`).
     """
 
     name: str
@@ -59,6 +62,7 @@ class BenchmarkInputs:
     config_sha256: str
     config_origin: str = "file"
     command_line: tuple = ()
+    kind: str = "classes"
 
 
 def _sha256_file(path: Path) -> str:
@@ -112,16 +116,29 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
     from ..datasets import Benchmark, load_embeddings
 
     where = f"benchmark {bench_cfg.name!r}"
+    cols = bench_cfg.columns
     try:
-        y = _read_column(bench_cfg.labels, bench_cfg.columns.get("label"), name="labels")
+        try:
+            y = _read_column(bench_cfg.labels, cols.get("label"), name="labels")
+        except InvalidInputError:
+            if "anomaly" not in cols or "label" in cols:
+                raise
+            y = None  # no class label column: an anomaly-labelled benchmark
         columns = {}
         for col in ("domain", "attribute", "anomaly"):
-            if col in bench_cfg.columns:
-                arr = _read_column(bench_cfg.labels, bench_cfg.columns[col], name=col)
-                check_same_length(arr, y, names=(f"column {col!r}", "labels"))
+            if col in cols:
+                arr = _read_column(bench_cfg.labels, cols[col], name=col)
+                if y is not None:
+                    check_same_length(arr, y, names=(f"column {col!r}", "labels"))
                 if col == "anomaly":
-                    arr = check_binary_labels(arr, name=f"column {bench_cfg.columns[col]!r} (anomaly)")
+                    arr = check_binary_labels(arr, name=f"column {cols[col]!r} (anomaly)")
                 columns[col] = arr
+        kind = benchmark_kind(y, columns.get("anomaly"), label_column=cols.get("label"),
+                              anomaly_column=cols.get("anomaly"))
+        if kind == "anomaly":
+            y = columns["anomaly"]
+        for col, arr in columns.items():
+            check_same_length(arr, y, names=(f"column {col!r}", "labels"))
         reps = {rep: load_embeddings(p, key=bench_cfg.embeddings_key, name=f"embeddings {rep!r}")
                 for rep, p in bench_cfg.embeddings.items()}
         for rep, X in reps.items():
@@ -145,7 +162,25 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
                            settings=dict(bench_cfg.settings), gates=tuple(bench_cfg.gates), inputs=inputs,
                            config_text=config.text, config_name=config.source.name if config.source else None,
                            config_sha256=config.sha256, config_origin="file" if config.source else "flags",
-                           command_line=tuple(config.command_line))
+                           command_line=tuple(config.command_line), kind=kind)
+
+
+def benchmark_kind(y, anomaly, *, label_column=None, anomaly_column=None) -> str:
+    """``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only) or ``"both"``.
+
+    A benchmark is anomaly-labelled only when it has an anomaly column and either no class label
+    column at all, or a class label that *is* the anomaly column (no ``label`` column named, or the same
+    column, and equal 0/1 values; e.g. an ADBench ``.npz`` whose ``y`` is read both ways).
+    """
+    if anomaly is None:
+        return "classes"
+    if y is None:
+        return "anomaly"
+    y = np.asarray(y)
+    same = label_column is None or label_column == anomaly_column
+    if same and y.dtype.kind in "biu" and y.shape == anomaly.shape and np.array_equal(y.astype(np.int64), anomaly):
+        return "anomaly"
+    return "both"
 
 
 #: Settings of ``auditad demo``: the defaults with lighter Isolation Forest, null Monte Carlo and bootstrap.
@@ -194,6 +229,7 @@ def describe_dataset(inputs: BenchmarkInputs) -> dict:
     bench = inputs.benchmark
     classes, sizes = np.unique(bench.y, return_counts=True)
     return {
+        "kind": inputs.kind,
         "n": bench.n,
         "n_classes": int(classes.size),
         "classes": [c.item() for c in classes],

@@ -8,8 +8,8 @@
   salt and no dates in the metadata, so the same audit gives the same bytes.
   They are inlined into the HTML (XML prolog and metadata stripped, element
   ids prefixed per figure so that figures never share an id).
-* The plain-language readings of each section are built here from the
-  summary numbers; they are text (escaped by the templates), never HTML.
+* The plain-language readings are built by the section modules
+  (:mod:`auditad.report.sections`); they are text (escaped by the templates), never HTML.
 
 No JavaScript, no web fonts, no request to another host.
 """
@@ -217,7 +217,8 @@ def readings(summary: Mapping) -> dict:
     for info in REGISTRY:
         part = summary.get(info.id) if info.statistics else None
         if part and part.get("status", "ok") == "ok":
-            out[info.id] = section_module(info.id).reading(part)
+            kw = {"kind": summary["dataset"].get("kind", "classes")} if info.id == "leakage" else {}
+            out[info.id] = section_module(info.id).reading(part, **kw)
     return out
 
 

@@ -109,7 +109,7 @@ def build(ctx) -> Section:
     figures = [FigureSpec("leakage_vs_k", f"{name}: leakage L_k against k per representation; dotted: chance level",
                           figure, ID)]
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out), references=REFERENCES)
+                   reading=reading(out, kind=getattr(ctx.inputs, "kind", "classes")), references=REFERENCES)
 
 
 def _most_mixed(per: list) -> str:
@@ -130,11 +130,18 @@ def _most_mixed(per: list) -> str:
             f"{fmt(worst['chance'])}).")
 
 
-def reading(lk: Mapping) -> str:
-    """Plain-language reading of the leakage part of a summary."""
+def reading(lk: Mapping, *, kind: str = "classes") -> str:
+    """Plain-language reading of the leakage part of a summary (``kind`` of the benchmark's labels)."""
     L, chance, k, rep = lk["L_k"], lk["chance"], lk["k"], lk["representation"]
     ratio = lk["ratio_to_chance"]
     limit = threshold(ID)
+    if kind == "anomaly":
+        return (f"The benchmark has anomaly labels only, so the leakage is measured between normals and anomalies. "
+                f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry the "
+                f"other label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k is "
+                f"{fmt(ratio, 2)} times the chance level. The lower this ratio, the more the anomalies sit apart "
+                "from the normals in this representation; near 1 they are mixed with the normals and a "
+                "distance-based detector has little to go on.")
     text = (f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry "
             f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k is "
             f"{fmt(ratio, 2)} times the chance level (1 would mean the geometry does not separate the classes at "

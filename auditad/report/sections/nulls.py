@@ -62,16 +62,16 @@ def run(ctx) -> dict:
     from ...nulls import null_distribution
 
     s = ctx.settings
-    res = ctx.results["protocol"]
-    rows = [r for r in res.per_class_rows if r["detector"] == "mean"]
-    reps = list(res.representation_names)
+    res = ctx.results.get("protocol")
+    rows = [r for r in res.per_class_rows if r["detector"] == "mean"] if res is not None else []
+    reps = list(ctx.inputs.benchmark.representations)
     observed = {rep: {r["class"]: r["auroc"] for r in rows if r["representation"] == rep} for rep in reps}
     counts = {r["class"]: (r["n_pos"], r["n_neg"]) for r in rows if r["representation"] == reps[0]}
     rng = np.random.default_rng([int(s["seed"]), 3])
     others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
     cache: dict = {}  # (n_pos, n_neg) -> nulls of the other metrics (classes of equal size share them)
     classes = []
-    for c in [cc.item() for cc in res.classes]:
+    for c in ([cc.item() for cc in res.classes] if res is not None else []):
         n_pos, n_neg = counts[c]
         if n_pos < 1 or n_neg < 1:
             continue
@@ -114,7 +114,7 @@ def build(ctx) -> Section:
 
     name = ctx.name
     r = ctx.results[ID]
-    reps = list(ctx.results["protocol"].representation_names)
+    reps = list(ctx.inputs.benchmark.representations)
     per_class, table_rows, long = [], [], []
     for cn in r["classes"]:
         obs_by_rep = {}
@@ -158,9 +158,10 @@ def build(ctx) -> Section:
                                 f"({split.n_pos} anomalies, {split.n_neg} normals)",
                                 split.to_frame().drop(columns=["observed", "p_value"]), ID))
     frame = pd.DataFrame(table_rows)
-    tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
-                                     "observed detector-mean AUROC(c) and its p-value P(AUROC_null >= observed)",
-                            frame, ID, compact=frame.shape[0] <= 40))
+    if table_rows:
+        tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
+                                "observed detector-mean AUROC(c) and its p-value P(AUROC_null >= observed)",
+                                frame, ID, compact=frame.shape[0] <= 40))
     figures = []
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
@@ -199,10 +200,12 @@ def build(ctx) -> Section:
 def reading(n: Mapping) -> str:
     """Plain-language reading of the nulls part of a summary."""
     pcs = n["per_class"]
-    if not isinstance(pcs, list):
-        pcs = []
+    split = n.get("anomaly_split")
+    split_text = _split_reading(split) if split else ""
+    if isinstance(pcs, Mapping):  # moved to a CSV file (more classes than summary.json keeps inline)
+        return (f"The nulls of the {pcs['n_rows']} held-out classes are in {pcs['csv']}. " + split_text).strip()
     if not pcs:
-        return "No class-split task could be evaluated, so no null was computed."
+        return split_text or "No class-split task could be evaluated, so no null was computed."
     npos = [pc["n_pos"] for pc in pcs]
     nneg = [pc["n_neg"] for pc in pcs]
     ratios = [pc["ratio"] for pc in pcs]
@@ -231,4 +234,15 @@ def reading(n: Mapping) -> str:
                      "detector at the 5 % level.")
         else:
             text += "; every class is clearly above the random baseline."
-    return text
+    return (text + (" " + split_text if split_text else "")).strip()
+
+
+def _split_reading(split: Mapping) -> str:
+    """The sentence about the null at the anomaly labels' own counts."""
+    nl = split["nulls"]
+    text = (f"At the anomaly labels' own counts ({split['n_pos']} anomalies, {split['n_neg']} normals, anomaly share "
+            f"{pct(split['ratio'])}) a detector that scores at random gets AUROC ½ ± {fmt(nl['auroc']['std'])} (99 % "
+            f"quantile {fmt(nl['auroc']['q99'])})")
+    if "ap" in nl:
+        text += f" and AP ≈ {fmt(nl['ap']['mean'])}"
+    return text + "."

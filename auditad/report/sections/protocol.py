@@ -27,6 +27,14 @@ def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
     return out, int(params.get("knn", {}).get("k", 5))
 
 
+def applicable(ctx) -> str | None:
+    """None when the section runs, else the reason why not."""
+    if getattr(ctx.inputs, "kind", "classes") == "anomaly":
+        return ("the benchmark has anomaly labels only, no semantic classes: a class-split protocol would hold "
+                "out the normal data as the anomaly class and train on the anomalies")
+    return None
+
+
 def run(ctx):
     """:class:`~auditad.protocol.ProtocolResult` of every representation."""
     from ...protocol import audit_protocol
@@ -42,7 +50,11 @@ def run(ctx):
 
 
 def build(ctx) -> Section:
-    """The protocol section from ``ctx.results["protocol"]``."""
+    """The protocol section from ``ctx.results["protocol"]`` (not applicable without semantic classes)."""
+    reason = applicable(ctx)
+    if reason is not None:
+        return Section(ID, info(ID).title, status="not_applicable", reason=reason,
+                       summary={"status": "not_applicable", "reason": reason})
     name = ctx.name
     res = ctx.results[ID]
     out = res.to_dict()
