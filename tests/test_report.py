@@ -606,3 +606,78 @@ def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path)
     assert ref["n_rows"] == len(frame) == 3 and list(frame["class"]) == [0, 1, 2]
     assert pd.read_csv(folder / summary["dataset"]["class_sizes"]["csv"])["value"].tolist() == [12, 12, 12]
     assert "No class has a neighbour from another class" in (folder / "report.html").read_text()
+
+
+# --------------------------------------------------------------------------- benchmark kinds
+@pytest.mark.parametrize("y, label_column, expected", [
+    (None, None, "anomaly"),                        # no class label column at all
+    ([0, 1, 0, 1], None, "anomaly"),                # the labels are the anomaly flags (ADBench .npz: y)
+    ([0, 1, 0, 1], "y", "anomaly"),                 # the same column named both ways
+    ([0, 1, 0, 1], "cls", "both"),                  # another column, even with equal values: kept as classes
+    (["a", "b", "a", "b"], None, "both"),
+    ([0, 1, 1, 1], None, "both"),
+])
+def test_benchmark_kind(y, label_column, expected):
+    from auditad.report.loader import benchmark_kind
+
+    anomaly = np.array([0, 1, 0, 1], dtype=np.int8)
+    got = benchmark_kind(None if y is None else np.array(y), anomaly, label_column=label_column, anomaly_column="y")
+    assert got == expected
+    assert benchmark_kind(np.array([0, 1]), None) == "classes"
+
+
+@pytest.fixture(scope="module")
+def anomaly_only(tmp_path_factory):
+    """An ADBench-style .npz (X, y with y = 1 anomaly): 3 normal clusters and 6 far-away anomalies."""
+    from auditad.report.config import config_from_paths
+    from auditad.report.loader import load_inputs
+
+    d = tmp_path_factory.mktemp("adbench")
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(size=(60, 3)) + np.repeat(np.arange(3), 20)[:, None] * 8.0, rng.normal(size=(6, 3)) + 50]
+    y = np.r_[np.zeros(60, int), np.ones(6, int)]
+    np.savez(d / "data.npz", X=X, y=y)
+    cfg = config_from_paths({"raw": d / "data.npz"}, d / "data.npz", name="adb", embeddings_key="X",
+                            columns={"anomaly": "y"}, overrides={"null_runs": 50, "landscape_resolution": 11,
+                                                                 "k": [3], "detectors": ["knn"]})
+    return load_inputs(cfg.benchmarks[0], cfg), d
+
+
+def test_anomaly_labelled_benchmark_report(anomaly_only, tmp_path):
+    import re
+
+    from auditad.report.assemble import run_audit
+
+    inputs, _ = anomaly_only
+    assert inputs.kind == "anomaly" and sorted(np.unique(inputs.benchmark.y)) == [0, 1]
+    run = run_audit([inputs], tmp_path / "out")
+    s = json.loads((run.out / "adb" / "summary.json").read_text())
+    jsonschema.validate(s, schema())
+    assert s["dataset"]["kind"] == "anomaly" and s["dataset"]["n_classes"] == 2
+    assert s["protocol"]["status"] == "not_applicable" and "anomaly labels only" in s["protocol"]["reason"]
+    # the true anomaly share and counts (6 of 66), not the mean test share of a class split
+    assert s["landscapes"]["ratio"] == 6 / 66
+    assert (s["nulls"]["anomaly_split"]["n_pos"], s["nulls"]["anomaly_split"]["n_neg"]) == (6, 60)
+    assert s["nulls"]["per_class"] == []
+    # leakage between normals and anomalies: the anomalies are far away, no neighbour crosses (k = 3 < 6)
+    assert s["leakage"]["L_k"] == 0.0
+    # the default rho_dir gate is left out (its section did not run); the leakage gate stays
+    assert [g["metric"] for g in s["gates"]] == ["leakage.L_k"]
+    html = (run.out / "adb" / "report.html").read_text(encoding="utf-8")
+    prot = re.search(r'<section id="protocol">(.*?)</section>', html, flags=re.S).group(1)
+    assert "Not applicable: the benchmark has anomaly labels only" in prot
+    assert "between normals and anomalies" in html and "6 anomalies, 60 normals" in html
+
+
+def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only, tmp_path):
+    from dataclasses import replace
+
+    from auditad.errors import InvalidInputError
+    from auditad.report.assemble import run_audit
+    from auditad.report.checks import parse_rule
+
+    inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.mean.rho_dir <= 0.2"),))
+    with pytest.raises(InvalidInputError, match=r"addresses the protocol section, which is not applicable: the "
+                                                 r"benchmark has anomaly labels only"):
+        run_audit([inputs], tmp_path / "out")
+    assert not (tmp_path / "out").exists()
