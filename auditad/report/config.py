@@ -33,7 +33,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
 from .._validation import describe
 from ..errors import InvalidInputError

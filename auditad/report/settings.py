@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import copy
 import json
-import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -518,10 +517,6 @@ def regenerate(root, *, write: bool = True) -> dict:
         for path, text in out.items():
             write_text_atomic(path, text)
     return out
-
-
-def _is_finite(v) -> bool:
-    return isinstance(v, (int, float)) and math.isfinite(v)
 
 
 if __name__ == "__main__":  # pragma: no cover - maintenance command

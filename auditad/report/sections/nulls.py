@@ -221,7 +221,9 @@ def reading(n: Mapping) -> str:
     if "ap" in first:
         text += f", AP ≈ {fmt(first['ap']['mean'])} (the anomaly share, not 0)"
     if "f1" in first:
-        text += f" and F1 ≈ {fmt(first['f1']['mean'])} with coin-flip predictions"
+        q = pcs[0].get("q")
+        how = "coin-flip predictions" if q in (None, 0.5) else f"random predictions flagging {pct(q)} of the samples"
+        text += f" and F1 ≈ {fmt(first['f1']['mean'])} with {how}"
     text += ". "
     k = n["n_observed"]
     if k:
