@@ -197,7 +197,7 @@ def test_config_from_paths_builds_an_equivalent_toml(folder, monkeypatch):
     assert b2.display_paths == b.display_paths
     with pytest.raises(InvalidInputError, match="--epsilon must be < 0.5"):
         config_from_paths({"raw": "data/raw.npy"}, "data/labels.csv", overrides={"epsilon": 0.6})
-    with pytest.raises(InvalidInputError, match="--labels file 'nope.csv' does not exist"):
+    with pytest.raises(InvalidInputError, match="labels='nope.csv': file does not exist"):
         config_from_paths({"raw": "data/raw.npy"}, "nope.csv")
 
 

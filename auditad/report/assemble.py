@@ -234,13 +234,13 @@ def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
 def _check_out(out: Path, sources: list[Path]) -> None:
     """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs."""
     if out.exists() and out.is_dir() and any(out.iterdir()) and not (out / _MARKER).is_file():
-        raise InvalidInputError(f"--out {str(out)!r} is a non-empty folder that is not an auditad report; "
+        raise InvalidInputError(f"out={str(out)!r} is a non-empty folder that is not an auditad report; "
                                 "choose a new or empty folder (it would be replaced)")
     o = out.resolve()
     for p in sources:
         p = Path(p).resolve()
         if o == p or o in p.parents:
-            raise InvalidInputError(f"--out {str(out)!r} contains the input {str(p)!r}; choose another folder")
+            raise InvalidInputError(f"out={str(out)!r} contains the input {str(p)!r}; choose another folder")
 
 
 def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = False, progress: bool = False,
@@ -280,13 +280,13 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     from .checks import evaluate_gates, exit_code, verdict
 
     t0 = time.perf_counter()
-    fail_on = check_choice(fail_on, ("fail", "warn"), name="--fail-on")
-    for flag, path in (("--junit", junit), ("--markdown", markdown)):
+    fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
+    for flag, path in (("junit", junit), ("markdown", markdown)):
         if path is not None:
             path = Path(path)
             parent = path.parent if str(path.parent) else Path(".")
             if path.is_dir() or not parent.is_dir():
-                raise InvalidInputError(f"{flag} {str(path)!r}: " + ("is a folder, expected a file name" if
+                raise InvalidInputError(f"{flag}={str(path)!r}: " + ("is a folder, expected a file name" if
                                         path.is_dir() else "its folder does not exist"))
     inputs_list = list(inputs_list)
     if not inputs_list:

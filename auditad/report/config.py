@@ -292,20 +292,20 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     def existing(p, what) -> Path:
         p = Path(p)
         if not p.exists():
-            raise InvalidInputError(f"{what} file {str(p)!r} does not exist")
+            raise InvalidInputError(f"{what}{str(p)!r}: file does not exist")
         if p.is_dir():
-            raise InvalidInputError(f"{what} path {str(p)!r} is a folder, expected a file")
+            raise InvalidInputError(f"{what}{str(p)!r} is a folder, expected a file")
         return p
 
-    labels_p = existing(labels, "--labels")
-    embs = {str(rep): existing(p, "--embeddings") for rep, p in embeddings.items()}
+    labels_p = existing(labels, "labels=")
+    embs = {str(rep): existing(p, f"embeddings[{rep!r}]=") for rep, p in embeddings.items()}
     display = {"labels": labels_p.as_posix(), **{f"embeddings:{r}": p.as_posix() for r, p in embs.items()}}
     manifest_p = None
     if manifest is not None:
-        manifest_p = existing(manifest, "--manifest")
+        manifest_p = existing(manifest, "manifest=")
         display["manifest"] = manifest_p.as_posix()
     name = name or labels_p.stem
-    _check_name(name, "--name")
+    _check_name(name, "name")
     cols = {k: v for k, v in (columns or {}).items() if v is not None}
     settings = validate_settings(overrides or {}, where="command line")
     g = tuple(gates or ())

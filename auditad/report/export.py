@@ -645,7 +645,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     benches = _find_benchmarks(audit_dir)
     out_abs, audit_abs = out_dir.resolve(), audit_dir.resolve()
     if out_abs == audit_abs or out_abs in audit_abs.parents or any(out_abs == b.resolve() for b in benches):
-        raise InvalidInputError(f"--out {str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; "
+        raise InvalidInputError(f"out_dir={str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; "
                                 "choose another folder")
     out, tmp = prepare_output_dir(out_dir)
     try:
