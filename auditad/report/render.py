@@ -17,12 +17,12 @@ No JavaScript, no web fonts, no request to another host.
 from __future__ import annotations
 
 import io
-import math
 import re
 from pathlib import Path
 from typing import Mapping
 
 from ..errors import AuditadError
+from ._numbers import pval, fmt, pct
 
 __all__ = ["template_dir", "environment", "figure_files", "inline_svg", "render_report", "render_index",
            "readings", "MPL_RC"]
@@ -80,48 +80,6 @@ def environment():
     env.filters["num"] = fmt
     env.filters["pct"] = pct
     return env
-
-
-# --------------------------------------------------------------------------- numbers
-def fmt(value, digits: int = 3) -> str:
-    """Display form of a value: 3 decimals, scientific for tiny numbers, '–' for missing."""
-    if value is None:
-        return "\u2013"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            return "\u2013"
-        if value != 0 and abs(value) < 10 ** (-digits):
-            return f"{value:.2e}"
-        if abs(value) >= 1e5:
-            return f"{value:.3e}"
-        return f"{value:.{digits}f}"
-    try:  # numpy scalars
-        import numpy as np
-
-        if isinstance(value, np.generic):
-            return fmt(value.item(), digits)
-    except ImportError:  # pragma: no cover
-        pass
-    return str(value)
-
-
-def pct(value, digits: int = 1) -> str:
-    """A share as a percentage (``0.0345`` -> ``3.5%``)."""
-    if value is None or not math.isfinite(float(value)):
-        return "\u2013"
-    return f"{100 * float(value):.{digits}f}%"
-
-
-def _pval(p) -> str:
-    if p is None or not math.isfinite(p):
-        return "\u2013"
-    if p == 0:
-        return "< 2e-16"
-    return f"{p:.2g}"
 
 
 # --------------------------------------------------------------------------- figures
@@ -198,7 +156,7 @@ def _table_context(spec, folder: str = "tables") -> dict:
         for col, v in zip(cols, rec):
             if hasattr(v, "item"):
                 v = v.item()
-            cells.append(_pval(v) if _P_COLUMN.match(col) and isinstance(v, float) else fmt(v))
+            cells.append(pval(v) if _P_COLUMN.match(col) and isinstance(v, float) else fmt(v))
         rows.append(cells)
     return {"name": spec.name, "caption": spec.caption, "columns": cols, "numeric": numeric, "rows": rows,
             "csv": f"{folder}/{spec.name}.csv"}

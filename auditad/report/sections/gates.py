@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from ..render import fmt
+from .._numbers import fmt
 from . import Section, info
 
 ID = "gates"

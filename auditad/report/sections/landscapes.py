@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..render import fmt, pct
+from .._numbers import fmt, pct
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "landscapes"

@@ -8,7 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import AuditadWarning
-from ..render import fmt, pct
+from .._numbers import fmt, pct
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "leakage"

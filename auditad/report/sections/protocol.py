@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .._slug import unique_slug
-from ..render import fmt, pct
+from .._numbers import fmt, pct
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "protocol"

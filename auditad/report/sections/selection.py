@@ -8,7 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from .._slug import key
-from ..render import fmt
+from .._numbers import fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "selection"
