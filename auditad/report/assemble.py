@@ -28,6 +28,7 @@ from typing import Callable
 from .._json import json_safe
 from ..errors import AuditadWarning, InvalidInputError
 from ._slug import key as _key
+from .bounded import bound_summary
 from .loader import DEMO_SETTINGS, BenchmarkInputs, describe_dataset, example_inputs, load_inputs
 from .sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module
 
@@ -73,6 +74,9 @@ class BenchmarkAudit:
     elapsed_seconds : float
     sections : tuple of Section
         Every section in report order (the gates and reproducibility sections once the gates were evaluated).
+    summary_files : dict of str -> DataFrame
+        Per-class lists moved out of ``summary`` (more than
+        :data:`~auditad.report.bounded.MAX_INLINE_CLASSES` classes): relative CSV path -> table.
     """
 
     name: str
@@ -83,6 +87,7 @@ class BenchmarkAudit:
     gate_results: tuple = ()
     elapsed_seconds: float = float("nan")
     sections: tuple = ()
+    summary_files: dict = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -186,9 +191,10 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> Bench
                **repro.summary, **{sec.id: sec.summary for sec in sections}, "warnings": notes,
                "captions": {t.name: t.caption for t in tables if t.compact} | {f.name: f.caption for f in figures},
                "gates": [], "verdict": "pass"}
-    return BenchmarkAudit(name=inputs.name, summary=json_safe(summary, other=str), tables=tables, figures=figures,
+    summary, files = bound_summary(json_safe(summary, other=str))
+    return BenchmarkAudit(name=inputs.name, summary=summary, tables=tables, figures=figures,
                           results=ctx.results, elapsed_seconds=time.perf_counter() - t0,
-                          sections=tuple(sections) + (repro,))
+                          sections=tuple(sections) + (repro,), summary_files=files)
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -318,7 +324,8 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
             audit = BenchmarkAudit(name=audit.name, summary=audit.summary, tables=audit.tables,
                                    figures=audit.figures, results=audit.results, gate_results=tuple(gate_results),
                                    elapsed_seconds=audit.elapsed_seconds,
-                                   sections=secs[:-1] + (gate_section,) + secs[-1:])
+                                   sections=secs[:-1] + (gate_section,) + secs[-1:],
+                                   summary_files=audit.summary_files)
             _write_benchmark(audit, tmp / audit.name, progress=progress)
             audits.append(audit)
             if on_benchmark is not None:
@@ -352,14 +359,13 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
 
     from .._io import write_bytes_atomic, write_text_atomic
     from .._progress import Progress
-    from .bounded import bound_summary
     from .render import figure_files, render_report
 
     (folder / "tables").mkdir(parents=True)
     (folder / "figures").mkdir()
-    summary, files = bound_summary(audit.summary)
+    files = audit.summary_files
     write_text_atomic(folder / "summary.json",
-                      json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n")
+                      json.dumps(audit.summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n")
     if any(not t.compact for t in audit.tables) or files:
         (folder / "data").mkdir()
     for rel, frame in files.items():
