@@ -379,18 +379,9 @@ def _add_audit(sub) -> None:
     g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
     g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
     g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
-    s = p.add_argument_group("settings (override the config's [settings])")
-    s.add_argument("--seed", type=int, default=None, help="random seed (default 0)")
-    s.add_argument("--k", type=int, action="append", default=None,
-                   help="leakage neighbour count; repeat for several, the first is the primary k (default 10 1 5 20)")
-    s.add_argument("--epsilon", type=float, default=None, help="near-random half-width (default 0.05)")
-    s.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
-                   help="detector; repeat for several (default: knn, iforest, lof)")
-    s.add_argument("--backend", default=None, choices=["auto", "exact", "approximate"], help="kNN backend")
-    s.add_argument("--repeats", type=int, default=None, help="random train/test splits (default 1)")
-    s.add_argument("--n-jobs", type=int, default=None, help="parallel protocol tasks (-1 = all cores)")
-    s.add_argument("--no-default-gates", action="store_true",
-                   help="without gates in the config or --gate, do not apply the default warning gates")
+    from .report.settings import add_settings_arguments
+
+    add_settings_arguments(p)
     _add_report_flags(p)
 
 
@@ -435,14 +426,9 @@ def _run_audit(args) -> int:
     if args.config is not None and data_flags:
         raise InvalidInputError(f"give either CONFIG.toml or --embeddings/--labels, not both "
                                 f"(got CONFIG.toml and --{data_flags[0].replace('_', '-')})")
-    overrides = {key: getattr(args, key) for key in ("seed", "epsilon", "backend", "repeats", "n_jobs")
-                 if getattr(args, key) is not None}
-    if args.k:
-        overrides["k"] = args.k
-    if args.detector:
-        overrides["detectors"] = args.detector
-    if args.no_default_gates:
-        overrides["default_gates"] = False
+    from .report.settings import settings_from_args
+
+    overrides = settings_from_args(args)
     rules = _report_rules(args)
     if args.config is not None:
         config = load_config(args.config, overrides=overrides, extra_gates=rules)

@@ -197,7 +197,7 @@ def test_config_from_paths_builds_an_equivalent_toml(folder, monkeypatch):
     assert b2.display_paths == b.display_paths
     with pytest.raises(InvalidInputError, match="--epsilon must be < 0.5"):
         config_from_paths({"raw": "data/raw.npy"}, "data/labels.csv", overrides={"epsilon": 0.6})
-    with pytest.raises(InvalidInputError, match="--labels file 'nope.csv' does not exist"):
+    with pytest.raises(InvalidInputError, match="labels='nope.csv': file does not exist"):
         config_from_paths({"raw": "data/raw.npy"}, "nope.csv")
 
 
@@ -244,3 +244,109 @@ def test_cli_config_and_data_flags_are_exclusive(folder, capsys):
     assert "not both" in capsys.readouterr().err
     assert main(["audit", "--out", str(folder / "o")]) == 2
     assert "give CONFIG.toml, or --embeddings and --labels" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- one declaration per setting
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_shipped_schema_and_docs_equal_the_generated_ones():
+    """`python -m auditad.report.settings` regenerates them; a stale copy fails here."""
+    from auditad.report.settings import regenerate
+
+    generated = regenerate(ROOT, write=False)
+    assert len(generated) == 2
+    for path, text in generated.items():
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m auditad.report.settings"
+
+
+def test_choice_lists_are_the_computing_modules_constants():
+    from auditad import landscapes, metrics, protocol, selection
+    from auditad._neighbors import BACKENDS, METRICS
+    from auditad.report.settings import SETTINGS
+
+    by = {s.name: s.allowed() for s in SETTINGS}
+    assert by["metric"] == METRICS and by["backend"] == BACKENDS
+    assert by["protocol"] == protocol.PROTOCOLS and by["detectors"] == protocol.BUILTIN_DETECTORS
+    assert by["null_metrics"] == by["landscape_metrics"] == metrics.METRIC_NAMES
+    assert by["selection_pool_by"] == selection.POOL_BY and len(selection.POOL_BY) == 6
+    assert by["landscape_ratios"] == tuple(landscapes.PAPER_RATIOS)
+    assert list(DEFAULT_SETTINGS) == [s.name for s in SETTINGS]
+
+
+@pytest.mark.parametrize("pool_by", ["scoring", "family", "embedding", "pooling", "metric", "ldn_form"])
+def test_every_pool_by_of_the_selection_is_accepted(pool_by):
+    # the config accepted 4 of the 6 values of selection.POOL_BY before the settings were declared once
+    assert validate_settings({"selection_pool_by": pool_by})["selection_pool_by"] == pool_by
+
+
+# a non-default valid value per flag, written by hand (the expected settings are independent of the code)
+FLAGS = (["--seed", "4", "--k", "7", "--k", "2", "--metric", "cosine", "--backend", "exact",
+          "--protocol", "one_class", "--detector", "lof", "--detector", "knn", "--epsilon", "0.1",
+          "--train-fraction", "0.6", "--repeats", "3", "--contamination", "0.2", "--ci-level", "0.9",
+          "--n-jobs", "-1", "--null-metric", "f1", "--null-q", "0.3", "--null-method", "exact",
+          "--null-runs", "50", "--landscape-metric", "mcc", "--landscape-resolution", "11",
+          "--landscape-reference", "0.4", "--landscape-ratio", "UCR", "--landscape-ratio", "0.25",
+          "--selection-estimator", "npd", "--selection-probe", "random", "--selection-pool-by", "metric",
+          "--selection-n-boot", "0", "--no-default-gates"])
+EXPECTED = {"seed": 4, "k": [7, 2], "metric": "cosine", "backend": "exact", "protocol": "one_class",
+            "detectors": ["lof", "knn"], "epsilon": 0.1, "train_fraction": 0.6, "repeats": 3, "contamination": 0.2,
+            "ci_level": 0.9, "n_jobs": -1, "null_metrics": ["f1"], "null_q": 0.3, "null_method": "exact",
+            "null_runs": 50, "landscape_metrics": ["mcc"], "landscape_resolution": 11, "landscape_reference": 0.4,
+            "landscape_ratios": ["UCR", 0.25], "selection_estimators": ["npd"], "selection_probes": ["random"],
+            "selection_pool_by": "metric", "selection_n_boot": 0, "default_gates": False}
+
+
+def _parser():
+    import argparse
+
+    from auditad.report.settings import add_settings_arguments
+
+    parser = argparse.ArgumentParser()
+    add_settings_arguments(parser)
+    return parser
+
+
+def test_every_setting_but_detector_params_has_a_generated_flag():
+    from auditad.report.settings import settings_from_args
+
+    given = settings_from_args(_parser().parse_args(FLAGS))
+    assert validate_settings(given, where="command line") == {**DEFAULT_SETTINGS, **EXPECTED}
+    assert set(DEFAULT_SETTINGS) - set(given) == {"detector_params"}
+    assert settings_from_args(_parser().parse_args([])) == {}
+
+
+def test_settings_to_flags_reads_back_through_the_parser():
+    import shlex
+
+    from auditad.report.settings import settings_from_args, settings_to_flags
+
+    flags = [t for f in settings_to_flags(EXPECTED) for t in shlex.split(f)]
+    assert settings_from_args(_parser().parse_args(flags)) == EXPECTED
+
+
+def test_cli_flag_errors_name_the_flag():
+    with pytest.raises(InvalidInputError, match=r"^--null-runs must be"):
+        validate_settings({"null_runs": 0}, where="command line")
+    with pytest.raises(InvalidInputError, match=r"^--landscape-resolution must be at most 1001"):
+        validate_settings({"landscape_resolution": 5000}, where="command line")
+
+
+def test_default_gates_and_reading_thresholds_are_one_number():
+    from auditad.report.checks import parse_rule
+    from auditad.report.sections import threshold
+
+    rules = {r.path: r for r in map(parse_rule, DEFAULT_GATES)}
+    assert rules["leakage.L_k"].threshold == threshold("leakage") == 0.5
+    assert rules["protocol.mean.rho_dir"].threshold == threshold("protocol") == 0.2
+
+
+def test_command_line_flags_on_top_of_a_file_are_recorded(folder):
+    from auditad.report.checks import parse_rule
+
+    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "k": [5, 2]},
+                      extra_gates=[parse_rule("warn: leakage.L_k <= 0.1")])
+    assert cfg.command_line == ("--seed 3", "--k 5 --k 2", "--gate 'warn: leakage.L_k <= 0.1'")
+    flags_only = config_from_paths({"raw": folder / "data" / "raw.npy"}, folder / "data" / "labels.csv",
+                                   overrides={"seed": 3})
+    assert flags_only.command_line == () and "seed = 3" in flags_only.text

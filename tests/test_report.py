@@ -8,12 +8,11 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
 
+import jsonschema  # in the test extra: a missing dependency fails, it does not skip
 import numpy as np
 import pytest
 
 from auditad.cli import main
-
-jsonschema = pytest.importorskip("jsonschema")
 
 SCRIPT = "<script>alert(1)</script>"
 
@@ -143,7 +142,14 @@ def test_demo_summary_validates_and_matches_the_library(demo):
         ref = leakage(X, bench.y, k=[10, 1, 5, 20], backend="exact")
         got = summary["leakage"]["representations"][rep]
         assert got["L_k"] == ref.L_k and got["by_k"] == {str(k): float(v) for k, v in zip(ref.ks, ref.L)}
-    assert summary["leakage"]["L_k"] == summary["leakage"]["representations"]["pixels"]["L_k"]
+    # the top-level L_k is the first representation's, checked against a brute-force oracle
+    from sklearn.metrics import pairwise_distances
+
+    X, y = bench.representations["pixels"], bench.y
+    D = pairwise_distances(X)
+    np.fill_diagonal(D, np.inf)
+    nn = np.argsort(D, axis=1, kind="stable")[:, :10]  # ties broken by index
+    assert summary["leakage"]["L_k"] == pytest.approx(np.mean(y[nn] != y[:, None]), abs=1e-12)
     pc = summary["nulls"]["per_class"][0]
     obs = pc["observed"]["pca16"]
     direct = null_distribution(pc["n_pos"], pc["n_neg"], metrics=("auroc",), observed={"auroc": obs["auroc"]})
@@ -398,3 +404,280 @@ def test_plot_leakage_curve_draws_L_against_sorted_k():
     # k = 6 reaches into the other cluster: 2 of 6 neighbours of every sample carry the other label
     assert list(line.get_ydata()) == [0.0, 0.0, pytest.approx(2 / 6)]
     assert chance.get_ydata()[0] == pytest.approx(res.chance) and res.chance == pytest.approx(5 / 9)
+
+
+def test_demo_report_has_references_and_no_internal_jargon(demo):
+    import re
+
+    html = (demo[0] / "digits" / "report.html").read_text(encoding="utf-8")
+    text = re.sub(r"<svg.*?</svg>", "", html, flags=re.S)
+    assert not re.search(r"seeds? 00\d|SPEC", text)
+    refs = re.findall(r'<li id="ref-(\d+)">([^<]*)</li>', text)
+    assert [n for n, _ in refs] == [str(i) for i in range(1, len(refs) + 1)] and len(refs) == 5
+    assert any("Wilkinghoff" in r and "Embedding-Space Geometry" in r for _, r in refs)
+    assert any("DeLong" in r and "Biometrics" in r for _, r in refs)
+    for n, _ in refs:  # every reference is cited by a section
+        assert f'href="#ref-{n}"' in text
+
+
+def test_report_sources_have_no_internal_jargon():
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    files = list((root / "auditad" / "report").rglob("*.py")) + list((root / "templates").glob("*.j2"))
+    for f in files:
+        bad = re.findall(r"seeds? 00\d|SPEC §|auditad SPEC", f.read_text(encoding="utf-8"))
+        assert not bad, (f.name, bad)
+
+
+# --------------------------------------------------------------------------- sections as units
+def _inputs(X, y, *, settings=None, columns=None, gates=(), command_line=()):
+    from auditad.datasets import Benchmark
+    from auditad.report.config import validate_settings
+    from auditad.report.loader import BenchmarkInputs
+
+    s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
+                           "null_metrics": ["auroc", "ap"], "k": [3, 1], **(settings or {})})
+    bench = Benchmark(name="tiny", y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)},
+                      sources={})
+    return BenchmarkInputs(name="tiny", benchmark=bench, columns=columns or {}, selection=None, settings=s,
+                           gates=tuple(gates), inputs=(), config_text="version = 1\n", config_name="tiny.toml",
+                           config_sha256="0" * 64, config_origin="file", command_line=tuple(command_line))
+
+
+def _separated(n_per=12, K=3, gap=100.0):
+    rng = np.random.default_rng(1)
+    y = np.repeat(np.arange(K), n_per)
+    return rng.normal(size=(y.size, 2)) + gap * y[:, None], y
+
+
+def test_leakage_section_from_result_objects_and_degenerate_reading():
+    from auditad.leakage import leakage
+    from auditad.report.sections import Context, leakage as section
+
+    X, y = _separated()
+    ctx = Context(_inputs(X, y))
+    ctx.results["leakage"] = {"representations": {"raw": leakage(X, y, k=[3, 1]),
+                                                  "half": leakage(X[:, :1], y, k=[3, 1])}, "columns": {}}
+    sec = section.build(ctx)
+    assert sec.id == "leakage" and sec.status == "ok" and sec.references[0][0] == "testing-the-test"
+    # well separated clusters: no neighbour from another class, in both representations
+    assert sec.summary["L_k"] == 0.0 and sec.summary["max_L_k"] == 0.0
+    assert "No class has a neighbour from another class" in sec.reading and "most mixed" not in sec.reading
+    assert "at most 0.5" in sec.reading
+    assert {t.name for t in sec.tables} == {"leakage", "leakage_per_class", "leakage_per_class_all_k"}
+    assert [f.name for f in sec.figures] == ["leakage_vs_k"]
+    # one mixed class: named, with its value (a brute-force count: 1 of 3 neighbours of the moved sample)
+    X2 = X.copy()
+    X2[0] = X[y == 1][0] + 0.01  # a class-0 sample inside class 1
+    ctx.results["leakage"] = {"representations": {"raw": leakage(X2, y, k=[3, 1])}, "columns": {}}
+    reading = section.build(ctx).reading
+    assert "The most mixed class is" in reading
+
+
+def test_protocol_and_nulls_readings_say_what_is_true_in_degenerate_cases():
+    from auditad.report.sections import nulls, protocol
+
+    base = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
+            "mean": {"n_classes": 3, "mean_auc": 1.0, "sigma2_auc": 0.0, "range_auc": 0.0, "rho_inv": 0.0,
+                     "rho_rnd": 0.0, "rho_dir": 0.0, "spearman_leakage_auroc": None}}
+
+    def reading(rhos):
+        dets = {d: {"rho_dir": r} for d, r in rhos.items()}
+        return protocol.reading({**base, "representations": {"raw": {"detectors": dets}}})
+
+    text = reading({"knn": 0.0, "lof": 0.0})
+    assert "least stable" not in text and "No detector's score direction flips" in text
+    assert "Every detector has the same ρ_dir = 0.333" in reading({"knn": 1 / 3, "lof": 1 / 3})
+    assert "least stable detectors are knn, lof" in reading({"knn": 0.5, "lof": 0.5, "iforest": 0.1})
+    assert "least stable detector is lof (ρ_dir = 0.500)" in reading({"knn": 0.1, "lof": 0.5})
+    # one count for every class: a number, not a range "30–30"
+    pc = {"class": 0, "n_pos": 30, "n_neg": 60, "ratio": 1 / 3,
+          "nulls": {"auroc": {"std": 0.06, "q99": 0.64}}, "observed": {"raw": {"above_q95": True}}}
+    text = nulls.reading({"per_class": [pc, {**pc, "class": 1}], "n_observed": 2, "share_above_q99": 1.0,
+                          "representation": "raw"})
+    assert "30 anomalies and 60 normals (anomaly share 33.3%)" in text
+
+
+def test_reading_thresholds_switch_at_the_default_gate():
+    from auditad.report.sections import leakage, protocol, threshold
+
+    def lk(L):
+        return {"L_k": L, "chance": 0.9, "k": 10, "representation": "raw", "ratio_to_chance": L / 0.9,
+                "representations": {"raw": {"L_k": L, "per_class": []}}, "columns": {}}
+
+    t = threshold("leakage")
+    assert "at most 0.5" in leakage.reading(lk(t)) and "above 0.5" in leakage.reading(lk(np.nextafter(t, 1)))
+    t = threshold("protocol")
+    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
+    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
+            "representations": {"raw": {"detectors": {}}}}
+    assert "at most 0.2" in protocol.reading({**part, "mean": {**m, "rho_dir": t}})
+    assert "above 0.2" in protocol.reading({**part, "mean": {**m, "rho_dir": np.nextafter(t, 1)}})
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    from auditad.report.assemble import run_audit
+    from auditad.report.checks import parse_rule
+
+    X, y = _separated()
+    inputs = _inputs(X, y, gates=[parse_rule("warn: leakage.L_k <= 0.1")],
+                     command_line=("--seed 0", "--gate 'warn: leakage.L_k <= 0.1'"))
+    return run_audit([inputs], tmp_path_factory.mktemp("tiny") / "out")
+
+
+def test_assemble_collects_the_sections_in_registry_order(tiny_run):
+    from auditad.report.sections import REGISTRY
+
+    audit = tiny_run.audits[0]
+    assert [s.id for s in audit.sections] == [i.id for i in REGISTRY]
+    sel = audit.sections[4]
+    assert sel.status == "not_applicable" and sel.reason == "no model-selection manifest was given"
+    s = audit.summary
+    assert s["selection"] is None and s["config"]["command_line"] == ["--seed 0", "--gate 'warn: leakage.L_k <= 0.1'"]
+    # every table and figure of the audit belongs to exactly one section
+    assert [t.name for t in audit.tables] == [t.name for sec in audit.sections for t in sec.tables]
+    jsonschema.validate(json.loads((tiny_run.out / "tiny" / "summary.json").read_text()), schema())
+
+
+def test_rendered_sections_parse_with_sources_configuration_and_not_applicable(tiny_run):
+    import re
+
+    html = (tiny_run.out / "tiny" / "report.html").read_text(encoding="utf-8")
+    page = parse(html)
+    for sid in ("leakage", "protocol", "nulls", "landscapes", "selection", "gates", "reproducibility",
+                "references"):
+        assert sid in page.ids, sid
+    sel = re.search(r'<section id="selection">(.*?)</section>', html, flags=re.S).group(1)
+    assert "Not applicable: no model-selection manifest was given." in sel and "<svg" not in sel
+    pre = re.findall(r"<pre>(.*?)</pre>", html, flags=re.S)[0]
+    assert pre.startswith("version = 1") and "#   --gate &#39;warn: leakage.L_k &lt;= 0.1&#39;" in pre
+    assert "#   --seed 0" in pre
+    # 4 references: the 5th (model selection) would be cited only by the section that did not run
+    refs = re.findall(r'<li id="ref-\d+">([^<]*)</li>', html)
+    assert len(refs) == 4 and not any("Wilkinghoff" in r for r in refs)
+    assert "No class has a neighbour from another class" in html
+
+
+# --------------------------------------------------------------------------- bounded summary
+def test_bounded_summary_moves_per_class_lists_to_csv(demo):
+    import pandas as pd
+
+    from auditad.report.bounded import PER_CLASS_PATHS, bound_summary
+
+    summary = json.loads((demo[0] / "digits" / "summary.json").read_text())
+    same, none = bound_summary(summary)  # 10 classes <= 200: unchanged
+    assert same == summary and none == {}
+    small, files = bound_summary(summary, max_classes=5)
+    jsonschema.validate(small, schema())
+    reps = ["pixels", "pca16"]
+    expected = 4 + 3 * len(reps) + 2 * len(reps)  # dataset x2, protocol.classes, nulls; per rep 3 leakage, 2 protocol
+    assert len(files) == expected and len(PER_CLASS_PATHS) == 9
+    ref = small["nulls"]["per_class"]
+    assert ref == {"csv": "data/summary/nulls.per_class.csv", "n_rows": 10}
+    frame = files[ref["csv"]]
+    assert list(frame["observed.pixels.p_value"]) == [pc["observed"]["pixels"]["p_value"]
+                                                      for pc in summary["nulls"]["per_class"]]
+    conf = files[small["leakage"]["representations"]["pixels"]["confusion"]["csv"]]
+    full = np.array(summary["leakage"]["representations"]["pixels"]["confusion"])
+    assert len(conf) == np.count_nonzero(full)
+    assert all(full[r.row, r.column] == r.value for r in conf.itertuples())
+    assert isinstance(frame, pd.DataFrame)
+    # statistics used by gates stay inline
+    assert small["leakage"]["L_k"] == summary["leakage"]["L_k"] and small["protocol"]["mean"] == summary["protocol"]["mean"]
+    assert len(json.dumps(small)) < len(json.dumps(summary))
+
+
+def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path):
+    import pandas as pd
+
+    from auditad.report import bounded
+    from auditad.report.assemble import run_audit
+
+    monkeypatch.setattr(bounded, "MAX_INLINE_CLASSES", 2)
+    X, y = _separated()
+    run = run_audit([_inputs(X, y)], tmp_path / "out")
+    folder = run.out / "tiny"
+    summary = json.loads((folder / "summary.json").read_text())
+    jsonschema.validate(summary, schema())
+    ref = summary["leakage"]["representations"]["raw"]["per_class"]
+    frame = pd.read_csv(folder / ref["csv"])
+    assert ref["n_rows"] == len(frame) == 3 and list(frame["class"]) == [0, 1, 2]
+    assert pd.read_csv(folder / summary["dataset"]["class_sizes"]["csv"])["value"].tolist() == [12, 12, 12]
+    assert "No class has a neighbour from another class" in (folder / "report.html").read_text()
+
+
+# --------------------------------------------------------------------------- benchmark kinds
+@pytest.mark.parametrize("y, label_column, expected", [
+    (None, None, "anomaly"),                        # no class label column at all
+    ([0, 1, 0, 1], None, "anomaly"),                # the labels are the anomaly flags (ADBench .npz: y)
+    ([0, 1, 0, 1], "y", "anomaly"),                 # the same column named both ways
+    ([0, 1, 0, 1], "cls", "both"),                  # another column, even with equal values: kept as classes
+    (["a", "b", "a", "b"], None, "both"),
+    ([0, 1, 1, 1], None, "both"),
+])
+def test_benchmark_kind(y, label_column, expected):
+    from auditad.report.loader import benchmark_kind
+
+    anomaly = np.array([0, 1, 0, 1], dtype=np.int8)
+    got = benchmark_kind(None if y is None else np.array(y), anomaly, label_column=label_column, anomaly_column="y")
+    assert got == expected
+    assert benchmark_kind(np.array([0, 1]), None) == "classes"
+
+
+@pytest.fixture(scope="module")
+def anomaly_only(tmp_path_factory):
+    """An ADBench-style .npz (X, y with y = 1 anomaly): 3 normal clusters and 6 far-away anomalies."""
+    from auditad.report.config import config_from_paths
+    from auditad.report.loader import load_inputs
+
+    d = tmp_path_factory.mktemp("adbench")
+    rng = np.random.default_rng(2)
+    X = np.r_[rng.normal(size=(60, 3)) + np.repeat(np.arange(3), 20)[:, None] * 8.0, rng.normal(size=(6, 3)) + 50]
+    y = np.r_[np.zeros(60, int), np.ones(6, int)]
+    np.savez(d / "data.npz", X=X, y=y)
+    cfg = config_from_paths({"raw": d / "data.npz"}, d / "data.npz", name="adb", embeddings_key="X",
+                            columns={"anomaly": "y"}, overrides={"null_runs": 50, "landscape_resolution": 11,
+                                                                 "k": [3], "detectors": ["knn"]})
+    return load_inputs(cfg.benchmarks[0], cfg), d
+
+
+def test_anomaly_labelled_benchmark_report(anomaly_only, tmp_path):
+    import re
+
+    from auditad.report.assemble import run_audit
+
+    inputs, _ = anomaly_only
+    assert inputs.kind == "anomaly" and sorted(np.unique(inputs.benchmark.y)) == [0, 1]
+    run = run_audit([inputs], tmp_path / "out")
+    s = json.loads((run.out / "adb" / "summary.json").read_text())
+    jsonschema.validate(s, schema())
+    assert s["dataset"]["kind"] == "anomaly" and s["dataset"]["n_classes"] == 2
+    assert s["protocol"]["status"] == "not_applicable" and "anomaly labels only" in s["protocol"]["reason"]
+    # the true anomaly share and counts (6 of 66), not the mean test share of a class split
+    assert s["landscapes"]["ratio"] == 6 / 66
+    assert (s["nulls"]["anomaly_split"]["n_pos"], s["nulls"]["anomaly_split"]["n_neg"]) == (6, 60)
+    assert s["nulls"]["per_class"] == []
+    # leakage between normals and anomalies: the anomalies are far away, no neighbour crosses (k = 3 < 6)
+    assert s["leakage"]["L_k"] == 0.0
+    # the default rho_dir gate is left out (its section did not run); the leakage gate stays
+    assert [g["metric"] for g in s["gates"]] == ["leakage.L_k"]
+    html = (run.out / "adb" / "report.html").read_text(encoding="utf-8")
+    prot = re.search(r'<section id="protocol">(.*?)</section>', html, flags=re.S).group(1)
+    assert "Not applicable: the benchmark has anomaly labels only" in prot
+    assert "between normals and anomalies" in html and "6 anomalies, 60 normals" in html
+
+
+def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only, tmp_path):
+    from dataclasses import replace
+
+    from auditad.errors import InvalidInputError
+    from auditad.report.assemble import run_audit
+    from auditad.report.checks import parse_rule
+
+    inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.mean.rho_dir <= 0.2"),))
+    with pytest.raises(InvalidInputError, match=r"addresses the protocol section, which is not applicable: the "
+                                                 r"benchmark has anomaly labels only"):
+        run_audit([inputs], tmp_path / "out")
+    assert not (tmp_path / "out").exists()

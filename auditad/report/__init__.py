@@ -1,8 +1,12 @@
 """Report layer: checks (pass/warn/fail gates), assembly of plain values and figures, rendering, export.
 
+* :mod:`~auditad.report.settings` -- every audit setting declared once (validation, CLI flags, schema, docs);
 * :mod:`~auditad.report.config` -- the TOML audit configuration (``docs/config.md``);
-* :mod:`~auditad.report.assemble` -- runs the diagnostics of one benchmark, builds ``summary.json``, tables
-  and figures, and writes the report folder atomically (:func:`run_audit`);
+* :mod:`~auditad.report.loader` -- reads a benchmark's files (or the bundled example) into memory;
+* :mod:`~auditad.report.sections` -- one module per report section, ``build(ctx) -> Section``, and the registry;
+* :mod:`~auditad.report.assemble` -- runs the sections of one benchmark in order, collects ``summary.json``,
+  evaluates the gates and writes the report folder atomically (:func:`run_audit`);
+* :mod:`~auditad.report.bounded` -- keeps ``summary.json`` bounded at many classes;
 * :mod:`~auditad.report.render` -- jinja2 templates -> self-contained HTML, figures -> SVG / PDF;
 * :mod:`~auditad.report.checks` -- gate rules over summary paths;
 * :mod:`~auditad.report.export` -- JUnit XML, Markdown, LaTeX tables and the paper appendix.
@@ -37,8 +41,8 @@ __all__ = [
 
 _LAZY = {
     "load_config": "config", "config_from_paths": "config", "AuditConfig": "config", "BenchmarkConfig": "config",
-    "load_inputs": "assemble", "example_inputs": "assemble", "audit_benchmark": "assemble", "run_audit": "assemble",
-    "BenchmarkInputs": "assemble", "BenchmarkAudit": "assemble", "AuditRun": "assemble",
+    "load_inputs": "loader", "example_inputs": "loader", "audit_benchmark": "assemble", "run_audit": "assemble",
+    "BenchmarkInputs": "loader", "BenchmarkAudit": "assemble", "AuditRun": "assemble",
     "SCHEMA_VERSION": "assemble",
 }
 

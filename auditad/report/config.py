@@ -29,14 +29,13 @@ happens in :func:`auditad.report.assemble.load_inputs`.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
-from .._validation import check_choice, check_float, check_int, describe
+from .._validation import describe
 from ..errors import InvalidInputError
 
 try:  # Python >= 3.11
@@ -58,48 +57,13 @@ __all__ = [
 
 CONFIG_VERSION = 1
 
-#: Audit settings and their defaults (``docs/config.md`` documents each one).
-DEFAULT_SETTINGS: dict[str, Any] = {
-    "seed": 0,
-    "k": [10, 1, 5, 20],
-    "metric": "euclidean",
-    "backend": "auto",
-    "protocol": "leave_one_class_out",
-    "detectors": ["knn", "iforest", "lof"],
-    "detector_params": {},
-    "epsilon": 0.05,
-    "train_fraction": 0.8,
-    "repeats": 1,
-    "contamination": None,
-    "ci_level": 0.95,
-    "n_jobs": 1,
-    "null_metrics": ["auroc", "ap", "aupr_trap", "f1", "mcc_scaled"],
-    "null_q": "coin",
-    "null_method": "auto",
-    "null_runs": 2000,
-    "landscape_metrics": ["auroc", "aupr_trap", "f1", "mcc_scaled"],
-    "landscape_resolution": 101,
-    "landscape_reference": 0.5,
-    "landscape_ratios": [],
-    "selection_estimators": [],
-    "selection_probes": [],
-    "selection_pool_by": None,
-    "selection_n_boot": 1000,
-    "default_gates": True,
-}
-
-#: WARN-level gates used when neither the config nor ``--gate`` defines any (and ``default_gates`` is true).
-#: Thresholds follow seed 002: Fashion-MNIST (stable) has L_k ≈ 0.24, CIFAR-10 / Imagenette (unstable) L_k > 0.76
-#: and direction instability up to 63 %.
-DEFAULT_GATES: tuple[str, ...] = ("warn: leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2")
+# Settings are declared once in auditad.report.settings; these names stay importable from here.
+from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, unknown_keys as _unknown, validate_settings  # noqa: E402
 
 _TOP_KEYS = {"version", "settings", "gates", "benchmarks"}
 _BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "columns", "manifest", "settings", "gates"}
 _COLUMN_KEYS = ("label", "domain", "attribute", "anomaly")
-_DETECTOR_PARAMS = {"knn": {"k": int}, "iforest": {"n_estimators": int, "max_samples": (int, float, str)},
-                    "lof": {"n_neighbors": int}}
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-_METRICS = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 @dataclass(frozen=True)
@@ -153,144 +117,22 @@ class AuditConfig:
         shown in the reproducibility block of the report.
     sha256 : str
         Hash of ``text``.
+    command_line : tuple of str
+        The command-line flags applied on top of a configuration file (settings overrides and
+        ``--gate`` rules), shown next to the file in the report; empty when the flags are the
+        configuration (then ``text`` holds them).
     """
 
     benchmarks: tuple
     source: Path | None
     text: str
     sha256: str
+    command_line: tuple = ()
 
 
 # --------------------------------------------------------------------------- helpers
 def _err(where: str, message: str) -> InvalidInputError:
     return InvalidInputError(f"{where}: {message}")
-
-
-def _unknown(table: Mapping, allowed, where: str, label: str) -> None:
-    extra = sorted(set(map(str, table)) - set(allowed))
-    if extra:
-        import difflib
-
-        more = f" (and {len(extra) - 1} more)" if len(extra) > 1 else ""
-        close = difflib.get_close_matches(extra[0], sorted(allowed), n=1)
-        hint = f"did you mean {close[0]!r}?" if close else f"allowed keys: {sorted(allowed)}"
-        raise _err(where, f"unknown key {label}{extra[0]!r}{more}; {hint}")
-
-
-def _str_list(value, key: str, where: str, *, allow_scalar: bool = False) -> list:
-    if allow_scalar and isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise _err(where, f"{key} must be a list of strings, got {describe(value)}")
-    return list(value)
-
-
-def validate_settings(raw: Mapping, *, where: str = "settings", base: Mapping | None = None) -> dict:
-    """Merge ``raw`` over ``base`` (default :data:`DEFAULT_SETTINGS`) and check every value.
-
-    Raises
-    ------
-    InvalidInputError
-        Unknown key or a bad value; the message names ``where.key`` and the value.
-    """
-    out = copy.deepcopy(dict(DEFAULT_SETTINGS if base is None else base))
-    if not isinstance(raw, Mapping):
-        raise _err(where, f"must be a table, got {describe(raw)}")
-    _unknown(raw, DEFAULT_SETTINGS, where, "")
-    for key, value in raw.items():
-        name = "--" + key.replace("_", "-") if where == "command line" else f"{where}.{key}"
-        try:
-            out[key] = _check_setting(key, value, name)
-        except InvalidInputError as exc:
-            msg = str(exc)
-            raise InvalidInputError(msg if msg.startswith(name) else f"{name}: {msg}") from None
-    return out
-
-
-def _check_setting(key: str, value, name: str):
-    if key in ("seed", "repeats", "n_jobs", "null_runs", "landscape_resolution", "selection_n_boot"):
-        low = {"seed": 0, "repeats": 1, "null_runs": 1, "landscape_resolution": 2, "selection_n_boot": 0}.get(key)
-        v = check_int(value, name=name, low=low)
-        if key == "n_jobs" and v == 0:
-            raise InvalidInputError(f"{name} must be a non-zero integer (-1 = all cores), got 0")
-        if key == "landscape_resolution" and v > 1001:
-            raise InvalidInputError(f"{name} must be at most 1001, got {v}")
-        return v
-    if key == "k":
-        ks = value if isinstance(value, list) else [value]
-        if not ks:
-            raise InvalidInputError(f"{name} must be an integer or a non-empty list of integers, got []")
-        return [check_int(v, name=name, low=1) for v in ks]
-    if key in ("metric", "backend", "protocol", "null_method"):
-        choices = {"metric": ("euclidean", "cosine"), "backend": ("auto", "exact", "approximate"),
-                   "protocol": ("leave_one_class_out", "one_class"),
-                   "null_method": ("auto", "exact", "monte_carlo")}[key]
-        return check_choice(value, choices, name=name)
-    if key == "detectors":
-        dets = _str_list(value, "detectors", name.rsplit(".", 1)[0], allow_scalar=True)
-        if not dets:
-            raise InvalidInputError(f"{name} must name at least one detector")
-        for d in dets:
-            check_choice(d, tuple(_DETECTOR_PARAMS), name=name)
-        if len(set(dets)) != len(dets):
-            raise InvalidInputError(f"{name} lists a detector twice: {dets}")
-        return dets
-    if key == "detector_params":
-        if not isinstance(value, Mapping):
-            raise InvalidInputError(f"{name} must be a table like {{ iforest = {{ n_estimators = 50 }} }}")
-        _unknown(value, _DETECTOR_PARAMS, name, "")
-        out = {}
-        for det, params in value.items():
-            if not isinstance(params, Mapping):
-                raise InvalidInputError(f"{name}.{det} must be a table, got {describe(params)}")
-            _unknown(params, _DETECTOR_PARAMS[det], f"{name}.{det}", "")
-            for p, v in params.items():
-                typ = _DETECTOR_PARAMS[det][p]
-                if isinstance(v, bool) or not isinstance(v, typ):
-                    raise InvalidInputError(f"{name}.{det}.{p} has the wrong type: {describe(v)}")
-                if isinstance(v, int) and v < 1:
-                    raise InvalidInputError(f"{name}.{det}.{p} must be >= 1, got {v}")
-            out[det] = dict(params)
-        return out
-    if key == "epsilon":
-        return check_float(value, name=name, low=0.0, high=0.5, high_open=True)
-    if key in ("train_fraction", "ci_level", "contamination"):
-        return check_float(value, name=name, low=0.0, high=1.0, low_open=True, high_open=True)
-    if key in ("null_metrics", "landscape_metrics"):
-        metrics = _str_list(value, key, name.rsplit(".", 1)[0], allow_scalar=True)
-        if not metrics:
-            raise InvalidInputError(f"{name} must name at least one metric")
-        for m in metrics:
-            check_choice(m, _METRICS, name=name)
-        return list(dict.fromkeys(metrics))
-    if key == "null_q":
-        if isinstance(value, str):
-            return check_choice(value, ("coin", "prior"), name=name)
-        return check_float(value, name=name, low=0.0, high=1.0)
-    if key == "landscape_reference":
-        return check_float(value, name=name, low=0.0, high=1.0, low_open=True, high_open=True)
-    if key == "landscape_ratios":
-        if not isinstance(value, list):
-            raise InvalidInputError(f"{name} must be a list of ratios in (0, 1) or preset names, got {describe(value)}")
-        from ..landscapes import PAPER_RATIOS
-
-        out = []
-        for v in value:
-            if isinstance(v, str):
-                check_choice(v, tuple(PAPER_RATIOS), name=name)
-                out.append(v)
-            else:
-                out.append(check_float(v, name=name, low=0.0, high=1.0, low_open=True, high_open=True))
-        return out
-    if key in ("selection_estimators", "selection_probes"):
-        return _str_list(value, key, name.rsplit(".", 1)[0], allow_scalar=True)
-    if key == "selection_pool_by":
-        return check_choice(value, ("scoring", "family", "embedding", "pooling"), name=name)
-    if key == "default_gates":
-        if not isinstance(value, bool):
-            raise InvalidInputError(f"{name} must be true or false, got {describe(value)}")
-        return value
-    raise InvalidInputError(f"{name}: unknown setting")  # unreachable: keys are checked first
 
 
 def _check_gates(raw, where: str) -> tuple:
@@ -418,7 +260,10 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         out.append(BenchmarkConfig(name=name, labels=labels, embeddings=embeddings, embeddings_key=key,
                                    columns=dict(columns), manifest=manifest, settings=bsettings, gates=merged,
                                    display_paths=display))
-    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data))
+    from .settings import settings_to_flags
+
+    flags = settings_to_flags(overrides or {}) + tuple(f"--gate '{r.text}'" for r in extra_gates or ())
+    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags)
 
 
 def _check_name(name, where: str) -> None:
@@ -447,20 +292,20 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     def existing(p, what) -> Path:
         p = Path(p)
         if not p.exists():
-            raise InvalidInputError(f"{what} file {str(p)!r} does not exist")
+            raise InvalidInputError(f"{what}{str(p)!r}: file does not exist")
         if p.is_dir():
-            raise InvalidInputError(f"{what} path {str(p)!r} is a folder, expected a file")
+            raise InvalidInputError(f"{what}{str(p)!r} is a folder, expected a file")
         return p
 
-    labels_p = existing(labels, "--labels")
-    embs = {str(rep): existing(p, "--embeddings") for rep, p in embeddings.items()}
+    labels_p = existing(labels, "labels=")
+    embs = {str(rep): existing(p, f"embeddings[{rep!r}]=") for rep, p in embeddings.items()}
     display = {"labels": labels_p.as_posix(), **{f"embeddings:{r}": p.as_posix() for r, p in embs.items()}}
     manifest_p = None
     if manifest is not None:
-        manifest_p = existing(manifest, "--manifest")
+        manifest_p = existing(manifest, "manifest=")
         display["manifest"] = manifest_p.as_posix()
     name = name or labels_p.stem
-    _check_name(name, "--name")
+    _check_name(name, "name")
     cols = {k: v for k, v in (columns or {}).items() if v is not None}
     settings = validate_settings(overrides or {}, where="command line")
     g = tuple(gates or ())

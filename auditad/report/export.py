@@ -33,7 +33,8 @@ from typing import Callable, Mapping, Sequence
 
 from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
-from .checks import GateResult, _fmt_number, evaluate_gates, load_summary, summary_rules, verdict
+from ._slug import unique_slug
+from .checks import GateResult, evaluate_gates, load_summary, summary_rules, verdict
 
 __all__ = [
     "latex_escape",
@@ -49,6 +50,11 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- gate results: counts
+def _condition(rule) -> str:
+    """``"<= 0.5"``: the rule's expression without its path."""
+    return rule.expression[len(rule.path):].strip()
+
+
 def _counts(results: Sequence[GateResult]) -> dict:
     return {
         "tests": len(results),
@@ -195,7 +201,7 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     for b, rs in data.items():
         for r in rs:
             rows.append([_md_escape(b), _md_escape(r.rule.path), r.level, _fmt_value(r.value),
-                         _md_escape(f"{r.rule.op} {_fmt_number(r.rule.threshold)}"),
+                         _md_escape(_condition(r.rule)),
                          {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status]])
     if rows:
         lines += ["", *_md_table(["benchmark", "metric", "level", "value", "threshold", "status"], rows,
@@ -548,13 +554,7 @@ class AppendixResult:
 
 
 def _slug(text: str, taken: set) -> str:
-    folded = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
-    base = re.sub(r"[^A-Za-z0-9]+", "-", folded).strip("-").lower() or "item"
-    slug, i = base, 2
-    while slug in taken:
-        slug, i = f"{base}-{i}", i + 1
-    taken.add(slug)
-    return slug
+    return unique_slug(text, taken, style="label")
 
 
 def _human(stem: str) -> str:
@@ -587,7 +587,7 @@ def _gate_frame(results: Sequence[GateResult]):
 
     return pd.DataFrame({
         "metric": [r.rule.path for r in results],
-        "condition": [f"{r.rule.op} {_fmt_number(r.rule.threshold)}" for r in results],
+        "condition": [_condition(r.rule) for r in results],
         "level": [r.level for r in results],
         "value": [float("nan") if r.value is None else r.value for r in results],
         "status": [r.status for r in results],
@@ -645,7 +645,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     benches = _find_benchmarks(audit_dir)
     out_abs, audit_abs = out_dir.resolve(), audit_dir.resolve()
     if out_abs == audit_abs or out_abs in audit_abs.parents or any(out_abs == b.resolve() for b in benches):
-        raise InvalidInputError(f"--out {str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; "
+        raise InvalidInputError(f"out_dir={str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; "
                                 "choose another folder")
     out, tmp = prepare_output_dir(out_dir)
     try:
