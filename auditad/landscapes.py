@@ -27,7 +27,7 @@ import numpy as np
 from ._validation import check_choice, check_float, check_int, check_probability_array, describe
 from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 from ._json import json_safe
-from .metrics import _operating_point_arrays, check_metric_names
+from .metrics import check_metric_names, operating_point_values
 
 __all__ = [
     "landscape",
@@ -232,7 +232,7 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     tpr, tnr = np.meshgrid(grid, grid, indexing="ij")
     out = np.empty((values.size, len(metrics), resolution, resolution))
     for r, pi in enumerate(values):
-        vals = _operating_point_arrays(tpr, tnr, np.full_like(tpr, pi))
+        vals = operating_point_values(tpr, tnr, np.full_like(tpr, pi))
         for m, name in enumerate(metrics):
             out[r, m] = vals[name]
     return LandscapeResult(ratios=values, labels=labels, metrics=metrics, tpr=grid, tnr=grid.copy(), values=out)

@@ -23,12 +23,19 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
-from ._validation import check_binary_labels, check_choice, check_float, check_same_length, check_scores
+from ._validation import check_choice, check_float, check_same_length, check_scores
 from ._json import json_safe
+from ._binary import _check_weights, _mcclish, _weighted_columns, binary_targets
+from ._operating_point import (
+    OperatingPointResult,
+    f1_cells,
+    mcc_cells,
+    operating_point_metrics,
+    operating_point_values,
+)
 from .errors import InvalidInputError, UndefinedValueWarning
 
 __all__ = [
@@ -46,6 +53,11 @@ __all__ = [
     "operating_point_metrics",
     "OperatingPointResult",
     "METRIC_NAMES",
+    "binary_targets",
+    "f1_cells",
+    "mcc_cells",
+    "operating_point_values",
+    "check_metric_names",
 ]
 
 #: Names of the metrics that auditad computes, in display order. ``mcc_scaled`` is (MCC + 1) / 2.
@@ -67,9 +79,9 @@ def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
 # --------------------------------------------------------------------------- helpers
 
 
-def _labels_scores(y_true, scores, *, ndim=(1, 2)):
+def _labels_scores(y_true, scores, *, ndim=(1, 2), pos_label=None, default="one"):
     """Validate binary labels and finite scores of matching length."""
-    y = check_binary_labels(y_true, name="y_true")
+    y, _ = binary_targets(y_true, pos_label=pos_label, name="y_true", default=default)
     s = check_scores(scores, name="scores", ndim=ndim)
     check_same_length(y, s, names=("y_true", "scores"))
     return y, s
@@ -113,7 +125,7 @@ def _positive_rank_sums(pos: np.ndarray, S: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- AUROC
-def auroc(y_true, scores):
+def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
     r"""Area under the ROC curve, ties counted ½.
 
     .. math::
@@ -127,11 +139,23 @@ def auroc(y_true, scores):
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary labels, 1 = anomaly (positive). Both classes are required.
+    y_true : array-like of shape (n,) or (n, 1)
+        Two distinct labels (numbers, booleans or strings); the anomaly
+        (positive) class is ``pos_label``, else 1 for {0, 1} / {-1, 1} /
+        booleans, else the larger label (scikit-learn's ``roc_auc_score`` rule;
+        :func:`binary_targets`). Both classes are required.
     scores : array-like of shape (n,) or (n, m)
         Anomaly scores (higher = more anomalous); a 2-D array holds ``m``
         score columns that are evaluated at once.
+    pos_label : int, float, bool or str, optional
+        The anomaly label.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights: the area under the weighted ROC curve (pairs weigh
+        :math:`w_i w_j`), as scikit-learn.
+    max_fpr : float in (0, 1], optional
+        Standardised partial AUC over FPR ≤ ``max_fpr`` (McClish correction, as
+        scikit-learn): :math:`\tfrac12\big(1 + \frac{A - m^2/2}{m - m^2/2}\big)`
+        with A the area up to FPR = m (linear interpolation at m).
 
     Returns
     -------
@@ -139,14 +163,37 @@ def auroc(y_true, scores):
         A float for 1-D scores, one AUROC per column for 2-D scores. Constant
         scores give exactly 0.5.
 
+    References
+    ----------
+    H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
+    stochastically larger than the other", Annals of Mathematical Statistics 18 (1947).
+    D. K. McClish, "Analyzing a portion of the ROC curve", Medical Decision Making 9 (1989).
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    auroc_ci, average_precision, auditad.nulls.auroc_null
+
     Examples
     --------
     >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     >>> auroc([0, 1, 1], [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]).tolist()
     [1.0, 0.25]
+    >>> auroc(["ok", "bad", "bad"], [0.1, 0.9, 0.4], pos_label="bad")
+    1.0
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label, default="greater")
+    w = _check_weights(sample_weight, y.size)
+    if max_fpr is not None:
+        max_fpr = check_float(max_fpr, name="max_fpr", low=0.0, high=1.0, low_open=True)
+        if max_fpr < 1.0:
+            cols = s[:, None] if s.ndim == 1 else s
+            ones = np.ones(y.size) if w is None else w
+            return _finish(np.array([_mcclish(y, cols[:, j], ones, max_fpr) for j in range(cols.shape[1])]), s.ndim)
+    if w is not None:
+        return _weighted_columns(y, s, w, "auroc")
     pos = y == 1
     n_pos = int(pos.sum())
     n_neg = y.size - n_pos
@@ -215,7 +262,7 @@ def _delong_components(pos_scores: np.ndarray, neg_scores: np.ndarray):
     return float(auc), v10, v01
 
 
-def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
+def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIResult:
     r"""AUROC with a DeLong confidence interval and a two-sided test of AUROC = ½.
 
     The variance is DeLong's (DeLong, DeLong & Clarke-Pearson 1988), computed
@@ -261,7 +308,7 @@ def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
     """
     from scipy.stats import norm
 
-    y, s = _labels_scores(y_true, scores, ndim=1)
+    y, s = _labels_scores(y_true, scores, ndim=1, pos_label=pos_label, default="greater")
     level = check_float(level, name="level", low=0.0, high=1.0, low_open=True, high_open=True)
     pos = s[y == 1]
     neg = s[y == 0]
@@ -353,7 +400,7 @@ def _finish(value: np.ndarray, ndim: int):
     return float(value[0]) if ndim == 1 else np.asarray(value, dtype=np.float64)
 
 
-def average_precision(y_true, scores):
+def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Average precision, step-wise (scikit-learn's ``average_precision_score``).
 
     .. math::
@@ -381,12 +428,15 @@ def average_precision(y_true, scores):
     >>> round(average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 6)
     0.833333
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
+    w = _check_weights(sample_weight, y.size)
+    if w is not None:
+        return _weighted_columns(y, s, w, "ap")
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["ap"], s.ndim)
 
 
-def aupr_trapezoid(y_true, scores):
+def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Area under the precision–recall curve by the trapezoid rule.
 
     The curve runs through the points :math:`(R_k, P_k)` of the distinct
@@ -417,12 +467,15 @@ def aupr_trapezoid(y_true, scores):
     >>> aupr_trapezoid([0, 1, 0, 1], [0, 0, 0, 0])  # constant scores: (0,1) -> (1, 0.5)
     0.75
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
+    w = _check_weights(sample_weight, y.size)
+    if w is not None:
+        return _weighted_columns(y, s, w, "aupr_trap")
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["aupr_trap"], s.ndim)
 
 
-def best_f1(y_true, scores):
+def best_f1(y_true, scores, *, pos_label=None):
     r"""Largest F1 over all thresholds (predicted positive = score >= threshold).
 
     .. math::
@@ -448,14 +501,14 @@ def best_f1(y_true, scores):
     >>> best_f1([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["best_f1"], s.ndim)
 
 
 # --------------------------------------------------------------------------- thresholded metrics
-def _confusion_at_threshold(y_true, scores, threshold):
-    y, s = _labels_scores(y_true, scores)
+def _confusion_at_threshold(y_true, scores, threshold, pos_label=None):
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
     S = s[:, None] if s.ndim == 1 else s
     thr = np.asarray(threshold, dtype=np.float64) if not isinstance(threshold, np.ndarray) else threshold.astype(np.float64)
     if thr.ndim > 1 or (thr.ndim == 1 and thr.size != S.shape[1]):
@@ -473,19 +526,7 @@ def _confusion_at_threshold(y_true, scores, threshold):
     return tp, fp, n_pos - tp, n_neg - fp, s.ndim
 
 
-def _f1_cells(tp, fp, fn):
-    denom = 2.0 * tp + fp + fn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
-
-
-def _mcc_cells(tp, fp, fn, tn):
-    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, (tp * tn - fp * fn) / np.sqrt(np.where(denom > 0, denom, 1.0)), 0.0)
-
-
-def f1_at_threshold(y_true, scores, *, threshold: float = 0.5):
+def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
     r"""F1 score of the predictions "anomaly if score >= threshold".
 
     .. math::
@@ -513,11 +554,11 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5):
     >>> f1_at_threshold([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], threshold=0.35)
     0.8
     """
-    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
-    return _finish(_f1_cells(tp, fp, fn), ndim)
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold, pos_label)
+    return _finish(f1_cells(tp, fp, fn), ndim)
 
 
-def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False):
+def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False, pos_label=None):
     r"""Matthews correlation coefficient of the predictions "anomaly if score >= threshold".
 
     .. math::
@@ -550,8 +591,8 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
     >>> mcc_at_threshold([0, 0, 1, 1], [0, 1, 1, 1])
     0.5773502691896258
     """
-    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
-    value = _mcc_cells(tp, fp, fn, tn)
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold, pos_label)
+    value = mcc_cells(tp, fp, fn, tn)
     return _finish((value + 1.0) / 2.0 if scaled else value, ndim)
 
 
@@ -621,7 +662,7 @@ class ScoreMetricsResult:
         return pd.DataFrame({"metric": list(METRIC_NAMES), "value": [getattr(self, m) for m in METRIC_NAMES]})
 
 
-def score_metrics(y_true, scores, *, threshold: float | None = None) -> ScoreMetricsResult:
+def score_metrics(y_true, scores, *, threshold: float | None = None, pos_label=None) -> ScoreMetricsResult:
     r"""AUROC, AP, AUPR-trapezoid, F1, MCC and scaled MCC of one score vector.
 
     F1 and MCC use the predictions "anomaly if score >= threshold"; with
@@ -648,136 +689,16 @@ def score_metrics(y_true, scores, *, threshold: float | None = None) -> ScoreMet
     >>> r.auroc, r.f1, r.threshold
     (0.75, 0.8, 0.35)
     """
-    y, s = _labels_scores(y_true, scores, ndim=1)
+    y, s = _labels_scores(y_true, scores, ndim=1, pos_label=pos_label)
     stats = _curve_stats(y, s[:, None])
     rule = "best_f1" if threshold is None else "given"
     thr = float(stats["best_f1_threshold"][0]) if threshold is None else check_float(threshold, name="threshold")
     tp, fp, fn, tn, _ = _confusion_at_threshold(y, s, thr)
-    mcc = float(_mcc_cells(tp, fp, fn, tn)[0])
+    mcc = float(mcc_cells(tp, fp, fn, tn)[0])
     n_pos = int(y.sum())
     return ScoreMetricsResult(
         auroc=auroc(y, s), ap=float(stats["ap"][0]), aupr_trap=float(stats["aupr_trap"][0]),
-        f1=float(_f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
+        f1=float(f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
         threshold_rule=rule, best_f1=float(stats["best_f1"][0]), n_pos=n_pos, n_neg=int(y.size - n_pos),
         ratio=n_pos / y.size,
     )
-
-
-# --------------------------------------------------------------------------- operating point
-def _operating_point_arrays(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> dict[str, np.ndarray]:
-    """Closed forms of SPEC §3 on broadcast arrays (inputs already validated)."""
-    tp = pi * tpr
-    fn = pi * (1.0 - tpr)
-    fp = (1.0 - pi) * (1.0 - tnr)
-    tn = (1.0 - pi) * tnr
-    predicted = tp + fp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), np.nan)
-    # nothing predicted positive: the PR curve is (0, 1) -> (1, pi), i.e. the first point has precision 1
-    p_curve = np.where(predicted > 0, precision, 1.0)
-    mcc = _mcc_cells(tp, fp, fn, tn)
-    return {
-        "auroc": (tpr + tnr) / 2.0,
-        "ap": tpr * p_curve + (1.0 - tpr) * pi,
-        "aupr_trap": tpr * (1.0 + p_curve) / 2.0 + (1.0 - tpr) * (p_curve + pi) / 2.0,
-        "f1": _f1_cells(tp, fp, fn),
-        "mcc": mcc,
-        "mcc_scaled": (mcc + 1.0) / 2.0,
-        "precision": precision,
-    }
-
-
-@dataclass(frozen=True, eq=False)
-class OperatingPointResult:
-    """Metrics of binary predictions at an operating point (see :func:`operating_point_metrics`).
-
-    Every field is a float (scalar inputs) or an array of the broadcast shape of
-    ``tpr``, ``tnr`` and ``ratio``. ``precision`` is nan where nothing is
-    predicted positive.
-    """
-
-    tpr: Any
-    tnr: Any
-    ratio: Any
-    precision: Any
-    auroc: Any
-    ap: Any
-    aupr_trap: Any
-    f1: Any
-    mcc: Any
-    mcc_scaled: Any
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict (arrays become nested lists, nan -> None)."""
-        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
-
-    def to_frame(self):
-        """Tidy frame: one row per operating point, one column per field."""
-        import pandas as pd
-
-        cols = {f.name: np.ravel(np.broadcast_to(getattr(self, f.name), np.shape(self.auroc))) for f in fields(self)}
-        return pd.DataFrame(cols)
-
-
-def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
-    r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (SPEC §3, seed 003).
-
-    With cell shares :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`,
-    :math:`FP = (1-\pi)(1-TNR)`, :math:`TN = (1-\pi)\,TNR` and precision
-    :math:`P = TP/(TP+FP)`:
-
-    .. math::
-
-        \mathrm{AUROC} = \frac{TPR + TNR}{2},\quad
-        F_1 = \frac{2TP}{2TP+FP+FN},\quad
-        \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},
-
-        \mathrm{AP} = TPR\cdot P + (1-TPR)\,\pi,\quad
-        \mathrm{AUPR}_{trap} = TPR\,\frac{1+P}{2} + (1-TPR)\,\frac{P+\pi}{2}.
-
-    These are exactly the score-based metrics of binary scores (the ROC curve
-    (0,0)→(FPR,TPR)→(1,1); the PR curve (0,1)→(TPR,P)→(1,π)).
-
-    Conventions for empty cells: when nothing is predicted positive
-    (TPR = 0 and TNR = 1) P is undefined (``precision`` = nan), the PR curve is
-    (0,1)→(1,π), so AP = π and AUPR_trap = (1+π)/2; F1 = 0; MCC = 0 (scaled 0.5).
-    When everything is predicted positive (TPR = 1, TNR = 0) MCC = 0.
-
-    Parameters
-    ----------
-    tpr, tnr : float or array-like
-        True positive and true negative rates in [0, 1] (broadcast together).
-    ratio : float or array-like
-        Anomaly ratio π = n_pos / n in (0, 1).
-
-    Returns
-    -------
-    OperatingPointResult
-
-    Examples
-    --------
-    >>> operating_point_metrics(0.0, 1.0, 0.5).aupr_trap  # seed 003, §V-C
-    0.75
-    >>> round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3)  # seed 003, §V-C (UCR)
-    0.435
-    """
-    from ._validation import check_probability_array
-
-    tpr_a = check_probability_array(tpr, name="tpr")
-    tnr_a = check_probability_array(tnr, name="tnr")
-    pi_a = check_probability_array(ratio, name="ratio", open_interval=True)
-    try:
-        tpr_b, tnr_b, pi_b = np.broadcast_arrays(tpr_a, tnr_a, pi_a)
-    except ValueError:
-        raise InvalidInputError(
-            f"tpr, tnr and ratio must broadcast together, got shapes {tpr_a.shape}, {tnr_a.shape}, {pi_a.shape}"
-        ) from None
-    vals = _operating_point_arrays(tpr_b, tnr_b, pi_b)
-    scalar = tpr_b.ndim == 0
-
-    def out(a):
-        return float(a) if scalar else np.array(a, dtype=np.float64)
-
-    return OperatingPointResult(tpr=out(tpr_b), tnr=out(tnr_b), ratio=out(pi_b), precision=out(vals["precision"]),
-                                auroc=out(vals["auroc"]), ap=out(vals["ap"]), aupr_trap=out(vals["aupr_trap"]),
-                                f1=out(vals["f1"]), mcc=out(vals["mcc"]), mcc_scaled=out(vals["mcc_scaled"]))
