@@ -496,7 +496,7 @@ def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, rand
     """
     from .metrics import auroc, binary_targets
 
-    y, _ = binary_targets(y_true, name="y_true")
+    y, _ = binary_targets(y_true, name="y_true", default="greater")
     s = np.asarray(scores, dtype=np.float64)
     value = auroc(y, s)
     _, counts = np.unique(s, return_counts=True)
