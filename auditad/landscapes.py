@@ -25,9 +25,10 @@ from typing import Mapping
 import numpy as np
 
 from ._validation import check_choice, check_float, check_int, check_probability_array, describe
-from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from .errors import InvalidInputError, UndefinedValueWarning
 from ._json import json_safe
-from .metrics import check_metric_names, operating_point_values
+from ._landscape_relations import RATIO_GROUPS, MetricRelationsResult, landscape_correlations, ratio_group
+from .metrics import METRIC_NAMES, check_metric_names, operating_point_values
 
 __all__ = [
     "landscape",
@@ -63,8 +64,6 @@ PAPER_RATIOS = {
     "MVTec (L)": 0.0333,
 }
 
-#: Ratio groups of seed 003 §VI (inclusive bounds): Low ≤ 5.77 %, Medium 10.05–27.76 %, High ≥ 55.5 %.
-RATIO_GROUPS = {"low": (0.0, 0.0577), "medium": (0.1005, 0.2776), "high": (0.555, 1.0)}
 
 #: Regions of interest of seed 003 §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
 REGIONS = {
@@ -81,14 +80,28 @@ LANDSCAPE_METRICS = ("auroc", "aupr_trap", "f1", "mcc_scaled")
 _EPS = 1e-12
 
 
-def _metric_range(metric: str) -> tuple[float, float]:
+def metric_range(metric: str) -> tuple[float, float]:
+    """Range of a metric's values: (-1, 1) for raw ``mcc``, (0, 1) otherwise.
+
+    Examples
+    --------
+    >>> metric_range("mcc"), metric_range("aupr_trap")
+    ((-1.0, 1.0), (0.0, 1.0))
+    """
+    check_choice(metric, METRIC_NAMES, name="metric")
     return (-1.0, 1.0) if metric == "mcc" else (0.0, 1.0)
 
 
-def _ratio_label(ratio: float) -> str:
-    for name, value in PAPER_RATIOS.items():
-        if abs(value - ratio) < 1e-12:
-            return name
+def ratio_label(ratio: float) -> str:
+    """Display label of an anomaly ratio given as a number: its percentage (never a preset name).
+
+    A preset name (e.g. ``"UCR"``) labels a ratio only when the user asked for the preset by name.
+
+    Examples
+    --------
+    >>> ratio_label(0.0019), ratio_label(0.5)
+    ('0.19%', '50%')
+    """
     return f"{100 * ratio:.4g}%"
 
 
@@ -114,14 +127,20 @@ def _resolve_ratios(ratios) -> tuple[np.ndarray, tuple[str, ...]]:
         else:
             v = check_float(item, name="ratios", low=0.0, high=1.0, low_open=True, high_open=True)
             values.append(v)
-            labels.append(_ratio_label(v))
+            labels.append(ratio_label(v))
     if not values:
         raise InvalidInputError("ratios must contain at least one anomaly ratio")
     return np.array(values, dtype=np.float64), tuple(labels)
 
 
-def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
-    """Position of a ratio given by label (str) or by value (within 1e-9)."""
+def ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
+    """Position of a ratio given by label (str) or by value (within 1e-9) in a result's ``ratios``/``labels``.
+
+    Examples
+    --------
+    >>> ratio_index(np.array([0.0019, 0.5]), ("UCR", "50%"), 0.5), ratio_index(np.array([0.0019]), ("UCR",), "UCR")
+    (1, 0)
+    """
     if isinstance(ratio, str):
         if ratio in labels:
             return labels.index(ratio)
@@ -133,10 +152,31 @@ def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
     return int(hit[0])
 
 
-def _metric_index(metrics: tuple, metric) -> int:
+def metric_index(metrics: tuple, metric) -> int:
+    """Position of ``metric`` in a result's ``metrics`` (named error if absent).
+
+    Examples
+    --------
+    >>> metric_index(("auroc", "f1"), "f1")
+    1
+    """
     if metric not in metrics:
         raise InvalidInputError(f"metric {describe(metric)} is not in this result; available: {list(metrics)}")
     return metrics.index(metric)
+
+
+# Old private names, kept only for auditad.plotting (owned elsewhere) until it uses the public ones.
+_metric_index = metric_index
+_ratio_index = ratio_index
+_metric_range = metric_range
+
+
+def _check_result(result, cls=None, name: str = "result"):
+    """A named error for anything that is not a landscape result (e.g. ``minimal_tpr(None)``)."""
+    cls = cls or LandscapeResult
+    if not isinstance(result, cls):
+        raise InvalidInputError(f"{name} must be a {cls.__name__} (from landscape()), got {describe(result)}")
+    return result
 
 
 # --------------------------------------------------------------------------- landscape
@@ -167,11 +207,36 @@ class LandscapeResult:
 
     def ratio_index(self, ratio) -> int:
         """Position of a ratio given by label (e.g. ``"UCR"``) or by value."""
-        return _ratio_index(self.ratios, self.labels, ratio)
+        return ratio_index(self.ratios, self.labels, ratio)
 
     def get(self, metric: str, ratio) -> np.ndarray:
         """The (G, G) landscape of ``metric`` at ``ratio`` (rows: TPR, columns: TNR)."""
-        return self.values[self.ratio_index(ratio), _metric_index(self.metrics, metric)]
+        return self.values[self.ratio_index(ratio), metric_index(self.metrics, metric)]
+
+    def at(self, tpr: float, tnr: float, *, metric: str | None = None, ratio=None):
+        """Metric values at the operating point (tpr, tnr), from the closed forms (not snapped to the grid).
+
+        Returns a float when ``metric`` and ``ratio`` are both given, else an array
+        over the ratios (R,), the metrics (M,) or both (R, M). At a grid point it
+        equals ``values[r, m, i, j]``.
+
+        Examples
+        --------
+        >>> r = landscape([0.5, 0.0019], metrics=["auroc", "aupr_trap"], resolution=11)
+        >>> r.at(0.0, 1.0, metric="aupr_trap", ratio=0.5), r.at(0.3, 0.9).shape
+        (0.75, (2, 2))
+        """
+        from ._validation import check_probability
+
+        tpr = check_probability(tpr, name="tpr")
+        tnr = check_probability(tnr, name="tnr")
+        vals = operating_point_values(np.full(self.ratios.shape, tpr), np.full(self.ratios.shape, tnr), self.ratios)
+        out = np.stack([vals[m] for m in self.metrics], axis=1)  # (R, M)
+        if ratio is not None:
+            out = out[self.ratio_index(ratio)]
+        if metric is not None:
+            out = out[..., metric_index(self.metrics, metric)]
+        return float(out) if np.ndim(out) == 0 else out
 
     def to_frame(self):
         """Tidy frame: ratio, label, metric, tpr, tnr, value (one row per grid point)."""
@@ -260,7 +325,7 @@ class LandscapeDifferenceResult:
 
     def get(self, metric: str, ratio) -> np.ndarray:
         """The (G, G) difference map of ``metric`` at ``ratio``."""
-        return self.values[_ratio_index(self.ratios, self.labels, ratio), _metric_index(self.metrics, metric)]
+        return self.values[ratio_index(self.ratios, self.labels, ratio), metric_index(self.metrics, metric)]
 
     def to_frame(self):
         """Tidy summary: ratio, label, metric, mean_difference, max_increase, max_decrease."""
@@ -302,6 +367,7 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
     >>> float(abs(d.get("auroc", "UCR")).max())
     0.0
     """
+    _check_result(result)
     reference = check_float(reference, name="reference", low=0.0, high=1.0, low_open=True, high_open=True)
     ref = landscape([reference], metrics=result.metrics, resolution=result.tpr.size).values[0]
     diff = result.values - ref[None]
@@ -401,6 +467,7 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
     >>> round(float(reg.mean[0, 0, 4]), 6)  # R5 of AUROC
     0.5
     """
+    _check_result(result)
     names, bounds, masks = _region_masks(result, regions)
     R, M = result.values.shape[:2]
     mean = np.empty((R, M, len(names)))
@@ -486,6 +553,7 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
     >>> mt.min_tpr[0, 0].tolist(), mt.tnr_needed[0, 0].tolist()
     ([0.0, 0.6], [1.0, 1.0])
     """
+    _check_result(result)
     if scores is None:
         scores = np.round(np.arange(1, 21) * 0.05, 10)
     s = np.asarray(scores, dtype=np.float64).ravel()
@@ -575,6 +643,7 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
     >>> int(np.argmax(cov.coverage[0, 0]))  # AUROC: the bin [0.50, 0.55) covers the most area
     10
     """
+    _check_result(result)
     bins = check_int(bins, name="bins", low=1, high=10_000)
     w = np.outer(_area_weights(result.tpr), _area_weights(result.tnr))
     w = (w / w.sum()).ravel()
@@ -582,7 +651,7 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
     edges = np.empty((M, bins + 1))
     cov = np.empty((R, M, bins))
     for k, m in enumerate(result.metrics):
-        lo, hi = _metric_range(m)
+        lo, hi = metric_range(m)
         edges[k] = np.linspace(lo, hi, bins + 1)
         for r in range(R):
             v = result.values[r, k].ravel()
@@ -590,164 +659,3 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
             cov[r, k] = np.bincount(idx, weights=w, minlength=bins)
     return CoverageResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, bin_edges=edges,
                           coverage=cov)
-
-
-# --------------------------------------------------------------------------- metric relations
-@dataclass(frozen=True, eq=False)
-class MetricRelationsResult:
-    """Pearson correlation and Tucker congruence between metric landscapes per ratio group.
-
-    ``pearson`` and ``tucker`` have shape (number of groups, M, M); ``loadings``
-    holds one (M, n_factors) array per group.
-    """
-
-    groups: tuple
-    members: tuple
-    metrics: tuple
-    pearson: np.ndarray
-    tucker: np.ndarray
-    n_factors: np.ndarray
-    explained: np.ndarray
-    loadings: tuple
-    variance: float
-
-    def to_frame(self):
-        """Tidy frame: group, metric_a, metric_b, pearson, tucker (each unordered pair once)."""
-        import pandas as pd
-
-        rows = []
-        for g, name in enumerate(self.groups):
-            for a in range(len(self.metrics)):
-                for b in range(a + 1, len(self.metrics)):
-                    rows.append({"group": name, "members": ", ".join(self.members[g]),
-                                 "metric_a": self.metrics[a], "metric_b": self.metrics[b],
-                                 "pearson": float(self.pearson[g, a, b]), "tucker": float(self.tucker[g, a, b]),
-                                 "n_factors": int(self.n_factors[g]), "explained": float(self.explained[g])})
-        return pd.DataFrame(rows)
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict."""
-        return {"groups": list(self.groups), "members": [list(m) for m in self.members],
-                "metrics": list(self.metrics), "pearson": json_safe(self.pearson),
-                "tucker": json_safe(self.tucker), "n_factors": json_safe(self.n_factors),
-                "explained": json_safe(self.explained), "loadings": [json_safe(x) for x in self.loadings],
-                "variance": self.variance}
-
-
-def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
-    """Name of the group whose inclusive [low, high] range holds ``ratio`` (None if none).
-
-    Examples
-    --------
-    >>> ratio_group(0.0019), ratio_group(0.1214), ratio_group(0.9), ratio_group(0.4)
-    ('low', 'medium', 'high', None)
-    """
-    ratio = check_float(ratio, name="ratio", low=0.0, high=1.0, low_open=True, high_open=True)
-    for name, (lo, hi) in groups.items():
-        if lo - _EPS <= ratio <= hi + _EPS:
-            return str(name)
-    return None
-
-
-def _factor_loadings(X: np.ndarray, variance: float):
-    """Principal-factor loadings of the correlation matrix keeping the fewest factors explaining >= ``variance``."""
-    corr = np.corrcoef(X, rowvar=False)
-    eigval, eigvec = np.linalg.eigh(corr)
-    order = np.argsort(eigval)[::-1]
-    eigval, eigvec = np.clip(eigval[order], 0.0, None), eigvec[:, order]
-    share = np.cumsum(eigval) / eigval.sum()
-    k = int(np.searchsorted(share, variance - 1e-12) + 1)
-    k = min(k, eigval.size)
-    loadings = eigvec[:, :k] * np.sqrt(eigval[:k])
-    # sign convention: each factor's largest absolute loading is positive (congruence does not depend on it)
-    signs = np.sign(loadings[np.argmax(np.abs(loadings), axis=0), np.arange(k)])
-    return corr, loadings * np.where(signs == 0, 1.0, signs), k, float(share[k - 1])
-
-
-def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: float = 0.90) -> MetricRelationsResult:
-    r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (seed 003 §VI, Figures 6–7).
-
-    For each ratio group, the landscapes of its ratios are stacked so that every
-    (ratio, TPR, TNR) grid point is an observation and every metric a variable.
-    Pearson correlations are computed directly; factors are extracted from the
-    correlation matrix :math:`\mathbf R = \mathbf V \Lambda \mathbf V^\top`
-    (principal factors, loadings :math:`\mathbf L = \mathbf V_k \Lambda_k^{1/2}`
-    with the fewest k whose explained variance reaches ``variance``, 90 % as in
-    the paper), and Tucker's congruence between metrics a and b is
-
-    .. math::
-
-        \phi_{ab} = \frac{\sum_f L_{af} L_{bf}}{\sqrt{\sum_f L_{af}^2 \sum_f L_{bf}^2}},
-
-    which does not depend on a rotation of the factors. With every factor kept,
-    :math:`\phi = r`. Seed 003 does not say which observations its factor
-    analysis used; this stacking is auditad's reading.
-
-    Parameters
-    ----------
-    result : LandscapeResult
-        Needs at least two metrics.
-    groups : "spec", "each", "all" or mapping, default "spec"
-        ``"spec"``: :data:`RATIO_GROUPS` (Low ≤ 5.77 %, Medium 10.05–27.76 %,
-        High ≥ 55.5 %; ratios outside every group are skipped with a
-        :class:`~auditad.errors.SkippedItemWarning`); ``"each"``: one group per
-        ratio; ``"all"``: one group of every ratio; or name -> (low, high).
-    variance : float, default 0.90
-        Share of variance the retained factors must explain.
-
-    Returns
-    -------
-    MetricRelationsResult
-
-    Examples
-    --------
-    >>> rel = landscape_correlations(landscape("paper", resolution=21))
-    >>> rel.groups
-    ('low', 'medium', 'high')
-    """
-    if len(result.metrics) < 2:
-        raise InvalidInputError(f"landscape_correlations needs at least two metrics, got {list(result.metrics)}")
-    variance = check_float(variance, name="variance", low=0.0, high=1.0, low_open=True)
-    if isinstance(groups, str):
-        check_choice(groups, ("spec", "each", "all"), name="groups")
-        if groups == "each":
-            assign = {lab: [r] for r, lab in enumerate(result.labels)}
-        elif groups == "all":
-            assign = {"all": list(range(result.ratios.size))}
-        else:
-            groups = RATIO_GROUPS
-    if isinstance(groups, Mapping):
-        assign, skipped = {}, []
-        for r, p in enumerate(result.ratios):
-            g = ratio_group(float(p), groups=groups)
-            if g is None:
-                skipped.append(result.labels[r])
-            else:
-                assign.setdefault(g, []).append(r)
-        if skipped:
-            warnings.warn(f"ratios outside every group were left out of the correlations: {', '.join(skipped)}",
-                          SkippedItemWarning, stacklevel=2)
-        assign = {g: assign[g] for g in groups if g in assign}
-    elif not isinstance(groups, str):
-        raise InvalidInputError(f"groups must be 'spec', 'each', 'all' or a mapping, got {describe(groups)}")
-    if not assign:
-        raise InvalidInputError("no ratio of the landscape falls in any group; use groups='each' or 'all'")
-    M = len(result.metrics)
-    pear = np.empty((len(assign), M, M))
-    tuck = np.empty((len(assign), M, M))
-    nfac, expl, loads, members = [], [], [], []
-    for g, idx in enumerate(assign.values()):
-        X = result.values[idx].transpose(0, 2, 3, 1).reshape(-1, M)  # observations x metrics
-        if np.any(X.std(axis=0) == 0):
-            raise InvalidInputError("a metric is constant over the grid; correlations are undefined")
-        corr, L, k, share = _factor_loadings(X, variance)
-        pear[g] = corr
-        norms = np.sqrt((L ** 2).sum(axis=1))
-        tuck[g] = (L @ L.T) / np.outer(norms, norms)
-        nfac.append(k)
-        expl.append(share)
-        loads.append(L)
-        members.append(tuple(result.labels[i] for i in idx))
-    return MetricRelationsResult(groups=tuple(assign), members=tuple(members), metrics=result.metrics,
-                                 pearson=pear, tucker=tuck, n_factors=np.array(nfac), explained=np.array(expl),
-                                 loadings=tuple(loads), variance=variance)

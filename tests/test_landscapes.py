@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import kurtosis
 
-from auditad.errors import InvalidInputError, SkippedItemWarning
+from auditad.errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 from auditad.landscapes import (
     PAPER_RATIOS,
     REGIONS,
@@ -149,10 +149,16 @@ def test_coverage_cifar_aupr_concentrated(paper):
 
 def test_correlations_pearson_and_tucker(paper):
     sub = landscape("paper", metrics=["auroc", "aupr_trap", "f1", "mcc_scaled"], resolution=51)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(UndefinedValueWarning, match="medium.*n_factors=2"):
         rel = landscape_correlations(sub)
     assert rel.groups == ("low", "medium", "high")
+    # Medium: one factor reaches the 90 % cut -> congruence would be sign(L_a L_b) = 1 for every pair
+    assert rel.tucker_degenerate == (False, True, False) and rel.n_factors[1] == 1
+    off = ~np.eye(4, dtype=bool)
+    assert np.all(np.isnan(rel.tucker[1][off])) and np.all(np.isfinite(rel.tucker[[0, 2]][:, off]))
+    fixed = landscape_correlations(sub, n_factors=2)
+    assert fixed.factor_rule == "fixed: n_factors=2" and not any(fixed.tucker_degenerate)
+    assert np.all(np.abs(fixed.tucker[1][off]) < 1.0 - 1e-6)  # informative again
     assert rel.members[0] == ("UCR", "WaDi", "VisA (L)", "MVTec (L)")
     idx = [sub.ratio_index(x) for x in rel.members[2]]
     X = sub.values[idx].transpose(0, 2, 3, 1).reshape(-1, 4)
@@ -174,9 +180,12 @@ def test_correlation_groups():
     with pytest.warns(SkippedItemWarning, match="50%"):
         rel = landscape_correlations(L)
     assert rel.groups == ("low", "high")
-    assert landscape_correlations(L, groups="each").groups == ("UCR", "50%", "CIFAR-10")
-    assert landscape_correlations(L, groups="all").members == (("UCR", "50%", "CIFAR-10"),)
-    with pytest.warns(SkippedItemWarning, match="UCR, CIFAR-10"):
+    # a ratio given as a number is labelled by its value, never by a preset name (issue: 0.0019 became "UCR")
+    with pytest.warns(UndefinedValueWarning, match="group.s. 50%"):  # one factor at π = ½
+        assert landscape_correlations(L, groups="each").groups == ("0.19%", "50%", "90%")
+    assert landscape_correlations(L, groups="all").members == (("0.19%", "50%", "90%"),)
+    assert landscape([0.0019, "UCR"], resolution=3).labels == ("0.19%", "UCR")
+    with pytest.warns(SkippedItemWarning, match="0.19%, 90%"), pytest.warns(UndefinedValueWarning, match="mid"):
         mid = landscape_correlations(L, groups={"mid": (0.4, 0.6)}, variance=0.5)
     assert mid.members == (("50%",),)
     with pytest.raises(InvalidInputError, match="no ratio"):
@@ -257,7 +266,8 @@ def test_cli_landscape(tmp_path, capsys):
     assert "50%" in cap.err  # the balanced ratio is outside every group (note on stderr)
     names = {p.name for p in out.iterdir()}
     assert {"landscape.csv", "regions.csv", "minimal_tpr.csv", "coverage.csv", "correlations.csv",
-            "differences.csv", "landscape_UCR.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+            "differences.csv", "landscape_0.19pct.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+    assert not any("UCR" in name for name in names)  # the user gave a number, not the preset
     import pandas as pd
 
     frame = pd.read_csv(out / "landscape.csv")
@@ -279,3 +289,34 @@ def test_cli_landscape_user_mistakes(tmp_path, args, match, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_at_equals_grid_values_and_closed_forms():
+    L = landscape([0.0019, 0.5, 0.9], resolution=11)
+    for i in (0, 3, 10):
+        for j in (0, 7, 10):
+            np.testing.assert_allclose(L.at(L.tpr[i], L.tnr[j]), L.values[:, :, i, j], rtol=0, atol=1e-15)
+    # off the grid: the closed form of operating_point_metrics (Hermary et al. §V-C: UCR, TPR 0, TNR 0.1)
+    assert L.at(0.0, 0.1, metric="mcc_scaled", ratio=0.0019) == pytest.approx(0.435, abs=5e-4)
+    assert L.at(0.0, 1.0, metric="aupr_trap", ratio=0.5) == 0.75
+    assert L.at(0.33, 0.71, ratio=0.9).shape == (4,) and L.at(0.33, 0.71, metric="auroc").tolist() == [0.52] * 3
+    with pytest.raises(InvalidInputError, match="tpr"):
+        L.at(1.5, 0.2)
+
+
+@pytest.mark.parametrize("fn", [minimal_tpr, landscape_coverage, landscape_regions, landscape_difference,
+                                landscape_correlations])
+@pytest.mark.parametrize("bad", [None, "UCR", np.zeros((2, 2))])
+def test_functions_refuse_a_non_landscape(fn, bad):
+    with pytest.raises(InvalidInputError, match="result must be a LandscapeResult"):
+        fn(bad)
+
+
+def test_public_index_helpers_and_private_aliases():
+    from auditad import landscapes as mod
+
+    L = landscape(["UCR", 0.25], resolution=3)
+    assert mod.ratio_index(L.ratios, L.labels, "UCR") == 0 and mod.ratio_index(L.ratios, L.labels, 0.25) == 1
+    assert mod.metric_index(L.metrics, "f1") == 2 and mod.metric_range("mcc") == (-1.0, 1.0)
+    assert mod._ratio_index is mod.ratio_index and mod._metric_index is mod.metric_index
+    assert mod._metric_range is mod.metric_range
