@@ -320,3 +320,38 @@ def test_public_index_helpers_and_private_aliases():
     assert mod.metric_index(L.metrics, "f1") == 2 and mod.metric_range("mcc") == (-1.0, 1.0)
     assert mod._ratio_index is mod.ratio_index and mod._metric_index is mod.metric_index
     assert mod._metric_range is mod.metric_range
+
+
+def test_methods_page_numbers():
+    """Every number stated in docs/methods/landscapes.md, recomputed on the 101-point grid."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "methods" / "landscapes.md").read_text()
+    L = landscape("paper")
+    # coverage of AUPR-trapezoid at π = 90 % (CIFAR-10): the old page said "> 60 % near 0.95"
+    cov = landscape_coverage(L)
+    k, r = L.metrics.index("aupr_trap"), L.ratio_index("CIFAR-10")
+    top, top2 = cov.coverage[r, k, -1], cov.coverage[r, k, -2:].sum()
+    assert f"[0.95, 1.00] on {100 * top:.1f} % of the landscape and in [0.90, 1.00] on {100 * top2:.1f} %" in page
+    assert (round(100 * top, 1), round(100 * top2, 1)) == (32.4, 66.4)
+    # minimal TPR: UCR scaled MCC 0.4 needs no detected anomaly and TNR 0.05; balanced AUPR 0.75 needs TPR 0, TNR 1
+    mt = minimal_tpr(L, scores=[0.4, 0.75])
+    m, u = L.metrics.index("mcc_scaled"), L.ratio_index("UCR")
+    assert (mt.min_tpr[u, m, 0], mt.tnr_needed[u, m, 0]) == (0.0, 0.05)
+    assert "scaled MCC of 0.4 needs no detected anomaly\n  and only 5 % of normals right" in page
+    bal = minimal_tpr(landscape([0.5], metrics=["aupr_trap"]), scores=[0.75])
+    assert (bal.min_tpr[0, 0, 0], bal.tnr_needed[0, 0, 0]) == (0.0, 1.0)
+    # metric relations per group
+    with pytest.warns(UndefinedValueWarning):
+        rel = landscape_correlations(L)
+    assert tuple(rel.n_factors) == (3, 1, 2)
+    assert [round(100 * e, 1) for e in rel.explained] == [97.6, 91.0, 94.7]
+    assert "one factor explains 91.0 %; the Low group keeps 3 factors, 97.6 %,\n  the High group 2, 94.7 %" in page
+    a, mc, ap = 0, L.metrics.index("mcc_scaled"), L.metrics.index("aupr_trap")
+    assert (round(rel.pearson[2, a, mc], 3), round(rel.tucker[2, a, mc], 3)) == (0.983, 0.998)
+    assert "(Pearson 0.983, Tucker 0.998 vs 0.997 reported)" in page
+    two = landscape_correlations(L, n_factors=2)
+    assert (round(two.tucker[1, a, mc], 4), round(two.tucker[1, a, ap], 3), round(two.pearson[1, a, ap], 3)) == (
+        0.9997, 0.851, 0.841)
+    assert "congruence is 1.000 (0.9997) and its AUROC–AUPR congruence 0.851, next to Pearson 0.841" in page
+    assert L.tpr.size == 101 and np.allclose(np.diff(L.tpr), 0.01)
