@@ -82,15 +82,15 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
     if pos_label is None:
         numeric = arr.dtype.kind in "biuf"
         if numeric and (set(labels.tolist()) <= {0, 1} or set(labels.tolist()) <= {-1, 1}):
-            pos_label = labels[1].item()
+            pos_label = labels.tolist()[1]
         elif default == "greater":
-            pos_label = labels[1].item()
+            pos_label = labels.tolist()[1]
         else:
             raise InvalidInputError(
                 f"{name} has labels {describe(labels.tolist())}: give pos_label (one of them) to say which is the "
                 "anomaly (positive) class"
             )
-    same_kind = isinstance(pos_label, str) == isinstance(labels[0].item(), str)
+    same_kind = isinstance(pos_label, str) == isinstance(labels.tolist()[0], str)
     if not same_kind or not any(lab == pos_label for lab in labels.tolist()):
         raise InvalidInputError(f"pos_label={pos_label!r} is not a valid label. It should be one of {labels}")
     return (arr == pos_label).astype(np.int8), pos_label
