@@ -79,6 +79,15 @@ class MetricRelationsResult:
 def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
     """Name of the group whose inclusive [low, high] range holds ``ratio`` (None if none).
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§VI: Low, Medium, High ratio groups).
+
+    See Also
+    --------
+    landscape_correlations
+
     Examples
     --------
     >>> ratio_group(0.0019), ratio_group(0.1214), ratio_group(0.9), ratio_group(0.4)
@@ -108,7 +117,7 @@ def _factor_loadings(X: np.ndarray, variance: float, n_factors: int | None = Non
 
 def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: float = 0.90,
                            n_factors: int | None = None) -> MetricRelationsResult:
-    r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (seed 003 §VI, Figures 6–7).
+    r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (Hermary et al. §VI, Figures 6–7).
 
     For each ratio group, the landscapes of its ratios are stacked so that every
     (ratio, TPR, TNR) grid point is an observation and every metric a variable.
@@ -151,6 +160,17 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
     Returns
     -------
     MetricRelationsResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§VI, Figures 6–7).
+    L. R. Tucker, "A method for synthesis of factor analysis studies", Personnel Research Section
+    Report 984, Department of the Army (1951).
+
+    See Also
+    --------
+    ratio_group, auditad.landscapes.landscape
 
     Examples
     --------

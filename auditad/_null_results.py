@@ -266,6 +266,15 @@ def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = 
     ``upper_bound`` says that the number itself is a bound (Chernoff, enumeration
     floor), not merely stored as the floor 1e-300 (:data:`P_FLOOR`) with an exact ``log10_p``.
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§IV).
+
+    See Also
+    --------
+    auditad.nulls.NullResult.p_value_details
+
     Examples
     --------
     >>> format_p_value(0.0123), format_p_value(1e-300, -600.31), format_p_value(3e-5, upper_bound=True)

@@ -17,12 +17,48 @@ from .errors import InvalidInputError
 
 
 def f1_cells(tp, fp, fn):
+    r"""F1 from confusion-matrix cells (counts or shares, broadcast), 0 where :math:`2TP+FP+FN = 0`.
+
+    .. math:: F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B1).
+
+    See Also
+    --------
+    mcc_cells, auditad.metrics.f1_at_threshold
+
+    Examples
+    --------
+    >>> float(f1_cells(2, 1, 1))
+    0.6666666666666666
+    """
     denom = 2.0 * tp + fp + fn
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
 
 
 def mcc_cells(tp, fp, fn, tn):
+    r"""Matthews correlation from confusion-matrix cells, 0 where a factor of the denominator is 0.
+
+    .. math:: \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}
+
+    References
+    ----------
+    B. W. Matthews, "Comparison of the predicted and observed secondary structure of T4 phage
+    lysozyme", Biochimica et Biophysica Acta 405 (1975).
+
+    See Also
+    --------
+    f1_cells, auditad.metrics.mcc_at_threshold
+
+    Examples
+    --------
+    >>> float(mcc_cells(1, 0, 1, 2))
+    0.5773502691896258
+    """
     denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(denom > 0, (tp * tn - fp * fn) / np.sqrt(np.where(denom > 0, denom, 1.0)), 0.0)
@@ -30,7 +66,26 @@ def mcc_cells(tp, fp, fn, tn):
 
 # --------------------------------------------------------------------------- operating point
 def operating_point_values(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> dict[str, np.ndarray]:
-    """Closed forms of SPEC §3 on broadcast arrays (inputs already validated)."""
+    r"""Every metric of binary predictions at (TPR, TNR, π), on broadcast arrays (inputs already validated).
+
+    The closed forms of :func:`operating_point_metrics` as a dict of arrays
+    (``auroc``, ``ap``, ``aupr_trap``, ``f1``, ``mcc``, ``mcc_scaled``, ``precision``);
+    :func:`auditad.landscapes.landscape` evaluates it on whole grids.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-A).
+
+    See Also
+    --------
+    operating_point_metrics
+
+    Examples
+    --------
+    >>> float(operating_point_values(np.array(0.0), np.array(1.0), np.array(0.5))["aupr_trap"])
+    0.75
+    """
     tp = pi * tpr
     fn = pi * (1.0 - tpr)
     fp = (1.0 - pi) * (1.0 - tnr)
@@ -85,7 +140,7 @@ class OperatingPointResult:
 
 
 def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
-    r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (SPEC §3, seed 003).
+    r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (Hermary et al.).
 
     With cell shares :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`,
     :math:`FP = (1-\pi)(1-TNR)`, :math:`TN = (1-\pi)\,TNR` and precision
@@ -119,11 +174,20 @@ def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
     -------
     OperatingPointResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-A, the landscapes' closed forms).
+
+    See Also
+    --------
+    operating_point_values, auditad.landscapes.landscape
+
     Examples
     --------
-    >>> operating_point_metrics(0.0, 1.0, 0.5).aupr_trap  # seed 003, §V-C
+    >>> operating_point_metrics(0.0, 1.0, 0.5).aupr_trap  # Hermary et al. §V-C
     0.75
-    >>> round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3)  # seed 003, §V-C (UCR)
+    >>> round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3)  # Hermary et al. §V-C (UCR)
     0.435
     """
     from ._validation import check_probability_array

@@ -1,4 +1,4 @@
-"""Metric landscapes over the TPR × TNR plane under class imbalance (SPEC §3, seed 003 §V–VI).
+"""Metric landscapes over the TPR × TNR plane under class imbalance (Hermary et al. §V–VI).
 
 A landscape is the value of a metric of binary predictions at every operating
 point (TPR, TNR) of a grid, at a given anomaly ratio π (closed forms of
@@ -48,9 +48,13 @@ __all__ = [
     "RATIO_GROUPS",
     "REGIONS",
     "LANDSCAPE_METRICS",
+    "metric_index",
+    "metric_range",
+    "ratio_index",
+    "ratio_label",
 ]
 
-#: Anomaly ratios of the benchmarks of seed 003, Table I (test-set anomaly share).
+#: Anomaly ratios of the benchmarks of Hermary et al. Table I (test-set anomaly share).
 PAPER_RATIOS = {
     "UCR": 0.0019,
     "WaDi": 0.0577,
@@ -65,7 +69,7 @@ PAPER_RATIOS = {
 }
 
 
-#: Regions of interest of seed 003 §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
+#: Regions of interest of Hermary et al. §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
 REGIONS = {
     "R1": ((0.0, 0.1), (0.0, 0.1)),
     "R2": ((0.0, 0.1), (0.9, 1.0)),
@@ -74,7 +78,7 @@ REGIONS = {
     "R5": ((0.45, 0.55), (0.45, 0.55)),
 }
 
-#: The four metrics of seed 003 (its AUPR is the trapezoid one, its MCC the scaled one).
+#: The four metrics of Hermary et al. (its AUPR is the trapezoid one, its MCC the scaled one).
 LANDSCAPE_METRICS = ("auroc", "aupr_trap", "f1", "mcc_scaled")
 
 _EPS = 1e-12
@@ -82,6 +86,15 @@ _EPS = 1e-12
 
 def metric_range(metric: str) -> tuple[float, float]:
     """Range of a metric's values: (-1, 1) for raw ``mcc``, (0, 1) otherwise.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    landscape_coverage
 
     Examples
     --------
@@ -96,6 +109,15 @@ def ratio_label(ratio: float) -> str:
     """Display label of an anomaly ratio given as a number: its percentage (never a preset name).
 
     A preset name (e.g. ``"UCR"``) labels a ratio only when the user asked for the preset by name.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (Table I: the presets).
+
+    See Also
+    --------
+    landscape, PAPER_RATIOS
 
     Examples
     --------
@@ -136,6 +158,15 @@ def _resolve_ratios(ratios) -> tuple[np.ndarray, tuple[str, ...]]:
 def ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
     """Position of a ratio given by label (str) or by value (within 1e-9) in a result's ``ratios``/``labels``.
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (Table I).
+
+    See Also
+    --------
+    LandscapeResult.ratio_index, metric_index
+
     Examples
     --------
     >>> ratio_index(np.array([0.0019, 0.5]), ("UCR", "50%"), 0.5), ratio_index(np.array([0.0019]), ("UCR",), "UCR")
@@ -154,6 +185,15 @@ def ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
 
 def metric_index(metrics: tuple, metric) -> int:
     """Position of ``metric`` in a result's ``metrics`` (named error if absent).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V).
+
+    See Also
+    --------
+    ratio_index
 
     Examples
     --------
@@ -260,7 +300,7 @@ class LandscapeResult:
 
 
 def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101) -> LandscapeResult:
-    r"""Every metric over a TPR × TNR grid for each anomaly ratio (seed 003 §V-A, Figure 2).
+    r"""Every metric over a TPR × TNR grid for each anomaly ratio (Hermary et al. §V-A, Figure 2).
 
     At ratio π and operating point (TPR, TNR) the confusion-matrix shares are
     :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`, :math:`FP = (1-\pi)(1-TNR)`,
@@ -272,7 +312,7 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     ----------
     ratios : "paper", float, str or sequence, default "paper"
         Anomaly ratios in (0, 1), preset names from :data:`PAPER_RATIOS`
-        (seed 003, Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
+        (Hermary et al. Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
     metrics : sequence of str, default ("auroc", "aupr_trap", "f1", "mcc_scaled")
         The paper's four metrics; ``ap`` and ``mcc`` are available too.
     resolution : int, default 101
@@ -281,6 +321,15 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     Returns
     -------
     LandscapeResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-A, Figure 2; Table I for the presets).
+
+    See Also
+    --------
+    landscape_difference, minimal_tpr, landscape_coverage, landscape_correlations, LandscapeResult.at
 
     Examples
     --------
@@ -346,7 +395,7 @@ class LandscapeDifferenceResult:
 
 
 def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
-    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (seed 003 §V-B, Figure 3).
+    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (Hermary et al. §V-B, Figure 3).
 
     The reference landscape is computed on the same grid (balanced π = ½ by
     default). AUROC's map is identically 0: it does not depend on π.
@@ -360,6 +409,15 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
     Returns
     -------
     LandscapeDifferenceResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-B, Figure 3).
+
+    See Also
+    --------
+    landscape
 
     Examples
     --------
@@ -437,7 +495,7 @@ def _region_masks(result: LandscapeResult, regions) -> tuple[tuple, tuple, list]
 
 
 def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) -> RegionStatsResult:
-    r"""Mean and excess kurtosis of every landscape inside regions of interest (seed 003 §V-D, Figures 5, 13, 14).
+    r"""Mean and excess kurtosis of every landscape inside regions of interest (Hermary et al. §V-D, Figures 5, 13, 14).
 
     Default regions (TPR range, TNR range, inclusive): R1 (0–10 %, 0–10 %),
     R2 (0–10, 90–100), R3 (90–100, 0–10), R4 (90–100, 90–100), R5 (45–55, 45–55).
@@ -460,6 +518,15 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
     Returns
     -------
     RegionStatsResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-D, Figures 5, 13, 14).
+
+    See Also
+    --------
+    landscape, REGIONS
 
     Examples
     --------
@@ -524,7 +591,7 @@ class MinimalTprResult:
 
 
 def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
-    r"""Minimal TPR needed to reach a score, and the TNR it then requires (seed 003 §V-C, Figure 4).
+    r"""Minimal TPR needed to reach a score, and the TNR it then requires (Hermary et al. §V-C, Figure 4).
 
     .. math::
 
@@ -546,6 +613,15 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
     Returns
     -------
     MinimalTprResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-C, Figure 4).
+
+    See Also
+    --------
+    landscape, landscape_coverage
 
     Examples
     --------
@@ -616,7 +692,7 @@ def _area_weights(grid: np.ndarray) -> np.ndarray:
 
 
 def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageResult:
-    r"""Share of the TPR × TNR area on which each metric falls in each score bin (seed 003, App. B, Figure 8).
+    r"""Share of the TPR × TNR area on which each metric falls in each score bin (Hermary et al. App. B, Figure 8).
 
     .. math::
 
@@ -636,6 +712,15 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
     Returns
     -------
     CoverageResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (App. B, Figure 8).
+
+    See Also
+    --------
+    landscape, minimal_tpr
 
     Examples
     --------

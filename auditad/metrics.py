@@ -1,7 +1,7 @@
 """Evaluation metrics of anomaly detectors: from scores and from an operating point.
 
 Scores follow one convention everywhere: **higher = more anomalous**, and the
-anomaly label 1 is the positive class (SPEC §3, seed 003).
+anomaly label 1 is the positive class (Hermary et al.).
 
 From scores (vectorised: a 2-D ``(n, m)`` array holds ``m`` score columns):
 
@@ -65,7 +65,22 @@ METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
-    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept)."""
+    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B: the metrics).
+
+    See Also
+    --------
+    auditad.nulls.null_distribution, auditad.landscapes.landscape
+
+    Examples
+    --------
+    >>> check_metric_names("auroc"), check_metric_names(["f1", "mcc"])
+    (('auroc',), ('f1', 'mcc'))
+    """
     if isinstance(metrics, str):
         metrics = (metrics,)
     metrics = tuple(metrics)
@@ -135,7 +150,7 @@ def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
         = \frac{R_+ - n_+(n_+ + 1)/2}{n_+ n_-},
 
     where :math:`R_+` is the sum of the mid-ranks of the positives among all
-    scores (Mann–Whitney U divided by :math:`n_+ n_-`; SPEC §3, seed 003).
+    scores (Mann–Whitney U divided by :math:`n_+ n_-`; Hermary et al.).
 
     Parameters
     ----------
@@ -300,6 +315,17 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
     -------
     AurocCIResult
 
+    References
+    ----------
+    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas under two or more
+    correlated receiver operating characteristic curves: a nonparametric approach", Biometrics 44 (1988).
+    X. Sun, W. Xu, "Fast implementation of DeLong's algorithm for comparing the areas under correlated
+    receiver operating characteristic curves", IEEE Signal Processing Letters 21 (2014).
+
+    See Also
+    --------
+    auroc, auditad.nulls.auroc_null
+
     Examples
     --------
     >>> r = auroc_ci([0, 0, 0, 1, 1, 1], [0.1, 0.3, 0.5, 0.4, 0.6, 0.9])
@@ -410,7 +436,7 @@ def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
     over the distinct score thresholds in decreasing order, with :math:`P_k`,
     :math:`R_k` the precision and recall when every sample with score
     :math:`\ge` the k-th threshold is predicted positive (:math:`R_0 = 0`).
-    Under random scores its mean is close to the anomaly ratio π (SPEC §3, seed 003).
+    Under random scores its mean is close to the anomaly ratio π (Hermary et al.).
 
     Parameters
     ----------
@@ -422,6 +448,16 @@ def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
     Returns
     -------
     float or numpy.ndarray of shape (m,)
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12 (2011) (``average_precision_score``).
+
+    See Also
+    --------
+    aupr_trapezoid, auditad.nulls.expected_average_precision
 
     Examples
     --------
@@ -449,7 +485,7 @@ def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
         \qquad (R_0, P_0) = (0, 1).
 
     On coarse (e.g. binary) scores it differs a lot from :func:`average_precision`:
-    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there (SPEC §3).
+    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there.
 
     Parameters
     ----------
@@ -461,6 +497,16 @@ def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
     Returns
     -------
     float or numpy.ndarray of shape (m,)
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B; its landscapes use this AUPR).
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12 (2011) (``auc(recall, precision)``).
+
+    See Also
+    --------
+    average_precision, auditad.landscapes.landscape
 
     Examples
     --------
@@ -495,6 +541,15 @@ def best_f1(y_true, scores, *, pos_label=None):
     Returns
     -------
     float or numpy.ndarray of shape (m,)
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B1).
+
+    See Also
+    --------
+    f1_at_threshold, score_metrics
 
     Examples
     --------
@@ -533,7 +588,7 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
 
         F_1 = \frac{2\,TP}{2\,TP + FP + FN}
 
-    (seed 003, §III-B1). With both classes present the denominator is never 0;
+    (Hermary et al. §III-B1). With both classes present the denominator is never 0;
     predicting nothing positive gives F1 = 0.
 
     Parameters
@@ -548,6 +603,15 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
     Returns
     -------
     float or numpy.ndarray of shape (m,)
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B1).
+
+    See Also
+    --------
+    best_f1, mcc_at_threshold, f1_cells
 
     Examples
     --------
@@ -567,7 +631,7 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
         {\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},\qquad
         \mathrm{MCC}_{[0,1]} = \frac{\mathrm{MCC}+1}{2}
 
-    (seed 003, §III-B2, which reports the scaled form). Convention: when a
+    (Hermary et al. §III-B2, which reports the scaled form). Convention: when a
     factor of the denominator is 0 (nothing or everything predicted positive)
     MCC = 0, as in scikit-learn.
 
@@ -586,6 +650,17 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B2).
+    B. W. Matthews, "Comparison of the predicted and observed secondary structure of T4 phage
+    lysozyme", Biochimica et Biophysica Acta 405 (1975).
+
+    See Also
+    --------
+    scaled_mcc, f1_at_threshold, mcc_cells
+
     Examples
     --------
     >>> mcc_at_threshold([0, 0, 1, 1], [0, 1, 1, 1])
@@ -597,7 +672,16 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
 
 
 def scaled_mcc(mcc):
-    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (seed 003 reports this form).
+    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (Hermary et al. reports this form).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B2).
+
+    See Also
+    --------
+    mcc_at_threshold
 
     Examples
     --------
@@ -682,6 +766,15 @@ def score_metrics(y_true, scores, *, threshold: float | None = None, pos_label=N
     Returns
     -------
     ScoreMetricsResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    auroc, average_precision, aupr_trapezoid, best_f1, auditad.nulls.null_distribution
 
     Examples
     --------

@@ -1,4 +1,4 @@
-"""Random-baseline (null) distributions of evaluation metrics (SPEC §3, seed 003 §IV).
+"""Random-baseline (null) distributions of evaluation metrics (Hermary et al. §IV).
 
 For a test set of ``n_pos`` anomalies and ``n_neg`` normals, the null of a
 metric is its distribution under predictions that carry no information:
@@ -6,7 +6,7 @@ metric is its distribution under predictions that carry no information:
 * threshold-free metrics (``auroc``, ``ap``, ``aupr_trap``): i.i.d. continuous
   random scores, i.e. a uniformly random ranking of the n samples;
 * thresholded metrics (``f1``, ``mcc``, ``mcc_scaled``): i.i.d. random binary
-  predictions with positive rate ``q`` -- ``"coin"`` (q = ½, seed 003's
+  predictions with positive rate ``q`` -- ``"coin"`` (q = ½, Hermary et al.'s
   choice), ``"prior"`` (q = π = n_pos / n) or a number in [0, 1]. Then
   TP ~ Binomial(n_pos, q) and FP ~ Binomial(n_neg, q) independently.
 
@@ -65,7 +65,7 @@ __all__ = [
 THRESHOLD_FREE = ("auroc", "ap", "aupr_trap")
 THRESHOLDED = ("f1", "mcc", "mcc_scaled")
 
-#: Anomaly ratios (positive share) of the sweep of seed 003, Figure 1: 99:1 ... 1:99 (positive:negative).
+#: Anomaly ratios (positive share) of the sweep of Hermary et al. Figure 1: 99:1 ... 1:99 (positive:negative).
 PAPER_SWEEP_RATIOS = (0.99, 0.95, 0.90, 0.80, 0.70, 0.60, 0.50, 0.40, 0.30, 0.20, 0.10, 0.05, 0.01)
 
 # --------------------------------------------------------------------------- input helpers
@@ -73,6 +73,15 @@ def class_counts(n_pos=None, n_neg=None, *, ratio=None, n=None) -> tuple[int, in
     """Resolve (n_pos, n_neg) from the counts or from an anomaly ratio and a total n.
 
     With ``ratio`` and ``n``: ``n_pos = round(ratio * n)`` clipped to [1, n - 1].
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (Table I: anomaly ratios of common benchmarks).
+
+    See Also
+    --------
+    null_distribution
 
     Examples
     --------
@@ -284,8 +293,17 @@ def expected_average_precision(n_pos: int, n_neg: int) -> float:
 
     with :math:`n = n_+ + n_-` and :math:`H_n` the n-th harmonic number (from
     :math:`E[\mathrm{AP}] = \frac{1}{n_+}\sum_j P(\text{positive at } j)\,E[tp(j)/j \mid \text{positive at } j]`).
-    It tends to π = n_+/n as n grows (seed 003, §IV: "the AUPR baseline varies
+    It tends to π = n_+/n as n grows (Hermary et al. §IV: "the AUPR baseline varies
     approximately linearly with the anomaly proportion").
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§IV).
+
+    See Also
+    --------
+    null_distribution, auditad.metrics.average_precision
 
     Examples
     --------
@@ -303,7 +321,7 @@ def expected_average_precision(n_pos: int, n_neg: int) -> float:
 def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=METRIC_NAMES, q="coin",
                       method: str = "auto", runs: int = 10_000, observed: Mapping[str, float] | None = None,
                       ties=None, random_state=None) -> NullResult:
-    r"""Distribution of each metric under random predictions at (n_pos, n_neg) (SPEC §3, seed 003 §IV).
+    r"""Distribution of each metric under random predictions at (n_pos, n_neg) (Hermary et al. §IV).
 
     Threshold-free metrics use a uniformly random ranking (i.i.d. continuous
     scores); F1 and MCC use random binary predictions with positive rate q, so
@@ -314,7 +332,7 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
 
         F_1 \to \frac{2\pi q}{q + \pi} \overset{q=1/2}{=} \frac{\pi}{\pi + 1/2}
 
-    (0.664 at π = 0.99: the ≈0.66–0.70 F1 baseline of seed 003, Figure 1).
+    (0.664 at π = 0.99: the ≈0.66–0.70 F1 baseline of Hermary et al. Figure 1).
     Reported per metric: mean, std, mean positive deviation
     :math:`E[S-\bar S \mid S > \bar S]`, 95 %/99 % quantiles and, for an observed
     score, :math:`p = P(S \ge s_{obs})` (Monte Carlo: :math:`(b+1)/(R+1)`).
@@ -354,6 +372,19 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
     Returns
     -------
     NullResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (random baselines, §IV, Figure 1).
+    H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
+    stochastically larger than the other", Annals of Mathematical Statistics 18 (1947).
+    H. Chernoff, "A measure of asymptotic efficiency for tests of a hypothesis based on the sum
+    of observations", Annals of Mathematical Statistics 23 (1952) (the p-value bound).
+
+    See Also
+    --------
+    auroc_null, null_sweep, mann_whitney_pmf, NullResult.p_value
 
     Examples
     --------
@@ -509,7 +540,7 @@ def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, rand
 
 def null_sweep(ratios=PAPER_SWEEP_RATIOS, *, n: int = 100, metrics=METRIC_NAMES, q="coin", method: str = "auto",
                runs: int = 10_000, random_state=None) -> NullSweepResult:
-    r"""Nulls of every metric over a range of anomaly ratios at a fixed test-set size (seed 003, Figure 1).
+    r"""Nulls of every metric over a range of anomaly ratios at a fixed test-set size (Hermary et al. Figure 1).
 
     For each ratio π, :func:`null_distribution` at ``n_pos = round(π n)``; the
     sweep shows how the random baseline of AP/AUPR and F1 moves with π while
@@ -533,6 +564,15 @@ def null_sweep(ratios=PAPER_SWEEP_RATIOS, *, n: int = 100, metrics=METRIC_NAMES,
     Returns
     -------
     NullSweepResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§IV, Figure 1).
+
+    See Also
+    --------
+    null_distribution
 
     Examples
     --------

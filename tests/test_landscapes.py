@@ -1,4 +1,4 @@
-"""Tests of auditad.landscapes: closed forms, brute-force numpy/scipy oracles and seed 003 checks."""
+"""Tests of auditad.landscapes: closed forms, brute-force numpy/scipy oracles and Hermary et al. checks."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ def test_paper_presets_and_labels(paper):
 
 
 def test_auroc_landscape_identical_at_all_ratios(paper):
-    # seed 003 §V-B: "AUROC shows no change, reflecting its invariance to class imbalance"
+    # Hermary et al. §V-B: "AUROC shows no change, reflecting its invariance to class imbalance"
     au = paper.values[:, 0]
     assert np.all(au == au[0])
     d = landscape_difference(paper)
@@ -64,7 +64,7 @@ def test_difference_against_reference(paper):
     ref = landscape([0.5], metrics=paper.metrics).values[0]
     np.testing.assert_allclose(d.values, paper.values - ref[None], atol=0)
     np.testing.assert_allclose(d.max_decrease, (paper.values - ref[None]).min(axis=(2, 3)))
-    # seed 003 §V-B (5:95): most of the AUPR landscape decreases by at least 0.2
+    # Hermary et al. §V-B (5:95): most of the AUPR landscape decreases by at least 0.2
     d5 = landscape_difference(landscape([0.05], metrics=["aupr_trap"]))
     assert np.mean(d5.get("aupr_trap", 0.05) <= -0.2) > 0.5
     self_diff = landscape_difference(landscape([0.3]), reference=0.3)
@@ -108,7 +108,7 @@ def test_minimal_tpr_closed_forms(paper):
         np.testing.assert_allclose(mt.min_tpr[r, au], np.maximum(0, 2 * s - 1), atol=1e-12)
         np.testing.assert_allclose(mt.tnr_needed[r, au], np.where(s <= 0.5, 2 * s, 1.0), atol=1e-12)
     bal = minimal_tpr(landscape([0.5], metrics=["aupr_trap", "mcc_scaled"]))
-    # seed 003 §V-C: balanced AUPR needs no detected positive up to 0.75, but then TNR = 1
+    # Hermary et al. §V-C: balanced AUPR needs no detected positive up to 0.75, but then TNR = 1
     ok = bal.scores <= 0.75 + 1e-12
     assert np.all(bal.min_tpr[0, 0][ok] == 0) and np.all(bal.min_tpr[0, 0][~ok] > 0)
     assert np.all(bal.tnr_needed[0, 0][(bal.scores > 0.25 + 1e-12) & ok] == 1.0)
@@ -141,7 +141,7 @@ def test_coverage_auroc_triangular():
 
 
 def test_coverage_cifar_aupr_concentrated(paper):
-    # seed 003, App. B: at the CIFAR-10 ratio more than 40 % of the AUPR landscape is near 0.95
+    # Hermary et al. App. B: at the CIFAR-10 ratio more than 40 % of the AUPR landscape is near 0.95
     cov = landscape_coverage(paper)
     k, r = paper.metrics.index("aupr_trap"), paper.ratio_index("CIFAR-10")
     assert cov.coverage[r, k, -2:].sum() > 0.4
@@ -167,7 +167,7 @@ def test_correlations_pearson_and_tucker(paper):
     full = landscape_correlations(sub, variance=1.0)
     np.testing.assert_allclose(full.tucker, full.pearson, atol=1e-9)
     assert np.all(rel.explained >= 0.9 - 1e-12)
-    # seed 003 §VI, High regime: AUROC-MCC Tucker 0.997 and Pearson 0.983
+    # Hermary et al. §VI, High regime: AUROC-MCC Tucker 0.997 and Pearson 0.983
     full_grid = landscape_correlations(landscape(["CIFAR-10", "VisA", "MVTec"], metrics=sub.metrics))
     assert full_grid.pearson[0, 0, 3] == pytest.approx(0.983, abs=0.005)
     assert full_grid.tucker[0, 0, 3] == pytest.approx(0.997, abs=0.005)

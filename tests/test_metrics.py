@@ -1,4 +1,4 @@
-"""Tests of auditad.metrics: expected values from scikit-learn, brute-force oracles and seed 003."""
+"""Tests of auditad.metrics: expected values from scikit-learn, brute-force oracles and Hermary et al. ."""
 
 from __future__ import annotations
 
@@ -267,11 +267,11 @@ def test_operating_point_equals_score_metrics_on_binary_scores(n_pos, n_neg):
 
 
 def test_operating_point_paper_checks():
-    # seed 003, §V-C: balanced, TPR = 0, TNR = 1 -> AUPR (trapezoid) = 0.75
+    # Hermary et al. §V-C: balanced, TPR = 0, TNR = 1 -> AUPR (trapezoid) = 0.75
     r = operating_point_metrics(0.0, 1.0, 0.5)
     assert r.aupr_trap == pytest.approx(0.75, abs=1e-15)
     assert r.ap == pytest.approx(0.5) and r.f1 == 0.0 and r.mcc == 0.0 and math.isnan(r.precision)
-    # seed 003, §V-C: UCR ratio 0.19 %, TPR = 0, TNR = 0.1 -> scaled MCC ~ 0.43 (0.435)
+    # Hermary et al. §V-C: UCR ratio 0.19 %, TPR = 0, TNR = 0.1 -> scaled MCC ~ 0.43 (0.435)
     r = operating_point_metrics(0.0, 0.1, 0.0019)
     expected = (1 - math.sqrt(0.9 * 0.0019 / (0.1 * (1 - 0.0019) + 0.0019))) / 2  # hand algebra
     assert r.mcc_scaled == pytest.approx(expected, abs=1e-12)

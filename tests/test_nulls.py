@@ -1,4 +1,4 @@
-"""Tests of auditad.nulls: brute-force enumeration, scikit-learn, scipy and seed 003 §IV."""
+"""Tests of auditad.nulls: brute-force enumeration, scikit-learn, scipy and Hermary et al. §IV."""
 
 from __future__ import annotations
 
@@ -150,7 +150,7 @@ def test_monte_carlo_rankings_match_exact(n_pos, n_neg):
 
 
 def test_ap_null_mean_is_about_the_ratio():
-    # seed 003 §IV: the AP/AUPR baseline follows the anomaly proportion
+    # Hermary et al. §IV: the AP/AUPR baseline follows the anomaly proportion
     for n_pos, n_neg in [(100, 900), (900, 100), (50, 9950)]:
         r = null_distribution(n_pos, n_neg, metrics=["ap"], runs=4000, random_state=0)["ap"]
         e = expected_average_precision(n_pos, n_neg)
@@ -193,7 +193,7 @@ def test_thresholded_monte_carlo_matches_exact():
 
 
 def test_coin_f1_null_mean_tends_to_paper_baseline():
-    # seed 003 §IV / Figure 1: coin F1 baseline -> pi / (pi + 1/2); 0.664 at pi = 0.99
+    # Hermary et al. §IV / Figure 1: coin F1 baseline -> pi / (pi + 1/2); 0.664 at pi = 0.99
     r = null_distribution(9900, 100, metrics=["f1"])["f1"]
     assert r.method == "exact"
     assert r.mean == pytest.approx(0.99 / 1.49, abs=1e-3)
@@ -285,7 +285,7 @@ def test_bad_input(kwargs, match):
         null_distribution(**kwargs)
 
 
-# --------------------------------------------------------------------------- sweep (seed 003, Figure 1)
+# --------------------------------------------------------------------------- sweep (Hermary et al. Figure 1)
 def test_null_sweep_reproduces_figure_1_trends():
     s = null_sweep(n=100, runs=2000, random_state=0)
     frame = s.to_frame()
@@ -326,7 +326,7 @@ def test_null_plots_return_axes():
     s = null_sweep([0.9, 0.5, 0.1], n=50, runs=200, random_state=0, metrics=["auroc", "f1"])
     ax = plot_null_sweep(s)
     assert len(ax.get_lines()) == 4  # mean and mean + MPD per metric
-    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # positive-majority on the left, as in seed 003 Figure 1
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # positive-majority on the left, as in Hermary et al. Figure 1
 
 
 def test_cli_nulls(tmp_path, capsys):
