@@ -594,6 +594,10 @@ def _protocol_section(inputs, tables, figures, results, *, progress) -> dict:
 
 
 # ---- random-baseline nulls (SPEC §3)
+#: Fields of a MetricNull that describe an observed score (left out where no score is placed on the null).
+_NO_OBSERVED = ("observed", "p_value", "p_method", "log10_p", "p_upper_bound")
+
+
 def _nulls_section(inputs, tables, figures, results) -> dict:
     import pandas as pd
 
@@ -634,7 +638,7 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
         per_class.append({"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg), "ratio": primary[c].ratio,
                           "q": rest.q if rest is not None else None,
                           "nulls": {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
-                                               and k not in ("observed", "p_value")}
+                                               and k not in _NO_OBSERVED}
                                     for m in metric_nulls},
                           "observed": obs_by_rep})
         row = {"class": c, "n_pos": int(n_pos), "n_neg": int(n_neg), "ratio": primary[c].ratio}
@@ -672,11 +676,11 @@ def _nulls_section(inputs, tables, figures, results) -> dict:
         results["nulls_anomaly"] = nr
         out["anomaly_split"] = {"n_pos": n_pos, "n_neg": n_neg, "ratio": nr.ratio,
                                 "nulls": {m.metric: {k: v for k, v in m.to_dict().items()
-                                                     if not k.startswith("hist_") and k not in ("observed", "p_value")}
+                                                     if not k.startswith("hist_") and k not in _NO_OBSERVED}
                                           for m in nr.nulls}}
         tables.append(TableSpec("nulls_anomaly_split", f"{inputs.name}: random baselines at the anomaly column's "
                                 f"counts ({n_pos} anomalies, {n_neg} normals)",
-                                nr.to_frame().drop(columns=["observed", "p_value"]), "nulls"))
+                                nr.to_frame().drop(columns=list(_NO_OBSERVED)), "nulls"))
     frame = pd.DataFrame(table_rows)
     tables.append(TableSpec("nulls", f"{inputs.name}: random-baseline means at each held-out class's test counts, "
                                      "observed detector-mean AUROC(c) and its p-value P(AUROC_null >= observed)",
