@@ -222,7 +222,7 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
 
         \binom{k+j}{k}_q = \binom{k+j-1}{k}_q + q^{j}\binom{k-1+j}{k-1}_q .
 
-    Cost :math:`O(n_+^2 n_-^2 / 4)` additions (≈ 0.3 s at 160 × 160): for large
+    Cost :math:`O(n_+^2 n_-^2 / 4)` additions (0.1–0.3 s at 160 × 160): for large
     counts :func:`null_distribution` switches to the normal approximation.
     Cells below ~1e-308 underflow to 0.
 
