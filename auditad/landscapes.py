@@ -1,4 +1,4 @@
-"""Metric landscapes over the TPR × TNR plane under class imbalance (SPEC §3, seed 003 §V–VI).
+"""Metric landscapes over the TPR × TNR plane under class imbalance (Hermary et al. §V–VI).
 
 A landscape is the value of a metric of binary predictions at every operating
 point (TPR, TNR) of a grid, at a given anomaly ratio π (closed forms of
@@ -25,9 +25,10 @@ from typing import Mapping
 import numpy as np
 
 from ._validation import check_choice, check_float, check_int, check_probability_array, describe
-from .errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from .errors import InvalidInputError, UndefinedValueWarning
 from ._json import json_safe
-from .metrics import _operating_point_arrays, check_metric_names
+from ._landscape_relations import RATIO_GROUPS, MetricRelationsResult, landscape_correlations, ratio_group
+from .metrics import METRIC_NAMES, check_metric_names, operating_point_values
 
 __all__ = [
     "landscape",
@@ -47,9 +48,13 @@ __all__ = [
     "RATIO_GROUPS",
     "REGIONS",
     "LANDSCAPE_METRICS",
+    "metric_index",
+    "metric_range",
+    "ratio_index",
+    "ratio_label",
 ]
 
-#: Anomaly ratios of the benchmarks of seed 003, Table I (test-set anomaly share).
+#: Anomaly ratios of the benchmarks of Hermary et al. Table I (test-set anomaly share).
 PAPER_RATIOS = {
     "UCR": 0.0019,
     "WaDi": 0.0577,
@@ -63,10 +68,8 @@ PAPER_RATIOS = {
     "MVTec (L)": 0.0333,
 }
 
-#: Ratio groups of seed 003 §VI (inclusive bounds): Low ≤ 5.77 %, Medium 10.05–27.76 %, High ≥ 55.5 %.
-RATIO_GROUPS = {"low": (0.0, 0.0577), "medium": (0.1005, 0.2776), "high": (0.555, 1.0)}
 
-#: Regions of interest of seed 003 §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
+#: Regions of interest of Hermary et al. §V-D: name -> ((TPR low, TPR high), (TNR low, TNR high)), inclusive.
 REGIONS = {
     "R1": ((0.0, 0.1), (0.0, 0.1)),
     "R2": ((0.0, 0.1), (0.9, 1.0)),
@@ -75,20 +78,52 @@ REGIONS = {
     "R5": ((0.45, 0.55), (0.45, 0.55)),
 }
 
-#: The four metrics of seed 003 (its AUPR is the trapezoid one, its MCC the scaled one).
+#: The four metrics of Hermary et al. (its AUPR is the trapezoid one, its MCC the scaled one).
 LANDSCAPE_METRICS = ("auroc", "aupr_trap", "f1", "mcc_scaled")
 
 _EPS = 1e-12
 
 
-def _metric_range(metric: str) -> tuple[float, float]:
+def metric_range(metric: str) -> tuple[float, float]:
+    """Range of a metric's values: (-1, 1) for raw ``mcc``, (0, 1) otherwise.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    landscape_coverage
+
+    Examples
+    --------
+    >>> metric_range("mcc"), metric_range("aupr_trap")
+    ((-1.0, 1.0), (0.0, 1.0))
+    """
+    check_choice(metric, METRIC_NAMES, name="metric")
     return (-1.0, 1.0) if metric == "mcc" else (0.0, 1.0)
 
 
-def _ratio_label(ratio: float) -> str:
-    for name, value in PAPER_RATIOS.items():
-        if abs(value - ratio) < 1e-12:
-            return name
+def ratio_label(ratio: float) -> str:
+    """Display label of an anomaly ratio given as a number: its percentage (never a preset name).
+
+    A preset name (e.g. ``"UCR"``) labels a ratio only when the user asked for the preset by name.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (Table I: the presets).
+
+    See Also
+    --------
+    landscape, PAPER_RATIOS
+
+    Examples
+    --------
+    >>> ratio_label(0.0019), ratio_label(0.5)
+    ('0.19%', '50%')
+    """
     return f"{100 * ratio:.4g}%"
 
 
@@ -114,14 +149,29 @@ def _resolve_ratios(ratios) -> tuple[np.ndarray, tuple[str, ...]]:
         else:
             v = check_float(item, name="ratios", low=0.0, high=1.0, low_open=True, high_open=True)
             values.append(v)
-            labels.append(_ratio_label(v))
+            labels.append(ratio_label(v))
     if not values:
         raise InvalidInputError("ratios must contain at least one anomaly ratio")
     return np.array(values, dtype=np.float64), tuple(labels)
 
 
-def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
-    """Position of a ratio given by label (str) or by value (within 1e-9)."""
+def ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
+    """Position of a ratio given by label (str) or by value (within 1e-9) in a result's ``ratios``/``labels``.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (Table I).
+
+    See Also
+    --------
+    LandscapeResult.ratio_index, metric_index
+
+    Examples
+    --------
+    >>> ratio_index(np.array([0.0019, 0.5]), ("UCR", "50%"), 0.5), ratio_index(np.array([0.0019]), ("UCR",), "UCR")
+    (1, 0)
+    """
     if isinstance(ratio, str):
         if ratio in labels:
             return labels.index(ratio)
@@ -133,10 +183,40 @@ def _ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
     return int(hit[0])
 
 
-def _metric_index(metrics: tuple, metric) -> int:
+def metric_index(metrics: tuple, metric) -> int:
+    """Position of ``metric`` in a result's ``metrics`` (named error if absent).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V).
+
+    See Also
+    --------
+    ratio_index
+
+    Examples
+    --------
+    >>> metric_index(("auroc", "f1"), "f1")
+    1
+    """
     if metric not in metrics:
         raise InvalidInputError(f"metric {describe(metric)} is not in this result; available: {list(metrics)}")
     return metrics.index(metric)
+
+
+# Old private names, kept only for auditad.plotting (owned elsewhere) until it uses the public ones.
+_metric_index = metric_index
+_ratio_index = ratio_index
+_metric_range = metric_range
+
+
+def _check_result(result, cls=None, name: str = "result"):
+    """A named error for anything that is not a landscape result (e.g. ``minimal_tpr(None)``)."""
+    cls = cls or LandscapeResult
+    if not isinstance(result, cls):
+        raise InvalidInputError(f"{name} must be a {cls.__name__} (from landscape()), got {describe(result)}")
+    return result
 
 
 # --------------------------------------------------------------------------- landscape
@@ -167,11 +247,36 @@ class LandscapeResult:
 
     def ratio_index(self, ratio) -> int:
         """Position of a ratio given by label (e.g. ``"UCR"``) or by value."""
-        return _ratio_index(self.ratios, self.labels, ratio)
+        return ratio_index(self.ratios, self.labels, ratio)
 
     def get(self, metric: str, ratio) -> np.ndarray:
         """The (G, G) landscape of ``metric`` at ``ratio`` (rows: TPR, columns: TNR)."""
-        return self.values[self.ratio_index(ratio), _metric_index(self.metrics, metric)]
+        return self.values[self.ratio_index(ratio), metric_index(self.metrics, metric)]
+
+    def at(self, tpr: float, tnr: float, *, metric: str | None = None, ratio=None):
+        """Metric values at the operating point (tpr, tnr), from the closed forms (not snapped to the grid).
+
+        Returns a float when ``metric`` and ``ratio`` are both given, else an array
+        over the ratios (R,), the metrics (M,) or both (R, M). At a grid point it
+        equals ``values[r, m, i, j]``.
+
+        Examples
+        --------
+        >>> r = landscape([0.5, 0.0019], metrics=["auroc", "aupr_trap"], resolution=11)
+        >>> r.at(0.0, 1.0, metric="aupr_trap", ratio=0.5), r.at(0.3, 0.9).shape
+        (0.75, (2, 2))
+        """
+        from ._validation import check_probability
+
+        tpr = check_probability(tpr, name="tpr")
+        tnr = check_probability(tnr, name="tnr")
+        vals = operating_point_values(np.full(self.ratios.shape, tpr), np.full(self.ratios.shape, tnr), self.ratios)
+        out = np.stack([vals[m] for m in self.metrics], axis=1)  # (R, M)
+        if ratio is not None:
+            out = out[self.ratio_index(ratio)]
+        if metric is not None:
+            out = out[..., metric_index(self.metrics, metric)]
+        return float(out) if np.ndim(out) == 0 else out
 
     def to_frame(self):
         """Tidy frame: ratio, label, metric, tpr, tnr, value (one row per grid point)."""
@@ -195,7 +300,7 @@ class LandscapeResult:
 
 
 def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101) -> LandscapeResult:
-    r"""Every metric over a TPR × TNR grid for each anomaly ratio (seed 003 §V-A, Figure 2).
+    r"""Every metric over a TPR × TNR grid for each anomaly ratio (Hermary et al. §V-A, Figure 2).
 
     At ratio π and operating point (TPR, TNR) the confusion-matrix shares are
     :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`, :math:`FP = (1-\pi)(1-TNR)`,
@@ -207,7 +312,7 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     ----------
     ratios : "paper", float, str or sequence, default "paper"
         Anomaly ratios in (0, 1), preset names from :data:`PAPER_RATIOS`
-        (seed 003, Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
+        (Hermary et al. Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
     metrics : sequence of str, default ("auroc", "aupr_trap", "f1", "mcc_scaled")
         The paper's four metrics; ``ap`` and ``mcc`` are available too.
     resolution : int, default 101
@@ -216,6 +321,15 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     Returns
     -------
     LandscapeResult
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-A, Figure 2; Table I for the presets).
+
+    See Also
+    --------
+    landscape_difference, minimal_tpr, landscape_coverage, landscape_correlations, LandscapeResult.at
 
     Examples
     --------
@@ -232,7 +346,7 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     tpr, tnr = np.meshgrid(grid, grid, indexing="ij")
     out = np.empty((values.size, len(metrics), resolution, resolution))
     for r, pi in enumerate(values):
-        vals = _operating_point_arrays(tpr, tnr, np.full_like(tpr, pi))
+        vals = operating_point_values(tpr, tnr, np.full_like(tpr, pi))
         for m, name in enumerate(metrics):
             out[r, m] = vals[name]
     return LandscapeResult(ratios=values, labels=labels, metrics=metrics, tpr=grid, tnr=grid.copy(), values=out)
@@ -260,7 +374,7 @@ class LandscapeDifferenceResult:
 
     def get(self, metric: str, ratio) -> np.ndarray:
         """The (G, G) difference map of ``metric`` at ``ratio``."""
-        return self.values[_ratio_index(self.ratios, self.labels, ratio), _metric_index(self.metrics, metric)]
+        return self.values[ratio_index(self.ratios, self.labels, ratio), metric_index(self.metrics, metric)]
 
     def to_frame(self):
         """Tidy summary: ratio, label, metric, mean_difference, max_increase, max_decrease."""
@@ -281,7 +395,7 @@ class LandscapeDifferenceResult:
 
 
 def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
-    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (seed 003 §V-B, Figure 3).
+    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (Hermary et al. §V-B, Figure 3).
 
     The reference landscape is computed on the same grid (balanced π = ½ by
     default). AUROC's map is identically 0: it does not depend on π.
@@ -296,12 +410,22 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
     -------
     LandscapeDifferenceResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-B, Figure 3).
+
+    See Also
+    --------
+    landscape
+
     Examples
     --------
     >>> d = landscape_difference(landscape(["UCR"], resolution=11))
     >>> float(abs(d.get("auroc", "UCR")).max())
     0.0
     """
+    _check_result(result)
     reference = check_float(reference, name="reference", low=0.0, high=1.0, low_open=True, high_open=True)
     ref = landscape([reference], metrics=result.metrics, resolution=result.tpr.size).values[0]
     diff = result.values - ref[None]
@@ -371,7 +495,7 @@ def _region_masks(result: LandscapeResult, regions) -> tuple[tuple, tuple, list]
 
 
 def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) -> RegionStatsResult:
-    r"""Mean and excess kurtosis of every landscape inside regions of interest (seed 003 §V-D, Figures 5, 13, 14).
+    r"""Mean and excess kurtosis of every landscape inside regions of interest (Hermary et al. §V-D, Figures 5, 13, 14).
 
     Default regions (TPR range, TNR range, inclusive): R1 (0–10 %, 0–10 %),
     R2 (0–10, 90–100), R3 (90–100, 0–10), R4 (90–100, 90–100), R5 (45–55, 45–55).
@@ -395,12 +519,22 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
     -------
     RegionStatsResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-D, Figures 5, 13, 14).
+
+    See Also
+    --------
+    landscape, REGIONS
+
     Examples
     --------
     >>> reg = landscape_regions(landscape([0.5], metrics=["auroc"]))
     >>> round(float(reg.mean[0, 0, 4]), 6)  # R5 of AUROC
     0.5
     """
+    _check_result(result)
     names, bounds, masks = _region_masks(result, regions)
     R, M = result.values.shape[:2]
     mean = np.empty((R, M, len(names)))
@@ -457,7 +591,7 @@ class MinimalTprResult:
 
 
 def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
-    r"""Minimal TPR needed to reach a score, and the TNR it then requires (seed 003 §V-C, Figure 4).
+    r"""Minimal TPR needed to reach a score, and the TNR it then requires (Hermary et al. §V-C, Figure 4).
 
     .. math::
 
@@ -480,12 +614,22 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
     -------
     MinimalTprResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§V-C, Figure 4).
+
+    See Also
+    --------
+    landscape, landscape_coverage
+
     Examples
     --------
     >>> mt = minimal_tpr(landscape([0.5], metrics=["auroc"]), scores=[0.5, 0.8])
     >>> mt.min_tpr[0, 0].tolist(), mt.tnr_needed[0, 0].tolist()
     ([0.0, 0.6], [1.0, 1.0])
     """
+    _check_result(result)
     if scores is None:
         scores = np.round(np.arange(1, 21) * 0.05, 10)
     s = np.asarray(scores, dtype=np.float64).ravel()
@@ -548,7 +692,7 @@ def _area_weights(grid: np.ndarray) -> np.ndarray:
 
 
 def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageResult:
-    r"""Share of the TPR × TNR area on which each metric falls in each score bin (seed 003, App. B, Figure 8).
+    r"""Share of the TPR × TNR area on which each metric falls in each score bin (Hermary et al. App. B, Figure 8).
 
     .. math::
 
@@ -569,12 +713,22 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
     -------
     CoverageResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (App. B, Figure 8).
+
+    See Also
+    --------
+    landscape, minimal_tpr
+
     Examples
     --------
     >>> cov = landscape_coverage(landscape([0.5], metrics=["auroc"]))
     >>> int(np.argmax(cov.coverage[0, 0]))  # AUROC: the bin [0.50, 0.55) covers the most area
     10
     """
+    _check_result(result)
     bins = check_int(bins, name="bins", low=1, high=10_000)
     w = np.outer(_area_weights(result.tpr), _area_weights(result.tnr))
     w = (w / w.sum()).ravel()
@@ -582,7 +736,7 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
     edges = np.empty((M, bins + 1))
     cov = np.empty((R, M, bins))
     for k, m in enumerate(result.metrics):
-        lo, hi = _metric_range(m)
+        lo, hi = metric_range(m)
         edges[k] = np.linspace(lo, hi, bins + 1)
         for r in range(R):
             v = result.values[r, k].ravel()
@@ -590,164 +744,3 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
             cov[r, k] = np.bincount(idx, weights=w, minlength=bins)
     return CoverageResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, bin_edges=edges,
                           coverage=cov)
-
-
-# --------------------------------------------------------------------------- metric relations
-@dataclass(frozen=True, eq=False)
-class MetricRelationsResult:
-    """Pearson correlation and Tucker congruence between metric landscapes per ratio group.
-
-    ``pearson`` and ``tucker`` have shape (number of groups, M, M); ``loadings``
-    holds one (M, n_factors) array per group.
-    """
-
-    groups: tuple
-    members: tuple
-    metrics: tuple
-    pearson: np.ndarray
-    tucker: np.ndarray
-    n_factors: np.ndarray
-    explained: np.ndarray
-    loadings: tuple
-    variance: float
-
-    def to_frame(self):
-        """Tidy frame: group, metric_a, metric_b, pearson, tucker (each unordered pair once)."""
-        import pandas as pd
-
-        rows = []
-        for g, name in enumerate(self.groups):
-            for a in range(len(self.metrics)):
-                for b in range(a + 1, len(self.metrics)):
-                    rows.append({"group": name, "members": ", ".join(self.members[g]),
-                                 "metric_a": self.metrics[a], "metric_b": self.metrics[b],
-                                 "pearson": float(self.pearson[g, a, b]), "tucker": float(self.tucker[g, a, b]),
-                                 "n_factors": int(self.n_factors[g]), "explained": float(self.explained[g])})
-        return pd.DataFrame(rows)
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict."""
-        return {"groups": list(self.groups), "members": [list(m) for m in self.members],
-                "metrics": list(self.metrics), "pearson": json_safe(self.pearson),
-                "tucker": json_safe(self.tucker), "n_factors": json_safe(self.n_factors),
-                "explained": json_safe(self.explained), "loadings": [json_safe(x) for x in self.loadings],
-                "variance": self.variance}
-
-
-def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
-    """Name of the group whose inclusive [low, high] range holds ``ratio`` (None if none).
-
-    Examples
-    --------
-    >>> ratio_group(0.0019), ratio_group(0.1214), ratio_group(0.9), ratio_group(0.4)
-    ('low', 'medium', 'high', None)
-    """
-    ratio = check_float(ratio, name="ratio", low=0.0, high=1.0, low_open=True, high_open=True)
-    for name, (lo, hi) in groups.items():
-        if lo - _EPS <= ratio <= hi + _EPS:
-            return str(name)
-    return None
-
-
-def _factor_loadings(X: np.ndarray, variance: float):
-    """Principal-factor loadings of the correlation matrix keeping the fewest factors explaining >= ``variance``."""
-    corr = np.corrcoef(X, rowvar=False)
-    eigval, eigvec = np.linalg.eigh(corr)
-    order = np.argsort(eigval)[::-1]
-    eigval, eigvec = np.clip(eigval[order], 0.0, None), eigvec[:, order]
-    share = np.cumsum(eigval) / eigval.sum()
-    k = int(np.searchsorted(share, variance - 1e-12) + 1)
-    k = min(k, eigval.size)
-    loadings = eigvec[:, :k] * np.sqrt(eigval[:k])
-    # sign convention: each factor's largest absolute loading is positive (congruence does not depend on it)
-    signs = np.sign(loadings[np.argmax(np.abs(loadings), axis=0), np.arange(k)])
-    return corr, loadings * np.where(signs == 0, 1.0, signs), k, float(share[k - 1])
-
-
-def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: float = 0.90) -> MetricRelationsResult:
-    r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (seed 003 §VI, Figures 6–7).
-
-    For each ratio group, the landscapes of its ratios are stacked so that every
-    (ratio, TPR, TNR) grid point is an observation and every metric a variable.
-    Pearson correlations are computed directly; factors are extracted from the
-    correlation matrix :math:`\mathbf R = \mathbf V \Lambda \mathbf V^\top`
-    (principal factors, loadings :math:`\mathbf L = \mathbf V_k \Lambda_k^{1/2}`
-    with the fewest k whose explained variance reaches ``variance``, 90 % as in
-    the paper), and Tucker's congruence between metrics a and b is
-
-    .. math::
-
-        \phi_{ab} = \frac{\sum_f L_{af} L_{bf}}{\sqrt{\sum_f L_{af}^2 \sum_f L_{bf}^2}},
-
-    which does not depend on a rotation of the factors. With every factor kept,
-    :math:`\phi = r`. Seed 003 does not say which observations its factor
-    analysis used; this stacking is auditad's reading.
-
-    Parameters
-    ----------
-    result : LandscapeResult
-        Needs at least two metrics.
-    groups : "spec", "each", "all" or mapping, default "spec"
-        ``"spec"``: :data:`RATIO_GROUPS` (Low ≤ 5.77 %, Medium 10.05–27.76 %,
-        High ≥ 55.5 %; ratios outside every group are skipped with a
-        :class:`~auditad.errors.SkippedItemWarning`); ``"each"``: one group per
-        ratio; ``"all"``: one group of every ratio; or name -> (low, high).
-    variance : float, default 0.90
-        Share of variance the retained factors must explain.
-
-    Returns
-    -------
-    MetricRelationsResult
-
-    Examples
-    --------
-    >>> rel = landscape_correlations(landscape("paper", resolution=21))
-    >>> rel.groups
-    ('low', 'medium', 'high')
-    """
-    if len(result.metrics) < 2:
-        raise InvalidInputError(f"landscape_correlations needs at least two metrics, got {list(result.metrics)}")
-    variance = check_float(variance, name="variance", low=0.0, high=1.0, low_open=True)
-    if isinstance(groups, str):
-        check_choice(groups, ("spec", "each", "all"), name="groups")
-        if groups == "each":
-            assign = {lab: [r] for r, lab in enumerate(result.labels)}
-        elif groups == "all":
-            assign = {"all": list(range(result.ratios.size))}
-        else:
-            groups = RATIO_GROUPS
-    if isinstance(groups, Mapping):
-        assign, skipped = {}, []
-        for r, p in enumerate(result.ratios):
-            g = ratio_group(float(p), groups=groups)
-            if g is None:
-                skipped.append(result.labels[r])
-            else:
-                assign.setdefault(g, []).append(r)
-        if skipped:
-            warnings.warn(f"ratios outside every group were left out of the correlations: {', '.join(skipped)}",
-                          SkippedItemWarning, stacklevel=2)
-        assign = {g: assign[g] for g in groups if g in assign}
-    elif not isinstance(groups, str):
-        raise InvalidInputError(f"groups must be 'spec', 'each', 'all' or a mapping, got {describe(groups)}")
-    if not assign:
-        raise InvalidInputError("no ratio of the landscape falls in any group; use groups='each' or 'all'")
-    M = len(result.metrics)
-    pear = np.empty((len(assign), M, M))
-    tuck = np.empty((len(assign), M, M))
-    nfac, expl, loads, members = [], [], [], []
-    for g, idx in enumerate(assign.values()):
-        X = result.values[idx].transpose(0, 2, 3, 1).reshape(-1, M)  # observations x metrics
-        if np.any(X.std(axis=0) == 0):
-            raise InvalidInputError("a metric is constant over the grid; correlations are undefined")
-        corr, L, k, share = _factor_loadings(X, variance)
-        pear[g] = corr
-        norms = np.sqrt((L ** 2).sum(axis=1))
-        tuck[g] = (L @ L.T) / np.outer(norms, norms)
-        nfac.append(k)
-        expl.append(share)
-        loads.append(L)
-        members.append(tuple(result.labels[i] for i in idx))
-    return MetricRelationsResult(groups=tuple(assign), members=tuple(members), metrics=result.metrics,
-                                 pearson=pear, tucker=tuck, n_factors=np.array(nfac), explained=np.array(expl),
-                                 loadings=tuple(loads), variance=variance)

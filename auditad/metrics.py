@@ -1,7 +1,7 @@
 """Evaluation metrics of anomaly detectors: from scores and from an operating point.
 
 Scores follow one convention everywhere: **higher = more anomalous**, and the
-anomaly label 1 is the positive class (SPEC §3, seed 003).
+anomaly label 1 is the positive class (Hermary et al.).
 
 From scores (vectorised: a 2-D ``(n, m)`` array holds ``m`` score columns):
 
@@ -23,12 +23,19 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass, fields
-from typing import Any
 
 import numpy as np
 
-from ._validation import check_binary_labels, check_choice, check_float, check_same_length, check_scores
+from ._validation import check_choice, check_float, check_same_length, check_scores
 from ._json import json_safe
+from ._binary import _check_weights, _mcclish, _weighted_columns, binary_targets
+from ._operating_point import (
+    OperatingPointResult,
+    f1_cells,
+    mcc_cells,
+    operating_point_metrics,
+    operating_point_values,
+)
 from .errors import InvalidInputError, UndefinedValueWarning
 
 __all__ = [
@@ -46,6 +53,11 @@ __all__ = [
     "operating_point_metrics",
     "OperatingPointResult",
     "METRIC_NAMES",
+    "binary_targets",
+    "f1_cells",
+    "mcc_cells",
+    "operating_point_values",
+    "check_metric_names",
 ]
 
 #: Names of the metrics that auditad computes, in display order. ``mcc_scaled`` is (MCC + 1) / 2.
@@ -53,7 +65,22 @@ METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
-    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept)."""
+    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B: the metrics).
+
+    See Also
+    --------
+    auditad.nulls.null_distribution, auditad.landscapes.landscape
+
+    Examples
+    --------
+    >>> check_metric_names("auroc"), check_metric_names(["f1", "mcc"])
+    (('auroc',), ('f1', 'mcc'))
+    """
     if isinstance(metrics, str):
         metrics = (metrics,)
     metrics = tuple(metrics)
@@ -67,9 +94,9 @@ def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
 # --------------------------------------------------------------------------- helpers
 
 
-def _labels_scores(y_true, scores, *, ndim=(1, 2)):
+def _labels_scores(y_true, scores, *, ndim=(1, 2), pos_label=None, default="one"):
     """Validate binary labels and finite scores of matching length."""
-    y = check_binary_labels(y_true, name="y_true")
+    y, _ = binary_targets(y_true, pos_label=pos_label, name="y_true", default=default)
     s = check_scores(scores, name="scores", ndim=ndim)
     check_same_length(y, s, names=("y_true", "scores"))
     return y, s
@@ -113,7 +140,7 @@ def _positive_rank_sums(pos: np.ndarray, S: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- AUROC
-def auroc(y_true, scores):
+def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
     r"""Area under the ROC curve, ties counted ½.
 
     .. math::
@@ -123,15 +150,27 @@ def auroc(y_true, scores):
         = \frac{R_+ - n_+(n_+ + 1)/2}{n_+ n_-},
 
     where :math:`R_+` is the sum of the mid-ranks of the positives among all
-    scores (Mann–Whitney U divided by :math:`n_+ n_-`; SPEC §3, seed 003).
+    scores (Mann–Whitney U divided by :math:`n_+ n_-`; Hermary et al.).
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary labels, 1 = anomaly (positive). Both classes are required.
+    y_true : array-like of shape (n,) or (n, 1)
+        Two distinct labels (numbers, booleans or strings); the anomaly
+        (positive) class is ``pos_label``, else 1 for {0, 1} / {-1, 1} /
+        booleans, else the larger label (scikit-learn's ``roc_auc_score`` rule;
+        :func:`binary_targets`). Both classes are required.
     scores : array-like of shape (n,) or (n, m)
         Anomaly scores (higher = more anomalous); a 2-D array holds ``m``
         score columns that are evaluated at once.
+    pos_label : int, float, bool or str, optional
+        The anomaly label.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative weights: the area under the weighted ROC curve (pairs weigh
+        :math:`w_i w_j`), as scikit-learn.
+    max_fpr : float in (0, 1], optional
+        Standardised partial AUC over FPR ≤ ``max_fpr`` (McClish correction, as
+        scikit-learn): :math:`\tfrac12\big(1 + \frac{A - m^2/2}{m - m^2/2}\big)`
+        with A the area up to FPR = m (linear interpolation at m).
 
     Returns
     -------
@@ -139,14 +178,37 @@ def auroc(y_true, scores):
         A float for 1-D scores, one AUROC per column for 2-D scores. Constant
         scores give exactly 0.5.
 
+    References
+    ----------
+    H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
+    stochastically larger than the other", Annals of Mathematical Statistics 18 (1947).
+    D. K. McClish, "Analyzing a portion of the ROC curve", Medical Decision Making 9 (1989).
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    auroc_ci, average_precision, auditad.nulls.auroc_null
+
     Examples
     --------
     >>> auroc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     >>> auroc([0, 1, 1], [[0.0, 1.0], [1.0, 1.0], [2.0, 0.0]]).tolist()
     [1.0, 0.25]
+    >>> auroc(["ok", "bad", "bad"], [0.1, 0.9, 0.4], pos_label="bad")
+    1.0
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label, default="greater")
+    w = _check_weights(sample_weight, y.size)
+    if max_fpr is not None:
+        max_fpr = check_float(max_fpr, name="max_fpr", low=0.0, high=1.0, low_open=True)
+        if max_fpr < 1.0:
+            cols = s[:, None] if s.ndim == 1 else s
+            ones = np.ones(y.size) if w is None else w
+            return _finish(np.array([_mcclish(y, cols[:, j], ones, max_fpr) for j in range(cols.shape[1])]), s.ndim)
+    if w is not None:
+        return _weighted_columns(y, s, w, "auroc")
     pos = y == 1
     n_pos = int(pos.sum())
     n_neg = y.size - n_pos
@@ -215,7 +277,7 @@ def _delong_components(pos_scores: np.ndarray, neg_scores: np.ndarray):
     return float(auc), v10, v01
 
 
-def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
+def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIResult:
     r"""AUROC with a DeLong confidence interval and a two-sided test of AUROC = ½.
 
     The variance is DeLong's (DeLong, DeLong & Clarke-Pearson 1988), computed
@@ -253,6 +315,17 @@ def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
     -------
     AurocCIResult
 
+    References
+    ----------
+    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas under two or more
+    correlated receiver operating characteristic curves: a nonparametric approach", Biometrics 44 (1988).
+    X. Sun, W. Xu, "Fast implementation of DeLong's algorithm for comparing the areas under correlated
+    receiver operating characteristic curves", IEEE Signal Processing Letters 21 (2014).
+
+    See Also
+    --------
+    auroc, auditad.nulls.auroc_null
+
     Examples
     --------
     >>> r = auroc_ci([0, 0, 0, 1, 1, 1], [0.1, 0.3, 0.5, 0.4, 0.6, 0.9])
@@ -261,7 +334,7 @@ def auroc_ci(y_true, scores, *, level: float = 0.95) -> AurocCIResult:
     """
     from scipy.stats import norm
 
-    y, s = _labels_scores(y_true, scores, ndim=1)
+    y, s = _labels_scores(y_true, scores, ndim=1, pos_label=pos_label, default="greater")
     level = check_float(level, name="level", low=0.0, high=1.0, low_open=True, high_open=True)
     pos = s[y == 1]
     neg = s[y == 0]
@@ -353,7 +426,7 @@ def _finish(value: np.ndarray, ndim: int):
     return float(value[0]) if ndim == 1 else np.asarray(value, dtype=np.float64)
 
 
-def average_precision(y_true, scores):
+def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Average precision, step-wise (scikit-learn's ``average_precision_score``).
 
     .. math::
@@ -363,7 +436,7 @@ def average_precision(y_true, scores):
     over the distinct score thresholds in decreasing order, with :math:`P_k`,
     :math:`R_k` the precision and recall when every sample with score
     :math:`\ge` the k-th threshold is predicted positive (:math:`R_0 = 0`).
-    Under random scores its mean is close to the anomaly ratio π (SPEC §3, seed 003).
+    Under random scores its mean is close to the anomaly ratio π (Hermary et al.).
 
     Parameters
     ----------
@@ -376,17 +449,30 @@ def average_precision(y_true, scores):
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12 (2011) (``average_precision_score``).
+
+    See Also
+    --------
+    aupr_trapezoid, auditad.nulls.expected_average_precision
+
     Examples
     --------
     >>> round(average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8]), 6)
     0.833333
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
+    w = _check_weights(sample_weight, y.size)
+    if w is not None:
+        return _weighted_columns(y, s, w, "ap")
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["ap"], s.ndim)
 
 
-def aupr_trapezoid(y_true, scores):
+def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Area under the precision–recall curve by the trapezoid rule.
 
     The curve runs through the points :math:`(R_k, P_k)` of the distinct
@@ -399,7 +485,7 @@ def aupr_trapezoid(y_true, scores):
         \qquad (R_0, P_0) = (0, 1).
 
     On coarse (e.g. binary) scores it differs a lot from :func:`average_precision`:
-    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there (SPEC §3).
+    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there.
 
     Parameters
     ----------
@@ -412,17 +498,30 @@ def aupr_trapezoid(y_true, scores):
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B; its landscapes use this AUPR).
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12 (2011) (``auc(recall, precision)``).
+
+    See Also
+    --------
+    average_precision, auditad.landscapes.landscape
+
     Examples
     --------
     >>> aupr_trapezoid([0, 1, 0, 1], [0, 0, 0, 0])  # constant scores: (0,1) -> (1, 0.5)
     0.75
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
+    w = _check_weights(sample_weight, y.size)
+    if w is not None:
+        return _weighted_columns(y, s, w, "aupr_trap")
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["aupr_trap"], s.ndim)
 
 
-def best_f1(y_true, scores):
+def best_f1(y_true, scores, *, pos_label=None):
     r"""Largest F1 over all thresholds (predicted positive = score >= threshold).
 
     .. math::
@@ -443,19 +542,28 @@ def best_f1(y_true, scores):
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B1).
+
+    See Also
+    --------
+    f1_at_threshold, score_metrics
+
     Examples
     --------
     >>> best_f1([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8
     """
-    y, s = _labels_scores(y_true, scores)
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
     S = s[:, None] if s.ndim == 1 else s
     return _finish(_curve_stats(y, S)["best_f1"], s.ndim)
 
 
 # --------------------------------------------------------------------------- thresholded metrics
-def _confusion_at_threshold(y_true, scores, threshold):
-    y, s = _labels_scores(y_true, scores)
+def _confusion_at_threshold(y_true, scores, threshold, pos_label=None):
+    y, s = _labels_scores(y_true, scores, pos_label=pos_label)
     S = s[:, None] if s.ndim == 1 else s
     thr = np.asarray(threshold, dtype=np.float64) if not isinstance(threshold, np.ndarray) else threshold.astype(np.float64)
     if thr.ndim > 1 or (thr.ndim == 1 and thr.size != S.shape[1]):
@@ -473,26 +581,14 @@ def _confusion_at_threshold(y_true, scores, threshold):
     return tp, fp, n_pos - tp, n_neg - fp, s.ndim
 
 
-def _f1_cells(tp, fp, fn):
-    denom = 2.0 * tp + fp + fn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, 2.0 * tp / np.where(denom > 0, denom, 1.0), 0.0)
-
-
-def _mcc_cells(tp, fp, fn, tn):
-    denom = (tp + fp) * (tp + fn) * (tn + fp) * (tn + fn)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denom > 0, (tp * tn - fp * fn) / np.sqrt(np.where(denom > 0, denom, 1.0)), 0.0)
-
-
-def f1_at_threshold(y_true, scores, *, threshold: float = 0.5):
+def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
     r"""F1 score of the predictions "anomaly if score >= threshold".
 
     .. math::
 
         F_1 = \frac{2\,TP}{2\,TP + FP + FN}
 
-    (seed 003, §III-B1). With both classes present the denominator is never 0;
+    (Hermary et al. §III-B1). With both classes present the denominator is never 0;
     predicting nothing positive gives F1 = 0.
 
     Parameters
@@ -508,16 +604,25 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5):
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B1).
+
+    See Also
+    --------
+    best_f1, mcc_at_threshold, f1_cells
+
     Examples
     --------
     >>> f1_at_threshold([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], threshold=0.35)
     0.8
     """
-    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
-    return _finish(_f1_cells(tp, fp, fn), ndim)
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold, pos_label)
+    return _finish(f1_cells(tp, fp, fn), ndim)
 
 
-def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False):
+def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False, pos_label=None):
     r"""Matthews correlation coefficient of the predictions "anomaly if score >= threshold".
 
     .. math::
@@ -526,7 +631,7 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
         {\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},\qquad
         \mathrm{MCC}_{[0,1]} = \frac{\mathrm{MCC}+1}{2}
 
-    (seed 003, §III-B2, which reports the scaled form). Convention: when a
+    (Hermary et al. §III-B2, which reports the scaled form). Convention: when a
     factor of the denominator is 0 (nothing or everything predicted positive)
     MCC = 0, as in scikit-learn.
 
@@ -545,18 +650,38 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
     -------
     float or numpy.ndarray of shape (m,)
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B2).
+    B. W. Matthews, "Comparison of the predicted and observed secondary structure of T4 phage
+    lysozyme", Biochimica et Biophysica Acta 405 (1975).
+
+    See Also
+    --------
+    scaled_mcc, f1_at_threshold, mcc_cells
+
     Examples
     --------
     >>> mcc_at_threshold([0, 0, 1, 1], [0, 1, 1, 1])
     0.5773502691896258
     """
-    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold)
-    value = _mcc_cells(tp, fp, fn, tn)
+    tp, fp, fn, tn, ndim = _confusion_at_threshold(y_true, scores, threshold, pos_label)
+    value = mcc_cells(tp, fp, fn, tn)
     return _finish((value + 1.0) / 2.0 if scaled else value, ndim)
 
 
 def scaled_mcc(mcc):
-    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (seed 003 reports this form).
+    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (Hermary et al. reports this form).
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B2).
+
+    See Also
+    --------
+    mcc_at_threshold
 
     Examples
     --------
@@ -621,7 +746,7 @@ class ScoreMetricsResult:
         return pd.DataFrame({"metric": list(METRIC_NAMES), "value": [getattr(self, m) for m in METRIC_NAMES]})
 
 
-def score_metrics(y_true, scores, *, threshold: float | None = None) -> ScoreMetricsResult:
+def score_metrics(y_true, scores, *, threshold: float | None = None, pos_label=None) -> ScoreMetricsResult:
     r"""AUROC, AP, AUPR-trapezoid, F1, MCC and scaled MCC of one score vector.
 
     F1 and MCC use the predictions "anomaly if score >= threshold"; with
@@ -642,142 +767,31 @@ def score_metrics(y_true, scores, *, threshold: float | None = None) -> ScoreMet
     -------
     ScoreMetricsResult
 
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the
+    Imbalanced Case of Anomaly Detection" (§III-B).
+
+    See Also
+    --------
+    auroc, average_precision, aupr_trapezoid, best_f1, auditad.nulls.null_distribution
+
     Examples
     --------
     >>> r = score_metrics([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     >>> r.auroc, r.f1, r.threshold
     (0.75, 0.8, 0.35)
     """
-    y, s = _labels_scores(y_true, scores, ndim=1)
+    y, s = _labels_scores(y_true, scores, ndim=1, pos_label=pos_label)
     stats = _curve_stats(y, s[:, None])
     rule = "best_f1" if threshold is None else "given"
     thr = float(stats["best_f1_threshold"][0]) if threshold is None else check_float(threshold, name="threshold")
     tp, fp, fn, tn, _ = _confusion_at_threshold(y, s, thr)
-    mcc = float(_mcc_cells(tp, fp, fn, tn)[0])
+    mcc = float(mcc_cells(tp, fp, fn, tn)[0])
     n_pos = int(y.sum())
     return ScoreMetricsResult(
         auroc=auroc(y, s), ap=float(stats["ap"][0]), aupr_trap=float(stats["aupr_trap"][0]),
-        f1=float(_f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
+        f1=float(f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
         threshold_rule=rule, best_f1=float(stats["best_f1"][0]), n_pos=n_pos, n_neg=int(y.size - n_pos),
         ratio=n_pos / y.size,
     )
-
-
-# --------------------------------------------------------------------------- operating point
-def _operating_point_arrays(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> dict[str, np.ndarray]:
-    """Closed forms of SPEC §3 on broadcast arrays (inputs already validated)."""
-    tp = pi * tpr
-    fn = pi * (1.0 - tpr)
-    fp = (1.0 - pi) * (1.0 - tnr)
-    tn = (1.0 - pi) * tnr
-    predicted = tp + fp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(predicted > 0, tp / np.where(predicted > 0, predicted, 1.0), np.nan)
-    # nothing predicted positive: the PR curve is (0, 1) -> (1, pi), i.e. the first point has precision 1
-    p_curve = np.where(predicted > 0, precision, 1.0)
-    mcc = _mcc_cells(tp, fp, fn, tn)
-    return {
-        "auroc": (tpr + tnr) / 2.0,
-        "ap": tpr * p_curve + (1.0 - tpr) * pi,
-        "aupr_trap": tpr * (1.0 + p_curve) / 2.0 + (1.0 - tpr) * (p_curve + pi) / 2.0,
-        "f1": _f1_cells(tp, fp, fn),
-        "mcc": mcc,
-        "mcc_scaled": (mcc + 1.0) / 2.0,
-        "precision": precision,
-    }
-
-
-@dataclass(frozen=True, eq=False)
-class OperatingPointResult:
-    """Metrics of binary predictions at an operating point (see :func:`operating_point_metrics`).
-
-    Every field is a float (scalar inputs) or an array of the broadcast shape of
-    ``tpr``, ``tnr`` and ``ratio``. ``precision`` is nan where nothing is
-    predicted positive.
-    """
-
-    tpr: Any
-    tnr: Any
-    ratio: Any
-    precision: Any
-    auroc: Any
-    ap: Any
-    aupr_trap: Any
-    f1: Any
-    mcc: Any
-    mcc_scaled: Any
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict (arrays become nested lists, nan -> None)."""
-        return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
-
-    def to_frame(self):
-        """Tidy frame: one row per operating point, one column per field."""
-        import pandas as pd
-
-        cols = {f.name: np.ravel(np.broadcast_to(getattr(self, f.name), np.shape(self.auroc))) for f in fields(self)}
-        return pd.DataFrame(cols)
-
-
-def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
-    r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (SPEC §3, seed 003).
-
-    With cell shares :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`,
-    :math:`FP = (1-\pi)(1-TNR)`, :math:`TN = (1-\pi)\,TNR` and precision
-    :math:`P = TP/(TP+FP)`:
-
-    .. math::
-
-        \mathrm{AUROC} = \frac{TPR + TNR}{2},\quad
-        F_1 = \frac{2TP}{2TP+FP+FN},\quad
-        \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},
-
-        \mathrm{AP} = TPR\cdot P + (1-TPR)\,\pi,\quad
-        \mathrm{AUPR}_{trap} = TPR\,\frac{1+P}{2} + (1-TPR)\,\frac{P+\pi}{2}.
-
-    These are exactly the score-based metrics of binary scores (the ROC curve
-    (0,0)→(FPR,TPR)→(1,1); the PR curve (0,1)→(TPR,P)→(1,π)).
-
-    Conventions for empty cells: when nothing is predicted positive
-    (TPR = 0 and TNR = 1) P is undefined (``precision`` = nan), the PR curve is
-    (0,1)→(1,π), so AP = π and AUPR_trap = (1+π)/2; F1 = 0; MCC = 0 (scaled 0.5).
-    When everything is predicted positive (TPR = 1, TNR = 0) MCC = 0.
-
-    Parameters
-    ----------
-    tpr, tnr : float or array-like
-        True positive and true negative rates in [0, 1] (broadcast together).
-    ratio : float or array-like
-        Anomaly ratio π = n_pos / n in (0, 1).
-
-    Returns
-    -------
-    OperatingPointResult
-
-    Examples
-    --------
-    >>> operating_point_metrics(0.0, 1.0, 0.5).aupr_trap  # seed 003, §V-C
-    0.75
-    >>> round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3)  # seed 003, §V-C (UCR)
-    0.435
-    """
-    from ._validation import check_probability_array
-
-    tpr_a = check_probability_array(tpr, name="tpr")
-    tnr_a = check_probability_array(tnr, name="tnr")
-    pi_a = check_probability_array(ratio, name="ratio", open_interval=True)
-    try:
-        tpr_b, tnr_b, pi_b = np.broadcast_arrays(tpr_a, tnr_a, pi_a)
-    except ValueError:
-        raise InvalidInputError(
-            f"tpr, tnr and ratio must broadcast together, got shapes {tpr_a.shape}, {tnr_a.shape}, {pi_a.shape}"
-        ) from None
-    vals = _operating_point_arrays(tpr_b, tnr_b, pi_b)
-    scalar = tpr_b.ndim == 0
-
-    def out(a):
-        return float(a) if scalar else np.array(a, dtype=np.float64)
-
-    return OperatingPointResult(tpr=out(tpr_b), tnr=out(tnr_b), ratio=out(pi_b), precision=out(vals["precision"]),
-                                auroc=out(vals["auroc"]), ap=out(vals["ap"]), aupr_trap=out(vals["aupr_trap"]),
-                                f1=out(vals["f1"]), mcc=out(vals["mcc"]), mcc_scaled=out(vals["mcc_scaled"]))

@@ -1,4 +1,4 @@
-"""Tests of auditad.landscapes: closed forms, brute-force numpy/scipy oracles and seed 003 checks."""
+"""Tests of auditad.landscapes: closed forms, brute-force numpy/scipy oracles and Hermary et al. checks."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import kurtosis
 
-from auditad.errors import InvalidInputError, SkippedItemWarning
+from auditad.errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 from auditad.landscapes import (
     PAPER_RATIOS,
     REGIONS,
@@ -46,7 +46,7 @@ def test_paper_presets_and_labels(paper):
 
 
 def test_auroc_landscape_identical_at_all_ratios(paper):
-    # seed 003 §V-B: "AUROC shows no change, reflecting its invariance to class imbalance"
+    # Hermary et al. §V-B: "AUROC shows no change, reflecting its invariance to class imbalance"
     au = paper.values[:, 0]
     assert np.all(au == au[0])
     d = landscape_difference(paper)
@@ -64,7 +64,7 @@ def test_difference_against_reference(paper):
     ref = landscape([0.5], metrics=paper.metrics).values[0]
     np.testing.assert_allclose(d.values, paper.values - ref[None], atol=0)
     np.testing.assert_allclose(d.max_decrease, (paper.values - ref[None]).min(axis=(2, 3)))
-    # seed 003 §V-B (5:95): most of the AUPR landscape decreases by at least 0.2
+    # Hermary et al. §V-B (5:95): most of the AUPR landscape decreases by at least 0.2
     d5 = landscape_difference(landscape([0.05], metrics=["aupr_trap"]))
     assert np.mean(d5.get("aupr_trap", 0.05) <= -0.2) > 0.5
     self_diff = landscape_difference(landscape([0.3]), reference=0.3)
@@ -108,7 +108,7 @@ def test_minimal_tpr_closed_forms(paper):
         np.testing.assert_allclose(mt.min_tpr[r, au], np.maximum(0, 2 * s - 1), atol=1e-12)
         np.testing.assert_allclose(mt.tnr_needed[r, au], np.where(s <= 0.5, 2 * s, 1.0), atol=1e-12)
     bal = minimal_tpr(landscape([0.5], metrics=["aupr_trap", "mcc_scaled"]))
-    # seed 003 §V-C: balanced AUPR needs no detected positive up to 0.75, but then TNR = 1
+    # Hermary et al. §V-C: balanced AUPR needs no detected positive up to 0.75, but then TNR = 1
     ok = bal.scores <= 0.75 + 1e-12
     assert np.all(bal.min_tpr[0, 0][ok] == 0) and np.all(bal.min_tpr[0, 0][~ok] > 0)
     assert np.all(bal.tnr_needed[0, 0][(bal.scores > 0.25 + 1e-12) & ok] == 1.0)
@@ -141,7 +141,7 @@ def test_coverage_auroc_triangular():
 
 
 def test_coverage_cifar_aupr_concentrated(paper):
-    # seed 003, App. B: at the CIFAR-10 ratio more than 40 % of the AUPR landscape is near 0.95
+    # Hermary et al. App. B: at the CIFAR-10 ratio more than 40 % of the AUPR landscape is near 0.95
     cov = landscape_coverage(paper)
     k, r = paper.metrics.index("aupr_trap"), paper.ratio_index("CIFAR-10")
     assert cov.coverage[r, k, -2:].sum() > 0.4
@@ -149,10 +149,16 @@ def test_coverage_cifar_aupr_concentrated(paper):
 
 def test_correlations_pearson_and_tucker(paper):
     sub = landscape("paper", metrics=["auroc", "aupr_trap", "f1", "mcc_scaled"], resolution=51)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with pytest.warns(UndefinedValueWarning, match="medium.*n_factors=2"):
         rel = landscape_correlations(sub)
     assert rel.groups == ("low", "medium", "high")
+    # Medium: one factor reaches the 90 % cut -> congruence would be sign(L_a L_b) = 1 for every pair
+    assert rel.tucker_degenerate == (False, True, False) and rel.n_factors[1] == 1
+    off = ~np.eye(4, dtype=bool)
+    assert np.all(np.isnan(rel.tucker[1][off])) and np.all(np.isfinite(rel.tucker[[0, 2]][:, off]))
+    fixed = landscape_correlations(sub, n_factors=2)
+    assert fixed.factor_rule == "fixed: n_factors=2" and not any(fixed.tucker_degenerate)
+    assert np.all(np.abs(fixed.tucker[1][off]) < 1.0 - 1e-6)  # informative again
     assert rel.members[0] == ("UCR", "WaDi", "VisA (L)", "MVTec (L)")
     idx = [sub.ratio_index(x) for x in rel.members[2]]
     X = sub.values[idx].transpose(0, 2, 3, 1).reshape(-1, 4)
@@ -161,7 +167,7 @@ def test_correlations_pearson_and_tucker(paper):
     full = landscape_correlations(sub, variance=1.0)
     np.testing.assert_allclose(full.tucker, full.pearson, atol=1e-9)
     assert np.all(rel.explained >= 0.9 - 1e-12)
-    # seed 003 §VI, High regime: AUROC-MCC Tucker 0.997 and Pearson 0.983
+    # Hermary et al. §VI, High regime: AUROC-MCC Tucker 0.997 and Pearson 0.983
     full_grid = landscape_correlations(landscape(["CIFAR-10", "VisA", "MVTec"], metrics=sub.metrics))
     assert full_grid.pearson[0, 0, 3] == pytest.approx(0.983, abs=0.005)
     assert full_grid.tucker[0, 0, 3] == pytest.approx(0.997, abs=0.005)
@@ -174,9 +180,12 @@ def test_correlation_groups():
     with pytest.warns(SkippedItemWarning, match="50%"):
         rel = landscape_correlations(L)
     assert rel.groups == ("low", "high")
-    assert landscape_correlations(L, groups="each").groups == ("UCR", "50%", "CIFAR-10")
-    assert landscape_correlations(L, groups="all").members == (("UCR", "50%", "CIFAR-10"),)
-    with pytest.warns(SkippedItemWarning, match="UCR, CIFAR-10"):
+    # a ratio given as a number is labelled by its value, never by a preset name (issue: 0.0019 became "UCR")
+    with pytest.warns(UndefinedValueWarning, match="group.s. 50%"):  # one factor at π = ½
+        assert landscape_correlations(L, groups="each").groups == ("0.19%", "50%", "90%")
+    assert landscape_correlations(L, groups="all").members == (("0.19%", "50%", "90%"),)
+    assert landscape([0.0019, "UCR"], resolution=3).labels == ("0.19%", "UCR")
+    with pytest.warns(SkippedItemWarning, match="0.19%, 90%"), pytest.warns(UndefinedValueWarning, match="mid"):
         mid = landscape_correlations(L, groups={"mid": (0.4, 0.6)}, variance=0.5)
     assert mid.members == (("50%",),)
     with pytest.raises(InvalidInputError, match="no ratio"):
@@ -257,7 +266,8 @@ def test_cli_landscape(tmp_path, capsys):
     assert "50%" in cap.err  # the balanced ratio is outside every group (note on stderr)
     names = {p.name for p in out.iterdir()}
     assert {"landscape.csv", "regions.csv", "minimal_tpr.csv", "coverage.csv", "correlations.csv",
-            "differences.csv", "landscape_UCR.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+            "differences.csv", "landscape_0.19pct.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+    assert not any("UCR" in name for name in names)  # the user gave a number, not the preset
     import pandas as pd
 
     frame = pd.read_csv(out / "landscape.csv")
@@ -279,3 +289,69 @@ def test_cli_landscape_user_mistakes(tmp_path, args, match, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
     assert not (tmp_path / "o").exists()
+
+
+def test_at_equals_grid_values_and_closed_forms():
+    L = landscape([0.0019, 0.5, 0.9], resolution=11)
+    for i in (0, 3, 10):
+        for j in (0, 7, 10):
+            np.testing.assert_allclose(L.at(L.tpr[i], L.tnr[j]), L.values[:, :, i, j], rtol=0, atol=1e-15)
+    # off the grid: the closed form of operating_point_metrics (Hermary et al. §V-C: UCR, TPR 0, TNR 0.1)
+    assert L.at(0.0, 0.1, metric="mcc_scaled", ratio=0.0019) == pytest.approx(0.435, abs=5e-4)
+    assert L.at(0.0, 1.0, metric="aupr_trap", ratio=0.5) == 0.75
+    assert L.at(0.33, 0.71, ratio=0.9).shape == (4,) and L.at(0.33, 0.71, metric="auroc").tolist() == [0.52] * 3
+    with pytest.raises(InvalidInputError, match="tpr"):
+        L.at(1.5, 0.2)
+
+
+@pytest.mark.parametrize("fn", [minimal_tpr, landscape_coverage, landscape_regions, landscape_difference,
+                                landscape_correlations])
+@pytest.mark.parametrize("bad", [None, "UCR", np.zeros((2, 2))])
+def test_functions_refuse_a_non_landscape(fn, bad):
+    with pytest.raises(InvalidInputError, match="result must be a LandscapeResult"):
+        fn(bad)
+
+
+def test_public_index_helpers_and_private_aliases():
+    from auditad import landscapes as mod
+
+    L = landscape(["UCR", 0.25], resolution=3)
+    assert mod.ratio_index(L.ratios, L.labels, "UCR") == 0 and mod.ratio_index(L.ratios, L.labels, 0.25) == 1
+    assert mod.metric_index(L.metrics, "f1") == 2 and mod.metric_range("mcc") == (-1.0, 1.0)
+    assert mod._ratio_index is mod.ratio_index and mod._metric_index is mod.metric_index
+    assert mod._metric_range is mod.metric_range
+
+
+def test_methods_page_numbers():
+    """Every number stated in docs/methods/landscapes.md, recomputed on the 101-point grid."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "methods" / "landscapes.md").read_text()
+    L = landscape("paper")
+    # coverage of AUPR-trapezoid at π = 90 % (CIFAR-10): the old page said "> 60 % near 0.95"
+    cov = landscape_coverage(L)
+    k, r = L.metrics.index("aupr_trap"), L.ratio_index("CIFAR-10")
+    top, top2 = cov.coverage[r, k, -1], cov.coverage[r, k, -2:].sum()
+    assert f"[0.95, 1.00] on {100 * top:.1f} % of the landscape and in [0.90, 1.00] on {100 * top2:.1f} %" in page
+    assert (round(100 * top, 1), round(100 * top2, 1)) == (32.4, 66.4)
+    # minimal TPR: UCR scaled MCC 0.4 needs no detected anomaly and TNR 0.05; balanced AUPR 0.75 needs TPR 0, TNR 1
+    mt = minimal_tpr(L, scores=[0.4, 0.75])
+    m, u = L.metrics.index("mcc_scaled"), L.ratio_index("UCR")
+    assert (mt.min_tpr[u, m, 0], mt.tnr_needed[u, m, 0]) == (0.0, 0.05)
+    assert "scaled MCC of 0.4 needs no detected anomaly\n  and only 5 % of normals right" in page
+    bal = minimal_tpr(landscape([0.5], metrics=["aupr_trap"]), scores=[0.75])
+    assert (bal.min_tpr[0, 0, 0], bal.tnr_needed[0, 0, 0]) == (0.0, 1.0)
+    # metric relations per group
+    with pytest.warns(UndefinedValueWarning):
+        rel = landscape_correlations(L)
+    assert tuple(rel.n_factors) == (3, 1, 2)
+    assert [round(100 * e, 1) for e in rel.explained] == [97.6, 91.0, 94.7]
+    assert "one factor explains 91.0 %; the Low group keeps 3 factors, 97.6 %,\n  the High group 2, 94.7 %" in page
+    a, mc, ap = 0, L.metrics.index("mcc_scaled"), L.metrics.index("aupr_trap")
+    assert (round(rel.pearson[2, a, mc], 3), round(rel.tucker[2, a, mc], 3)) == (0.983, 0.998)
+    assert "(Pearson 0.983, Tucker 0.998 vs 0.997 reported)" in page
+    two = landscape_correlations(L, n_factors=2)
+    assert (round(two.tucker[1, a, mc], 4), round(two.tucker[1, a, ap], 3), round(two.pearson[1, a, ap], 3)) == (
+        0.9997, 0.851, 0.841)
+    assert "congruence is 1.000 (0.9997) and its AUROC–AUPR congruence 0.851, next to Pearson 0.841" in page
+    assert L.tpr.size == 101 and np.allclose(np.diff(L.tpr), 0.01)

@@ -1,4 +1,4 @@
-"""Tests of auditad.metrics: expected values from scikit-learn, brute-force oracles and seed 003."""
+"""Tests of auditad.metrics: expected values from scikit-learn, brute-force oracles and Hermary et al. ."""
 
 from __future__ import annotations
 
@@ -267,11 +267,11 @@ def test_operating_point_equals_score_metrics_on_binary_scores(n_pos, n_neg):
 
 
 def test_operating_point_paper_checks():
-    # seed 003, §V-C: balanced, TPR = 0, TNR = 1 -> AUPR (trapezoid) = 0.75
+    # Hermary et al. §V-C: balanced, TPR = 0, TNR = 1 -> AUPR (trapezoid) = 0.75
     r = operating_point_metrics(0.0, 1.0, 0.5)
     assert r.aupr_trap == pytest.approx(0.75, abs=1e-15)
     assert r.ap == pytest.approx(0.5) and r.f1 == 0.0 and r.mcc == 0.0 and math.isnan(r.precision)
-    # seed 003, §V-C: UCR ratio 0.19 %, TPR = 0, TNR = 0.1 -> scaled MCC ~ 0.43 (0.435)
+    # Hermary et al. §V-C: UCR ratio 0.19 %, TPR = 0, TNR = 0.1 -> scaled MCC ~ 0.43 (0.435)
     r = operating_point_metrics(0.0, 0.1, 0.0019)
     expected = (1 - math.sqrt(0.9 * 0.0019 / (0.1 * (1 - 0.0019) + 0.0019))) / 2  # hand algebra
     assert r.mcc_scaled == pytest.approx(expected, abs=1e-12)
@@ -318,3 +318,35 @@ def test_auroc_chunked_and_tie_paths(monkeypatch):
     np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
     monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 60)
     np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(y_true=[[0, 1], [1, 0]], scores=[0.1, 0.2]), "shape"),
+    (dict(y_true=[0, 1, 2], scores=[0.1, 0.2, 0.3]), "binary"),
+    (dict(y_true=["a", "b"], scores=[0.1, 0.2], pos_label="c"), "pos_label='c' is not a valid label"),
+    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0]), "sample_weight has 1 values"),
+    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, -1.0]), "non-negative"),
+    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, 0.0]), "no weight on one of the two classes"),
+])
+def test_label_and_weight_errors_are_named(kwargs, match):
+    from auditad.metrics import average_precision
+
+    with pytest.raises(InvalidInputError, match=match):
+        average_precision(**kwargs)
+
+
+def test_pos_label_everywhere_equals_relabelling():
+    from sklearn.metrics import f1_score, matthews_corrcoef
+
+    from auditad.metrics import auroc_ci, best_f1, f1_at_threshold, mcc_at_threshold, score_metrics
+
+    rng = np.random.default_rng(5)
+    y01 = rng.integers(0, 2, 80)
+    s = rng.normal(size=80) + y01
+    y = np.where(y01 == 1, "anomaly", "normal")
+    kw = dict(pos_label="anomaly")
+    assert f1_at_threshold(y, s, threshold=0.4, **kw) == pytest.approx(f1_score(y01, s >= 0.4), abs=1e-12)
+    assert mcc_at_threshold(y, s, threshold=0.4, **kw) == pytest.approx(matthews_corrcoef(y01, s >= 0.4), abs=1e-12)
+    assert best_f1(y, s, **kw) == best_f1(y01, s)
+    assert auroc_ci(y, s, **kw).auroc == auroc_ci(y01, s).auroc
+    assert score_metrics(y, s, **kw).to_dict() == score_metrics(y01, s).to_dict()

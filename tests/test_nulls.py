@@ -1,4 +1,4 @@
-"""Tests of auditad.nulls: brute-force enumeration, scikit-learn, scipy and seed 003 §IV."""
+"""Tests of auditad.nulls: brute-force enumeration, scikit-learn, scipy and Hermary et al. §IV."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from sklearn.metrics import (
 from auditad.errors import InvalidInputError
 from auditad.nulls import (
     NullResult,
+    auroc_null,
     auroc_null_moments,
     class_counts,
     expected_average_precision,
@@ -149,7 +150,7 @@ def test_monte_carlo_rankings_match_exact(n_pos, n_neg):
 
 
 def test_ap_null_mean_is_about_the_ratio():
-    # seed 003 §IV: the AP/AUPR baseline follows the anomaly proportion
+    # Hermary et al. §IV: the AP/AUPR baseline follows the anomaly proportion
     for n_pos, n_neg in [(100, 900), (900, 100), (50, 9950)]:
         r = null_distribution(n_pos, n_neg, metrics=["ap"], runs=4000, random_state=0)["ap"]
         e = expected_average_precision(n_pos, n_neg)
@@ -192,7 +193,7 @@ def test_thresholded_monte_carlo_matches_exact():
 
 
 def test_coin_f1_null_mean_tends_to_paper_baseline():
-    # seed 003 §IV / Figure 1: coin F1 baseline -> pi / (pi + 1/2); 0.664 at pi = 0.99
+    # Hermary et al. §IV / Figure 1: coin F1 baseline -> pi / (pi + 1/2); 0.664 at pi = 0.99
     r = null_distribution(9900, 100, metrics=["f1"])["f1"]
     assert r.method == "exact"
     assert r.mean == pytest.approx(0.99 / 1.49, abs=1e-3)
@@ -284,7 +285,7 @@ def test_bad_input(kwargs, match):
         null_distribution(**kwargs)
 
 
-# --------------------------------------------------------------------------- sweep (seed 003, Figure 1)
+# --------------------------------------------------------------------------- sweep (Hermary et al. Figure 1)
 def test_null_sweep_reproduces_figure_1_trends():
     s = null_sweep(n=100, runs=2000, random_state=0)
     frame = s.to_frame()
@@ -325,7 +326,7 @@ def test_null_plots_return_axes():
     s = null_sweep([0.9, 0.5, 0.1], n=50, runs=200, random_state=0, metrics=["auroc", "f1"])
     ax = plot_null_sweep(s)
     assert len(ax.get_lines()) == 4  # mean and mean + MPD per metric
-    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # positive-majority on the left, as in seed 003 Figure 1
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # positive-majority on the left, as in Hermary et al. Figure 1
 
 
 def test_cli_nulls(tmp_path, capsys):
@@ -358,3 +359,100 @@ def test_cli_nulls_user_mistakes(args, match, capsys):
     assert main(["nulls", *args]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("auditad: error:") and match in err[0]
+
+
+# --------------------------------------------------------------------------- the methods page's numbers
+def test_methods_page_numbers():
+    """Every number stated in docs/methods/metrics_nulls.md, recomputed (the page must say what the code gives)."""
+    from pathlib import Path
+
+    from auditad.metrics import operating_point_metrics
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "methods" / "metrics_nulls.md").read_text()
+
+    def stated(text):
+        assert text in page, f"the methods page no longer states {text!r}"
+
+    for (m, n), p1 in {(160, 160): "1.05e-95", (229, 223): "2.39e-135", (300, 700): "1.84e-264",
+                       (2000, 60): "2.92e-117"}.items():
+        r = null_distribution(m, n, metrics=["auroc"], observed={"auroc": 1.0})
+        a = r["auroc"]
+        exact = 1 / math.comb(m + n, m)
+        assert a.p_value == pytest.approx(exact, rel=1e-9)
+        row = (f"| ({m}, {n}) | {a.method} | {a.std:.7f} ({math.sqrt((m + n + 1) / (12 * m * n)):.7f}) | "
+               f"{a.q99:.4f} | {p1} (`{a.p_method}`) | {p1} |")
+        stated(row)
+        assert f"{a.p_value:.3g}" == p1
+    big = null_distribution(1000, 1000, metrics=["auroc"], observed={"auroc": 1.0})["auroc"]
+    assert (big.p_value, big.p_upper_bound, round(big.log10_p, 2)) == (1e-300, True, -600.31)
+    assert big.log10_p == pytest.approx(-math.log10(math.comb(2000, 1000)), abs=1e-9)
+    stated(f"| (1000, 1000) | analytic | {big.std:.7f} ({big.std:.7f}) | {big.q99:.4f} | 4.9e-601")
+    # AUROC 0.71 at (50, 9950) and (3, 97)
+    r = null_distribution(50, 9950, metrics=["auroc"], observed={"auroc": 0.71})["auroc"]
+    assert r.p_method == "chernoff_bound" and r.p_upper_bound
+    stated(f"p ≤ {r.p_value:.2g} under random scores".replace("e-07", "e-7"))
+    small = null_distribution(3, 97, metrics=["auroc"], observed={"auroc": 0.71})["auroc"]
+    stated(f"the exact p = {small.p_value:.3f}, not significant")
+    # ties: x = [1, 2, 3] vs y = [2]
+    tied = auroc_null([1, 1, 1, 0], [1, 2, 3, 2])["auroc"]
+    plain = null_distribution(3, 1, metrics=["auroc"], observed={"auroc": 0.5})["auroc"]
+    stated(f"AUROC {tied.observed:g}, p = {tied.p_value:.3f} (0.673 without the\ntie correction, "
+           f"{plain.p_value:g} from the untied exact null)")
+    # coin-flip F1 and the sweep
+    sweep = null_sweep([0.99, 0.01], n=100, metrics=["auroc", "f1"])
+    stated(f"(0.663 at π = 0.99 with n = 100, 0.664 for large n)")
+    assert round(sweep.results[0]["f1"].mean, 3) == 0.663 and round(0.99 / 1.49, 3) == 0.664
+    assert round(sweep.results[1]["f1"].mean, 3) == 0.020 and "(0.020 at π = 0.01, n = 100)" in page
+    assert round(sweep.results[0]["auroc"].mean_positive_deviation, 4) == 0.2525 and "MPD = 0.2525" in page
+    # paper checks of the operating-point closed forms
+    assert operating_point_metrics(0.0, 1.0, 0.5).aupr_trap == 0.75
+    assert round(operating_point_metrics(0.0, 0.1, 0.0019).mcc_scaled, 3) == 0.435
+    stated("TNR 0.1 → scaled MCC = 0.435")
+
+
+@pytest.mark.parametrize("ties, expected", [
+    ([1, 2, 3, 2], 0.6813),  # x = [1, 2, 3], y = [2]: scipy's tie-corrected asymptotic p-value
+])
+def test_tie_corrected_auroc_null_small_example(ties, expected):
+    r = auroc_null([1, 1, 1, 0], ties)["auroc"]
+    ref = mannwhitneyu([1, 2, 3], [2], alternative="greater", method="asymptotic", use_continuity=True)
+    assert r.p_value == pytest.approx(ref.pvalue, rel=1e-12) and round(r.p_value, 4) == expected
+    assert r.std == pytest.approx(math.sqrt((5 - 6 / 12) / 36), rel=1e-12)  # Var(U)/(mn)^2 with one tie pair
+
+
+def test_heavily_tied_scores_match_scipy_not_the_untied_null():
+    rng = np.random.default_rng(3)
+    y = np.r_[np.ones(60, int), np.zeros(140, int)]
+    s = np.r_[rng.integers(1, 4, 60), rng.integers(0, 3, 140)].astype(float)  # 4 levels, heavy ties
+    r = auroc_null(y, s)
+    ref = mannwhitneyu(s[y == 1], s[y == 0], alternative="greater", method="asymptotic", use_continuity=True)
+    assert r["auroc"].p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    untied = null_distribution(60, 140, metrics=["auroc"], observed={"auroc": r["auroc"].observed})["auroc"]
+    _, t = np.unique(s, return_counts=True)
+    var_u = 60 * 140 / 12 * (201 - np.sum(t ** 3 - t) / (200 * 199))  # tie-corrected Var(U), by hand
+    assert r["auroc"].std == pytest.approx(math.sqrt(var_u) / (60 * 140), rel=1e-12)
+    assert r["auroc"].std < 0.96 * untied.std  # ties shrink the null
+    assert r.tie_term > 0 and r.p_value(r["auroc"].observed) == r["auroc"].p_value
+
+
+def test_null_result_keeps_its_distribution():
+    r = null_distribution(20, 30, metrics=["auroc", "f1"], random_state=0)
+    a = r["auroc"]
+    assert a.probabilities.sum() == pytest.approx(1.0, abs=1e-12) and a.values.size == 601
+    for x in (0.3, 0.5, 0.77, 0.95, 1.0):
+        assert r.p_value(x) == pytest.approx(a.probabilities[a.values >= x - 1e-12].sum(), rel=1e-12)
+    assert r.quantile(0.95) == a.q95 and r.quantile(0.99, "f1") == r["f1"].q99
+    assert "values" not in a.to_dict() and "probabilities" not in json.dumps(r.to_dict())
+    with pytest.raises(InvalidInputError, match="metric"):
+        r.p_value(0.5, metric="ap")
+    with pytest.raises(InvalidInputError, match="x"):
+        r.p_value(1.5)
+
+
+def test_no_global_cache():
+    import auditad.nulls as mod
+
+    assert not any(hasattr(getattr(mod, name), "cache_info") for name in dir(mod))
+    a, b = mann_whitney_pmf(7, 9), mann_whitney_pmf(7, 9)
+    a[0] = 99.0  # callers own their arrays
+    assert b[0] != 99.0 and mann_whitney_pmf(7, 9)[0] != 99.0

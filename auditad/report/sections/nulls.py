@@ -41,6 +41,9 @@ class ClassNulls:
         return next(iter(self.by_rep.values()))[1]
 
 
+#: Fields of a MetricNull that describe an observed score (left out where no score is placed on the null).
+NO_OBSERVED = ("observed", "p_value", "p_method", "log10_p", "p_upper_bound")
+
 def auroc_null_with_observed(n_pos: int, n_neg: int, observed: float, settings: Mapping, rng):
     """The AUROC null at (n_pos, n_neg) with the observed AUROC placed on it (its p-value and quantiles).
 
@@ -105,7 +108,7 @@ def observed_shares(per_class: list, rep: str) -> dict:
 
 def _null_stats(nr) -> dict:
     return {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
-                       and k not in ("observed", "p_value")} for m in nr.nulls}
+                       and k not in NO_OBSERVED} for m in nr.nulls}
 
 
 def build(ctx) -> Section:
@@ -129,7 +132,7 @@ def build(ctx) -> Section:
         per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": primary.ratio,
                           "q": rest.q if rest is not None else None,
                           "nulls": {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
-                                               and k not in ("observed", "p_value")} for m in metric_nulls},
+                                               and k not in NO_OBSERVED} for m in metric_nulls},
                           "observed": obs_by_rep})
         row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": primary.ratio}
         for m in metric_nulls:
@@ -156,7 +159,7 @@ def build(ctx) -> Section:
                                 "nulls": _null_stats(split)}
         tables.append(TableSpec("nulls_anomaly_split", f"{name}: random baselines at the anomaly column's counts "
                                 f"({split.n_pos} anomalies, {split.n_neg} normals)",
-                                split.to_frame().drop(columns=["observed", "p_value"]), ID))
+                                split.to_frame().drop(columns=list(NO_OBSERVED)), ID))
     frame = pd.DataFrame(table_rows)
     if table_rows:
         tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
