@@ -178,13 +178,21 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    """Rows divided by their Euclidean norm, at any magnitude.
+
+    Each row is first scaled by the power of two that brings its largest
+    coordinate into [0.5, 1) (exact), so the squared norm can neither overflow
+    nor underflow, and a row multiplied by :math:`2^p` gives the same unit vector
+    bit for bit.
+    """
     A = np.asarray(A, dtype=np.float64)
-    norms = np.linalg.norm(A, axis=1)
-    if np.any(norms == 0):
+    amax = np.abs(A).max(axis=1)
+    if np.any(amax == 0):
         raise InvalidInputError(
-            f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+            f"{name} has an all-zero row (index {int(np.flatnonzero(amax == 0)[0])}); "
             "cosine distance is undefined for it")
-    return A / norms[:, None]
+    A = np.ldexp(A, -np.frexp(amax)[1][:, None])
+    return A / np.linalg.norm(A, axis=1)[:, None]
 
 
 # ----------------------------------------------------------------------------- exact
@@ -192,19 +200,22 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
     """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback.
 
     ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
-    float64: centred float64 rows are formed chunk by chunk (converting float32
-    to float64 is exact, so every chunk equals the same rows of ``X - center``).
+    float64: centred, rescaled float64 rows are formed chunk by chunk by a
+    :class:`_Frame` (converting float32 to float64 and scaling by a power of two
+    are exact, so every chunk equals the same rows of the whole transformed set).
+    In the frame every coordinate lies in (-1, 1), so the float32 products cannot
+    overflow; their underflow is an absolute error that the certificate bounds.
     """
     n, d = X.shape
     m = Q.shape[0]
-    center = X.mean(axis=0, dtype=np.float64)
     chunk = max(1, int(2**22 // max(d, 1)))  # ~32 MB of float64 per chunk
+    frame = _Frame(X, None if self_search else Q, chunk)
     # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x; the query side is
     # built per block, so the only whole-set copy is X32a (n × (d+1) float32)
     X32a = np.empty((n, d + 1), dtype=np.float32)
     xsq64 = np.empty(n, dtype=np.float64)
     for a in range(0, n, chunk):
-        xc = _centred(X, a, min(a + chunk, n), center)
+        xc = frame.rows(X, a, min(a + chunk, n))
         X32a[a:a + xc.shape[0], :d] = xc
         xsq64[a:a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
     X32a[:, d] = xsq64
@@ -213,14 +224,17 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
     else:
         qsq64 = np.empty(m, dtype=np.float64)
         for a in range(0, m, chunk):
-            qc = _centred(Q, a, min(a + chunk, m), center)
+            qc = frame.rows(Q, a, min(a + chunk, m))
             qsq64[a:a + qc.shape[0]] = np.einsum("ij,ij->i", qc, qc)
     # Candidates per row: a margin beyond k so that certification almost always succeeds.
     n_avail = n - 1 if self_search else n
     c = min(n_avail, k + max(8, k // 2))
-    # Rigorous bound on |float32 squared distance - exact squared distance|:
-    # rounding of the inputs, of the dot product (length d) and of the sums.
+    # Rigorous bound on |float32 squared distance - exact squared distance|, relative part:
+    # rounding of the inputs, of the dot product (length d + 1) and of the sums (2x margin) ...
     gamma = (d + 10) * 2.0 * _U32
+    # ... and absolute part: gradual underflow of inputs and products (below 2**-126 each,
+    # also when the BLAS flushes subnormals to zero), d + 1 terms, 16x margin
+    eta = (d + 10) * 2.0**-122
     xnorm_max = float(np.sqrt(xsq64.max()))
 
     block = max(1, int(block_memory_mb * 2**20 // (4 * max(n, 1) * 2)))
@@ -235,7 +249,8 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
 
     def run(start):
         stop = min(start + block, m)
-        qc = _centred(Q, start, stop, center)
+        qc = frame.rows(Q, start, stop)
+        qraw = frame.raw(Q[start:stop])
         q32a = np.empty((stop - start, d + 1), dtype=np.float32)
         q32a[:, :d] = -2.0 * qc
         q32a[:, d] = 1.0
@@ -245,6 +260,8 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         if buf is None:
             buf = local.buf = np.empty((block, n), dtype=np.float32)
         s = np.matmul(q32a, X32a.T, out=buf[:stop - start])
+        # |s| <= 3d in the frame, so this sum is finite unless the GEMM produced inf/nan
+        finite = np.isfinite(np.add.reduce(s, axis=1, dtype=np.float64))
         if self_search:
             s[np.arange(stop - start), np.arange(start, stop)] = np.inf
         full = c >= n_avail  # every other row is a candidate: nothing to certify
@@ -258,7 +275,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
             cols = flat - rows * n
             counts = np.bincount(rows, minlength=stop - start)
             first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            cand = np.zeros((stop - start, int(counts.max())), dtype=np.int64)
+            cand = np.zeros((stop - start, max(1, int(counts.max()))), dtype=np.int64)
             pad = np.ones(cand.shape, dtype=bool)
             pos = np.arange(rows.size) - first[rows]
             cand[rows, pos] = cols
@@ -273,7 +290,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
             # every non-candidate has float32 value >= thr
             cth = thr.astype(np.float64) + qsq64[start:stop]
         del s  # (a view of the thread's buffer)
-        d2 = _refine(X, center, qc, cand, refine_rows)
+        d2 = _refine(X, frame, qraw, cand, refine_rows)
         if self_search:
             d2[cand == np.arange(start, stop)[:, None]] = np.inf
         if not full:
@@ -283,21 +300,24 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         topd = np.take_along_axis(d2, order, axis=1)
         bad = np.empty(0, dtype=np.int64)
         if not full:
-            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2
+            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2;
+            # rows with a non-finite float32 value or threshold are never certified
             qn = np.sqrt(qsq64[start:stop])
-            delta = gamma * (qn + xnorm_max) ** 2
-            bad = np.flatnonzero(~(topd[:, -1] + delta < cth - delta))
+            delta = gamma * (qn + xnorm_max) ** 2 + eta
+            kth = np.ldexp(topd[:, -1], 2 * frame.e1)  # in the units of cth (exact)
+            ok = (kth + delta < cth - delta) & finite & np.isfinite(cth)
+            bad = np.flatnonzero(~ok)
         for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
             i = start + r
             d2_all = np.concatenate([
                 np.einsum("ij,ij->i", dc, dc)
-                for dc in (_centred(X, a, min(a + chunk, n), center) - qc[r] for a in range(0, n, chunk))])
+                for dc in (frame.raw(X[a:a + chunk]) - qraw[r] for a in range(0, n, chunk))])
             if self_search:
                 d2_all[i] = np.inf
             o = np.lexsort((np.arange(n), d2_all))[:k]
             top[r], topd[r] = o, d2_all[o]
         out_idx[start:stop] = top
-        out_dist[start:stop] = np.sqrt(np.maximum(topd, 0.0))
+        out_dist[start:stop] = frame.unscale(np.sqrt(np.maximum(topd, 0.0)))
         bar.update(stop - start)
         return len(bad)
 
@@ -311,12 +331,72 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
 
             with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
                 list(pool.map(run, starts))
+    _check_distance_range(out_dist)
     return out_idx, out_dist
 
 
-def _centred(A: np.ndarray, start: int, stop: int, center: np.ndarray) -> np.ndarray:
-    """Rows start:stop of ``A`` in float64, minus ``center``."""
-    return A[start:stop].astype(np.float64) - center
+def _check_distance_range(dist: np.ndarray) -> None:
+    if not np.all(np.isfinite(dist)):
+        raise InvalidInputError(
+            "X: some neighbour distances exceed the float64 range (about 1.8e308); "
+            "divide the data by a power of two before the search")
+
+
+def _exponent(m: float) -> int:
+    """The integer ``e`` with ``m * 2**-e`` in [0.5, 1) (0 for ``m == 0``)."""
+    return int(np.frexp(m)[1]) if m > 0 else 0
+
+
+def _absmax(A: np.ndarray, chunk: int) -> float:
+    return max(float(np.abs(A[a:a + chunk]).max()) for a in range(0, A.shape[0], chunk))
+
+
+class _Frame:
+    r"""Power-of-two rescaled and centred coordinates, formed chunk by chunk.
+
+    ``raw(A)`` is :math:`2^{e_0} A` in float64, where :math:`2^{e_0}` brings
+    :math:`\max|X|, \max|Q|` into [0.5, 1): float64 squares and sums of
+    these cannot overflow, and the exact distances are computed from them.
+    ``rows(A, a, b)`` is :math:`2^{e_1}(2^{e_0} A_{a:b} - c)`, with :math:`c` the
+    mean of the scaled reference rows and :math:`2^{e_1}` bringing the largest
+    centred coordinate into [0.5, 1): the input of the float32 pre-filter (and of
+    pynndescent), in which float32 products cannot overflow.
+    Multiplying by a power of two is exact (short of underflow below 2^-1022),
+    so scaling the input by :math:`2^p` leaves every transformed value, and
+    hence every comparison of the search, bit for bit unchanged; distances
+    come back through :meth:`unscale`, exact to the last bit.
+    """
+
+    def __init__(self, X: np.ndarray, Q: np.ndarray | None, chunk: int):
+        n, d = X.shape
+        amax = _absmax(X, chunk) if Q is None else max(_absmax(X, chunk), _absmax(Q, chunk))
+        self.e0 = -_exponent(amax)
+        self.e1 = 0
+        acc = np.zeros(d)
+        for a in range(0, n, chunk):
+            acc += self.raw(X[a:a + chunk]).sum(axis=0)
+        self.center = acc / n
+        spread = 0.0
+        for A in (X,) if Q is None else (X, Q):
+            for a in range(0, A.shape[0], chunk):
+                spread = max(spread, float(np.abs(self.rows(A, a, a + chunk)).max()))
+        self.e1 = -_exponent(spread)
+
+    def raw(self, A: np.ndarray) -> np.ndarray:
+        """Rows scaled by :math:`2^{e_0}`, as a new float64 array."""
+        return np.ldexp(A.astype(np.float64), self.e0)
+
+    def rows(self, A: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of ``A`` centred and scaled, as a new float64 array."""
+        t = self.raw(A[start:stop])
+        t -= self.center
+        if self.e1:
+            np.ldexp(t, self.e1, out=t)
+        return t
+
+    def unscale(self, dist: np.ndarray) -> np.ndarray:
+        """Distances computed from :meth:`raw` rows, back in the units of the input (exact)."""
+        return np.ldexp(dist, -self.e0)
 
 
 def _row_thresholds(s: np.ndarray, c: int):
@@ -344,14 +424,17 @@ def _row_thresholds(s: np.ndarray, c: int):
     return thr, mask
 
 
-def _refine(X, center, qc, cand, rows):
-    """Exact float64 squared distances from each centred query to its candidate rows of X, in row chunks."""
+def _refine(X, frame, qraw, cand, rows):
+    """Float64 squared distances from each query to its candidate rows of X, in row chunks.
+
+    Differences are taken between the (power-of-two scaled) rows themselves, not
+    between centred rows, so no rounding of the centre enters a distance.
+    """
     out = np.empty(cand.shape, dtype=np.float64)
     for a in range(0, cand.shape[0], rows):
         b = min(a + rows, cand.shape[0])
-        diff = np.take(X, cand[a:b].ravel(), axis=0).astype(np.float64).reshape(b - a, cand.shape[1], -1)
-        diff -= center
-        diff -= qc[a:b, None, :]
+        diff = frame.raw(np.take(X, cand[a:b].ravel(), axis=0)).reshape(b - a, cand.shape[1], -1)
+        diff -= qraw[a:b, None, :]
         out[a:b] = np.einsum("bcd,bcd->bc", diff, diff)
     return out
 
@@ -375,6 +458,11 @@ def _n_workers(n_jobs, n_blocks) -> int:
 def _approximate(X, Q, k, self_search, random_state):
     import warnings
 
+    # pynndescent works in float32: give it the centred, power-of-two-rescaled data
+    # (coordinates in (-1, 1)), so neither large offsets nor extreme magnitudes reach it
+    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+    frame = _Frame(X, None if self_search else Q, chunk)
+    X32 = _frame_float32(frame, X, chunk)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
         from pynndescent import NNDescent
@@ -382,23 +470,34 @@ def _approximate(X, Q, k, self_search, random_state):
         seed = seed_int(random_state)
         n = X.shape[0]
         if self_search:
-            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
                               n_jobs=-1, low_memory=True, compressed=False)
             gi, gd = index.neighbor_graph
             idx, dist = _drop_self(gi, gd, k)
         else:
-            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
                               random_state=seed, n_jobs=-1, low_memory=True)
-            gi, gd = index.query(Q, k=k)
+            gi, gd = index.query(_frame_float32(frame, Q, chunk), k=k)
             idx, dist = gi.astype(np.int64), gd.astype(np.float64)
-    # recompute distances in float64 so that both backends agree to rounding
+    del X32
+    # recompute distances exactly in float64 (in the frame), so both backends agree to rounding
     dist = np.empty(idx.shape, dtype=np.float64)
     step = max(1, int(2**24 // max(idx.shape[1] * X.shape[1], 1)))
     for a in range(0, idx.shape[0], step):
-        diff = X[idx[a:a + step]].astype(np.float64) - Q[a:a + step, None, :].astype(np.float64)
-        dist[a:a + step] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
+        b = min(a + step, idx.shape[0])
+        diff = frame.raw(X[idx[a:b]]) - frame.raw(Q[a:b])[:, None, :]
+        dist[a:b] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
     order = _lexsort_rows(dist, idx)
-    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
+    idx, dist = np.take_along_axis(idx, order, axis=1), frame.unscale(np.take_along_axis(dist, order, axis=1))
+    _check_distance_range(dist)
+    return idx, dist
+
+
+def _frame_float32(frame: _Frame, A: np.ndarray, chunk: int) -> np.ndarray:
+    out = np.empty(A.shape, dtype=np.float32)
+    for a in range(0, A.shape[0], chunk):
+        out[a:a + chunk] = frame.rows(A, a, a + chunk)
+    return out
 
 
 def _drop_self(gi: np.ndarray, gd: np.ndarray, k: int):
