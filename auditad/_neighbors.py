@@ -11,14 +11,20 @@ Two backends answer the same question:
     with ties at equal distance broken by the smaller index. Memory is bounded
     by ``block_memory_mb`` (no n×n matrix is ever held).
 ``approximate``
-    pynndescent's NN-descent graph. Much faster for large n, but the first call
-    in a process pays numba's compilation (tens of seconds). With
-    ``recall_sample > 0`` the recall against exact search is measured on a
-    random sample of queries.
+    pynndescent's NN-descent graph [1]_. Much faster for large n, but the first
+    call in a process pays numba's compilation (tens of seconds). Its recall
+    against exact search is measured on a random sample of queries (200 by
+    default) and returned with the neighbours.
 ``auto``
-    Exact below :data:`AUTO_EXACT_MAX_COST` (a cost model fitted to
-    measurements on 2 cores, see ``benchmarks/bench_leakage.py``), approximate
-    above.
+    The backend with the smaller estimated total cost (:func:`estimate_seconds`:
+    a cost model fitted to measurements on 2 cores, including numba's
+    compilation while it has not yet happened in this process).
+
+References
+----------
+.. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+   construction for generic similarity measures", Proceedings of the 20th
+   International Conference on World Wide Web (WWW 2011), pp. 577-586.
 """
 
 from __future__ import annotations
@@ -35,17 +41,49 @@ from ._rng import check_random_state, seed_int
 from ._validation import check_choice, check_embeddings, check_int, check_k
 from .errors import InvalidInputError
 
-__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "AUTO_EXACT_MAX_COST"]
+__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "estimate_seconds", "AUTO_EXACT_MAX_COST",
+           "METRICS", "BACKENDS"]
 
 METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
 
-#: ``auto`` runs the exact backend while n_queries * n_reference * (d + 64) stays
-#: below this number of "operations" and pynndescent above it.  The exact search
-#: costs about 3e-11 s per operation on 2 cores, pynndescent about 40 s of numba
-#: compilation plus a few seconds per 100k points, so the break-even sits near
-#: n = 150k points for d = 128 (see benchmarks/bench_leakage.py).
-AUTO_EXACT_MAX_COST = 4.5e12
+# Cost model of ``backend="auto"``: wall seconds on the project's 2-core reference machine
+# (Linux, OpenBLAS, numba 0.68, pynndescent 0.5; 128-d embedding-like data, k = 10). Measured
+# with ``benchmarks/bench_leakage.py --cost-model`` in fresh processes as CPU seconds, and
+# converted to idle-machine wall seconds with the measured parallel share (exact: 2 threads,
+# wall = CPU / 2; pynndescent: wall = 0.6 CPU; numba compiles on one thread: wall = CPU).
+#: exact search: seconds per "operation" n_queries * n_reference * (d + 64)
+#: (measured 3.3e-11 CPU s: 20k x 20k x 128 self search in 2.6 CPU s)
+EXACT_SECONDS_PER_OP = 1.7e-11
+#: numba compilation of pynndescent's graph construction, paid once per process: 38.6 CPU s
+#: with numba's on-disk cache warm (every run after the first on a machine), 57 s cold
+NUMBA_BUILD_COMPILE_SECONDS = 40.0
+#: numba compilation of pynndescent's query functions (queries distinct from X), once per
+#: process: 0.1 CPU s with the on-disk cache warm, 62 s cold (first run on a machine)
+NUMBA_QUERY_COMPILE_SECONDS = 5.0
+#: pynndescent graph construction: seconds per n * (d + 32) * n_neighbors / 30
+#: (measured 8.1e-7 to 1.0e-6 CPU s at n = 20k and 50k; 9.4e-7 at 1M)
+APPROX_BUILD_SECONDS_PER_UNIT = 5.4e-7
+#: pynndescent queries, including the search-graph preparation: seconds per n_queries * (d + 32)
+#: (measured 1.2e-6 CPU s: 12.5k queries against 50k rows)
+APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
+#: queries checked against exact search to measure the approximate backend's recall (default)
+DEFAULT_RECALL_SAMPLE = 200
+
+
+def _break_even_ops(d: int = 128, k: int = 10) -> float:
+    """n^2 (d + 64) at the self-search size where both estimates of :func:`estimate_seconds` agree."""
+    a = EXACT_SECONDS_PER_OP * (d + 64)
+    b = (APPROX_BUILD_SECONDS_PER_UNIT * (d + 32) * max(30, k + 1) / 30.0
+         + EXACT_SECONDS_PER_OP * DEFAULT_RECALL_SAMPLE * (d + 64))
+    n = (b + np.sqrt(b * b + 4 * a * NUMBA_BUILD_COMPILE_SECONDS)) / (2 * a)
+    return float(n * n * (d + 64))
+
+
+#: Kept for backward compatibility: the exact-search cost n_queries * n_reference * (d + 64)
+#: at which both backends' estimates agree for a self search at d = 128, k = 10
+#: (about n = 125 000 rows); ``auto`` decides with :func:`estimate_seconds` itself.
+AUTO_EXACT_MAX_COST = _break_even_ops()
 
 _U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 _MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)
@@ -67,11 +105,18 @@ class NeighborsResult:
     metric : str
         ``"euclidean"`` or ``"cosine"``.
     recall : float or None
-        Approximate backend only, when ``recall_sample > 0``: the share of the
-        exact k nearest neighbours (ties counted as found) that the approximate
-        search returned, on a random sample of queries.
+        Approximate backend only: the share of the exact k nearest neighbours
+        (ties counted as found) that the approximate search returned, on a
+        random sample of ``n_recall_queries`` queries; ``None`` for exact
+        search (recall 1 by construction) or when not measured.
     n_recall_queries : int
         Size of that sample (0 when not measured).
+    requested_backend : str
+        The ``backend=`` argument (``"auto"``, ``"exact"`` or ``"approximate"``).
+    estimated_seconds : dict or None
+        ``backend="auto"`` only: the cost model's estimate of the wall time of
+        each backend, ``{"exact": s, "approximate": s}`` (see
+        :func:`estimate_seconds`); the cheaper one ran.
     """
 
     indices: np.ndarray
@@ -80,20 +125,105 @@ class NeighborsResult:
     metric: str
     recall: float | None = None
     n_recall_queries: int = 0
+    requested_backend: str = "exact"
+    estimated_seconds: dict | None = None
 
     @property
     def k(self) -> int:
         return int(self.indices.shape[1])
 
+    def to_dict(self) -> dict:
+        """How the neighbours were found (JSON-safe; the arrays are left out)."""
+        return {"backend": self.backend, "requested_backend": self.requested_backend, "metric": self.metric,
+                "k": self.k, "n_queries": int(self.indices.shape[0]), "recall": self.recall,
+                "n_recall_queries": self.n_recall_queries,
+                "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds)}
 
-def choose_backend(n_queries: int, n_reference: int, d: int) -> str:
-    """The backend ``auto`` picks for a search of this size (see :data:`AUTO_EXACT_MAX_COST`)."""
-    cost = float(n_queries) * float(n_reference) * (d + 64)
-    return "exact" if cost <= AUTO_EXACT_MAX_COST else "approximate"
+
+def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
+                     recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> dict:
+    r"""Estimated wall time of each backend for one search (2 cores, idle machine).
+
+    .. math::
+
+        t_\mathrm{exact} &= a\, m\, n\, (d + 64) \\
+        t_\mathrm{approx} &= C_\mathrm{build} + C_\mathrm{query}
+            + b\, n\, (d + 32)\, \max(30, k + 1) / 30
+            + q\, m\, (d + 32) + a\, s\, n\, (d + 64)
+
+    with :math:`m` queries, :math:`n` reference rows, :math:`s` recall
+    queries; :math:`C` are numba's compilation times (:math:`C_\mathrm{query}`
+    and the query term only when the queries are not the reference set
+    itself). Compilation is always counted unless ``compiled=True``: the
+    choice of ``auto`` depends only on the sizes, never on what ran earlier in
+    the process, so the same call gives the same neighbours in any session. The constants
+    (``EXACT_SECONDS_PER_OP``, ``NUMBA_*_COMPILE_SECONDS``,
+    ``APPROX_*_SECONDS_PER_UNIT``) were measured on this project's 2-core
+    reference machine with ``benchmarks/bench_leakage.py --cost-model``.
+
+    Parameters
+    ----------
+    n_queries, n_reference, d : int
+        Search size.
+    k : int
+        Neighbours per query.
+    self_search : bool
+        Whether the queries are the reference rows (no separate query phase).
+    recall_sample : int
+        Queries checked against exact search after an approximate search.
+    compiled : bool
+        Leave out numba's compilation times (for a caller that runs many
+        searches in one process and accounts for them once).
+
+    Returns
+    -------
+    dict
+        ``{"exact": seconds, "approximate": seconds}``.
+
+    See Also
+    --------
+    choose_backend, kneighbors
+
+    References
+    ----------
+    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+       construction for generic similarity measures", WWW 2011.
+    """
+    m, n = float(n_queries), float(n_reference)
+    exact = EXACT_SECONDS_PER_OP * m * n * (d + 64)
+    approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
+    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, k + 1) / 30.0
+    if not self_search:
+        approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
+        approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
+    approx += EXACT_SECONDS_PER_OP * min(recall_sample, m) * n * (d + 64)
+    return {"exact": exact, "approximate": approx}
+
+
+def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
+                   recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> str:
+    """The backend ``auto`` picks: the one with the smaller :func:`estimate_seconds`.
+
+    Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
+
+    See Also
+    --------
+    estimate_seconds
+
+    References
+    ----------
+    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+       construction for generic similarity measures", WWW 2011.
+    """
+    if n_reference < 4 * (k + 1):
+        return "exact"
+    est = estimate_seconds(n_queries, n_reference, d, k=k, self_search=self_search,
+                           recall_sample=recall_sample, compiled=compiled)
+    return "exact" if est["exact"] <= est["approximate"] else "approximate"
 
 
 def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
-               n_jobs=None, random_state=None, recall_sample=0, progress=False) -> NeighborsResult:
+               n_jobs=None, random_state=None, recall_sample=None, progress=False) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -124,9 +254,10 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     progress : bool
         Draw a progress bar on stderr over the blocks of the exact search
         (the approximate backend reports only its start and end).
-    recall_sample : int
+    recall_sample : int, optional
         Approximate backend: number of random queries whose neighbours are
-        checked against exact search (0 = do not measure).
+        checked against exact search (0 = do not measure; default
+        :data:`DEFAULT_RECALL_SAMPLE`). Ignored by the exact backend.
 
     Returns
     -------
@@ -151,30 +282,33 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
             f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}")
     n = Xr.shape[0]
     k = check_k(k, n, name="k", strict=self_search)
-    recall_sample = check_int(recall_sample, name="recall_sample", low=0)
+    recall_sample = DEFAULT_RECALL_SAMPLE if recall_sample is None else check_int(
+        recall_sample, name="recall_sample", low=0)
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     if metric == "cosine":
         Xr = _unit_rows(Xr, "X")
         Q = Xr if self_search else _unit_rows(Q, "queries")
+    requested, estimate = backend, None
     if backend == "auto":
-        backend = choose_backend(Q.shape[0], n, Xr.shape[1])
-        if backend == "approximate" and n < 4 * (k + 1):
-            backend = "exact"
+        estimate = estimate_seconds(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
+                                    recall_sample=recall_sample)
+        backend = choose_backend(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
+                                 recall_sample=recall_sample)
 
+    recall, n_rec = None, 0
     if backend == "exact":
         idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
-        recall, n_rec = None, 0
     else:
         with Progress(1, "approximate kNN (pynndescent)", enabled=progress):
             idx, dist = _approximate(Xr, Q, k, self_search, random_state)
-        recall, n_rec = None, 0
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":
         dist = 0.5 * dist * dist  # |a-b|^2 / 2 = 1 - cos for unit vectors
     return NeighborsResult(indices=idx, distances=dist, backend=backend, metric=metric,
-                           recall=recall, n_recall_queries=n_rec)
+                           recall=recall, n_recall_queries=n_rec, requested_backend=requested,
+                           estimated_seconds=estimate)
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
