@@ -18,8 +18,9 @@ Run (2 cores; sizes of the scale targets; each is long, run one at a time):
     python benchmarks/bench_audit.py --n 60000 --d 64 --classes 100      # target: <= 12 kNN units
     python benchmarks/bench_audit.py --n 1000000 --d 128 --classes 1000 \\
         --audit-args "--backend approximate"                             # target: <= 30 min, <= 8 GB
-    # the 0.1.0 code path, from a git worktree of commit d112a33:
-    git worktree add /tmp/auditad-0.1.0 d112a33
+    # the 0.1.0 code path, from a git worktree (or a plain export) of commit d112a33:
+    git worktree add /tmp/auditad-0.1.0 d112a33      # or: mkdir /tmp/auditad-0.1.0 &&
+                                                     #     git archive d112a33 | tar -x -C /tmp/auditad-0.1.0
     python benchmarks/bench_audit.py --n 100000 --classes 10 --code /tmp/auditad-0.1.0
     # where the time goes (cProfile of the audit process, top 25 by cumulative time):
     python benchmarks/bench_audit.py --n 100000 --classes 10 --profile
