@@ -223,7 +223,8 @@ def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, sel
 
 
 def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
-               n_jobs=None, random_state=None, recall_sample=None, progress=False) -> NeighborsResult:
+               n_jobs=None, random_state=None, recall_sample=None, progress=False,
+               executor=None) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -258,6 +259,13 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         Approximate backend: number of random queries whose neighbours are
         checked against exact search (0 = do not measure; default
         :data:`DEFAULT_RECALL_SAMPLE`). Ignored by the exact backend.
+    executor : executor, optional
+        An open executor of :func:`auditad._execution.open_executor` (e.g. a
+        Dask cluster): the exact search then runs in blocks of queries, one
+        task per block, each worker with one thread. The result is identical,
+        bit for bit, to the search in this process (each row is certified on
+        its own, in the same coordinate frame). Ignored by the approximate
+        backend and by a serial executor.
 
     Returns
     -------
@@ -298,7 +306,10 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
     recall, n_rec = None, 0
     if backend == "exact":
-        idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
+        if executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial":
+            idx, dist = _exact_distributed(Xr, Q, k, self_search, block_memory_mb, executor)
+        else:
+            idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
     else:
         with Progress(1, "approximate kNN (pynndescent)", enabled=progress):
             idx, dist = _approximate(Xr, Q, k, self_search, random_state)
@@ -330,20 +341,49 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------- exact
-def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
+def _exact_distributed(X, Q, k, self_search, block_memory_mb, executor):
+    """The exact search with its query blocks mapped over ``executor`` (results in input order)."""
+    n_workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
+    m = X.shape[0] if self_search else Q.shape[0]
+    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+    frame = _Frame(X, None if self_search else Q, chunk)  # one frame for every block
+    step = max(_MAX_BLOCK_ROWS, -(-m // (4 * n_workers)))
+    blocks = [(a, min(a + step, m)) for a in range(0, m, step)]
+    shared = {"X": executor.share(X), "Q": None if self_search else executor.share(Q)}
+    parts = executor.map_ordered(_exact_task, blocks, k=k, self_search=self_search,
+                                 block_memory_mb=block_memory_mb, frame=frame, **shared)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _exact_task(rows, *, X, Q, k, self_search, block_memory_mb, frame):
+    """One block of queries of the exact search (run by an executor's worker, one thread)."""
+    if self_search:
+        return _exact(X, None, k, True, block_memory_mb, 1, rows=rows, frame=frame)
+    return _exact(X, Q[rows[0]:rows[1]], k, False, block_memory_mb, 1, frame=frame)
+
+
+def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, rows=None, frame=None):
     """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback.
 
     ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
     float64: centred, rescaled float64 rows are formed chunk by chunk by a
     :class:`_Frame` (converting float32 to float64 and scaling by a power of two
     are exact, so every chunk equals the same rows of the whole transformed set).
+    ``rows=(a, b)`` with ``self_search`` searches only the queries ``X[a:b]``
+    (self excluded by their index in ``X``); ``frame`` reuses a frame built for
+    the whole search, so that blocks give the same bits as one search.
     In the frame every coordinate lies in (-1, 1), so the float32 products cannot
     overflow; their underflow is an absolute error that the certificate bounds.
     """
     n, d = X.shape
+    offset = 0
+    if self_search:
+        offset, end = (0, n) if rows is None else rows
+        Q = X[offset:end]
     m = Q.shape[0]
     chunk = max(1, int(2**22 // max(d, 1)))  # ~32 MB of float64 per chunk
-    frame = _Frame(X, None if self_search else Q, chunk)
+    if frame is None:
+        frame = _Frame(X, None if self_search else Q, chunk)
     # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x; the query side is
     # built per block, so the only whole-set copy is X32a (n × (d+1) float32)
     X32a = np.empty((n, d + 1), dtype=np.float32)
@@ -354,7 +394,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         xsq64[a:a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
     X32a[:, d] = xsq64
     if self_search:
-        qsq64 = xsq64
+        qsq64 = xsq64[offset:offset + m]
     else:
         qsq64 = np.empty(m, dtype=np.float64)
         for a in range(0, m, chunk):
@@ -397,7 +437,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         # |s| <= 3d in the frame, so this sum is finite unless the GEMM produced inf/nan
         finite = np.isfinite(np.add.reduce(s, axis=1, dtype=np.float64))
         if self_search:
-            s[np.arange(stop - start), np.arange(start, stop)] = np.inf
+            s[np.arange(stop - start), np.arange(offset + start, offset + stop)] = np.inf
         full = c >= n_avail  # every other row is a candidate: nothing to certify
         if full:
             cand = np.broadcast_to(np.arange(n), (stop - start, n))
@@ -426,7 +466,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         del s  # (a view of the thread's buffer)
         d2 = _refine(X, frame, qraw, cand, refine_rows)
         if self_search:
-            d2[cand == np.arange(start, stop)[:, None]] = np.inf
+            d2[cand == np.arange(offset + start, offset + stop)[:, None]] = np.inf
         if not full:
             d2[pad] = np.inf
         order = _lexsort_rows(d2, cand)[:, :k]
@@ -442,7 +482,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
             ok = (kth + delta < cth - delta) & finite & np.isfinite(cth)
             bad = np.flatnonzero(~ok)
         for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
-            i = start + r
+            i = offset + start + r
             d2_all = np.concatenate([
                 np.einsum("ij,ij->i", dc, dc)
                 for dc in (frame.raw(X[a:a + chunk]) - qraw[r] for a in range(0, n, chunk))])

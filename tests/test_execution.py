@@ -143,3 +143,17 @@ def test_closed_executor_refuses_work():
     ex = DaskExecutor(parse_scheduler("local:1"))
     with pytest.raises(ExecutionError, match="not open"):
         ex.map_ordered(abs, [1])
+
+
+@pytest.mark.parametrize("form", ["self", "queries"])
+def test_exact_knn_on_the_cluster_equals_serial_bit_for_bit(cluster, form):
+    from auditad._neighbors import kneighbors
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(3000, 12)).astype(np.float32)
+    X[50:80] = X[80]
+    Q = None if form == "self" else rng.normal(size=(700, 12))
+    serial = kneighbors(X, Q, k=5, backend="exact")
+    dist = kneighbors(X, Q, k=5, backend="exact", executor=cluster)
+    np.testing.assert_array_equal(dist.indices, serial.indices)
+    assert dist.distances.tobytes() == serial.distances.tobytes()

@@ -214,3 +214,31 @@ def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones
     worse[worse == 0] = 1.0
     rec2, _ = _measure_recall(X, X, 5, True, ex.indices, worse, 500, 0)
     assert rec2 <= 0.8 + 1e-12
+
+
+class _LoopExecutor:
+    """Stands in for a Dask executor: same interface, tasks run in this process."""
+
+    from auditad._execution import SchedulerSpec
+
+    spec = SchedulerSpec("local", n_workers=3)
+    n_workers = 3
+
+    def share(self, obj):
+        return obj
+
+    def map_ordered(self, fn, items, **shared):
+        return [fn(item, **shared) for item in items]
+
+
+@pytest.mark.parametrize("form", ["self", "queries"])
+def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
+    X = _data(n=2500, d=9)
+    X[100:140] = X[140]  # a duplicate group larger than the candidate margin
+    Q = None if form == "self" else np.vstack([X[::5] + 0.01, X[:30]])
+    one = kneighbors(X, Q, k=6, backend="exact")
+    blocks = kneighbors(X, Q, k=6, backend="exact", executor=_LoopExecutor())
+    np.testing.assert_array_equal(blocks.indices, one.indices)
+    assert blocks.distances.tobytes() == one.distances.tobytes()
+    idx, dist = brute_knn(X, Q, 6)
+    np.testing.assert_array_equal(blocks.indices, idx)
