@@ -233,7 +233,7 @@ class _LoopExecutor:
 
 @pytest.mark.parametrize("form", ["self", "queries"])
 def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
-    X = _data(n=2500, d=9)
+    X = _data(n=1200, d=9)
     X[100:140] = X[140]  # a duplicate group larger than the candidate margin
     Q = None if form == "self" else np.vstack([X[::5] + 0.01, X[:30]])
     one = kneighbors(X, Q, k=6, backend="exact")
@@ -242,3 +242,22 @@ def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
     assert blocks.distances.tobytes() == one.distances.tobytes()
     idx, dist = brute_knn(X, Q, 6)
     np.testing.assert_array_equal(blocks.indices, idx)
+
+
+def test_approximate_backend_at_extreme_magnitudes_and_offsets():
+    # pynndescent works in float32; it receives the centred, power-of-two-rescaled data, so scaling
+    # by 2^p gives the same graph (same seed) and distances scaled by exactly 2^p, and an offset of
+    # 1e8 (where float32 cannot tell the points apart) still finds the true neighbours
+    rng = np.random.default_rng(2)
+    centers = rng.normal(size=(8, 10)) * 3
+    X = centers[rng.integers(0, 8, 3000)] + rng.normal(size=(3000, 10))
+    base = kneighbors(X, k=5, backend="approximate", random_state=0)
+    exact = kneighbors(X, k=5, backend="exact")
+    for p in (100, -100):
+        res = kneighbors(np.ldexp(X, p), k=5, backend="approximate", random_state=0)
+        np.testing.assert_array_equal(res.indices, base.indices)
+        np.testing.assert_array_equal(res.distances, np.ldexp(base.distances, p))
+        assert res.recall >= 0.95
+    shifted = kneighbors(X + 1e8, k=5, backend="approximate", random_state=0)
+    found = np.mean([len(set(a) & set(b)) for a, b in zip(shifted.indices, exact.indices)]) / 5
+    assert found >= 0.95 and shifted.recall >= 0.95
