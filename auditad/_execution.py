@@ -245,15 +245,18 @@ class DaskExecutor:
         if self.spec.kind == "local":
             cfg = {} if self.allowed_failures is None else {"distributed.scheduler.allowed-failures":
                                                             int(self.allowed_failures)}
-            with dask.config.set(cfg):
-                self.cluster = distributed.LocalCluster(
-                    n_workers=self.spec.n_workers, threads_per_worker=1, processes=True,
-                    dashboard_address=None, silence_logs=logging.ERROR)
             try:
+                with dask.config.set(cfg):
+                    self.cluster = distributed.LocalCluster(
+                        n_workers=self.spec.n_workers, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR)
                 self.client = distributed.Client(self.cluster, timeout=self.timeout)
-            except Exception:
-                self.cluster.close()
-                raise
+            except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)
+                if self.cluster is not None:
+                    self.cluster.close()
+                    self.cluster = None
+                raise ExecutionError(f"could not start a local Dask cluster ({str(self.spec)!r}): "
+                                     f"{type(exc).__name__}: {exc}") from exc
         else:
             try:
                 self.client = distributed.Client(self.spec.address, timeout=self.timeout)
@@ -309,13 +312,16 @@ class DaskExecutor:
         futures = self.client.map(fn, items, pure=False, **shared)
         try:
             distributed.wait(futures)
+            # the first task (in input order) that raised or killed its worker; other tasks may
+            # show other states meanwhile (e.g. a finished result lost with a dead worker is
+            # being recomputed), which gather() below waits for
             for pos, fut in enumerate(futures):
-                if fut.status != "finished":
-                    exc = fut.exception()
+                if fut.status in ("error", "cancelled"):
+                    exc = fut.exception() if fut.status == "error" else None
+                    cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
                     raise ExecutionError(
-                        f"task {pos} of {len(items)} ({name}) failed on {str(self.spec)!r}: "
-                        f"{type(exc).__name__}: {exc}") from exc
-            return self.client.gather(futures)
+                        f"task {pos} of {len(items)} ({name}) failed on {str(self.spec)!r}: {cause}") from exc
+            return self.client.gather(futures, errors="raise")
         except ExecutionError:
             raise
         except Exception as exc:  # noqa: BLE001  (lost scheduler, closed comms, ...)
