@@ -16,8 +16,11 @@ Run (2 cores; sizes of the scale targets; each is long, run one at a time):
     python benchmarks/bench_audit.py --n 5000 --classes 10               # smoke test, ~1-2 min
     python benchmarks/bench_audit.py --n 100000 --d 128 --classes 10     # target: <= 3 min wall
     python benchmarks/bench_audit.py --n 60000 --d 64 --classes 100      # target: <= 12 kNN units
-    python benchmarks/bench_audit.py --n 1000000 --d 128 --classes 1000 \\
+    python benchmarks/bench_audit.py --n 1000000 --d 128 --classes 1000 --skip-knn \\
         --audit-args "--backend approximate"                             # target: <= 30 min, <= 8 GB
+    # (--skip-knn: the exact reference search alone would take about an hour at 1M x 128)
+    # Dask vs serial, once `auditad audit --scheduler` exists (same output bytes, overhead <= 15 %):
+    python benchmarks/bench_audit.py --n 100000 --classes 10 --audit-args "--scheduler local:2"
     # the 0.1.0 code path, from a git worktree (or a plain export) of commit d112a33:
     git worktree add /tmp/auditad-0.1.0 d112a33      # or: mkdir /tmp/auditad-0.1.0 &&
                                                      #     git archive d112a33 | tar -x -C /tmp/auditad-0.1.0
