@@ -11,14 +11,20 @@ Two backends answer the same question:
     with ties at equal distance broken by the smaller index. Memory is bounded
     by ``block_memory_mb`` (no n×n matrix is ever held).
 ``approximate``
-    pynndescent's NN-descent graph. Much faster for large n, but the first call
-    in a process pays numba's compilation (tens of seconds). With
-    ``recall_sample > 0`` the recall against exact search is measured on a
-    random sample of queries.
+    pynndescent's NN-descent graph [1]_. Much faster for large n, but the first
+    call in a process pays numba's compilation (tens of seconds). Its recall
+    against exact search is measured on a random sample of queries (200 by
+    default) and returned with the neighbours.
 ``auto``
-    Exact below :data:`AUTO_EXACT_MAX_COST` (a cost model fitted to
-    measurements on 2 cores, see ``benchmarks/bench_leakage.py``), approximate
-    above.
+    The backend with the smaller estimated total cost (:func:`estimate_seconds`:
+    a cost model fitted to measurements on 2 cores, including numba's
+    compilation while it has not yet happened in this process).
+
+References
+----------
+.. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+   construction for generic similarity measures", Proceedings of the 20th
+   International Conference on World Wide Web (WWW 2011), pp. 577-586.
 """
 
 from __future__ import annotations
@@ -35,17 +41,49 @@ from ._rng import check_random_state, seed_int
 from ._validation import check_choice, check_embeddings, check_int, check_k
 from .errors import InvalidInputError
 
-__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "AUTO_EXACT_MAX_COST"]
+__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "estimate_seconds", "AUTO_EXACT_MAX_COST",
+           "METRICS", "BACKENDS"]
 
 METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
 
-#: ``auto`` runs the exact backend while n_queries * n_reference * (d + 64) stays
-#: below this number of "operations" and pynndescent above it.  The exact search
-#: costs about 3e-11 s per operation on 2 cores, pynndescent about 40 s of numba
-#: compilation plus a few seconds per 100k points, so the break-even sits near
-#: n = 150k points for d = 128 (see benchmarks/bench_leakage.py).
-AUTO_EXACT_MAX_COST = 4.5e12
+# Cost model of ``backend="auto"``: wall seconds on the project's 2-core reference machine
+# (Linux, OpenBLAS, numba 0.68, pynndescent 0.5; 128-d embedding-like data, k = 10). Measured
+# with ``benchmarks/bench_leakage.py --cost-model`` in fresh processes as CPU seconds, and
+# converted to idle-machine wall seconds with the measured parallel share (exact: 2 threads,
+# wall = CPU / 2; pynndescent: wall = 0.6 CPU; numba compiles on one thread: wall = CPU).
+#: exact search: seconds per "operation" n_queries * n_reference * (d + 64)
+#: (measured 3.3e-11 CPU s: 20k x 20k x 128 self search in 2.6 CPU s)
+EXACT_SECONDS_PER_OP = 1.7e-11
+#: numba compilation of pynndescent's graph construction, paid once per process: 38.6 CPU s
+#: with numba's on-disk cache warm (every run after the first on a machine), 57 s cold
+NUMBA_BUILD_COMPILE_SECONDS = 40.0
+#: numba compilation of pynndescent's query functions (queries distinct from X), once per
+#: process: 0.1 CPU s with the on-disk cache warm, 62 s cold (first run on a machine)
+NUMBA_QUERY_COMPILE_SECONDS = 5.0
+#: pynndescent graph construction: seconds per n * (d + 32) * n_neighbors / 30
+#: (measured 8.1e-7 to 1.0e-6 CPU s at n = 20k and 50k; 9.4e-7 at 1M)
+APPROX_BUILD_SECONDS_PER_UNIT = 5.4e-7
+#: pynndescent queries, including the search-graph preparation: seconds per n_queries * (d + 32)
+#: (measured 1.2e-6 CPU s: 12.5k queries against 50k rows)
+APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
+#: queries checked against exact search to measure the approximate backend's recall (default)
+DEFAULT_RECALL_SAMPLE = 200
+
+
+def _break_even_ops(d: int = 128, k: int = 10) -> float:
+    """n^2 (d + 64) at the self-search size where both estimates of :func:`estimate_seconds` agree."""
+    a = EXACT_SECONDS_PER_OP * (d + 64)
+    b = (APPROX_BUILD_SECONDS_PER_UNIT * (d + 32) * max(30, k + 1) / 30.0
+         + EXACT_SECONDS_PER_OP * DEFAULT_RECALL_SAMPLE * (d + 64))
+    n = (b + np.sqrt(b * b + 4 * a * NUMBA_BUILD_COMPILE_SECONDS)) / (2 * a)
+    return float(n * n * (d + 64))
+
+
+#: Kept for backward compatibility: the exact-search cost n_queries * n_reference * (d + 64)
+#: at which both backends' estimates agree for a self search at d = 128, k = 10
+#: (about n = 125 000 rows); ``auto`` decides with :func:`estimate_seconds` itself.
+AUTO_EXACT_MAX_COST = _break_even_ops()
 
 _U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 _MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)
@@ -67,11 +105,18 @@ class NeighborsResult:
     metric : str
         ``"euclidean"`` or ``"cosine"``.
     recall : float or None
-        Approximate backend only, when ``recall_sample > 0``: the share of the
-        exact k nearest neighbours (ties counted as found) that the approximate
-        search returned, on a random sample of queries.
+        Approximate backend only: the share of the exact k nearest neighbours
+        (ties counted as found) that the approximate search returned, on a
+        random sample of ``n_recall_queries`` queries; ``None`` for exact
+        search (recall 1 by construction) or when not measured.
     n_recall_queries : int
         Size of that sample (0 when not measured).
+    requested_backend : str
+        The ``backend=`` argument (``"auto"``, ``"exact"`` or ``"approximate"``).
+    estimated_seconds : dict or None
+        ``backend="auto"`` only: the cost model's estimate of the wall time of
+        each backend, ``{"exact": s, "approximate": s}`` (see
+        :func:`estimate_seconds`); the cheaper one ran.
     """
 
     indices: np.ndarray
@@ -80,20 +125,106 @@ class NeighborsResult:
     metric: str
     recall: float | None = None
     n_recall_queries: int = 0
+    requested_backend: str = "exact"
+    estimated_seconds: dict | None = None
 
     @property
     def k(self) -> int:
         return int(self.indices.shape[1])
 
+    def to_dict(self) -> dict:
+        """How the neighbours were found (JSON-safe; the arrays are left out)."""
+        return {"backend": self.backend, "requested_backend": self.requested_backend, "metric": self.metric,
+                "k": self.k, "n_queries": int(self.indices.shape[0]), "recall": self.recall,
+                "n_recall_queries": self.n_recall_queries,
+                "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds)}
 
-def choose_backend(n_queries: int, n_reference: int, d: int) -> str:
-    """The backend ``auto`` picks for a search of this size (see :data:`AUTO_EXACT_MAX_COST`)."""
-    cost = float(n_queries) * float(n_reference) * (d + 64)
-    return "exact" if cost <= AUTO_EXACT_MAX_COST else "approximate"
+
+def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
+                     recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> dict:
+    r"""Estimated wall time of each backend for one search (2 cores, idle machine).
+
+    .. math::
+
+        t_\mathrm{exact} &= a\, m\, n\, (d + 64) \\
+        t_\mathrm{approx} &= C_\mathrm{build} + C_\mathrm{query}
+            + b\, n\, (d + 32)\, \max(30, k + 1) / 30
+            + q\, m\, (d + 32) + a\, s\, n\, (d + 64)
+
+    with :math:`m` queries, :math:`n` reference rows, :math:`s` recall
+    queries; :math:`C` are numba's compilation times (:math:`C_\mathrm{query}`
+    and the query term only when the queries are not the reference set
+    itself). Compilation is always counted unless ``compiled=True``: the
+    choice of ``auto`` depends only on the sizes, never on what ran earlier in
+    the process, so the same call gives the same neighbours in any session. The constants
+    (``EXACT_SECONDS_PER_OP``, ``NUMBA_*_COMPILE_SECONDS``,
+    ``APPROX_*_SECONDS_PER_UNIT``) were measured on this project's 2-core
+    reference machine with ``benchmarks/bench_leakage.py --cost-model``.
+
+    Parameters
+    ----------
+    n_queries, n_reference, d : int
+        Search size.
+    k : int
+        Neighbours per query.
+    self_search : bool
+        Whether the queries are the reference rows (no separate query phase).
+    recall_sample : int
+        Queries checked against exact search after an approximate search.
+    compiled : bool
+        Leave out numba's compilation times (for a caller that runs many
+        searches in one process and accounts for them once).
+
+    Returns
+    -------
+    dict
+        ``{"exact": seconds, "approximate": seconds}``.
+
+    See Also
+    --------
+    choose_backend, kneighbors
+
+    References
+    ----------
+    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+       construction for generic similarity measures", WWW 2011.
+    """
+    m, n = float(n_queries), float(n_reference)
+    exact = EXACT_SECONDS_PER_OP * m * n * (d + 64)
+    approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
+    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, k + 1) / 30.0
+    if not self_search:
+        approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
+        approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
+    approx += EXACT_SECONDS_PER_OP * min(recall_sample, m) * n * (d + 64)
+    return {"exact": exact, "approximate": approx}
+
+
+def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
+                   recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> str:
+    """The backend ``auto`` picks: the one with the smaller :func:`estimate_seconds`.
+
+    Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
+
+    See Also
+    --------
+    estimate_seconds
+
+    References
+    ----------
+    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+       construction for generic similarity measures", WWW 2011.
+    """
+    if n_reference < 4 * (k + 1):
+        return "exact"
+    est = estimate_seconds(n_queries, n_reference, d, k=k, self_search=self_search,
+                           recall_sample=recall_sample, compiled=compiled)
+    return "exact" if est["exact"] <= est["approximate"] else "approximate"
 
 
 def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
-               n_jobs=None, random_state=None, recall_sample=0, progress=False) -> NeighborsResult:
+               n_jobs=None, random_state=None, recall_sample=None, progress=False,
+               executor=None) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -124,9 +255,17 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     progress : bool
         Draw a progress bar on stderr over the blocks of the exact search
         (the approximate backend reports only its start and end).
-    recall_sample : int
+    recall_sample : int, optional
         Approximate backend: number of random queries whose neighbours are
-        checked against exact search (0 = do not measure).
+        checked against exact search (0 = do not measure; default
+        :data:`DEFAULT_RECALL_SAMPLE`). Ignored by the exact backend.
+    executor : executor, optional
+        An open executor of :func:`auditad._execution.open_executor` (e.g. a
+        Dask cluster): the exact search then runs in blocks of queries, one
+        task per block, each worker with one thread. The result is identical,
+        bit for bit, to the search in this process (each row is certified on
+        its own, in the same coordinate frame). Ignored by the approximate
+        backend and by a serial executor.
 
     Returns
     -------
@@ -151,76 +290,125 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
             f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}")
     n = Xr.shape[0]
     k = check_k(k, n, name="k", strict=self_search)
-    recall_sample = check_int(recall_sample, name="recall_sample", low=0)
+    recall_sample = DEFAULT_RECALL_SAMPLE if recall_sample is None else check_int(
+        recall_sample, name="recall_sample", low=0)
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     if metric == "cosine":
         Xr = _unit_rows(Xr, "X")
         Q = Xr if self_search else _unit_rows(Q, "queries")
+    requested, estimate = backend, None
     if backend == "auto":
-        backend = choose_backend(Q.shape[0], n, Xr.shape[1])
-        if backend == "approximate" and n < 4 * (k + 1):
-            backend = "exact"
+        estimate = estimate_seconds(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
+                                    recall_sample=recall_sample)
+        backend = choose_backend(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
+                                 recall_sample=recall_sample)
 
+    recall, n_rec = None, 0
     if backend == "exact":
-        idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
-        recall, n_rec = None, 0
+        if executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial":
+            idx, dist = _exact_distributed(Xr, Q, k, self_search, block_memory_mb, executor)
+        else:
+            idx, dist = _exact(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
     else:
         with Progress(1, "approximate kNN (pynndescent)", enabled=progress):
             idx, dist = _approximate(Xr, Q, k, self_search, random_state)
-        recall, n_rec = None, 0
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":
         dist = 0.5 * dist * dist  # |a-b|^2 / 2 = 1 - cos for unit vectors
     return NeighborsResult(indices=idx, distances=dist, backend=backend, metric=metric,
-                           recall=recall, n_recall_queries=n_rec)
+                           recall=recall, n_recall_queries=n_rec, requested_backend=requested,
+                           estimated_seconds=estimate)
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
+    """Rows divided by their Euclidean norm, at any magnitude.
+
+    Each row is first scaled by the power of two that brings its largest
+    coordinate into [0.5, 1) (exact), so the squared norm can neither overflow
+    nor underflow, and a row multiplied by :math:`2^p` gives the same unit vector
+    bit for bit.
+    """
     A = np.asarray(A, dtype=np.float64)
-    norms = np.linalg.norm(A, axis=1)
-    if np.any(norms == 0):
+    amax = np.abs(A).max(axis=1)
+    if np.any(amax == 0):
         raise InvalidInputError(
-            f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+            f"{name} has an all-zero row (index {int(np.flatnonzero(amax == 0)[0])}); "
             "cosine distance is undefined for it")
-    return A / norms[:, None]
+    A = np.ldexp(A, -np.frexp(amax)[1][:, None])
+    return A / np.linalg.norm(A, axis=1)[:, None]
 
 
 # ----------------------------------------------------------------------------- exact
-def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
+def _exact_distributed(X, Q, k, self_search, block_memory_mb, executor):
+    """The exact search with its query blocks mapped over ``executor`` (results in input order)."""
+    n_workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
+    m = X.shape[0] if self_search else Q.shape[0]
+    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+    frame = _Frame(X, None if self_search else Q, chunk)  # one frame for every block
+    step = max(_MAX_BLOCK_ROWS, -(-m // (4 * n_workers)))
+    blocks = [(a, min(a + step, m)) for a in range(0, m, step)]
+    shared = {"X": executor.share(X), "Q": None if self_search else executor.share(Q)}
+    parts = executor.map_ordered(_exact_task, blocks, k=k, self_search=self_search,
+                                 block_memory_mb=block_memory_mb, frame=frame, **shared)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def _exact_task(rows, *, X, Q, k, self_search, block_memory_mb, frame):
+    """One block of queries of the exact search (run by an executor's worker, one thread)."""
+    if self_search:
+        return _exact(X, None, k, True, block_memory_mb, 1, rows=rows, frame=frame)
+    return _exact(X, Q[rows[0]:rows[1]], k, False, block_memory_mb, 1, frame=frame)
+
+
+def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, rows=None, frame=None):
     """Certified exact kNN: float32 candidates, float64 refinement, float64 fallback.
 
     ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
-    float64: centred float64 rows are formed chunk by chunk (converting float32
-    to float64 is exact, so every chunk equals the same rows of ``X - center``).
+    float64: centred, rescaled float64 rows are formed chunk by chunk by a
+    :class:`_Frame` (converting float32 to float64 and scaling by a power of two
+    are exact, so every chunk equals the same rows of the whole transformed set).
+    ``rows=(a, b)`` with ``self_search`` searches only the queries ``X[a:b]``
+    (self excluded by their index in ``X``); ``frame`` reuses a frame built for
+    the whole search, so that blocks give the same bits as one search.
+    In the frame every coordinate lies in (-1, 1), so the float32 products cannot
+    overflow; their underflow is an absolute error that the certificate bounds.
     """
     n, d = X.shape
+    offset = 0
+    if self_search:
+        offset, end = (0, n) if rows is None else rows
+        Q = X[offset:end]
     m = Q.shape[0]
-    center = X.mean(axis=0, dtype=np.float64)
     chunk = max(1, int(2**22 // max(d, 1)))  # ~32 MB of float64 per chunk
+    if frame is None:
+        frame = _Frame(X, None if self_search else Q, chunk)
     # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x; the query side is
     # built per block, so the only whole-set copy is X32a (n × (d+1) float32)
     X32a = np.empty((n, d + 1), dtype=np.float32)
     xsq64 = np.empty(n, dtype=np.float64)
     for a in range(0, n, chunk):
-        xc = _centred(X, a, min(a + chunk, n), center)
+        xc = frame.rows(X, a, min(a + chunk, n))
         X32a[a:a + xc.shape[0], :d] = xc
         xsq64[a:a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
     X32a[:, d] = xsq64
     if self_search:
-        qsq64 = xsq64
+        qsq64 = xsq64[offset:offset + m]
     else:
         qsq64 = np.empty(m, dtype=np.float64)
         for a in range(0, m, chunk):
-            qc = _centred(Q, a, min(a + chunk, m), center)
+            qc = frame.rows(Q, a, min(a + chunk, m))
             qsq64[a:a + qc.shape[0]] = np.einsum("ij,ij->i", qc, qc)
     # Candidates per row: a margin beyond k so that certification almost always succeeds.
     n_avail = n - 1 if self_search else n
     c = min(n_avail, k + max(8, k // 2))
-    # Rigorous bound on |float32 squared distance - exact squared distance|:
-    # rounding of the inputs, of the dot product (length d) and of the sums.
+    # Rigorous bound on |float32 squared distance - exact squared distance|, relative part:
+    # rounding of the inputs, of the dot product (length d + 1) and of the sums (2x margin) ...
     gamma = (d + 10) * 2.0 * _U32
+    # ... and absolute part: gradual underflow of inputs and products (below 2**-126 each,
+    # also when the BLAS flushes subnormals to zero), d + 1 terms, 16x margin
+    eta = (d + 10) * 2.0**-122
     xnorm_max = float(np.sqrt(xsq64.max()))
 
     block = max(1, int(block_memory_mb * 2**20 // (4 * max(n, 1) * 2)))
@@ -235,7 +423,8 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
 
     def run(start):
         stop = min(start + block, m)
-        qc = _centred(Q, start, stop, center)
+        qc = frame.rows(Q, start, stop)
+        qraw = frame.raw(Q[start:stop])
         q32a = np.empty((stop - start, d + 1), dtype=np.float32)
         q32a[:, :d] = -2.0 * qc
         q32a[:, d] = 1.0
@@ -245,8 +434,10 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         if buf is None:
             buf = local.buf = np.empty((block, n), dtype=np.float32)
         s = np.matmul(q32a, X32a.T, out=buf[:stop - start])
+        # |s| <= 3d in the frame, so this sum is finite unless the GEMM produced inf/nan
+        finite = np.isfinite(np.add.reduce(s, axis=1, dtype=np.float64))
         if self_search:
-            s[np.arange(stop - start), np.arange(start, stop)] = np.inf
+            s[np.arange(stop - start), np.arange(offset + start, offset + stop)] = np.inf
         full = c >= n_avail  # every other row is a candidate: nothing to certify
         if full:
             cand = np.broadcast_to(np.arange(n), (stop - start, n))
@@ -258,7 +449,7 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
             cols = flat - rows * n
             counts = np.bincount(rows, minlength=stop - start)
             first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            cand = np.zeros((stop - start, int(counts.max())), dtype=np.int64)
+            cand = np.zeros((stop - start, max(1, int(counts.max()))), dtype=np.int64)
             pad = np.ones(cand.shape, dtype=bool)
             pos = np.arange(rows.size) - first[rows]
             cand[rows, pos] = cols
@@ -273,9 +464,9 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
             # every non-candidate has float32 value >= thr
             cth = thr.astype(np.float64) + qsq64[start:stop]
         del s  # (a view of the thread's buffer)
-        d2 = _refine(X, center, qc, cand, refine_rows)
+        d2 = _refine(X, frame, qraw, cand, refine_rows)
         if self_search:
-            d2[cand == np.arange(start, stop)[:, None]] = np.inf
+            d2[cand == np.arange(offset + start, offset + stop)[:, None]] = np.inf
         if not full:
             d2[pad] = np.inf
         order = _lexsort_rows(d2, cand)[:, :k]
@@ -283,21 +474,24 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
         topd = np.take_along_axis(d2, order, axis=1)
         bad = np.empty(0, dtype=np.int64)
         if not full:
-            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2
+            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2;
+            # rows with a non-finite float32 value or threshold are never certified
             qn = np.sqrt(qsq64[start:stop])
-            delta = gamma * (qn + xnorm_max) ** 2
-            bad = np.flatnonzero(~(topd[:, -1] + delta < cth - delta))
+            delta = gamma * (qn + xnorm_max) ** 2 + eta
+            kth = np.ldexp(topd[:, -1], 2 * frame.e1)  # in the units of cth (exact)
+            ok = (kth + delta < cth - delta) & finite & np.isfinite(cth)
+            bad = np.flatnonzero(~ok)
         for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
-            i = start + r
+            i = offset + start + r
             d2_all = np.concatenate([
                 np.einsum("ij,ij->i", dc, dc)
-                for dc in (_centred(X, a, min(a + chunk, n), center) - qc[r] for a in range(0, n, chunk))])
+                for dc in (frame.raw(X[a:a + chunk]) - qraw[r] for a in range(0, n, chunk))])
             if self_search:
                 d2_all[i] = np.inf
             o = np.lexsort((np.arange(n), d2_all))[:k]
             top[r], topd[r] = o, d2_all[o]
         out_idx[start:stop] = top
-        out_dist[start:stop] = np.sqrt(np.maximum(topd, 0.0))
+        out_dist[start:stop] = frame.unscale(np.sqrt(np.maximum(topd, 0.0)))
         bar.update(stop - start)
         return len(bad)
 
@@ -311,12 +505,72 @@ def _exact(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False):
 
             with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
                 list(pool.map(run, starts))
+    _check_distance_range(out_dist)
     return out_idx, out_dist
 
 
-def _centred(A: np.ndarray, start: int, stop: int, center: np.ndarray) -> np.ndarray:
-    """Rows start:stop of ``A`` in float64, minus ``center``."""
-    return A[start:stop].astype(np.float64) - center
+def _check_distance_range(dist: np.ndarray) -> None:
+    if not np.all(np.isfinite(dist)):
+        raise InvalidInputError(
+            "X: some neighbour distances exceed the float64 range (about 1.8e308); "
+            "divide the data by a power of two before the search")
+
+
+def _exponent(m: float) -> int:
+    """The integer ``e`` with ``m * 2**-e`` in [0.5, 1) (0 for ``m == 0``)."""
+    return int(np.frexp(m)[1]) if m > 0 else 0
+
+
+def _absmax(A: np.ndarray, chunk: int) -> float:
+    return max(float(np.abs(A[a:a + chunk]).max()) for a in range(0, A.shape[0], chunk))
+
+
+class _Frame:
+    r"""Power-of-two rescaled and centred coordinates, formed chunk by chunk.
+
+    ``raw(A)`` is :math:`2^{e_0} A` in float64, where :math:`2^{e_0}` brings
+    :math:`\max|X|, \max|Q|` into [0.5, 1): float64 squares and sums of
+    these cannot overflow, and the exact distances are computed from them.
+    ``rows(A, a, b)`` is :math:`2^{e_1}(2^{e_0} A_{a:b} - c)`, with :math:`c` the
+    mean of the scaled reference rows and :math:`2^{e_1}` bringing the largest
+    centred coordinate into [0.5, 1): the input of the float32 pre-filter (and of
+    pynndescent), in which float32 products cannot overflow.
+    Multiplying by a power of two is exact (short of underflow below 2^-1022),
+    so scaling the input by :math:`2^p` leaves every transformed value, and
+    hence every comparison of the search, bit for bit unchanged; distances
+    come back through :meth:`unscale`, exact to the last bit.
+    """
+
+    def __init__(self, X: np.ndarray, Q: np.ndarray | None, chunk: int):
+        n, d = X.shape
+        amax = _absmax(X, chunk) if Q is None else max(_absmax(X, chunk), _absmax(Q, chunk))
+        self.e0 = -_exponent(amax)
+        self.e1 = 0
+        acc = np.zeros(d)
+        for a in range(0, n, chunk):
+            acc += self.raw(X[a:a + chunk]).sum(axis=0)
+        self.center = acc / n
+        spread = 0.0
+        for A in (X,) if Q is None else (X, Q):
+            for a in range(0, A.shape[0], chunk):
+                spread = max(spread, float(np.abs(self.rows(A, a, a + chunk)).max()))
+        self.e1 = -_exponent(spread)
+
+    def raw(self, A: np.ndarray) -> np.ndarray:
+        """Rows scaled by :math:`2^{e_0}`, as a new float64 array."""
+        return np.ldexp(A.astype(np.float64), self.e0)
+
+    def rows(self, A: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """Rows ``start:stop`` of ``A`` centred and scaled, as a new float64 array."""
+        t = self.raw(A[start:stop])
+        t -= self.center
+        if self.e1:
+            np.ldexp(t, self.e1, out=t)
+        return t
+
+    def unscale(self, dist: np.ndarray) -> np.ndarray:
+        """Distances computed from :meth:`raw` rows, back in the units of the input (exact)."""
+        return np.ldexp(dist, -self.e0)
 
 
 def _row_thresholds(s: np.ndarray, c: int):
@@ -344,14 +598,17 @@ def _row_thresholds(s: np.ndarray, c: int):
     return thr, mask
 
 
-def _refine(X, center, qc, cand, rows):
-    """Exact float64 squared distances from each centred query to its candidate rows of X, in row chunks."""
+def _refine(X, frame, qraw, cand, rows):
+    """Float64 squared distances from each query to its candidate rows of X, in row chunks.
+
+    Differences are taken between the (power-of-two scaled) rows themselves, not
+    between centred rows, so no rounding of the centre enters a distance.
+    """
     out = np.empty(cand.shape, dtype=np.float64)
     for a in range(0, cand.shape[0], rows):
         b = min(a + rows, cand.shape[0])
-        diff = np.take(X, cand[a:b].ravel(), axis=0).astype(np.float64).reshape(b - a, cand.shape[1], -1)
-        diff -= center
-        diff -= qc[a:b, None, :]
+        diff = frame.raw(np.take(X, cand[a:b].ravel(), axis=0)).reshape(b - a, cand.shape[1], -1)
+        diff -= qraw[a:b, None, :]
         out[a:b] = np.einsum("bcd,bcd->bc", diff, diff)
     return out
 
@@ -375,6 +632,11 @@ def _n_workers(n_jobs, n_blocks) -> int:
 def _approximate(X, Q, k, self_search, random_state):
     import warnings
 
+    # pynndescent works in float32: give it the centred, power-of-two-rescaled data
+    # (coordinates in (-1, 1)), so neither large offsets nor extreme magnitudes reach it
+    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+    frame = _Frame(X, None if self_search else Q, chunk)
+    X32 = _frame_float32(frame, X, chunk)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
         from pynndescent import NNDescent
@@ -382,23 +644,34 @@ def _approximate(X, Q, k, self_search, random_state):
         seed = seed_int(random_state)
         n = X.shape[0]
         if self_search:
-            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
                               n_jobs=-1, low_memory=True, compressed=False)
             gi, gd = index.neighbor_graph
             idx, dist = _drop_self(gi, gd, k)
         else:
-            index = NNDescent(X, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
                               random_state=seed, n_jobs=-1, low_memory=True)
-            gi, gd = index.query(Q, k=k)
+            gi, gd = index.query(_frame_float32(frame, Q, chunk), k=k)
             idx, dist = gi.astype(np.int64), gd.astype(np.float64)
-    # recompute distances in float64 so that both backends agree to rounding
+    del X32
+    # recompute distances exactly in float64 (in the frame), so both backends agree to rounding
     dist = np.empty(idx.shape, dtype=np.float64)
     step = max(1, int(2**24 // max(idx.shape[1] * X.shape[1], 1)))
     for a in range(0, idx.shape[0], step):
-        diff = X[idx[a:a + step]].astype(np.float64) - Q[a:a + step, None, :].astype(np.float64)
-        dist[a:a + step] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
+        b = min(a + step, idx.shape[0])
+        diff = frame.raw(X[idx[a:b]]) - frame.raw(Q[a:b])[:, None, :]
+        dist[a:b] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
     order = _lexsort_rows(dist, idx)
-    return np.take_along_axis(idx, order, axis=1), np.take_along_axis(dist, order, axis=1)
+    idx, dist = np.take_along_axis(idx, order, axis=1), frame.unscale(np.take_along_axis(dist, order, axis=1))
+    _check_distance_range(dist)
+    return idx, dist
+
+
+def _frame_float32(frame: _Frame, A: np.ndarray, chunk: int) -> np.ndarray:
+    out = np.empty(A.shape, dtype=np.float32)
+    for a in range(0, A.shape[0], chunk):
+        out[a:a + chunk] = frame.rows(A, a, a + chunk)
+    return out
 
 
 def _drop_self(gi: np.ndarray, gd: np.ndarray, k: int):

@@ -2,6 +2,11 @@
 
 Run:  python benchmarks/bench_leakage.py            (full table, ~20 min on 2 cores)
       python benchmarks/bench_leakage.py --quick    (n = 5k and 20k only, ~1 min)
+      python benchmarks/bench_leakage.py --lk-target [--lk-n 1000000]
+            (the scale target: approximate L_k at 1M x 128 in <= 3 min wall including numba
+             compilation, |dL_k| <= 0.001 against exact search on a 20k-query sample; ~5 min)
+      python benchmarks/bench_leakage.py --cost-model
+            (measures the constants of auditad._neighbors' backend="auto" cost model; ~3 min)
 
 Reference: scikit-learn ``NearestNeighbors(algorithm="brute")`` on the same
 float32 data, computing the same L_k.  Every run happens in a fresh process
@@ -120,14 +125,127 @@ def real_data_leakage(data_dir: Path, k: int) -> None:
     print()
 
 
+def _lk_target_child(n, d, k, sample, queue):
+    """Approximate L_k of n x d (fresh process: compilation included), then exact L_k of a query sample."""
+    import resource
+
+    X, y = make_data(n, d)
+    from auditad._neighbors import kneighbors
+    from auditad.leakage import leakage
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t, c = time.perf_counter(), cpu()
+    res = leakage(X, y, k=k, backend="approximate", random_state=0)
+    wall, cpu_s = time.perf_counter() - t, cpu() - c
+    peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base) / 1024.0
+    # exact neighbours of a random query sample among all other rows (k + 1, then drop the row itself)
+    rng = np.random.default_rng(1)
+    pick = np.sort(rng.choice(n, size=min(sample, n), replace=False))
+    t = time.perf_counter()
+    ex = kneighbors(X, X[pick], k=k + 1, backend="exact")
+    t_exact = time.perf_counter() - t
+    is_self = ex.indices == pick[:, None]
+    drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), k)
+    keep = np.ones(ex.indices.shape, dtype=bool)
+    keep[np.arange(len(pick)), drop] = False
+    nbr = ex.indices[keep].reshape(len(pick), k)
+    lk_exact = float((y[nbr] != y[pick][:, None]).mean())
+    lk_approx_sample = float(res.per_sample[pick, 0].mean())
+    queue.put((wall, cpu_s, peak, res.L_k, res.recall, lk_approx_sample, lk_exact, t_exact))
+
+
+def lk_target(n, d, k, sample):
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_lk_target_child, args=(n, d, k, sample, q))
+    p.start()
+    wall, cpu_s, peak, lk, rec, lk_s, lk_e, t_e = q.get()
+    p.join()
+    print(f"L_k target: approximate L_{k} of {n} x {d} in a fresh process (numba compilation included)")
+    print(f"  wall {wall:.1f} s (target <= 180 s), CPU {cpu_s:.1f} s, extra peak RSS {peak:.0f} MB, "
+          f"L_k {lk:.5f}, recall {rec:.4f}")
+    print(f"  {sample}-query sample: approximate {lk_s:.5f}, exact {lk_e:.5f}, "
+          f"|dL_k| = {abs(lk_s - lk_e):.5f} (target <= 0.001); exact sample search {t_e:.1f} s")
+
+
+def _cost_model_child(queue):
+    """CPU seconds of each term of auditad._neighbors.estimate_seconds, in one fresh process."""
+    import resource
+
+    from auditad._neighbors import kneighbors
+
+    def cpu():
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    def timed(*args, **kw):
+        c = cpu()
+        kneighbors(*args, **kw)
+        return cpu() - c
+
+    out = {}
+    small, _ = make_data(2000, 128)
+    out["build_compile"] = timed(small, k=10, backend="approximate", random_state=0, recall_sample=0)
+    out["build_compile"] -= timed(small, k=10, backend="approximate", random_state=0, recall_sample=0)
+    q_small = make_data(500, 128, seed=1)[0]
+    out["query_compile"] = timed(small, q_small, k=10, backend="approximate", random_state=0, recall_sample=0)
+    out["query_compile"] -= timed(small, q_small, k=10, backend="approximate", random_state=0, recall_sample=0)
+    X, _ = make_data(50000, 128)
+    timed(make_data(20000, 128)[0], k=10, backend="approximate", random_state=0, recall_sample=0)  # warm up
+    build = timed(X, k=10, backend="approximate", random_state=0, recall_sample=0)
+    out["build_per_unit"] = build / (50000 * (128 + 32))
+    Q = make_data(12500, 128, seed=1)[0]
+    out["query_per_unit"] = (timed(X, Q, k=10, backend="approximate", random_state=0, recall_sample=0)
+                             - build) / (12500 * (128 + 32))
+    X20 = X[:20000]
+    out["exact_per_op"] = timed(X20, k=10, backend="exact") / (20000.0 * 20000 * (128 + 64))
+    queue.put(out)
+
+
+def cost_model():
+    from auditad import _neighbors as nb
+
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_cost_model_child, args=(q,))
+    p.start()
+    out = q.get()
+    p.join()
+    print("Cost model of backend='auto' (CPU seconds measured in one fresh process -> idle 2-core wall):")
+    rows = [("EXACT_SECONDS_PER_OP", out["exact_per_op"], 0.5, nb.EXACT_SECONDS_PER_OP),
+            ("NUMBA_BUILD_COMPILE_SECONDS", out["build_compile"], 1.0, nb.NUMBA_BUILD_COMPILE_SECONDS),
+            ("NUMBA_QUERY_COMPILE_SECONDS", out["query_compile"], 1.0, nb.NUMBA_QUERY_COMPILE_SECONDS),
+            ("APPROX_BUILD_SECONDS_PER_UNIT", out["build_per_unit"], 0.6, nb.APPROX_BUILD_SECONDS_PER_UNIT),
+            ("APPROX_QUERY_SECONDS_PER_UNIT", out["query_per_unit"], 0.6, nb.APPROX_QUERY_SECONDS_PER_UNIT)]
+    print(f"{'constant':>30} {'CPU':>10} {'x wall/CPU':>10} {'= wall':>10} {'in code':>10}")
+    for name, v, f, cur in rows:
+        print(f"{name:>30} {v:10.3g} {f:10.2f} {v * f:10.3g} {cur:10.3g}")
+    print("(compilation figures depend on numba's on-disk cache: the first run on a machine pays more)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
                     help="folder with the ADBench ResNet-18 files (real-data L_k; skipped when absent)")
+    ap.add_argument("--lk-target", action="store_true",
+                    help="only the L_k scale target (approximate L_k at --lk-n x 128 vs exact on a query sample)")
+    ap.add_argument("--lk-n", type=int, default=1_000_000, help="rows of the --lk-target run (default 1e6)")
+    ap.add_argument("--lk-sample", type=int, default=20_000, help="exact query sample of --lk-target")
+    ap.add_argument("--cost-model", action="store_true", help="only measure the backend='auto' cost constants")
     args = ap.parse_args()
     k = args.k
+    if args.lk_target:
+        lk_target(args.lk_n, 128, k, args.lk_sample)
+        return
+    if args.cost_model:
+        cost_model()
+        return
     real_data_leakage(args.data, k)
     sizes = [(5000, 128), (5000, 512), (20000, 128), (20000, 512)]
     if not args.quick:

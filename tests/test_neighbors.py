@@ -5,7 +5,8 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 from auditad import InvalidInputError
-from auditad._neighbors import choose_backend, kneighbors
+from auditad import _neighbors
+from auditad._neighbors import choose_backend, estimate_seconds, kneighbors
 from _reference import brute_knn
 
 
@@ -122,7 +123,42 @@ def test_query_dimension_mismatch():
 def test_auto_picks_exact_for_small_and_approximate_for_huge():
     assert choose_backend(2000, 2000, 64) == "exact"
     assert choose_backend(10**6, 10**6, 128) == "approximate"
-    assert kneighbors(_data(), k=3).backend == "exact"
+    res = kneighbors(_data(), k=3)
+    assert res.backend == "exact" and res.requested_backend == "auto"
+    assert set(res.estimated_seconds) == {"exact", "approximate"}
+    assert res.estimated_seconds["exact"] < res.estimated_seconds["approximate"]
+    assert res.recall is None and res.n_recall_queries == 0
+    explicit = kneighbors(_data(), k=3, backend="exact")
+    assert explicit.requested_backend == "exact" and explicit.estimated_seconds is None
+    d = res.to_dict()
+    assert d["backend"] == "exact" and d["k"] == 3 and d["n_queries"] == 400
+    import json
+    json.dumps(d)  # JSON-safe
+
+
+def test_cost_model_is_the_documented_formula():
+    nb = _neighbors
+    n, m, d, k = 300_000, 5_000, 96, 40
+    est = estimate_seconds(m, n, d, k=k, self_search=False, recall_sample=150)
+    exact = nb.EXACT_SECONDS_PER_OP * m * n * (d + 64)
+    approx = (nb.NUMBA_BUILD_COMPILE_SECONDS + nb.NUMBA_QUERY_COMPILE_SECONDS
+              + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * (k + 1) / 30
+              + nb.APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
+              + nb.EXACT_SECONDS_PER_OP * 150 * n * (d + 64))
+    assert est["exact"] == pytest.approx(exact, rel=1e-12)
+    assert est["approximate"] == pytest.approx(approx, rel=1e-12)
+    warm = estimate_seconds(m, n, d, k=k, self_search=False, recall_sample=150, compiled=True)
+    assert warm["approximate"] == pytest.approx(
+        approx - nb.NUMBA_BUILD_COMPILE_SECONDS - nb.NUMBA_QUERY_COMPILE_SECONDS, rel=1e-12)
+    # the choice follows the estimates, and flips exactly at the documented break-even
+    n_star = np.sqrt(nb.AUTO_EXACT_MAX_COST / (128 + 64))
+    assert 60_000 < n_star < 300_000
+    assert choose_backend(int(n_star * 0.98), int(n_star * 0.98), 128) == "exact"
+    assert choose_backend(int(n_star * 1.02), int(n_star * 1.02), 128) == "approximate"
+    # the choice never depends on what ran before in the process (compilation always counted)
+    assert choose_backend(100_000, 100_000, 128) == "exact"
+    # sets too small for NN-descent stay exact
+    assert choose_backend(40, 40, 2, k=10, compiled=True) == "exact"
 
 
 def test_approximate_recall_on_clustered_20k():
@@ -136,6 +172,9 @@ def test_approximate_recall_on_clustered_20k():
     recall = np.mean([len(set(a) & set(b)) for a, b in zip(res.indices, exact.indices)]) / 10
     assert recall >= 0.98
     assert res.recall >= 0.98 and res.n_recall_queries == 300
+    assert res.requested_backend == "approximate"
+    default = kneighbors(X[:3000], k=5, backend="approximate", random_state=0)  # recall measured by default
+    assert default.n_recall_queries == 200 and 0.9 <= default.recall <= 1.0
     # distances of the returned neighbours are exact float64 distances
     np.testing.assert_allclose(res.distances, np.sqrt(((X[res.indices] - X[:, None]) ** 2).sum(-1)), atol=1e-9)
 
@@ -175,3 +214,50 @@ def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones
     worse[worse == 0] = 1.0
     rec2, _ = _measure_recall(X, X, 5, True, ex.indices, worse, 500, 0)
     assert rec2 <= 0.8 + 1e-12
+
+
+class _LoopExecutor:
+    """Stands in for a Dask executor: same interface, tasks run in this process."""
+
+    from auditad._execution import SchedulerSpec
+
+    spec = SchedulerSpec("local", n_workers=3)
+    n_workers = 3
+
+    def share(self, obj):
+        return obj
+
+    def map_ordered(self, fn, items, **shared):
+        return [fn(item, **shared) for item in items]
+
+
+@pytest.mark.parametrize("form", ["self", "queries"])
+def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
+    X = _data(n=1200, d=9)
+    X[100:140] = X[140]  # a duplicate group larger than the candidate margin
+    Q = None if form == "self" else np.vstack([X[::5] + 0.01, X[:30]])
+    one = kneighbors(X, Q, k=6, backend="exact")
+    blocks = kneighbors(X, Q, k=6, backend="exact", executor=_LoopExecutor())
+    np.testing.assert_array_equal(blocks.indices, one.indices)
+    assert blocks.distances.tobytes() == one.distances.tobytes()
+    idx, dist = brute_knn(X, Q, 6)
+    np.testing.assert_array_equal(blocks.indices, idx)
+
+
+def test_approximate_backend_at_extreme_magnitudes_and_offsets():
+    # pynndescent works in float32; it receives the centred, power-of-two-rescaled data, so scaling
+    # by 2^p gives the same graph (same seed) and distances scaled by exactly 2^p, and an offset of
+    # 1e8 (where float32 cannot tell the points apart) still finds the true neighbours
+    rng = np.random.default_rng(2)
+    centers = rng.normal(size=(8, 10)) * 3
+    X = centers[rng.integers(0, 8, 3000)] + rng.normal(size=(3000, 10))
+    base = kneighbors(X, k=5, backend="approximate", random_state=0)
+    exact = kneighbors(X, k=5, backend="exact")
+    for p in (100, -100):
+        res = kneighbors(np.ldexp(X, p), k=5, backend="approximate", random_state=0)
+        np.testing.assert_array_equal(res.indices, base.indices)
+        np.testing.assert_array_equal(res.distances, np.ldexp(base.distances, p))
+        assert res.recall >= 0.95
+    shifted = kneighbors(X + 1e8, k=5, backend="approximate", random_state=0)
+    found = np.mean([len(set(a) & set(b)) for a, b in zip(shifted.indices, exact.indices)]) / 5
+    assert found >= 0.95 and shifted.recall >= 0.95

@@ -1,0 +1,398 @@
+"""Where auditad's independent pieces of work run: in this process, or on Dask.
+
+An audit is a list of independent tasks (benchmarks × representations ×
+class-split tasks, or blocks of kNN queries). :func:`open_executor` turns a
+``scheduler=`` value into an executor whose :meth:`~DaskExecutor.map_ordered`
+runs a function over the tasks and returns the results **in input order**, so
+a parallel run assembles exactly the same results, in the same order, as a
+serial one (seeds are fixed per task by the caller, never by the executor).
+
+``scheduler=`` values (:func:`parse_scheduler`):
+
+``"serial"``
+    A plain loop in this process (the default; no Dask needed).
+``"local"`` or ``"local:N"``
+    A ``dask.distributed.LocalCluster`` on this machine with ``N`` worker
+    processes of one thread each (default: the number of CPUs), no dashboard.
+    Started when the executor is entered and closed when it is left.
+``"tcp://host:8786"`` (or ``tls://``, ``ucx://``, ``ws://``, ``wss://``)
+    An existing Dask cluster, reached through its scheduler address.
+
+Pointing auditad at a cluster
+-----------------------------
+Any Dask deployment works as long as its workers can import the same auditad
+version (and numpy, scipy, scikit-learn) as the client; the executor checks
+the versions on connection. Data travel from the client to the workers through
+the scheduler, so a cluster on another network needs enough bandwidth for the
+embeddings.
+
+* **Kubernetes** — deploy the ``dask/dask`` Helm chart or a ``DaskCluster``
+  resource of the dask-kubernetes operator with an image that has
+  ``pip install auditad[distributed]``; the scheduler is then the service
+  ``tcp://<release>-scheduler.<namespace>.svc.cluster.local:8786`` (from outside
+  the cluster, ``kubectl port-forward svc/<release>-scheduler 8786`` and use
+  ``tcp://localhost:8786``).
+* **HPC (SLURM, PBS, SGE, LSF)** — with dask-jobqueue, e.g.
+  ``SLURMCluster(cores=1, processes=1, memory="8GB").scale(jobs=32)``, and pass
+  ``cluster.scheduler_address``; or start ``dask scheduler`` on a login node and
+  ``srun dask worker tcp://<login-node>:8786 --nthreads 1`` in a job, and pass
+  that address; with MPI, ``dask-mpi`` writes the address to a scheduler file.
+* **Any machines** — ``dask scheduler`` on one host, ``dask worker
+  tcp://<host>:8786 --nthreads 1`` on the others.
+
+Use one thread per worker: auditad's numerical kernels use BLAS threads of
+their own, and Dask's nannies already limit those to one per process.
+
+References
+----------
+.. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task
+   Scheduling", Proceedings of the 14th Python in Science Conference (SciPy 2015),
+   pp. 126-132.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from .errors import AuditadError, InvalidInputError
+
+__all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor",
+           "SerialExecutor", "DaskExecutor"]
+
+#: The kinds of ``scheduler=`` value :func:`parse_scheduler` accepts.
+SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
+
+_ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?/?$")
+_LOCAL = re.compile(r"^local(?::(\d+))?$")
+_HELP = ("'serial', 'local', 'local:N' (N >= 1 worker processes) "
+         "or a Dask scheduler address such as 'tcp://host:8786'")
+
+
+class ExecutionError(AuditadError, RuntimeError):
+    """A task failed on an executor (a worker raised, died or was lost); no partial result is returned."""
+
+
+@dataclass(frozen=True)
+class SchedulerSpec:
+    """A parsed ``scheduler=`` value.
+
+    Attributes
+    ----------
+    kind : {"serial", "local", "address"}
+    n_workers : int or None
+        Worker processes of a local cluster (``None`` otherwise).
+    address : str or None
+        Scheduler address of an existing cluster (``None`` otherwise).
+    """
+
+    kind: str
+    n_workers: int | None = None
+    address: str | None = None
+
+    def __str__(self) -> str:
+        if self.kind == "local":
+            return f"local:{self.n_workers}"
+        return self.address if self.kind == "address" else "serial"
+
+    def to_dict(self) -> dict:
+        return {"scheduler": str(self), "kind": self.kind, "n_workers": self.n_workers, "address": self.address}
+
+
+def parse_scheduler(text) -> SchedulerSpec:
+    """Parse a ``scheduler=`` value.
+
+    Parameters
+    ----------
+    text : str or None
+        ``"serial"`` (or ``None``), ``"local"``, ``"local:N"`` with ``N >= 1``,
+        or a Dask scheduler address ``scheme://host[:port]`` with scheme
+        tcp, tls, ucx, ws or wss. Surrounding white space is ignored;
+        ``"local"`` alone means one worker per CPU.
+
+    Returns
+    -------
+    SchedulerSpec
+
+    Raises
+    ------
+    InvalidInputError
+        For anything else; the message names ``scheduler=`` and the value.
+
+    See Also
+    --------
+    open_executor : the executor for a parsed value.
+
+    References
+    ----------
+    .. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
+       Task Scheduling", SciPy 2015.
+
+    Examples
+    --------
+    >>> parse_scheduler("local:2")
+    SchedulerSpec(kind='local', n_workers=2, address=None)
+    >>> str(parse_scheduler("tcp://10.0.0.5:8786"))
+    'tcp://10.0.0.5:8786'
+    """
+    if text is None:
+        return SchedulerSpec("serial")
+    if isinstance(text, SchedulerSpec):
+        return text
+    if not isinstance(text, str):
+        raise InvalidInputError(f"scheduler= must be a string ({_HELP}), got {text!r}")
+    value = text.strip()
+    if value == "serial":
+        return SchedulerSpec("serial")
+    m = _LOCAL.match(value)
+    if m:
+        n = int(m.group(1)) if m.group(1) is not None else (os.cpu_count() or 1)
+        if n < 1:
+            raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r} (a local cluster needs N >= 1)")
+        return SchedulerSpec("local", n_workers=n)
+    m = _ADDRESS.match(value)
+    if m and (m.group(3) is None or 1 <= int(m.group(3)) <= 65535):
+        return SchedulerSpec("address", address=value.rstrip("/"))
+    raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r}")
+
+
+class SerialExecutor:
+    """Runs tasks one after the other in this process (``scheduler="serial"``).
+
+    See Also
+    --------
+    DaskExecutor : the same interface on a Dask cluster.
+    """
+
+    spec = SchedulerSpec("serial")
+    n_workers = 1
+
+    def __enter__(self) -> "SerialExecutor":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def share(self, obj):
+        """An object every task will read (returned as is; see :meth:`DaskExecutor.share`)."""
+        return obj
+
+    def map_ordered(self, fn, items, **shared) -> list:
+        """``[fn(item, **shared) for item in items]``.
+
+        An exception of ``fn`` propagates unchanged (it is raised in this
+        process, with its own traceback).
+        """
+        return [fn(item, **shared) for item in items]
+
+    def to_dict(self) -> dict:
+        return {**self.spec.to_dict(), "workers": 1}
+
+
+class DaskExecutor:
+    """Runs tasks on a ``dask.distributed`` cluster; results come back in input order.
+
+    Parameters
+    ----------
+    spec : SchedulerSpec
+        ``kind="local"`` starts a ``LocalCluster`` (``n_workers`` processes,
+        one thread each, no dashboard) on entry and closes it on exit;
+        ``kind="address"`` connects to an existing scheduler.
+    timeout : float
+        Seconds to wait for the scheduler (an address) or the cluster (local).
+    allowed_failures : int, optional
+        How many times a task may kill its worker before it is declared
+        failed (Dask's ``distributed.scheduler.allowed-failures``, default 3).
+        Applies to local clusters only (a remote scheduler has its own setting).
+
+    Notes
+    -----
+    A task that raises fails the whole map with :class:`ExecutionError`
+    naming the task's position and the worker's exception; the other tasks are
+    cancelled and nothing is returned. A worker that dies is restarted by its
+    nanny and its task retried up to ``allowed_failures`` times, then the map
+    fails the same way.
+
+    See Also
+    --------
+    open_executor, parse_scheduler
+    """
+
+    def __init__(self, spec: SchedulerSpec, *, timeout: float = 10.0, allowed_failures: int | None = None):
+        if spec.kind not in ("local", "address"):
+            raise InvalidInputError(f"scheduler= must be a local cluster or an address for Dask, got {str(spec)!r}")
+        if not (isinstance(timeout, (int, float)) and timeout > 0):
+            raise InvalidInputError(f"timeout must be a positive number of seconds, got {timeout!r}")
+        self.spec = spec
+        self.timeout = float(timeout)
+        self.allowed_failures = allowed_failures
+        self.client = None
+        self.cluster = None
+
+    @property
+    def n_workers(self) -> int:
+        if self.client is None:
+            return 0
+        return len(self.client.scheduler_info().get("workers", {}))
+
+    def __enter__(self) -> "DaskExecutor":
+        distributed = _import_distributed()
+        import logging
+
+        import dask
+
+        if self.spec.kind == "local":
+            cfg = {} if self.allowed_failures is None else {"distributed.scheduler.allowed-failures":
+                                                            int(self.allowed_failures)}
+            try:
+                with dask.config.set(cfg):
+                    self.cluster = distributed.LocalCluster(
+                        n_workers=self.spec.n_workers, threads_per_worker=1, processes=True,
+                        dashboard_address=None, silence_logs=logging.ERROR)
+                self.client = distributed.Client(self.cluster, timeout=self.timeout)
+            except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)
+                if self.cluster is not None:
+                    self.cluster.close()
+                    self.cluster = None
+                raise ExecutionError(f"could not start a local Dask cluster ({str(self.spec)!r}): "
+                                     f"{type(exc).__name__}: {exc}") from exc
+        else:
+            try:
+                self.client = distributed.Client(self.spec.address, timeout=self.timeout)
+            except (OSError, TimeoutError) as exc:
+                raise InvalidInputError(
+                    f"scheduler= {self.spec.address!r} could not be reached within {self.timeout:g} s "
+                    f"({type(exc).__name__}: {exc})") from None
+            self._check_versions()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        if self.cluster is not None:
+            self.cluster.close()
+            self.cluster = None
+
+    def _check_versions(self) -> None:
+        from . import __version__
+
+        try:
+            versions = self.client.run(_worker_version)
+        except Exception as exc:  # noqa: BLE001  (anything a remote cluster can raise)
+            raise ExecutionError(f"could not query the workers of {self.spec.address!r}: {exc}") from exc
+        wrong = {w: v for w, v in versions.items() if v != __version__}
+        if wrong:
+            w, v = next(iter(wrong.items()))
+            raise ExecutionError(
+                f"the workers of {self.spec.address!r} run auditad {v} (e.g. {w}), this client {__version__}; "
+                "install the same version on the workers")
+
+    def share(self, obj):
+        """Send ``obj`` once to every worker; pass the returned future as a keyword of :meth:`map_ordered`."""
+        self._require_open()
+        return self.client.scatter(obj, broadcast=True)
+
+    def map_ordered(self, fn, items, **shared) -> list:
+        """``[fn(item, **shared) for item in items]``, computed on the cluster, in input order.
+
+        Raises
+        ------
+        ExecutionError
+            When a task raises, a worker dies too often, or the cluster is lost;
+            the message names the task's position, ``fn`` and the cause.
+        """
+        self._require_open()
+        distributed = _import_distributed()
+        items = list(items)
+        if not items:
+            return []
+        name = getattr(fn, "__name__", type(fn).__name__)
+        futures = self.client.map(fn, items, pure=False, **shared)
+        try:
+            distributed.wait(futures)
+            # the first task (in input order) that raised or killed its worker; other tasks may
+            # show other states meanwhile (e.g. a finished result lost with a dead worker is
+            # being recomputed), which gather() below waits for
+            for pos, fut in enumerate(futures):
+                if fut.status in ("error", "cancelled"):
+                    exc = fut.exception() if fut.status == "error" else None
+                    cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
+                    raise ExecutionError(
+                        f"task {pos} of {len(items)} ({name}) failed on {str(self.spec)!r}: {cause}") from exc
+            return self.client.gather(futures, errors="raise")
+        except ExecutionError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (lost scheduler, closed comms, ...)
+            raise ExecutionError(f"the Dask cluster {str(self.spec)!r} failed while running {name}: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            self.client.cancel([f for f in futures if f.status == "pending"])
+
+    def _require_open(self) -> None:
+        if self.client is None:
+            raise ExecutionError("the Dask executor is not open; use it as a context manager (with ...)")
+
+    def to_dict(self) -> dict:
+        return {**self.spec.to_dict(), "workers": self.n_workers}
+
+
+def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None):
+    """The executor for a ``scheduler=`` value, to be used as a context manager.
+
+    Parameters
+    ----------
+    scheduler : str, SchedulerSpec or None
+        See :func:`parse_scheduler` (``None`` = ``"serial"``).
+    timeout : float
+        Seconds to wait for a scheduler address before giving up.
+    allowed_failures : int, optional
+        Local clusters: worker deaths tolerated per task (Dask's default 3).
+
+    Returns
+    -------
+    SerialExecutor or DaskExecutor
+
+    Raises
+    ------
+    InvalidInputError
+        A malformed ``scheduler=``, an address that cannot be reached (on
+        entering the context), or Dask not installed for a Dask scheduler.
+
+    See Also
+    --------
+    parse_scheduler
+
+    References
+    ----------
+    .. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
+       Task Scheduling", SciPy 2015.
+
+    Examples
+    --------
+    >>> with open_executor("serial") as ex:
+    ...     ex.map_ordered(abs, [-2, 1, -3])
+    [2, 1, 3]
+    """
+    spec = parse_scheduler(scheduler)
+    if spec.kind == "serial":
+        return SerialExecutor()
+    _import_distributed()
+    return DaskExecutor(spec, timeout=timeout, allowed_failures=allowed_failures)
+
+
+def _import_distributed():
+    try:
+        import distributed
+    except ImportError:
+        raise InvalidInputError(
+            "scheduler= other than 'serial' needs dask.distributed, which is not installed; "
+            "install it with: pip install 'auditad[distributed]'") from None
+    return distributed
+
+
+def _worker_version() -> str:
+    import auditad
+
+    return auditad.__version__

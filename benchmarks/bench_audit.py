@@ -1,0 +1,161 @@
+"""Wall time, CPU time and peak memory of the default ``auditad audit``, in exact-kNN-search units.
+
+Each measurement runs in a fresh Python process (so peak RSS and numba
+compilation are honest): first the default audit of a synthetic benchmark
+(``python -m auditad audit --embeddings emb=X.npy --labels y.npy``), then one
+exact kNN self-search (``auditad._neighbors.kneighbors(X, k=10,
+backend="exact")``) of the same data with the same code, in the same run of this
+script, so that the ratio audit / kNN is comparable across loaded machines.
+
+Data: synthetic 128-d "embeddings", K overlapping Gaussian classes on a 12-d
+latent subspace mapped linearly into d dimensions plus small isotropic noise
+(float32), the setting of the scale issue's measurements.
+
+Run (2 cores; sizes of the scale targets; each is long, run one at a time):
+
+    python benchmarks/bench_audit.py --n 5000 --classes 10               # smoke test, ~1-2 min
+    python benchmarks/bench_audit.py --n 100000 --d 128 --classes 10     # target: <= 3 min wall
+    python benchmarks/bench_audit.py --n 60000 --d 64 --classes 100      # target: <= 12 kNN units
+    python benchmarks/bench_audit.py --n 1000000 --d 128 --classes 1000 --skip-knn \\
+        --audit-args "--backend approximate"                             # target: <= 30 min, <= 8 GB
+    # (--skip-knn: the exact reference search alone would take about an hour at 1M x 128)
+    # Dask vs serial, once `auditad audit --scheduler` exists (same output bytes, overhead <= 15 %):
+    python benchmarks/bench_audit.py --n 100000 --classes 10 --audit-args "--scheduler local:2"
+    # the 0.1.0 code path, from a git worktree (or a plain export) of commit d112a33:
+    git worktree add /tmp/auditad-0.1.0 d112a33      # or: mkdir /tmp/auditad-0.1.0 &&
+                                                     #     git archive d112a33 | tar -x -C /tmp/auditad-0.1.0
+    python benchmarks/bench_audit.py --n 100000 --classes 10 --code /tmp/auditad-0.1.0
+    # where the time goes (cProfile of the audit process, top 25 by cumulative time):
+    python benchmarks/bench_audit.py --n 100000 --classes 10 --profile
+
+Columns: ``wall s`` and ``cpu s`` (user + system of the audit process and its
+children), ``peak MB`` (maximum resident set size of the audit process),
+``knn s`` (wall time of the single exact self-search) and ``units`` = wall / knn.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Runs inside the fresh child process: argv = [mode, json settings].
+_CHILD = r"""
+import json, os, resource, sys, time
+mode, cfg = sys.argv[1], json.loads(sys.argv[2])
+def usage():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime + s.ru_stime + c.ru_utime + c.ru_stime
+import numpy as np
+import auditad
+if mode == "audit":
+    from auditad.cli import main
+    argv = ["audit", "--embeddings", "emb=" + cfg["X"], "--labels", cfg["y"], "--name", "synthetic",
+            "--out", cfg["out"], "--quiet"] + cfg["extra"]
+    c0, t0 = usage(), time.perf_counter()
+    if cfg["profile"]:
+        import cProfile, pstats, io
+        prof = cProfile.Profile()
+        code = prof.runcall(main, argv)
+        buf = io.StringIO()
+        pstats.Stats(prof, stream=buf).sort_stats("cumulative").print_stats(25)
+        sys.stderr.write(buf.getvalue())
+    else:
+        code = main(argv)
+    wall = time.perf_counter() - t0
+else:
+    from auditad._neighbors import kneighbors
+    X = np.load(cfg["X"], mmap_mode=None)
+    c0, t0 = usage(), time.perf_counter()
+    kneighbors(X, k=cfg["k"], backend="exact")
+    wall, code = time.perf_counter() - t0, 0
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+print(json.dumps({"wall": wall, "cpu": usage() - c0, "peak_mb": peak, "exit": code,
+                  "auditad": os.path.dirname(auditad.__file__)}))
+"""
+
+
+def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12):
+    """K overlapping Gaussian classes on a ``latent``-dimensional subspace of R^d (float32), labels 0..K-1.
+
+    Class centres are standard normal in the latent space (so classes overlap
+    more as K grows), each point is its centre plus standard normal latent
+    noise, mapped by a random orthonormal ``latent × d`` map times 3, plus
+    isotropic noise of standard deviation 0.1. Generated in chunks of 10 000 rows.
+    """
+    rng = np.random.default_rng(seed)
+    centers = rng.normal(size=(n_classes, latent))
+    W = (np.linalg.qr(rng.normal(size=(d, latent)))[0].T * 3).astype(np.float32)
+    y = rng.integers(0, n_classes, n)
+    X = np.empty((n, d), dtype=np.float32)
+    for a in range(0, n, 10000):
+        b = min(a + 10000, n)
+        Z = (centers[y[a:b]] + rng.normal(size=(b - a, latent))).astype(np.float32)
+        X[a:b] = Z @ W + 0.1 * rng.standard_normal(size=(b - a, d), dtype=np.float32)
+    return X, y.astype(np.int64)
+
+
+def run_child(mode: str, cfg: dict, code: Path) -> dict:
+    """Run one measurement in a fresh interpreter importing auditad from ``code``."""
+    env = dict(os.environ, PYTHONPATH=str(code) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run([sys.executable, "-c", _CHILD, mode, json.dumps(cfg)], env=env, cwd=cfg["cwd"],
+                          capture_output=True, text=True)
+    if cfg.get("profile") and proc.stderr:
+        print(proc.stderr, file=sys.stderr)
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if proc.returncode != 0 or not lines:
+        raise SystemExit(f"{mode} run failed (exit {proc.returncode}):\n{proc.stderr[-4000:]}")
+    return json.loads(lines[-1])
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap.add_argument("--n", type=int, default=5000, help="samples (default 5000)")
+    ap.add_argument("--d", type=int, default=128, help="dimensions (default 128)")
+    ap.add_argument("--classes", type=int, default=10, help="number of classes K (default 10)")
+    ap.add_argument("--seed", type=int, default=0, help="data seed")
+    ap.add_argument("--k", type=int, default=10, help="k of the reference exact kNN self-search (default 10)")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="source tree whose auditad is measured (default: this checkout), "
+                         "e.g. a git worktree of the 0.1.0 commit d112a33")
+    ap.add_argument("--audit-args", default="", help="extra arguments for 'auditad audit', e.g. '--backend approximate'")
+    ap.add_argument("--workdir", type=Path, default=None, help="where data and reports go (default: a temp dir)")
+    ap.add_argument("--skip-knn", action="store_true", help="do not time the reference kNN search")
+    ap.add_argument("--profile", action="store_true", help="print a cProfile of the audit (top 25, cumulative)")
+    args = ap.parse_args(argv)
+    code = args.code.resolve()
+    if not (code / "auditad" / "__init__.py").is_file():
+        raise SystemExit(f"--code {code}: no auditad package there")
+
+    with tempfile.TemporaryDirectory(prefix="bench_audit_") as tmp:
+        work = args.workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        X, y = make_data(args.n, args.d, args.classes, seed=args.seed)
+        np.save(work / "X.npy", X)
+        np.save(work / "y.npy", y)
+        del X
+        cfg = {"X": str(work / "X.npy"), "y": str(work / "y.npy"), "out": str(work / "report"),
+               "extra": shlex.split(args.audit_args), "k": args.k, "profile": args.profile, "cwd": str(work)}
+        audit = run_child("audit", cfg, code)
+        knn = None if args.skip_knn else run_child("knn", cfg, code)
+
+    print(f"auditad from {audit['auditad']}; audit args: {args.audit_args or '(defaults)'}; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(f"{'n':>8} {'d':>4} {'K':>5} | {'wall s':>8} {'cpu s':>8} {'peak MB':>8} | {'knn s':>7} {'units':>6} | exit")
+    knn_s = knn["wall"] if knn else float("nan")
+    print(f"{args.n:>8} {args.d:>4} {args.classes:>5} | {audit['wall']:8.1f} {audit['cpu']:8.1f} "
+          f"{audit['peak_mb']:8.0f} | {knn_s:7.2f} {audit['wall'] / knn_s:6.1f} | {audit['exit']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""The executors: scheduler= parsing, serial loop, a real 2-process Dask LocalCluster.
+
+The Dask results are compared with the serial loop (the reference): the same
+values, bit for bit, in input order, whatever order the workers finish in.
+"""
+
+import os
+import re
+import socket
+import time
+
+import numpy as np
+import pytest
+
+from auditad._execution import (DaskExecutor, ExecutionError, SchedulerSpec, SerialExecutor,
+                                open_executor, parse_scheduler)
+from auditad.errors import InvalidInputError
+
+
+def knn_task(seed, k=3):
+    """A realistic task: exact kNN of a seeded random set (float64 arrays out)."""
+    from auditad._neighbors import kneighbors
+
+    X = np.random.default_rng(seed).normal(size=(300, 5))
+    res = kneighbors(X, k=k, backend="exact", n_jobs=1)
+    return res.indices, res.distances
+
+
+def slow_first(i):
+    """Early items finish last, so completion order differs from input order."""
+    time.sleep(0.3 if i < 2 else 0.0)
+    return i * i, os.getpid()
+
+
+def fails_on_three(i):
+    if i == 3:
+        raise ValueError(f"bad item {i}")
+    return i
+
+
+def dies_on_two(i):
+    if i == 2:
+        os._exit(1)
+    return i
+
+
+def scale(i, *, factor):
+    return i * factor.sum()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("serial", SchedulerSpec("serial")),
+    (None, SchedulerSpec("serial")),
+    ("local:2", SchedulerSpec("local", n_workers=2)),
+    (" local:16 ", SchedulerSpec("local", n_workers=16)),
+    ("local", SchedulerSpec("local", n_workers=os.cpu_count() or 1)),
+    ("tcp://10.1.2.3:8786", SchedulerSpec("address", address="tcp://10.1.2.3:8786")),
+    ("tcp://dask-scheduler.ns.svc.cluster.local:8786",
+     SchedulerSpec("address", address="tcp://dask-scheduler.ns.svc.cluster.local:8786")),
+    ("tls://[::1]:8786", SchedulerSpec("address", address="tls://[::1]:8786")),
+    ("tcp://host", SchedulerSpec("address", address="tcp://host")),
+])
+def test_parse_scheduler_accepts(text, expected):
+    assert parse_scheduler(text) == expected
+    assert parse_scheduler(str(parse_scheduler(text))) == parse_scheduler(text)  # round trip
+
+
+@pytest.mark.parametrize("text", ["", "local:0", "local:-1", "local:two", "local2", "locals", "Serial",
+                                  "http://host:8786", "tcp://", "tcp://host:99999", "tcp://ho st:1",
+                                  "host:8786", 8786, 2.0])
+def test_parse_scheduler_rejects_malformed_values_naming_them(text):
+    with pytest.raises(InvalidInputError, match=r"scheduler=.*" + re.escape(repr(text))):
+        parse_scheduler(text)
+    with pytest.raises(InvalidInputError, match="scheduler="):
+        open_executor(text)
+
+
+def test_serial_executor_is_a_plain_loop():
+    with open_executor("serial") as ex:
+        assert isinstance(ex, SerialExecutor)
+        assert ex.map_ordered(abs, [-2, 1, -3]) == [2, 1, 3]
+        assert ex.map_ordered(scale, [1, 2], factor=ex.share(np.ones(3))) == [3.0, 6.0]
+        with pytest.raises(ValueError, match="bad item 3"):
+            ex.map_ordered(fails_on_three, range(5))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_address_is_named():
+    address = f"tcp://127.0.0.1:{_free_port()}"  # nothing listens there
+    t = time.perf_counter()
+    with pytest.raises(InvalidInputError, match=f"scheduler= '{address}' could not be reached"):
+        with open_executor(address, timeout=2):
+            pass
+    assert time.perf_counter() - t < 30
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with open_executor("local:2", allowed_failures=0) as ex:
+        yield ex
+
+
+def test_local_cluster_results_equal_serial_in_input_order(cluster):
+    assert isinstance(cluster, DaskExecutor) and cluster.n_workers == 2
+    seeds = list(range(8))
+    serial = SerialExecutor().map_ordered(knn_task, seeds)
+    dask = cluster.map_ordered(knn_task, seeds)
+    assert len(dask) == len(serial)
+    for (i_s, d_s), (i_d, d_d) in zip(serial, dask):
+        np.testing.assert_array_equal(i_d, i_s)
+        assert d_d.tobytes() == d_s.tobytes()
+    # keyword arguments reach every task, also when shared once through the scheduler
+    assert cluster.map_ordered(knn_task, [5], k=4)[0][0].shape == (300, 4)
+    assert cluster.map_ordered(scale, [1, 2, 3], factor=cluster.share(np.ones(4))) == [4.0, 8.0, 12.0]
+    assert cluster.map_ordered(abs, []) == []
+    assert cluster.to_dict()["scheduler"] == "local:2"
+
+
+def test_ordering_does_not_follow_completion(cluster):
+    out = cluster.map_ordered(slow_first, range(6))
+    assert [v for v, _ in out] == [0, 1, 4, 9, 16, 25]
+    assert len({pid for _, pid in out}) == 2 and os.getpid() not in {pid for _, pid in out}
+
+
+def test_worker_exception_is_a_named_error_without_partial_result(cluster):
+    with pytest.raises(ExecutionError, match=r"task 3 of 6 \(fails_on_three\).*ValueError: bad item 3"):
+        cluster.map_ordered(fails_on_three, range(6))
+    assert cluster.map_ordered(abs, [-1, -2]) == [1, 2]  # the cluster is still usable
+
+
+def test_dead_worker_is_a_named_error(cluster):
+    with pytest.raises(ExecutionError, match=r"dies_on_two.*KilledWorker"):
+        cluster.map_ordered(dies_on_two, range(4))
+    # the nanny restarts the worker; the executor keeps working
+    assert cluster.map_ordered(abs, [-5]) == [5]
+
+
+def test_closed_executor_refuses_work():
+    ex = DaskExecutor(parse_scheduler("local:1"))
+    with pytest.raises(ExecutionError, match="not open"):
+        ex.map_ordered(abs, [1])
+
+
+@pytest.mark.parametrize("form", ["self", "queries"])
+def test_exact_knn_on_the_cluster_equals_serial_bit_for_bit(cluster, form):
+    from auditad._neighbors import kneighbors
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(3000, 12)).astype(np.float32)
+    X[50:80] = X[80]
+    Q = None if form == "self" else rng.normal(size=(700, 12))
+    serial = kneighbors(X, Q, k=5, backend="exact")
+    dist = kneighbors(X, Q, k=5, backend="exact", executor=cluster)
+    np.testing.assert_array_equal(dist.indices, serial.indices)
+    assert dist.distances.tobytes() == serial.distances.tobytes()
