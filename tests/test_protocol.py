@@ -250,6 +250,13 @@ def test_contamination_subsamples_anomalies(digits):
         audit_protocol(X, y, detectors=["knn"], contamination=0.9, leakage_k=None, random_state=0)
 
 
+def detector_mean_oracle(per_repeat, rep):
+    """Detector-mean AUROC(c) by hand from the per-task table: mean over repeats, then over detectors."""
+    sub = per_repeat[per_repeat["representation"] == rep]
+    by_det = sub.groupby(["detector", "class"])["auroc"].mean().unstack("class")
+    return by_det.mean(axis=0)  # pandas skips nan
+
+
 def test_one_class_protocol_and_multiple_representations(digits):
     from sklearn.decomposition import PCA
 
@@ -266,12 +273,49 @@ def test_one_class_protocol_and_multiple_representations(digits):
     np.testing.assert_array_equal(res.n_pos[:, 0], y.size - counts)
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
-    assert d["mean"] == d["representations"]["pixels"]["mean"]
-    assert set(d["mean"]) >= {"rho_rnd", "rho_inv", "rho_dir", "sigma2_auc"}
-    mean_row = res.summary("pca8", "mean")
-    assert mean_row["rho_dir"] == pytest.approx(np.mean([res.summary("pca8", "knn")["rho_dir"],
-                                                         res.summary("pca8", "lof")["rho_dir"]]))
-    assert d["representations"]["pca8"]["mean"]["sigma2_auc"] == pytest.approx(mean_row["sigma2_auc"])
+    per_repeat = res.to_frame("per_repeat")
+    for rep in ("pixels", "pca8"):
+        # "mean" = statistics of the detector-mean AUROC(c), recomputed by hand from the per-task table
+        mean_auc = detector_mean_oracle(per_repeat, rep)
+        expected = rates_oracle(mean_auc.tolist(), 0.05)
+        for key, value in expected.items():
+            assert d["representations"][rep]["mean"][key] == pytest.approx(value, abs=1e-12), (rep, key)
+        rows = [r for r in d["representations"][rep]["per_class"] if r["detector"] == "mean"]
+        np.testing.assert_allclose([r["auroc"] for r in rows], mean_auc.to_numpy(), rtol=0, atol=1e-12)
+        # the other average, under its own name: per-detector statistics averaged over the detectors
+        for key in ("rho_dir", "rho_inv", "sigma2_auc"):
+            assert res.mean_of_detectors(rep)[key] == pytest.approx(
+                np.mean([rates_oracle(per_repeat[(per_repeat["representation"] == rep)
+                                                 & (per_repeat["detector"] == det)]["auroc"].tolist(), 0.05)[key]
+                         for det in ("knn", "lof")]), abs=1e-12)
+    assert d["mean"]["rho_dir"] == d["representations"]["pixels"]["mean"]["rho_dir"]
+
+
+def test_one_meaning_of_mean_on_digits():
+    """The summary "mean", the per-class "mean" rows, the heatmap column and instability agree."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sklearn.datasets import load_digits
+
+    from auditad.plotting import plot_protocol_heatmap
+
+    X, y = load_digits(return_X_y=True)
+    res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=None,
+                         random_state=0)
+    summary = res.summary(detector="mean")
+    per_class = res.to_frame().query("detector == 'mean'")
+    assert summary["rho_inv"] == pytest.approx(per_class["inverted"].mean(), abs=1e-15)
+    assert summary["rho_rnd"] == pytest.approx(per_class["near_random"].mean(), abs=1e-15)
+    assert summary["mean_auc"] == pytest.approx(per_class["auroc"].mean(), abs=1e-12)
+    assert summary["sigma2_auc"] == pytest.approx(np.var(per_class["auroc"].to_numpy()), abs=1e-12)
+    oracle = rates_oracle(detector_mean_oracle(res.to_frame("per_repeat"), "X").tolist(), 0.05)
+    assert summary["rho_dir"] == pytest.approx(oracle["rho_dir"], abs=1e-15)
+    inst = res.instability[("X", "mean")]
+    assert (inst.rho_inv, inst.rho_dir, inst.rho_rnd) == (summary["rho_inv"], summary["rho_dir"], summary["rho_rnd"])
+    img = plot_protocol_heatmap(res).images[0].get_array()
+    np.testing.assert_allclose(img[:, -1], per_class["auroc"].to_numpy())
+    assert np.isnan(summary["rho_nonsig"])  # no test of AUROC = 1/2 for an average of detectors
 
 
 def test_leakage_next_to_auroc(digits):
@@ -298,13 +342,28 @@ def test_too_small_class_is_skipped_with_warning():
     assert np.isnan(res.auroc[0, 0, -1, 0]) and np.isfinite(res.auroc[0, 0, :-1, 0]).all()
     assert res.summary(detector="knn")["n_classes"] == 4
     assert res.skipped[0]["class"] == 9
-    # a detector that needs more training normals than a class has is skipped for that detector only
+    # a detector that needs more training normals than a class has is skipped for that (class, detector) only
+    rng = np.random.default_rng(5)
+    X2, y2 = np.vstack([X[:-1], rng.normal(5, 1, (10, 2))]), np.r_[y[:-1], np.full(10, 9)]  # class 9: 8 train
     with pytest.warns(SkippedItemWarning, match="too few training normals"):
-        res = audit_protocol(X[:-1], y[:-1], protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=30)],
+        res = audit_protocol(X2, y2, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
                              k=2, leakage_k=None, random_state=0)
-    assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1]).all()
-    assert np.isnan(res.summary(detector="lof")["rho_dir"])
-    assert res.summary()["rho_dir"] == res.summary(detector="knn")["rho_dir"]
+    assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1, -1]).all()
+    assert np.isfinite(res.auroc[0, 1, :-1]).all()
+    assert res.summary(detector="lof")["n_classes"] == 4
+    # the detector mean of class 9 is the kNN value alone (mean over the detectors evaluated on it)
+    assert res.aurocs(detector="mean")[-1] == res.auroc[0, 0, -1, 0]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(detectors=["knn"], k=500), r"k=500"),
+    (dict(detectors=["knn", LOFDetector(n_neighbors=400)]), r"n_neighbors=400"),
+])
+def test_no_task_could_be_evaluated_is_bad_input(kwargs, match):
+    X, y = core_far_benchmark(n=30)
+    with pytest.raises(InvalidInputError, match=match) as info:
+        audit_protocol(X, y, leakage_k=None, random_state=0, **kwargs)
+    assert "largest training set has 72" in str(info.value) and "--" not in str(info.value)
 
 
 class _Constant:
