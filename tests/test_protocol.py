@@ -521,3 +521,187 @@ def test_precomputed_leakage_is_reused_not_recomputed(monkeypatch):
     # equal up to the summation order of the mean over a two-column array
     np.testing.assert_allclose(reused.class_leakage, fresh.class_leakage, rtol=1e-14)
     np.testing.assert_allclose(reused.leakage_L_k, fresh.leakage_L_k, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- Spearman with distinct values
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("K", [3, 5, 12, 60])
+def test_spearman_matches_scipy(seed, K):
+    from scipy.stats import spearmanr
+
+    from auditad.protocol import spearman_correlation
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, max(3, K // 2), K).astype(float)  # ties on the x side
+    x[:3] = [0, 1, 2]
+    y = rng.random(K)
+    r = spearman_correlation(x, y)
+    assert r.statistic == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
+    assert (r.n_pairs, r.n_distinct_x, r.n_distinct_y, r.reason) == (K, np.unique(x).size, K, None)
+
+
+def test_spearman_degenerate_is_nan_with_reason():
+    from auditad.protocol import DegenerateCorrelationWarning, spearman_correlation
+
+    x = np.r_[np.zeros(14), 1.0]  # 14 tied values and one other: one item decides the sign
+    y = np.r_[np.full(14, 0.5), 0.9]
+    with pytest.warns(DegenerateCorrelationWarning, match="2 distinct"):
+        r = spearman_correlation(x, y, names=("L_k(c)", "AUROC(c)"))
+    assert np.isnan(r.statistic) and (r.n_distinct_x, r.n_distinct_y) == (2, 2)
+    assert "L_k(c) has 2 distinct value(s) and AUROC(c) has 2 distinct value(s)" in r.reason
+    with pytest.warns(DegenerateCorrelationWarning, match="finite pair"):
+        assert np.isnan(spearman_correlation([0.1, np.nan, 0.3], [0.2, 0.4, 0.9]).statistic)
+
+
+def test_protocol_spearman_reports_distinct_values():
+    X, y = core_far_benchmark(n=30)
+    X3, y3 = X[y < 3], y[y < 3]  # K = 3: each side has at most 3 distinct values
+    res = audit_protocol(X3, y3, detectors=["knn"], leakage_k=5, backend="exact", random_state=0)
+    row = res.to_frame("summary").query("detector == 'knn'").iloc[0]
+    assert row["spearman_n_pairs"] == 3 and row["spearman_n_distinct_auroc"] == 3
+    sp = res.to_dict()["representations"]["X"]["leakage"]["spearman"]["knn"]
+    assert sp["n_pairs"] == 3 and sp["statistic"] == pytest.approx(row["spearman_leakage_auroc"])
+    # a constant leakage side: nan with the reason, in the table, the JSON and a warning
+    from auditad.protocol import DegenerateCorrelationWarning
+
+    Xf = np.vstack([X3, X3 + 100.0])
+    yf = np.r_[y3, y3 + 3]
+    far = np.repeat([[0.0, 0.0]], yf.size, axis=0)
+    far[:, 0] = yf * 1000.0  # every class far from every other: L_k(c) = 0 for all c
+    with pytest.warns(DegenerateCorrelationWarning, match="L_k\\(c\\) has 1 distinct"):
+        res = audit_protocol(far + 0.01 * np.random.default_rng(0).normal(size=far.shape), yf, detectors=["knn"],
+                             leakage_k=3, backend="exact", random_state=0)
+    row = res.summary(detector="knn")
+    assert np.isnan(row["spearman_leakage_auroc"]) and "1 distinct" in row["spearman_reason"]
+    assert res.to_dict()["representations"]["X"]["mean"]["spearman_leakage_auroc"] is None
+
+
+# --------------------------------------------------------------------------- shared neighbour pass and LOF
+def brute_lists(X, ref, rows, k):
+    """Oracle: full float64 distance rows, self excluded, sorted by (distance, index)."""
+    out_i, out_d = [], []
+    for q in rows:
+        d = np.sqrt(((X[ref] - X[q]) ** 2).sum(axis=1))
+        d[ref == q] = np.inf
+        o = np.lexsort((ref, d))[:k]
+        out_i.append(ref[o])
+        out_d.append(d[o])
+    return np.array(out_i), np.array(out_d)
+
+
+def many_class_data(kind, n=480, K=12, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    if kind == "gauss":
+        X = rng.normal(size=(n, 5)) + 0.6 * rng.normal(size=(K, 5))[y]
+    elif kind == "grid":  # integer grid: many exactly tied distances
+        X = rng.integers(0, 4, size=(n, 3)).astype(float)
+    else:  # duplicates: every row appears about three times
+        base = rng.normal(size=(n // 3, 4))
+        X = base[rng.integers(0, n // 3, n)]
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["gauss", "grid", "dups"])
+def test_shared_lists_equal_bruteforce_per_task(kind):
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    X, y = many_class_data(kind)
+    Xp = prepare_rows(X, "euclidean")
+    is_train = np.random.default_rng(1).random(y.size) < 0.7
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: np.flatnonzero(y == c) for c in range(12)}
+    k = 6
+    lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, k, backend="exact")
+    for c in range(12):
+        ref = pool[y[pool] != c]
+        for rows in (test[y[test] != c], ref, anomalies[c]):
+            got_i, got_d2 = lists.lists(c, rows)
+            exp_i, exp_d = brute_lists(X, ref, rows, k)
+            np.testing.assert_array_equal(got_i, exp_i)
+            np.testing.assert_allclose(np.sqrt(got_d2), exp_d, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
+@pytest.mark.parametrize("kind", ["gauss", "grid", "dups"])
+def test_shared_pass_equals_per_task_computation(protocol, kind):
+    """Every AUROC of the shared pass equals fitting each task's detector on its own training set."""
+    from auditad.metrics import auroc_ci
+    from auditad.protocol.runner import stratified_assignment
+
+    X, y = many_class_data(kind, n=360)
+    dets = [KNNDetector(k=4), LOFDetector(n_neighbors=7)]
+    res = audit_protocol(X, y, protocol=protocol, detectors=dets, repeats=2, leakage_k=None, random_state=3)
+    # redraw the same splits as audit_protocol (same seed sequence) and compute every task directly
+    rng = np.random.default_rng(3)
+    seeds = rng.integers(0, 2**63 - 1, size=2, dtype=np.int64)
+    for s in range(2):
+        is_train = stratified_assignment(y, 12, 0.8, np.random.default_rng(int(seeds[s])))
+        for c in range(12):
+            in_c = y == c
+            normal, anom = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
+            train, test_n = normal & is_train, normal & ~is_train
+            Z = np.vstack([X[test_n], X[anom]])
+            lab = np.r_[np.zeros(test_n.sum()), np.ones(anom.sum())]
+            for d_i, det in enumerate(dets):
+                if train.sum() < det.min_train_size or test_n.sum() == 0:
+                    assert np.isnan(res.auroc[0, d_i, c, s])
+                    continue
+                scores = det.fresh(None).fit(X[train]).score_samples(Z)
+                assert res.auroc[0, d_i, c, s] == auroc_ci(lab, scores).auroc, (s, c, det.name)
+
+
+@pytest.mark.parametrize("n, d, k", [(60, 2, 1), (300, 3, 5), (500, 16, 20), (1500, 64, 35)])
+def test_lof_equals_scikit_learn_without_ties(n, d, k):
+    from sklearn.neighbors import LocalOutlierFactor
+
+    rng = np.random.default_rng(n + d)
+    train, test = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 4), None
+    test = np.vstack([rng.normal(size=(200, d)), rng.normal(size=(20, d)) + 4]) * np.abs(train).max() / 3
+    ours = LOFDetector(n_neighbors=k, backend="exact").fit(train).score_samples(test)
+    ref = -LocalOutlierFactor(n_neighbors=k, novelty=True).fit(train).score_samples(test)
+    np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=0)
+
+
+def test_lof_does_not_depend_on_threads(digits):
+    X, y = digits  # integer pixels: many tied distances
+    a = LOFDetector(n_neighbors=20, n_jobs=1).fit(X[:300]).score_samples(X[300:])
+    b = LOFDetector(n_neighbors=20, n_jobs=2).fit(X[:300]).score_samples(X[300:])
+    np.testing.assert_array_equal(a, b)
+    r1 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=1)], leakage_k=None, random_state=0)
+    r2 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=2)], leakage_k=None, random_state=0)
+    np.testing.assert_array_equal(r1.auroc, r2.auroc)
+
+
+# --------------------------------------------------------------------------- max_test_normals
+def test_stratified_subsample_is_proportional_and_deterministic():
+    from auditad.protocol.runner import stratified_subsample
+
+    labels = np.repeat([0, 1, 2, 3], [500, 300, 150, 50])
+    idx = np.arange(labels.size) * 2
+    for size in (10, 99, 400, 999):
+        a = stratified_subsample(idx, labels, size, np.random.default_rng(0))
+        b = stratified_subsample(idx, labels, size, np.random.default_rng(0))
+        np.testing.assert_array_equal(a, b)
+        assert a.size == size and np.all(np.diff(a) > 0) and np.isin(a, idx).all()
+        counts = np.bincount(labels[a // 2], minlength=4)
+        np.testing.assert_array_less(np.abs(counts - size * np.array([0.5, 0.3, 0.15, 0.05])), 1.0 + 1e-9)
+
+
+def test_max_test_normals_caps_every_detector_and_is_recorded(digits):
+    X, y = digits
+    full = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=None)
+    cap = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    assert (cap.n_neg == 40).all() and (cap.n_neg_available == full.n_neg).all() and cap.test_normals_subsampled
+    assert not full.test_normals_subsampled
+    assert cap.settings["max_test_normals"] == 40 and cap.settings["n_tasks_subsampled"] == 4
+    assert cap.to_dict()["settings"]["n_tasks_subsampled"] == 4
+    np.testing.assert_array_equal(cap.n_pos, full.n_pos)
+    # the DeLong intervals refer to the 40 normals: wider than with all of them
+    assert np.nanmean(cap.ci_high - cap.ci_low) > np.nanmean(full.ci_high - full.ci_low)
+    again = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    np.testing.assert_array_equal(cap.auroc, again.auroc)
+    assert "max_test_normals = 40" in cap.summary_text()
+    with pytest.raises(InvalidInputError, match="max_test_normals"):
+        audit_protocol(X, y, detectors=["knn"], leakage_k=None, max_test_normals=0)
