@@ -1,4 +1,4 @@
-"""Tests of auditad.protocol (SPEC §2, seed 002)."""
+"""Tests of auditad.protocol ("Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection")."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from auditad.protocol import (
 
 # --------------------------------------------------------------------------- oracles
 def rates_oracle(aurocs, eps):
-    """Brute-force loop over classes, written straight from SPEC §2."""
+    """Brute-force loop over classes, written straight from the definitions of the rates."""
     vals = [a for a in aurocs if not np.isnan(a)]
     K = len(vals)
     near = inv = up = down = 0
