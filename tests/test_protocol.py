@@ -390,14 +390,15 @@ class _WrongLength(_Constant):
 def test_constant_scores_give_half_with_warning():
     X, y = core_far_benchmark(n=20)
     with pytest.warns(UndefinedValueWarning, match="constant scores"):
-        res = audit_protocol(X, y, detectors=[_Constant()], leakage_k=None, random_state=0)
+        res = audit_protocol(X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=None,
+                             random_state=0)
     assert (res.auroc == 0.5).all()
     assert res.summary(detector="_Constant")["rho_rnd"] == 1.0
     assert res.summary(detector="_Constant")["rho_dir"] == 1.0
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(detectors=[_NoScores()]), "score_samples"),
+    (dict(detectors=[_NoScores()]), "higher_is_anomalous=True/False"),
     (dict(detectors=["svm"]), "detectors"),
     (dict(detectors=[]), "at least one"),
     (dict(detectors=["knn", KNNDetector(k=2)]), "unique"),
@@ -420,12 +421,13 @@ def test_bad_input_raises(kwargs, match):
 def test_bad_detector_output_and_labels():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match="scores"):
-        audit_protocol(X, y, detectors=[_WrongLength()], leakage_k=None, random_state=0)
+        audit_protocol(X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
     with pytest.raises(InvalidInputError, match="at least 2 classes"):
         audit_protocol(X, np.zeros(len(y), int), leakage_k=None)
     with pytest.raises(InvalidInputError, match="same length"):
         audit_protocol(X, y[:-1], leakage_k=None)
-    with pytest.raises(InvalidInputError, match="no callable score_samples"):
+    with pytest.raises(InvalidInputError, match="direction of its scores is not known"):
         Detector(_NoScores())
 
 
@@ -705,3 +707,102 @@ def test_max_test_normals_caps_every_detector_and_is_recorded(digits):
     assert "max_test_normals = 40" in cap.summary_text()
     with pytest.raises(InvalidInputError, match="max_test_normals"):
         audit_protocol(X, y, detectors=["knn"], leakage_k=None, max_test_normals=0)
+
+
+# --------------------------------------------------------------------------- PyOD and user detectors
+class _Raises(_Constant):
+    def fit(self, X):
+        raise RuntimeError("boom")
+
+
+class _NaNScores(_Constant):
+    def score_samples(self, X):
+        return np.full(len(X), np.nan)
+
+
+def test_pyod_knn_equals_builtin_knn_on_digits(digits):
+    from pyod.models.knn import KNN
+
+    from auditad.protocol import SIGN_RULES
+
+    X, y = digits
+    kw = dict(leakage_k=None, random_state=0)
+    res = audit_protocol(X, y, detectors=["knn", KNN(n_neighbors=5, method="largest"),
+                                          {"detector": "pyod:KNN", "n_neighbors": 5, "name": "pyod_knn5"}], **kw)
+    np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
+    np.testing.assert_array_equal(res.auroc[0, 2], res.auroc[0, 0])
+    info = res.to_dict()["detectors"]
+    assert info[1]["rule"] == SIGN_RULES["pyod"] and info[1]["method"] == "decision_function"
+    assert info[1]["score_sign"] == 1 and info[0]["rule"].startswith("built-in")
+
+
+@pytest.mark.parametrize("name", ["pyod:ECOD", "pyod:COPOD", "pyod:IForest"])
+def test_pyod_detectors_run_and_match_a_task_computed_by_hand(name, digits):
+    import pickle
+
+    from sklearn.metrics import roc_auc_score
+
+    from auditad.protocol import make_detector
+
+    X, y = digits
+    split = np.where(np.arange(y.size) % 5 == 0, "test", "train")
+    det = make_detector(name if name != "pyod:IForest" else {"detector": name, "n_estimators": 30})
+    det = pickle.loads(pickle.dumps(det))  # picklable for parallel and Dask runs
+    res = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0, n_jobs=2)
+    assert np.isfinite(res.auroc).all()
+    test = split == "test"
+    c = res.classes[1]
+    train, tn, an = (y != c) & ~test, (y != c) & test, (y == c) & test
+    if "random_state" in det.estimator.get_params():  # seeded per task: same seed, same table
+        again = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0)
+        np.testing.assert_array_equal(res.auroc, again.auroc)
+        return
+    model = det.fresh(None).estimator.fit(X[train])
+    s = model.decision_function(np.vstack([X[tn], X[an]]))
+    expected = roc_auc_score(np.r_[np.zeros(tn.sum()), np.ones(an.sum())], s)
+    assert res.auroc[0, 0, 1, 0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_pyod_with_score_samples_is_not_negated():
+    """0.1 negated PyOD models that also had score_samples (scikit-learn's is_outlier_detector is true)."""
+    from pyod.models.knn import KNN
+
+    from auditad.protocol import Detector as Det
+
+    class KNNWithScoreSamples(KNN):
+        def score_samples(self, X):
+            return -self.decision_function(X)
+
+    det = Det(KNNWithScoreSamples(n_neighbors=3))
+    assert (det.method, det.method_, det.score_sign) == (None, "decision_function", 1)
+    X, y = core_far_benchmark(n=30)
+    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=None,
+                         random_state=0)
+    np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("pyod:NotAThing", "unknown PyOD detector"),
+    ("pyod:__import__('os')", "unknown PyOD detector"),
+    ({"detector": "pyod:KNN", "n_neighbors": [1, 2]}, "must be a number"),
+    ({"detector": "pyod:KNN", "bogus": 1}, "bad parameters"),
+    ({"detector": "knn", "bogus": 1}, "no parameter"),
+    ({"n_neighbors": 3}, "needs 'detector'"),
+])
+def test_make_detector_bad_specs(spec, match):
+    from auditad.protocol import make_detector
+
+    with pytest.raises(InvalidInputError, match=match):
+        make_detector(spec)
+
+
+def test_detector_failures_name_detector_and_task():
+    X, y = core_far_benchmark(n=20)
+    with pytest.raises(InvalidInputError, match=r"'_Raises' raised RuntimeError in fit \(representation 'X', class"):
+        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
+    with pytest.raises(InvalidInputError, match=r"'_NaNScores' contains .* NaN.*\(representation 'X', class 0, repeat 0\)"):
+        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
+    with pytest.raises(InvalidInputError, match="neither score_samples"):
+        Detector(object.__new__(type("OnlyFit", (), {"fit": lambda self, X: self})))

@@ -22,6 +22,7 @@ References
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from typing import Sequence
 
 import numpy as np
@@ -39,6 +40,10 @@ __all__ = [
     "IsolationForestDetector",
     "LOFDetector",
     "Detector",
+    "PYOD_DETECTORS",
+    "SIGN_RULES",
+    "is_pyod_detector",
+    "make_detector",
     "resolve_detectors",
     "detector_info",
     "is_sklearn_outlier_detector",
@@ -329,51 +334,116 @@ class IsolationForestDetector(BaseDetector):
         return -self.estimator_.score_samples(check_embeddings(X, name="X"))
 
 
+#: PyOD detectors accepted by name in :func:`make_detector` (``"pyod:NAME"``): class name -> module of
+#: ``pyod.models``. Names are looked up here and imported; nothing is ever evaluated.
+PYOD_DETECTORS = {
+    "ABOD": "abod", "CBLOF": "cblof", "COF": "cof", "COPOD": "copod", "ECOD": "ecod", "GMM": "gmm",
+    "HBOS": "hbos", "IForest": "iforest", "INNE": "inne", "KDE": "kde", "KNN": "knn", "LODA": "loda",
+    "LOF": "lof", "MAD": "mad", "MCD": "mcd", "OCSVM": "ocsvm", "PCA": "pca", "QMCD": "qmcd", "SOD": "sod",
+}
+#: the rules by which a user object's score direction is decided (recorded per detector as ``rule``).
+SIGN_RULES = {
+    "pyod": "PyOD detector: decision_function, higher = more anomalous",
+    "sklearn": "scikit-learn outlier detector: score_samples negated (higher = more normal there)",
+    "declared": "declared by higher_is_anomalous",
+}
+_ACCEPTED = ("a PyOD detector (pyod.models.base.BaseDetector, or any object with decision_scores_ once fitted; "
+             "decision_function, higher = more anomalous), a scikit-learn outlier detector (score_samples, "
+             "negated), or Detector(obj, higher_is_anomalous=True/False) for any object with fit(X) and "
+             "score_samples(X) or decision_function(X)")
+
+
+def is_pyod_detector(obj) -> bool:
+    """A PyOD model: an instance of ``pyod.models.base.BaseDetector`` (imported lazily), or an object
+    with ``decision_scores_`` (PyOD's fitted attribute) and a callable ``decision_function``."""
+    if hasattr(obj, "decision_scores_") and callable(getattr(obj, "decision_function", None)):
+        return True
+    import sys
+
+    base = sys.modules.get("pyod.models.base")  # an instance of a PyOD class means PyOD is imported
+    return base is not None and isinstance(obj, base.BaseDetector)
+
+
 class Detector(BaseDetector):
-    """Wrap any object with ``fit(X)`` and ``score_samples(X)`` and make its sign explicit.
+    """Wrap any object with ``fit(X)`` and ``score_samples(X)`` or ``decision_function(X)``; make its sign explicit.
+
+    The direction of the scores is decided by explicit rules, never guessed
+    (:data:`SIGN_RULES`, recorded per detector as ``rule`` in the result):
+
+    1. ``higher_is_anomalous=True/False`` given: used as declared, on
+       ``method`` (default: ``decision_function`` for PyOD models, else
+       ``score_samples`` when present, else ``decision_function``);
+    2. a PyOD model (:func:`is_pyod_detector`): ``decision_function``, higher =
+       more anomalous (checked before scikit-learn's ``is_outlier_detector``,
+       which is also true for PyOD models);
+    3. a scikit-learn outlier detector with ``score_samples``: negated
+       (scikit-learn's ``score_samples`` is higher = more normal);
+    4. anything else: :class:`~auditad.errors.InvalidInputError` listing the
+       accepted interfaces.
 
     Parameters
     ----------
     estimator : object
-        Must have callable ``fit`` and ``score_samples``. A fresh copy is fitted
-        for every task (``sklearn.base.clone`` when the object has
-        ``get_params``, else ``copy.deepcopy``); when ``get_params()`` contains
-        ``random_state`` it is set to a seed derived from the audit's
+        A fresh copy is fitted for every task (``sklearn.base.clone`` when the
+        object has ``get_params``, else ``copy.deepcopy``); when ``get_params()``
+        contains ``random_state`` it is set to a seed derived from the audit's
         ``random_state``, so the same audit seed gives identical tables.
-    higher_is_anomalous : bool, default True
-        ``True``: ``score_samples`` already follows the auditad convention.
-        ``False``: it is higher-is-normal (the scikit-learn convention for
-        ``IsolationForest``, ``LocalOutlierFactor``, ``OneClassSVM``,
-        ``EllipticEnvelope``) and the scores are negated.
+    higher_is_anomalous : bool or None, default None
+        None: rules 2–4. True: the scores already follow the auditad
+        convention. False: they are higher-is-normal and are negated.
     name : str, optional
         Detector name in the tables (default: the class name of ``estimator``).
     min_train_size : int, default 1
+    method : {"score_samples", "decision_function"}, optional
+        With ``higher_is_anomalous`` given: the method to call.
 
     See Also
     --------
+    make_detector : detectors from names such as ``"pyod:ECOD"``.
     resolve_detectors : how bare objects in ``detectors=`` are wrapped.
 
     Examples
     --------
     >>> from sklearn.ensemble import IsolationForest
-    >>> det = Detector(IsolationForest(n_estimators=10, random_state=0), higher_is_anomalous=False)
-    >>> det.name, det.score_sign
-    ('IsolationForest', -1)
+    >>> det = Detector(IsolationForest(n_estimators=10, random_state=0))
+    >>> det.name, det.score_sign, det.method
+    ('IsolationForest', -1, 'score_samples')
     """
 
-    _params = ("estimator", "higher_is_anomalous", "name", "min_train_size")
+    _params = ("estimator", "higher_is_anomalous", "name", "min_train_size", "method")
 
-    def __init__(self, estimator, *, higher_is_anomalous: bool = True, name: str | None = None,
-                 min_train_size: int = 1):
-        for attr in ("fit", "score_samples"):
-            if not callable(getattr(estimator, attr, None)):
-                raise InvalidInputError(
-                    f"detector {describe(estimator)} has no callable {attr}(X); a detector needs fit(X) and "
-                    "score_samples(X)")
-        if not isinstance(higher_is_anomalous, (bool, np.bool_)):
-            raise InvalidInputError(f"higher_is_anomalous must be True or False, got {describe(higher_is_anomalous)}")
+    def __init__(self, estimator, *, higher_is_anomalous: bool | None = None, name: str | None = None,
+                 min_train_size: int = 1, method: str | None = None):
+        if not callable(getattr(estimator, "fit", None)):
+            raise InvalidInputError(f"detector {describe(estimator)} has no callable fit(X); accepted: {_ACCEPTED}")
+        has = [m for m in ("score_samples", "decision_function") if callable(getattr(estimator, m, None))]
+        if not has:
+            raise InvalidInputError(f"detector {describe(estimator)} has neither score_samples(X) nor "
+                                    f"decision_function(X); accepted: {_ACCEPTED}")
+        if higher_is_anomalous is not None and not isinstance(higher_is_anomalous, (bool, np.bool_)):
+            raise InvalidInputError(
+                f"higher_is_anomalous must be True, False or None, got {describe(higher_is_anomalous)}")
+        if method is not None:
+            check_choice(method, ("score_samples", "decision_function"), name="method")
+            if method not in has:
+                raise InvalidInputError(f"method={method!r}: detector {describe(estimator)} has no callable {method}")
+        pyod = is_pyod_detector(estimator)
+        if higher_is_anomalous is not None:
+            self.method_ = method or ("decision_function" if pyod and "decision_function" in has else has[0])
+            self.score_sign_ = 1 if higher_is_anomalous else -1
+            self.rule = (f"{SIGN_RULES['declared']}={bool(higher_is_anomalous)}: {self.method_}"
+                         + (" used as is" if higher_is_anomalous else " negated"))
+        elif pyod and "decision_function" in has:
+            self.method_, self.score_sign_, self.rule = "decision_function", 1, SIGN_RULES["pyod"]
+        elif is_sklearn_outlier_detector(estimator) and "score_samples" in has:
+            self.method_, self.score_sign_, self.rule = "score_samples", -1, SIGN_RULES["sklearn"]
+        else:
+            raise InvalidInputError(
+                f"detector {describe(estimator)}: the direction of its scores is not known (neither a PyOD nor a "
+                f"scikit-learn outlier detector); pass higher_is_anomalous=True/False. Accepted: {_ACCEPTED}")
         self.estimator = estimator
-        self.higher_is_anomalous = bool(higher_is_anomalous)
+        self.higher_is_anomalous = None if higher_is_anomalous is None else bool(higher_is_anomalous)
+        self.method = method
         self.name = type(estimator).__name__ if name is None else str(name)
         self._min_train_size = check_int(min_train_size, name="min_train_size", low=1)
 
@@ -387,12 +457,11 @@ class Detector(BaseDetector):
 
     @property
     def score_sign(self) -> int:  # type: ignore[override]
-        return 1 if self.higher_is_anomalous else -1
+        return self.score_sign_
 
     @property
     def convention(self) -> str:  # type: ignore[override]
-        return ("score_samples used as is (higher = more anomalous)" if self.higher_is_anomalous
-                else "negated score_samples (declared higher = more normal)")
+        return self.rule
 
     def fresh(self, seed: int | None):
         est = self.estimator
@@ -411,8 +480,9 @@ class Detector(BaseDetector):
                 est.set_params(random_state=seed)
         else:
             est = copy.deepcopy(est)
-        return Detector(est, higher_is_anomalous=self.higher_is_anomalous, name=self.name,
-                        min_train_size=self.min_train_size)
+        new = copy.copy(self)
+        new.estimator = est
+        return new
 
     _fresh = fresh
 
@@ -422,16 +492,95 @@ class Detector(BaseDetector):
         return self
 
     def score_samples(self, X):
-        """The wrapped ``score_samples``, negated when ``higher_is_anomalous=False``."""
-        scores = check_scores(self.estimator.score_samples(X), name=f"score_samples of detector {self.name!r}",
-                              ndim=(1, 2))
+        """Scores with higher = more anomalous, by the detector's :attr:`rule`."""
+        raw = getattr(self.estimator, self.method_)(X)
+        scores = check_scores(raw, name=f"{self.method_} of detector {self.name!r}", ndim=(1, 2))
         if scores.ndim == 2:
             if scores.shape[1] != 1:
                 raise InvalidInputError(
-                    f"score_samples of detector {self.name!r} must return one score per sample, got shape "
+                    f"{self.method_} of detector {self.name!r} must return one score per sample, got shape "
                     f"{scores.shape}")
             scores = scores[:, 0]
-        return scores if self.higher_is_anomalous else -scores
+        return scores if self.score_sign_ == 1 else -scores
+
+
+def make_detector(spec, *, k: int = 5, backend: str = "auto"):
+    """A detector from a name or a mapping, parsed through allow-lists (never evaluated).
+
+    Parameters
+    ----------
+    spec : str or mapping
+        ``"knn"``, ``"iforest"``, ``"lof"``, ``"pyod:NAME"`` with NAME in
+        :data:`PYOD_DETECTORS` (e.g. ``"pyod:ECOD"``), or a mapping
+        ``{"detector": <one of these>, "name": ..., <parameter>: <value>, ...}``
+        whose other entries are constructor parameters (numbers, strings,
+        booleans or None), e.g. ``{"detector": "pyod:KNN", "n_neighbors": 10}``.
+    k, backend
+        Defaults of the built-in ``"knn"`` (and ``backend`` of ``"lof"``) when
+        the mapping does not set them.
+
+    Returns
+    -------
+    BaseDetector
+        PyOD models are wrapped in :class:`Detector` with the PyOD rule
+        (``decision_function``, higher = more anomalous).
+
+    See Also
+    --------
+    resolve_detectors : accepts these specs in ``detectors=``.
+
+    Examples
+    --------
+    >>> make_detector({"detector": "knn", "k": 10}).k
+    10
+    >>> make_detector("pyod:ECOD").rule
+    'PyOD detector: decision_function, higher = more anomalous'
+    """
+    from collections.abc import Mapping
+
+    if isinstance(spec, Mapping):
+        params = dict(spec)
+        kind = params.pop("detector", None)
+        if not isinstance(kind, str):
+            raise InvalidInputError(f"a detector mapping needs 'detector' = a name, got {describe(spec)}")
+        for key, value in params.items():
+            if not isinstance(key, str) or not (value is None or isinstance(value, (bool, int, float, str))):
+                raise InvalidInputError(f"detector {kind!r}: parameter {key!r} must be a number, string, boolean or "
+                                        f"None, got {describe(value)}")
+    elif isinstance(spec, str):
+        kind, params = spec, {}
+    else:
+        raise InvalidInputError(f"a detector spec must be a name or a mapping, got {describe(spec)}")
+    name = params.pop("name", None)
+    if kind.startswith("pyod:"):
+        cls_name = kind[5:]
+        if cls_name not in PYOD_DETECTORS:
+            raise InvalidInputError(f"unknown PyOD detector {kind!r}; accepted: "
+                                    f"{['pyod:' + c for c in PYOD_DETECTORS]}")
+        import importlib
+
+        try:
+            module = importlib.import_module(f"pyod.models.{PYOD_DETECTORS[cls_name]}")
+        except ImportError as exc:
+            raise InvalidInputError(f"detector {kind!r} needs PyOD: pip install 'auditad[pyod]' ({exc})") from exc
+        try:
+            model = getattr(module, cls_name)(**params)
+        except TypeError as exc:
+            raise InvalidInputError(f"detector {kind!r}: bad parameters {params}: {exc}") from exc
+        nn = getattr(model, "n_neighbors", None)
+        min_train = int(nn) + 1 if isinstance(nn, (int, np.integer)) else 2
+        return Detector(model, name=name or f"pyod_{cls_name.lower()}", min_train_size=min_train)
+    check_choice(kind, BUILTIN_DETECTORS + tuple("pyod:" + c for c in PYOD_DETECTORS), name="detector")
+    cls = {"knn": KNNDetector, "iforest": IsolationForestDetector, "lof": LOFDetector}[kind]
+    defaults = {"knn": {"k": k, "backend": backend}, "lof": {"backend": backend}, "iforest": {}}[kind]
+    unknown = sorted(set(params) - set(cls._params))
+    if unknown:
+        raise InvalidInputError(f"detector {kind!r} has no parameter(s) {unknown}; accepted: "
+                                f"{[p for p in cls._params if p != 'name']}")
+    det = cls(**{**defaults, **params, **({"name": name} if name else {})})
+    if isinstance(det, _NeighbourDetector):
+        det._check()
+    return det
 
 
 def is_sklearn_outlier_detector(obj) -> bool:
@@ -449,10 +598,13 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
 
     Parameters
     ----------
-    detectors : str, detector object, or sequence of them
-        Built-in names (:data:`BUILTIN_DETECTORS`), :class:`BaseDetector`
-        instances, or objects with ``fit(X)`` / ``score_samples(X)`` (wrapped in
-        :class:`Detector`; scikit-learn outlier detectors are negated).
+    detectors : str, mapping, detector object, or sequence of them
+        Built-in names (:data:`BUILTIN_DETECTORS`), ``"pyod:NAME"`` or mappings
+        (:func:`make_detector`), :class:`BaseDetector` instances, or other
+        objects, wrapped in :class:`Detector` by its sign rules (PyOD:
+        ``decision_function`` as is; scikit-learn outlier detectors:
+        ``score_samples`` negated; anything else is refused with the list of
+        accepted interfaces — wrap it in ``Detector(obj, higher_is_anomalous=...)``).
     k : int, default 5
         k of the built-in ``"knn"``.
     backend : {"auto", "exact", "approximate"}
@@ -474,7 +626,7 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
         raise InvalidInputError("detectors must name at least one detector, got an empty sequence")
     out = []
     for i, spec in enumerate(detectors):
-        if isinstance(spec, str):
+        if isinstance(spec, str) and not spec.startswith("pyod:"):
             check_choice(spec, BUILTIN_DETECTORS, name=f"detectors[{i}]")
             if spec == "knn":
                 out.append(KNNDetector(k=k, backend=backend, n_jobs=knn_jobs))
@@ -482,18 +634,17 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
                 out.append(IsolationForestDetector())
             else:
                 out.append(LOFDetector(backend=backend, n_jobs=knn_jobs))
+        elif isinstance(spec, str) or isinstance(spec, Mapping):
+            out.append(make_detector(spec, k=k, backend=backend))
         elif isinstance(spec, BaseDetector):
             if isinstance(spec, _NeighbourDetector):
                 spec._check()
             out.append(spec)
         else:
-            for attr in ("fit", "score_samples"):
-                if not callable(getattr(spec, attr, None)):
-                    raise InvalidInputError(
-                        f"detectors[{i}] ({describe(spec)}) has no callable {attr}(X); pass one of "
-                        f"{list(BUILTIN_DETECTORS)} or an object with fit(X) and score_samples(X)")
-            # scikit-learn outlier detectors document score_samples as higher = more normal
-            out.append(Detector(spec, higher_is_anomalous=not is_sklearn_outlier_detector(spec)))
+            try:
+                out.append(Detector(spec))  # the sign rules of Detector; ambiguous objects are refused
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"detectors[{i}]: {exc}") from None
     names = [d.name for d in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
@@ -507,7 +658,10 @@ def detector_info(det) -> dict:
     params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
     info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),
             "convention": det.convention, "params": {k: json_value(v) for k, v in params.items()}}
+    info["method"] = "score_samples"
+    info["rule"] = "built-in: " + det.convention
     if isinstance(det, Detector):
         info["kind"] = f"Detector({type(det.estimator).__name__})"
         info["params"]["estimator"] = repr(det.estimator)
+        info["method"], info["rule"] = det.method_, det.rule
     return info

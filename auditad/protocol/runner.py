@@ -166,8 +166,15 @@ def _auroc_of(scores, y_test, ci_level):
 def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""):
     """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
     det = detector.fresh(seed)
-    det.fit(X[train_idx])
-    scores = det.score_samples(X[test_idx])
+    for step, call in (("fit", lambda: det.fit(X[train_idx])), ("scoring", lambda: det.score_samples(X[test_idx]))):
+        try:
+            out = call()
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{exc}{where}") from exc
+        except Exception as exc:
+            raise InvalidInputError(f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: "
+                                    f"{exc}") from exc
+    scores = out
     scores = check_scores(scores, name=f"scores of detector {detector.name!r}{where}")
     if scores.shape[0] != test_idx.size:
         raise InvalidInputError(
