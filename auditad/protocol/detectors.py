@@ -406,7 +406,7 @@ class Detector(BaseDetector):
     --------
     >>> from sklearn.ensemble import IsolationForest
     >>> det = Detector(IsolationForest(n_estimators=10, random_state=0))
-    >>> det.name, det.score_sign, det.method
+    >>> det.name, det.score_sign, det.method_
     ('IsolationForest', -1, 'score_samples')
     """
 
