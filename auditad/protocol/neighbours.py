@@ -188,8 +188,15 @@ def lof_tables(n_total: int, train_rows: np.ndarray, train_d: np.ndarray, train_
     reach = np.maximum(train_d, kdist[train_nb])
     lrd = np.full(n_total, np.nan)
     lrd[train_rows] = 1.0 / (np.mean(reach, axis=1) + 1e-10)
+    return LOFTables(kdist, lrd)
 
-    def lookup(nb):
-        return kdist[nb], lrd[nb]
 
-    return lookup
+class LOFTables:
+    """k-distance and lrd by global row index; calling it with indices returns both (picklable)."""
+
+    def __init__(self, kdist: np.ndarray, lrd: np.ndarray):
+        self.kdist = kdist
+        self.lrd = lrd
+
+    def __call__(self, nb: np.ndarray):
+        return self.kdist[nb], self.lrd[nb]
