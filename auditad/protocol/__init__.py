@@ -63,9 +63,6 @@ from .rates import (
 from .result import MEAN, SUMMARY_KEYS, ProtocolResult
 from .runner import DEFAULT_MAX_TEST_NORMALS, PROTOCOLS, audit_protocol
 
-#: compatibility alias: ``auditad.report.assemble`` (0.1) repeated the resolution; use :func:`resolve_detectors`.
-_resolve_detectors = resolve_detectors
-
 __all__ = [
     "PROTOCOLS",
     "BUILTIN_DETECTORS",

@@ -86,8 +86,6 @@ class BaseDetector:
             params["random_state"] = seed
         return type(self)(**params)
 
-    _fresh = fresh  # name used before 0.2
-
     @property
     def min_train_size(self) -> int:
         """Fewest training normals the detector accepts (fewer -> the task is skipped)."""
@@ -483,8 +481,6 @@ class Detector(BaseDetector):
         new = copy.copy(self)
         new.estimator = est
         return new
-
-    _fresh = fresh
 
     def fit(self, X):
         """Fit the wrapped estimator."""
