@@ -182,6 +182,29 @@ def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""
     return _auroc_of(scores, y_test, ci_level)
 
 
+def _lof_tables_reached(get_rows, q_nb, k, metric, n_total):
+    """LOF tables (k-distance, lrd) of the training rows that the queries' lists reach.
+
+    lrd(o) needs o's own list and the k-distances of o's neighbours, so two
+    rings around the queries suffice; every value equals the one computed from
+    all training rows (:func:`~auditad.protocol.neighbours.lof_tables`).
+    """
+    from .neighbours import LOFTables
+
+    ring1 = np.unique(q_nb[q_nb >= 0])
+    i1, d1 = get_rows(ring1)
+    i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
+    ring2 = np.setdiff1d(np.unique(i1[i1 >= 0]), ring1, assume_unique=True)
+    kdist = np.full(n_total, np.nan)
+    kdist[ring1] = d1[:, -1]
+    if ring2.size:
+        _, d2 = get_rows(ring2)
+        kdist[ring2] = to_distance(d2[:, k - 1], metric)
+    lrd = np.full(n_total, np.nan)
+    lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
+    return LOFTables(kdist, lrd)
+
+
 def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass."""
     kmax = max(dets[d].n_needed for d in group)
@@ -199,7 +222,7 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
     for t in tasks_s:
         if protocol == "leave_one_class_out":
             q_i, q_d2 = get(t.c, t.test_idx)
-            tr = get(t.c, t.train_idx) if need_train else None
+            tr = None
         else:
             rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
             a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs)
@@ -215,7 +238,11 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
                 scores = det.score_from_neighbours(q_d)
             else:
                 k = det.n_needed
-                tables = lof_tables(Xp.shape[0], t.train_idx, to_distance(tr[1][:, :k], metric), tr[0][:, :k])
+                if tr is None:  # K-1 vs 1: lrd only of the training rows the queries reach (same numbers)
+                    tables = _lof_tables_reached(lambda rows, c=t.c: get(c, rows), q_i[:, :k], k, metric,
+                                                 Xp.shape[0])
+                else:
+                    tables = lof_tables(Xp.shape[0], t.train_idx, to_distance(tr[1][:, :k], metric), tr[0][:, :k])
                 scores = det.score_from_neighbours(tables, q_d, q_i)
             out[(d, t.c)] = _auroc_of(scores, t.y_test, ci_level)
     return out
