@@ -342,10 +342,6 @@ def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> Spearm
         if warn:
             warnings.warn(f"spearman_correlation: not stated: {reason}", DegenerateCorrelationWarning, stacklevel=2)
         return SpearmanResult(float("nan"), n, nx, ny, reason)
-    from scipy.stats import rankdata
+    from scipy.stats import spearmanr
 
-    ra, rb = rankdata(a), rankdata(b)
-    ra -= ra.mean()
-    rb -= rb.mean()
-    stat = float(np.dot(ra, rb) / np.sqrt(np.dot(ra, ra) * np.dot(rb, rb)))
-    return SpearmanResult(min(1.0, max(-1.0, stat)), n, nx, ny, None)
+    return SpearmanResult(float(spearmanr(a, b).statistic), n, nx, ny, None)
