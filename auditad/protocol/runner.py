@@ -54,8 +54,8 @@ PROTOCOLS = ("leave_one_class_out", "one_class")
 #: Default cap on the test normals scored per task. Isolation Forest scores every test normal of
 #: every task (the remaining K × n term once neighbours are shared); with 10 000 normals per task
 #: a 1M-sample, 1000-class audit scores about 1000 × (10 000 + 1 000) points per detector instead
-#: of 1000 × 200 000, while the DeLong standard error of AUROC(c) contributed by the normals stays
-#: below √(1/(12·10⁴)) ≈ 0.003 — small next to the class-to-class spread the audit measures.
+#: of 1000 × 200 000, while the normals' share of the DeLong standard error of AUROC(c) stays below
+#: √(1/(4·10⁴)) = 0.005 (≈ 0.003 near AUROC = ½) — small next to the class-to-class spread the audit measures.
 DEFAULT_MAX_TEST_NORMALS = 10_000
 
 
