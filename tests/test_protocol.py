@@ -806,3 +806,26 @@ def test_detector_failures_name_detector_and_task():
                        random_state=0)
     with pytest.raises(InvalidInputError, match="neither score_samples"):
         Detector(object.__new__(type("OnlyFit", (), {"fit": lambda self, X: self})))
+
+
+def test_shared_lists_majority_fallback_is_exact():
+    """Rows whose 2k list is mostly one other class (that class's task needs the second search)."""
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    rng = np.random.default_rng(7)
+    centres = rng.normal(scale=10, size=(6, 3))
+    y = np.repeat(np.arange(6), 40)
+    X = centres[y] + rng.normal(size=(y.size, 3))
+    X[y == 0] = centres[1] + rng.normal(size=(40, 3))  # class 0 sits inside class 1
+    is_train = np.arange(y.size) % 3 != 0
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: np.flatnonzero(y == c) for c in range(6)}
+    lists = LeaveOneOutLists(prepare_rows(X, "euclidean"), y, pool, np.r_[test, pool], anomalies, 5,
+                             backend="exact")
+    assert lists.n_short > 10
+    for c in range(6):
+        ref = pool[y[pool] != c]
+        for rows in (test[y[test] != c], ref, anomalies[c]):
+            got_i, _ = lists.lists(c, rows)
+            np.testing.assert_array_equal(got_i, brute_lists(X, ref, rows, 5)[0])
