@@ -36,6 +36,7 @@ __all__ = [
     "BUILTIN_DETECTORS",
     "BACKENDS",
     "BaseDetector",
+    "NeighbourDetector",
     "KNNDetector",
     "IsolationForestDetector",
     "LOFDetector",
@@ -96,8 +97,13 @@ class BaseDetector:
         return f"{type(self).__name__}({args})"
 
 
-class _NeighbourDetector(BaseDetector):
-    """A detector whose score is a function of exact neighbour lists (served by the shared pass)."""
+class NeighbourDetector(BaseDetector):
+    """A detector whose score is a function of exact neighbour lists (served by the shared pass).
+
+    Subclasses (:class:`KNNDetector`, :class:`LOFDetector`) have ``metric``, ``backend``
+    and ``n_neighbors``-like parameters; :func:`audit_protocol` serves all of them
+    with one neighbour pass per (representation, repeat, metric, backend).
+    """
 
     #: neighbours the score needs
     n_needed: int
@@ -111,7 +117,7 @@ class _NeighbourDetector(BaseDetector):
         return (self.metric, self.backend)
 
 
-class KNNDetector(_NeighbourDetector):
+class KNNDetector(NeighbourDetector):
     r"""kNN distance detector: the score of x is its distance to the k-th nearest training normal.
 
     .. math:: s(x) = \lVert x - x_{(k)}\rVert,
@@ -192,7 +198,7 @@ class KNNDetector(_NeighbourDetector):
         return self.score_from_neighbours(to_distance(d2, self.metric))
 
 
-class LOFDetector(_NeighbourDetector):
+class LOFDetector(NeighbourDetector):
     r"""Local Outlier Factor of a new point relative to the training normals (higher = more anomalous).
 
     .. math::
@@ -574,7 +580,7 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
         raise InvalidInputError(f"detector {kind!r} has no parameter(s) {unknown}; accepted: "
                                 f"{[p for p in cls._params if p != 'name']}")
     det = cls(**{**defaults, **params, **({"name": name} if name else {})})
-    if isinstance(det, _NeighbourDetector):
+    if isinstance(det, NeighbourDetector):
         det._check()
     return det
 
@@ -633,7 +639,7 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
         elif isinstance(spec, str) or isinstance(spec, Mapping):
             out.append(make_detector(spec, k=k, backend=backend))
         elif isinstance(spec, BaseDetector):
-            if isinstance(spec, _NeighbourDetector):
+            if isinstance(spec, NeighbourDetector):
                 spec._check()
             out.append(spec)
         else:

@@ -37,7 +37,7 @@ from .detectors import (
     Detector,
     KNNDetector,
     LOFDetector,
-    _NeighbourDetector,
+    NeighbourDetector,
     detector_info,
     resolve_detectors,
 )
@@ -506,9 +506,9 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     constant = []
     groups: dict[tuple, list[int]] = {}
     for d_i, det in enumerate(dets):
-        if isinstance(det, _NeighbourDetector):
+        if isinstance(det, NeighbourDetector):
             groups.setdefault(det.neighbour_key(), []).append(d_i)
-    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, _NeighbourDetector)]
+    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
     n_units = sum(len(t.runnable) for t in tasks) * R
 
     def store(r, d_i, c, s, out):
