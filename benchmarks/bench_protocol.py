@@ -1,6 +1,7 @@
 """Class-split protocol audit on load_digits and on real ResNet-18 embeddings (CIFAR-10, SVHN).
 
-Run as ``python benchmarks/bench_protocol.py [--data DIR] [--repeats 3] [--n-jobs 1]``.
+Run as ``python benchmarks/bench_protocol.py [--data DIR] [--repeats 3] [--n-jobs 1]``, or
+``python benchmarks/bench_protocol.py --scale 20000,64,100`` for the scale run (3.).
 
 1. Summary tables of :func:`auditad.protocol.audit_protocol` (K−1 vs 1, kNN /
    Isolation Forest / LOF, ε = 0.05) on scikit-learn's digits (pixels and
@@ -12,6 +13,11 @@ Run as ``python benchmarks/bench_protocol.py [--data DIR] [--repeats 3] [--n-job
    (``NearestNeighbors`` k-th distance + ``roc_auc_score``) over the same
    held-out classes and the same user split, for the kNN detector only; the
    AUROCs must agree to 1e-12.
+3. ``--scale n,d,K``: the default protocol (kNN, Isolation Forest, LOF,
+   leakage k = 10, one repeat) on synthetic overlapping Gaussian classes (K
+   class means on a 12-d latent subspace of R^d, unit noise), printing wall
+   and CPU time. The same function runs on an older auditad (set PYTHONPATH to
+   its tree) for a before/after comparison.
 
 The data files are read from disk only here (never in the tests) and are
 never copied into the repository.
@@ -98,12 +104,45 @@ def timing(name, X, y, k=5):
     return f"| {name} | {y.size} | {X.shape[1]} | {t_us:.2f} | {t_ref:.2f} | {t_us / t_ref:.2f} | {diff:.1e} |"
 
 
+def gaussian_classes(n, d, K, seed=0):
+    """K overlapping Gaussian classes: means on a 12-d latent subspace of R^d, unit isotropic noise."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, 12)))[0]
+    means = rng.normal(scale=1.5, size=(K, 12)) @ basis.T
+    y = np.repeat(np.arange(K), -(-n // K))[:n]
+    return means[y] + rng.normal(size=(n, d)), y
+
+
+def scale(n, d, K):
+    import auditad
+
+    X, y = gaussian_classes(n, d, K)
+    t0, c0 = time.perf_counter(), time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = audit_protocol(X, y, random_state=0)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    m = res.summary()
+    print(f"scale run (auditad from {Path(auditad.__file__).parent}): n = {n}, d = {d}, K = {K}: wall {wall:.1f} s, "
+          f"CPU {cpu:.1f} s; mean rho_inv {m['rho_inv']:.3f}, rho_dir {m['rho_dir']:.3f}, "
+          f"mean AUROC {m['mean_auc']:.4f}")
+    return res
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--n-jobs", type=int, default=1)
+    ap.add_argument("--scale", default=None, help="n,d,K: time the default protocol on synthetic classes")
+    ap.add_argument("--save", type=Path, default=None, help="with --scale: save the AUROC array (.npy)")
     args = ap.parse_args()
+    if args.scale:
+        n, d, K = (int(v) for v in args.scale.split(","))
+        res = scale(n, d, K)
+        if args.save is not None:
+            np.save(args.save, res.auroc)
+        return
 
     bench = load_example()
     total = run("digits (load_digits)", bench.representations, bench.y, repeats=args.repeats, n_jobs=args.n_jobs)

@@ -1,4 +1,4 @@
-"""Tests of auditad.protocol (SPEC §2, seed 002)."""
+"""Tests of auditad.protocol ("Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection")."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from auditad.protocol import (
 
 # --------------------------------------------------------------------------- oracles
 def rates_oracle(aurocs, eps):
-    """Brute-force loop over classes, written straight from SPEC §2."""
+    """Brute-force loop over classes, written straight from the definitions of the rates."""
     vals = [a for a in aurocs if not np.isnan(a)]
     K = len(vals)
     near = inv = up = down = 0
@@ -250,6 +250,13 @@ def test_contamination_subsamples_anomalies(digits):
         audit_protocol(X, y, detectors=["knn"], contamination=0.9, leakage_k=None, random_state=0)
 
 
+def detector_mean_oracle(per_repeat, rep):
+    """Detector-mean AUROC(c) by hand from the per-task table: mean over repeats, then over detectors."""
+    sub = per_repeat[per_repeat["representation"] == rep]
+    by_det = sub.groupby(["detector", "class"])["auroc"].mean().unstack("class")
+    return by_det.mean(axis=0)  # pandas skips nan
+
+
 def test_one_class_protocol_and_multiple_representations(digits):
     from sklearn.decomposition import PCA
 
@@ -266,12 +273,49 @@ def test_one_class_protocol_and_multiple_representations(digits):
     np.testing.assert_array_equal(res.n_pos[:, 0], y.size - counts)
     d = res.to_dict()
     json.dumps(d, allow_nan=False)
-    assert d["mean"] == d["representations"]["pixels"]["mean"]
-    assert set(d["mean"]) >= {"rho_rnd", "rho_inv", "rho_dir", "sigma2_auc"}
-    mean_row = res.summary("pca8", "mean")
-    assert mean_row["rho_dir"] == pytest.approx(np.mean([res.summary("pca8", "knn")["rho_dir"],
-                                                         res.summary("pca8", "lof")["rho_dir"]]))
-    assert d["representations"]["pca8"]["mean"]["sigma2_auc"] == pytest.approx(mean_row["sigma2_auc"])
+    per_repeat = res.to_frame("per_repeat")
+    for rep in ("pixels", "pca8"):
+        # "mean" = statistics of the detector-mean AUROC(c), recomputed by hand from the per-task table
+        mean_auc = detector_mean_oracle(per_repeat, rep)
+        expected = rates_oracle(mean_auc.tolist(), 0.05)
+        for key, value in expected.items():
+            assert d["representations"][rep]["mean"][key] == pytest.approx(value, abs=1e-12), (rep, key)
+        rows = [r for r in d["representations"][rep]["per_class"] if r["detector"] == "mean"]
+        np.testing.assert_allclose([r["auroc"] for r in rows], mean_auc.to_numpy(), rtol=0, atol=1e-12)
+        # the other average, under its own name: per-detector statistics averaged over the detectors
+        for key in ("rho_dir", "rho_inv", "sigma2_auc"):
+            assert res.mean_of_detectors(rep)[key] == pytest.approx(
+                np.mean([rates_oracle(per_repeat[(per_repeat["representation"] == rep)
+                                                 & (per_repeat["detector"] == det)]["auroc"].tolist(), 0.05)[key]
+                         for det in ("knn", "lof")]), abs=1e-12)
+    assert d["mean"]["rho_dir"] == d["representations"]["pixels"]["mean"]["rho_dir"]
+
+
+def test_one_meaning_of_mean_on_digits():
+    """The summary "mean", the per-class "mean" rows, the heatmap column and instability agree."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from sklearn.datasets import load_digits
+
+    from auditad.plotting import plot_protocol_heatmap
+
+    X, y = load_digits(return_X_y=True)
+    res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=None,
+                         random_state=0)
+    summary = res.summary(detector="mean")
+    per_class = res.to_frame().query("detector == 'mean'")
+    assert summary["rho_inv"] == pytest.approx(per_class["inverted"].mean(), abs=1e-15)
+    assert summary["rho_rnd"] == pytest.approx(per_class["near_random"].mean(), abs=1e-15)
+    assert summary["mean_auc"] == pytest.approx(per_class["auroc"].mean(), abs=1e-12)
+    assert summary["sigma2_auc"] == pytest.approx(np.var(per_class["auroc"].to_numpy()), abs=1e-12)
+    oracle = rates_oracle(detector_mean_oracle(res.to_frame("per_repeat"), "X").tolist(), 0.05)
+    assert summary["rho_dir"] == pytest.approx(oracle["rho_dir"], abs=1e-15)
+    inst = res.instability[("X", "mean")]
+    assert (inst.rho_inv, inst.rho_dir, inst.rho_rnd) == (summary["rho_inv"], summary["rho_dir"], summary["rho_rnd"])
+    img = plot_protocol_heatmap(res).images[0].get_array()
+    np.testing.assert_allclose(img[:, -1], per_class["auroc"].to_numpy())
+    assert np.isnan(summary["rho_nonsig"])  # no test of AUROC = 1/2 for an average of detectors
 
 
 def test_leakage_next_to_auroc(digits):
@@ -298,13 +342,28 @@ def test_too_small_class_is_skipped_with_warning():
     assert np.isnan(res.auroc[0, 0, -1, 0]) and np.isfinite(res.auroc[0, 0, :-1, 0]).all()
     assert res.summary(detector="knn")["n_classes"] == 4
     assert res.skipped[0]["class"] == 9
-    # a detector that needs more training normals than a class has is skipped for that detector only
+    # a detector that needs more training normals than a class has is skipped for that (class, detector) only
+    rng = np.random.default_rng(5)
+    X2, y2 = np.vstack([X[:-1], rng.normal(5, 1, (10, 2))]), np.r_[y[:-1], np.full(10, 9)]  # class 9: 8 train
     with pytest.warns(SkippedItemWarning, match="too few training normals"):
-        res = audit_protocol(X[:-1], y[:-1], protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=30)],
+        res = audit_protocol(X2, y2, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
                              k=2, leakage_k=None, random_state=0)
-    assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1]).all()
-    assert np.isnan(res.summary(detector="lof")["rho_dir"])
-    assert res.summary()["rho_dir"] == res.summary(detector="knn")["rho_dir"]
+    assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1, -1]).all()
+    assert np.isfinite(res.auroc[0, 1, :-1]).all()
+    assert res.summary(detector="lof")["n_classes"] == 4
+    # the detector mean of class 9 is the kNN value alone (mean over the detectors evaluated on it)
+    assert res.aurocs(detector="mean")[-1] == res.auroc[0, 0, -1, 0]
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(detectors=["knn"], k=500), r"k=500"),
+    (dict(detectors=["knn", LOFDetector(n_neighbors=400)]), r"n_neighbors=400"),
+])
+def test_no_task_could_be_evaluated_is_bad_input(kwargs, match):
+    X, y = core_far_benchmark(n=30)
+    with pytest.raises(InvalidInputError, match=match) as info:
+        audit_protocol(X, y, leakage_k=None, random_state=0, **kwargs)
+    assert "largest training set has 72" in str(info.value) and "--" not in str(info.value)
 
 
 class _Constant:
@@ -331,14 +390,15 @@ class _WrongLength(_Constant):
 def test_constant_scores_give_half_with_warning():
     X, y = core_far_benchmark(n=20)
     with pytest.warns(UndefinedValueWarning, match="constant scores"):
-        res = audit_protocol(X, y, detectors=[_Constant()], leakage_k=None, random_state=0)
+        res = audit_protocol(X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=None,
+                             random_state=0)
     assert (res.auroc == 0.5).all()
     assert res.summary(detector="_Constant")["rho_rnd"] == 1.0
     assert res.summary(detector="_Constant")["rho_dir"] == 1.0
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(detectors=[_NoScores()]), "score_samples"),
+    (dict(detectors=[_NoScores()]), "higher_is_anomalous=True/False"),
     (dict(detectors=["svm"]), "detectors"),
     (dict(detectors=[]), "at least one"),
     (dict(detectors=["knn", KNNDetector(k=2)]), "unique"),
@@ -361,12 +421,13 @@ def test_bad_input_raises(kwargs, match):
 def test_bad_detector_output_and_labels():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match="scores"):
-        audit_protocol(X, y, detectors=[_WrongLength()], leakage_k=None, random_state=0)
+        audit_protocol(X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
     with pytest.raises(InvalidInputError, match="at least 2 classes"):
         audit_protocol(X, np.zeros(len(y), int), leakage_k=None)
     with pytest.raises(InvalidInputError, match="same length"):
         audit_protocol(X, y[:-1], leakage_k=None)
-    with pytest.raises(InvalidInputError, match="no callable score_samples"):
+    with pytest.raises(InvalidInputError, match="direction of its scores is not known"):
         Detector(_NoScores())
 
 
@@ -462,3 +523,309 @@ def test_precomputed_leakage_is_reused_not_recomputed(monkeypatch):
     # equal up to the summation order of the mean over a two-column array
     np.testing.assert_allclose(reused.class_leakage, fresh.class_leakage, rtol=1e-14)
     np.testing.assert_allclose(reused.leakage_L_k, fresh.leakage_L_k, rtol=1e-14)
+
+
+# --------------------------------------------------------------------------- Spearman with distinct values
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("K", [3, 5, 12, 60])
+def test_spearman_matches_scipy(seed, K):
+    from scipy.stats import spearmanr
+
+    from auditad.protocol import spearman_correlation
+
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, max(3, K // 2), K).astype(float)  # ties on the x side
+    x[:3] = [0, 1, 2]
+    y = rng.random(K)
+    r = spearman_correlation(x, y)
+    assert r.statistic == pytest.approx(spearmanr(x, y).statistic, abs=1e-12)
+    assert (r.n_pairs, r.n_distinct_x, r.n_distinct_y, r.reason) == (K, np.unique(x).size, K, None)
+
+
+def test_spearman_degenerate_is_nan_with_reason():
+    from auditad.protocol import DegenerateCorrelationWarning, spearman_correlation
+
+    x = np.r_[np.zeros(14), 1.0]  # 14 tied values and one other: one item decides the sign
+    y = np.r_[np.full(14, 0.5), 0.9]
+    with pytest.warns(DegenerateCorrelationWarning, match="2 distinct"):
+        r = spearman_correlation(x, y, names=("L_k(c)", "AUROC(c)"))
+    assert np.isnan(r.statistic) and (r.n_distinct_x, r.n_distinct_y) == (2, 2)
+    assert "L_k(c) has 2 distinct value(s) and AUROC(c) has 2 distinct value(s)" in r.reason
+    with pytest.warns(DegenerateCorrelationWarning, match="finite pair"):
+        assert np.isnan(spearman_correlation([0.1, np.nan, 0.3], [0.2, 0.4, 0.9]).statistic)
+
+
+def test_protocol_spearman_reports_distinct_values():
+    X, y = core_far_benchmark(n=30)
+    X3, y3 = X[y < 3], y[y < 3]  # K = 3: each side has at most 3 distinct values
+    res = audit_protocol(X3, y3, detectors=["knn"], leakage_k=5, backend="exact", random_state=0)
+    row = res.to_frame("summary").query("detector == 'knn'").iloc[0]
+    assert row["spearman_n_pairs"] == 3 and row["spearman_n_distinct_auroc"] == 3
+    sp = res.to_dict()["representations"]["X"]["leakage"]["spearman"]["knn"]
+    assert sp["n_pairs"] == 3 and sp["statistic"] == pytest.approx(row["spearman_leakage_auroc"])
+    # a constant leakage side: nan with the reason, in the table, the JSON and a warning
+    from auditad.protocol import DegenerateCorrelationWarning
+
+    Xf = np.vstack([X3, X3 + 100.0])
+    yf = np.r_[y3, y3 + 3]
+    far = np.repeat([[0.0, 0.0]], yf.size, axis=0)
+    far[:, 0] = yf * 1000.0  # every class far from every other: L_k(c) = 0 for all c
+    with pytest.warns(DegenerateCorrelationWarning, match="L_k\\(c\\) has 1 distinct"):
+        res = audit_protocol(far + 0.01 * np.random.default_rng(0).normal(size=far.shape), yf, detectors=["knn"],
+                             leakage_k=3, backend="exact", random_state=0)
+    row = res.summary(detector="knn")
+    assert np.isnan(row["spearman_leakage_auroc"]) and "1 distinct" in row["spearman_reason"]
+    assert res.to_dict()["representations"]["X"]["mean"]["spearman_leakage_auroc"] is None
+
+
+# --------------------------------------------------------------------------- shared neighbour pass and LOF
+def brute_lists(X, ref, rows, k):
+    """Oracle: full float64 distance rows, self excluded, sorted by (distance, index)."""
+    out_i, out_d = [], []
+    for q in rows:
+        d = np.sqrt(((X[ref] - X[q]) ** 2).sum(axis=1))
+        d[ref == q] = np.inf
+        o = np.lexsort((ref, d))[:k]
+        out_i.append(ref[o])
+        out_d.append(d[o])
+    return np.array(out_i), np.array(out_d)
+
+
+def many_class_data(kind, n=480, K=12, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    if kind == "gauss":
+        X = rng.normal(size=(n, 5)) + 0.6 * rng.normal(size=(K, 5))[y]
+    elif kind == "grid":  # integer grid: many exactly tied distances
+        X = rng.integers(0, 4, size=(n, 3)).astype(float)
+    else:  # duplicates: every row appears about three times
+        base = rng.normal(size=(n // 3, 4))
+        X = base[rng.integers(0, n // 3, n)]
+    return X, y
+
+
+@pytest.mark.parametrize("kind", ["gauss", "grid", "dups"])
+def test_shared_lists_equal_bruteforce_per_task(kind):
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    X, y = many_class_data(kind)
+    Xp = prepare_rows(X, "euclidean")
+    is_train = np.random.default_rng(1).random(y.size) < 0.7
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: np.flatnonzero(y == c) for c in range(12)}
+    k = 6
+    lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, k, backend="exact")
+    for c in range(12):
+        ref = pool[y[pool] != c]
+        for rows in (test[y[test] != c], ref, anomalies[c]):
+            got_i, got_d2 = lists.lists(c, rows)
+            exp_i, exp_d = brute_lists(X, ref, rows, k)
+            np.testing.assert_array_equal(got_i, exp_i)
+            np.testing.assert_allclose(np.sqrt(got_d2), exp_d, rtol=1e-14, atol=0)
+
+
+@pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
+@pytest.mark.parametrize("kind", ["gauss", "grid", "dups"])
+def test_shared_pass_equals_per_task_computation(protocol, kind):
+    """Every AUROC of the shared pass equals fitting each task's detector on its own training set."""
+    from auditad.metrics import auroc_ci
+    from auditad.protocol.runner import stratified_assignment
+
+    X, y = many_class_data(kind, n=360)
+    dets = [KNNDetector(k=4), LOFDetector(n_neighbors=7)]
+    res = audit_protocol(X, y, protocol=protocol, detectors=dets, repeats=2, leakage_k=None, random_state=3)
+    # redraw the same splits as audit_protocol (same seed sequence) and compute every task directly
+    rng = np.random.default_rng(3)
+    seeds = rng.integers(0, 2**63 - 1, size=2, dtype=np.int64)
+    for s in range(2):
+        is_train = stratified_assignment(y, 12, 0.8, np.random.default_rng(int(seeds[s])))
+        for c in range(12):
+            in_c = y == c
+            normal, anom = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
+            train, test_n = normal & is_train, normal & ~is_train
+            Z = np.vstack([X[test_n], X[anom]])
+            lab = np.r_[np.zeros(test_n.sum()), np.ones(anom.sum())]
+            for d_i, det in enumerate(dets):
+                if train.sum() < det.min_train_size or test_n.sum() == 0:
+                    assert np.isnan(res.auroc[0, d_i, c, s])
+                    continue
+                scores = det.fresh(None).fit(X[train]).score_samples(Z)
+                assert res.auroc[0, d_i, c, s] == auroc_ci(lab, scores).auroc, (s, c, det.name)
+
+
+@pytest.mark.parametrize("n, d, k", [(60, 2, 1), (300, 3, 5), (500, 16, 20), (1500, 64, 35)])
+def test_lof_equals_scikit_learn_without_ties(n, d, k):
+    from sklearn.neighbors import LocalOutlierFactor
+
+    rng = np.random.default_rng(n + d)
+    train, test = rng.normal(size=(n, d)) * 10.0 ** rng.integers(-3, 4), None
+    test = np.vstack([rng.normal(size=(200, d)), rng.normal(size=(20, d)) + 4]) * np.abs(train).max() / 3
+    ours = LOFDetector(n_neighbors=k, backend="exact").fit(train).score_samples(test)
+    ref = -LocalOutlierFactor(n_neighbors=k, novelty=True).fit(train).score_samples(test)
+    np.testing.assert_allclose(ours, ref, rtol=1e-12, atol=0)
+
+
+def test_lof_does_not_depend_on_threads(digits):
+    X, y = digits  # integer pixels: many tied distances
+    a = LOFDetector(n_neighbors=20, n_jobs=1).fit(X[:300]).score_samples(X[300:])
+    b = LOFDetector(n_neighbors=20, n_jobs=2).fit(X[:300]).score_samples(X[300:])
+    np.testing.assert_array_equal(a, b)
+    r1 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=1)], leakage_k=None, random_state=0)
+    r2 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=2)], leakage_k=None, random_state=0)
+    np.testing.assert_array_equal(r1.auroc, r2.auroc)
+
+
+# --------------------------------------------------------------------------- max_test_normals
+def test_stratified_subsample_is_proportional_and_deterministic():
+    from auditad.protocol.runner import stratified_subsample
+
+    labels = np.repeat([0, 1, 2, 3], [500, 300, 150, 50])
+    idx = np.arange(labels.size) * 2
+    for size in (10, 99, 400, 999):
+        a = stratified_subsample(idx, labels, size, np.random.default_rng(0))
+        b = stratified_subsample(idx, labels, size, np.random.default_rng(0))
+        np.testing.assert_array_equal(a, b)
+        assert a.size == size and np.all(np.diff(a) > 0) and np.isin(a, idx).all()
+        counts = np.bincount(labels[a // 2], minlength=4)
+        np.testing.assert_array_less(np.abs(counts - size * np.array([0.5, 0.3, 0.15, 0.05])), 1.0 + 1e-9)
+
+
+def test_max_test_normals_caps_every_detector_and_is_recorded(digits):
+    X, y = digits
+    full = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=None)
+    cap = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    assert (cap.n_neg == 40).all() and (cap.n_neg_available == full.n_neg).all() and cap.test_normals_subsampled
+    assert not full.test_normals_subsampled
+    assert cap.settings["max_test_normals"] == 40 and cap.settings["n_tasks_subsampled"] == 4
+    assert cap.to_dict()["settings"]["n_tasks_subsampled"] == 4
+    np.testing.assert_array_equal(cap.n_pos, full.n_pos)
+    # the DeLong intervals refer to the 40 normals: wider than with all of them
+    assert np.nanmean(cap.ci_high - cap.ci_low) > np.nanmean(full.ci_high - full.ci_low)
+    again = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    np.testing.assert_array_equal(cap.auroc, again.auroc)
+    assert "max_test_normals = 40" in cap.summary_text()
+    with pytest.raises(InvalidInputError, match="max_test_normals"):
+        audit_protocol(X, y, detectors=["knn"], leakage_k=None, max_test_normals=0)
+
+
+# --------------------------------------------------------------------------- PyOD and user detectors
+class _Raises(_Constant):
+    def fit(self, X):
+        raise RuntimeError("boom")
+
+
+class _NaNScores(_Constant):
+    def score_samples(self, X):
+        return np.full(len(X), np.nan)
+
+
+def test_pyod_knn_equals_builtin_knn_on_digits(digits):
+    from pyod.models.knn import KNN
+
+    from auditad.protocol import SIGN_RULES
+
+    X, y = digits
+    kw = dict(leakage_k=None, random_state=0)
+    res = audit_protocol(X, y, detectors=["knn", KNN(n_neighbors=5, method="largest"),
+                                          {"detector": "pyod:KNN", "n_neighbors": 5, "name": "pyod_knn5"}], **kw)
+    np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
+    np.testing.assert_array_equal(res.auroc[0, 2], res.auroc[0, 0])
+    info = res.to_dict()["detectors"]
+    assert info[1]["rule"] == SIGN_RULES["pyod"] and info[1]["method"] == "decision_function"
+    assert info[1]["score_sign"] == 1 and info[0]["rule"].startswith("built-in")
+
+
+@pytest.mark.parametrize("name", ["pyod:ECOD", "pyod:COPOD", "pyod:IForest"])
+def test_pyod_detectors_run_and_match_a_task_computed_by_hand(name, digits):
+    import pickle
+
+    from sklearn.metrics import roc_auc_score
+
+    from auditad.protocol import make_detector
+
+    X, y = digits
+    split = np.where(np.arange(y.size) % 5 == 0, "test", "train")
+    det = make_detector(name if name != "pyod:IForest" else {"detector": name, "n_estimators": 30})
+    det = pickle.loads(pickle.dumps(det))  # picklable for parallel and Dask runs
+    res = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0, n_jobs=2)
+    assert np.isfinite(res.auroc).all()
+    test = split == "test"
+    c = res.classes[1]
+    train, tn, an = (y != c) & ~test, (y != c) & test, (y == c) & test
+    if "random_state" in det.estimator.get_params():  # seeded per task: same seed, same table
+        again = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0)
+        np.testing.assert_array_equal(res.auroc, again.auroc)
+        return
+    model = det.fresh(None).estimator.fit(X[train])
+    s = model.decision_function(np.vstack([X[tn], X[an]]))
+    expected = roc_auc_score(np.r_[np.zeros(tn.sum()), np.ones(an.sum())], s)
+    assert res.auroc[0, 0, 1, 0] == pytest.approx(expected, abs=1e-12)
+
+
+def test_pyod_with_score_samples_is_not_negated():
+    """0.1 negated PyOD models that also had score_samples (scikit-learn's is_outlier_detector is true)."""
+    from pyod.models.knn import KNN
+
+    from auditad.protocol import Detector as Det
+
+    class KNNWithScoreSamples(KNN):
+        def score_samples(self, X):
+            return -self.decision_function(X)
+
+    det = Det(KNNWithScoreSamples(n_neighbors=3))
+    assert (det.method, det.method_, det.score_sign) == (None, "decision_function", 1)
+    X, y = core_far_benchmark(n=30)
+    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=None,
+                         random_state=0)
+    np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("pyod:NotAThing", "unknown PyOD detector"),
+    ("pyod:__import__('os')", "unknown PyOD detector"),
+    ({"detector": "pyod:KNN", "n_neighbors": [1, 2]}, "must be a number"),
+    ({"detector": "pyod:KNN", "bogus": 1}, "bad parameters"),
+    ({"detector": "knn", "bogus": 1}, "no parameter"),
+    ({"n_neighbors": 3}, "needs 'detector'"),
+])
+def test_make_detector_bad_specs(spec, match):
+    from auditad.protocol import make_detector
+
+    with pytest.raises(InvalidInputError, match=match):
+        make_detector(spec)
+
+
+def test_detector_failures_name_detector_and_task():
+    X, y = core_far_benchmark(n=20)
+    with pytest.raises(InvalidInputError, match=r"'_Raises' raised RuntimeError in fit \(representation 'X', class"):
+        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
+    with pytest.raises(InvalidInputError, match=r"'_NaNScores' contains .* NaN.*\(representation 'X', class 0, repeat 0\)"):
+        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=None,
+                       random_state=0)
+    with pytest.raises(InvalidInputError, match="neither score_samples"):
+        Detector(object.__new__(type("OnlyFit", (), {"fit": lambda self, X: self})))
+
+
+def test_shared_lists_majority_fallback_is_exact():
+    """Rows whose 2k list is mostly one other class (that class's task needs the second search)."""
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    rng = np.random.default_rng(7)
+    centres = rng.normal(scale=10, size=(6, 3))
+    y = np.repeat(np.arange(6), 40)
+    X = centres[y] + rng.normal(size=(y.size, 3))
+    X[y == 0] = centres[1] + rng.normal(size=(40, 3))  # class 0 sits inside class 1
+    is_train = np.arange(y.size) % 3 != 0
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: np.flatnonzero(y == c) for c in range(6)}
+    lists = LeaveOneOutLists(prepare_rows(X, "euclidean"), y, pool, np.r_[test, pool], anomalies, 5,
+                             backend="exact")
+    assert lists.n_short > 10
+    for c in range(6):
+        ref = pool[y[pool] != c]
+        for rows in (test[y[test] != c], ref, anomalies[c]):
+            got_i, _ = lists.lists(c, rows)
+            np.testing.assert_array_equal(got_i, brute_lists(X, ref, rows, 5)[0])

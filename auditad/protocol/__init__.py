@@ -1,0 +1,93 @@
+"""Class-split protocol audit: per-class AUROC, dispersion, near-random, inversion, direction instability.
+
+A labelled benchmark with K semantic classes is turned into K anomaly-detection
+tasks:
+
+``leave_one_class_out`` ("K−1 vs 1")
+    for each class c the anomalies are class c and the normals are all other
+    classes; the detector is fitted on a train split of the normals and scores
+    the held-out normals and the anomalies.
+``one_class`` ("1 vs K−1")
+    for each class c the normals are class c and the anomalies are all other
+    classes.
+
+Per (representation, detector) the K values AUROC(c) are summarised by their
+dispersion and by three rates (:func:`instability_rates`):
+
+.. math::
+
+    d(c) = \\begin{cases} 0 & |\\mathrm{AUROC}(c) - \\tfrac12| \\le \\varepsilon \\\\
+           \\operatorname{sign}(\\mathrm{AUROC}(c) - \\tfrac12) & \\text{otherwise} \\end{cases}
+
+    \\rho_{rnd}(\\varepsilon) = \\tfrac1K \\sum_c \\mathbb 1[|\\mathrm{AUROC}(c) - \\tfrac12| \\le \\varepsilon],\\quad
+    \\rho_{inv} = \\tfrac1K \\sum_c \\mathbb 1[\\mathrm{AUROC}(c) < \\tfrac12],
+
+    \\rho_{dir}(\\varepsilon) = 1 - \\tfrac1K \\max(\\#\\{c: d(c)=+1\\}, \\#\\{c: d(c)=-1\\}).
+
+Modules: :mod:`~auditad.protocol.rates` (the statistics, Spearman),
+:mod:`~auditad.protocol.detectors` (detectors, sign rules, resolution by name),
+:mod:`~auditad.protocol.neighbours` and :mod:`~auditad.protocol.shared` (exact
+neighbour lists, one pass for all tasks), :mod:`~auditad.protocol.runner`
+(:func:`audit_protocol`), :mod:`~auditad.protocol.result` (:class:`ProtocolResult`).
+
+References
+----------
+.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection".
+"""
+
+from .detectors import (
+    BACKENDS,
+    BUILTIN_DETECTORS,
+    BaseDetector,
+    Detector,
+    IsolationForestDetector,
+    KNNDetector,
+    LOFDetector,
+    PYOD_DETECTORS,
+    SIGN_RULES,
+    detector_info,
+    is_pyod_detector,
+    make_detector,
+    is_sklearn_outlier_detector,
+    resolve_detectors,
+)
+from .rates import (
+    DegenerateCorrelationWarning,
+    InstabilityResult,
+    SpearmanResult,
+    check_epsilon,
+    instability_rates,
+    spearman_correlation,
+)
+from .result import MEAN, SUMMARY_KEYS, ProtocolResult
+from .runner import DEFAULT_MAX_TEST_NORMALS, PROTOCOLS, audit_protocol
+
+__all__ = [
+    "PROTOCOLS",
+    "BUILTIN_DETECTORS",
+    "BACKENDS",
+    "DEFAULT_MAX_TEST_NORMALS",
+    "MEAN",
+    "SUMMARY_KEYS",
+    "BaseDetector",
+    "KNNDetector",
+    "IsolationForestDetector",
+    "LOFDetector",
+    "Detector",
+    "PYOD_DETECTORS",
+    "SIGN_RULES",
+    "is_pyod_detector",
+    "make_detector",
+    "resolve_detectors",
+    "detector_info",
+    "is_sklearn_outlier_detector",
+    "InstabilityResult",
+    "instability_rates",
+    "check_epsilon",
+    "SpearmanResult",
+    "spearman_correlation",
+    "DegenerateCorrelationWarning",
+    "ProtocolResult",
+    "audit_protocol",
+]

@@ -1,0 +1,202 @@
+"""Exact neighbour lists of the protocol's kNN and LOF detectors, shared by every class-split task.
+
+One definition of "the k nearest training normals" serves the standalone
+detectors and the shared pass of :func:`~auditad.protocol.audit_protocol`:
+
+* the distance of a pair (q, r) is the float64 value
+  :math:`\\sqrt{\\sum_j (r_j - q_j)^2}` (cosine: :math:`\\tfrac12\\lVert\\hat r - \\hat q\\rVert^2 = 1 - \\cos`
+  on unit rows), computed by one function (:func:`pair_sq_distances`) from the
+  rows' values, so it does not depend on which other rows are in the
+  reference set;
+* the neighbours are the k smallest distances, ties broken by the smaller row
+  index (global sample index in an audit), so results do not depend on the
+  thread count;
+* candidates come from :func:`auditad._neighbors.kneighbors` with a margin;
+  a row is accepted when its k-th distance lies below the margin's last
+  engine distance minus a rigorous rounding bound, else it is recomputed
+  against every reference row (exact brute force).
+
+References
+----------
+.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2 (K−1 vs 1 protocol with kNN and LOF detectors).
+.. [2] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+       density-based local outliers", ACM SIGMOD 2000.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+__all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "to_distance", "lof_tables", "lof_scores"]
+
+METRICS = ("euclidean", "cosine")
+_U64 = float(np.finfo(np.float64).eps) / 2.0
+
+
+def prepare_rows(X: np.ndarray, metric: str) -> np.ndarray:
+    """float64 C-contiguous rows; unit rows for ``metric="cosine"`` (all-zero rows rejected)."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if metric == "cosine":
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        if np.any(norms == 0):
+            raise InvalidInputError(f"X has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); cosine "
+                                    "distance is undefined for it")
+        X = X / norms[:, None]
+    return X
+
+
+def to_distance(d2: np.ndarray, metric: str) -> np.ndarray:
+    """Squared euclidean distances of prepared rows -> the metric's distance."""
+    return 0.5 * d2 if metric == "cosine" else np.sqrt(d2)
+
+
+def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """float64 squared distances ``|X[cand[i, j]] - X[q[i]]|²`` (the one formula every path uses).
+
+    Each value is the row sum (``einsum('ij,ij->i')`` over a contiguous difference
+    row) of one pair, so it depends only on the two rows' values.
+    """
+    m, c = cand.shape
+    out = np.empty((m, c), dtype=np.float64)
+    d = X.shape[1]
+    step = max(1, int(2**22 // max(c * d, 1)))
+    for a in range(0, m, step):
+        b = min(a + step, m)
+        diff = X[cand[a:b].ravel()]
+        diff -= np.repeat(X[q[a:b]], c, axis=0)
+        out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
+    return out
+
+
+def _sort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
+    """Per-row order by (d2, index)."""
+    o1 = np.argsort(cand, axis=1, kind="stable")
+    o2 = np.argsort(np.take_along_axis(d2, o1, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(o1, o2, axis=1)
+
+
+def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, exclude_self: bool = True,
+            backend: str = "auto", n_jobs=None, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Prepared rows (:func:`prepare_rows`).
+    ref : ndarray of int, sorted ascending
+        Indices of the reference rows.
+    queries : ndarray of int
+        Indices of the query rows.
+    k : int
+        Neighbours per query; lists that run out of reference rows are padded
+        with index −1 and squared distance inf.
+    exclude_self : bool, default True
+        A query that is itself a reference row is not its own neighbour (a
+        duplicate at distance 0 is kept).
+    backend : {"auto", "exact", "approximate"}
+        Backend of :func:`auditad._neighbors.kneighbors` for the candidates.
+        With the exact backend the result is exact; with the approximate one
+        the candidates are only re-ranked.
+
+    Returns
+    -------
+    idx : ndarray of shape (m, k), int64
+        Global row indices (−1 = none).
+    d2 : ndarray of shape (m, k), float64
+        Squared euclidean distances of the prepared rows.
+    """
+    from .._neighbors import kneighbors
+
+    ref = np.asarray(ref, dtype=np.int64)
+    queries = np.asarray(queries, dtype=np.int64)
+    m, n_ref = queries.size, ref.size
+    idx = np.full((m, k), -1, dtype=np.int64)
+    d2 = np.full((m, k), np.inf)
+    if m == 0 or n_ref == 0 or k == 0:
+        return idx, d2
+    kk = min(n_ref, k + int(exclude_self) + max(8, k // 2))
+    res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
+                     random_state=random_state)
+    cand = ref[res.indices]
+    cd2 = pair_sq_distances(X, queries, cand)
+    if exclude_self:
+        cd2[cand == queries[:, None]] = np.inf
+    order = _sort_rows(cd2, cand)[:, :k]
+    top = np.take_along_axis(cand, order, axis=1)
+    topd = np.take_along_axis(cd2, order, axis=1)
+    kk_eff = min(k, top.shape[1])
+    idx[:, :kk_eff], d2[:, :kk_eff] = top[:, :kk_eff], topd[:, :kk_eff]
+    idx[~np.isfinite(d2)] = -1
+    if kk >= n_ref or res.backend != "exact":
+        return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)
+    # certificate: every non-candidate r has engine distance >= e_last, and the engine's (centred)
+    # squared distance differs from the pair formula by at most tol, so its d2 >= e_last^2 - tol
+    mu = X[ref].mean(axis=0)
+    rmax = float(np.sqrt(np.max(np.einsum("ij,ij->i", X[ref] - mu, X[ref] - mu))))
+    qn = np.sqrt(np.einsum("ij,ij->i", X[queries] - mu, X[queries] - mu))
+    gamma = 8.0 * (X.shape[1] + 10) * _U64
+    tol = gamma * (qn + 2.0 * rmax) ** 2
+    last = res.distances[:, -1] ** 2
+    kth = d2[:, k - 1]
+    bad = np.flatnonzero(~(kth < last - tol))
+    for i in bad:  # near-ties at the candidate boundary: brute force over every reference row
+        row = pair_sq_distances(X, queries[i:i + 1], ref[None, :])[0]
+        if exclude_self:
+            row[ref == queries[i]] = np.inf
+        o = np.argsort(row, kind="stable")[:k]  # ref is sorted: stable order = ties by index
+        idx[i] = -1
+        d2[i] = np.inf
+        idx[i, :o.size], d2[i, :o.size] = ref[o], row[o]
+        idx[i, ~np.isfinite(d2[i])] = -1
+    return idx, d2
+
+
+def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndarray:
+    r"""Local outlier factor of query rows from neighbour lists (higher = more anomalous).
+
+    .. math::
+
+        \mathrm{reach}_k(x, o) = \max\{d_k(o), d(x, o)\},\quad
+        \mathrm{lrd}(x) = \Big(\tfrac1k\sum_{o\in N_k(x)} \mathrm{reach}_k(x, o) + 10^{-10}\Big)^{-1},\quad
+        \mathrm{LOF}(x) = \tfrac1k\sum_{o\in N_k(x)} \frac{\mathrm{lrd}(o)}{\mathrm{lrd}(x)},
+
+    with the training rows' own lists (self excluded) for d_k(o) and lrd(o); the
+    1e-10 and the order of the operations are scikit-learn's
+    (``LocalOutlierFactor(novelty=True).score_samples`` negated).
+
+    Parameters
+    ----------
+    tables : callable
+        Maps global indices of training rows to their ``(k-distance, lrd)``
+        (built by :func:`lof_tables` from the training rows' own lists).
+    query_d, query_idx_nb : ndarray of shape (m, k)
+        The queries' neighbour distances and global indices.
+    """
+    kd, lrd = tables(query_idx_nb)
+    reach = np.maximum(query_d, kd)
+    lrd_q = 1.0 / (np.mean(reach, axis=1) + 1e-10)
+    return np.mean(lrd / lrd_q[:, np.newaxis], axis=1)
+
+
+def lof_tables(n_total: int, train_rows: np.ndarray, train_d: np.ndarray, train_nb: np.ndarray):
+    """k-distance and lrd of each training row, as a lookup by global index (see :func:`lof_scores`)."""
+    kdist = np.full(n_total, np.nan)
+    kdist[train_rows] = train_d[:, -1]
+    reach = np.maximum(train_d, kdist[train_nb])
+    lrd = np.full(n_total, np.nan)
+    lrd[train_rows] = 1.0 / (np.mean(reach, axis=1) + 1e-10)
+    return LOFTables(kdist, lrd)
+
+
+class LOFTables:
+    """k-distance and lrd by global row index; calling it with indices returns both (picklable)."""
+
+    def __init__(self, kdist: np.ndarray, lrd: np.ndarray):
+        self.kdist = kdist
+        self.lrd = lrd
+
+    def __call__(self, nb: np.ndarray):
+        return self.kdist[nb], self.lrd[nb]

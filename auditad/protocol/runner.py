@@ -1,0 +1,594 @@
+"""The class-split protocol run: splits, tasks, one neighbour pass per repeat, AUROC with DeLong intervals.
+
+References
+----------
+.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
+.. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas
+       under two or more correlated receiver operating characteristic curves:
+       a nonparametric approach", Biometrics 44(3), 837–845, 1988.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from .._progress import Progress
+from .._rng import check_random_state
+from .._validation import (
+    check_choice,
+    check_embeddings,
+    check_int,
+    check_k,
+    check_labels,
+    check_probability,
+    check_same_length,
+    check_scores,
+    describe,
+)
+from ..errors import AuditadWarning, InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from .detectors import (
+    BACKENDS,
+    BUILTIN_DETECTORS,
+    Detector,
+    KNNDetector,
+    LOFDetector,
+    NeighbourDetector,
+    detector_info,
+    resolve_detectors,
+)
+from .neighbours import lof_tables, prepare_rows, to_distance
+from .rates import DegenerateCorrelationWarning, check_epsilon
+from .result import MEAN, ProtocolResult
+from .shared import LeaveOneOutLists, one_class_lists
+
+__all__ = ["PROTOCOLS", "DEFAULT_MAX_TEST_NORMALS", "audit_protocol", "check_representations", "check_split",
+           "stratified_assignment", "stratified_subsample"]
+
+PROTOCOLS = ("leave_one_class_out", "one_class")
+
+#: Default cap on the test normals scored per task. Isolation Forest scores every test normal of
+#: every task (the remaining K × n term once neighbours are shared); with 10 000 normals per task
+#: a 1M-sample, 1000-class audit scores about 1000 × (10 000 + 1 000) points per detector instead
+#: of 1000 × 200 000, while the normals' share of the DeLong standard error of AUROC(c) stays below
+#: √(1/(4·10⁴)) = 0.005 (≈ 0.003 near AUROC = ½) — small next to the class-to-class spread the audit measures.
+DEFAULT_MAX_TEST_NORMALS = 10_000
+
+
+@dataclass
+class _Task:
+    c: int
+    s: int
+    train_idx: np.ndarray
+    test_idx: np.ndarray
+    y_test: np.ndarray
+    seed: int
+    runnable: tuple  # detector indices
+
+
+# --------------------------------------------------------------------------- input handling
+def check_representations(representations) -> dict:
+    """``representations`` (array or mapping name -> array) as a dict of checked float64 arrays."""
+    if isinstance(representations, Mapping):
+        if len(representations) == 0:
+            raise InvalidInputError("representations is an empty mapping: give at least one (n, d) array")
+        out = {}
+        for name, X in representations.items():
+            if not isinstance(name, str):
+                raise InvalidInputError(f"representation names must be strings, got {describe(name)}")
+            out[name] = check_embeddings(X, name=f"representations[{name!r}]")
+        return out
+    return {"X": check_embeddings(representations, name="representations")}
+
+
+def check_split(split, n: int) -> np.ndarray:
+    """User split -> bool array, True = train."""
+    arr = np.asarray(split)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise InvalidInputError(f"split must be 1-D with one entry per sample ({n}), got shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        is_train = arr.astype(bool)
+    elif arr.dtype.kind in "US" or arr.dtype == object:
+        vals = np.char.lower(arr.astype(str))
+        bad = sorted(set(vals.tolist()) - {"train", "test"})
+        if bad:
+            raise InvalidInputError(f"split must hold 'train'/'test' (or booleans, True = train), got {bad[:5]}")
+        is_train = vals == "train"
+    elif arr.dtype.kind in "iuf":
+        bad = sorted(set(np.unique(arr).tolist()) - {0, 1})
+        if bad:
+            raise InvalidInputError(f"split must hold 0/1 (1 = train), 'train'/'test' or booleans, got {bad[:5]}")
+        is_train = arr == 1
+    else:
+        raise InvalidInputError(f"split must be booleans, 0/1 or 'train'/'test', got dtype {arr.dtype}")
+    if is_train.all() or not is_train.any():
+        raise InvalidInputError("split must contain both train and test samples")
+    return is_train
+
+
+def stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng: np.random.Generator) -> np.ndarray:
+    """Random train/test assignment of every sample, stratified by class (True = train)."""
+    is_train = np.zeros(y_idx.size, dtype=bool)
+    for c in range(K):
+        members = np.flatnonzero(y_idx == c)
+        n_c = members.size
+        n_tr = int(round(train_fraction * n_c))
+        if n_c >= 2:
+            n_tr = min(max(n_tr, 1), n_c - 1)
+        is_train[rng.permutation(members)[:n_tr]] = True
+    return is_train
+
+
+def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
+    """``size`` of the rows ``idx`` without replacement, stratified by ``labels`` (sorted indices).
+
+    Each class gets ⌊size · n_j / N⌋ rows and the remaining rows go to the
+    largest fractional parts (ties by class order); rows within a class are a
+    uniform draw.
+    """
+    if size >= idx.size:
+        return idx
+    cls, counts = np.unique(labels, return_counts=True)
+    exact = size * counts / idx.size
+    quota = np.floor(exact).astype(np.int64)
+    rest = size - int(quota.sum())
+    if rest > 0:
+        quota[np.argsort(-(exact - quota), kind="stable")[:rest]] += 1
+    out = [rng.choice(idx[labels == c], size=int(q), replace=False) for c, q in zip(cls, quota) if q > 0]
+    return np.sort(np.concatenate(out)) if out else idx[:0]
+
+
+def _need_param(det) -> str:
+    if isinstance(det, KNNDetector):
+        return f"k={det.k}"
+    if isinstance(det, LOFDetector):
+        return f"n_neighbors={det.n_neighbors}"
+    if isinstance(det, Detector):
+        return f"min_train_size={det.min_train_size}"
+    return f"min_train_size={det.min_train_size}"
+
+
+# --------------------------------------------------------------------------- scoring
+def _auroc_of(scores, y_test, ci_level):
+    from ..metrics import auroc_ci
+
+    constant = bool(np.all(scores == scores[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
+        res = auroc_ci(y_test, scores, level=ci_level)
+    return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant)
+
+
+def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""):
+    """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
+    det = detector.fresh(seed)
+    for step, call in (("fit", lambda: det.fit(X[train_idx])), ("scoring", lambda: det.score_samples(X[test_idx]))):
+        try:
+            out = call()
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{exc}{where}") from exc
+        except Exception as exc:
+            raise InvalidInputError(f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: "
+                                    f"{exc}") from exc
+    scores = out
+    scores = check_scores(scores, name=f"scores of detector {detector.name!r}{where}")
+    if scores.shape[0] != test_idx.size:
+        raise InvalidInputError(
+            f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}")
+    return _auroc_of(scores, y_test, ci_level)
+
+
+def _lof_tables_reached(get_rows, q_nb, k, metric, n_total):
+    """LOF tables (k-distance, lrd) of the training rows that the queries' lists reach.
+
+    lrd(o) needs o's own list and the k-distances of o's neighbours, so two
+    rings around the queries suffice; every value equals the one computed from
+    all training rows (:func:`~auditad.protocol.neighbours.lof_tables`).
+    """
+    from .neighbours import LOFTables
+
+    ring1 = np.unique(q_nb[q_nb >= 0])
+    i1, d1 = get_rows(ring1)
+    i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
+    ring2 = np.setdiff1d(np.unique(i1[i1 >= 0]), ring1, assume_unique=True)
+    kdist = np.full(n_total, np.nan)
+    kdist[ring1] = d1[:, -1]
+    if ring2.size:
+        _, d2 = get_rows(ring2)
+        kdist[ring2] = to_distance(d2[:, k - 1], metric)
+    lrd = np.full(n_total, np.nan)
+    lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
+    return LOFTables(kdist, lrd)
+
+
+def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level):
+    """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass."""
+    kmax = max(dets[d].n_needed for d in group)
+    tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
+    if not tasks_s:
+        return {}
+    out = {}
+    if protocol == "leave_one_class_out":
+        pool = np.unique(np.concatenate([t.train_idx for t in tasks_s] + [np.empty(0, np.int64)]))
+        normals = [t.test_idx[t.y_test == 0] for t in tasks_s]
+        rows = np.concatenate(normals + ([t.train_idx for t in tasks_s] if need_train else []))
+        anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks_s}
+        lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs)
+        get = lists.lists
+    for t in tasks_s:
+        if protocol == "leave_one_class_out":
+            q_i, q_d2 = get(t.c, t.test_idx)
+            tr = None
+        else:
+            rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
+            a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs)
+            m = t.test_idx.size
+            q_i, q_d2 = a_i[:m], a_d2[:m]
+            tr = (a_i[m:], a_d2[m:]) if need_train else None
+        q_d = to_distance(q_d2, metric)
+        for d in group:
+            if d not in t.runnable:
+                continue
+            det = dets[d]
+            if isinstance(det, KNNDetector):
+                scores = det.score_from_neighbours(q_d)
+            else:
+                k = det.n_needed
+                if tr is None:  # K-1 vs 1: lrd only of the training rows the queries reach (same numbers)
+                    tables = _lof_tables_reached(lambda rows, c=t.c: get(c, rows), q_i[:, :k], k, metric,
+                                                 Xp.shape[0])
+                else:
+                    tables = lof_tables(Xp.shape[0], t.train_idx, to_distance(tr[1][:, :k], metric), tr[0][:, :k])
+                scores = det.score_from_neighbours(tables, q_d, q_i)
+            out[(d, t.c)] = _auroc_of(scores, t.y_test, ci_level)
+    return out
+
+
+# --------------------------------------------------------------------------- main entry point
+def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
+                   detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
+                   train_fraction: float = 0.8, split=None, contamination: float | None = None,
+                   max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
+                   repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, ci_level: float = 0.95,
+                   backend: str = "auto", n_jobs: int = 1, progress: bool = False,
+                   random_state=None) -> ProtocolResult:
+    r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
+
+    For every class c:
+
+    * ``protocol="leave_one_class_out"`` ("K−1 vs 1"): normals = all samples
+      not in c, anomalies = class c;
+    * ``protocol="one_class"`` ("1 vs K−1"): normals = class c, anomalies = the rest.
+
+    The normals are split into train and test (a random split stratified by
+    class with ``train_fraction``, or the user's ``split``); each detector is
+    fitted on the train normals and scores the test normals and the anomalies,
+    giving AUROC(c) with a DeLong interval and a two-sided test of AUROC = ½
+    (:func:`auditad.metrics.auroc_ci`). With a random split the anomalies are
+    every sample of the anomalous class(es) (they are never trained on); with a
+    user ``split`` only its test samples are used. ``contamination`` subsamples
+    the anomalies to that share of the test set, ``max_test_normals`` caps the
+    test normals of a task (stratified by class). With ``repeats > 1`` new
+    splits (and subsamples and detector seeds) are drawn; AUROC(c) is the mean
+    over repeats and the split-to-split spread is reported. Per (representation,
+    detector), and for the detector-mean AUROC(c) (``"mean"``):
+
+    .. math::
+
+        \sigma^2_{AUC} = \tfrac1K\sum_c(\mathrm{AUROC}(c)-\overline{\mathrm{AUROC}})^2,\quad
+        \rho_{rnd}(\varepsilon),\ \rho_{inv},\ \rho_{dir}(\varepsilon)\ \text{(see } instability\_rates\text{)},
+
+    plus the per-class leakage :math:`L_k(c)` next to AUROC(c) and their
+    Spearman rank correlation over classes.
+
+    The kNN and LOF detectors of all K tasks of a (representation, repeat)
+    are served by one shared exact neighbour pass
+    (:mod:`auditad.protocol.shared`); the result equals fitting each task's
+    detector separately (same distances, ties by index).
+
+    Parameters
+    ----------
+    representations : array-like of shape (n, d) or dict of str -> array-like
+        One or several representations of the same n samples (e.g. pixels and
+        PCA), audited on the same splits and compared side by side.
+    y : array-like of shape (n,)
+        Semantic class labels (at least 2 classes).
+    protocol : {"leave_one_class_out", "one_class"}
+    detectors : sequence
+        Built-in names ``"knn"``, ``"iforest"``, ``"lof"``, detector objects
+        (:class:`KNNDetector`, :class:`IsolationForestDetector`, :class:`LOFDetector`,
+        :class:`Detector`), or any object with ``fit(X)`` / ``score_samples(X)``
+        (see :func:`resolve_detectors` for the sign rules; the sign used is
+        recorded in ``detector_info``).
+    k : int, default 5
+        k of the built-in ``"knn"`` detector.
+    epsilon : float, default 0.05
+        Near-random half-width ε in [0, ½).
+    train_fraction : float, default 0.8
+        Share of each normal class used for training (random split).
+    split : array-like of shape (n,), optional
+        User split: booleans (True = train), 0/1 (1 = train) or "train"/"test".
+        Repeats then vary only the subsamples and the detector seeds.
+    contamination : float in (0, 1), optional
+        Target share of anomalies in each test set; anomalies are subsampled to
+        ``round(contamination / (1 - contamination) * n_test_normals)`` (at least 1).
+        Too few anomalies -> all are used, with a warning.
+    max_test_normals : int or None, default 10 000
+        Per task, at most this many test normals are scored: a subsample
+        stratified by class, drawn from the seed; ``n_neg`` and the DeLong
+        intervals refer to the subsample and ``n_neg_available`` keeps the
+        full count. None scores every test normal. See
+        :data:`DEFAULT_MAX_TEST_NORMALS` for the choice of the default.
+    repeats : int, default 1
+    leakage_k : int or None, default 10
+        k of the per-class leakage L_k(c); ``None`` skips the leakage.
+    leakage_results : mapping of representation name -> LeakageResult, optional
+        Leakage already computed on the same samples with ``leakage_k`` among
+        its ``ks``; used instead of a second neighbour search.
+    ci_level : float, default 0.95
+        Confidence level; ``rho_nonsig`` is the share of classes whose p-value
+        is ≥ 1 − ci_level (AUROC(c) not distinguishable from ½).
+    backend : {"auto", "exact", "approximate"}
+        kNN backend of the ``"knn"`` and ``"lof"`` detectors and of the leakage.
+    n_jobs : int, default 1
+        Parallel tasks (joblib) of the detectors without shared neighbours;
+        -1 = all cores. Results do not depend on it.
+    progress : bool, default False
+        Print a progress line on stderr.
+    random_state : None, int or Generator
+
+    Returns
+    -------
+    ProtocolResult
+
+    Raises
+    ------
+    InvalidInputError
+        Bad input (ε outside [0, ½), a detector without ``score_samples``, ...),
+        or a detector that could not be evaluated on any task (e.g. ``k=500``
+        with fewer than 500 training normals per task).
+
+    Warns
+    -----
+    SkippedItemWarning
+        A class too small to split, or too few training normals for a
+        detector: that AUROC is nan and the class is left out of the rates.
+    UndefinedValueWarning
+        A detector gave constant scores (AUROC = ½ by the ties convention).
+    DegenerateCorrelationWarning
+        L_k(c) or AUROC(c) has fewer than 3 distinct values: the Spearman
+        correlation is nan with a reason.
+
+    See Also
+    --------
+    instability_rates : the statistics of one AUROC vector.
+    ProtocolResult : the result and its summaries.
+    auditad.leakage.leakage : the per-class leakage L_k(c).
+
+    References
+    ----------
+    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+           Detection", §2.
+    .. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the
+           areas under two or more correlated receiver operating characteristic
+           curves: a nonparametric approach", Biometrics 44(3), 837–845, 1988.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_digits
+    >>> X, y = load_digits(return_X_y=True)
+    >>> res = audit_protocol(X[:400], y[:400], detectors=["knn"], leakage_k=None, random_state=0)
+    >>> 0.0 <= res.to_dict()["mean"]["rho_dir"] <= 1.0
+    True
+    """
+    reps = check_representations(representations)
+    y = check_labels(y, name="y", min_classes=2)
+    n = y.shape[0]
+    for name, X in reps.items():
+        check_same_length(X, y, names=(f"representations[{name!r}]" if len(reps) > 1 or name != "X"
+                                       else "representations", "y"))
+    check_choice(protocol, PROTOCOLS, name="protocol")
+    epsilon = check_epsilon(epsilon)
+    k = check_int(k, name="k", low=1)
+    check_choice(backend, BACKENDS, name="backend")
+    train_fraction = check_probability(train_fraction, name="train_fraction", open_interval=True)
+    if contamination is not None:
+        contamination = check_probability(contamination, name="contamination", open_interval=True)
+    if max_test_normals is not None:
+        max_test_normals = check_int(max_test_normals, name="max_test_normals", low=1)
+    repeats = check_int(repeats, name="repeats", low=1)
+    if leakage_k is not None:
+        leakage_k = check_k(leakage_k, n, name="leakage_k")
+    ci_level = check_probability(ci_level, name="ci_level", open_interval=True)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
+    user_split = None if split is None else check_split(split, n)
+    dets = resolve_detectors(detectors, k=k, backend=backend)
+    rng = check_random_state(random_state)
+
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K, R, D, S = classes.size, len(reps), len(dets), repeats
+    rep_names = tuple(reps)
+    det_names = tuple(d.name for d in dets)
+
+    # ---- draw every split, subsample and seed up front (results do not depend on n_jobs)
+    repeat_seeds = rng.integers(0, 2**63 - 1, size=S, dtype=np.int64)
+    tasks: list[_Task] = []
+    n_pos = np.zeros((K, S), dtype=np.int64)
+    n_neg = np.zeros((K, S), dtype=np.int64)
+    n_neg_avail = np.zeros((K, S), dtype=np.int64)
+    max_train = np.zeros(D, dtype=np.int64)
+    skipped: list[dict] = []
+    skip_warnings: dict[str, list] = {}
+    short_anomalies = []
+
+    def skip(c, s, reason, dets_=None):
+        for d_i in (range(D) if dets_ is None else dets_):
+            for r_name in rep_names:
+                skipped.append({"representation": r_name, "detector": det_names[d_i], "class": classes[c].item(),
+                                "repeat": s, "reason": reason})
+        skip_warnings.setdefault(reason, []).append(classes[c].item())
+
+    for s in range(S):
+        g = np.random.default_rng(int(repeat_seeds[s]))
+        is_train = user_split if user_split is not None else stratified_assignment(y_idx, K, train_fraction, g)
+        class_seeds = g.integers(0, 2**31 - 1, size=(K, 2))
+        for c in range(K):
+            in_c = y_idx == c
+            normal, anomalous = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
+            train_idx = np.flatnonzero(normal & is_train)
+            test_norm = np.flatnonzero(normal & ~is_train)
+            anom = np.flatnonzero(anomalous & (~is_train if user_split is not None else True))
+            if protocol == "one_class" and in_c.sum() < 2:
+                skip(c, s, f"class has {int(in_c.sum())} sample(s): too few to split into train and test normals")
+                continue
+            if train_idx.size == 0 or test_norm.size == 0:
+                skip(c, s, f"no {'training' if train_idx.size == 0 else 'test'} normals in the split")
+                continue
+            if anom.size == 0:
+                skip(c, s, "no anomalies in the test split")
+                continue
+            n_avail = test_norm.size
+            if max_test_normals is not None and test_norm.size > max_test_normals:
+                sub = np.random.default_rng([int(class_seeds[c, 0]), 1])
+                test_norm = stratified_subsample(test_norm, y_idx[test_norm], max_test_normals, sub)
+            if contamination is not None:
+                target = max(1, int(round(contamination / (1.0 - contamination) * test_norm.size)))
+                if target <= anom.size:
+                    sub = np.random.default_rng(int(class_seeds[c, 0]))
+                    anom = np.sort(sub.choice(anom, size=target, replace=False))
+                else:
+                    short_anomalies.append((classes[c].item(), anom.size, target))
+            test_idx = np.concatenate([test_norm, anom])
+            y_test = np.concatenate([np.zeros(test_norm.size, np.int8), np.ones(anom.size, np.int8)])
+            n_pos[c, s], n_neg[c, s], n_neg_avail[c, s] = anom.size, test_norm.size, n_avail
+            max_train = np.maximum(max_train, train_idx.size)
+            too_small = [d_i for d_i, det in enumerate(dets) if train_idx.size < det.min_train_size]
+            if too_small:
+                skip(c, s, "too few training normals for the detector", too_small)
+            runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
+            if runnable:
+                tasks.append(_Task(c, s, train_idx, test_idx, y_test, int(class_seeds[c, 1]), runnable))
+
+    # ---- nothing to evaluate is bad input, not an all-nan table
+    for d_i, det in enumerate(dets):
+        if not any(d_i in t.runnable for t in tasks):
+            reasons = sorted({row["reason"] for row in skipped if row["detector"] == det.name})
+            if reasons == ["too few training normals for the detector"]:
+                raise InvalidInputError(
+                    f"audit_protocol: detector {det.name!r} could not be evaluated on any class: it needs at least "
+                    f"{det.min_train_size} training normals ({_need_param(det)}) and the largest training set has "
+                    f"{int(max_train[d_i])}; use a smaller value")
+            raise InvalidInputError(f"audit_protocol: no class-split task could be evaluated for detector "
+                                    f"{det.name!r}: {'; '.join(reasons)}")
+    for reason, cls in skip_warnings.items():
+        uniq = sorted(set(cls), key=lambda v: (str(type(v)), v))
+        warnings.warn(f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
+                      "are left out of the rates", SkippedItemWarning, stacklevel=2)
+    if short_anomalies:
+        c0, have, want = short_anomalies[0]
+        warnings.warn(f"audit_protocol: contamination={contamination} needs more anomalies than available for "
+                      f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
+                      AuditadWarning, stacklevel=2)
+
+    # ---- run the tasks: neighbour detectors from one pass per (representation, repeat, metric/backend)
+    shape = (R, D, K, S)
+    auroc = np.full(shape, np.nan)
+    ci_low = np.full(shape, np.nan)
+    ci_high = np.full(shape, np.nan)
+    p_value = np.full(shape, np.nan)
+    constant = []
+    groups: dict[tuple, list[int]] = {}
+    for d_i, det in enumerate(dets):
+        if isinstance(det, NeighbourDetector):
+            groups.setdefault(det.neighbour_key(), []).append(d_i)
+    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
+    n_units = sum(len(t.runnable) for t in tasks) * R
+
+    def store(r, d_i, c, s, out):
+        auroc[r, d_i, c, s], ci_low[r, d_i, c, s], ci_high[r, d_i, c, s], p_value[r, d_i, c, s] = out[:4]
+        if out[4]:
+            constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
+
+    with Progress(n_units, "audit_protocol", enabled=bool(progress)) as bar:
+        for r, rep in enumerate(rep_names):
+            X = reps[rep]
+            for (metric, nb_backend), group in groups.items():
+                Xp = prepare_rows(X, metric)
+                need_train = any(isinstance(dets[d], LOFDetector) for d in group)
+                jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
+                for s in range(S):
+                    tasks_s = [t for t in tasks if t.s == s]
+                    outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train,
+                                              nb_backend, jobs, ci_level)
+                    for (d_i, c), out in outs.items():
+                        store(r, d_i, c, s, out)
+                        bar.update()
+            units = [(t, d_i) for t in tasks for d_i in generic if d_i in t.runnable]
+            args = [(X, t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,
+                     f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units]
+            if n_jobs == 1 or len(units) <= 1:
+                outputs = (_run_task(*a) for a in args)
+            else:
+                from joblib import Parallel, delayed
+
+                outputs = Parallel(n_jobs=int(n_jobs), return_as="generator")(delayed(_run_task)(*a) for a in args)
+            for (t, d_i), out in zip(units, outputs):
+                store(r, d_i, t.c, t.s, out)
+                bar.update()
+    if constant:
+        warnings.warn(f"audit_protocol: constant scores in {len(constant)} task(s) (e.g. representation, detector, "
+                      f"class, repeat = {constant[0]}); their AUROC is 0.5 by the ties-count-½ convention and the "
+                      "interval is nan", UndefinedValueWarning, stacklevel=2)
+
+    # ---- leakage
+    class_leakage = np.full((R, K), np.nan)
+    leakage_L_k = np.full(R, np.nan)
+    if leakage_k is not None:
+        from ..leakage import leakage as _leakage
+
+        given = dict(leakage_results or {})
+        for r, name in enumerate(rep_names):
+            lr = given.get(name)
+            if lr is None or leakage_k not in lr.ks or int(lr.class_sizes.sum()) != len(y):
+                lr = _leakage(reps[name], y, k=leakage_k, backend=backend,
+                              random_state=int(repeat_seeds[0] % (2**31)))
+            j = lr.ks.index(leakage_k)
+            leakage_L_k[r] = float(lr.L[j])
+            pos = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(np.asarray(lr.classes))}
+            per = np.asarray(lr.per_class[:, j], dtype=np.float64)
+            for c in range(K):
+                i = pos.get(classes[c].item())
+                if i is not None:
+                    class_leakage[r, c] = per[i]
+
+    settings = {
+        "protocol": protocol, "epsilon": epsilon, "ci_level": ci_level, "train_fraction": train_fraction,
+        "split": "user" if user_split is not None else "random_stratified", "contamination": contamination,
+        "max_test_normals": max_test_normals, "n_tasks_subsampled": int(np.sum(n_neg_avail > n_neg)),
+        "repeats": S, "k": k, "leakage_k": leakage_k, "backend": backend,
+        "random_state": random_state if isinstance(random_state, (int, np.integer)) else None,
+        "n_samples": n, "n_features": {name: int(X.shape[1]) for name, X in reps.items()},
+    }
+    result = ProtocolResult(
+        protocol=protocol, epsilon=epsilon, ci_level=ci_level, classes=classes,
+        representation_names=rep_names, detector_names=det_names,
+        auroc=auroc, ci_low=ci_low, ci_high=ci_high, p_value=p_value, n_pos=n_pos, n_neg=n_neg,
+        class_leakage=class_leakage, leakage_L_k=leakage_L_k, leakage_k=leakage_k, settings=settings,
+        detector_info=tuple(detector_info(d) for d in dets), skipped=tuple(skipped), n_neg_available=n_neg_avail,
+    )
+    if leakage_k is not None:
+        degenerate = [(rep, det, result.spearman(rep, det).reason) for rep in rep_names
+                      for det in (*det_names, MEAN) if result.spearman(rep, det).reason]
+        if degenerate:
+            rep, det, why = degenerate[0]
+            warnings.warn(f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
+                          f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
+                          DegenerateCorrelationWarning, stacklevel=2)
+    return result
