@@ -2,10 +2,20 @@
 
 Each command is a pair of functions registered in ``COMMANDS``: ``_add_<name>``
 declares its arguments on an argparse sub-parser and ``_run_<name>`` executes
-it and returns the process exit code.  A user mistake (bad input, missing file)
-prints one line ``auditad: error: ...`` on stderr and exits with code 2; heavy
-libraries are imported inside the ``_run_*`` functions so that ``auditad
---help`` stays fast.
+it and returns the process exit code.  Heavy libraries are imported inside the
+``_run_*`` functions so that ``auditad --help`` stays fast and a Ctrl-C while
+they load is handled like any other.
+
+Exit codes (documented in ``docs/cli.md``; :func:`main` maps every exception to one):
+
+* 0 — every gate at or above ``--fail-on`` passed (or the command has no gates);
+* 1 — a gate failed;
+* 2 — bad input or usage, or the environment refused an output (disk full,
+  read-only, permission): one line ``auditad: error: ...`` naming the parameter or file;
+* 3 — internal error: one line naming the exception and where it was raised
+  (the traceback with ``--debug`` or ``AUDITAD_DEBUG=1``);
+* 130 — interrupted (SIGINT, Ctrl-C); 143 — terminated (SIGTERM).  Nothing
+  half-written is left; the previous report, if any, stays in place.
 """
 
 from __future__ import annotations
@@ -13,15 +23,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 from . import __version__
 from .errors import AuditadError
 
-__all__ = ["main"]
+__all__ = ["main", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM"]
 
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_SIGINT, EXIT_SIGTERM = 130, 143
+#: Where an internal error should be reported (printed with exit code 3).
+REPORT_TO = "the auditad issue tracker (include the command line and the output of --debug)"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +43,109 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401 - argparse API
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"auditad: error: {message}\n")
+        self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
+
+
+# --------------------------------------------------------------------------- terminal safety, numbers
+# C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides/isolates
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
+def _escape_char(m) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def sanitize(text: str) -> str:
+    """``text`` with terminal control characters shown as escapes (``\\x1b``), so labels from
+    user files cannot move the cursor, recolour or rewrite the terminal."""
+    return _UNSAFE.sub(_escape_char, str(text))
+
+
+class _SafeStream:
+    """Text stream proxy that sanitises everything written through it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(sanitize(text))
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+_NAN = re.compile(r"(?<![\w.])([-+]?nan)(?![\w.])", re.IGNORECASE)
+
+
+def _dash_nan(text: str) -> str:
+    """Replace standalone ``nan`` tokens in a result table by "–" (right-aligned in the same width)."""
+    return _NAN.sub(lambda m: "\u2013".rjust(len(m.group(1))), text)
+
+
+def _fmt_value(value) -> str:
+    """A gate value for the terminal: 6 significant digits, "–" when missing or NaN."""
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "\u2013"
+    return f"{value:.6g}"
+
+
+# --------------------------------------------------------------------------- outputs and inputs
+def _check_output_file(path, flag: str) -> None:
+    """Refuse an output file name before any work: a folder, a special file or a missing parent folder."""
+    import stat
+
+    from .errors import InvalidInputError
+
+    if path is None:
+        return
+    p = Path(path)
+    target = Path(os.path.realpath(p)) if p.is_symlink() else p
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InvalidInputError(f"{flag} {str(path)!r}: {exc.strerror or exc}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{flag} {str(path)!r} is a directory, expected a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(f"{flag} {str(path)!r} is a special file (device, FIFO or socket); "
+                                "auditad writes regular files only")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidInputError(f"{flag} {str(path)!r}: its folder does not exist")
+
+
+def _check_figure_path(path, flag: str = "--figure") -> None:
+    """Refuse a figure file name whose extension matplotlib cannot write, before any work."""
+    if path is None:
+        return
+    from .errors import InvalidInputError
+
+    _check_output_file(path, flag)
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix and suffix not in formats:
+        raise InvalidInputError(f"{flag} {str(path)!r}: unsupported figure format {suffix!r}; "
+                                f"use one of {', '.join(sorted(formats))}")
+
+
+def _check_input_files(paths: dict) -> None:
+    """``check_input_file`` on each ``{flag: path}`` (headers only): a damaged file is named before loading."""
+    from ._validation import check_input_file
+
+    for flag, path in paths.items():
+        if path is not None:
+            check_input_file(path, name=flag)
 
 
 def _write_json_atomic(path: str | os.PathLike, payload) -> None:
@@ -41,7 +157,7 @@ def _write_json_atomic(path: str | os.PathLike, payload) -> None:
 
 def _print_and_save(result, args, *, extra: str | None = None) -> None:
     """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
-    print(result.summary_text())
+    print(_dash_nan(result.summary_text()))
     if extra:
         print(extra)
     if args.json:
@@ -77,11 +193,15 @@ def _add_leakage(sub) -> None:
 
 
 def _run_leakage(args) -> int:
+    from ._validation import reading_inputs
     from .datasets import load_benchmark
     from .leakage import leakage
 
-    bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
-                           label_column=args.label_column)
+    _check_output_file(args.json, "--json")
+    _check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
+    with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
+        bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
     ks = args.k or [10]
     n = bench.X.shape[0]
     result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
@@ -119,10 +239,12 @@ def _add_protocol(sub) -> None:
 
 
 def _run_protocol(args) -> int:
+    from ._validation import reading_inputs
     from .datasets import load_benchmark, load_labels
     from .errors import InvalidInputError
     from .protocol import audit_protocol
 
+    _check_output_file(args.json, "--json")
     paths = {}
     for item in args.embeddings:
         name, sep, path = item.partition("=")
@@ -131,10 +253,14 @@ def _run_protocol(args) -> int:
         if name in paths:
             raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
         paths[name] = path
-    bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key, label_column=args.label_column)
-    split = None
-    if args.split is not None:
-        split = load_labels(args.split, column=args.split_column, name="split")
+    _check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
+                        "--labels": args.labels, "--split": args.split})
+    with reading_inputs([*paths.values(), args.labels, args.split], name="--embeddings/--labels/--split"):
+        bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
+        split = None
+        if args.split is not None:
+            split = load_labels(args.split, column=args.split_column, name="split")
     if args.leakage_k < 0:
         raise InvalidInputError(f"--leakage-k must be >= 0 (0 = skip), got {args.leakage_k}")
     result = audit_protocol(bench.representations, bench.y, protocol=args.protocol,
@@ -143,8 +269,24 @@ def _run_protocol(args) -> int:
                             contamination=args.contamination, repeats=args.repeats,
                             leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
                             progress=_progress_enabled(args), random_state=args.seed)
+    _refuse_all_nan(result)
     _print_and_save(result, args)
     return EXIT_OK
+
+
+def _refuse_all_nan(result) -> None:
+    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0."""
+    import numpy as np
+
+    from .errors import InvalidInputError
+
+    auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
+    if auroc.size and np.isnan(auroc).all():
+        skipped = getattr(result, "skipped", ()) or ()
+        reasons = sorted({str(item.get("reason", "")) for item in skipped if isinstance(item, dict)} - {""})
+        why = f": {reasons[0]}" if reasons else ""
+        raise InvalidInputError(f"no class-split task could be evaluated (every task was skipped{why}); "
+                                "lower --k or the detector settings, or give more samples per class")
 
 
 # --------------------------------------------------------------------------- nulls (SPEC §3)
@@ -210,6 +352,8 @@ def _save_figure(fig, path) -> None:
 def _run_nulls(args) -> int:
     from .nulls import null_distribution
 
+    _check_output_file(args.json, "--json")
+    _check_figure_path(args.figure)
     observed = _parse_observed(args.observed)
     result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
                                metrics=tuple(args.metric) if args.metric else
@@ -425,6 +569,19 @@ def _finish_report(run, args, *, show: Path) -> int:
     return run.exit_code
 
 
+def _audit_inputs(config, args) -> dict:
+    """{what: path} of every input file of an audit, named by flag (or by benchmark for a config)."""
+    named = {}
+    for b in config.benchmarks:
+        where = "" if args.config is None else f"benchmark {b.name!r} "
+        named[f"{where}{'--labels' if args.config is None else 'labels'}"] = b.labels
+        for rep, path in b.embeddings.items():
+            named[f"{where}{'--embeddings' if args.config is None else 'embeddings'} {rep}"] = path
+        if getattr(b, "manifest", None) is not None:
+            named[f"{where}{'--manifest' if args.config is None else 'manifest'}"] = b.manifest
+    return named
+
+
 def _run_audit(args) -> int:
     from .errors import InvalidInputError
     from .report.assemble import load_inputs, run_audit
@@ -463,7 +620,9 @@ def _run_audit(args) -> int:
         config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
                                    columns=columns, manifest=args.manifest, overrides=overrides, gates=rules)
         sources = [args.labels, *paths.values()]
-    inputs = [load_inputs(b, config) for b in config.benchmarks]
+    _check_input_files(_audit_inputs(config, args))
+    with reading_inputs([p for p in sources if p is not None], name="input"):
+        inputs = [load_inputs(b, config) for b in config.benchmarks]
     run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
                     progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
                     on_benchmark=lambda a: _print_notes(a, args))
@@ -531,6 +690,8 @@ def _run_select(args) -> int:
 
     if (args.manifest is None) == (args.example is None):
         raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
+    _check_output_file(args.json, "--json")
+    _check_figure_path(args.figure)
     if args.example == "digits":
         from .synthetic import digits_benchmark
 
@@ -540,9 +701,12 @@ def _run_select(args) -> int:
 
         bench = make_selection_benchmark(random_state=args.seed)
     else:
+        from ._validation import reading_inputs
         from .manifest import load_manifest
 
-        bench = load_manifest(args.manifest)
+        _check_input_files({"MANIFEST": args.manifest})
+        with reading_inputs([args.manifest], name="MANIFEST"):
+            bench = load_manifest(args.manifest)
     lam = args.lam
     if lam is not None and lam != "empirical":
         try:
@@ -591,55 +755,41 @@ def _print_rows(header, rows) -> None:
 
 def _run_gate(args) -> int:
     from .errors import InvalidInputError
-    from .report.checks import evaluate_gates, exit_code, load_summary, parse_rule, summary_rules, verdict
+    from .report.checks import run_gates
 
-    extra = [parse_rule(text) for text in args.gate or ()]
-    by_bench, messages = {}, []
-    for path in args.summaries:
-        path = Path(path)
-        summary = load_summary(path)
-        name = str(summary.get("benchmark") or (path.parent.name if path.name == "summary.json" and
-                                                   path.parent.name else path.stem))
-        if name in by_bench:
-            name = f"{name} [{path}]"
-        rules = []
-        for rule in summary_rules(summary, source=str(path)) + extra:
-            if rule not in rules:
-                rules.append(rule)
-        try:
-            by_bench[name] = evaluate_gates(summary, rules)
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{path}: {exc}") from None
-    every = [r for results in by_bench.values() for r in results]
-    if not every:
-        raise InvalidInputError("no gates to evaluate: the summaries have no 'gates' and no --gate was given")
-    rows = []
-    for name, results in by_bench.items():
-        for r in results:
-            value = "null" if r.value is None else f"{r.value:.6g}"
-            rows.append([name, {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status], r.level, r.rule.path,
-                         value, r.rule.expression[len(r.rule.path) + 1:]])
-            if not r.passed:
-                messages.append(f"  {name}: {r.message}")
+    _check_output_file(args.junit, "--junit")
+    _check_output_file(args.markdown, "--markdown")
+    try:
+        run = run_gates(args.summaries, _report_rules(args), fail_on=args.fail_on)
+    except InvalidInputError as exc:
+        raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
+    rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
+             _fmt_value(r["value"]), r["condition"]] for r in run.rows()]
     _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
-    for line in messages:
-        print(line)
-    for name, results in by_bench.items():
+    for r in run.rows():
+        if not r["passed"]:
+            print(f"  {r['benchmark']}: {_dash_nan(r['message'])}")
+    for name, results in run.results.items():
         failed = sum(not r.passed for r in results)
-        print(f"{name}: {verdict(results)} ({len(results)} gates, {failed} not passed)")
-    code = exit_code(every, fail_on=args.fail_on)
-    print(f"verdict: {verdict(every)} (exit {code}, --fail-on {args.fail_on})")
+        print(f"{name}: {_verdict_of(results)} ({len(results)} gates, {failed} not passed)")
+    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})")
     if args.junit:
         from .report.export import write_junit
 
-        write_junit(by_bench, args.junit)
+        write_junit(run.results, args.junit)
         print(f"wrote {args.junit}")
     if args.markdown:
         from .report.export import write_markdown_summary
 
-        write_markdown_summary(by_bench, args.markdown)
+        write_markdown_summary(run.results, args.markdown)
         print(f"wrote {args.markdown}")
-    return code
+    return run.exit_code
+
+
+def _verdict_of(results) -> str:
+    from .report.checks import verdict
+
+    return verdict(results)
 
 
 def _add_appendix(sub) -> None:
@@ -682,28 +832,158 @@ COMMANDS = {
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
     parser.add_argument("--version", action="version", version=f"auditad {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add, _ in COMMANDS.values():
         add(sub)
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
+    raise _Terminated()
+
+
+def _debug_requested(argv: list[str]) -> bool:
+    """Remove every ``--debug`` before a ``--`` from ``argv``; True if one was there or AUDITAD_DEBUG is set."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    found = "--debug" in argv[:cut]
+    argv[:cut] = [a for a in argv[:cut] if a != "--debug"]
+    env = os.environ.get("AUDITAD_DEBUG", "").strip().lower()
+    return found or env not in ("", "0", "false", "no")
+
+
+def _where(exc: BaseException) -> str:
+    """``file.py:line`` of the innermost frame of the traceback that lies in auditad (else the innermost)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "unknown location"
+    root = str(Path(__file__).resolve().parent)
+    ours = [f for f in frames if str(Path(f.filename).resolve()).startswith(root)]
+    f = (ours or frames)[-1]
+    name = Path(f.filename).name if not ours else str(Path(f.filename).resolve().relative_to(Path(root).parent))
+    return f"{name}:{f.lineno}"
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def _route(exc: BaseException) -> tuple[int, str]:
+    """Exit code and one-line message for an exception that ended a command (the contract in the module doc)."""
+    import errno
+
+    from ._io import _ENV_ERRNOS
+
+    if isinstance(exc, SystemExit):  # argparse: --help, --version, usage errors (already printed)
+        code = exc.code
+        if code is None or isinstance(code, int):
+            return int(code or 0), ""
+        return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
+    if isinstance(exc, _Terminated):
+        return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_SIGINT, "auditad: interrupted; nothing half-written was left"
+    if isinstance(exc, AuditadError):
+        return EXIT_USAGE, f"auditad: error: {_one_line(exc)}"
+    if isinstance(exc, BrokenPipeError):
+        return 141, ""
+    if isinstance(exc, OSError) and (exc.errno in _ENV_ERRNOS or isinstance(
+            exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))):
+        reason = exc.strerror or os.strerror(exc.errno or errno.EIO)
+        name = f"{str(exc.filename)!r}: " if exc.filename else ""
+        return EXIT_USAGE, f"auditad: error: {name}{reason}"
+    if isinstance(exc, MemoryError):
+        return EXIT_INTERNAL, (f"auditad: internal error: out of memory (MemoryError at {_where(exc)}); give the "
+                               "process more memory or audit fewer samples or classes; report it to "
+                               f"{REPORT_TO} if the input is small")
+    return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
+                           f"(at {_where(exc)}); please report it to {REPORT_TO}; "
+                           "--debug or AUDITAD_DEBUG=1 shows the traceback")
+
+
+def _print_warnings(caught, debug: bool) -> None:
+    """Each distinct warning of the run as one line ``auditad: note: ...`` on stderr (no source line)."""
+    from .errors import AuditadWarning
+
+    seen = set()
+    for w in caught:
+        text = _one_line(w.message)
+        if issubclass(w.category, AuditadWarning):
+            line = f"auditad: note: {text}"
+        else:
+            line = f"auditad: note: {w.category.__name__}: {text}"
+            if debug:
+                line += f" ({Path(w.filename).name}:{w.lineno})"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``auditad`` console script; returns the exit code."""
+    """Entry point of the ``auditad`` console script; returns the exit code.
+
+    Every outcome maps to one code: 0 all gates passed, 1 a gate failed, 2 bad input
+    or usage (one line naming the parameter or file), 3 internal error (one line; the
+    traceback with ``--debug`` or ``AUDITAD_DEBUG=1``), 130 on SIGINT, 143 on SIGTERM.
+    Everything printed is sanitised of terminal control characters.
+    """
+    import signal
+    import threading
+    import warnings
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = _debug_requested(argv)
+    out_stream, err_stream = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _SafeStream(out_stream), _SafeStream(err_stream)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("default")
+            try:
+                code = _dispatch(argv)
+                message = ""
+            except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
+                code, message = _route(exc)
+                if debug and not isinstance(exc, SystemExit):
+                    import traceback
+
+                    traceback.print_exception(exc, file=sys.stderr)
+        _print_warnings(caught, debug)
+        if message:
+            print(message, file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = 141
+        return code
+    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
+        return EXIT_SIGTERM if isinstance(exc, _Terminated) else EXIT_SIGINT
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        sys.stdout, sys.stderr = out_stream, err_stream
+
+
+def _dispatch(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     _, run = COMMANDS[args.command]
-    try:
-        return int(run(args))
-    except (AuditadError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
-        print(f"auditad: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("auditad: interrupted", file=sys.stderr)
-        return 130
+    return int(run(args))
 
 
 if __name__ == "__main__":  # pragma: no cover
