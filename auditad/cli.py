@@ -583,6 +583,7 @@ def _audit_inputs(config, args) -> dict:
 
 
 def _run_audit(args) -> int:
+    from ._validation import reading_inputs
     from .errors import InvalidInputError
     from .report.assemble import load_inputs, run_audit
     from .report.config import config_from_paths, load_config
