@@ -181,7 +181,8 @@ def _progress_enabled(args) -> bool:
 # --------------------------------------------------------------------------- leakage
 def _add_leakage(sub) -> None:
     p = sub.add_parser("leakage", help="neighbourhood class leakage L_k of a labelled embedding set",
-                       description="Neighbourhood class leakage L_k (SPEC §1, seed 002).")
+                       description="Neighbourhood class leakage L_k (Testing the Test: Score-Direction Instability in "
+                                   "Class-Split Anomaly Detection).")
     p.add_argument("--embeddings", required=True, help=".npy or .npz file with an (n, d) array")
     _add_label_args(p)
     p.add_argument("--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)")
@@ -214,7 +215,7 @@ def _run_leakage(args) -> int:
 # --------------------------------------------------------------------------- protocol
 def _add_protocol(sub) -> None:
     p = sub.add_parser("protocol", help="class-split protocol audit: per-class AUROC, inversion, direction instability",
-                       description="Class-split protocol audit (SPEC §2, seed 002): K-1 vs 1 or 1 vs K-1 runs, "
+                       description="Class-split protocol audit (Testing the Test): K-1 vs 1 or 1 vs K-1 runs, "
                                    "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.")
     p.add_argument("--embeddings", required=True, action="append",
                    help=".npy or .npz file with an (n, d) array; repeat (optionally as NAME=PATH) to compare "
@@ -289,11 +290,12 @@ def _refuse_all_nan(result) -> None:
                                 "lower --k or the detector settings, or give more samples per class")
 
 
-# --------------------------------------------------------------------------- nulls (SPEC §3)
+# --------------------------------------------------------------------------- nulls
 def _add_nulls(sub) -> None:
     p = sub.add_parser("nulls", help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
                        description="Distribution of each metric under random predictions at the given class counts "
-                                   "(SPEC §3, seed 003 §IV); places observed scores on their nulls.")
+                                   "(Hermary, Mejri and Aouada, An Insight on Evaluation Metrics Under the "
+                                   "Imbalanced Case of Anomaly Detection, Sec. IV); places observed scores on their nulls.")
     p.add_argument("--n-pos", type=int, default=None, help="number of anomalies (positives)")
     p.add_argument("--n-neg", type=int, default=None, help="number of normals (negatives)")
     p.add_argument("--ratio", type=float, default=None, help="anomaly ratio in (0, 1), with --n instead of the counts")
@@ -375,15 +377,15 @@ def _run_nulls(args) -> int:
     return EXIT_OK
 
 
-# --------------------------------------------------------------------------- landscape (SPEC §3)
+# --------------------------------------------------------------------------- landscape
 def _add_landscape(sub) -> None:
     p = sub.add_parser("landscape", help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
-                       description="Metric landscapes under class imbalance (SPEC §3, seed 003 §V-VI): landscapes, "
+                       description="Metric landscapes under class imbalance (Hermary, Mejri and Aouada, Sec. V-VI): landscapes, "
                                    "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
                                    "coverage, Pearson/Tucker between metrics per ratio group.")
     p.add_argument("--ratio", action="append", default=None,
                    help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
-                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of seed 003, Table I)")
+                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of Hermary et al., Table I)")
     p.add_argument("--metric", action="append", default=None,
                    choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
                    help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)")
@@ -657,10 +659,11 @@ def _run_demo(args) -> int:
     return _finish_report(run, args, show=run.out / inputs.name / "report.html")
 
 
-# --------------------------------------------------------------------------- select (anomaly-free model selection, SPEC §4)
+# --------------------------------------------------------------------------- select (anomaly-free model selection)
 def _add_select(sub) -> None:
     p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
-                       description="Anomaly-free model selection (SPEC §4, seeds 000/001): inlier variance, AUC "
+                       description="Anomaly-free model selection (Wilkinghoff and Tan, Can We Predict Anomaly Detection "
+                                   "Performance from Embedding-Space Geometry?): inlier variance, AUC "
                                    "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
                                    "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
     p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
