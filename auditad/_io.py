@@ -51,13 +51,6 @@ __all__ = [
 TMP_TAG = "auditad-tmp"
 _OLD_TAG = "auditad-old"
 _LOCK_SUFFIX = "auditad-lock"
-#: errno values that mean "the environment refused the output", reported as a user-facing error.
-_ENV_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG",
-                                                    "ENAMETOOLONG", "ENOTDIR", "EISDIR", "ENOENT", "EEXIST",
-                                                    "EXDEV", "ENOTEMPTY", "EBUSY", "ETXTBSY")
-                        if hasattr(errno, n))
-
-
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

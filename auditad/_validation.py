@@ -32,6 +32,8 @@ __all__ = [
     "check_probability_array",
     "describe",
     "check_input_file",
+    "check_output_file",
+    "check_figure_path",
     "reading_inputs",
 ]
 
@@ -358,3 +360,42 @@ def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
         shown = ", ".join(repr(f) for f in files[:4]) + (f" (+{len(files) - 4} more)" if len(files) > 4 else "")
         raise InvalidInputError(f"{name} {'file' if len(files) == 1 else 'files'} {shown} could not be read: "
                                 f"{type(exc).__name__}: {_one_line(exc)}") from None
+
+
+# --------------------------------------------------------------------------- output files
+def check_output_file(path, *, name: str) -> None:
+    """Refuse an output file name before any work: a folder, a special file or a missing parent folder."""
+
+    if path is None:
+        return
+    p = Path(path)
+    target = Path(os.path.realpath(p)) if p.is_symlink() else p
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InvalidInputError(f"{name} {str(path)!r}: {exc.strerror or exc}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{name} {str(path)!r} is a directory, expected a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(f"{name} {str(path)!r} is a special file (device, FIFO or socket); "
+                                "auditad writes regular files only")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidInputError(f"{name} {str(path)!r}: its folder does not exist")
+
+
+def check_figure_path(path, *, name: str) -> None:
+    """Refuse a figure file name whose extension matplotlib cannot write, before any work."""
+    if path is None:
+        return
+
+    check_output_file(path, name=name)
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix and suffix not in formats:
+        raise InvalidInputError(f"{name} {str(path)!r}: unsupported figure format {suffix!r}; "
+                                f"use one of {', '.join(sorted(formats))}")

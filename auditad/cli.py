@@ -6,16 +6,9 @@ it and returns the process exit code.  Heavy libraries are imported inside the
 ``_run_*`` functions so that ``auditad --help`` stays fast and a Ctrl-C while
 they load is handled like any other.
 
-Exit codes (documented in ``docs/cli.md``; :func:`main` maps every exception to one):
-
-* 0 — every gate at or above ``--fail-on`` passed (or the command has no gates);
-* 1 — a gate failed;
-* 2 — bad input or usage, or the environment refused an output (disk full,
-  read-only, permission): one line ``auditad: error: ...`` naming the parameter or file;
-* 3 — internal error: one line naming the exception and where it was raised
-  (the traceback with ``--debug`` or ``AUDITAD_DEBUG=1``);
-* 130 — interrupted (SIGINT, Ctrl-C); 143 — terminated (SIGTERM).  Nothing
-  half-written is left; the previous report, if any, stays in place.
+Exit codes: 0 gates passed, 1 a gate failed, 2 bad input or usage, 3 internal error,
+130/143 on SIGINT/SIGTERM; :func:`auditad._terminal.exit_status` maps every exception
+(contract in ``docs/cli.md``).
 """
 
 from __future__ import annotations
@@ -23,19 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from pathlib import Path
 
 from . import __version__
 from .errors import AuditadError
+from ._terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan, format_value
+from ._validation import check_figure_path, check_output_file
 
-__all__ = ["main", "EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM"]
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
-EXIT_SIGINT, EXIT_SIGTERM = 130, 143
-#: Where an internal error should be reported (printed with exit code 3).
-REPORT_TO = "the auditad issue tracker (include the command line and the output of --debug)"
+__all__ = ["main"]
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,99 +35,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
 
 
-# --------------------------------------------------------------------------- terminal safety, numbers
-# C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides/isolates
-_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
-
-
-def _escape_char(m) -> str:
-    code = ord(m.group(0))
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
-
-
-def sanitize(text: str) -> str:
-    """``text`` with terminal control characters shown as escapes (``\\x1b``), so labels from
-    user files cannot move the cursor, recolour or rewrite the terminal."""
-    return _UNSAFE.sub(_escape_char, str(text))
-
-
-class _SafeStream:
-    """Text stream proxy that sanitises everything written through it."""
-
-    def __init__(self, stream):
-        self._stream = stream
-
-    def write(self, text):
-        return self._stream.write(sanitize(text))
-
-    def writelines(self, lines):
-        for line in lines:
-            self.write(line)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
-
-
-_NAN = re.compile(r"(?<![\w.])([-+]?nan)(?![\w.])", re.IGNORECASE)
-
-
-def _dash_nan(text: str) -> str:
-    """Replace standalone ``nan`` tokens in a result table by "–" (right-aligned in the same width)."""
-    return _NAN.sub(lambda m: "\u2013".rjust(len(m.group(1))), text)
-
-
-def _fmt_value(value) -> str:
-    """A gate value for the terminal: 6 significant digits, "–" when missing or NaN."""
-    import math
-
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "\u2013"
-    return f"{value:.6g}"
-
-
 # --------------------------------------------------------------------------- outputs and inputs
-def _check_output_file(path, flag: str) -> None:
-    """Refuse an output file name before any work: a folder, a special file or a missing parent folder."""
-    import stat
-
-    from .errors import InvalidInputError
-
-    if path is None:
-        return
-    p = Path(path)
-    target = Path(os.path.realpath(p)) if p.is_symlink() else p
-    try:
-        st = os.stat(target)
-    except FileNotFoundError:
-        st = None
-    except OSError as exc:
-        raise InvalidInputError(f"{flag} {str(path)!r}: {exc.strerror or exc}") from None
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise InvalidInputError(f"{flag} {str(path)!r} is a directory, expected a file name")
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(f"{flag} {str(path)!r} is a special file (device, FIFO or socket); "
-                                "auditad writes regular files only")
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        raise InvalidInputError(f"{flag} {str(path)!r}: its folder does not exist")
-
-
-def _check_figure_path(path, flag: str = "--figure") -> None:
-    """Refuse a figure file name whose extension matplotlib cannot write, before any work."""
-    if path is None:
-        return
-    from .errors import InvalidInputError
-
-    _check_output_file(path, flag)
-    from matplotlib.backend_bases import FigureCanvasBase
-
-    formats = FigureCanvasBase.get_supported_filetypes()
-    suffix = Path(path).suffix.lstrip(".").lower()
-    if suffix and suffix not in formats:
-        raise InvalidInputError(f"{flag} {str(path)!r}: unsupported figure format {suffix!r}; "
-                                f"use one of {', '.join(sorted(formats))}")
-
-
 def _check_input_files(paths: dict) -> None:
     """``check_input_file`` on each ``{flag: path}`` (headers only): a damaged file is named before loading."""
     from ._validation import check_input_file
@@ -157,7 +54,7 @@ def _write_json_atomic(path: str | os.PathLike, payload) -> None:
 
 def _print_and_save(result, args, *, extra: str | None = None) -> None:
     """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
-    print(_dash_nan(result.summary_text()))
+    print(dash_nan(result.summary_text()))
     if extra:
         print(extra)
     if args.json:
@@ -198,7 +95,7 @@ def _run_leakage(args) -> int:
     from .datasets import load_benchmark
     from .leakage import leakage
 
-    _check_output_file(args.json, "--json")
+    check_output_file(args.json, name="--json")
     _check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
     with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
         bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
@@ -245,7 +142,7 @@ def _run_protocol(args) -> int:
     from .errors import InvalidInputError
     from .protocol import audit_protocol
 
-    _check_output_file(args.json, "--json")
+    check_output_file(args.json, name="--json")
     paths = {}
     for item in args.embeddings:
         name, sep, path = item.partition("=")
@@ -354,8 +251,8 @@ def _save_figure(fig, path) -> None:
 def _run_nulls(args) -> int:
     from .nulls import null_distribution
 
-    _check_output_file(args.json, "--json")
-    _check_figure_path(args.figure)
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
     observed = _parse_observed(args.observed)
     result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
                                metrics=tuple(args.metric) if args.metric else
@@ -694,8 +591,8 @@ def _run_select(args) -> int:
 
     if (args.manifest is None) == (args.example is None):
         raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
-    _check_output_file(args.json, "--json")
-    _check_figure_path(args.figure)
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
     if args.example == "digits":
         from .synthetic import digits_benchmark
 
@@ -759,23 +656,23 @@ def _print_rows(header, rows) -> None:
 
 def _run_gate(args) -> int:
     from .errors import InvalidInputError
-    from .report.checks import run_gates
+    from .report.checks import run_gates, verdict
 
-    _check_output_file(args.junit, "--junit")
-    _check_output_file(args.markdown, "--markdown")
+    check_output_file(args.junit, name="--junit")
+    check_output_file(args.markdown, name="--markdown")
     try:
         run = run_gates(args.summaries, _report_rules(args), fail_on=args.fail_on)
     except InvalidInputError as exc:
         raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
     rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
-             _fmt_value(r["value"]), r["condition"]] for r in run.rows()]
+             format_value(r["value"]), r["condition"]] for r in run.rows()]
     _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
     for r in run.rows():
         if not r["passed"]:
-            print(f"  {r['benchmark']}: {_dash_nan(r['message'])}")
+            print(f"  {r['benchmark']}: {dash_nan(r['message'])}")
     for name, results in run.results.items():
         failed = sum(not r.passed for r in results)
-        print(f"{name}: {_verdict_of(results)} ({len(results)} gates, {failed} not passed)")
+        print(f"{name}: {verdict(results)} ({len(results)} gates, {failed} not passed)")
     print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})")
     if args.junit:
         from .report.export import write_junit
@@ -788,12 +685,6 @@ def _run_gate(args) -> int:
         write_markdown_summary(run.results, args.markdown)
         print(f"wrote {args.markdown}")
     return run.exit_code
-
-
-def _verdict_of(results) -> str:
-    from .report.checks import verdict
-
-    return verdict(results)
 
 
 def _add_appendix(sub) -> None:
@@ -844,95 +735,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Terminated(KeyboardInterrupt):
-    """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
-
-
-def _on_sigterm(signum, frame):
-    import signal
-
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
-    raise _Terminated()
-
-
-def _debug_requested(argv: list[str]) -> bool:
-    """Remove every ``--debug`` before a ``--`` from ``argv``; True if one was there or AUDITAD_DEBUG is set."""
-    cut = argv.index("--") if "--" in argv else len(argv)
-    found = "--debug" in argv[:cut]
-    argv[:cut] = [a for a in argv[:cut] if a != "--debug"]
-    env = os.environ.get("AUDITAD_DEBUG", "").strip().lower()
-    return found or env not in ("", "0", "false", "no")
-
-
-def _where(exc: BaseException) -> str:
-    """``file.py:line`` of the innermost frame of the traceback that lies in auditad (else the innermost)."""
-    import traceback
-
-    frames = traceback.extract_tb(exc.__traceback__)
-    if not frames:
-        return "unknown location"
-    root = str(Path(__file__).resolve().parent)
-    ours = [f for f in frames if str(Path(f.filename).resolve()).startswith(root)]
-    f = (ours or frames)[-1]
-    name = Path(f.filename).name if not ours else str(Path(f.filename).resolve().relative_to(Path(root).parent))
-    return f"{name}:{f.lineno}"
-
-
-def _one_line(text) -> str:
-    return " ".join(str(text).split())
-
-
-def _route(exc: BaseException) -> tuple[int, str]:
-    """Exit code and one-line message for an exception that ended a command (the contract in the module doc)."""
-    import errno
-
-    from ._io import _ENV_ERRNOS
-
-    if isinstance(exc, SystemExit):  # argparse: --help, --version, usage errors (already printed)
-        code = exc.code
-        if code is None or isinstance(code, int):
-            return int(code or 0), ""
-        return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
-    if isinstance(exc, _Terminated):
-        return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
-    if isinstance(exc, KeyboardInterrupt):
-        return EXIT_SIGINT, "auditad: interrupted; nothing half-written was left"
-    if isinstance(exc, AuditadError):
-        return EXIT_USAGE, f"auditad: error: {_one_line(exc)}"
-    if isinstance(exc, BrokenPipeError):
-        return 141, ""
-    if isinstance(exc, OSError) and (exc.errno in _ENV_ERRNOS or isinstance(
-            exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))):
-        reason = exc.strerror or os.strerror(exc.errno or errno.EIO)
-        name = f"{str(exc.filename)!r}: " if exc.filename else ""
-        return EXIT_USAGE, f"auditad: error: {name}{reason}"
-    if isinstance(exc, MemoryError):
-        return EXIT_INTERNAL, (f"auditad: internal error: out of memory (MemoryError at {_where(exc)}); give the "
-                               "process more memory or audit fewer samples or classes; report it to "
-                               f"{REPORT_TO} if the input is small")
-    return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
-                           f"(at {_where(exc)}); please report it to {REPORT_TO}; "
-                           "--debug or AUDITAD_DEBUG=1 shows the traceback")
-
-
-def _print_warnings(caught, debug: bool) -> None:
-    """Each distinct warning of the run as one line ``auditad: note: ...`` on stderr (no source line)."""
-    from .errors import AuditadWarning
-
-    seen = set()
-    for w in caught:
-        text = _one_line(w.message)
-        if issubclass(w.category, AuditadWarning):
-            line = f"auditad: note: {text}"
-        else:
-            line = f"auditad: note: {w.category.__name__}: {text}"
-            if debug:
-                line += f" ({Path(w.filename).name}:{w.lineno})"
-        if line not in seen:
-            seen.add(line)
-            print(line, file=sys.stderr)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``auditad`` console script; returns the exit code.
 
@@ -945,35 +747,37 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
+    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, on_sigterm,
+                            print_warnings)
+
     argv = list(sys.argv[1:] if argv is None else argv)
-    debug = _debug_requested(argv)
+    debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _SafeStream(out_stream), _SafeStream(err_stream)
+    sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
     previous = None
     if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("default")
+        with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
             try:
                 code = _dispatch(argv)
                 message = ""
             except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
-                code, message = _route(exc)
+                code, message = exit_status(exc)
                 if debug and not isinstance(exc, SystemExit):
                     import traceback
 
                     traceback.print_exception(exc, file=sys.stderr)
-        _print_warnings(caught, debug)
+        print_warnings(caught, debug)
         if message:
             print(message, file=sys.stderr)
         try:
             sys.stdout.flush()
         except BrokenPipeError:
-            code = 141
+            code = EXIT_PIPE
         return code
     except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
-        return EXIT_SIGTERM if isinstance(exc, _Terminated) else EXIT_SIGINT
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)

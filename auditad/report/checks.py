@@ -619,12 +619,7 @@ def _depth_exceeds(node, limit: int) -> bool:
     stack = [(node, 1)]
     while stack:
         cur, depth = stack.pop()
-        if isinstance(cur, dict):
-            children = cur.values()
-        elif isinstance(cur, list):
-            children = cur
-        else:
-            continue
+        children = cur.values() if isinstance(cur, dict) else cur
         if depth > limit:
             return True
         stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
@@ -654,7 +649,7 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
                                 "this version, or use the auditad version that wrote the file)")
 
 
-def _parse_int(text: str) -> int:
+def _parse_int(text: str) -> int:  # json's int parser, refusing numbers no audit writes
     digits = len(text.lstrip("-"))
     if digits > MAX_SUMMARY_INT_DIGITS:
         raise InvalidInputError(f"an integer with {digits} digits (at most {MAX_SUMMARY_INT_DIGITS} accepted)")
@@ -706,6 +701,9 @@ def load_summary(path) -> dict:
 
 
 # --------------------------------------------------------------------------- gate runs over summary files
+_ROW_KEYS = ("benchmark", "status", "level", "metric", "value", "condition", "passed", "message")
+
+
 @dataclass(frozen=True)
 class GateRun:
     """Gates evaluated on one or more summary files (what ``auditad gate`` reports).
@@ -722,8 +720,7 @@ class GateRun:
     fail_on: str = "fail"
 
     @property
-    def every(self) -> list:
-        """All gate results, in order."""
+    def every(self) -> list:  # all gate results, in order
         return [r for rs in self.results.values() for r in rs]
 
     @property
@@ -750,8 +747,7 @@ class GateRun:
         """:meth:`rows` as a DataFrame."""
         import pandas as pd
 
-        return pd.DataFrame(self.rows(), columns=["benchmark", "status", "level", "metric", "value", "condition",
-                                                  "passed", "message"])
+        return pd.DataFrame(self.rows(), columns=list(_ROW_KEYS))
 
 
 def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
