@@ -65,14 +65,8 @@ __all__ = [
     "MAX_RULE_LENGTH",
 ]
 
-OPERATORS = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+             "!=": operator.ne}
 LEVELS = ("fail", "warn")
 
 #: Top-level keys of a summary that hold gate metadata, not statistics (left out of :func:`numeric_paths`).
