@@ -285,12 +285,17 @@ def prepare_output_dir(out) -> tuple[Path, Path]:
     :func:`replace_dir_atomic` (or thrown away with :func:`discard_output_dir`), so a
     failed run leaves nothing half-written.  The lock is held until then.
 
+    A symlink ``out`` is followed: the folder it points to is replaced and the link kept
+    (the returned final path is then the link's target).
+
     Raises
     ------
     InvalidInputError
         ``out`` is a file, its parent folder does not exist, or another run holds the lock.
     """
     out = Path(out)
+    if out.is_symlink():  # a link to a folder: replace the folder it points to, keep the link
+        out = Path(os.path.realpath(out))
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"output folder {str(out)!r} exists and is a file, expected a folder")
     parent = out.parent if str(out.parent) else Path(".")

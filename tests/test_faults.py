@@ -274,3 +274,18 @@ def test_lock_in_process_refuses_a_second_writer_and_is_released(tmp_path):
     assert not lock.exists() and (out / "f").read_text() == "x"
     with pytest.raises(InvalidInputError, match="exists and is a file"):
         prepare_output_dir(out / "f")
+
+
+def test_output_folder_behind_a_symlink_is_replaced_and_the_link_kept(tmp_path):
+    real = tmp_path / "store" / "report"
+    real.parent.mkdir()
+    real.mkdir()
+    (real / "a").write_text("old")
+    link = tmp_path / "out"
+    link.symlink_to(real, target_is_directory=True)
+    final, tmp = prepare_output_dir(link)
+    assert final == real.resolve() and tmp.parent == real.resolve().parent
+    (tmp / "a").write_text("new")
+    replace_dir_atomic(tmp, final)
+    assert link.is_symlink() and (link / "a").read_text() == "new"
+    assert sorted(p.name for p in real.parent.iterdir()) == ["report"]
