@@ -32,6 +32,7 @@ __all__ = [
     "check_probability_array",
     "describe",
     "check_input_file",
+    "check_input_files",
     "check_output_file",
     "check_figure_path",
     "reading_inputs",
@@ -322,6 +323,13 @@ def check_input_file(path, *, name: str) -> Path:
             raise InvalidInputError(f"{where} is not a valid .npz archive ({type(exc).__name__}: "
                                     f"{_one_line(exc)})") from None
     return p
+
+
+def check_input_files(named) -> None:
+    """:func:`check_input_file` on each ``{name: path}`` item (None paths skipped), in order."""
+    for name, path in named.items():
+        if path is not None:
+            check_input_file(path, name=name)
 
 
 #: Exceptions that a parser raises on a damaged or hostile input file (beyond ValueError and OSError).

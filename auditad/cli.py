@@ -22,7 +22,7 @@ from pathlib import Path
 from . import __version__
 from .errors import AuditadError
 from ._terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan, format_value
-from ._validation import check_figure_path, check_output_file
+from ._validation import check_figure_path, check_input_files, check_output_file
 
 __all__ = ["main"]
 
@@ -33,16 +33,6 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):  # noqa: D401 - argparse API
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
-
-
-# --------------------------------------------------------------------------- outputs and inputs
-def _check_input_files(paths: dict) -> None:
-    """``check_input_file`` on each ``{flag: path}`` (headers only): a damaged file is named before loading."""
-    from ._validation import check_input_file
-
-    for flag, path in paths.items():
-        if path is not None:
-            check_input_file(path, name=flag)
 
 
 def _write_json_atomic(path: str | os.PathLike, payload) -> None:
@@ -96,7 +86,7 @@ def _run_leakage(args) -> int:
     from .leakage import leakage
 
     check_output_file(args.json, name="--json")
-    _check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
+    check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
     with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
         bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
                                label_column=args.label_column)
@@ -151,7 +141,7 @@ def _run_protocol(args) -> int:
         if name in paths:
             raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
         paths[name] = path
-    _check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
+    check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
                         "--labels": args.labels, "--split": args.split})
     with reading_inputs([*paths.values(), args.labels, args.split], name="--embeddings/--labels/--split"):
         bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key,
@@ -520,7 +510,7 @@ def _run_audit(args) -> int:
         config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
                                    columns=columns, manifest=args.manifest, overrides=overrides, gates=rules)
         sources = [args.labels, *paths.values()]
-    _check_input_files(_audit_inputs(config, args))
+    check_input_files(_audit_inputs(config, args))
     with reading_inputs([p for p in sources if p is not None], name="input"):
         inputs = [load_inputs(b, config) for b in config.benchmarks]
     run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
@@ -605,7 +595,7 @@ def _run_select(args) -> int:
         from ._validation import reading_inputs
         from .manifest import load_manifest
 
-        _check_input_files({"MANIFEST": args.manifest})
+        check_input_files({"MANIFEST": args.manifest})
         with reading_inputs([args.manifest], name="MANIFEST"):
             bench = load_manifest(args.manifest)
     lam = args.lam
@@ -775,6 +765,11 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.flush()
         except BrokenPipeError:
             code = EXIT_PIPE
+        if code == EXIT_PIPE:  # the reader went away: no "Exception ignored" at interpreter exit
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out_stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
         return code
     except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
         return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
