@@ -595,7 +595,6 @@ def _run_select(args) -> int:
         from ._validation import reading_inputs
         from .manifest import load_manifest
 
-        check_input_files({"MANIFEST": args.manifest})
         with reading_inputs([args.manifest], name="MANIFEST"):
             bench = load_manifest(args.manifest)
     lam = args.lam
