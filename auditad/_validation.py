@@ -248,8 +248,8 @@ def _npy_header(fh, where: str) -> tuple[tuple, np.dtype, int]:
         raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
                                 f"({type(exc).__name__}: {_one_line(exc)})") from None
     if dtype.hasobject:
-        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads; "
-                                "save a numeric array instead")
+        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
+                                "(arrays are read without pickle); save a numeric array instead")
     header_len = (fh.tell() if hasattr(fh, "tell") else 0) - start
     return tuple(shape), dtype, header_len
 

@@ -14,7 +14,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ._validation import check_embeddings, check_labels, check_same_length
+from ._validation import check_embeddings, check_input_file, check_labels, check_same_length
 from .errors import InvalidInputError
 
 __all__ = ["Benchmark", "load_embeddings", "load_labels", "load_benchmark", "load_example"]
@@ -210,6 +210,7 @@ def _np_load(path: Path, *, name: str, key, default_keys) -> np.ndarray:
     suffix = path.suffix.lower()
     if suffix not in (".npy", ".npz"):
         raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} (use .npy or .npz)")
+    check_input_file(path, name=name)  # corrupted/truncated/pickled headers: a named error before np.load
     try:
         obj = np.load(path, allow_pickle=False)
     except ValueError as exc:

@@ -76,6 +76,10 @@ def d(tmp_path_factory):
     (d / "corrupt.toml").write_text('version = 1\n[[benchmarks]]\nname = "b"\nlabels = "y.npy"\n'
                                     'embeddings = { x = "badheader.npy" }\n')
     (d / "manifest_missing.toml").write_text("[[tasks]]\n")
+    (d / "manifest_corrupt.toml").write_text(
+        '[benchmark]\nname = "m"\n[[candidates]]\nname = "c"\nembedding = "vec"\n[[tasks]]\nname = "t"\n'
+        'split = "development"\ntest_labels = "y.npy"\n[tasks.embeddings.vec]\nreference = "X.npy"\n'
+        'test = "trunc.npz"\n')
     # an audit folder for appendix
     (d / "audit" / "b").mkdir(parents=True)
     (d / "audit" / "b" / "summary.json").write_text(json.dumps(SUMMARY))
@@ -191,6 +195,7 @@ CASES = {
     "select-both": (["select", "--quiet", "{d}/manifest_missing.toml", "--example", "digits"], "MANIFEST"),
     "select-manifest-missing": (["select", "--quiet", "{d}/nope.toml"], "nope.toml"),
     "select-manifest-invalid": (["select", "--quiet", "{d}/bad.toml"], "bad.toml"),
+    "select-manifest-corrupted-npz": (["select", "--quiet", "{d}/manifest_corrupt.toml"], "trunc.npz"),
     "select-lam": (["select", "--quiet", "--example", "synthetic", "--lam", "abc"], "--lam"),
     "select-figure-format": (["select", "--quiet", "--example", "synthetic", "--figure", "{o}/f.xyz"], "--figure"),
     "select-pool-by-choice": (["select", "--quiet", "--example", "synthetic", "--pool-by", "x"], "--pool-by"),
