@@ -364,7 +364,11 @@ def replace_dir_atomic(tmp: Path, out: Path) -> Path:
                 return out
             old = out.with_name(_tmp_name(out.name, _OLD_TAG))
             os.replace(out, old)
-            os.replace(tmp, out)
+            try:
+                os.replace(tmp, out)
+            except BaseException:  # interrupted between the two renames: put the old report back now
+                os.replace(old, out)
+                raise
             shutil.rmtree(old, ignore_errors=True)
         else:
             os.replace(tmp, out)

@@ -172,7 +172,11 @@ def _dead_pid() -> int:
 
 
 # --------------------------------------------------------------------------- in-process faults
-def test_crash_between_the_two_renames_is_recovered_by_the_next_run(tmp_path, monkeypatch):
+class _Killed(BaseException):
+    """Stands for the process dying: nothing after it runs."""
+
+
+def _portable_swap_interrupted(tmp_path, monkeypatch, fail_from: int):
     out = tmp_path / "out"
     out.mkdir()
     (out / "report.txt").write_text("old")
@@ -180,26 +184,50 @@ def test_crash_between_the_two_renames_is_recovered_by_the_next_run(tmp_path, mo
     real = os.replace
     calls = []
 
-    def crash_on_second(src, dst):
+    def replace(src, dst):
         calls.append((src, dst))
-        if len(calls) == 2:
-            raise KeyboardInterrupt  # the process dies after out -> backup, before new -> out
+        if len(calls) == fail_from:
+            raise _Killed
         return real(src, dst)
 
     _, tmp = prepare_output_dir(out)
     (tmp / "report.txt").write_text("new")
-    monkeypatch.setattr(io_mod.os, "replace", crash_on_second)
-    with pytest.raises(KeyboardInterrupt):
+    monkeypatch.setattr(io_mod.os, "replace", replace)
+    with pytest.raises(_Killed):
         replace_dir_atomic(tmp, out)
     monkeypatch.setattr(io_mod.os, "replace", real)
-    assert not out.exists() and list(tmp_path.glob(".out.auditad-old-*"))
-    # the dead run's backup is recognised by its pid; simulate that pid being gone
-    backup = next(tmp_path.glob(".out.auditad-old-*"))
-    backup.rename(tmp_path / f".out.auditad-old-{_dead_pid()}-{backup.name.rsplit('-', 1)[1]}")
+    return out
+
+
+def test_interrupt_between_the_two_renames_puts_the_old_report_back(tmp_path, monkeypatch):
+    out = _portable_swap_interrupted(tmp_path, monkeypatch, fail_from=2)  # only the new -> out rename fails
+    assert (out / "report.txt").read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_death_between_the_two_renames_is_recovered_by_the_next_run(tmp_path):
+    # the state a SIGKILL leaves between 'out -> backup' and 'new -> out' (no handler ran)
+    dead = _dead_pid()
+    backup = tmp_path / f".out.auditad-old-{dead}-00ff00ff"
+    backup.mkdir()
+    (backup / "report.txt").write_text("old")
+    new = tmp_path / f".out.auditad-tmp-{dead}-11ee11ee"
+    new.mkdir()
+    (new / "report.txt").write_text("new")
+    out = tmp_path / "out"
     _, tmp2 = prepare_output_dir(out)  # the next run restores the old report before doing anything
     assert (out / "report.txt").read_text() == "old"
     discard_output_dir(tmp2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_stale_temporary_file_of_a_killed_json_write_is_removed(tmp_path):
+    stale = tmp_path / f".r.json.auditad-tmp-{_dead_pid()}-12ab34cd"
+    stale.write_text("half")
+    live = tmp_path / f".r.json.auditad-tmp-{os.getpid()}-12ab34cd"
+    write_text_atomic(tmp_path / "r.json", "{}")
+    assert not stale.exists() and (tmp_path / "r.json").read_text() == "{}"
+    assert not live.exists()
 
 
 def test_exchange_keeps_out_present_at_every_instant(tmp_path):
