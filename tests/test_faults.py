@@ -196,6 +196,7 @@ def _portable_swap_interrupted(tmp_path, monkeypatch, fail_from: int):
     with pytest.raises(_Killed):
         replace_dir_atomic(tmp, out)
     monkeypatch.setattr(io_mod.os, "replace", real)
+    discard_output_dir(tmp)  # what run_audit / write_appendix do on any exception
     return out
 
 
