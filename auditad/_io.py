@@ -1,40 +1,170 @@
-"""File-writing helpers: everything auditad writes goes to a temporary name first, then is renamed."""
+"""File-writing helpers: everything auditad writes goes to a temporary name first, then is renamed.
+
+Guarantees (see ``docs/cli.md``, "Outputs"):
+
+* **Files** (:func:`write_bytes_atomic`): the data goes to a temporary file in the
+  target's folder, then one ``rename`` puts it in place, so a reader sees the old or
+  the new file, never a partial one.  A symlink is written *through*: the temporary
+  file is created beside the link's target and renamed onto the target, so the link
+  stays a link.  Special files (devices, FIFOs, sockets) are refused.
+* **Folders** (:func:`prepare_output_dir` → :func:`replace_dir_atomic`): a run takes
+  an exclusive lock beside the output folder (``.<name>.auditad-lock``, holding pid,
+  host and start time; a second writer fails at once naming the holder), writes into
+  ``.<name>.auditad-tmp-<pid>-<random>`` and swaps it in.  On Linux the swap is one
+  ``renameat2(RENAME_EXCHANGE)``, so at every instant ``out`` is the old or the new
+  complete folder.  Elsewhere ``out`` is first renamed to
+  ``.<name>.auditad-old-<pid>-<random>`` and the new folder renamed into place; the
+  next run restores such a backup if a crash left no ``out``.
+* **Debris**: temporary and backup names carry the owning process id; the next run
+  into the same folder removes those whose process is gone (a run killed with
+  SIGKILL cannot clean up after itself).
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import secrets
 import shutil
-import tempfile
+import socket
+import stat
+import sys
+import threading
+import time
 from pathlib import Path
 
-from .errors import InvalidInputError
+from .errors import InvalidInputError, OutputError
 
-__all__ = ["write_text_atomic", "write_bytes_atomic", "replace_dir_atomic", "prepare_output_dir"]
+__all__ = [
+    "write_text_atomic",
+    "write_bytes_atomic",
+    "prepare_output_dir",
+    "replace_dir_atomic",
+    "discard_output_dir",
+    "output_lock",
+    "OutputLock",
+    "TMP_TAG",
+]
 
-
+#: Marker in the names of temporary files and folders; ``.<name>.auditad-tmp-<pid>-<hex>``.
+TMP_TAG = "auditad-tmp"
+_OLD_TAG = "auditad-old"
+_LOCK_SUFFIX = "auditad-lock"
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
 
 
-def write_bytes_atomic(path, data: bytes) -> Path:
-    """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename."""
-    path = Path(path)
-    if path.exists() and path.is_dir():
-        raise InvalidInputError(f"output path {str(path)!r} is a directory, expected a file name")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.exists():
-        raise InvalidInputError(f"the folder of output path {str(path)!r} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+def _tmp_name(name: str, tag: str = TMP_TAG) -> str:
+    return f".{name}.{tag}-{os.getpid()}-{secrets.token_hex(4)}"
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
     try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return True
+    return True
+
+
+def _stale_siblings(parent: Path, name: str, tag: str, *, include_own: bool = False) -> list[Path]:
+    """Siblings ``.<name>.<tag>-<pid>-<hex>`` whose process is gone (or, with ``include_own``, is us)."""
+    pattern = re.compile(rf"^\.{re.escape(name)}\.{tag}-(\d+)-[0-9a-f]+$")
+    out = []
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return out
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        pid = int(m.group(1))
+        if not _pid_alive(pid) or (include_own and pid == os.getpid() and not _active(Path(entry.path))):
+            out.append(Path(entry.path))
+    return out
+
+
+def _remove(path: Path) -> None:
+    try:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink()
+    except OSError:
+        pass
+
+
+def _as_output_error(exc: OSError, path) -> OutputError:
+    what = os.strerror(exc.errno) if exc.errno else str(exc)
+    return OutputError(exc.errno or 0, f"cannot write {str(path)!r}: {what}", str(path))
+
+
+# --------------------------------------------------------------------------- files
+def _resolve_target(path: Path) -> Path:
+    """The file that will actually be replaced: ``path``, or a symlink's final target."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return path
+    if stat.S_ISLNK(st.st_mode):
+        target = Path(os.path.realpath(path))
+        return _resolve_target(target) if target != path else target
+    return path
+
+
+def write_bytes_atomic(path, data: bytes) -> Path:
+    """Write ``data`` to ``path`` via a temporary file in the same folder and an atomic rename.
+
+    A symlink is written through to its target (a regular file, or a new file where a
+    dangling link points); devices, FIFOs and sockets are refused with
+    :class:`~auditad.errors.InvalidInputError`.  A failed write (disk full, read-only
+    folder) raises :class:`~auditad.errors.OutputError` naming the file and leaves no
+    temporary file behind.
+    """
+    path = Path(path)
+    target = _resolve_target(path)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise _as_output_error(exc, path) from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise InvalidInputError(f"output path {str(path)!r} is a directory, expected a file name")
+        if not stat.S_ISREG(st.st_mode):
+            raise InvalidInputError(f"output path {str(path)!r} is a special file (device, FIFO or socket); "
+                                    "auditad writes regular files only")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidInputError(f"the folder of output path {str(path)!r} does not exist")
+    for stale in _stale_siblings(parent, target.name, TMP_TAG):
+        _remove(stale)
+    tmp = parent / _tmp_name(target.name)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 & ~_umask() if st is None
+                     else stat.S_IMODE(st.st_mode))
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp creates 0600; give the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException as exc:
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _as_output_error(exc, path) from None
         raise
     return path
 
@@ -44,30 +174,215 @@ def write_text_atomic(path, text: str) -> Path:
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
+# --------------------------------------------------------------------------- lock
+class OutputLock:
+    """Exclusive advisory lock (``fcntl.flock``) on an output folder, held in ``.<name>.auditad-lock``.
+
+    The lock file records ``pid host start-time`` so that a refused writer can name the
+    holder; it is removed on release.  A process killed while holding the lock leaves
+    the file, but not the lock (the kernel drops it), and the next run takes it over.
+    """
+
+    def __init__(self, out):
+        out = Path(out)
+        self.out = out
+        parent = out.parent if str(out.parent) else Path(".")
+        self.path = parent / f".{out.name}.{_LOCK_SUFFIX}"
+        self._fd: int | None = None
+
+    def acquire(self) -> "OutputLock":
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock, the folder swap stays safe for one writer
+            return self
+        for _ in range(20):
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+            except OSError as exc:
+                raise _as_output_error(exc, self.path) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                holder = _read_holder(fd)
+                os.close(fd)
+                if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise InvalidInputError(
+                        f"output folder {str(self.out)!r} is being written by another auditad run "
+                        f"({holder or 'holder unknown'}; lock {str(self.path)!r}); wait for it to finish "
+                        "or choose another folder") from None
+                raise _as_output_error(exc, self.path) from None
+            try:  # the file may have been removed (released) between open and flock: retry on the new one
+                same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
+            except FileNotFoundError:
+                same = False
+            if not same:
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+            os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()} since {stamp}\n".encode())
+            self._fd = fd
+            return self
+        raise InvalidInputError(f"could not lock output folder {str(self.out)!r} ({str(self.path)!r} keeps "
+                                "changing); is another run starting?")
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is None:
+            return
+        try:
+            os.unlink(self.path)  # while still holding it: a waiter that opened the old file retries
+        except OSError:
+            pass
+        os.close(fd)
+
+    def __enter__(self):
+        return self.acquire()
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def _read_holder(fd: int) -> str:
+    try:
+        return os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+def output_lock(out) -> OutputLock:
+    """An :class:`OutputLock` on folder ``out`` (use as a context manager)."""
+    return OutputLock(out)
+
+
+# --------------------------------------------------------------------------- folders
+# temporary folder -> (final folder, lock) of the runs of this process that are writing now
+_ACTIVE: dict[Path, tuple[Path, OutputLock]] = {}
+_ACTIVE_GUARD = threading.Lock()
+
+
+def _active(tmp: Path) -> bool:
+    with _ACTIVE_GUARD:
+        return Path(tmp) in _ACTIVE
+
+
+def _recover(out: Path) -> None:
+    """Under the lock: restore a backup if a crash left no ``out``; remove dead runs' temporaries and backups."""
+    parent = out.parent if str(out.parent) else Path(".")
+    olds = _stale_siblings(parent, out.name, _OLD_TAG, include_own=True)
+    if olds and not os.path.lexists(out):
+        newest = max(olds, key=lambda p: p.stat().st_mtime)
+        os.replace(newest, out)
+        olds.remove(newest)
+    for stale in olds + _stale_siblings(parent, out.name, TMP_TAG, include_own=True):
+        _remove(stale)
+
+
 def prepare_output_dir(out) -> tuple[Path, Path]:
-    """Check that ``out`` can become a folder; return (final path, fresh temporary sibling folder).
+    """Lock folder ``out`` and return (final path, fresh temporary sibling folder).
 
     Everything is written into the temporary folder and moved into place with
-    :func:`replace_dir_atomic`, so a failed run leaves nothing half-written.
+    :func:`replace_dir_atomic` (or thrown away with :func:`discard_output_dir`), so a
+    failed run leaves nothing half-written.  The lock is held until then.
+
+    A symlink ``out`` is followed: the folder it points to is replaced and the link kept
+    (the returned final path is then the link's target).
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` is a file, its parent folder does not exist, or another run holds the lock.
     """
     out = Path(out)
+    if out.is_symlink():  # a link to a folder: replace the folder it points to, keep the link
+        out = Path(os.path.realpath(out))
     if out.exists() and not out.is_dir():
-        raise InvalidInputError(f"--out {str(out)!r} exists and is a file, expected a folder")
+        raise InvalidInputError(f"output folder {str(out)!r} exists and is a file, expected a folder")
     parent = out.parent if str(out.parent) else Path(".")
-    if not parent.exists():
-        raise InvalidInputError(f"the parent folder of --out {str(out)!r} does not exist")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
+    if not parent.is_dir():
+        raise InvalidInputError(f"the parent folder of output folder {str(out)!r} does not exist")
+    with _ACTIVE_GUARD:  # a run of this process that died without discard_output_dir: release its lock
+        for tmp_old, (out_old, lock_old) in list(_ACTIVE.items()):
+            if out_old == out and not tmp_old.exists():
+                lock_old.release()
+                del _ACTIVE[tmp_old]
+    lock = OutputLock(out).acquire()
+    try:
+        _recover(out)
+        tmp = parent / _tmp_name(out.name)
+        os.mkdir(tmp, 0o777 & ~_umask())
+    except BaseException as exc:
+        lock.release()
+        if isinstance(exc, OSError) and not isinstance(exc, OutputError):
+            raise _as_output_error(exc, out) from None
+        raise
+    with _ACTIVE_GUARD:
+        _ACTIVE[tmp] = (out, lock)
     return out, tmp
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two paths with Linux ``renameat2(RENAME_EXCHANGE)``; False where unsupported."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
+    AT_FDCWD, RENAME_EXCHANGE = -100, 2
+    if fn(AT_FDCWD, os.fsencode(a), AT_FDCWD, os.fsencode(b), RENAME_EXCHANGE) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _release(tmp: Path) -> None:
+    with _ACTIVE_GUARD:
+        entry = _ACTIVE.pop(Path(tmp), None)
+    if entry is not None:
+        entry[1].release()
+
+
 def replace_dir_atomic(tmp: Path, out: Path) -> Path:
-    """Move the finished temporary folder ``tmp`` to ``out``, replacing an older ``out``."""
-    os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp creates 0700
-    old = None
-    if out.exists():
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+    """Move the finished temporary folder ``tmp`` to ``out``, replacing an older ``out``; release the lock.
+
+    At every instant ``out`` is either the old or the new complete folder (Linux:
+    one atomic exchange; elsewhere a backup that the next run restores after a crash).
+    """
+    tmp, out = Path(tmp), Path(out)
+    try:
+        os.chmod(tmp, 0o777 & ~_umask())
+        if os.path.lexists(out):
+            if _exchange(tmp, out):  # tmp now holds the old report (named with our pid: debris if we die here)
+                shutil.rmtree(tmp, ignore_errors=True)
+                return out
+            old = out.with_name(_tmp_name(out.name, _OLD_TAG))
+            os.replace(out, old)
+            try:
+                os.replace(tmp, out)
+            except BaseException:  # interrupted between the two renames: put the old report back now
+                os.replace(old, out)
+                raise
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if isinstance(exc, OutputError):
+            raise
+        raise _as_output_error(exc, out) from None
+    finally:
+        _release(tmp)
     return out
+
+
+def discard_output_dir(tmp: Path) -> None:
+    """Remove an unfinished temporary folder from :func:`prepare_output_dir` and release its lock."""
+    shutil.rmtree(tmp, ignore_errors=True)
+    _release(tmp)

@@ -8,7 +8,11 @@ bare numpy traceback for a mistake of theirs.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+import os
+import stat
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -27,6 +31,11 @@ __all__ = [
     "check_scores",
     "check_probability_array",
     "describe",
+    "check_input_file",
+    "check_input_files",
+    "check_output_file",
+    "check_figure_path",
+    "reading_inputs",
 ]
 
 
@@ -217,3 +226,180 @@ def check_probability_array(value, *, name: str, open_interval: bool = False) ->
         interval = "(0, 1)" if open_interval else "[0, 1]"
         raise InvalidInputError(f"{name} must lie in {interval}, got {float(arr[bad].flat[0])!r}")
     return arr
+
+
+# --------------------------------------------------------------------------- input files
+def _npy_header(fh, where: str) -> tuple[tuple, np.dtype, int]:
+    """Read the header of a ``.npy`` stream; return (shape, dtype, header length) or raise InvalidInputError."""
+    fmt = np.lib.format
+    start = fh.tell() if hasattr(fh, "tell") else 0
+    try:
+        major, minor = fmt.read_magic(fh)
+        if (major, minor) == (1, 0):
+            shape, _, dtype = fmt.read_array_header_1_0(fh)
+        elif (major, minor) in ((2, 0), (3, 0)):
+            shape, _, dtype = fmt.read_array_header_2_0(fh)
+        else:
+            raise ValueError(f"unknown .npy format version {major}.{minor}")
+    except (ValueError, SyntaxError, EOFError, OverflowError, RecursionError, MemoryError) as exc:
+        raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
+                                f"({type(exc).__name__}: {_one_line(exc)})") from None
+    except Exception as exc:  # tokenize.TokenError and whatever a damaged header makes the parser raise
+        raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
+                                f"({type(exc).__name__}: {_one_line(exc)})") from None
+    if dtype.hasobject:
+        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
+                                "(arrays are read without pickle); save a numeric array instead")
+    header_len = (fh.tell() if hasattr(fh, "tell") else 0) - start
+    return tuple(shape), dtype, header_len
+
+
+def _one_line(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_input_file(path, *, name: str) -> Path:
+    """Check that input ``path`` is a readable regular file; for ``.npy``/``.npz`` also check its structure.
+
+    Reads only headers (the ``.npy`` header, the zip directory and each member's
+    ``.npy`` header), so corrupted, truncated or pickled arrays are refused with a
+    message naming ``name`` and the file before any large read.
+
+    Raises
+    ------
+    InvalidInputError
+        Missing file, a folder or special file, an unreadable file, a corrupted or
+        truncated ``.npy``/``.npz``, or an object (pickled) array.
+    """
+    p = Path(path)
+    where = f"{name} file {str(p)!r}"
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{where} does not exist") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{name} path {str(p)!r} is a directory, expected a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(f"{where} is not a regular file (device, FIFO or socket)")
+    if not os.access(p, os.R_OK):
+        raise InvalidInputError(f"{where} cannot be read: permission denied")
+    suffix = p.suffix.lower()
+    if suffix == ".npy":
+        with open(p, "rb") as fh:
+            shape, dtype, header_len = _npy_header(fh, where)
+        need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if need > st.st_size - header_len:
+            raise InvalidInputError(f"{where} is truncated: its header announces shape {shape} of {dtype} "
+                                    f"({need} bytes) but the file holds {st.st_size - header_len}")
+    elif suffix == ".npz":
+        import zipfile
+
+        try:
+            with zipfile.ZipFile(p) as zf:
+                for info in zf.infolist():
+                    if not info.filename.endswith(".npy"):
+                        continue
+                    with zf.open(info) as fh:
+                        head = fh.read(65536 + 16)
+                    import io
+
+                    buf = io.BytesIO(head)
+                    shape, dtype, header_len = _npy_header(buf, f"{where} (array {info.filename[:-4]!r})")
+                    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+                    if need > info.file_size - header_len:
+                        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) is truncated: shape "
+                                                f"{shape} of {dtype} needs {need} bytes, the member holds "
+                                                f"{info.file_size - header_len}")
+        except InvalidInputError:
+            raise
+        except Exception as exc:  # BadZipFile, EOFError, zlib.error, an unsupported compression method, ...
+            raise InvalidInputError(f"{where} is not a valid .npz archive ({type(exc).__name__}: "
+                                    f"{_one_line(exc)})") from None
+    return p
+
+
+def check_input_files(named) -> None:
+    """:func:`check_input_file` on each ``{name: path}`` item (None paths skipped), in order."""
+    for name, path in named.items():
+        if path is not None:
+            check_input_file(path, name=name)
+
+
+#: Exceptions that a parser raises on a damaged or hostile input file (beyond ValueError and OSError).
+_PARSE_ERRORS = (ValueError, SyntaxError, EOFError, OverflowError, RecursionError, OSError)
+
+
+@contextmanager
+def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
+    """Context manager that turns a loader's low-level parse error into :class:`InvalidInputError`.
+
+    ``paths`` are the files being read (named in the message).  Errors raised on
+    purpose (:class:`~auditad.errors.AuditadError`) pass through; ``zipfile.BadZipFile``,
+    ``SyntaxError`` / ``tokenize.TokenError`` from a corrupted ``.npy`` header,
+    ``UnicodeDecodeError``, ``EOFError``, ``zlib.error`` and the like become one named
+    error.  ``MemoryError`` and ``KeyboardInterrupt`` pass through unchanged.
+    """
+    from .errors import AuditadError
+
+    try:
+        yield
+    except AuditadError:
+        raise
+    except MemoryError:
+        raise
+    except Exception as exc:
+        import tokenize
+        import zipfile
+        import zlib
+
+        if not isinstance(exc, _PARSE_ERRORS + (zipfile.BadZipFile, zlib.error, tokenize.TokenError)):
+            raise
+        files = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths]) if p is not None]
+        culprit = getattr(exc, "filename", None)
+        if culprit:
+            files = [str(culprit)]
+        shown = ", ".join(repr(f) for f in files[:4]) + (f" (+{len(files) - 4} more)" if len(files) > 4 else "")
+        raise InvalidInputError(f"{name} {'file' if len(files) == 1 else 'files'} {shown} could not be read: "
+                                f"{type(exc).__name__}: {_one_line(exc)}") from None
+
+
+# --------------------------------------------------------------------------- output files
+def check_output_file(path, *, name: str) -> None:
+    """Refuse an output file name before any work: a folder, a special file or a missing parent folder."""
+
+    if path is None:
+        return
+    p = Path(path)
+    target = Path(os.path.realpath(p)) if p.is_symlink() else p
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise InvalidInputError(f"{name} {str(path)!r}: {exc.strerror or exc}") from None
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{name} {str(path)!r} is a directory, expected a file name")
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(f"{name} {str(path)!r} is a special file (device, FIFO or socket); "
+                                "auditad writes regular files only")
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidInputError(f"{name} {str(path)!r}: its folder does not exist")
+
+
+def check_figure_path(path, *, name: str) -> None:
+    """Refuse a figure file name whose extension matplotlib cannot write, before any work."""
+    if path is None:
+        return
+
+    check_output_file(path, name=name)
+    from matplotlib.backend_bases import FigureCanvasBase
+
+    formats = FigureCanvasBase.get_supported_filetypes()
+    suffix = Path(path).suffix.lstrip(".").lower()
+    if suffix and suffix not in formats:
+        raise InvalidInputError(f"{name} {str(path)!r}: unsupported figure format {suffix!r}; "
+                                f"use one of {', '.join(sorted(formats))}")

@@ -2,10 +2,13 @@
 
 Each command is a pair of functions registered in ``COMMANDS``: ``_add_<name>``
 declares its arguments on an argparse sub-parser and ``_run_<name>`` executes
-it and returns the process exit code.  A user mistake (bad input, missing file)
-prints one line ``auditad: error: ...`` on stderr and exits with code 2; heavy
-libraries are imported inside the ``_run_*`` functions so that ``auditad
---help`` stays fast.
+it and returns the process exit code.  Heavy libraries are imported inside the
+``_run_*`` functions so that ``auditad --help`` stays fast and a Ctrl-C while
+they load is handled like any other.
+
+Exit codes: 0 gates passed, 1 a gate failed, 2 bad input or usage, 3 internal error,
+130/143 on SIGINT/SIGTERM; :func:`auditad._terminal.exit_status` maps every exception
+(contract in ``docs/cli.md``).
 """
 
 from __future__ import annotations
@@ -18,10 +21,10 @@ from pathlib import Path
 
 from . import __version__
 from .errors import AuditadError
+from ._terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan, format_value
+from ._validation import check_figure_path, check_input_files, check_output_file
 
 __all__ = ["main"]
-
-EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
 
 
 class _Parser(argparse.ArgumentParser):
@@ -29,7 +32,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):  # noqa: D401 - argparse API
         self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"auditad: error: {message}\n")
+        self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
 
 
 def _write_json_atomic(path: str | os.PathLike, payload) -> None:
@@ -41,7 +44,7 @@ def _write_json_atomic(path: str | os.PathLike, payload) -> None:
 
 def _print_and_save(result, args, *, extra: str | None = None) -> None:
     """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
-    print(result.summary_text())
+    print(dash_nan(result.summary_text()))
     if extra:
         print(extra)
     if args.json:
@@ -65,7 +68,8 @@ def _progress_enabled(args) -> bool:
 # --------------------------------------------------------------------------- leakage
 def _add_leakage(sub) -> None:
     p = sub.add_parser("leakage", help="neighbourhood class leakage L_k of a labelled embedding set",
-                       description="Neighbourhood class leakage L_k (SPEC §1, seed 002).")
+                       description="Neighbourhood class leakage L_k (Testing the Test: Score-Direction Instability in "
+                                   "Class-Split Anomaly Detection).")
     p.add_argument("--embeddings", required=True, help=".npy or .npz file with an (n, d) array")
     _add_label_args(p)
     p.add_argument("--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)")
@@ -77,11 +81,15 @@ def _add_leakage(sub) -> None:
 
 
 def _run_leakage(args) -> int:
+    from ._validation import reading_inputs
     from .datasets import load_benchmark
     from .leakage import leakage
 
-    bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
-                           label_column=args.label_column)
+    check_output_file(args.json, name="--json")
+    check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
+    with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
+        bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
     ks = args.k or [10]
     n = bench.X.shape[0]
     result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
@@ -94,7 +102,7 @@ def _run_leakage(args) -> int:
 # --------------------------------------------------------------------------- protocol
 def _add_protocol(sub) -> None:
     p = sub.add_parser("protocol", help="class-split protocol audit: per-class AUROC, inversion, direction instability",
-                       description="Class-split protocol audit (SPEC §2, seed 002): K-1 vs 1 or 1 vs K-1 runs, "
+                       description="Class-split protocol audit (Testing the Test): K-1 vs 1 or 1 vs K-1 runs, "
                                    "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.")
     p.add_argument("--embeddings", required=True, action="append",
                    help=".npy or .npz file with an (n, d) array; repeat (optionally as NAME=PATH) to compare "
@@ -119,10 +127,12 @@ def _add_protocol(sub) -> None:
 
 
 def _run_protocol(args) -> int:
+    from ._validation import reading_inputs
     from .datasets import load_benchmark, load_labels
     from .errors import InvalidInputError
     from .protocol import audit_protocol
 
+    check_output_file(args.json, name="--json")
     paths = {}
     for item in args.embeddings:
         name, sep, path = item.partition("=")
@@ -131,10 +141,14 @@ def _run_protocol(args) -> int:
         if name in paths:
             raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
         paths[name] = path
-    bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key, label_column=args.label_column)
-    split = None
-    if args.split is not None:
-        split = load_labels(args.split, column=args.split_column, name="split")
+    check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
+                        "--labels": args.labels, "--split": args.split})
+    with reading_inputs([*paths.values(), args.labels, args.split], name="--embeddings/--labels/--split"):
+        bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
+        split = None
+        if args.split is not None:
+            split = load_labels(args.split, column=args.split_column, name="split")
     if args.leakage_k < 0:
         raise InvalidInputError(f"--leakage-k must be >= 0 (0 = skip), got {args.leakage_k}")
     result = audit_protocol(bench.representations, bench.y, protocol=args.protocol,
@@ -143,15 +157,32 @@ def _run_protocol(args) -> int:
                             contamination=args.contamination, repeats=args.repeats,
                             leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
                             progress=_progress_enabled(args), random_state=args.seed)
+    _refuse_all_nan(result)
     _print_and_save(result, args)
     return EXIT_OK
 
 
-# --------------------------------------------------------------------------- nulls (SPEC §3)
+def _refuse_all_nan(result) -> None:
+    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0."""
+    import numpy as np
+
+    from .errors import InvalidInputError
+
+    auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
+    if auroc.size and np.isnan(auroc).all():
+        skipped = getattr(result, "skipped", ()) or ()
+        reasons = sorted({str(item.get("reason", "")) for item in skipped if isinstance(item, dict)} - {""})
+        why = f": {reasons[0]}" if reasons else ""
+        raise InvalidInputError(f"no class-split task could be evaluated (every task was skipped{why}); "
+                                "lower --k or the detector settings, or give more samples per class")
+
+
+# --------------------------------------------------------------------------- nulls
 def _add_nulls(sub) -> None:
     p = sub.add_parser("nulls", help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
                        description="Distribution of each metric under random predictions at the given class counts "
-                                   "(SPEC §3, seed 003 §IV); places observed scores on their nulls.")
+                                   "(Hermary, Mejri and Aouada, An Insight on Evaluation Metrics Under the "
+                                   "Imbalanced Case of Anomaly Detection, Sec. IV); places observed scores on their nulls.")
     p.add_argument("--n-pos", type=int, default=None, help="number of anomalies (positives)")
     p.add_argument("--n-neg", type=int, default=None, help="number of normals (negatives)")
     p.add_argument("--ratio", type=float, default=None, help="anomaly ratio in (0, 1), with --n instead of the counts")
@@ -210,6 +241,8 @@ def _save_figure(fig, path) -> None:
 def _run_nulls(args) -> int:
     from .nulls import null_distribution
 
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
     observed = _parse_observed(args.observed)
     result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
                                metrics=tuple(args.metric) if args.metric else
@@ -231,15 +264,15 @@ def _run_nulls(args) -> int:
     return EXIT_OK
 
 
-# --------------------------------------------------------------------------- landscape (SPEC §3)
+# --------------------------------------------------------------------------- landscape
 def _add_landscape(sub) -> None:
     p = sub.add_parser("landscape", help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
-                       description="Metric landscapes under class imbalance (SPEC §3, seed 003 §V-VI): landscapes, "
+                       description="Metric landscapes under class imbalance (Hermary, Mejri and Aouada, Sec. V-VI): landscapes, "
                                    "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
                                    "coverage, Pearson/Tucker between metrics per ratio group.")
     p.add_argument("--ratio", action="append", default=None,
                    help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
-                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of seed 003, Table I)")
+                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of Hermary et al., Table I)")
     p.add_argument("--metric", action="append", default=None,
                    choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
                    help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)")
@@ -416,7 +449,21 @@ def _finish_report(run, args, *, show: Path) -> int:
     return run.exit_code
 
 
+def _audit_inputs(config, args) -> dict:
+    """{what: path} of every input file of an audit, named by flag (or by benchmark for a config)."""
+    named = {}
+    for b in config.benchmarks:
+        where = "" if args.config is None else f"benchmark {b.name!r} "
+        named[f"{where}{'--labels' if args.config is None else 'labels'}"] = b.labels
+        for rep, path in b.embeddings.items():
+            named[f"{where}{'--embeddings' if args.config is None else 'embeddings'} {rep}"] = path
+        if getattr(b, "manifest", None) is not None:
+            named[f"{where}{'--manifest' if args.config is None else 'manifest'}"] = b.manifest
+    return named
+
+
 def _run_audit(args) -> int:
+    from ._validation import reading_inputs
     from .errors import InvalidInputError
     from .report.assemble import load_inputs, run_audit
     from .report.config import config_from_paths, load_config
@@ -449,7 +496,9 @@ def _run_audit(args) -> int:
         config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
                                    columns=columns, manifest=args.manifest, overrides=overrides, gates=rules)
         sources = [args.labels, *paths.values()]
-    inputs = [load_inputs(b, config) for b in config.benchmarks]
+    check_input_files(_audit_inputs(config, args))
+    with reading_inputs([p for p in sources if p is not None], name="input"):
+        inputs = [load_inputs(b, config) for b in config.benchmarks]
     run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
                     progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
                     on_benchmark=lambda a: _print_notes(a, args))
@@ -483,10 +532,11 @@ def _run_demo(args) -> int:
     return _finish_report(run, args, show=run.out / inputs.name / "report.html")
 
 
-# --------------------------------------------------------------------------- select (anomaly-free model selection, SPEC §4)
+# --------------------------------------------------------------------------- select (anomaly-free model selection)
 def _add_select(sub) -> None:
     p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
-                       description="Anomaly-free model selection (SPEC §4, seeds 000/001): inlier variance, AUC "
+                       description="Anomaly-free model selection (Wilkinghoff and Tan, Can We Predict Anomaly Detection "
+                                   "Performance from Embedding-Space Geometry?): inlier variance, AUC "
                                    "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
                                    "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
     p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
@@ -517,6 +567,8 @@ def _run_select(args) -> int:
 
     if (args.manifest is None) == (args.example is None):
         raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
     if args.example == "digits":
         from .synthetic import digits_benchmark
 
@@ -526,9 +578,11 @@ def _run_select(args) -> int:
 
         bench = make_selection_benchmark(random_state=args.seed)
     else:
+        from ._validation import reading_inputs
         from .manifest import load_manifest
 
-        bench = load_manifest(args.manifest)
+        with reading_inputs([args.manifest], name="MANIFEST"):
+            bench = load_manifest(args.manifest)
     lam = args.lam
     if lam is not None and lam != "empirical":
         try:
@@ -577,55 +631,35 @@ def _print_rows(header, rows) -> None:
 
 def _run_gate(args) -> int:
     from .errors import InvalidInputError
-    from .report.checks import evaluate_gates, exit_code, load_summary, parse_rule, summary_rules, verdict
+    from .report.checks import run_gates, verdict
 
-    extra = [parse_rule(text) for text in args.gate or ()]
-    by_bench, messages = {}, []
-    for path in args.summaries:
-        path = Path(path)
-        summary = load_summary(path)
-        name = str(summary.get("benchmark") or (path.parent.name if path.name == "summary.json" and
-                                                   path.parent.name else path.stem))
-        if name in by_bench:
-            name = f"{name} [{path}]"
-        rules = []
-        for rule in summary_rules(summary, source=str(path)) + extra:
-            if rule not in rules:
-                rules.append(rule)
-        try:
-            by_bench[name] = evaluate_gates(summary, rules)
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{path}: {exc}") from None
-    every = [r for results in by_bench.values() for r in results]
-    if not every:
-        raise InvalidInputError("no gates to evaluate: the summaries have no 'gates' and no --gate was given")
-    rows = []
-    for name, results in by_bench.items():
-        for r in results:
-            value = "null" if r.value is None else f"{r.value:.6g}"
-            rows.append([name, {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status], r.level, r.rule.path,
-                         value, r.rule.expression[len(r.rule.path) + 1:]])
-            if not r.passed:
-                messages.append(f"  {name}: {r.message}")
+    check_output_file(args.junit, name="--junit")
+    check_output_file(args.markdown, name="--markdown")
+    try:
+        run = run_gates(args.summaries, _report_rules(args), fail_on=args.fail_on)
+    except InvalidInputError as exc:
+        raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
+    rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
+             format_value(r["value"]), r["condition"]] for r in run.rows()]
     _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
-    for line in messages:
-        print(line)
-    for name, results in by_bench.items():
+    for r in run.rows():
+        if not r["passed"]:
+            print(f"  {r['benchmark']}: {dash_nan(r['message'])}")
+    for name, results in run.results.items():
         failed = sum(not r.passed for r in results)
         print(f"{name}: {verdict(results)} ({len(results)} gates, {failed} not passed)")
-    code = exit_code(every, fail_on=args.fail_on)
-    print(f"verdict: {verdict(every)} (exit {code}, --fail-on {args.fail_on})")
+    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})")
     if args.junit:
         from .report.export import write_junit
 
-        write_junit(by_bench, args.junit)
+        write_junit(run.results, args.junit)
         print(f"wrote {args.junit}")
     if args.markdown:
         from .report.export import write_markdown_summary
 
-        write_markdown_summary(by_bench, args.markdown)
+        write_markdown_summary(run.results, args.markdown)
         print(f"wrote {args.markdown}")
-    return code
+    return run.exit_code
 
 
 def _add_appendix(sub) -> None:
@@ -755,6 +789,8 @@ COMMANDS = {
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
     parser.add_argument("--version", action="version", version=f"auditad {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for add, _ in COMMANDS.values():
         add(sub)
@@ -762,21 +798,67 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``auditad`` console script; returns the exit code."""
+    """Entry point of the ``auditad`` console script; returns the exit code.
+
+    Every outcome maps to one code: 0 all gates passed, 1 a gate failed, 2 bad input
+    or usage (one line naming the parameter or file), 3 internal error (one line; the
+    traceback with ``--debug`` or ``AUDITAD_DEBUG=1``), 130 on SIGINT, 143 on SIGTERM.
+    Everything printed is sanitised of terminal control characters.
+    """
+    import signal
+    import threading
+    import warnings
+
+    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, on_sigterm,
+                            print_warnings)
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = debug_requested(argv)
+    out_stream, err_stream = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
+            try:
+                code = _dispatch(argv)
+                message = ""
+            except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
+                code, message = exit_status(exc)
+                if debug and not isinstance(exc, SystemExit):
+                    import traceback
+
+                    traceback.print_exception(exc, file=sys.stderr)
+        print_warnings(caught, debug)
+        if message:
+            print(message, file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = EXIT_PIPE
+        if code == EXIT_PIPE:  # the reader went away: no "Exception ignored" at interpreter exit
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out_stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+        return code
+    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        sys.stdout, sys.stderr = out_stream, err_stream
+
+
+def _dispatch(argv: list[str]) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     _, run = COMMANDS[args.command]
-    try:
-        return int(run(args))
-    except (AuditadError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError) as exc:
-        print(f"auditad: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        print("auditad: interrupted", file=sys.stderr)
-        return 130
+    return int(run(args))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -18,7 +18,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ._validation import check_embeddings, check_labels, check_same_length
+from ._validation import check_embeddings, check_input_file, check_labels, check_same_length
 from .errors import InvalidInputError
 
 __all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_example",
@@ -528,6 +528,7 @@ def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
         keys = list(arrays)
         obj = None
     else:
+        check_input_file(path, name=name)  # corrupted/truncated/pickled headers: a named error before np.load
         try:
             obj = np.load(path, allow_pickle=False)
         except ValueError as exc:

@@ -13,6 +13,7 @@ from __future__ import annotations
 __all__ = [
     "AuditadError",
     "InvalidInputError",
+    "OutputError",
     "AuditadWarning",
     "UndefinedValueWarning",
     "ApproximationWarning",
@@ -26,6 +27,17 @@ class AuditadError(Exception):
 
 class InvalidInputError(AuditadError, ValueError):
     """Bad input: the message names the parameter and the offending value."""
+
+
+class OutputError(AuditadError, OSError):
+    """An output could not be written (disk full, read-only folder, permission denied).
+
+    Subclasses :class:`OSError` with the original ``errno`` and the output path as
+    ``filename``; the message names the file and the reason.
+    """
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 class AuditadWarning(UserWarning):

@@ -1,4 +1,4 @@
-"""Neighbourhood class leakage L_k (SPEC §1; seed 002, "Testing the Test").
+"""Neighbourhood class leakage L_k ("Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection").
 
 How much the semantic classes of a class-split benchmark overlap in a
 representation space: the share of each sample's k nearest neighbours that
@@ -16,7 +16,13 @@ from ._neighbors import kneighbors
 from ._validation import check_embeddings, check_int, check_labels, check_same_length
 from .errors import InvalidInputError
 
-__all__ = ["LeakageResult", "leakage"]
+__all__ = ["LeakageResult", "leakage", "CONFUSION_DENSE_MAX_CLASSES"]
+
+#: Largest class count for which ``LeakageResult.to_dict()`` holds the dense K × K confusion
+#: matrix and ``confusion_frame()`` returns the square table.  Above it the dictionary's
+#: ``confusion`` is an empty list (use :meth:`LeakageResult.top_confusions` or
+#: ``confusion_frame(long=True)``), so the summary stays O(K) in size.
+CONFUSION_DENSE_MAX_CLASSES = 100
 
 
 @dataclass(frozen=True)
@@ -37,9 +43,11 @@ class LeakageResult:
         L_k for each k.
     per_class : ndarray of shape (n_classes, len(ks))
         L_k(c): mean of ℓ_k over the samples of class c.
-    confusion : ndarray of shape (n_classes, n_classes)
+    confusion_sparse : scipy.sparse.csr_array of shape (n_classes, n_classes)
         At the primary k: M[c, c'] = share of class c's neighbour slots that
-        fall in class c' (rows sum to 1).
+        fall in class c' (rows sum to 1); at most n·k non-zeros, so memory is
+        O(n·k + K) whatever the number of classes.  :attr:`confusion` is its
+        dense form (K × K, built on request).
     chance_per_sample : ndarray of shape (n,)
         (n − n_{y_i}) / (n − 1): the leakage expected if neighbours were drawn
         at random.
@@ -55,7 +63,7 @@ class LeakageResult:
     per_sample: np.ndarray = field(repr=False)
     L: np.ndarray
     per_class: np.ndarray
-    confusion: np.ndarray = field(repr=False)
+    confusion_sparse: object = field(repr=False)
     chance_per_sample: np.ndarray = field(repr=False)
     metric: str
     backend: str
@@ -71,6 +79,30 @@ class LeakageResult:
     def L_k(self) -> float:
         """L_k at the primary k."""
         return float(self.L[0])
+
+    @property
+    def confusion(self) -> np.ndarray:
+        """Dense K × K confusion matrix at the primary k (rows sum to 1); K² memory, built on each access."""
+        return self.confusion_sparse.toarray()
+
+    def top_confusions(self, n: int | None = 20):
+        """The largest off-diagonal confusion shares: which classes' neighbours fall in which other class.
+
+        Parameters
+        ----------
+        n : int or None
+            Rows to return (None = every non-zero off-diagonal entry).
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns ``class``, ``neighbour_class``, ``share`` (M[c, c']), sorted by share,
+            then by class order.
+        """
+        frame = self.confusion_frame(long=True)
+        frame = frame[frame["class"] != frame["neighbour_class"]]
+        frame = frame.sort_values("share", ascending=False, kind="stable").reset_index(drop=True)
+        return frame if n is None else frame.head(check_int(n, name="n", low=0))
 
     @property
     def per_class_leakage(self) -> np.ndarray:
@@ -112,13 +144,29 @@ class LeakageResult:
                              "chance": float(self.chance_per_class[ci])})
         return pd.DataFrame(rows)
 
-    def confusion_frame(self):
-        """The class-confusion matrix at the primary k as a labelled DataFrame."""
+    def confusion_frame(self, *, long: bool = False):
+        """The class-confusion matrix at the primary k as a labelled DataFrame.
+
+        Parameters
+        ----------
+        long : bool
+            False: the square K × K table (refused above ``CONFUSION_DENSE_MAX_CLASSES``
+            classes); True: one row per non-zero entry with columns ``class``,
+            ``neighbour_class``, ``share`` (row-major order), O(n·k) rows at most.
+        """
         import pandas as pd
 
-        labels = [_plain(c) for c in self.classes]
-        return pd.DataFrame(self.confusion, index=pd.Index(labels, name="class"),
-                            columns=pd.Index(labels, name="neighbour_class"))
+        labels = np.array([_plain(c) for c in self.classes], dtype=object)
+        if long:
+            coo = self.confusion_sparse.tocoo()
+            order = np.lexsort((coo.col, coo.row))
+            return pd.DataFrame({"class": labels[coo.row[order]], "neighbour_class": labels[coo.col[order]],
+                                 "share": coo.data[order].astype(float)})
+        if self.classes.size > CONFUSION_DENSE_MAX_CLASSES:
+            raise InvalidInputError(f"the square confusion table of {self.classes.size} classes is too large "
+                                    f"(more than {CONFUSION_DENSE_MAX_CLASSES}); use long=True or top_confusions()")
+        return pd.DataFrame(self.confusion, index=pd.Index(list(labels), name="class"),
+                            columns=pd.Index(list(labels), name="neighbour_class"))
 
     def to_frame(self):
         """Tidy table of L_k against k (columns k, leakage, chance, ratio_to_chance)."""
@@ -128,7 +176,13 @@ class LeakageResult:
                              "chance": self.chance, "ratio_to_chance": [float(v) / self.chance for v in self.L]})
 
     def to_dict(self) -> dict:
-        """JSON-safe dictionary (full precision); ``L_k`` is L at the primary k."""
+        """JSON-safe dictionary (full precision); ``L_k`` is L at the primary k.
+
+        Size is O(K · len(ks)): ``confusion`` holds the dense K × K matrix only up to
+        ``CONFUSION_DENSE_MAX_CLASSES`` classes and is an empty list above (see
+        :meth:`top_confusions`).
+        """
+        dense = self.classes.size <= CONFUSION_DENSE_MAX_CLASSES
         return {
             "k": self.k,
             "L_k": self.L_k,
@@ -146,7 +200,7 @@ class LeakageResult:
                  "by_k": {str(int(k)): float(self.per_class[i, j]) for j, k in enumerate(self.ks)}}
                 for i, c in enumerate(self.classes)
             ],
-            "confusion": [[float(v) for v in row] for row in self.confusion],
+            "confusion": [[float(v) for v in row] for row in self.confusion] if dense else [],
         }
 
     def summary_text(self) -> str:
@@ -216,9 +270,15 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     References
     ----------
     "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-    Detection" (seed 002), section "Diagnóstico: Filtración de Clase de
-    Vecindad"; SPEC §1. Reference points: Fashion-MNIST L_k ≈ 0.24 (stable),
+    Detection", section "Diagnóstico: Filtración de Clase de Vecindad" (the
+    neighbourhood class-leakage diagnostic). Reference points: Fashion-MNIST L_k ≈ 0.24 (stable),
     CIFAR-10 and Imagenette L_k > 0.76 (unstable).
+
+    See Also
+    --------
+    auditad.kneighbors : the neighbour search used here.
+    auditad.audit_protocol : per-class AUROC, compared with L_k(c) in the protocol audit.
+    LeakageResult.top_confusions : which classes mix with which.
 
     Examples
     --------
@@ -246,14 +306,26 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     per_class = np.stack([np.bincount(codes, weights=per_sample[:, j], minlength=n_cls) / sizes
                           for j in range(len(ks))], axis=1)
     k0 = ks[0]
-    conf = np.zeros((n_cls, n_cls))
-    np.add.at(conf, (np.repeat(codes, k0), codes[nn.indices[:, :k0]].ravel()), 1.0)
-    conf /= conf.sum(axis=1, keepdims=True)
+    conf = _sparse_confusion(codes, nn.indices[:, :k0], n_cls)
     n = X.shape[0]
     chance = (n - sizes[codes]) / (n - 1)
     return LeakageResult(ks=tuple(ks), classes=classes, class_sizes=sizes.astype(np.int64), per_sample=per_sample,
-                         L=L, per_class=per_class, confusion=conf, chance_per_sample=chance,
+                         L=L, per_class=per_class, confusion_sparse=conf, chance_per_sample=chance,
                          metric=metric, backend=nn.backend, recall=nn.recall)
+
+
+def _sparse_confusion(codes: np.ndarray, neighbours: np.ndarray, n_cls: int):
+    """Row-normalised class-confusion counts as a CSR array: O(n·k) memory, never K × K."""
+    from scipy import sparse
+
+    n, k = neighbours.shape
+    rows = np.repeat(codes, k)
+    cols = codes[neighbours].ravel()
+    counts = sparse.coo_array((np.ones(rows.size), (rows, cols)), shape=(n_cls, n_cls)).tocsr()
+    counts.sum_duplicates()
+    totals = np.bincount(codes, minlength=n_cls) * float(k)  # every sample has k neighbour slots
+    counts.data /= np.repeat(totals, np.diff(counts.indptr))
+    return counts
 
 
 def _check_ks(k, n) -> list[int]:

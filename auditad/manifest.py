@@ -40,6 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._validation import check_input_file
 from .errors import InvalidInputError
 from .pseudo import META_KEYS
 from .selection import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
@@ -115,6 +116,7 @@ class _Loader:
             raise InvalidInputError(f"manifest: {where} = {ref!r}: expected a .npy or .npz file")
         if key and full.suffix != ".npz":
             raise InvalidInputError(f"manifest: {where} = {ref!r}: '#name' selects an array inside an .npz file only")
+        check_input_file(full, name=f"manifest: {where} = {ref!r}:")  # corrupted, truncated or pickled
         return full, key or None
 
     def _npz(self, full: Path, where: str) -> dict:

@@ -4,6 +4,7 @@ Expected values are written out by hand (truth tables, path lists) rather than r
 with the module's own helpers.
 """
 
+import json
 import math
 
 import pytest
@@ -303,3 +304,114 @@ def test_load_summary_errors(tmp_path):
         load_summary(tmp_path / "list.json")
     with pytest.raises(InvalidInputError, match="directory"):
         load_summary(tmp_path)
+
+
+# --------------------------------------------------------------------------- hostile input: size, depth, versions
+def test_rule_parsing_is_linear_and_length_is_capped():
+    import time
+
+    from auditad.report.checks import MAX_RULE_LENGTH
+
+    # inputs that made the 0.1 regexes backtrack quadratically (26 s at 30 000 characters)
+    worst = ["a" + " " * (MAX_RULE_LENGTH - 2) + "<",
+             "warn:" + " " * (MAX_RULE_LENGTH - 10) + "[x",
+             "x" * (MAX_RULE_LENGTH - 1) + "]",
+             "a <" + " " * (MAX_RULE_LENGTH - 6) + " 1]"]
+    for text in worst:
+        t0 = time.perf_counter()
+        with pytest.raises(InvalidInputError):
+            parse_rule(text)
+        assert time.perf_counter() - t0 < 0.05
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidInputError, match=f"30000 characters long, at most {MAX_RULE_LENGTH}"):
+        parse_rule("a" * 29_996 + " < 1")
+    assert time.perf_counter() - t0 < 0.05
+    long_ok = "x." * 400 + "y <= 1"
+    assert parse_rule(long_ok).path == "x." * 400 + "y"
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a<=1", ("a", "<=", 1.0)), ("a=<1", None), ("a = = 1", None), ("a !1", None), ("a<>1", None),
+    ("a <= -1e-3 [ WARN ]", ("a", "<=", -0.001)), ("a.b.c>=2", ("a.b.c", ">=", 2.0)), ("a==2", ("a", "==", 2.0)),
+    ("a!=2", ("a", "!=", 2.0)), ("a>2", ("a", ">", 2.0)), ("fail:a<2[fail]", ("a", "<", 2.0)),
+])
+def test_operator_scan_matches_the_grammar(text, expected):
+    if expected is None:
+        with pytest.raises(InvalidInputError, match="malformed gate rule"):
+            parse_rule(text)
+    else:
+        r = parse_rule(text)
+        assert (r.path, r.op, r.threshold) == expected
+
+
+def test_unknown_metric_on_a_huge_summary_is_fast():
+    import time
+
+    K = 2000  # a 2 000-class summary: per-class rows and a K x K confusion (72 MB as JSON in 0.1)
+    summary = {"leakage": {"L_k": 0.2, "per_class": [{"class": i, "leakage": 0.1, "by_k": {"10": 0.1}}
+                                                      for i in range(K)],
+                           "confusion": [[0.0] * K for _ in range(K)]}}
+    t0 = time.perf_counter()
+    with pytest.raises(InvalidInputError, match="unknown gate metric 'leakage.L_kk'.*leakage.L_k"):
+        evaluate_gates(summary, ["leakage.L_kk <= 0.5"])
+    assert time.perf_counter() - t0 < 1.0
+    # a list element that exists is still found, one past the end is unknown (suggesting element 0)
+    assert evaluate_gates(summary, ["leakage.per_class.1999.leakage <= 0.5"])[0].passed
+    with pytest.raises(InvalidInputError, match="leakage.per_class.0.leakage"):
+        evaluate_gates(summary, ["leakage.per_class.2000.leakage <= 0.5"])
+
+
+@pytest.mark.parametrize("version, ok", [("1.0", True), ("1.7", True), (1, True), (1.2, True), ("99.0", False),
+                                         ("2.0", False), (0, False), ("one", False), (None, False), ("", False)])
+def test_schema_version_major(tmp_path, version, ok):
+    from auditad.report.checks import check_schema_version
+
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"schema_version": version, "leakage": {"L_k": 0.1}}))
+    if ok:
+        check_schema_version(load_summary(path))
+    else:
+        with pytest.raises(InvalidInputError, match="schema_version"):
+            load_summary(path)
+
+
+@pytest.mark.parametrize("text, match", [
+    ("[" * 100_000 + "]" * 100_000, "nested"),
+    ('{"a": ' + "[" * 200 + "]" * 200 + "}", "nested deeper than 64"),
+    ('{"a": ' + "7" * 400 + "}", "400 digits"),
+    ('{"a": ' + "7" * 5000 + "}", "5000 digits"),
+])
+def test_hostile_summaries_are_refused_naming_the_file(tmp_path, text, match):
+    path = tmp_path / "hostile.json"
+    path.write_text(text)
+    with pytest.raises(InvalidInputError, match=match) as exc:
+        load_summary(path)
+    assert "hostile.json" in str(exc.value)
+
+
+def test_huge_integer_in_a_summary_dict_is_a_named_error():
+    with pytest.raises(InvalidInputError, match="too large"):
+        evaluate_gates({"a": 10 ** 400}, ["a <= 1"])
+
+
+def test_run_gates_over_files(tmp_path):
+    from auditad.report.checks import run_gates
+
+    a, b = tmp_path / "a" / "summary.json", tmp_path / "b.json"
+    a.parent.mkdir()
+    a.write_text(json.dumps({"benchmark": "alpha", "leakage": {"L_k": 0.7},
+                             "gates": [{"rule": "leakage.L_k <= 0.5", "level": "warn"}]}))
+    b.write_text(json.dumps({"leakage": {"L_k": 0.1}}))
+    run = run_gates([a, b], ["leakage.L_k <= 0.5"])
+    assert list(run.results) == ["alpha", "b"]
+    # alpha: its own warn gate and the extra fail gate on the same path (different levels: both kept)
+    assert [(r.rule.level, r.passed) for r in run.results["alpha"]] == [("warn", False), ("fail", False)]
+    assert [r.passed for r in run.results["b"]] == [True]
+    assert run.verdict == "fail" and run.exit_code == 1
+    assert run_gates([b], ["leakage.L_k <= 0.5"], fail_on="warn").exit_code == 0
+    frame = run.to_frame()
+    assert frame["status"].tolist() == ["warn", "fail", "pass"] and frame["condition"].tolist() == ["<= 0.5"] * 3
+    with pytest.raises(InvalidInputError, match="no gates to evaluate"):
+        run_gates([b])
+    with pytest.raises(InvalidInputError, match="fail_on"):
+        run_gates([b], ["leakage.L_k <= 1"], fail_on="--warn")

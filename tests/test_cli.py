@@ -45,7 +45,104 @@ def test_user_mistakes_exit_2_with_one_line(digits_files, capsys, args, match):
 
 
 def test_usage_errors_exit_2(capsys):
-    with pytest.raises(SystemExit) as exc:
-        main(["leakage", "--k", "3"])
-    assert exc.value.code == 2
+    assert main(["leakage", "--k", "3"]) == 2  # argparse's SystemExit becomes a return value
+    assert "required: --embeddings" in capsys.readouterr().err
     assert main([]) == 2
+    assert main(["--version"]) == 0
+
+
+# --------------------------------------------------------------------------- exit-code contract
+def _boom(exc):
+    def run(args):
+        raise exc
+    return run
+
+
+@pytest.mark.parametrize("exc, code, words", [
+    (TypeError("unsupported operand"), 3, ["internal error: TypeError: unsupported operand", "(at auditad/cli.py:",
+                                           "report it", "--debug"]),
+    (MemoryError(), 3, ["internal error: out of memory (MemoryError"]),
+    (RecursionError("maximum recursion depth exceeded"), 3, ["internal error: RecursionError"]),
+    (KeyboardInterrupt(), 130, ["auditad: interrupted"]),
+    (OSError(28, "No space left on device", "/data/out/r.json"), 2, ["'/data/out/r.json': No space left"]),
+    (OSError(5, "Input/output error"), 3, ["internal error: OSError"]),
+    (PermissionError(13, "Permission denied", "/etc/x"), 2, ["'/etc/x': Permission denied"]),
+    (ValueError("raw numpy complaint"), 3, ["internal error: ValueError: raw numpy complaint"]),
+])
+def test_every_exception_maps_to_one_exit_code_and_one_line(monkeypatch, capsys, exc, code, words):
+    from auditad import cli
+
+    monkeypatch.setitem(cli.COMMANDS, "nulls", (cli.COMMANDS["nulls"][0], _boom(exc)))
+    monkeypatch.delenv("AUDITAD_DEBUG", raising=False)
+    assert main(["nulls", "--n-pos", "3", "--n-neg", "5"]) == code
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    for w in words:
+        assert w in err
+
+
+def test_sigterm_exception_is_143_and_debug_shows_the_traceback(monkeypatch, capsys):
+    from auditad import cli
+    from auditad._terminal import Terminated
+
+    monkeypatch.setitem(cli.COMMANDS, "nulls", (cli.COMMANDS["nulls"][0], _boom(Terminated())))
+    assert main(["nulls"]) == 143 and "terminated" in capsys.readouterr().err
+    monkeypatch.setitem(cli.COMMANDS, "nulls", (cli.COMMANDS["nulls"][0], _boom(TypeError("x"))))
+    assert main(["--debug", "nulls"]) == 3
+    err = capsys.readouterr().err
+    assert "Traceback" in err and err.strip().splitlines()[-1].startswith("auditad: internal error: TypeError")
+    monkeypatch.setenv("AUDITAD_DEBUG", "1")
+    assert main(["nulls"]) == 3 and "Traceback" in capsys.readouterr().err
+
+
+def test_terminal_control_characters_in_labels_are_escaped(tmp_path, capsys):
+    X, y = load_digits(return_X_y=True)
+    names = np.array(["\x1b[31mred\x1b[0m", "bell\x07", "rtl\u202eevil", "ok"])
+    np.save(tmp_path / "X.npy", X[:200])
+    np.save(tmp_path / "y.npy", names[y[:200] % 4])
+    assert main(["leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
+                 "--k", "3", "--backend", "exact"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert "\\x1b[31mred\\x1b[0m" in out and "bell\\x07" in out and "rtl\\u202eevil" in out
+
+
+def test_json_through_a_symlink_writes_the_target_and_keeps_the_link(digits_files, capsys):
+    d, _, _ = digits_files
+    (d / "results").mkdir()
+    (d / "results" / "r.json").write_text("old")
+    (d / "link.json").symlink_to(d / "results" / "r.json")
+    (d / "dangling.json").symlink_to(d / "results" / "new.json")
+    for link in ("link.json", "dangling.json"):
+        assert main(["leakage", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "3",
+                     "--backend", "exact", "--json", str(d / link)]) == 0
+        assert (d / link).is_symlink()
+    assert json.loads((d / "results" / "r.json").read_text())["k"] == 3
+    assert json.loads((d / "results" / "new.json").read_text())["k"] == 3
+    assert sorted(p.name for p in (d / "results").iterdir()) == ["new.json", "r.json"]
+    (d / "dev.json").symlink_to("/dev/null")
+    assert main(["leakage", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "3",
+                 "--json", str(d / "dev.json")]) == 2
+    assert "special file" in capsys.readouterr().err and (d / "dev.json").is_symlink()
+
+
+def test_missing_numbers_print_as_a_dash(tmp_path, capsys):
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps({"schema_version": "1.0", "benchmark": "b",
+                                "protocol": {"mean": {"rho_dir": None, "mean_auc": 0.75}}}))
+    code = main(["gate", str(path), "--gate", "protocol.mean.rho_dir <= 0.2", "--gate", "protocol.mean.mean_auc > 0.5"])
+    out = capsys.readouterr().out
+    assert code == 1 and "nan" not in out.lower().replace("mean", "")
+    rows = [line.split() for line in out.splitlines() if "protocol.mean" in line and "FAIL" in line]
+    assert rows and rows[0][4] == "\u2013"
+
+
+def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_files, capsys):
+    d, _, _ = digits_files
+    code = main(["protocol", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "500",
+                 "--detector", "knn", "--leakage-k", "0", "--quiet"])
+    captured = capsys.readouterr()
+    assert code == 2 and "nan" not in captured.out
+    last = captured.err.strip().splitlines()[-1]
+    assert last.startswith("auditad: error: no class-split task could be evaluated") and "--k" in last
+    assert "Warning:" not in captured.err and "cli.py" not in captured.err

@@ -18,7 +18,6 @@ Nothing here computes a statistic or reads an input file.
 from __future__ import annotations
 
 import math
-import shutil
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -281,7 +280,7 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     InvalidInputError
         Bad output folder, an unknown gate metric. Nothing is written then.
     """
-    from .._io import prepare_output_dir, replace_dir_atomic
+    from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
     from .._validation import check_choice
     from .checks import evaluate_gates, exit_code, verdict
 
@@ -339,7 +338,7 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
         by_bench = {a.name: list(a.gate_results) for a in audits}
         replace_dir_atomic(tmp, out_path)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard_output_dir(tmp)
         raise
     if junit is not None or markdown is not None:
         from . import export

@@ -59,16 +59,14 @@ __all__ = [
     "numeric_paths",
     "summary_rules",
     "load_summary",
+    "check_schema_version",
+    "GateRun",
+    "run_gates",
+    "MAX_RULE_LENGTH",
 ]
 
-OPERATORS = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
+OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+             "!=": operator.ne}
 LEVELS = ("fail", "warn")
 
 #: Top-level keys of a summary that hold gate metadata, not statistics (left out of :func:`numeric_paths`).
@@ -79,9 +77,14 @@ _RULE_KEYS = frozenset({"rule", "metric", "op", "threshold", "level"})
 
 _SYNTAX = ("expected 'METRIC OP THRESHOLD' with OP one of <, <=, >, >=, ==, != and an optional level "
            "prefix 'warn:' or 'fail:' (e.g. 'warn: protocol.mean.rho_dir <= 0.2')")
-_LEVEL_PREFIX = re.compile(r"^\s*([A-Za-z]+)\s*:\s*(.*)$", re.S)
-_LEVEL_SUFFIX = re.compile(r"^(.*?)\s*\[\s*([A-Za-z]*)\s*\]\s*$", re.S)
-_BODY = re.compile(r"^\s*(?P<path>.*?)\s*(?P<op><=|>=|==|!=|<|>)\s*(?P<threshold>.*?)\s*$", re.S)
+#: Longest accepted rule text (a longer one is refused with a named error, before any parsing).
+MAX_RULE_LENGTH = 1000
+#: Major version of the summary.json layout that this module reads; another major is refused.
+SUMMARY_SCHEMA_MAJOR = 1
+#: Deepest nesting accepted in a summary file (the audit writes fewer than 10 levels).
+MAX_SUMMARY_DEPTH = 64
+#: Longest integer (in digits) accepted in a summary file.
+MAX_SUMMARY_INT_DIGITS = 40
 _SEGMENT = re.compile(r"^[^\s<>=!\[\]:]+$")
 
 
@@ -226,27 +229,35 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
         return text
     if not isinstance(text, str):
         raise InvalidInputError(f"a gate rule must be a string, got {text!r}")
+    if len(text) > MAX_RULE_LENGTH:
+        raise InvalidInputError(f"gate rule is {len(text)} characters long, at most {MAX_RULE_LENGTH} are accepted "
+                                f"(it starts {text[:40]!r})")
     where = f"malformed gate rule {text!r}"
-    body, levels = text, []
-    m = _LEVEL_PREFIX.match(body)
-    if m:
-        if m.group(1).lower() not in LEVELS:
-            raise InvalidInputError(f"{where}: unknown level {m.group(1)!r} (use 'fail' or 'warn')")
-        levels.append(m.group(1).lower())
-        body = m.group(2)
-    m = _LEVEL_SUFFIX.match(body)
-    if m:
-        if m.group(2).lower() not in LEVELS:
-            raise InvalidInputError(f"{where}: unknown level {m.group(2)!r} (use 'fail' or 'warn')")
-        levels.append(m.group(2).lower())
-        body = m.group(1)
+    body, levels = text.strip(), []
+    colon = body.find(":")  # prefix 'LEVEL:' (one scan; metric paths never contain ':')
+    if colon >= 0:
+        head = body[:colon].strip()
+        if head and head.isascii() and head.isalpha():
+            if head.lower() not in LEVELS:
+                raise InvalidInputError(f"{where}: unknown level {head!r} (use 'fail' or 'warn')")
+            levels.append(head.lower())
+            body = body[colon + 1:].strip()
+    if body.endswith("]"):  # suffix '[LEVEL]'
+        bracket = body.rfind("[")
+        inner = body[bracket + 1:-1].strip() if bracket >= 0 else None
+        if inner is not None and (not inner or (inner.isascii() and inner.isalpha())):
+            if inner.lower() not in LEVELS:
+                raise InvalidInputError(f"{where}: unknown level {inner!r} (use 'fail' or 'warn')")
+            levels.append(inner.lower())
+            body = body[:bracket].rstrip()
     if len(set(levels)) > 1:
         raise InvalidInputError(f"{where}: contradictory levels {levels[0]!r} and {levels[1]!r}")
-    m = _BODY.match(body)
-    if not m or not m.group("path") or not m.group("threshold"):
+    op, at = _find_operator(body)
+    path = body[:at].strip() if op else ""
+    thr = body[at + len(op):].strip() if op else ""
+    if not op or not path or not thr:
         raise InvalidInputError(f"{where}: {_SYNTAX}")
-    path, op, thr = m.group("path"), m.group("op"), m.group("threshold")
-    if any(not _SEGMENT.match(s) for s in path.split(".")):
+    if any(not _SEGMENT.match(seg) for seg in path.split(".")):
         raise InvalidInputError(f"{where}: metric {path!r} is not a dotted path "
                                 f"(segments separated by '.', no spaces or operators); {_SYNTAX}")
     try:
@@ -256,6 +267,21 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
     if not math.isfinite(threshold):
         raise InvalidInputError(f"{where}: threshold must be finite, got {thr!r}")
     return GateRule(path, op, threshold, levels[0] if levels else default_level)
+
+
+def _find_operator(body: str) -> tuple[str, int]:
+    """Leftmost comparison operator in ``body`` (two-character ones first at a position); ("", -1) if none.
+
+    One left-to-right scan: linear in the length of the rule.
+    """
+    for i, ch in enumerate(body):
+        if ch in "<>=!":
+            two = body[i:i + 2]
+            if two in ("<=", ">=", "==", "!="):
+                return two, i
+            if ch in "<>":
+                return ch, i
+    return "", -1
 
 
 def rules_from_config(items: Iterable, *, default_level: str = "fail", source: str = "gates") -> list[GateRule]:
@@ -366,19 +392,28 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
 
 
-def _walk(node, prefix: str, out: list, include_null: bool) -> None:
-    if isinstance(node, Mapping):
-        items = ((str(k), v) for k, v in node.items())
-    elif isinstance(node, (list, tuple)):
-        items = ((str(i), v) for i, v in enumerate(node))
-    else:
-        if _is_number(node) or (include_null and node is None):
-            out.append(prefix)
-        return
-    for key, value in items:
-        if not prefix and key in _META_KEYS:
+def _walk(node, prefix: str, out: list, include_null: bool, *, limit: int | None = None,
+          lists_first_only: bool = False) -> bool:
+    """Append the numeric paths under ``node`` to ``out`` in document order (iterative, any depth).
+
+    Stops after ``limit`` paths (returns False then); ``lists_first_only`` visits only the first
+    element of each list (enough to suggest a path, and bounded on per-class tables).
+    """
+    stack = [(prefix, node)]
+    while stack:
+        pre, cur = stack.pop()
+        if isinstance(cur, Mapping):
+            items = [(str(k), v) for k, v in cur.items() if pre or str(k) not in _META_KEYS]
+        elif isinstance(cur, (list, tuple)):
+            items = [(str(i), v) for i, v in enumerate(cur[:1] if lists_first_only else cur)]
+        else:
+            if _is_number(cur) or (include_null and cur is None):
+                out.append(pre)
+                if limit is not None and len(out) >= limit:
+                    return False
             continue
-        _walk(value, f"{prefix}.{key}" if prefix else key, out, include_null)
+        stack.extend((f"{pre}.{k}" if pre else k, v) for k, v in reversed(items))
+    return True
 
 
 def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
@@ -438,10 +473,20 @@ def _resolve(summary: Mapping, path: str):
     return "value", node
 
 
+#: Paths considered when suggesting a replacement for an unknown gate metric (keeps huge summaries fast).
+_SUGGEST_LIMIT = 20_000
+
+
 def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container: str | None = None
                           ) -> InvalidInputError:
-    """Error for a path that does not lead to a number; lists the nearest numeric paths (difflib)."""
-    paths = numeric_paths(summary, include_null=True)
+    """Error for a path that does not lead to a number; lists the nearest numeric paths (difflib).
+
+    Candidates are the numeric paths with only the first element of each list visited,
+    at most ``_SUGGEST_LIMIT`` of them, so the message is quick even for a summary with
+    thousands of per-class rows.
+    """
+    paths: list[str] = []
+    complete = _walk(summary, "", paths, True, limit=_SUGGEST_LIMIT, lists_first_only=True)
     if container is not None:  # the path leads to a dict/list: suggest the numbers inside it
         close = [p for p in paths if p.startswith(path + ".")][:6]
         head = f"gate metric {path!r} is a {container}, not a number"
@@ -452,7 +497,10 @@ def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container
         head = f"unknown gate metric {path!r}"
     shown = close or paths[:6]
     listing = ", ".join(shown) if shown else "none (the summary holds no numbers)"
-    total = f" ({len(paths)} numeric paths in total; auditad.report.checks.numeric_paths lists them)" if shown else ""
+    total = ""
+    if shown:
+        total = (f" ({len(paths)}{'' if complete else '+'} numeric paths, list elements after the first not "
+                 "counted; auditad.report.checks.numeric_paths lists them all)")
     return InvalidInputError(f"{head} \u2014 {'nearest' if close else 'available'}: {listing}{total}")
 
 
@@ -477,7 +525,11 @@ def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
             raise _unknown_metric_error(summary, rule.path, rule.path,
                                         container="dict" if isinstance(found, Mapping) else "list")
         raise InvalidInputError(f"gate metric {rule.path!r} is not a number: {found!r} ({kind_name})")
-    value = float(found)
+    try:
+        value = float(found)
+    except OverflowError:
+        raise InvalidInputError(f"gate metric {rule.path!r} is an integer too large for a number: "
+                                f"{str(found)[:20]}... ({len(str(found))} digits)") from None
     if math.isnan(value):
         return GateResult(rule, rule.level, False, value,
                           f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails")
@@ -556,21 +608,189 @@ def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule
     return rules_from_config(gates, source=f"{source}: gates")
 
 
+def _depth_exceeds(node, limit: int) -> bool:
+    """Whether ``node`` nests dicts/lists deeper than ``limit`` (iterative)."""
+    stack = [(node, 1)]
+    while stack:
+        cur, depth = stack.pop()
+        children = cur.values() if isinstance(cur, dict) else cur
+        if depth > limit:
+            return True
+        stack.extend((c, depth + 1) for c in children if isinstance(c, (dict, list)))
+    return False
+
+
+def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
+    """Refuse a summary whose ``schema_version`` has a major version other than ``SUMMARY_SCHEMA_MAJOR``.
+
+    A summary without ``schema_version`` (hand-written, or from a test) is accepted.
+
+    Raises
+    ------
+    InvalidInputError
+        The version is not a number or ``"MAJOR.MINOR"`` text, or its major differs.
+    """
+    if not isinstance(summary, Mapping) or "schema_version" not in summary:
+        return
+    version = summary["schema_version"]
+    text = str(version) if _is_number(version) or isinstance(version, str) else ""
+    major = text.split(".", 1)[0].strip()
+    if not (major.isascii() and major.isdigit() and len(major) < 6):
+        raise InvalidInputError(f"{source}: schema_version must be a version like \"1.0\", got {version!r}")
+    if int(major) != SUMMARY_SCHEMA_MAJOR:
+        raise InvalidInputError(f"{source}: schema_version {version!r} is not supported: this auditad reads "
+                                f"summaries of schema version {SUMMARY_SCHEMA_MAJOR}.x (re-run the audit with "
+                                "this version, or use the auditad version that wrote the file)")
+
+
+def _parse_int(text: str) -> int:  # json's int parser, refusing numbers no audit writes
+    digits = len(text.lstrip("-"))
+    if digits > MAX_SUMMARY_INT_DIGITS:
+        raise InvalidInputError(f"an integer with {digits} digits (at most {MAX_SUMMARY_INT_DIGITS} accepted)")
+    return int(text)
+
 
 def load_summary(path) -> dict:
-    """Read a ``summary.json``; a missing file, invalid JSON or a non-object raise InvalidInputError."""
+    """Read a ``summary.json``; refuse what no audit writes.
+
+    Raises
+    ------
+    InvalidInputError
+        A missing file or folder, text that is not UTF-8 or not JSON, a non-object, nesting
+        deeper than ``MAX_SUMMARY_DEPTH``, an integer longer than ``MAX_SUMMARY_INT_DIGITS``
+        digits, or an unsupported ``schema_version`` (see :func:`check_schema_version`).
+        The message names the file.
+    """
     path = Path(path)
+    where = f"summary file {str(path)!r}"
     if not path.exists():
-        raise InvalidInputError(f"summary file {str(path)!r} does not exist")
+        raise InvalidInputError(f"{where} does not exist")
     if path.is_dir():
-        raise InvalidInputError(f"summary file {str(path)!r} is a directory, expected a summary.json file")
+        raise InvalidInputError(f"{where} is a directory, expected a summary.json file")
     try:
-        summary = json.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        raise InvalidInputError(f"summary file {str(path)!r} is not UTF-8 text: {exc.reason}") from None
+        raise InvalidInputError(f"{where} is not UTF-8 text: {exc.reason}") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    try:
+        summary = json.loads(text, parse_int=_parse_int)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where} holds {exc}") from None
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"summary file {str(path)!r} is not valid JSON: {exc.msg} "
+        raise InvalidInputError(f"{where} is not valid JSON: {exc.msg} "
                                 f"(line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise InvalidInputError(f"{where} is nested too deeply to be an audit summary "
+                                f"(at most {MAX_SUMMARY_DEPTH} levels)") from None
+    except (ValueError, OverflowError) as exc:
+        raise InvalidInputError(f"{where} is not a valid summary: {exc}") from None
     if not isinstance(summary, dict):
-        raise InvalidInputError(f"summary file {str(path)!r} must hold a JSON object, got {type(summary).__name__}")
+        raise InvalidInputError(f"{where} must hold a JSON object, got {type(summary).__name__}")
+    if _depth_exceeds(summary, MAX_SUMMARY_DEPTH):
+        raise InvalidInputError(f"{where} is nested deeper than {MAX_SUMMARY_DEPTH} levels; "
+                                "no audit summary is")
+    check_schema_version(summary, source=where)
     return summary
+
+
+# --------------------------------------------------------------------------- gate runs over summary files
+_ROW_KEYS = ("benchmark", "status", "level", "metric", "value", "condition", "passed", "message")
+
+
+@dataclass(frozen=True)
+class GateRun:
+    """Gates evaluated on one or more summary files (what ``auditad gate`` reports).
+
+    Attributes
+    ----------
+    results : dict of str -> list of GateResult
+        Per benchmark (its ``benchmark`` key, or the file's folder or stem), in file order.
+    fail_on : str
+        ``"fail"`` or ``"warn"``: the lowest failed level that makes :attr:`exit_code` 1.
+    """
+
+    results: dict
+    fail_on: str = "fail"
+
+    @property
+    def every(self) -> list:  # all gate results, in order
+        return [r for rs in self.results.values() for r in rs]
+
+    @property
+    def verdict(self) -> str:
+        """Worst outcome over every gate (see :func:`verdict`)."""
+        return verdict(self.every)
+
+    @property
+    def exit_code(self) -> int:
+        """1 if a gate at or above ``fail_on`` failed, else 0 (see :func:`exit_code`)."""
+        return exit_code(self.every, fail_on=self.fail_on)
+
+    def rows(self) -> list[dict]:
+        """One dict per gate: benchmark, status, level, metric, value (float or None), condition, message."""
+        out = []
+        for name, results in self.results.items():
+            for r in results:
+                out.append({"benchmark": name, "status": r.status, "level": r.level, "metric": r.rule.path,
+                            "value": r.value, "condition": f"{r.rule.op} {_fmt_number(r.rule.threshold)}",
+                            "passed": r.passed, "message": r.message})
+        return out
+
+    def to_frame(self):
+        """:meth:`rows` as a DataFrame."""
+        import pandas as pd
+
+        return pd.DataFrame(self.rows(), columns=list(_ROW_KEYS))
+
+
+def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
+    """Evaluate the gates stored in each summary file plus extra ``rules``.
+
+    Parameters
+    ----------
+    summaries : sequence of path
+        ``summary.json`` files written by an audit (read with :func:`load_summary`).
+    rules : iterable of str, dict or GateRule
+        Extra rules added to every summary's own ``gates`` (duplicates dropped).
+    fail_on : {"fail", "warn"}
+        Lowest level of a failed gate that makes the exit code 1.
+
+    Returns
+    -------
+    GateRun
+
+    Raises
+    ------
+    InvalidInputError
+        An unreadable summary, a malformed rule, an unknown metric (the message names the
+        file), or no gate at all to evaluate.
+
+    See Also
+    --------
+    evaluate_gates : the same on one summary dict.
+    """
+    fail_on = _check_level(fail_on, name="fail_on")
+    extra = _as_rules(list(rules)) if rules else []
+    by_bench: dict = {}
+    paths = [Path(p) for p in ([summaries] if isinstance(summaries, (str, Path)) else summaries)]
+    if not paths:
+        raise InvalidInputError("summaries must name at least one summary.json file")
+    for path in paths:
+        summary = load_summary(path)
+        name = str(summary.get("benchmark") or (path.parent.name if path.name == "summary.json" and
+                                                   path.parent.name else path.stem))
+        if name in by_bench:
+            name = f"{name} [{path}]"
+        merged: list[GateRule] = []
+        for rule in summary_rules(summary, source=str(path)) + extra:
+            if rule not in merged:
+                merged.append(rule)
+        try:
+            by_bench[name] = evaluate_gates(summary, merged)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{path}: {exc}") from None
+    run = GateRun(by_bench, fail_on)
+    if not run.every:
+        raise InvalidInputError("no gates to evaluate: the summaries have no 'gates' and no extra rules were given")
+    return run

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
-from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
 from ._slug import unique_slug
 from .checks import GateResult, evaluate_gates, load_summary, summary_rules, verdict
@@ -720,6 +720,6 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
         write_text_atomic(tmp / "appendix.tex", "\n".join(lines).rstrip() + "\n")
         replace_dir_atomic(tmp, out)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        discard_output_dir(tmp)
         raise
     return AppendixResult(out / "appendix.tex", tuple(names), tuple(tables), tuple(figures))
