@@ -316,7 +316,7 @@ def check_input_file(path, *, name: str) -> Path:
         except InvalidInputError:
             raise
         except Exception as exc:  # BadZipFile, EOFError, zlib.error, an unsupported compression method, ...
-            raise InvalidInputError(f"{where} is not a valid .npz archive ({type(exc).__name__}: "
+            raise InvalidInputError(f"{where} is not a valid .npz archive: truncated or corrupted ({type(exc).__name__}: "
                                     f"{_one_line(exc)})") from None
     return p
 

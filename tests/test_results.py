@@ -171,8 +171,6 @@ def test_p_values_equal_scipy_exact_mann_whitney(n_pos, n_neg):
     np.testing.assert_allclose(got[body], expected[body], rtol=1e-7)
 
 
-@pytest.mark.xfail(strict=False, reason="tails below 1e-6 of the exact Mann-Whitney null are inaccurate in "
-                                         "auditad.nulls until its fix for issue 9 item 1 is merged")
 @pytest.mark.parametrize("n_pos,n_neg", [(30, 40), (50, 50), (100, 60)])
 def test_far_tail_p_values_equal_scipy_exact(n_pos, n_neg):
     got, expected = _scipy_case(n_pos, n_neg)
@@ -216,7 +214,9 @@ def test_ruff_table_with_counts_large_n():
     per = audit.per_class
     frog_if = per[(per["method"] == "IF") & (per["class"] == "frog")].iloc[0]
     # AUROC 0.429 at 9000 x 1000: far below 1/2, the interval excludes 1/2
-    assert frog_if.significant_below and frog_if.ci_high < 0.5 and frog_if.p_less < 1e-12
+    # at these counts the far tail is a Chernoff upper bound (the normal approximation is not trusted below
+    # 1e-3); the normal value would be about 8e-14
+    assert frog_if.significant_below and frog_if.ci_high < 0.5 and frog_if.p_less < 1e-11
     bird_oc = per[(per["method"] == "OC-SVM") & (per["class"] == "bird")].iloc[0]
     assert bird_oc.auroc == 0.5 and bird_oc.p_two_sided == pytest.approx(1.0, abs=0.02)
     assert bird_oc.ci_low < 0.5 < bird_oc.ci_high
