@@ -57,26 +57,25 @@ def _invalid(message: str):
 
 
 def _metric_index(result, metric) -> int:
-    if metric not in result.metrics:
-        raise _invalid(f"metric {metric!r} is not in this result; available: {list(result.metrics)}")
-    return list(result.metrics).index(metric)
+    """Position of ``metric`` in a landscape-type result (:func:`auditad.landscapes.metric_index`)."""
+    from .landscapes import metric_index
+
+    return metric_index(tuple(result.metrics), metric)
 
 
 def _metric_range(metric: str) -> tuple[float, float]:
-    return (-1.0, 1.0) if metric == "mcc" else (0.0, 1.0)
+    from .landscapes import metric_range
+
+    return metric_range(metric)
 
 
 def _pick_ratio(result, ratio) -> int:
+    """Position of a ratio (value or label; None: the first) (:func:`auditad.landscapes.ratio_index`)."""
     if ratio is None:
         return 0
-    if isinstance(ratio, str):
-        if ratio in result.labels:
-            return list(result.labels).index(ratio)
-        raise _invalid(f"ratio {ratio!r} is not in this result; available labels: {list(result.labels)}")
-    for i, value in enumerate(result.ratios):
-        if abs(float(value) - float(ratio)) < 1e-9:
-            return i
-    raise _invalid(f"ratio {ratio!r} is not in this result; available ratios: {[float(r) for r in result.ratios]}")
+    from .landscapes import ratio_index
+
+    return ratio_index(result.ratios, tuple(result.labels), ratio)
 
 
 # --------------------------------------------------------------------------- class-split protocol [1]
@@ -385,15 +384,16 @@ def plot_null_sweep(result, *, metrics=None, ax=None):
 
 
 def _null_lines(null):
-    from ._format import pvalue, stat
+    from ._format import stat
+    from .nulls import format_p_value
 
     lines = [(null.mean, {"color": "black", "linewidth": 1.0}, "null mean"),
              (null.q95, {"color": st.PALETTE[1], "linestyle": "--", "linewidth": 1.2}, "95 % quantile"),
              (null.q99, {"color": st.PALETTE[5], "linestyle": "--", "linewidth": 1.2}, "99 % quantile")]
     obs = None
     if null.observed == null.observed:
-        p = pvalue(null.p_value)
-        obs = f"observed {stat(null.observed)}, p {p if p.startswith('<') else '= ' + p}"
+        p = format_p_value(null.p_value, null.log10_p, null.p_upper_bound)
+        obs = f"observed {stat(null.observed)}, p {p if p.startswith(('<', '≤')) else '= ' + p}"
         lines.append((null.observed, {"color": st.PALETTE[0], "linewidth": 2.2}, "observed"))
     return lines, obs
 
