@@ -161,8 +161,8 @@ def build(ctx) -> Section:
             o = cn.observed[rep]
             row[f"AUROC {rep}"] = obs_by_rep[rep]["auroc"]
             row[f"p {rep}"] = obs_by_rep[rep]["p_value"]
-            row[f"p method {rep}"] = o.p_method or None
             bounds[f"p {rep}"].append(o.p_upper_bound)
+        row["p method"] = _methods({rep: cn.observed[rep].p_method for rep in reps})
         table_rows.append(row)
         long.append(cn.null.to_frame().assign(**{"class": cn.label}))
     primaries = {cn.label: cn.null for cn in r["classes"]}
@@ -205,6 +205,22 @@ def build(ctx) -> Section:
                                   figure, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
                    reading=reading(out), references=REFERENCES)
+
+
+#: Short names of the p-value methods (:attr:`auditad.nulls.MetricNull.p_method`) for the nulls table.
+P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal approx.",
+             "normal_tie_corrected": "normal approx. (ties)", "chernoff_bound": "Chernoff bound",
+             "monte_carlo": "Monte Carlo", "exact_bound": "exact bound"}
+
+
+def _methods(by_rep: Mapping) -> str | None:
+    """One cell naming how the p-values of a row were computed (per representation when they differ)."""
+    named = {rep: P_METHODS.get(m, m) for rep, m in by_rep.items() if m}
+    if not named:
+        return None
+    if len(set(named.values())) == 1:
+        return next(iter(named.values()))
+    return "; ".join(f"{rep}: {m}" for rep, m in named.items())
 
 
 def reading(n: Mapping) -> str:
