@@ -183,8 +183,8 @@ def build(ctx) -> Section:
     if table_rows:
         tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
                                 "observed detector-mean AUROC(c), its p-value P(AUROC_null >= observed) and how the "
-                                "p-value was computed (exact, normal approximation, Monte Carlo; \u2264: an upper "
-                                "bound)", frame, ID, compact=frame.shape[0] <= 40, bounds=bounds))
+                                "p-value was computed (per representation in column order when they differ; "
+                                "\u2264: an upper bound)", frame, ID, compact=frame.shape[0] <= 40, bounds=bounds))
     figures = []
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
@@ -220,7 +220,7 @@ def _methods(by_rep: Mapping) -> str | None:
         return None
     if len(set(named.values())) == 1:
         return next(iter(named.values()))
-    return "; ".join(f"{rep}: {m}" for rep, m in named.items())
+    return " / ".join(named.get(rep, "\u2013") for rep in by_rep)
 
 
 def reading(n: Mapping) -> str:

@@ -111,8 +111,8 @@ def _least_stable(dets: Mapping) -> str:
         return f"Every detector has the same ρ_dir = {fmt(hi)}. "
     worst = [d for d, v in values.items() if v == hi]
     if len(worst) > 1:
-        return f"The least stable detectors are {', '.join(worst)} (ρ_dir = {fmt(hi)} each). "
-    return f"The least stable detector is {worst[0]} (ρ_dir = {fmt(hi)}). "
+        return f"Per detector, the least stable are {', '.join(worst)} (ρ_dir = {fmt(hi)} each). "
+    return f"Per detector, the least stable is {worst[0]} (ρ_dir = {fmt(hi)}). "
 
 
 def reading(p: Mapping) -> str:
@@ -136,7 +136,8 @@ def reading(p: Mapping) -> str:
     if rho is None:
         text += "The rates are undefined (no class could be evaluated). "
     elif rho == 0:
-        text += "The score direction is the same for every class: the benchmark ranks detectors in a stable way. "
+        text += ("The detector-mean score direction is the same for every class, so an AUROC averaged over the "
+                 "classes does not mix opposite behaviours. ")
     elif rho <= limit:
         text += (f"ρ_dir is at most {limit:g}, the threshold of the default gate: a few classes behave unlike the "
                  "rest; check the heatmap before averaging AUROC over classes. ")

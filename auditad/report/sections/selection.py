@@ -91,14 +91,14 @@ def reading(sel: Mapping) -> str:
     text = (f"Anomaly-free model selection was judged over {sel['n_tasks']} tasks × {sel['n_candidates']} "
             "candidates, against the true test AUC. ")
     if rnd:
-        text += (f"Picking a candidate at random costs {pp(rnd['regret'])} (AUC percentage points) on average against the "
-                 "best one (the oracle). ")
+        text += (f"Picking a candidate at random costs {pp(rnd['regret'])} of AUC on average against the best one "
+                 "(the oracle; pp = percentage points). ")
     if best:
         text += (f"The best estimator, {best['name']}, ranks candidates with Spearman ρ = {fmt(best['rho_rank'], digits=2)} "
                  f"and pairwise accuracy {fmt(best['a_pair'], digits=2)}, and loses {pp(best['regret'])}. ")
     iv = by.get("inlier_variance")
     if iv:
         text += f"The inlier variance alone loses {pp(iv['regret'])}. "
-    text += ("For reference, Wilkinghoff and Tan report on DCASE 2022–25 a random-selection regret of about 7.9 "
-             "points, 5.5 for the inlier variance and 3.8 for Diverse Pseudo AUC.")
+    text += ("For reference, Wilkinghoff and Tan report on DCASE 2022–25 a random-selection regret of about 7.9\u202f"
+             "pp, 5.5\u202fpp for the inlier variance and 3.8\u202fpp for Diverse Pseudo AUC.")
     return text
