@@ -791,3 +791,23 @@ def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
     n_pos, n_neg = s["nulls"]["per_class"][0]["n_pos"], s["nulls"]["per_class"][0]["n_neg"]
     # P(AUROC_null >= 1): 1 of the C(n+ + n-, n+) equally likely rankings puts every anomaly on top
     assert obs["p_value"] == pytest.approx(1 / math.comb(n_pos + n_neg, n_pos), rel=1e-9)
+
+
+def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
+    from auditad.report.sections import leakage, protocol
+
+    lk = {"L_k": 0.1, "chance": 0.9, "k": 10, "representation": "a", "ratio_to_chance": 0.1 / 0.9,
+          "backend": "approximate", "columns": {},
+          "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": 0.9871},
+                              "b": {"L_k": 0.2, "per_class": [], "recall": 0.95}}}
+    text = leakage.reading(lk)
+    assert "approximate search (backend 'approximate')" in text and "a 0.987, b 0.950" in text
+    exact = {**lk, "backend": "exact", "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": None}}}
+    assert "recall" not in leakage.reading(exact)
+    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
+         "rho_dir": 0.0}
+    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
+            "representations": {"raw": {"detectors": {}}}, "settings": {"max_test_normals": 10000}}
+    assert "subsampled" not in protocol.reading(part)
+    text = protocol.reading({**part, "test_normals_subsampled": True})
+    assert "subsampled to at most 10\u202f000 per task (max_test_normals)" in text

@@ -131,8 +131,9 @@ def _recall(lk: Mapping) -> str:
         return ""
     shown = ", ".join(f"{rep} {fmt(v)}" for rep, v in recalls.items()) if len(recalls) > 1 else \
         fmt(next(iter(recalls.values())))
-    return (f" The neighbours were found by the approximate backend ({lk['backend']}); its measured recall against "
-            f"exact search on a sample of queries is {shown}, so L_k may differ slightly from the exact value.")
+    return (f" The neighbours were found by approximate search (backend {lk['backend']!r}); its measured recall "
+            f"against exact search on a sample of queries is {shown}, so L_k may differ slightly from the exact "
+            "value.")
 
 
 def reading(lk: Mapping, *, kind: str = "classes") -> str:
