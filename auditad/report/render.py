@@ -11,7 +11,7 @@
 * The plain-language readings are built by the section modules
   (:mod:`auditad.report.sections`); they are text (escaped by the templates), never HTML.
 
-No JavaScript, no web fonts, no request to another host.
+One small inline script (sortable tables; the page reads without it), no web fonts, no request to another host.
 """
 
 from __future__ import annotations
