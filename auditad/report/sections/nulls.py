@@ -183,7 +183,8 @@ def build(ctx) -> Section:
     if table_rows:
         tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
                                 "observed detector-mean AUROC(c), its p-value P(AUROC_null >= observed) and how the "
-                                "p-value was computed (per representation in column order when they differ; "
+                                "p-value was computed (exact Mann\u2013Whitney count, exact tail, normal approximation, "
+                                "Chernoff bound or Monte Carlo; per representation in column order when they differ; "
                                 "\u2264: an upper bound)", frame, ID, compact=frame.shape[0] <= 40, bounds=bounds))
     figures = []
     if primaries:
@@ -208,8 +209,8 @@ def build(ctx) -> Section:
 
 
 #: Short names of the p-value methods (:attr:`auditad.nulls.MetricNull.p_method`) for the nulls table.
-P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal approx.",
-             "normal_tie_corrected": "normal approx. (ties)", "chernoff_bound": "Chernoff bound",
+P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal",
+             "normal_tie_corrected": "normal (ties)", "chernoff_bound": "Chernoff",
              "monte_carlo": "Monte Carlo", "exact_bound": "exact bound"}
 
 
