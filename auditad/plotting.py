@@ -79,13 +79,19 @@ def _pick_ratio(result, ratio) -> int:
 
 
 # --------------------------------------------------------------------------- class-split protocol [1]
-def _protocol_rows(result, representation, detector=None):
+def _protocol_vectors(result, representation, detector):
+    """(representation, AUROC(c), near_random(c), inverted(c)) from the result's accessors (no table rows)."""
+    import numpy as np
+
     rep = result.representation_names[0] if representation is None else representation
     if rep not in result.representation_names:
         raise _invalid(f"representation must be one of {list(result.representation_names)}, got {rep!r}")
-    rows = [r for r in result.per_class_rows if r["representation"] == rep
-            and (detector is None or r["detector"] == detector)]
-    return rep, rows
+    auroc = result.aurocs(rep, detector)
+    rates = result.rates(rep, detector)
+    none = np.zeros(auroc.shape, dtype=bool)
+    if rates is None:
+        return rep, auroc, none, none
+    return rep, auroc, np.asarray(rates.near_random, dtype=bool), np.asarray(rates.inverted, dtype=bool)
 
 
 def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=True, colorbar=True):
@@ -114,16 +120,13 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=True
     import numpy as np
     from matplotlib.patches import Rectangle
 
-    rep, rows = _protocol_rows(result, representation)
     ax = _axes(ax, height=1.3 + 0.3 * len(result.classes), width=6.0)
     dets = list(result.detector_names) + ["mean"]
     classes = [c.item() if hasattr(c, "item") else c for c in result.classes]
-    grid = np.full((len(classes), len(dets)), np.nan)
-    near = np.zeros_like(grid, dtype=bool)
-    for row in rows:
-        i, j = classes.index(row["class"]), dets.index(row["detector"])
-        grid[i, j] = row["auroc"]
-        near[i, j] = row["near_random"]
+    columns = [_protocol_vectors(result, representation, det) for det in dets]
+    rep = columns[0][0]
+    grid = np.column_stack([c[1] for c in columns]).astype(float)
+    near = np.column_stack([c[2] for c in columns])
     im = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="AUROC(c)", shrink=0.9)
@@ -179,14 +182,12 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
         raise _invalid("the result has no leakage: run audit_protocol with leakage_k set")
     if detector not in list(result.detector_names) + ["mean"]:
         raise _invalid(f"detector must be one of {list(result.detector_names) + ['mean']}, got {detector!r}")
-    rep, rows = _protocol_rows(result, representation, detector)
+    rep, A, _, inverted = _protocol_vectors(result, representation, detector)
     ax = _axes(ax, height=3.6, width=7.0)
-    L = np.array([r["leakage"] for r in rows], dtype=float)
-    A = np.array([r["auroc"] for r in rows], dtype=float)
+    L = np.asarray(result.class_leakage[result.representation_names.index(rep)], dtype=float)
     eps = result.epsilon
     ax.axhspan(0.5 - eps, 0.5 + eps, color="0.88", zorder=0, linewidth=0)
     ax.axhline(0.5, color="0.45", lw=0.8, ls="--", zorder=1)
-    inverted = np.array([bool(r["inverted"]) for r in rows])
     handles = [Patch(color="0.88", label=f"near random (½ ± {eps:g})")]
     for mask, colour, marker, name in ((~inverted, st.PALETTE[0], "o", "AUROC(c) ≥ ½"),
                                        (inverted, st.PALETTE[5], "v", "inverted (AUROC(c) < ½)")):
@@ -202,7 +203,7 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
     ax.set_title(f"{rep}: Spearman ρ = {rho:.2f}" if np.isfinite(rho) else f"{rep}: Spearman ρ undefined")
     if legend:
         st.legend_outside(ax, handles=handles, labels=[h.get_label() for h in handles])
-    st.place_labels(ax, L, A, [r["class"] for r in rows])
+    st.place_labels(ax, L, A, [c.item() if hasattr(c, "item") else c for c in result.classes])
     return ax
 
 
