@@ -732,7 +732,12 @@ def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
     text = leakage.reading(lk)
     assert "approximate search (backend 'approximate')" in text and "a 0.987, b 0.950" in text
     exact = {**lk, "backend": "exact", "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": None}}}
-    assert "recall" not in leakage.reading(exact)
+    assert "recall" not in leakage.reading(exact) and "may differ slightly" in text
+    perfect = {**lk, "representations": {"a": {"L_k": 0.0, "per_class": [], "recall": 1.0}}, "L_k": 0.0,
+               "ratio_to_chance": 0.0}
+    text = leakage.reading(perfect)
+    assert "every sampled query found its exact neighbours" in text and "0 times" not in text
+    assert "none of the 10 nearest neighbours of any sample carries another class label (L_k = 0)" in text
     m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
          "rho_dir": 0.0}
     part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,

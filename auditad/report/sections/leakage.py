@@ -131,9 +131,11 @@ def _recall(lk: Mapping) -> str:
         return ""
     shown = ", ".join(f"{rep} {fmt(v)}" for rep, v in recalls.items()) if len(recalls) > 1 else \
         fmt(next(iter(recalls.values())))
+    exact = all(v >= 1.0 for v in recalls.values())
     return (f" The neighbours were found by approximate search (backend {lk['backend']!r}); its measured recall "
-            f"against exact search on a sample of queries is {shown}, so L_k may differ slightly from the exact "
-            "value.")
+            f"against exact search on a sample of queries is {shown}"
+            + (": every sampled query found its exact neighbours." if exact else
+               ", so L_k may differ slightly from the exact value."))
 
 
 def reading(lk: Mapping, *, kind: str = "classes") -> str:
@@ -148,10 +150,14 @@ def reading(lk: Mapping, *, kind: str = "classes") -> str:
                 f"{real(ratio)} times the chance level. The lower this ratio, the more the anomalies sit apart "
                 "from the normals in this representation; near 1 they are mixed with the normals and a "
                 "distance-based detector has little to go on.")
-    text = (f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry "
-            f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k is "
-            f"{real(ratio)} times the chance level (1 would mean the geometry does not separate the classes at "
-            "all). ")
+    if L == 0:
+        text = (f"In the {rep} representation, none of the {k} nearest neighbours of any sample carries another "
+                f"class label (L_k = 0), against {pct(chance)} for neighbours drawn at random. ")
+    else:
+        text = (f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry "
+                f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k "
+                f"is {real(ratio)} times the chance level (1 would mean the geometry does not separate the classes "
+                "at all). ")
     if L <= limit:
         text += (f"L_k is at most {limit:g}, the threshold of the default gate: the classes occupy separated regions, "
                  "as for Fashion-MNIST (L_k ≈ 0.24) in \u201cTesting the Test\u201d, so a class-split protocol on this "
