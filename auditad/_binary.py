@@ -96,7 +96,7 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
     return (arr == pos_label).astype(np.int8), pos_label
 
 
-def _check_weights(sample_weight, n: int):
+def check_weights(sample_weight, n: int):
     """None, or finite non-negative float weights of length n (not all zero)."""
     if sample_weight is None:
         return None
@@ -137,13 +137,13 @@ def _weighted_stats(y, s, w) -> dict:
             "ap": float(np.sum(rec_diff * prec)), "aupr_trap": float(np.sum(rec_diff * (prec + prev) / 2.0))}
 
 
-def _weighted_columns(y, s, w, key):
+def weighted_columns(y, s, w, key):
     cols = s[:, None] if s.ndim == 1 else s
     out = np.array([_weighted_stats(y, cols[:, j], w)[key] for j in range(cols.shape[1])])
     return _finish(out, s.ndim)
 
 
-def _mcclish(y, s, w, max_fpr: float) -> float:
+def mcclish(y, s, w, max_fpr: float) -> float:
     """McClish-standardised partial AUC up to ``max_fpr`` of one column (scikit-learn's formula)."""
     st = _weighted_stats(y, s, w)
     fpr, tpr = st["fpr"], st["tpr"]

@@ -34,7 +34,7 @@ import re
 from typing import Iterable, Sequence
 
 __all__ = ["DASH", "TARGETS", "KINDS", "P_FLOOR", "missing", "stat", "pvalue", "pp", "count", "percent", "real",
-           "number", "format_value", "column_kind", "format_column", "format_frame", "jinja_filters"]
+           "number", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters"]
 
 DASH = "\u2013"
 #: Output targets: "html" (also Markdown and plain text) and "tex".
@@ -291,9 +291,23 @@ def format_column(values: Sequence, kind: str | None = None, *, name: str = "", 
     return [format_value(v, kind, target=target) for v in values]
 
 
-def format_frame(frame, *, target: str = "html", kinds: dict | None = None) -> tuple[list[str], list[str],
-                                                                                     list[list[str]]]:
+def bound_cell(text: str, value, *, target: str = "html") -> str:
+    """The display of a p-value that is an upper bound: ``≤ 3.1e-05``; ``< 1e-300`` at or below the floor."""
+    _check_target(target)
+    x = _as_float(value)
+    if x is None:
+        return text
+    if x <= P_FLOOR:
+        return pvalue(0.0, target=target)
+    return (r"$\le$ " if target == "tex" else "\u2264 ") + text
+
+
+def format_frame(frame, *, target: str = "html", kinds: dict | None = None,
+                 bounds: dict | None = None) -> tuple[list[str], list[str], list[list[str]]]:
     """Format a pandas DataFrame column by column.
+
+    ``bounds`` maps a column name to one bool per row: True marks a value that is
+    an upper bound (shown as ``≤ value``, see :func:`bound_cell`).
 
     Returns
     -------
@@ -309,7 +323,10 @@ def format_frame(frame, *, target: str = "html", kinds: dict | None = None) -> t
         values = [v.item() if hasattr(v, "item") else v for v in frame[c].tolist()]
         kind = kinds.get(name) or column_kind(name, values)
         out_kinds.append(kind)
-        out_cols.append(format_column(values, kind, name=name, target=target))
+        cells = format_column(values, kind, name=name, target=target)
+        if bounds and name in bounds:
+            cells = [bound_cell(t, v, target=target) if b else t for t, v, b in zip(cells, values, bounds[name])]
+        out_cols.append(cells)
     rows = [list(r) for r in zip(*out_cols)] if out_cols else []
     return cols, out_kinds, rows
 

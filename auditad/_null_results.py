@@ -25,9 +25,9 @@ EXACT_AUROC_WORK = 150_000_000
 EXACT_AUROC_WORK_MAX = 2_500_000_000
 EXACT_RANKINGS = 20_000  # number of rankings C(n, n_pos) enumerated for AP / AUPR
 EXACT_GRID = 4_000_000  # (TP, FP) cells enumerated for F1 / MCC
-_HIST_BINS = 50
+HIST_BINS = 50
 _TAIL = 1e-16  # binomial mass left out of the F1/MCC enumeration on each side
-_TOL = 1e-12
+TOL = 1e-12
 #: p-values below this are stored as this upper bound (``p_upper_bound``); ``log10_p`` keeps the value.
 P_FLOOR = 1e-300
 #: The AUROC normal approximation is reported as a p-value only at or above this; below, a Chernoff bound.
@@ -130,7 +130,7 @@ class MetricNull:
 
             return float(self.mean + self.std * norm.ppf(level))
         cdf = np.cumsum(self.probabilities)
-        return float(self.values[min(np.searchsorted(cdf, level - _TOL), self.values.size - 1)])
+        return float(self.values[min(np.searchsorted(cdf, level - TOL), self.values.size - 1)])
 
 
 _BULK = ("values", "probabilities")
@@ -289,7 +289,7 @@ def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = 
     return f"≤ {text}" if upper_bound else text
 
 
-def _place(null: MetricNull, observed, n_pos=0, n_neg=0, tie_term=0.0) -> MetricNull:
+def place_observed(null: MetricNull, observed, n_pos=0, n_neg=0, tie_term=0.0) -> MetricNull:
     """``null`` with the observed score and its p-value filled in."""
     if observed is None:
         return null
@@ -312,7 +312,7 @@ def _p_details(null: MetricNull, x: float, n_pos: int, n_neg: int, tie_term: flo
     """(p, log10 p, p_method, is_upper_bound) of P(S >= x) under ``null``."""
     if null.method == "analytic":
         return _auroc_normal_p(x, n_pos, n_neg, null.std, tie_term)
-    hit = null.values >= x - _TOL
+    hit = null.values >= x - TOL
     if null.method == "monte_carlo":
         p = (int(hit.sum()) + 1) / (null.runs + 1)
         return p, _log10(p), "monte_carlo", False

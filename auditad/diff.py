@@ -456,7 +456,7 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
     --------
     auditad.report.export.markdown_summary : the gate section.
     """
-    from .report.export import _md_escape, markdown_summary
+    from .report.export import markdown_summary, md_escape as _md_escape
 
     lines = [f"## auditad diff: {_md_escape(result.base)} → {_md_escape(result.new)}", ""]
     if result.gate_results:

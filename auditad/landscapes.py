@@ -205,12 +205,6 @@ def metric_index(metrics: tuple, metric) -> int:
     return metrics.index(metric)
 
 
-# Old private names, kept only for auditad.plotting (owned elsewhere) until it uses the public ones.
-_metric_index = metric_index
-_ratio_index = ratio_index
-_metric_range = metric_range
-
-
 def _check_result(result, cls=None, name: str = "result"):
     """A named error for anything that is not a landscape result (e.g. ``minimal_tpr(None)``)."""
     cls = cls or LandscapeResult

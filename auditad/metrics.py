@@ -28,7 +28,8 @@ import numpy as np
 
 from ._validation import check_choice, check_float, check_same_length, check_scores
 from ._json import json_safe
-from ._binary import _check_weights, _mcclish, _weighted_columns, binary_targets
+from ._binary import binary_targets, check_weights as _check_weights, mcclish as _mcclish
+from ._binary import weighted_columns as _weighted_columns
 from ._operating_point import (
     OperatingPointResult,
     f1_cells,

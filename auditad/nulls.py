@@ -37,9 +37,9 @@ from ._null_results import (  # noqa: F401  (re-exported: the result types and l
     MetricNull,
     NullResult,
     NullSweepResult,
-    _HIST_BINS,
-    _place,
-    _TOL,
+    HIST_BINS as _HIST_BINS,
+    TOL as _TOL,
+    place_observed as _place,
     format_p_value,
 )
 from ._rng import check_random_state, spawn

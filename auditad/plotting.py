@@ -57,36 +57,41 @@ def _invalid(message: str):
 
 
 def _metric_index(result, metric) -> int:
-    if metric not in result.metrics:
-        raise _invalid(f"metric {metric!r} is not in this result; available: {list(result.metrics)}")
-    return list(result.metrics).index(metric)
+    """Position of ``metric`` in a landscape-type result (:func:`auditad.landscapes.metric_index`)."""
+    from .landscapes import metric_index
+
+    return metric_index(tuple(result.metrics), metric)
 
 
 def _metric_range(metric: str) -> tuple[float, float]:
-    return (-1.0, 1.0) if metric == "mcc" else (0.0, 1.0)
+    from .landscapes import metric_range
+
+    return metric_range(metric)
 
 
 def _pick_ratio(result, ratio) -> int:
+    """Position of a ratio (value or label; None: the first) (:func:`auditad.landscapes.ratio_index`)."""
     if ratio is None:
         return 0
-    if isinstance(ratio, str):
-        if ratio in result.labels:
-            return list(result.labels).index(ratio)
-        raise _invalid(f"ratio {ratio!r} is not in this result; available labels: {list(result.labels)}")
-    for i, value in enumerate(result.ratios):
-        if abs(float(value) - float(ratio)) < 1e-9:
-            return i
-    raise _invalid(f"ratio {ratio!r} is not in this result; available ratios: {[float(r) for r in result.ratios]}")
+    from .landscapes import ratio_index
+
+    return ratio_index(result.ratios, tuple(result.labels), ratio)
 
 
 # --------------------------------------------------------------------------- class-split protocol [1]
-def _protocol_rows(result, representation, detector=None):
+def _protocol_vectors(result, representation, detector):
+    """(representation, AUROC(c), near_random(c), inverted(c)) from the result's accessors (no table rows)."""
+    import numpy as np
+
     rep = result.representation_names[0] if representation is None else representation
     if rep not in result.representation_names:
         raise _invalid(f"representation must be one of {list(result.representation_names)}, got {rep!r}")
-    rows = [r for r in result.per_class_rows if r["representation"] == rep
-            and (detector is None or r["detector"] == detector)]
-    return rep, rows
+    auroc = result.aurocs(rep, detector)
+    rates = result.rates(rep, detector)
+    none = np.zeros(auroc.shape, dtype=bool)
+    if rates is None:
+        return rep, auroc, none, none
+    return rep, auroc, np.asarray(rates.near_random, dtype=bool), np.asarray(rates.inverted, dtype=bool)
 
 
 def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=True, colorbar=True):
@@ -115,16 +120,13 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=True
     import numpy as np
     from matplotlib.patches import Rectangle
 
-    rep, rows = _protocol_rows(result, representation)
     ax = _axes(ax, height=1.3 + 0.3 * len(result.classes), width=6.0)
     dets = list(result.detector_names) + ["mean"]
     classes = [c.item() if hasattr(c, "item") else c for c in result.classes]
-    grid = np.full((len(classes), len(dets)), np.nan)
-    near = np.zeros_like(grid, dtype=bool)
-    for row in rows:
-        i, j = classes.index(row["class"]), dets.index(row["detector"])
-        grid[i, j] = row["auroc"]
-        near[i, j] = row["near_random"]
+    columns = [_protocol_vectors(result, representation, det) for det in dets]
+    rep = columns[0][0]
+    grid = np.column_stack([c[1] for c in columns]).astype(float)
+    near = np.column_stack([c[2] for c in columns])
     im = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="AUROC(c)", shrink=0.9)
@@ -180,14 +182,12 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
         raise _invalid("the result has no leakage: run audit_protocol with leakage_k set")
     if detector not in list(result.detector_names) + ["mean"]:
         raise _invalid(f"detector must be one of {list(result.detector_names) + ['mean']}, got {detector!r}")
-    rep, rows = _protocol_rows(result, representation, detector)
+    rep, A, _, inverted = _protocol_vectors(result, representation, detector)
     ax = _axes(ax, height=3.6, width=7.0)
-    L = np.array([r["leakage"] for r in rows], dtype=float)
-    A = np.array([r["auroc"] for r in rows], dtype=float)
+    L = np.asarray(result.class_leakage[result.representation_names.index(rep)], dtype=float)
     eps = result.epsilon
     ax.axhspan(0.5 - eps, 0.5 + eps, color="0.88", zorder=0, linewidth=0)
     ax.axhline(0.5, color="0.45", lw=0.8, ls="--", zorder=1)
-    inverted = np.array([bool(r["inverted"]) for r in rows])
     handles = [Patch(color="0.88", label=f"near random (½ ± {eps:g})")]
     for mask, colour, marker, name in ((~inverted, st.PALETTE[0], "o", "AUROC(c) ≥ ½"),
                                        (inverted, st.PALETTE[5], "v", "inverted (AUROC(c) < ½)")):
@@ -203,7 +203,7 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
     ax.set_title(f"{rep}: Spearman ρ = {rho:.2f}" if np.isfinite(rho) else f"{rep}: Spearman ρ undefined")
     if legend:
         st.legend_outside(ax, handles=handles, labels=[h.get_label() for h in handles])
-    st.place_labels(ax, L, A, [r["class"] for r in rows])
+    st.place_labels(ax, L, A, [c.item() if hasattr(c, "item") else c for c in result.classes])
     return ax
 
 
@@ -385,15 +385,16 @@ def plot_null_sweep(result, *, metrics=None, ax=None):
 
 
 def _null_lines(null):
-    from ._format import pvalue, stat
+    from ._format import stat
+    from .nulls import format_p_value
 
     lines = [(null.mean, {"color": "black", "linewidth": 1.0}, "null mean"),
              (null.q95, {"color": st.PALETTE[1], "linestyle": "--", "linewidth": 1.2}, "95 % quantile"),
              (null.q99, {"color": st.PALETTE[5], "linestyle": "--", "linewidth": 1.2}, "99 % quantile")]
     obs = None
     if null.observed == null.observed:
-        p = pvalue(null.p_value)
-        obs = f"observed {stat(null.observed)}, p {p if p.startswith('<') else '= ' + p}"
+        p = format_p_value(null.p_value, null.log10_p, null.p_upper_bound)
+        obs = f"observed {stat(null.observed)}, p {p if p.startswith(('<', '≤')) else '= ' + p}"
         lines.append((null.observed, {"color": st.PALETTE[0], "linewidth": 2.2}, "observed"))
     return lines, obs
 

@@ -551,7 +551,7 @@ def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
     --------
     auditad.report.export.markdown_summary : the gate section.
     """
-    from .report.export import _md_escape, markdown_summary
+    from .report.export import markdown_summary, md_escape as _md_escape
 
     def f(x, d=3):
         return "\u2013" if x is None else f"{x:.{d}f}"

@@ -206,7 +206,7 @@ def _table_frame():
 
 
 def test_frame_to_latex_booktabs_escaping_and_nan():
-    tex = frame_to_latex(_table_frame(), caption="AUROC per class (50%)", label="tab:x")
+    tex = frame_to_latex(_table_frame(), caption="AUROC per class (50%)", label="tab:x", float_format="{:.4g}")
     lines = [line.strip() for line in tex.splitlines()]
     assert lines.count(r"\toprule") == lines.count(r"\midrule") == lines.count(r"\bottomrule") == 1
     assert lines.index(r"\toprule") < lines.index(r"\midrule") < lines.index(r"\bottomrule")
@@ -243,7 +243,7 @@ def test_frame_to_latex_splits_long_tables_and_checks_arguments():
 
 
 def test_frame_to_markdown_without_tabulate():
-    md = frame_to_markdown(_table_frame())
+    md = frame_to_markdown(_table_frame(), float_format="{:.4g}")
     lines = md.splitlines()
     assert lines[0] == r"| name\_1 | auroc | n | p |"
     assert lines[1] == "| --- | ---: | ---: | ---: |"
@@ -251,6 +251,24 @@ def test_frame_to_markdown_without_tabulate():
     assert lines[3] == "| 50% | -- | 2 | -0.25 |"
     assert lines[5] == "| R&D | 1 | 4 | inf |"
     assert frame_to_markdown(pd.DataFrame({"a|b": ["x|y"]})).splitlines()[2] == r"| x\|y |"
+
+
+def test_default_number_format_is_the_project_policy():
+    # one number formatter (auditad._format) for HTML, Markdown and LaTeX: the same digits per kind of column
+    from auditad import _format
+
+    frame = pd.DataFrame({"class": ["a_b", "c"], "auroc": [0.98345, np.nan], "n_pos": [12345, 7],
+                          "p_value": [1.7e-4, 0.0], "regret": [0.0073, 0.0]})
+    md = frame_to_markdown(frame).splitlines()
+    assert md[2] == "| a\\_b | 0.983 | 12\u202f345 | 1.7e-04 | 0.73\u202fpp |"
+    assert md[3] == "| c | \u2013 | 7 | < 1e-300 | 0.00\u202fpp |"
+    _, _, html_rows = _format.format_frame(frame)  # the HTML report shows the same cells
+    assert html_rows[0][1:] == ["0.983", "12\u202f345", "1.7e-04", "0.73\u202fpp"]
+    tex = frame_to_latex(frame)
+    assert r"a\_b & 0.983 & 12\,345 & $1.7 \times 10^{-4}$ & 0.73\,pp \\" in tex
+    assert r"c & -- & 7 & $< 10^{-300}$ & 0.00\,pp \\" in tex
+    neg = frame_to_latex(pd.DataFrame({"rho": [-0.25]}))
+    assert r"$-$0.250 \\" in neg
 
 
 def test_write_table_writes_csv_md_tex(tmp_path):

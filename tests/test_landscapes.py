@@ -312,14 +312,13 @@ def test_functions_refuse_a_non_landscape(fn, bad):
         fn(bad)
 
 
-def test_public_index_helpers_and_private_aliases():
+def test_public_index_helpers():
     from auditad import landscapes as mod
 
     L = landscape(["UCR", 0.25], resolution=3)
     assert mod.ratio_index(L.ratios, L.labels, "UCR") == 0 and mod.ratio_index(L.ratios, L.labels, 0.25) == 1
     assert mod.metric_index(L.metrics, "f1") == 2 and mod.metric_range("mcc") == (-1.0, 1.0)
-    assert mod._ratio_index is mod.ratio_index and mod._metric_index is mod.metric_index
-    assert mod._metric_range is mod.metric_range
+    assert not hasattr(mod, "_ratio_index") and not hasattr(mod, "_metric_index")  # the old private aliases are gone
 
 
 def test_methods_page_numbers():

@@ -3,6 +3,7 @@
 import contextlib
 import io
 import json
+import math
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
@@ -494,8 +495,8 @@ def test_protocol_and_nulls_readings_say_what_is_true_in_degenerate_cases():
     text = reading({"knn": 0.0, "lof": 0.0})
     assert "least stable" not in text and "No detector's score direction flips" in text
     assert "Every detector has the same ρ_dir = 0.333" in reading({"knn": 1 / 3, "lof": 1 / 3})
-    assert "least stable detectors are knn, lof" in reading({"knn": 0.5, "lof": 0.5, "iforest": 0.1})
-    assert "least stable detector is lof (ρ_dir = 0.500)" in reading({"knn": 0.1, "lof": 0.5})
+    assert "the least stable are knn, lof" in reading({"knn": 0.5, "lof": 0.5, "iforest": 0.1})
+    assert "the least stable is lof (ρ_dir = 0.500)" in reading({"knn": 0.1, "lof": 0.5})
     # one count for every class: a number, not a range "30–30"
     pc = {"class": 0, "n_pos": 30, "n_neg": 60, "ratio": 1 / 3,
           "nulls": {"auroc": {"std": 0.06, "q99": 0.64}}, "observed": {"raw": {"above_q95": True}}}
@@ -686,3 +687,61 @@ def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only,
                                                  r"benchmark has anomaly labels only"):
         run_audit([inputs], tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+
+def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
+    # three well-separated Gaussian classes: L_k = 0 and every AUROC(c) = 1 for every detector, so no class is
+    # "most mixed", no detector "least stable", and the Spearman correlation of L_k(c) and AUROC(c) is not stated
+    import re
+
+    from auditad.report.assemble import run_audit
+
+    X, y = _separated(n_per=30)  # 30 per class: LOF's neighbourhoods stay inside a class
+    run = run_audit([_inputs(X, y, settings={"detectors": ["knn", "lof"]})], tmp_path / "out")
+    s = run.audits[0].summary
+    assert s["leakage"]["L_k"] == 0.0
+    per_class = s["protocol"]["representations"]["raw"]["per_class"]
+    assert {row["auroc"] for row in per_class} == {1.0}
+    html = (tmp_path / "out" / "tiny" / "report.html").read_text(encoding="utf-8")
+    import html as html_module
+
+    text = html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
+    for canned in ("least stable", "most mixed", "Spearman correlation between a class's leakage L_k(c) and its "
+                   "AUROC(c) is -", "seed 00", "SPEC"):
+        assert canned not in text, canned
+    assert "No class has a neighbour from another class" in text
+    assert "No detector's score direction flips between classes" in text
+    assert "AUROC(c) is not stated: L_k(c) has 1 distinct value(s)" in text
+    assert s["protocol"]["representations"]["raw"]["leakage"]["spearman"]["mean"]["statistic"] is None
+    # p-values of the observed AUROC = 1 on the nulls: the method is named, a bound is marked
+    obs = s["nulls"]["per_class"][0]["observed"]["raw"]
+    assert obs["auroc"] == 1.0 and obs["p_method"] and isinstance(obs["p_upper_bound"], bool)
+    n_pos, n_neg = s["nulls"]["per_class"][0]["n_pos"], s["nulls"]["per_class"][0]["n_neg"]
+    # P(AUROC_null >= 1): 1 of the C(n+ + n-, n+) equally likely rankings puts every anomaly on top
+    assert obs["p_value"] == pytest.approx(1 / math.comb(n_pos + n_neg, n_pos), rel=1e-9)
+
+
+def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
+    from auditad.report.sections import leakage, protocol
+
+    lk = {"L_k": 0.1, "chance": 0.9, "k": 10, "representation": "a", "ratio_to_chance": 0.1 / 0.9,
+          "backend": "approximate", "columns": {},
+          "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": 0.9871},
+                              "b": {"L_k": 0.2, "per_class": [], "recall": 0.95}}}
+    text = leakage.reading(lk)
+    assert "approximate search (backend 'approximate')" in text and "a 0.987, b 0.950" in text
+    exact = {**lk, "backend": "exact", "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": None}}}
+    assert "recall" not in leakage.reading(exact) and "may differ slightly" in text
+    perfect = {**lk, "representations": {"a": {"L_k": 0.0, "per_class": [], "recall": 1.0}}, "L_k": 0.0,
+               "ratio_to_chance": 0.0}
+    text = leakage.reading(perfect)
+    assert "every sampled query found its exact neighbours" in text and "0 times" not in text
+    assert "none of the 10 nearest neighbours of any sample carries another class label (L_k = 0)" in text
+    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
+         "rho_dir": 0.0}
+    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
+            "representations": {"raw": {"detectors": {}}}, "settings": {"max_test_normals": 10000}}
+    assert "subsampled" not in protocol.reading(part)
+    text = protocol.reading({**part, "test_normals_subsampled": True})
+    assert "subsampled to at most 10\u202f000 per task (max_test_normals)" in text

@@ -38,6 +38,7 @@ from .checks import GateResult, evaluate_gates, load_summary, summary_rules, ver
 
 __all__ = [
     "latex_escape",
+    "md_escape",
     "frame_to_latex",
     "frame_to_markdown",
     "write_table",
@@ -173,7 +174,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~!])")
 
 
-def _md_escape(text) -> str:
+def md_escape(text) -> str:
     """Backslash-escape Markdown punctuation (GFM) and flatten newlines, so a cell renders as plain text."""
     return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
 
@@ -192,21 +193,21 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     every = [r for results in data.values() for r in results]
     c = _counts(every)
     overall = verdict(every)
-    lines = [f"## {_md_escape(title)}", "",
+    lines = [f"## {md_escape(title)}", "",
              f"Overall verdict: **{overall}** ({len(data)} benchmark{'s' * (len(data) != 1)}, {_tally(c)})", ""]
     lines += _md_table(["benchmark", "verdict", "gates", "passed", "warnings", "failed"],
-                       [[_md_escape(b), verdict(rs), *(str(v) for v in _counts(rs).values())]
+                       [[md_escape(b), verdict(rs), *(str(v) for v in _counts(rs).values())]
                         for b, rs in data.items()], ["l", "l", "r", "r", "r", "r"])
     rows = []
     for b, rs in data.items():
         for r in rs:
-            rows.append([_md_escape(b), _md_escape(r.rule.path), r.level, _fmt_value(r.value),
-                         _md_escape(_condition(r.rule)),
+            rows.append([md_escape(b), md_escape(r.rule.path), r.level, _fmt_value(r.value),
+                         md_escape(_condition(r.rule)),
                          {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status]])
     if rows:
         lines += ["", *_md_table(["benchmark", "metric", "level", "value", "threshold", "status"], rows,
                                  ["l", "l", "l", "r", "l", "l"])]
-    notes = [f"- {_md_escape(b)}: {_md_escape(r.message)}" for b, rs in data.items() for r in rs if not r.passed]
+    notes = [f"- {md_escape(b)}: {md_escape(r.message)}" for b, rs in data.items() for r in rs if not r.passed]
     if notes:
         lines += ["", "Gates that did not pass:", "", *notes]
     return "\n".join(lines) + "\n"
@@ -306,6 +307,8 @@ _EXPONENT = re.compile(r"^(-?)(\d+(?:\.\d*)?)[eE]([+-]?)0*(\d+)$")
 
 def _number_formatter(float_format) -> Callable[[float], tuple[str, bool]]:
     """Return f(x) -> (text, is_latex): format strings give LaTeX-ready numbers, callables give raw text."""
+    if float_format is None:
+        return lambda x: (f"{x:.4g}", True)
     if callable(float_format):
         return lambda x: (str(float_format(x)), False)
     if isinstance(float_format, str):
@@ -388,7 +391,7 @@ def _columns(frame, index: bool):
 
 
 def frame_to_latex(frame, *, caption: str | None = None, label: str | None = None,
-                   float_format="{:.4g}", index: bool = False, max_rows: int | None = 40,
+                   float_format=None, index: bool = False, max_rows: int | None = 40,
                    position: str = "htbp") -> str:
     r"""Render a DataFrame as a booktabs LaTeX table (``\toprule``, ``\midrule``, ``\bottomrule``).
 
@@ -399,8 +402,10 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
         Plain text (escaped).  Without a caption the table has no number and ``label`` is not allowed.
     label : str, optional
         ``\label`` of the table, letters, digits and ``: . _ -`` only.
-    float_format : str or callable
-        Number format: ``"{:.3f}"``, ``"%.3f"``, ``".3f"`` (numbers in exponent notation become
+    float_format : str, callable or None
+        None (default): the number format policy of :mod:`auditad._format`, column by column
+        (statistics with 3 decimals, p-values with 2 significant digits, regret in pp, counts with
+        thin spaces; ``< 1e-300`` below the floor).  Otherwise a number format: ``"{:.3f}"``, ``"%.3f"``, ``".3f"`` (numbers in exponent notation become
         :math:`m\times10^{e}`, a leading minus a real minus sign) or a callable returning text
         (escaped as text).  Integers are written in full; NaN/None as ``--``; infinities as
         :math:`\pm\infty`.
@@ -432,7 +437,7 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
         \toprule
         a\_b \\
         \midrule
-        0.5 \\
+        0.500 \\
         -- \\
         \bottomrule
       \end{tabular}}
@@ -451,8 +456,11 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     if not headers:
         raise InvalidInputError("frame has no columns to write")
     spec = "@{}" + "".join("r" if n else "l" for n in numeric) + "@{}"
-    body = [" & ".join(_latex_cell(v, number) for v in row) + r" \\"
-            for row in data.itertuples(index=False, name=None)]
+    if float_format is None:
+        body = [" & ".join(row) + r" \\" for row in _policy_cells(data, "tex")]
+    else:
+        body = [" & ".join(_latex_cell(v, number) for v in row) + r" \\"
+                for row in data.itertuples(index=False, name=None)]
     chunks = [body] if max_rows is None or len(body) <= max_rows else \
         [body[i:i + max_rows] for i in range(0, len(body), max_rows)]
     out = []
@@ -469,6 +477,24 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     return "\n\n".join(out) + "\n"
 
 
+def _policy_cells(data, target: str) -> list[list[str]]:
+    """Cells of ``data`` formatted by :func:`auditad._format.format_frame` and escaped for ``target``."""
+    from .._format import format_frame
+
+    _, kinds, rows = format_frame(data, target=target)
+    out = []
+    for rec, cells in zip(data.itertuples(index=False, name=None), rows):
+        line = []
+        for value, kind, cell in zip(rec, kinds, cells):
+            if isinstance(value, (str, bytes)) or kind == "text":
+                cell = latex_escape(cell) if target == "tex" else md_escape(cell)
+            elif target == "tex" and cell.startswith("-") and cell[1:2].isdigit():
+                cell = "$-$" + cell[1:]
+            line.append(cell)
+        out.append(line)
+    return out
+
+
 def _md_cell(value, number) -> str:
     if _is_missing(value):
         return "--"
@@ -478,15 +504,16 @@ def _md_cell(value, number) -> str:
         return str(int(value))
     if isinstance(value, numbers.Real):
         x = float(value)
-        return ("inf" if x > 0 else "-inf") if math.isinf(x) else _md_escape(number(x)[0])
-    return _md_escape(value)
+        return ("inf" if x > 0 else "-inf") if math.isinf(x) else md_escape(number(x)[0])
+    return md_escape(value)
 
 
-def frame_to_markdown(frame, *, float_format="{:.4g}", index: bool = False) -> str:
+def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
     """Render a DataFrame as a GitHub-flavoured Markdown pipe table.
 
     Written here because ``DataFrame.to_markdown`` needs the optional ``tabulate`` package.
-    Numeric columns are right-aligned; NaN/None is ``--``; cells are Markdown-escaped.
+    Numeric columns are right-aligned; cells are Markdown-escaped.  With ``float_format=None``
+    (default) numbers follow :mod:`auditad._format` (NaN/None is ``–``); with a format, NaN/None is ``--``.
 
     Examples
     --------
@@ -494,19 +521,22 @@ def frame_to_markdown(frame, *, float_format="{:.4g}", index: bool = False) -> s
     >>> print(frame_to_markdown(pd.DataFrame({"x": [1, 2], "auroc": [0.5, float("nan")]})), end="")
     | x | auroc |
     | ---: | ---: |
-    | 1 | 0.5 |
-    | 2 | -- |
+    | 1 | 0.500 |
+    | 2 | – |
     """
     number = _number_formatter(float_format)
     data, headers, numeric = _columns(frame, index)
     if not headers:
         raise InvalidInputError("frame has no columns to write")
-    rows = [[_md_cell(v, number) for v in row] for row in data.itertuples(index=False, name=None)]
-    return "\n".join(_md_table([_md_escape(h) for h in headers], rows, ["r" if n else "l" for n in numeric])) + "\n"
+    if float_format is None:
+        rows = _policy_cells(data, "md")
+    else:
+        rows = [[_md_cell(v, number) for v in row] for row in data.itertuples(index=False, name=None)]
+    return "\n".join(_md_table([md_escape(h) for h in headers], rows, ["r" if n else "l" for n in numeric])) + "\n"
 
 
 def write_table(frame, path_without_suffix, *, caption: str | None = None, label: str | None = None,
-                float_format="{:.4g}") -> list[Path]:
+                float_format=None) -> list[Path]:
     """Write ``frame`` as ``<path>.csv`` (full precision), ``<path>.md`` and ``<path>.tex``.
 
     The suffixes are appended to ``path_without_suffix`` (so names with dots keep them);
@@ -604,7 +634,7 @@ _APPENDIX_HEADER = r"""% Evaluation-protocol appendix written by auditad {versio
 
 
 def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audit",
-                   float_format="{:.4g}") -> AppendixResult:
+                   float_format=None) -> AppendixResult:
     r"""Build a LaTeX appendix from an ``auditad audit`` output folder.
 
     Reads ``AUDIT/<benchmark>/summary.json``, ``tables/*.csv`` and ``figures/*.pdf``, and

@@ -3,15 +3,15 @@
 * Templates live in the top-level ``templates/`` folder of the source tree,
   shipped in the wheel as the package ``auditad._templates``; they are
   rendered with autoescape on and ``StrictUndefined``.
-* Figures are drawn by :mod:`auditad.plotting` inside a
-  ``matplotlib.rc_context`` (no global rcParams change) with a fixed SVG hash
+* Figures are drawn by :mod:`auditad.plotting` inside the figure style of
+  :mod:`auditad._plotstyle` (a ``matplotlib.rc_context``: no global rcParams change) with a fixed SVG hash
   salt and no dates in the metadata, so the same audit gives the same bytes.
   They are inlined into the HTML (XML prolog and metadata stripped, element
   ids prefixed per figure so that figures never share an id).
 * The plain-language readings are built by the section modules
   (:mod:`auditad.report.sections`); they are text (escaped by the templates), never HTML.
 
-No JavaScript, no web fonts, no request to another host.
+One small inline script (sortable tables; the page reads without it), no web fonts, no request to another host.
 """
 
 from __future__ import annotations
@@ -22,25 +22,12 @@ from pathlib import Path
 from typing import Mapping
 
 from ..errors import AuditadError
-from ._numbers import pval, fmt, pct
+from .. import _format
+from .._plotstyle import RC as MPL_RC
 
 __all__ = ["template_dir", "environment", "figure_files", "inline_svg", "render_report", "render_index",
            "readings", "MPL_RC"]
 
-#: matplotlib settings used for every report figure (applied with ``matplotlib.rc_context`` only).
-MPL_RC = {
-    "svg.hashsalt": "auditad",
-    "svg.fonttype": "path",
-    "pdf.fonttype": 42,
-    "font.size": 8,
-    "axes.titlesize": 9,
-    "axes.labelsize": 8,
-    "legend.fontsize": 7,
-    "xtick.labelsize": 7,
-    "ytick.labelsize": 7,
-    "text.parse_math": False,
-    "figure.dpi": 100,
-}
 
 _TEMPLATE_PACKAGE = "auditad._templates"
 
@@ -77,17 +64,16 @@ def environment():
 
     env = jinja2.Environment(loader=jinja2.FunctionLoader(load), autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
-    env.filters["num"] = fmt
-    env.filters["pct"] = pct
+    env.filters.update(_format.jinja_filters())
     return env
 
 
 # --------------------------------------------------------------------------- figures
 def figure_files(spec) -> tuple[bytes, bytes]:
     """Build a :class:`~auditad.report.assemble.FigureSpec` and return its (SVG, PDF) bytes, deterministically."""
-    import matplotlib
+    from .._plotstyle import style_context
 
-    with matplotlib.rc_context(MPL_RC):
+    with style_context():
         fig = spec.build()
         svg, pdf = io.BytesIO(), io.BytesIO()
         fig.savefig(svg, format="svg", metadata={"Date": None})
@@ -143,21 +129,10 @@ def inline_svg(svg: bytes | str, prefix: str, title: str):
 
 
 # --------------------------------------------------------------------------- tables
-_P_COLUMN = re.compile(r"^(p |p_value)")
-
-
 def _table_context(spec, folder: str = "tables") -> dict:
     frame = spec.frame
-    cols = [str(c) for c in frame.columns]
-    numeric = [frame[c].dtype.kind in "iuf" for c in frame.columns]
-    rows = []
-    for rec in frame.itertuples(index=False, name=None):
-        cells = []
-        for col, v in zip(cols, rec):
-            if hasattr(v, "item"):
-                v = v.item()
-            cells.append(pval(v) if _P_COLUMN.match(col) and isinstance(v, float) else fmt(v))
-        rows.append(cells)
+    cols, kinds, rows = _format.format_frame(frame, bounds=spec.bounds)
+    numeric = [kind != "text" for kind in kinds]
     return {"name": spec.name, "caption": spec.caption, "columns": cols, "numeric": numeric, "rows": rows,
             "csv": f"{folder}/{spec.name}.csv"}
 
@@ -184,14 +159,15 @@ def readings(summary: Mapping) -> dict:
 def _glance(summary: Mapping) -> list:
     d, lk = summary["dataset"], summary["leakage"]
     m = summary["protocol"].get("mean") or {}
-    items = [("samples", fmt(d["n"])), ("classes", fmt(d["n_classes"])),
+    stat, count = _format.stat, _format.count
+    items = [("samples", count(d["n"])), ("classes", count(d["n_classes"])),
              ("representations", ", ".join(d["representations"])),
-             (f"leakage L_k (k = {lk['k']})", fmt(lk["L_k"])),
-             ("mean AUROC", fmt(m.get("mean_auc"))), ("ρ_inv", fmt(m.get("rho_inv"))), ("ρ_dir", fmt(m.get("rho_dir"))),
-             ("anomaly ratio π", pct(summary["landscapes"]["ratio"]))]
+             (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"])),
+             ("mean AUROC", stat(m.get("mean_auc"))), ("ρ_inv", stat(m.get("rho_inv"))), ("ρ_dir", stat(m.get("rho_dir"))),
+             ("anomaly ratio π", _format.percent(summary["landscapes"]["ratio"]))]
     if summary.get("selection") and summary["selection"].get("best"):
         b = summary["selection"]["best"]
-        items.append(("best selector", f"{b['name']} (regret {fmt(100 * b['regret'], 2)} pts)"))
+        items.append(("best selector", f"{b['name']} (regret {_format.pp(b['regret'])})"))
     return [{"label": a, "value": b} for a, b in items]
 
 
@@ -261,10 +237,11 @@ def render_index(audits, *, timestamp: bool = False) -> str:
         m = s["protocol"].get("mean") or {}
         gates = s["gates"]
         rows.append({"name": a.name, "href": f"{a.name}/report.html", "verdict": s["verdict"],
-                     "n": fmt(s["dataset"]["n"]), "classes": fmt(s["dataset"]["n_classes"]),
+                     "n": _format.count(s["dataset"]["n"]), "classes": _format.count(s["dataset"]["n_classes"]),
                      "representations": ", ".join(s["dataset"]["representations"]),
-                     "L_k": fmt(s["leakage"]["L_k"]), "rho_dir": fmt(m.get("rho_dir")),
-                     "rho_inv": fmt(m.get("rho_inv")), "mean_auc": fmt(m.get("mean_auc")), "ratio": pct(s["landscapes"]["ratio"]),
+                     "L_k": _format.stat(s["leakage"]["L_k"]), "rho_dir": _format.stat(m.get("rho_dir")),
+                     "rho_inv": _format.stat(m.get("rho_inv")), "mean_auc": _format.stat(m.get("mean_auc")),
+                     "ratio": _format.percent(s["landscapes"]["ratio"]),
                      "gates": f"{sum(g['passed'] for g in gates)}/{len(gates)}",
                      "verdict_text": verdict_text(s["gates"])})
     order = {"fail": 0, "warn": 1, "pass": 2}

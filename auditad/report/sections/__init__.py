@@ -67,18 +67,23 @@ REFERENCES: dict[str, Reference] = {r.key: r for r in (
 # --------------------------------------------------------------------------- report parts
 @dataclass(frozen=True)
 class TableSpec:
-    """A table of the report: written to ``tables/`` (compact, also in the appendix) or ``data/`` (full)."""
+    """A table of the report: written to ``tables/`` (compact, also in the appendix) or ``data/`` (full).
+
+    ``bounds`` maps a column name to one bool per row marking the values that are upper bounds
+    (displayed as ``≤ value``; the CSV keeps the number).
+    """
 
     name: str
     caption: str
     frame: Any
     section: str
     compact: bool = True
+    bounds: Any = None
 
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure of the report, built on demand (inside the renderer's ``matplotlib.rc_context``)."""
+    """A figure of the report, built on demand (inside the figure style of :mod:`auditad._plotstyle`)."""
 
     name: str
     caption: str

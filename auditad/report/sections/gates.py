@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from .._numbers import fmt
+from ..._format import number
 from . import Section, info
 
 ID = "gates"
@@ -22,7 +22,7 @@ def build(ctx) -> Section:
 
 def table_rows(gates: list) -> list:
     """Display rows of the gates table (rule with level, status, value, message)."""
-    return [{"rule": f"{g['level']}: {g['rule']}", "status": g["status"], "value": fmt(g["value"]),
+    return [{"rule": f"{g['level']}: {g['rule']}", "status": g["status"], "value": number(g["value"]),
              "message": g["message"]} for g in gates]
 
 

@@ -6,7 +6,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .._numbers import fmt, pct
+from ..._format import percent as pct, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "landscapes"
@@ -25,20 +25,10 @@ def benchmark_ratio(ctx) -> tuple[float, str]:
         return float(np.mean(ctx.inputs.columns["anomaly"])), "share of anomalies in the anomaly column"
     classes = ctx.results.get("nulls", {}).get("classes", [])
     if classes:
-        return (float(np.mean([cn.primary.ratio for cn in classes])),
+        return (float(np.mean([cn.null.ratio for cn in classes])),
                 "mean anomaly share of the class-split test sets")
     return (float(np.clip(1.0 / ctx.inputs.benchmark.classes.size, 1e-6, 1 - 1e-6)),
             "1 / number of classes (no class-split task could be evaluated)")
-
-
-def value_at(land, ratio_index: int, metric_index: int, tpr: float, tnr: float) -> float:
-    """A landscape's value at the grid point nearest to (TPR, TNR).
-
-    Derivation kept in one place until ``LandscapeResult.at(tpr, tnr)`` is available.
-    """
-    i = int(np.argmin(np.abs(land.tpr - tpr)))
-    j = int(np.argmin(np.abs(land.tnr - tnr)))
-    return float(land.values[ratio_index, metric_index, i, j])
 
 
 def run(ctx) -> dict:
@@ -76,11 +66,12 @@ def build(ctx) -> Section:
     ratio, label, ref = r["ratio"], r["label"], r["reference"]
     r0, rr = land.ratio_index(label), land.ratio_index(r["reference_label"])
     at_ratio = {}
+    nothing, everything = land.at(0.0, 1.0), land.at(1.0, 0.0)  # (ratios, metrics): flag nothing / everything
     for m_i, m in enumerate(land.metrics):
         at_ratio[m] = {
-            "flag_nothing": value_at(land, r0, m_i, 0.0, 1.0),
-            "flag_nothing_at_reference": value_at(land, rr, m_i, 0.0, 1.0),
-            "flag_everything": value_at(land, r0, m_i, 1.0, 0.0),
+            "flag_nothing": float(nothing[r0, m_i]),
+            "flag_nothing_at_reference": float(nothing[rr, m_i]),
+            "flag_everything": float(everything[r0, m_i]),
             "mean_difference": float(diff.mean_difference[r0, m_i]),
             "max_increase": float(diff.max_increase[r0, m_i]),
             "max_decrease": float(diff.max_decrease[r0, m_i]),
@@ -117,42 +108,25 @@ def build(ctx) -> Section:
                             reg.to_frame(), ID, compact=False))
     tables.append(TableSpec("landscape_coverage", f"{name}: share of the landscape area per score bin",
                             cov.to_frame(), ID, compact=False))
-    M = len(land.metrics)
     varying = [m for m in land.metrics if m != "auroc"]  # AUROC does not depend on the ratio: its map is 0
 
     def build_land():
-        from matplotlib.figure import Figure
+        from ...plotting import landscapes_figure
 
-        from ...plotting import plot_landscape
-
-        fig = Figure(figsize=(3.0 * M, 3.0), layout="constrained")
-        for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-            plot_landscape(land, metric=m, ratio=label, ax=ax, regions=(m == "auroc"))
-        return fig
+        return landscapes_figure(land, ratio=label)
 
     def build_diff():
-        from matplotlib.figure import Figure
+        from ...plotting import landscape_differences_figure
 
-        from ...plotting import plot_landscape_difference
-
-        fig = Figure(figsize=(3.6 * max(len(varying), 1), 3.1), layout="constrained")
-        for ax, m in zip(fig.subplots(1, len(varying), squeeze=False)[0], varying):
-            plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)
-        return fig
+        return landscape_differences_figure(diff, ratio=label, metrics=varying)
 
     def build_mt():
-        from matplotlib.figure import Figure
+        from ...plotting import minimal_tpr_figure
 
-        from ...plotting import plot_minimal_tpr
-
-        fig = Figure(figsize=(3.0 * M, 3.0), layout="constrained")
-        for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-            plot_minimal_tpr(mt, metric=m, ax=ax)
-            ax.set_title(m, fontsize=9)
-        return fig
+        return minimal_tpr_figure(mt)
 
     figures = [FigureSpec("landscapes", f"{name}: metric landscapes over TPR x TNR at the benchmark's anomaly ratio "
-                          f"{100 * ratio:.3g}% (red boxes on AUROC: regions R1-R5)", build_land, ID)]
+                          f"{100 * ratio:.3g}% (white boxes on AUROC: regions R1-R5)", build_land, ID)]
     if varying:
         figures.append(FigureSpec("landscape_differences", f"{name}: landscape at {100 * ratio:.3g}% minus the "
                                   f"landscape at the reference ratio {ref:g} (AUROC is left out: it does not depend "
@@ -179,8 +153,8 @@ def reading(ls: Mapping) -> str:
         row = next((r for r in at.get(m, {}).get("minimal_tpr", []) if abs(r["score"] - 0.8) < 1e-9), None)
         if row and row["min_tpr"] is not None and row["min_tpr_at_reference"] is not None \
                 and abs(row["min_tpr"] - row["min_tpr_at_reference"]) >= 0.01:
-            text += (f"Reaching {label} = 0.8 needs TPR ≥ {fmt(row['min_tpr'], 2)} here against "
-                     f"{fmt(row['min_tpr_at_reference'], 2)} at π = {ref:g}. ")
+            text += (f"Reaching {label} = 0.8 needs TPR ≥ {fmt(row['min_tpr'], digits=2)} here against "
+                     f"{fmt(row['min_tpr_at_reference'], digits=2)} at π = {ref:g}. ")
             break
     text += ("AUROC does not depend on π; AUPR, F1 and MCC do, so their values on this benchmark cannot be compared "
              "with values on benchmarks at other ratios.")

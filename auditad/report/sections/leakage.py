@@ -8,7 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import AuditadWarning
-from .._numbers import fmt, pct
+from ..._format import percent as pct, real, stat as fmt
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "leakage"
@@ -96,15 +96,9 @@ def build(ctx) -> Section:
                                                    "(share of neighbours with another value)", pd.DataFrame(rows), ID))
 
     def figure():
-        from matplotlib.figure import Figure
+        from ...plotting import leakage_curves_figure
 
-        from ...plotting import plot_leakage_curve
-
-        fig = Figure(figsize=(5.2, 3.4), layout="constrained")
-        ax = fig.add_subplot()
-        for i, (rep, r) in enumerate(per_rep.items()):
-            plot_leakage_curve(r, ax=ax, label=rep, color=f"C{i % 10}", chance=(i == 0))
-        return fig
+        return leakage_curves_figure(per_rep)
 
     figures = [FigureSpec("leakage_vs_k", f"{name}: leakage L_k against k per representation; dotted: chance level",
                           figure, ID)]
@@ -130,6 +124,20 @@ def _most_mixed(per: list) -> str:
             f"{fmt(worst['chance'])}).")
 
 
+def _recall(lk: Mapping) -> str:
+    """The sentence about the approximate kNN backend's measured recall (empty for exact search)."""
+    recalls = {rep: v.get("recall") for rep, v in lk["representations"].items() if v.get("recall") is not None}
+    if not recalls:
+        return ""
+    shown = ", ".join(f"{rep} {fmt(v)}" for rep, v in recalls.items()) if len(recalls) > 1 else \
+        fmt(next(iter(recalls.values())))
+    exact = all(v >= 1.0 for v in recalls.values())
+    return (f" The neighbours were found by approximate search (backend {lk['backend']!r}); its measured recall "
+            f"against exact search on a sample of queries is {shown}"
+            + (": every sampled query found its exact neighbours." if exact else
+               ", so L_k may differ slightly from the exact value."))
+
+
 def reading(lk: Mapping, *, kind: str = "classes") -> str:
     """Plain-language reading of the leakage part of a summary (``kind`` of the benchmark's labels)."""
     L, chance, k, rep = lk["L_k"], lk["chance"], lk["k"], lk["representation"]
@@ -139,13 +147,17 @@ def reading(lk: Mapping, *, kind: str = "classes") -> str:
         return (f"The benchmark has anomaly labels only, so the leakage is measured between normals and anomalies. "
                 f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry the "
                 f"other label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k is "
-                f"{fmt(ratio, 2)} times the chance level. The lower this ratio, the more the anomalies sit apart "
+                f"{real(ratio)} times the chance level. The lower this ratio, the more the anomalies sit apart "
                 "from the normals in this representation; near 1 they are mixed with the normals and a "
                 "distance-based detector has little to go on.")
-    text = (f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry "
-            f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k is "
-            f"{fmt(ratio, 2)} times the chance level (1 would mean the geometry does not separate the classes at "
-            "all). ")
+    if L == 0:
+        text = (f"In the {rep} representation, none of the {k} nearest neighbours of any sample carries another "
+                f"class label (L_k = 0), against {pct(chance)} for neighbours drawn at random. ")
+    else:
+        text = (f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry "
+                f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k "
+                f"is {real(ratio)} times the chance level (1 would mean the geometry does not separate the classes "
+                "at all). ")
     if L <= limit:
         text += (f"L_k is at most {limit:g}, the threshold of the default gate: the classes occupy separated regions, "
                  "as for Fashion-MNIST (L_k ≈ 0.24) in \u201cTesting the Test\u201d, so a class-split protocol on this "
@@ -161,6 +173,7 @@ def reading(lk: Mapping, *, kind: str = "classes") -> str:
     per = reps[rep]["per_class"]
     if isinstance(per, list) and per:
         text += _most_mixed(per)
+    text += _recall(lk)
     for col, v in (lk.get("columns") or {}).items():
         if v:
             text += (f" The {col} column mixes with L_k = {fmt(v['L_k'])} (chance {fmt(v['chance'])}): "

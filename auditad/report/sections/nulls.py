@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import numpy as np
 
-from .._numbers import fmt, pct
+from ..._format import percent as pct, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "nulls"
@@ -24,41 +24,61 @@ class ClassNulls:
     label : class label
     n_pos, n_neg : int
         Test counts.
-    by_rep : dict of representation -> (observed AUROC or nan, NullResult of AUROC with that observation)
-    rest : NullResult or None
-        The other metrics' nulls (classes with equal counts share one object).
+    null : NullResult
+        The nulls of AUROC and the other metrics at (n_pos, n_neg), computed once per distinct pair of
+        counts (classes with equal counts share one object).
+    observed : dict of representation -> Observed
+        The observed detector-mean AUROC(c) of each representation placed on ``null``.
     """
 
     label: object
     n_pos: int
     n_neg: int
-    by_rep: dict
-    rest: object
+    null: object
+    observed: dict
 
-    @property
-    def primary(self):
-        """The AUROC null of the first representation."""
-        return next(iter(self.by_rep.values()))[1]
+
+@dataclass(frozen=True)
+class Observed:
+    """An observed AUROC on its null: the value, its p-value and how the p-value was obtained.
+
+    Attributes
+    ----------
+    auroc : float
+        nan when the class could not be evaluated.
+    p_value, log10_p : float
+        From :meth:`auditad.nulls.NullResult.p_value_details` (nan without an observation).
+    p_method : str
+        ``"exact"``, ``"exact_tail"``, ``"normal"``, ``"chernoff_bound"``, ``"monte_carlo"``... ("" without one).
+    p_upper_bound : bool
+        True when ``p_value`` is an upper bound (Chernoff bound, or below 1e-300).
+    """
+
+    auroc: float
+    p_value: float = float("nan")
+    log10_p: float = float("nan")
+    p_method: str = ""
+    p_upper_bound: bool = False
 
 
 #: Fields of a MetricNull that describe an observed score (left out where no score is placed on the null).
 NO_OBSERVED = ("observed", "p_value", "p_method", "log10_p", "p_upper_bound")
 
-def auroc_null_with_observed(n_pos: int, n_neg: int, observed: float, settings: Mapping, rng):
-    """The AUROC null at (n_pos, n_neg) with the observed AUROC placed on it (its p-value and quantiles).
 
-    Derivation kept in one place until ``NullResult.p_value(x)`` is available: then one null per class and
-    ``p_value`` per representation.
-    """
-    from ...nulls import null_distribution
-
-    obs = {"auroc": observed} if math.isfinite(observed) else None
-    return null_distribution(n_pos, n_neg, metrics=("auroc",), method=settings["null_method"],
-                             runs=settings["null_runs"], observed=obs, random_state=rng)
+def place(null, observed: float) -> Observed:
+    """The observed AUROC placed on ``null`` (one p-value per representation from one null)."""
+    if not math.isfinite(observed):
+        return Observed(float("nan"))
+    p, log10_p, how, bound = null.p_value_details(observed, "auroc")
+    return Observed(float(observed), float(p), float(log10_p), how, bool(bound))
 
 
 def run(ctx) -> dict:
     """Nulls per held-out class (and at the anomaly column's counts when there is one).
+
+    Each distinct (n_pos, n_neg) gets one :func:`~auditad.nulls.null_distribution` of AUROC and the other
+    metrics; the observed detector-mean AUROC(c) of every representation is placed on it with
+    :meth:`~auditad.nulls.NullResult.p_value_details`.
 
     Returns ``{"classes": [ClassNulls], "others": metric names, "anomaly_split": NullResult or None}``.
     """
@@ -66,27 +86,25 @@ def run(ctx) -> dict:
 
     s = ctx.settings
     res = ctx.results.get("protocol")
-    rows = [r for r in res.per_class_rows if r["detector"] == "mean"] if res is not None else []
     reps = list(ctx.inputs.benchmark.representations)
-    observed = {rep: {r["class"]: r["auroc"] for r in rows if r["representation"] == rep} for rep in reps}
-    counts = {r["class"]: (r["n_pos"], r["n_neg"]) for r in rows if r["representation"] == reps[0]}
     rng = np.random.default_rng([int(s["seed"]), 3])
     others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
-    cache: dict = {}  # (n_pos, n_neg) -> nulls of the other metrics (classes of equal size share them)
+    cache: dict = {}  # (n_pos, n_neg) -> NullResult (classes of equal size share it)
     classes = []
-    for c in ([cc.item() for cc in res.classes] if res is not None else []):
-        n_pos, n_neg = counts[c]
-        if n_pos < 1 or n_neg < 1:
-            continue
-        if (n_pos, n_neg) not in cache:
-            cache[(n_pos, n_neg)] = null_distribution(
-                n_pos, n_neg, metrics=others, q=s["null_q"], method=s["null_method"], runs=s["null_runs"],
-                random_state=rng) if others else None
-        by_rep = {}
-        for rep in reps:
-            a = observed[rep].get(c, float("nan"))
-            by_rep[rep] = (a, auroc_null_with_observed(n_pos, n_neg, a, s, rng))
-        classes.append(ClassNulls(c, int(n_pos), int(n_neg), by_rep, cache[(n_pos, n_neg)]))
+    if res is not None:
+        first = res.per_class(reps[0])
+        observed = {rep: res.aurocs(rep) for rep in reps}  # the detector-mean AUROC(c)
+        for i, row in enumerate(first):
+            n_pos, n_neg = row["n_pos"], row["n_neg"]
+            if n_pos < 1 or n_neg < 1:
+                continue
+            if (n_pos, n_neg) not in cache:
+                cache[(n_pos, n_neg)] = null_distribution(
+                    n_pos, n_neg, metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
+                    runs=s["null_runs"], random_state=rng)
+            null = cache[(n_pos, n_neg)]
+            classes.append(ClassNulls(row["class"], int(n_pos), int(n_neg), null,
+                                      {rep: place(null, float(observed[rep][i])) for rep in reps}))
     split = None
     if "anomaly" in ctx.inputs.columns:
         a = ctx.inputs.columns["anomaly"]
@@ -118,35 +136,36 @@ def build(ctx) -> Section:
     name = ctx.name
     r = ctx.results[ID]
     reps = list(ctx.inputs.benchmark.representations)
-    per_class, table_rows, long = [], [], []
+    per_class, table_rows, long, bounds = [], [], [], {f"p {rep}": [] for rep in reps}
     for cn in r["classes"]:
         obs_by_rep = {}
-        for rep, (a, nr) in cn.by_rep.items():
-            an = nr["auroc"]
-            ok = math.isfinite(a)
-            obs_by_rep[rep] = {"auroc": a if ok else None, "p_value": an.p_value if ok else None,
-                               "above_q95": bool(a > an.q95) if ok else None,
-                               "above_q99": bool(a > an.q99) if ok else None}
-        primary, rest = cn.primary, cn.rest
-        metric_nulls = list(primary.nulls) + (list(rest.nulls) if rest is not None else [])
-        per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": primary.ratio,
-                          "q": rest.q if rest is not None else None,
+        an = cn.null["auroc"]
+        for rep, o in cn.observed.items():
+            ok = math.isfinite(o.auroc)
+            obs_by_rep[rep] = {"auroc": o.auroc if ok else None, "p_value": o.p_value if ok else None,
+                               "p_method": o.p_method if ok else None, "p_upper_bound": o.p_upper_bound if ok else None,
+                               "above_q95": bool(o.auroc > an.q95) if ok else None,
+                               "above_q99": bool(o.auroc > an.q99) if ok else None}
+        metric_nulls = list(cn.null.nulls)
+        per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
+                          "q": cn.null.q if r["others"] else None,
                           "nulls": {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
                                                and k not in NO_OBSERVED} for m in metric_nulls},
                           "observed": obs_by_rep})
-        row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": primary.ratio}
+        row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio}
         for m in metric_nulls:
             row[f"{m.metric} mean"] = m.mean
             if m.metric == "auroc":
                 row["auroc q99"] = m.q99
         for rep in reps:
+            o = cn.observed[rep]
             row[f"AUROC {rep}"] = obs_by_rep[rep]["auroc"]
             row[f"p {rep}"] = obs_by_rep[rep]["p_value"]
+            bounds[f"p {rep}"].append(o.p_upper_bound)
+        row["p method"] = _methods({rep: cn.observed[rep].p_method for rep in reps})
         table_rows.append(row)
-        long.append(primary.to_frame().assign(**{"class": cn.label}))
-        if rest is not None:
-            long.append(rest.to_frame().assign(**{"class": cn.label}))
-    primaries = {cn.label: cn.primary for cn in r["classes"]}
+        long.append(cn.null.to_frame().assign(**{"class": cn.label}))
+    primaries = {cn.label: cn.null for cn in r["classes"]}
     out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
            "prediction": next(iter(primaries.values())).prediction if primaries else None,
            **observed_shares(per_class, reps[0]),
@@ -163,34 +182,23 @@ def build(ctx) -> Section:
     frame = pd.DataFrame(table_rows)
     if table_rows:
         tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
-                                "observed detector-mean AUROC(c) and its p-value P(AUROC_null >= observed)",
-                                frame, ID, compact=frame.shape[0] <= 40))
+                                "observed detector-mean AUROC(c), its p-value P(AUROC_null >= observed) and how the "
+                                "p-value was computed (exact Mann\u2013Whitney count, exact tail, normal approximation, "
+                                "Chernoff bound or Monte Carlo; per representation in column order when they differ; "
+                                "\u2264: an upper bound)", frame, ID, compact=frame.shape[0] <= 40, bounds=bounds))
     figures = []
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
                                 "(all statistics)", pd.concat(long, ignore_index=True), ID, compact=False))
-        shown = list(primaries.items())[:12]
+        shown = [(cn.label, replace(cn.null, nulls=(replace(
+                     cn.null["auroc"], observed=o.auroc, p_value=o.p_value, log10_p=o.log10_p, p_method=o.p_method,
+                     p_upper_bound=o.p_upper_bound),)))
+                 for cn in r["classes"][:12] for o in [cn.observed[reps[0]]]]
 
         def figure():
-            from matplotlib.figure import Figure
+            from ...plotting import nulls_figure
 
-            from ...plotting import plot_null
-
-            ncol = min(4, len(shown))
-            nrow = -(-len(shown) // ncol)
-            fig = Figure(figsize=(2.6 * ncol, 2.2 * nrow), layout="constrained")
-            axes = fig.subplots(nrow, ncol, squeeze=False).ravel()
-            for i, (c, nr) in enumerate(shown):
-                ax = plot_null(nr, metric="auroc", ax=axes[i])
-                ax.set_title(f"class {c} (n+ = {nr.n_pos}, n- = {nr.n_neg})", fontsize=8)
-                ax.set_ylabel("")
-                if i:
-                    ax.get_legend().remove()
-                else:
-                    ax.legend(fontsize=6, loc="upper left")
-            for ax in axes[len(shown):]:
-                ax.set_visible(False)
-            return fig
+            return nulls_figure(dict(shown), metric="auroc", max_panels=len(shown))
 
         more = f" (first {len(shown)} of {len(primaries)} classes)" if len(primaries) > len(shown) else ""
         figures.append(FigureSpec("nulls_auroc", f"{name}, {reps[0]}: exact/Monte Carlo null of AUROC at each "
@@ -198,6 +206,22 @@ def build(ctx) -> Section:
                                   figure, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
                    reading=reading(out), references=REFERENCES)
+
+
+#: Short names of the p-value methods (:attr:`auditad.nulls.MetricNull.p_method`) for the nulls table.
+P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal",
+             "normal_tie_corrected": "normal (ties)", "chernoff_bound": "Chernoff",
+             "monte_carlo": "Monte Carlo", "exact_bound": "exact bound"}
+
+
+def _methods(by_rep: Mapping) -> str | None:
+    """One cell naming how the p-values of a row were computed (per representation when they differ)."""
+    named = {rep: P_METHODS.get(m, m) for rep, m in by_rep.items() if m}
+    if not named:
+        return None
+    if len(set(named.values())) == 1:
+        return next(iter(named.values()))
+    return " / ".join(named.get(rep, "\u2013") for rep in by_rep)
 
 
 def reading(n: Mapping) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .._slug import unique_slug
-from .._numbers import fmt, pct
+from ..._format import count, percent as pct, real, stat as fmt
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "protocol"
@@ -16,14 +16,14 @@ def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
     """The ``detectors=`` and ``k=`` arguments of :func:`~auditad.protocol.audit_protocol` from the settings.
 
     A built-in detector without parameters is passed by name (``audit_protocol`` then applies ``k``,
-    ``backend`` and threading to the kNN detector); one with ``detector_params`` is built from its public class.
+    ``backend`` and threading to the kNN detector); one with ``detector_params`` is built by
+    :func:`~auditad.protocol.make_detector` from the mapping ``{"detector": name, **params}``.
     """
-    from ...protocol import IsolationForestDetector, LOFDetector
+    from ...protocol import make_detector
 
     params = settings["detector_params"]
-    classes = {"iforest": IsolationForestDetector, "lof": LOFDetector}
-    out = [classes[name](**params[name]) if name in classes and params.get(name) else name
-           for name in settings["detectors"]]
+    out = [make_detector({"detector": name, **params[name]}, backend=settings["backend"])
+           if name != "knn" and params.get(name) else name for name in settings["detectors"]]
     return out, int(params.get("knn", {}).get("k", 5))
 
 
@@ -58,49 +58,41 @@ def build(ctx) -> Section:
     name = ctx.name
     res = ctx.results[ID]
     out = res.to_dict()
+    out["test_normals_subsampled"] = res.test_normals_subsampled
     cols = ["representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir",
             "rho_nonsig", "spearman_leakage_auroc"]
     tables = [TableSpec("protocol_summary", f"{name}: class-split protocol ({res.protocol}, epsilon = "
                                             f"{res.epsilon:g}) per representation and detector",
                         res.to_frame("summary")[cols], ID)]
-    per_class = res.to_frame("per_class")
-    first = res.representation_names[0]
-    wide = per_class[(per_class["representation"] == first)
-                     & (per_class["detector"] == "mean")][["class", "n_pos", "n_neg"]].reset_index(drop=True)
+    import pandas as pd
+
+    from ...protocol import MEAN
+
+    wide = pd.DataFrame([{k: row[k] for k in ("class", "n_pos", "n_neg")} for row in res.per_class()])
     for rep in res.representation_names:
-        for det in list(res.detector_names) + ["mean"]:
-            sub = per_class[(per_class["representation"] == rep) & (per_class["detector"] == det)]
-            wide[f"{rep}/{det}"] = sub["auroc"].to_numpy()
+        for det in (*res.detector_names, MEAN):
+            wide[f"{rep}/{det}"] = res.aurocs(rep, det)
     tables.append(TableSpec("protocol_auroc", f"{name}: AUROC(c) per held-out class, representation/detector",
                             wide, ID, compact=wide.shape[0] <= 40))
     tables.append(TableSpec("protocol_per_class", f"{name}: per-class protocol results (long form)",
-                            per_class, ID, compact=False))
+                            res.to_frame("per_class"), ID, compact=False))
     figures = []
     taken: set = set()
     for rep in res.representation_names:
         slug = unique_slug(rep, taken)
 
         def heat(rep=rep):
-            from matplotlib.figure import Figure
+            from ...plotting import protocol_heatmap_figure
 
-            from ...plotting import plot_protocol_heatmap
-
-            fig = Figure(figsize=(1.6 + 1.0 * (len(res.detector_names) + 1), 1.5 + 0.32 * len(res.classes)),
-                         layout="constrained")
-            plot_protocol_heatmap(res, representation=rep, ax=fig.add_subplot())
-            return fig
+            return protocol_heatmap_figure(res, representations=[rep])
 
         def scatter(rep=rep):
-            from matplotlib.figure import Figure
+            from ...plotting import leakage_vs_auroc_figure
 
-            from ...plotting import plot_leakage_vs_auroc
-
-            fig = Figure(figsize=(5.0, 3.8), layout="constrained")
-            plot_leakage_vs_auroc(res, representation=rep, ax=fig.add_subplot())
-            return fig
+            return leakage_vs_auroc_figure(res, representations=[rep])
 
         figures.append(FigureSpec(f"protocol_heatmap_{slug}", f"{name}, {rep}: AUROC per held-out class and "
-                                  f"detector (hatched: near random, |AUROC - 0.5| <= {res.epsilon:g})", heat, ID))
+                                  f"detector (dashed frame: near random, |AUROC - 0.5| <= {res.epsilon:g})", heat, ID))
         figures.append(FigureSpec(f"leakage_vs_auroc_{slug}", f"{name}, {rep}: per-class leakage L_k(c) "
                                   "against the detector-mean AUROC(c)", scatter, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
@@ -119,8 +111,8 @@ def _least_stable(dets: Mapping) -> str:
         return f"Every detector has the same ρ_dir = {fmt(hi)}. "
     worst = [d for d, v in values.items() if v == hi]
     if len(worst) > 1:
-        return f"The least stable detectors are {', '.join(worst)} (ρ_dir = {fmt(hi)} each). "
-    return f"The least stable detector is {worst[0]} (ρ_dir = {fmt(hi)}). "
+        return f"Per detector, the least stable are {', '.join(worst)} (ρ_dir = {fmt(hi)} each). "
+    return f"Per detector, the least stable is {worst[0]} (ρ_dir = {fmt(hi)}). "
 
 
 def reading(p: Mapping) -> str:
@@ -131,16 +123,21 @@ def reading(p: Mapping) -> str:
     eps = p["epsilon"]
     kind = "held out as anomalies (K−1 vs 1)" if p["protocol"] == "leave_one_class_out" else \
         "taken as the normal class (1 vs K−1)"
-    text = (f"Each of the {K} classes was {kind} in turn. In {rep}, averaged over the detectors, AUROC(c) has mean "
-            f"{fmt(m['mean_auc'])} and spread σ²_AUC = {fmt(m['sigma2_auc'], 4)} (range {fmt(m['range_auc'])}); "
-            f"{pct(m['rho_inv'], 0)} of the classes are inverted (AUROC < ½), {pct(m['rho_rnd'], 0)} are near random "
+    text = (f"Each of the {K} classes was {kind} in turn. In {rep}, the detector-mean AUROC(c) (for each class, the "
+            f"average of the detectors' AUROC) has mean {fmt(m['mean_auc'])} over the classes and spread "
+            f"σ²_AUC = {real(m['sigma2_auc'])} (range {fmt(m['range_auc'])}); {pct(m['rho_inv'], digits=0)} of the "
+            f"classes are inverted (AUROC < ½), {pct(m['rho_rnd'], digits=0)} are near random "
             f"(|AUROC − ½| ≤ ε = {eps:g}) and the direction instability is ρ_dir = {fmt(m['rho_dir'])}. ")
+    if p.get("test_normals_subsampled"):
+        text += (f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
+                 "task (max_test_normals), so these AUROCs are estimated on that subsample. ")
     rho = m["rho_dir"]
     limit = threshold(ID)
     if rho is None:
         text += "The rates are undefined (no class could be evaluated). "
     elif rho == 0:
-        text += "The score direction is the same for every class: the benchmark ranks detectors in a stable way. "
+        text += ("The detector-mean score direction is the same for every class, so an AUROC averaged over the "
+                 "classes does not mix opposite behaviours. ")
     elif rho <= limit:
         text += (f"ρ_dir is at most {limit:g}, the threshold of the default gate: a few classes behave unlike the "
                  "rest; check the heatmap before averaging AUROC over classes. ")
@@ -149,10 +146,22 @@ def reading(p: Mapping) -> str:
                  "between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
                  "to 63 %): an AUROC averaged over classes hides opposite behaviours. ")
     text += _least_stable(p["representations"][rep]["detectors"])
-    sp = m.get("spearman_leakage_auroc")
-    if sp is not None:
-        text += (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is {fmt(sp, 2)}"
-                 + (": classes that mix more with the others are harder to detect." if sp < -0.3 else
-                    ": leakage and AUROC are positively related across classes." if sp > 0.3 else
-                    ": leakage explains little of the class-to-class variation."))
+    text += _spearman(p, rep)
     return text.strip()
+
+
+def _spearman(p: Mapping, rep: str) -> str:
+    """The sentence about the Spearman correlation of L_k(c) and the detector-mean AUROC(c), or why it is not stated."""
+    leak = p["representations"][rep].get("leakage")
+    if not leak:
+        return ""
+    sp = leak["spearman"]["mean"]
+    rho = sp["statistic"]
+    if rho is None:
+        return (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is not stated: "
+                f"{sp['reason'] or 'it is undefined'}.")
+    return (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is {fmt(rho, digits=2)} "
+            f"over {sp['n_pairs']} classes"
+            + (": classes that mix more with the others are harder to detect." if rho < -0.3 else
+               ": leakage and AUROC are positively related across classes." if rho > 0.3 else
+               ": leakage explains little of the class-to-class variation."))

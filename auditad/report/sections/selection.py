@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 from typing import Mapping
 
-import numpy as np
-
 from .._slug import key
-from .._numbers import fmt
+from ..._format import pp, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "selection"
@@ -33,50 +31,36 @@ def run(ctx):
                          n_boot=s["selection_n_boot"], n_jobs=n_jobs, progress=ctx.progress, random_state=s["seed"])
 
 
-def best_selector(res, summary) -> str | None:
-    """The estimator with the smallest finite regret (ties: the first in ``res.config["estimators"]``), or None.
-
-    Derivation kept in one place until ``SelectionResult.best()`` is available.
-    """
-    estimators = [lab for lab in res.config["estimators"] if lab in summary.index]
-    finite = [lab for lab in estimators if np.isfinite(summary.loc[lab, "regret"])]
-    return min(finite, key=lambda lab: (summary.loc[lab, "regret"], estimators.index(lab))) if finite else None
-
-
 def build(ctx) -> Section:
     """The selection section from ``ctx.results["selection"]`` (not applicable without selection tasks)."""
-    from ...selection import pretty_label
-
     reason = applicable(ctx)
     if reason is not None:
         return Section(ID, info(ID).title, status="not_applicable", reason=reason)
+    import pandas as pd
+
     name = ctx.name
     res = ctx.results[ID]
     full = res.to_dict()
-    summary = res.summary_frame()
-    by_selector = {}
-    for label, row in summary.iterrows():
-        by_selector[key(label)] = {"label": label, "name": pretty_label(label), "kind": row["kind"],
-                                   "probe": row["probe"], "rho_rank": row["rho_rank"], "a_pair": row["a_pair"],
-                                   "regret": row["regret"], "n_units": int(row["n_units"])}
-    best = best_selector(res, summary)
+    summaries = res.selector_summaries()
+    by_selector = {key(sm.label): {"label": sm.label, "name": sm.name, "kind": sm.kind, "probe": sm.probe,
+                                   "rho_rank": sm.rho_rank, "a_pair": sm.a_pair, "regret": sm.regret,
+                                   "n_units": sm.n_units} for sm in summaries}
+    top = res.best()
+    best = top.label if top is not None else None
     out = {"benchmark": res.benchmark, "n_tasks": res.config["n_tasks"], "n_candidates": res.config["n_candidates"],
            "n_units": res.config["n_units"], "estimators": list(res.config["estimators"]),
            "probes": list(res.config["probes"]), "pool_by": res.config["pool_by"],
            "n_boot": res.config["n_boot"],
-           "best": None if best is None else {"key": key(best), "label": best, "name": pretty_label(best),
-                                              "regret": summary.loc[best, "regret"],
-                                              "rho_rank": summary.loc[best, "rho_rank"],
-                                              "a_pair": summary.loc[best, "a_pair"]},
+           "best": None if top is None else {"key": key(top.label), "label": top.label, "name": top.name,
+                                             "regret": top.regret, "rho_rank": top.rho_rank, "a_pair": top.a_pair},
            "by_selector": by_selector,
            "summary": full["summary"], "bootstrap": full["bootstrap"], "candidates": full["candidates"],
            "units": full["units"], "skipped": full["skipped"]}
-    frame = summary.reset_index()
-    frame.insert(1, "name", [pretty_label(lab) for lab in frame["estimator"]])
-    frame = frame[["name", "rho_rank", "a_pair", "regret", "n_units"]].rename(columns={"name": "selector"})
+    frame = pd.DataFrame([{"selector": sm.name, "rho_rank": sm.rho_rank, "a_pair": sm.a_pair, "regret": sm.regret,
+                           "n_units": sm.n_units} for sm in summaries])
     tables = [TableSpec("selection", f"{name}: anomaly-free model selection over {res.config['n_tasks']} tasks x "
                         f"{res.config['n_candidates']} candidates: mean Spearman rho_rank, pairwise accuracy A_pair "
-                        "and regret (AUC, best minus selected)", frame, ID),
+                        "and regret (best minus selected AUC, in percentage points)", frame, ID),
               TableSpec("selection_candidates", f"{name}: true AUC and bound per task and candidate",
                         res.candidates_frame(), ID, compact=False),
               TableSpec("selection_units", f"{name}: selection per task and selector", res.units_frame(), ID,
@@ -88,17 +72,11 @@ def build(ctx) -> Section:
                                 res.bootstrap_frame(), ID, compact=False))
 
     def figure():
-        from matplotlib.figure import Figure
+        from ...plotting import selection_figure
 
-        from ...plotting import plot_bound_vs_auc, plot_estimator_vs_auc
+        return selection_figure(res, estimator=best)
 
-        fig = Figure(figsize=(9.0, 3.8), layout="constrained")
-        left, right = fig.subplots(1, 2)
-        plot_estimator_vs_auc(res, estimator=best, ax=left)
-        plot_bound_vs_auc(res, ax=right)
-        return fig
-
-    figures = [FigureSpec("selection", f"{name}: {pretty_label(best) if best else 'estimator'} against the true AUC "
+    figures = [FigureSpec("selection", f"{name}: {top.name if top else 'estimator'} against the true AUC "
                           "per candidate (left) and the Eq. 1 bound of the true test scores against the empirical AUC "
                           "(right)", figure, ID)]
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
@@ -113,14 +91,14 @@ def reading(sel: Mapping) -> str:
     text = (f"Anomaly-free model selection was judged over {sel['n_tasks']} tasks × {sel['n_candidates']} "
             "candidates, against the true test AUC. ")
     if rnd:
-        text += (f"Picking a candidate at random costs {fmt(100 * rnd['regret'], 2)} AUC points on average against the "
-                 "best one (the oracle). ")
+        text += (f"Picking a candidate at random costs {pp(rnd['regret'])} of AUC on average against the best one "
+                 "(the oracle; pp = percentage points). ")
     if best:
-        text += (f"The best estimator, {best['name']}, ranks candidates with Spearman ρ = {fmt(best['rho_rank'], 2)} "
-                 f"and pairwise accuracy {fmt(best['a_pair'], 2)}, and loses {fmt(100 * best['regret'], 2)} points. ")
+        text += (f"The best estimator, {best['name']}, ranks candidates with Spearman ρ = {fmt(best['rho_rank'], digits=2)} "
+                 f"and pairwise accuracy {fmt(best['a_pair'], digits=2)}, and loses {pp(best['regret'])}. ")
     iv = by.get("inlier_variance")
     if iv:
-        text += f"The inlier variance alone loses {fmt(100 * iv['regret'], 2)} points. "
-    text += ("For reference, Wilkinghoff and Tan report on DCASE 2022–25 a random-selection regret of about 7.9 "
-             "points, 5.5 for the inlier variance and 3.8 for Diverse Pseudo AUC.")
+        text += f"The inlier variance alone loses {pp(iv['regret'])}. "
+    text += ("For reference, Wilkinghoff and Tan report on DCASE 2022–25 a random-selection regret of about 7.9\u202f"
+             "pp, 5.5\u202fpp for the inlier variance and 3.8\u202fpp for Diverse Pseudo AUC.")
     return text
