@@ -415,3 +415,19 @@ def test_run_gates_over_files(tmp_path):
         run_gates([b])
     with pytest.raises(InvalidInputError, match="fail_on"):
         run_gates([b], ["leakage.L_k <= 1"], fail_on="--warn")
+
+
+@pytest.mark.parametrize("value,threshold,text", [
+    (0.0348915, 0.5, "0.035"),        # the report's 3 decimals, not 6-7 digits
+    (0.5004, 0.5, "0.5004"),          # rounding would make it look equal to the threshold
+    (0.49999999, 0.5, "0.49999999"),
+    (0.5, 0.5, "0.500"),
+    (1.7e-4, 0.01, "1.70e-04"),
+    (float("nan"), 0.5, "–"),
+])
+def test_gate_value_text_never_hides_the_comparison(value, threshold, text):
+    from auditad.report.checks import gate_value_text
+
+    assert gate_value_text(value, threshold) == text
+    if value == value and value != threshold:
+        assert float(text) != threshold

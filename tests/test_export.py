@@ -178,10 +178,10 @@ def test_markdown_summary_table(tmp_path):
     header, gates = _md_rows(text, "benchmark | metric")
     assert header == ["benchmark", "metric", "level", "value", "threshold", "status"]
     assert [(g["metric"], g["value"], g["threshold"], g["status"]) for g in gates] == [
-        (r"leakage.L\_k", "0.07", r"\<= 0.5", "pass"),
-        (r"protocol.mean.rho\_dir", "0.3", r"\<= 0.2", "WARN"),
-        (r"leakage.L\_k", "0.71", r"\<= 0.5", "FAIL"),
-        (r"protocol.mean.rho\_dir", "0.1", r"\<= 0.2", "pass"),
+        (r"leakage.L\_k", "0.070", r"\<= 0.5", "pass"),  # values as the report prints them (3 decimals)
+        (r"protocol.mean.rho\_dir", "0.300", r"\<= 0.2", "WARN"),
+        (r"leakage.L\_k", "0.710", r"\<= 0.5", "FAIL"),
+        (r"protocol.mean.rho\_dir", "0.100", r"\<= 0.2", "pass"),
         (r"protocol.mean.mean\_auc", "null", r"\> 0.5", "FAIL"),
     ]
     assert "<b>" not in text  # no raw HTML reaches the CI page

@@ -505,8 +505,28 @@ def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container
 
 
 # --------------------------------------------------------------------------- evaluation
-def _fmt_value(x: float) -> str:
-    return f"{x:.6g}"
+def gate_value_text(x: float, threshold: float | None = None) -> str:
+    """A gate's value as the report shows numbers (:func:`auditad._format.number`, plain text).
+
+    When that rounding would make a value look equal to the threshold it is
+    compared with (e.g. 0.5004 against ``<= 0.5``), just enough significant
+    digits are added to tell them apart.
+    """
+    from .._format import number
+
+    text = number(float(x), target="text")
+    if threshold is None or not math.isfinite(x) or x == threshold:
+        return text
+    try:
+        looks_equal = float(text) == threshold
+    except ValueError:  # scientific or grouped text: compare the value as printed
+        looks_equal = False
+    sig = 4
+    while looks_equal and sig <= 17:
+        text = f"{x:.{sig}g}"
+        looks_equal = float(text) == threshold
+        sig += 1
+    return text
 
 
 def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
@@ -535,7 +555,7 @@ def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
                           f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails")
     passed = bool(OPERATORS[rule.op](value, rule.threshold))
     return GateResult(rule, rule.level, passed, value,
-                      f"{rule.path} = {_fmt_value(value)} ({need}){'' if passed else ': violated'}")
+                      f"{rule.path} = {gate_value_text(value, rule.threshold)} ({need}){'' if passed else ': violated'}")
 
 
 def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:

@@ -34,7 +34,7 @@ from typing import Callable, Mapping, Sequence
 from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
 from ._slug import unique_slug
-from .checks import GateResult, evaluate_gates, load_summary, summary_rules, verdict
+from .checks import GateResult, evaluate_gates, gate_value_text, load_summary, summary_rules, verdict
 
 __all__ = [
     "latex_escape",
@@ -85,12 +85,12 @@ def _check_results(results_by_benchmark) -> dict[str, list[GateResult]]:
     return out
 
 
-def _fmt_value(value) -> str:
+def _fmt_value(value, threshold=None) -> str:
     if value is None:
         return "null"
     if math.isnan(value):
         return "NaN"
-    return f"{value:.6g}"
+    return gate_value_text(value, threshold)
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -156,7 +156,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
         for r in results:
             case = ET.SubElement(suite, "testcase", {"classname": _xml_text(f"auditad.gates.{bench}"),
                                                      "name": _xml_text(r.rule.text), "time": "0"})
-            detail = (f"{r.message}\nvalue: {_fmt_value(r.value)}\n"
+            detail = (f"{r.message}\nvalue: {_fmt_value(r.value, r.rule.threshold)}\n"
                       f"condition: {r.rule.expression}\nlevel: {r.level}\nstatus: {r.status}")
             if not r.passed and r.level == "fail":
                 failure = ET.SubElement(case, "failure", {"type": "GateFailure", "message": _xml_text(r.message)})
@@ -201,7 +201,7 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     rows = []
     for b, rs in data.items():
         for r in rs:
-            rows.append([md_escape(b), md_escape(r.rule.path), r.level, _fmt_value(r.value),
+            rows.append([md_escape(b), md_escape(r.rule.path), r.level, _fmt_value(r.value, r.rule.threshold),
                          md_escape(_condition(r.rule)),
                          {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status]])
     if rows:
