@@ -26,7 +26,8 @@ from .errors import AuditadError
 
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
            "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated",
-           "on_sigterm", "debug_requested", "exit_status", "print_warnings"]
+           "on_sigterm", "debug_requested", "exit_status", "print_warnings", "PYTHON_ALIASES", "flag_names",
+           "speak_cli"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -155,6 +156,73 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
     return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
                            f"(at {_where(exc)}); please report it to {REPORT_TO}; "
                            "--debug or AUDITAD_DEBUG=1 shows the traceback")
+
+
+#: Library parameter names that differ from the ``dest`` of the command-line option carrying the value
+#: (applied only when the command being run has that option).
+PYTHON_ALIASES = {"out_dir": "out", "ratios": "ratio", "metrics": "metric", "detectors": "detector",
+                  "estimators": "estimator", "probes": "pseudo", "random_state": "seed", "json_path": "json",
+                  "X": "embeddings", "y": "labels", "summary_paths": "summaries", "audit": "audit_dir"}
+
+
+def flag_names(parser) -> dict[str, str]:
+    """``{python name: flag}`` for one (sub)command parser, from its argparse actions.
+
+    An option is reachable under its ``dest``, its ``dest`` without the ``setting_`` prefix of
+    the audit settings, its long option string written as a Python name (``--n-pos`` → ``n_pos``)
+    and the library's name for the same value (:data:`PYTHON_ALIASES`).  Positional arguments
+    map to their metavar (``DIR``).
+    """
+    flags: dict[str, str] = {}
+    for action in getattr(parser, "_actions", ()):
+        if action.dest in ("help", "version") or action.dest is None:
+            continue
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs:
+            flag = max(longs, key=len)
+            names = {action.dest, action.dest.removeprefix("setting_"), flag[2:].replace("-", "_")}
+        elif not action.option_strings:
+            flag = action.metavar if isinstance(action.metavar, str) else action.dest
+            names = {action.dest}
+        else:
+            continue
+        for name in names:
+            flags.setdefault(name, flag)
+    for py, dest in PYTHON_ALIASES.items():
+        if dest in flags:
+            flags.setdefault(py, flags[dest])
+    return flags
+
+
+def speak_cli(message: str, flags: dict[str, str]) -> str:
+    """A library error message with its Python parameter names replaced by the command's flags.
+
+    ``out_dir='x'`` becomes ``--out 'x'``, ``embeddings['pixels']='p.npy'`` becomes
+    ``--embeddings pixels='p.npy'``, ``k=500`` becomes ``--k 500``, and a name that opens the
+    message or is followed by "must" (``resolution must be >= 2``), and the pair in "both n_pos and
+    n_neg", become the flags.  Names
+    inside paths, dotted keys (``leakage.L_k``) and words that are not a parameter of the
+    command are left alone.
+
+    >>> speak_cli("out_dir='a' would replace 'b'; k=5, k must be >= 1", {"out_dir": "--out", "k": "--k"})
+    "--out 'a' would replace 'b'; --k 5, --k must be >= 1"
+    """
+    if not flags:
+        return message
+    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    before = r"(?<![\w.\-/'\"\[=])"
+
+    def assign(m):
+        flag, key = flags[m.group(1)], m.group(2)
+        if key:
+            inner = key[1:-1].strip("'\"")
+            return f"{flag} {inner}="
+        return f"{flag} "
+
+    out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)", assign, message)
+    out = re.sub(rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
+                 lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}", out)
+    return re.sub(before + rf"({names})(?=:\s| must\b)", lambda m: flags[m.group(1)], out)
 
 
 def print_warnings(caught, debug: bool) -> None:

@@ -809,8 +809,8 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
-    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, on_sigterm,
-                            print_warnings)
+    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, flag_names,
+                            on_sigterm, print_warnings, speak_cli)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
@@ -821,11 +821,14 @@ def main(argv: list[str] | None = None) -> int:
         previous = signal.signal(signal.SIGTERM, on_sigterm)
     try:
         with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
+            command: dict = {}
             try:
-                code = _dispatch(argv)
+                code = _dispatch(argv, command)
                 message = ""
             except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
                 code, message = exit_status(exc)
+                if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
+                    message = speak_cli(message, flag_names(command["parser"]))
                 if debug and not isinstance(exc, SystemExit):
                     import traceback
 
@@ -851,12 +854,16 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout, sys.stderr = out_stream, err_stream
 
 
-def _dispatch(argv: list[str]) -> int:
+def _dispatch(argv: list[str], command: dict | None = None) -> int:
+    """Parse ``argv`` and run its command; ``command["parser"]`` is set to the command's sub-parser."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if command is not None:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
     return int(run(args))
 

@@ -144,5 +144,53 @@ def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_fi
     captured = capsys.readouterr()
     assert code == 2 and "nan" not in captured.out
     last = captured.err.strip().splitlines()[-1]
-    assert last.startswith("auditad: error: no class-split task could be evaluated") and "--k" in last
+    assert last.startswith("auditad: error:") and "could not be evaluated" in last
+    assert "(--k 500)" in last and "k=500" not in last  # the library's k=500, spoken as the flag
     assert "Warning:" not in captured.err and "cli.py" not in captured.err
+
+
+# --------------------------------------------------------------------------- library errors in the CLI's words
+@pytest.mark.parametrize("command, message, expected", [
+    ("appendix", "out_dir='/a/b' would replace the audit folder '/a/b'", "--out '/a/b' would replace"),
+    ("audit", "out='/x' is a non-empty folder", "--out '/x' is a non-empty folder"),
+    ("audit", "junit='/x/j.xml': its folder does not exist", "--junit '/x/j.xml': its folder"),
+    ("audit", "fail_on='sometimes' is not one of", "--fail-on 'sometimes' is not one of"),
+    ("audit", "embeddings['pixels']='p.npy' has 3 rows", "--embeddings pixels='p.npy' has 3 rows"),
+    ("audit", "k must be >= 1, got 0", "--k must be >= 1, got 0"),  # a setting flag (dest setting_k)
+    ("audit", "manifest='m.toml' lists no task", "--manifest 'm.toml' lists no task"),
+    ("landscape", "ratios: unknown preset 'Atlantis'", "--ratio: unknown preset 'Atlantis'"),
+    ("nulls", "both n_pos and n_neg are needed, got n_pos=5, n_neg=None",
+     "both --n-pos and --n-neg are needed, got --n-pos 5, --n-neg None"),
+    ("protocol", "needs at least 500 training normals (k=500)", "(--k 500)"),
+    ("protocol", "train_fraction must be < 1.0, got 1.5", "--train-fraction must be < 1.0"),
+    ("diff", "base='a.json' and new='b.json' differ", "BASE 'a.json' and NEW 'b.json' differ"),
+    # left alone: dotted keys, names inside paths and quotes, comparisons, names the command does not have
+    ("gate", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)"),
+    ("leakage", "resolution must be >= 2", "resolution must be >= 2"),
+])
+def test_library_parameter_names_become_the_commands_flags(command, message, expected):
+    import argparse
+
+    from auditad._terminal import flag_names, speak_cli
+    from auditad.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    assert expected in speak_cli(message, flag_names(sub))
+
+
+def test_flag_names_come_from_the_parser_actions():
+    import argparse
+
+    from auditad._terminal import flag_names
+    from auditad.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in subs.items():
+        flags = flag_names(sub)
+        for action in sub._actions:
+            if action.option_strings and action.dest != "help":
+                assert flags[action.dest] in action.option_strings, (name, action.dest)
+    assert flag_names(subs["appendix"])["out_dir"] == "--out"
+    assert flag_names(subs["audit"])["k"] == "--k" and flag_names(subs["audit"])["detectors"] == "--detector"
