@@ -25,9 +25,9 @@ from pathlib import Path
 from .errors import AuditadError
 
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
-           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated",
-           "on_sigterm", "debug_requested", "exit_status", "print_warnings", "PYTHON_ALIASES", "flag_names",
-           "speak_cli"]
+           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
+           "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
+           "print_warnings", "PYTHON_ALIASES", "flag_names", "speak_cli"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -93,11 +93,24 @@ class Terminated(KeyboardInterrupt):
     """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
 
 
+#: Signals received by the handlers below during the current command (cleared by :func:`auditad.cli.main`).
+RECEIVED: list[int] = []
+
+
 def on_sigterm(signum, frame):
     import signal
 
+    RECEIVED.append(signum)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
     raise Terminated()
+
+
+def on_sigint(signum, frame):
+    """Python's own Ctrl-C behaviour (raise ``KeyboardInterrupt``), remembering that it happened:
+    a library that turns the interrupt of its import into another exception (NumPy's C modules
+    fail with ``ImportError``) still ends the command with exit 130."""
+    RECEIVED.append(signum)
+    raise KeyboardInterrupt()
 
 
 def debug_requested(argv: list[str]) -> bool:
@@ -127,6 +140,29 @@ def _one_line(text) -> str:
     return " ".join(str(text).split())
 
 
+def _interrupt_in_chain(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) behind ``exc``: a library that wraps whatever stopped its import
+    (NumPy raises ``ImportError`` "troubleshooting tips" around it) must not turn it into exit 3."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def forget_unhandled_interrupt() -> None:
+    """Clear CPython's "unhandled KeyboardInterrupt" flag after an interrupt was handled.
+
+    A Ctrl-C that escapes an ``exec(string)`` inside a library import (SciPy clones NumPy's
+    namespace that way) sets an interpreter-wide flag that makes ``python -m auditad`` kill
+    itself with SIGINT at exit (status -2) although :func:`auditad.cli.main` handled the
+    interrupt and returned 130.  Each ``exec`` of a string resets that flag first; this is one.
+    """
+    exec("None", {})  # noqa: S102 - a constant string, evaluated for its side effect on the flag
+
+
 def exit_status(exc: BaseException) -> tuple[int, str]:
     """Exit code and one-line message for an exception that ended a command (the contract in the module doc)."""
     import errno
@@ -136,6 +172,11 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
         if code is None or isinstance(code, int):
             return int(code or 0), ""
         return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
+    import signal
+
+    exc = _interrupt_in_chain(exc) or exc
+    if RECEIVED and not isinstance(exc, (KeyboardInterrupt, SystemExit)):  # the interrupt, wrapped by a library
+        exc = Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
     if isinstance(exc, Terminated):
         return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
     if isinstance(exc, KeyboardInterrupt):

@@ -22,7 +22,6 @@ from pathlib import Path
 from . import __version__
 from .errors import AuditadError
 from ._terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan, format_value
-from ._validation import check_figure_path, check_input_files, check_output_file
 
 __all__ = ["main"]
 
@@ -81,7 +80,7 @@ def _add_leakage(sub) -> None:
 
 
 def _run_leakage(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, check_output_file, reading_inputs
     from .datasets import load_benchmark
     from .leakage import leakage
 
@@ -127,7 +126,7 @@ def _add_protocol(sub) -> None:
 
 
 def _run_protocol(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, check_output_file, reading_inputs
     from .datasets import load_benchmark, load_labels
     from .errors import InvalidInputError
     from .protocol import audit_protocol
@@ -239,6 +238,7 @@ def _save_figure(fig, path) -> None:
 
 
 def _run_nulls(args) -> int:
+    from ._validation import check_figure_path, check_output_file
     from .nulls import null_distribution
 
     check_output_file(args.json, name="--json")
@@ -389,7 +389,7 @@ def _add_report_flags(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress output on stderr")
 
 
-def _add_audit(sub) -> None:
+def _add_audit(sub, *, settings: bool = True) -> None:
     p = sub.add_parser("audit", help="full audit of one or more benchmarks: HTML report, summary.json, figures, "
                                      "tables, gates",
                        description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
@@ -412,9 +412,10 @@ def _add_audit(sub) -> None:
     g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
     g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
     g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
-    from .report.settings import add_settings_arguments
+    if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
+        from .report.settings import add_settings_arguments
 
-    add_settings_arguments(p)
+        add_settings_arguments(p)
     _add_report_flags(p)
 
 
@@ -463,7 +464,7 @@ def _audit_inputs(config, args) -> dict:
 
 
 def _run_audit(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, reading_inputs
     from .errors import InvalidInputError
     from .report.assemble import load_inputs, run_audit
     from .report.config import config_from_paths, load_config
@@ -562,6 +563,7 @@ def _add_select(sub) -> None:
 
 
 def _run_select(args) -> int:
+    from ._validation import check_figure_path, check_output_file
     from .errors import InvalidInputError
     from .selection import run_selection
 
@@ -630,6 +632,7 @@ def _print_rows(header, rows) -> None:
 
 
 def _run_gate(args) -> int:
+    from ._validation import check_output_file
     from .errors import InvalidInputError
     from .report.checks import run_gates, verdict
 
@@ -786,14 +789,16 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, settings: bool = True) -> argparse.ArgumentParser:
+    """The ``auditad`` parser; ``settings=False`` leaves out the audit's settings flags, whose choice
+    lists import the computing modules (used for every command line but ``auditad audit ...``)."""
     parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
     parser.add_argument("--version", action="version", version=f"auditad {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for add, _ in COMMANDS.values():
-        add(sub)
+    for name, (add, _) in COMMANDS.items():
+        add(sub, settings=settings) if name == "audit" else add(sub)
     return parser
 
 
@@ -809,16 +814,19 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
-    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, flag_names,
-                            on_sigterm, print_warnings, speak_cli)
+    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, RECEIVED, debug_requested, exit_status,
+                            flag_names, forget_unhandled_interrupt, on_sigint, on_sigterm, print_warnings, speak_cli)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
-    previous = None
+    previous = previous_int = None
+    RECEIVED.clear()
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, on_sigterm)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
+            previous_int = signal.signal(signal.SIGINT, on_sigint)
     try:
         with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
             command: dict = {}
@@ -829,6 +837,8 @@ def main(argv: list[str] | None = None) -> int:
                 code, message = exit_status(exc)
                 if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
                     message = speak_cli(message, flag_names(command["parser"]))
+                if code in (EXIT_SIGINT, EXIT_SIGTERM):
+                    forget_unhandled_interrupt()
                 if debug and not isinstance(exc, SystemExit):
                     import traceback
 
@@ -851,12 +861,15 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
         sys.stdout, sys.stderr = out_stream, err_stream
 
 
 def _dispatch(argv: list[str], command: dict | None = None) -> int:
     """Parse ``argv`` and run its command; ``command["parser"]`` is set to the command's sub-parser."""
-    parser = build_parser()
+    command_name = next((a for a in argv if not a.startswith("-")), None)  # top-level options take no value
+    parser = build_parser(settings=command_name == "audit")
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)

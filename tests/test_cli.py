@@ -194,3 +194,101 @@ def test_flag_names_come_from_the_parser_actions():
                 assert flags[action.dest] in action.option_strings, (name, action.dest)
     assert flag_names(subs["appendix"])["out_dir"] == "--out"
     assert flag_names(subs["audit"])["k"] == "--k" and flag_names(subs["audit"])["detectors"] == "--detector"
+
+
+# --------------------------------------------------------------------------- start-up: lazy imports, Ctrl-C at any time
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "jinja2", "pynndescent", "numba")
+
+
+def _env():
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("AUDITAD_DEBUG", None)
+    return env
+
+
+def test_version_and_help_import_no_numerical_library():
+    import subprocess
+    import sys
+
+    for args in (["--version"], ["--help"], ["leakage", "--help"]):
+        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "auditad", *args], env=_env(), cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+        assert "auditad.cli" in imported
+        heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
+        assert not heavy, (args, heavy[:10])
+    assert "auditad 0.1.0" in subprocess.run([sys.executable, "-m", "auditad", "--version"], env=_env(), cwd=ROOT,
+                                             capture_output=True, text=True, timeout=120).stdout
+
+
+def test_public_names_load_on_first_access_and_leakage_stays_the_function():
+    import subprocess
+    import sys
+
+    code = ("import sys, auditad; assert 'numpy' not in sys.modules, 'eager'; "
+            "import auditad.leakage as m; from auditad import leakage, LeakageResult; "
+            "assert callable(leakage) and leakage is auditad.leakage and leakage.__module__ == 'auditad.leakage'; "
+            "assert sys.modules['auditad.leakage'].leakage is leakage; "
+            "assert all(hasattr(auditad, n) for n in auditad.__all__) and set(auditad.__all__) <= set(dir(auditad)); "
+            "import auditad.metrics; assert auditad.metrics.auroc is auditad.auroc; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_ctrl_c_during_the_imports_gives_one_line_and_exit_130(tmp_path):
+    """SIGINT 0.1 s after start lands in the heavy imports of ``leakage`` (NumPy, SciPy, scikit-learn):
+    exit 130, one line, no traceback.  An interrupt that lands in the interpreter's own start-up
+    (``site``, before any auditad code runs; the stderr then never mentions auditad) is retried."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    np.save(tmp_path / "X.npy", np.random.default_rng(0).normal(size=(300, 4)))
+    np.save(tmp_path / "y.npy", np.repeat([0, 1, 2], 100))
+    cmd = [sys.executable, "-m", "auditad", "leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels",
+           str(tmp_path / "y.npy"), "--quiet"]
+    outcomes = []
+    for _ in range(6):
+        proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        outcomes.append((proc.returncode, err[-600:]))
+        if "auditad" not in err and proc.returncode != 130:
+            continue  # interrupted inside the interpreter's start-up, before auditad existed
+        assert proc.returncode == 130, outcomes
+        assert err == "auditad: interrupted; nothing half-written was left\n", outcomes
+        assert out == ""
+        break
+    else:
+        pytest.fail(f"never reached auditad within 0.1 s: {outcomes}")
+
+
+def test_an_interrupt_wrapped_by_a_library_is_still_an_interrupt():
+    import signal
+
+    from auditad import _terminal
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as ki:
+            raise ImportError("IMPORTANT: PLEASE READ THIS FOR ADVICE") from ki
+    except ImportError as exc:
+        assert _terminal.exit_status(exc)[0] == 130
+    plain = ImportError("numpy._core.multiarray failed to import")  # a C module's failure, no chain
+    assert _terminal.exit_status(plain)[0] == 3
+    _terminal.RECEIVED[:] = [signal.SIGINT]
+    try:
+        assert _terminal.exit_status(plain) == (130, "auditad: interrupted; nothing half-written was left")
+        _terminal.RECEIVED[:] = [signal.SIGTERM]
+        assert _terminal.exit_status(plain)[0] == 143
+    finally:
+        _terminal.RECEIVED.clear()
