@@ -282,96 +282,18 @@ def _add_landscape(sub) -> None:
     p.add_argument("--no-figures", action="store_true", help="write the CSV files only")
 
 
-def _slug(label: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9.]+", "_", label.replace("%", "pct")).strip("_") or "ratio"
-
-
 def _run_landscape(args) -> int:
-    import warnings
+    from .landscape_study import check_out_folder, landscape_study, parse_ratios, write_landscape_study
+    from .landscapes import LANDSCAPE_METRICS
 
-    from ._io import write_text_atomic
-    from .errors import AuditadWarning, InvalidInputError
-    from .landscapes import (
-        LANDSCAPE_METRICS,
-        landscape,
-        landscape_correlations,
-        landscape_coverage,
-        landscape_difference,
-        landscape_regions,
-        minimal_tpr,
-    )
-
-    ratios = []
-    for item in args.ratio or ["paper"]:
-        try:
-            ratios.append(float(item))
-        except ValueError:
-            ratios.append(item)
-    ratios = "paper" if ratios == ["paper"] else ratios
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InvalidInputError(f"--out {str(out)!r} exists and is a file, expected a folder")
-    if not (out.parent if str(out.parent) else Path(".")).exists():
-        raise InvalidInputError(f"the parent folder of --out {str(out)!r} does not exist")
-    land = landscape(ratios, metrics=tuple(args.metric) if args.metric else LANDSCAPE_METRICS,
-                     resolution=args.resolution)
-    diff = landscape_difference(land, reference=args.reference)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", AuditadWarning)
-        tables = {
-            "landscape.csv": land.to_frame(),
-            "differences.csv": diff.to_frame(),
-            "regions.csv": landscape_regions(land).to_frame(),
-            "minimal_tpr.csv": minimal_tpr(land).to_frame(),
-            "coverage.csv": landscape_coverage(land).to_frame(),
-        }
-        if len(land.metrics) >= 2:
-            try:
-                rel = landscape_correlations(land)
-            except InvalidInputError:  # no ratio inside a Low/Medium/High group: one group per ratio
-                rel = landscape_correlations(land, groups="each")
-            tables["correlations.csv"] = rel.to_frame()
-    for w in caught:
-        if issubclass(w.category, AuditadWarning):
-            print(f"auditad: note: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    out.mkdir(exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        write_text_atomic(out / name, frame.to_csv(index=False))
-        written.append(name)
-    if not args.no_figures:
-        from matplotlib.figure import Figure
-
-        from .plotting import plot_coverage, plot_landscape, plot_landscape_difference, plot_minimal_tpr
-
-        M = len(land.metrics)
-        for label in land.labels:
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                plot_landscape(land, metric=m, ratio=label, ax=ax, regions=(m == "auroc"))
-            name = f"landscape_{_slug(label)}.png"
-            _save_figure(fig, out / name)
-            written.append(name)
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)
-            name = f"difference_{_slug(label)}.png"
-            _save_figure(fig, out / name)
-            written.append(name)
-        mt, cov = minimal_tpr(land), landscape_coverage(land)
-        for stem, fn, res in (("minimal_tpr", plot_minimal_tpr, mt), ("coverage", plot_coverage, cov)):
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                fn(res, metric=m, ax=ax)
-            _save_figure(fig, out / f"{stem}.png")
-            written.append(f"{stem}.png")
-    print(f"Landscapes of {', '.join(land.metrics)} at {', '.join(land.labels)} "
-          f"({land.tpr.size} x {land.tnr.size} grid); differences against ratio {diff.reference_ratio:g}")
-    print(f"wrote {len(written)} files to {out}: {', '.join(written)}")
+    check_out_folder(args.out)  # before the work
+    study = landscape_study(parse_ratios(args.ratio), metrics=tuple(args.metric or LANDSCAPE_METRICS),
+                            resolution=args.resolution, reference=args.reference)
+    written = write_landscape_study(study, args.out, figures=not args.no_figures)
+    for note in study.notes:
+        print(f"auditad: note: {note}", file=sys.stderr)
+    print(study.summary_text())
+    print(f"wrote {len(written)} files to {args.out}: {', '.join(written)}")
     return EXIT_OK
 
 

@@ -292,3 +292,35 @@ def test_an_interrupt_wrapped_by_a_library_is_still_an_interrupt():
         assert _terminal.exit_status(plain)[0] == 143
     finally:
         _terminal.RECEIVED.clear()
+
+
+# --------------------------------------------------------------------------- landscape: the CLI only parses and prints
+def test_landscape_command_writes_the_library_tables(tmp_path, capsys):
+    import pandas as pd
+
+    from auditad.landscapes import landscape, landscape_difference, minimal_tpr
+
+    out = tmp_path / "land"
+    code = main(["landscape", "--ratio", "0.0019", "--ratio", "MVTec", "--metric", "auroc", "--metric", "f1",
+                 "--resolution", "11", "--reference", "0.3", "--out", str(out), "--no-figures"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "at 0.19%, MVTec (11 x 11 grid); differences against ratio 0.3" in printed  # 0.0019 is not "UCR"
+    land = landscape([0.0019, "MVTec"], metrics=("auroc", "f1"), resolution=11)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "landscape.csv"), land.to_frame(), check_dtype=False,
+                                  check_exact=False, rtol=1e-12)
+    diff = landscape_difference(land, reference=0.3).to_frame()
+    assert len(pd.read_csv(out / "differences.csv")) == len(diff)
+    assert len(pd.read_csv(out / "minimal_tpr.csv")) == len(minimal_tpr(land).to_frame())
+    assert sorted(p.name for p in out.iterdir()) == sorted(["landscape.csv", "differences.csv", "regions.csv",
+                                                             "minimal_tpr.csv", "coverage.csv", "correlations.csv"])
+
+
+def test_landscape_figures_are_named_by_the_ratio_label(tmp_path, capsys):
+    code = main(["landscape", "--ratio", "0.0019", "--ratio", "VisA (L)", "--metric", "auroc", "--resolution", "5",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    names = {p.name for p in tmp_path.glob("*.png")}
+    assert {"landscape_0.19pct.png", "difference_0.19pct.png", "landscape_VisA_L.png", "minimal_tpr.png",
+            "coverage.png"} <= names
+    assert not any("UCR" in n for n in names)
