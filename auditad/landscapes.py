@@ -294,7 +294,7 @@ class LandscapeResult:
         })
 
     def to_dict(self) -> dict:
-        """JSON-safe dict (the values as nested lists [ratio][metric][tpr][tnr])."""
+        """JSON-safe dict (the values as nested lists indexed ``[ratio][metric][tpr][tnr]``)."""
         return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
                 "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr), "values": json_safe(self.values)}
 
