@@ -117,6 +117,15 @@ class NeighborsResult:
         ``backend="auto"`` only: the cost model's estimate of the wall time of
         each backend, ``{"exact": s, "approximate": s}`` (see
         :func:`estimate_seconds`); the cheaper one ran.
+
+    See Also
+    --------
+    kneighbors : computes it.
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011 (NN-descent, the approximate backend via pynndescent).
     """
 
     indices: np.ndarray
@@ -270,6 +279,16 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     Returns
     -------
     NeighborsResult
+
+    See Also
+    --------
+    NeighborsResult : its result.
+    auditad.leakage.leakage : L_k from these neighbours.
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011 (NN-descent, the approximate backend via pynndescent).
 
     Examples
     --------

@@ -51,6 +51,17 @@ class LandscapeStudy:
         ratio when no group holds a ratio); None with a single metric.
     notes : tuple of str
         The :class:`~auditad.errors.AuditadWarning` messages raised while computing.
+
+    See Also
+    --------
+    landscape_study : every landscape statistic.
+    write_landscape_study : their files.
+    auditad.landscapes.landscape : one landscape.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     landscape: LandscapeResult
@@ -86,6 +97,17 @@ def parse_ratios(items) -> object:
     """Command-line ratio values (numbers or preset names, as strings) → the ``ratios`` of :func:`landscape`.
 
     ``None`` or ``["paper"]`` give ``"paper"`` (every preset of Hermary et al., Table I).
+
+    See Also
+    --------
+    landscape_study : every landscape statistic.
+    write_landscape_study : their files.
+    auditad.landscapes.landscape : one landscape.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
 
     Examples
     --------
@@ -160,7 +182,19 @@ def landscape_study(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: in
 
 
 def check_out_folder(out) -> Path:
-    """``out`` as a Path if it can become the output folder (a folder, or a new name in an existing one)."""
+    """``out`` as a Path if it can become the output folder (a folder, or a new name in an existing one).
+
+    See Also
+    --------
+    landscape_study : every landscape statistic.
+    write_landscape_study : their files.
+    auditad.landscapes.landscape : one landscape.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
+    """
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InvalidInputError(f"out={str(out)!r} exists and is a file, expected a folder")
@@ -197,6 +231,11 @@ def write_landscape_study(study: LandscapeStudy, out, *, figures: bool = True) -
     See Also
     --------
     landscape_study, auditad.plotting.plot_landscape
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
     out = check_out_folder(out)
     out.mkdir(exist_ok=True)

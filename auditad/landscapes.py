@@ -236,6 +236,16 @@ class LandscapeResult:
         Grid axes.
     values : numpy.ndarray of shape (R, M, G, G)
         ``values[r, m, i, j]`` = metric ``m`` at ratio ``r``, TPR ``tpr[i]``, TNR ``tnr[j]``.
+
+    See Also
+    --------
+    landscape : computes it.
+    landscape_difference, landscape_regions, minimal_tpr, landscape_coverage : what is derived from it.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     ratios: np.ndarray
