@@ -113,11 +113,11 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
 
     References
     ----------
-    .. [1] S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
-           NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
-    .. [2] S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
-    .. [3] E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
-           Repository, 1998 (the digits shipped with scikit-learn).
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
 
     Examples
     --------
@@ -153,11 +153,11 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
 
     References
     ----------
-    .. [1] S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
-           NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
-    .. [2] S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
-    .. [3] E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
-           Repository, 1998 (the digits shipped with scikit-learn).
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
     """
     path = _existing_file(path, name)
     suffix = path.suffix.lower()
@@ -226,9 +226,9 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
 
     References
     ----------
-    .. [1] S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
-           NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
-    .. [2] S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
     """
     if isinstance(embeddings, Mapping):
         paths = {str(k): v for k, v in embeddings.items()}
@@ -304,11 +304,11 @@ class AnomalyDataset:
 
     References
     ----------
-    .. [1] S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
-           NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
-    .. [2] S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
-    .. [3] E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
-           Repository, 1998 (the digits shipped with scikit-learn).
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
     """
 
     name: str

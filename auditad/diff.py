@@ -63,11 +63,11 @@ def parse_diff_rule(text):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -106,11 +106,11 @@ def load_side(path) -> list[tuple[str, dict, str]]:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .report.checks import load_summary
 
@@ -196,11 +196,11 @@ class BenchmarkDiff:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     benchmark: str
@@ -255,11 +255,11 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -324,11 +324,11 @@ class DiffResult:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     base: str
@@ -510,11 +510,11 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .report.export import _md_escape, markdown_summary
 
@@ -560,11 +560,11 @@ def write_diff_outputs(result: DiffResult, *, json_path=None, junit=None, markdo
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     import json
 

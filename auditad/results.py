@@ -176,11 +176,11 @@ class ResultsGroup:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     benchmark: str
@@ -251,11 +251,11 @@ class ResultsAudit:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     groups: tuple
@@ -513,11 +513,11 @@ def summary_with_gates(audit: ResultsAudit, rules) -> tuple[dict, dict]:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from .report.checks import evaluate_gates, rules_from_config, verdict
 
@@ -560,11 +560,11 @@ def render_results_html(summary: Mapping) -> str:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from . import __version__
     from .report.render import environment
@@ -597,11 +597,11 @@ def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from .report.export import _md_escape, markdown_summary
 
@@ -650,11 +650,11 @@ class ResultsRun:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     out: Path | None
@@ -694,11 +694,11 @@ def write_results_report(audit: ResultsAudit, out=None, *, gates=(), fail_on: st
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-           characteristic (ROC) curve", Radiology 143(1), 1982.
-    .. [3] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     import json
     import shutil

@@ -12,11 +12,11 @@ Every detector returns scores with **higher = more anomalous**:
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (kNN, Isolation Forest and LOF as unconditional detectors).
-.. [2] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
-       density-based local outliers", ACM SIGMOD 2000.
-.. [3] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (kNN, Isolation Forest and LOF as unconditional detectors).
+2. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+   density-based local outliers", ACM SIGMOD 2000.
+3. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
 """
 
 from __future__ import annotations
@@ -70,10 +70,10 @@ class BaseDetector:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
 
     _params: tuple[str, ...] = ()
@@ -159,8 +159,8 @@ class KNNDetector(NeighbourDetector):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
 
     Examples
     --------
@@ -243,10 +243,10 @@ class LOFDetector(NeighbourDetector):
 
     References
     ----------
-    .. [1] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
-           density-based local outliers", ACM SIGMOD 2000.
-    .. [2] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
+    1. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+       density-based local outliers", ACM SIGMOD 2000.
+    2. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
 
     Examples
     --------
@@ -324,7 +324,7 @@ class IsolationForestDetector(BaseDetector):
 
     References
     ----------
-    .. [1] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
+    1. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
     """
 
     _params = ("n_estimators", "max_samples", "random_state", "name")
@@ -382,10 +382,10 @@ def is_pyod_detector(obj) -> bool:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     if hasattr(obj, "decision_scores_") and callable(getattr(obj, "decision_function", None)):
         return True
@@ -435,10 +435,10 @@ class Detector(BaseDetector):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
 
     Examples
     --------
@@ -567,10 +567,10 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
 
     Examples
     --------
@@ -637,10 +637,10 @@ def is_sklearn_outlier_detector(obj) -> bool:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     try:
         from sklearn.base import is_outlier_detector
@@ -679,10 +679,10 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     if isinstance(detectors, (str, bytes)) or not isinstance(detectors, Sequence):
         detectors = [detectors]
@@ -728,10 +728,10 @@ def detector_info(det) -> dict:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
     info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),

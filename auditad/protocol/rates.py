@@ -8,10 +8,10 @@ state a correlation that rests on fewer than three distinct values.
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (instability metrics).
-.. [2] C. Spearman, "The proof and measurement of association between two
-       things", The American Journal of Psychology 15(1), 72–101, 1904.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (instability metrics).
+2. C. Spearman, "The proof and measurement of association between two
+   things", The American Journal of Psychology 15(1), 72–101, 1904.
 """
 
 from __future__ import annotations
@@ -60,10 +60,10 @@ class DegenerateCorrelationWarning(UndefinedValueWarning):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
 
 
@@ -166,10 +166,10 @@ def check_epsilon(epsilon) -> float:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     return check_float(epsilon, name="epsilon", low=0.0, high=0.5, high_open=True)
 
@@ -218,9 +218,9 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2 (dispersion of AUROC, near-random, inversion and
-           direction-instability rates).
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2 (dispersion of AUROC, near-random, inversion and
+       direction-instability rates).
 
     Examples
     --------
@@ -298,10 +298,10 @@ class SpearmanResult:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    .. [3] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-           outliers", SIGMOD 2000.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
 
     statistic: float
@@ -348,10 +348,10 @@ def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> Spearm
 
     References
     ----------
-    .. [1] C. Spearman, "The proof and measurement of association between two
-           things", The American Journal of Psychology 15(1), 72–101, 1904.
-    .. [2] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §3 (leakage against per-class AUROC).
+    1. C. Spearman, "The proof and measurement of association between two
+       things", The American Journal of Psychology 15(1), 72–101, 1904.
+    2. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §3 (leakage against per-class AUROC).
 
     Examples
     --------

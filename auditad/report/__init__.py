@@ -58,11 +58,11 @@ def schema_path():
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from importlib.resources import files
 

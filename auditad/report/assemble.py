@@ -85,11 +85,11 @@ class BenchmarkAudit:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     name: str
@@ -126,11 +126,11 @@ class AuditRun:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     out: Path
@@ -196,11 +196,11 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> Bench
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .._progress import Progress
 
@@ -329,11 +329,11 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
     from .._validation import check_choice

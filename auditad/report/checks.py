@@ -118,11 +118,11 @@ class GateRule:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     path: str
@@ -190,11 +190,11 @@ class GateResult:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     rule: GateRule
@@ -254,11 +254,11 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -354,11 +354,11 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -486,11 +486,11 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -636,11 +636,11 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -666,11 +666,11 @@ def verdict(results: Iterable[GateResult]) -> str:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     worst = "pass"
     for r in results:
@@ -698,11 +698,11 @@ def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     v = verdict(results)
@@ -720,11 +720,11 @@ def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     if not isinstance(summary, Mapping):
         raise InvalidInputError(f"{source} must be a JSON object, got {type(summary).__name__}")
@@ -764,11 +764,11 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     if not isinstance(summary, Mapping) or "schema_version" not in summary:
         return
@@ -809,11 +809,11 @@ def load_summary(path) -> dict:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     path = Path(path)
     where = f"summary file {str(path)!r}"
@@ -871,11 +871,11 @@ class GateRun:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     results: dict
@@ -940,11 +940,11 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     extra = _as_rules(list(rules)) if rules else []

@@ -141,11 +141,11 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -210,11 +210,11 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     data = _check_results(results_by_benchmark)
     every = [r for results in data.values() for r in results]
@@ -262,11 +262,11 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     return write_text_atomic(path, markdown_summary(results_by_benchmark, title=title))
 
@@ -341,11 +341,11 @@ def latex_escape(text) -> str:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -482,11 +482,11 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -565,11 +565,11 @@ def frame_to_markdown(frame, *, float_format="{:.4g}", index: bool = False) -> s
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -608,11 +608,11 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     base = str(path_without_suffix)
     tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
@@ -646,11 +646,11 @@ class AppendixResult:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     path: Path
@@ -755,11 +755,11 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    .. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-           of Anomaly Detection".
-    .. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-           Embedding-Space Geometry?".
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     import pandas as pd
 
