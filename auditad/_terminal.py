@@ -27,7 +27,7 @@ from .errors import AuditadError
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
            "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
            "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
-           "print_warnings", "PYTHON_ALIASES", "flag_names", "speak_cli"]
+           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -206,7 +206,13 @@ PYTHON_ALIASES = {"out_dir": "out", "ratios": "ratio", "metrics": "metric", "det
                   "X": "embeddings", "y": "labels", "summary_paths": "summaries", "audit": "audit_dir"}
 
 
-def flag_names(parser) -> dict[str, str]:
+class Flags(dict):
+    """``{python name: flag}`` plus ``switches``: the flags that take no value (``--percent``)."""
+
+    switches: frozenset = frozenset()
+
+
+def flag_names(parser) -> Flags:
     """``{python name: flag}`` for one (sub)command parser, from its argparse actions.
 
     An option is reachable under its ``dest``, its ``dest`` without the ``setting_`` prefix of
@@ -214,13 +220,15 @@ def flag_names(parser) -> dict[str, str]:
     and the library's name for the same value (:data:`PYTHON_ALIASES`).  Positional arguments
     map to their metavar (``DIR``).
     """
-    flags: dict[str, str] = {}
+    flags, switches = Flags(), set()
     for action in getattr(parser, "_actions", ()):
         if action.dest in ("help", "version") or action.dest is None:
             continue
         longs = [o for o in action.option_strings if o.startswith("--")]
         if longs:
             flag = max(longs, key=len)
+            if action.nargs == 0:  # store_true / store_false / store_const
+                switches.add(flag)
             names = {action.dest, action.dest.removeprefix("setting_"), flag[2:].replace("-", "_")}
         elif not action.option_strings:
             flag = action.metavar if isinstance(action.metavar, str) else action.dest
@@ -232,6 +240,7 @@ def flag_names(parser) -> dict[str, str]:
     for py, dest in PYTHON_ALIASES.items():
         if dest in flags:
             flags.setdefault(py, flags[dest])
+    flags.switches = frozenset(switches)
     return flags
 
 
@@ -253,14 +262,19 @@ def speak_cli(message: str, flags: dict[str, str]) -> str:
     names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
     before = r"(?<![\w.\-/'\"\[=])"
 
+    switches = getattr(flags, "switches", frozenset())
+
     def assign(m):
         flag, key = flags[m.group(1)], m.group(2)
+        if flag in switches and m.group(3):  # percent=True -> --percent (a switch takes no value)
+            return flag
+        value = m.group(3) or ""
         if key:
             inner = key[1:-1].strip("'\"")
-            return f"{flag} {inner}="
-        return f"{flag} "
+            return f"{flag} {inner}={value}"
+        return f"{flag} {value}"
 
-    out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)", assign, message)
+    out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)(True\b)?", assign, message)
     out = re.sub(rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
                  lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}", out)
     return re.sub(before + rf"({names})(?=:\s| must\b)", lambda m: flags[m.group(1)], out)

@@ -324,3 +324,11 @@ def test_landscape_figures_are_named_by_the_ratio_label(tmp_path, capsys):
     assert {"landscape_0.19pct.png", "difference_0.19pct.png", "landscape_VisA_L.png", "minimal_tpr.png",
             "coverage.png"} <= names
     assert not any("UCR" in n for n in names)
+
+
+def test_a_switch_is_named_without_a_value(tmp_path, capsys):
+    """``percent=True`` of the library is the switch ``--percent`` on the command line."""
+    (tmp_path / "t.csv").write_text("method,class,auroc\nA,0,61.6\nA,1,70.0\n")
+    assert main(["results", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "pass --percent" in err and "percent=True" not in err and "--percent True" not in err
