@@ -81,6 +81,8 @@ def _shim(folder: Path) -> Path:
 
 
 PAGES_WITH_BLOCKS = [p for p in PAGES if _blocks(p)]
+#: pages whose code runs a full audit of the digits (18–52 s each on 2 shared cores): `-m "not slow"` skips them
+SLOW_PAGES = {"docs/tutorials/audit-class-split.md", "docs/tutorials/ci-gate.md", "docs/tutorials/paper-appendix.md"}
 
 
 def test_some_pages_are_tested():
@@ -93,7 +95,9 @@ def test_some_pages_are_tested():
         assert t.relative_to(ROOT).as_posix() in names, f"{t.name} has no runnable block"
 
 
-@pytest.mark.parametrize("page", PAGES_WITH_BLOCKS, ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("page", [
+    pytest.param(p, marks=pytest.mark.slow) if p.relative_to(ROOT).as_posix() in SLOW_PAGES else p
+    for p in PAGES_WITH_BLOCKS], ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_page_code_runs(page: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
