@@ -34,20 +34,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
 
 
-def _write_json_atomic(path: str | os.PathLike, payload) -> None:
-    """Write ``payload`` as JSON to a temporary name beside ``path``, then rename."""
-    from ._io import write_text_atomic
-
-    write_text_atomic(path, json.dumps(payload, indent=2, allow_nan=False, sort_keys=False) + "\n")
-
-
 def _print_and_save(result, args, *, extra: str | None = None) -> None:
     """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
+    from ._io import write_text_atomic
+
     print(dash_nan(result.summary_text()))
     if extra:
         print(extra)
     if args.json:
-        _write_json_atomic(args.json, result.to_dict())
+        write_text_atomic(args.json, json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
         print(f"wrote {args.json}")
 
 
@@ -162,18 +157,16 @@ def _run_protocol(args) -> int:
 
 
 def _refuse_all_nan(result) -> None:
-    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0."""
+    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0
+    (audit_protocol refuses most such runs itself; this catches the rest, e.g. constant scores everywhere)."""
     import numpy as np
 
     from .errors import InvalidInputError
 
     auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
     if auroc.size and np.isnan(auroc).all():
-        skipped = getattr(result, "skipped", ()) or ()
-        reasons = sorted({str(item.get("reason", "")) for item in skipped if isinstance(item, dict)} - {""})
-        why = f": {reasons[0]}" if reasons else ""
-        raise InvalidInputError(f"no class-split task could be evaluated (every task was skipped{why}); "
-                                "lower --k or the detector settings, or give more samples per class")
+        raise InvalidInputError("no class-split task could be evaluated (every AUROC is undefined); lower --k or "
+                                "the detector settings, or give more samples per class")
 
 
 # --------------------------------------------------------------------------- nulls
@@ -547,12 +540,6 @@ def _add_gate(sub) -> None:
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
 
 
-def _print_rows(header, rows) -> None:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    for row in (header, *rows):
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
-
-
 def _run_gate(args) -> int:
     from ._validation import check_output_file
     from .errors import InvalidInputError
@@ -566,7 +553,10 @@ def _run_gate(args) -> int:
         raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
     rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
              format_value(r["value"]), r["condition"]] for r in run.rows()]
-    _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
+    header = ["benchmark", "status", "level", "metric", "value", "condition"]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
     for r in run.rows():
         if not r["passed"]:
             print(f"  {r['benchmark']}: {dash_nan(r['message'])}")
