@@ -1,6 +1,17 @@
-"""auditad: audit the evaluation protocols of anomaly-detection benchmarks."""
+"""auditad: audit the evaluation protocols of anomaly-detection benchmarks.
+
+The public names are loaded on first access (PEP 562 module ``__getattr__``): ``import auditad``
+and ``auditad --version`` import no numerical library, and the command line installs its
+signal handling before NumPy, SciPy or scikit-learn load, so a Ctrl-C at any moment gives the
+one-line message.  ``from auditad import leakage`` gives the function, as before.
+"""
 
 from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import types
 
 from .errors import (
     ApproximationWarning,
@@ -11,70 +22,31 @@ from .errors import (
     UndefinedValueWarning,
 )
 
-from .leakage import LeakageResult, leakage
-from .datasets import Benchmark, load_benchmark, load_example
-from ._neighbors import NeighborsResult, kneighbors
-
-from .protocol import (
-    Detector,
-    InstabilityResult,
-    IsolationForestDetector,
-    KNNDetector,
-    LOFDetector,
-    ProtocolResult,
-    audit_protocol,
-    instability_rates,
-)
-
-from .metrics import (
-    AurocCIResult,
-    OperatingPointResult,
-    ScoreMetricsResult,
-    aupr_trapezoid,
-    auroc,
-    auroc_ci,
-    average_precision,
-    best_f1,
-    f1_at_threshold,
-    mcc_at_threshold,
-    operating_point_metrics,
-    scaled_mcc,
-    score_metrics,
-)
-from .nulls import NullResult, NullSweepResult, null_distribution, null_sweep
-from .landscapes import (
-    PAPER_RATIOS,
-    LandscapeResult,
-    landscape,
-    landscape_correlations,
-    landscape_coverage,
-    landscape_difference,
-    landscape_regions,
-    minimal_tpr,
-)
-from .scoring import KNNScorer, ScoreResult, knn_scores, pool_sequences
-from .pseudo import PseudoAnomalies, make_probe
-from .bounds import (
-    AUCBoundResult,
-    DomainMomentsResult,
-    LIDResult,
-    auc_bound,
-    domain_moments,
-    local_intrinsic_dimension,
-)
-from .selection import (
-    Candidate,
-    SelectionBenchmark,
-    SelectionResult,
-    SelectionTask,
-    TaskEmbeddings,
-    estimate_candidate,
-    run_selection,
-)
-from .synthetic import digits_benchmark, make_selection_benchmark
-from .manifest import load_manifest, write_manifest
-
 __version__ = "0.1.0"
+
+#: submodule -> the public names it defines, imported on first access.
+_LAZY_MODULES = {
+    "leakage": ("LeakageResult", "leakage"),
+    "datasets": ("Benchmark", "load_benchmark", "load_example"),
+    "_neighbors": ("NeighborsResult", "kneighbors"),
+    "protocol": ("Detector", "InstabilityResult", "IsolationForestDetector", "KNNDetector", "LOFDetector",
+        "ProtocolResult", "audit_protocol", "instability_rates"),
+    "metrics": ("AurocCIResult", "OperatingPointResult", "ScoreMetricsResult", "aupr_trapezoid", "auroc", "auroc_ci",
+        "average_precision", "best_f1", "f1_at_threshold", "mcc_at_threshold", "operating_point_metrics",
+        "scaled_mcc", "score_metrics"),
+    "nulls": ("NullResult", "NullSweepResult", "null_distribution", "null_sweep"),
+    "landscapes": ("PAPER_RATIOS", "LandscapeResult", "landscape", "landscape_correlations", "landscape_coverage",
+        "landscape_difference", "landscape_regions", "minimal_tpr"),
+    "scoring": ("KNNScorer", "ScoreResult", "knn_scores", "pool_sequences"),
+    "pseudo": ("PseudoAnomalies", "make_probe"),
+    "bounds": ("AUCBoundResult", "DomainMomentsResult", "LIDResult", "auc_bound", "domain_moments",
+        "local_intrinsic_dimension"),
+    "selection": ("Candidate", "SelectionBenchmark", "SelectionResult", "SelectionTask", "TaskEmbeddings",
+        "estimate_candidate", "run_selection"),
+    "synthetic": ("digits_benchmark", "make_selection_benchmark"),
+    "manifest": ("load_manifest", "write_manifest"),
+}
+_LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 
 __all__ = [
     "__version__",
@@ -148,3 +120,36 @@ __all__ = [
     "load_manifest",
     "write_manifest",
 ]
+
+
+def __getattr__(name: str):
+    """Import the submodule defining ``name`` on first access and cache the name here."""
+    module = _LAZY.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(f".{module}", __name__), name)
+        globals()[name] = value
+        return value
+    if not name.startswith("__") and importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        return importlib.import_module(f".{name}", __name__)  # a submodule: auditad.metrics, auditad.report
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """The package's module type: importing a submodule never hides the public name it shares.
+
+    Python binds ``auditad.leakage`` to the submodule when ``auditad.leakage`` is first imported;
+    the public name ``leakage`` is the function, so that binding is skipped (the submodule stays
+    in ``sys.modules`` and ``from auditad.leakage import LeakageResult`` works as usual).
+    """
+
+    def __setattr__(self, name, value):
+        if name in _LAZY and isinstance(value, types.ModuleType) and _LAZY[name] == name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -45,7 +45,7 @@ their own, and Dask's nannies already limit those to one per process.
 
 References
 ----------
-.. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task
+1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task
    Scheduling", Proceedings of the 14th Python in Science Conference (SciPy 2015),
    pp. 126-132.
 """
@@ -126,7 +126,7 @@ def parse_scheduler(text) -> SchedulerSpec:
 
     References
     ----------
-    .. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
+    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
        Task Scheduling", SciPy 2015.
 
     Examples
@@ -366,7 +366,7 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
 
     References
     ----------
-    .. [1] M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
+    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
        Task Scheduling", SciPy 2015.
 
     Examples

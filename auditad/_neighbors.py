@@ -22,7 +22,7 @@ Two backends answer the same question:
 
 References
 ----------
-.. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+1. W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
    construction for generic similarity measures", Proceedings of the 20th
    International Conference on World Wide Web (WWW 2011), pp. 577-586.
 """
@@ -117,6 +117,15 @@ class NeighborsResult:
         ``backend="auto"`` only: the cost model's estimate of the wall time of
         each backend, ``{"exact": s, "approximate": s}`` (see
         :func:`estimate_seconds`); the cheaper one ran.
+
+    See Also
+    --------
+    kneighbors : computes it.
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011 (NN-descent, the approximate backend via pynndescent).
     """
 
     indices: np.ndarray
@@ -186,7 +195,7 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
 
     References
     ----------
-    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+    1. W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
        construction for generic similarity measures", WWW 2011.
     """
     m, n = float(n_queries), float(n_reference)
@@ -212,7 +221,7 @@ def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, sel
 
     References
     ----------
-    .. [1] W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
+    1. W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
        construction for generic similarity measures", WWW 2011.
     """
     if n_reference < 4 * (k + 1):
@@ -270,6 +279,16 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     Returns
     -------
     NeighborsResult
+
+    See Also
+    --------
+    NeighborsResult : its result.
+    auditad.leakage.leakage : L_k from these neighbours.
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011 (NN-descent, the approximate backend via pynndescent).
 
     Examples
     --------

@@ -157,6 +157,16 @@ class NullResult:
     tie_term : float
         :math:`\\sum_g (t_g^3 - t_g)` over the groups of tied scores (0 without ties),
         used by the AUROC normal approximation.
+
+    See Also
+    --------
+    auditad.nulls.null_distribution : computes it.
+    NullSweepResult : over several class counts.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     n_pos: int
@@ -240,7 +250,18 @@ class NullResult:
 
 @dataclass(frozen=True, eq=False)
 class NullSweepResult:
-    """Nulls over a list of anomaly ratios at a fixed n (Hermary et al., Figure 1; see :func:`null_sweep`)."""
+    """Nulls over a list of anomaly ratios at a fixed n (Hermary et al., Figure 1; see :func:`null_sweep`).
+
+    See Also
+    --------
+    auditad.nulls.null_sweep : computes it.
+    NullResult : at one class count.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
+    """
 
     ratios: np.ndarray
     n: int

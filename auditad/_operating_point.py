@@ -114,6 +114,16 @@ class OperatingPointResult:
     Every field is a float (scalar inputs) or an array of the broadcast shape of
     ``tpr``, ``tnr`` and ``ratio``. ``precision`` is nan where nothing is
     predicted positive.
+
+    See Also
+    --------
+    auditad.metrics.operating_point_metrics : computes it.
+    auditad.landscapes.landscape : the same metrics over a TPR × TNR grid.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     tpr: Any

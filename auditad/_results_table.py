@@ -38,6 +38,14 @@ def read_results_table(path):
     See Also
     --------
     auditad.results.audit_results : audits the frame read here.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     import pandas as pd
 

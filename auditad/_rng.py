@@ -22,7 +22,7 @@ def check_random_state(random_state) -> np.random.Generator:
 
     Examples
     --------
-    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    >>> bool(check_random_state(0).integers(10) == check_random_state(0).integers(10))
     True
     """
     if random_state is None:

@@ -25,8 +25,9 @@ from pathlib import Path
 from .errors import AuditadError
 
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
-           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated",
-           "on_sigterm", "debug_requested", "exit_status", "print_warnings"]
+           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
+           "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
+           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -92,11 +93,24 @@ class Terminated(KeyboardInterrupt):
     """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
 
 
+#: Signals received by the handlers below during the current command (cleared by :func:`auditad.cli.main`).
+RECEIVED: list[int] = []
+
+
 def on_sigterm(signum, frame):
     import signal
 
+    RECEIVED.append(signum)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
     raise Terminated()
+
+
+def on_sigint(signum, frame):
+    """Python's own Ctrl-C behaviour (raise ``KeyboardInterrupt``), remembering that it happened:
+    a library that turns the interrupt of its import into another exception (NumPy's C modules
+    fail with ``ImportError``) still ends the command with exit 130."""
+    RECEIVED.append(signum)
+    raise KeyboardInterrupt()
 
 
 def debug_requested(argv: list[str]) -> bool:
@@ -126,6 +140,29 @@ def _one_line(text) -> str:
     return " ".join(str(text).split())
 
 
+def _interrupt_in_chain(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) behind ``exc``: a library that wraps whatever stopped its import
+    (NumPy raises ``ImportError`` "troubleshooting tips" around it) must not turn it into exit 3."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def forget_unhandled_interrupt() -> None:
+    """Clear CPython's "unhandled KeyboardInterrupt" flag after an interrupt was handled.
+
+    A Ctrl-C that escapes an ``exec(string)`` inside a library import (SciPy clones NumPy's
+    namespace that way) sets an interpreter-wide flag that makes ``python -m auditad`` kill
+    itself with SIGINT at exit (status -2) although :func:`auditad.cli.main` handled the
+    interrupt and returned 130.  Each ``exec`` of a string resets that flag first; this is one.
+    """
+    exec("None", {})  # noqa: S102 - a constant string, evaluated for its side effect on the flag
+
+
 def exit_status(exc: BaseException) -> tuple[int, str]:
     """Exit code and one-line message for an exception that ended a command (the contract in the module doc)."""
     import errno
@@ -135,6 +172,11 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
         if code is None or isinstance(code, int):
             return int(code or 0), ""
         return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
+    import signal
+
+    exc = _interrupt_in_chain(exc) or exc
+    if RECEIVED and not isinstance(exc, (KeyboardInterrupt, SystemExit)):  # the interrupt, wrapped by a library
+        exc = Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
     if isinstance(exc, Terminated):
         return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
     if isinstance(exc, KeyboardInterrupt):
@@ -155,6 +197,87 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
     return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
                            f"(at {_where(exc)}); please report it to {REPORT_TO}; "
                            "--debug or AUDITAD_DEBUG=1 shows the traceback")
+
+
+#: Library parameter names that differ from the ``dest`` of the command-line option carrying the value
+#: (applied only when the command being run has that option).
+PYTHON_ALIASES = {"out_dir": "out", "ratios": "ratio", "metrics": "metric", "detectors": "detector",
+                  "estimators": "estimator", "probes": "pseudo", "random_state": "seed", "json_path": "json",
+                  "X": "embeddings", "y": "labels", "summary_paths": "summaries", "audit": "audit_dir"}
+
+
+class Flags(dict):
+    """``{python name: flag}`` plus ``switches``: the flags that take no value (``--percent``)."""
+
+    switches: frozenset = frozenset()
+
+
+def flag_names(parser) -> Flags:
+    """``{python name: flag}`` for one (sub)command parser, from its argparse actions.
+
+    An option is reachable under its ``dest``, its ``dest`` without the ``setting_`` prefix of
+    the audit settings, its long option string written as a Python name (``--n-pos`` → ``n_pos``)
+    and the library's name for the same value (:data:`PYTHON_ALIASES`).  Positional arguments
+    map to their metavar (``DIR``).
+    """
+    flags, switches = Flags(), set()
+    for action in getattr(parser, "_actions", ()):
+        if action.dest in ("help", "version") or action.dest is None:
+            continue
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs:
+            flag = max(longs, key=len)
+            if action.nargs == 0:  # store_true / store_false / store_const
+                switches.add(flag)
+            names = {action.dest, action.dest.removeprefix("setting_"), flag[2:].replace("-", "_")}
+        elif not action.option_strings:
+            flag = action.metavar if isinstance(action.metavar, str) else action.dest
+            names = {action.dest}
+        else:
+            continue
+        for name in names:
+            flags.setdefault(name, flag)
+    for py, dest in PYTHON_ALIASES.items():
+        if dest in flags:
+            flags.setdefault(py, flags[dest])
+    flags.switches = frozenset(switches)
+    return flags
+
+
+def speak_cli(message: str, flags: dict[str, str]) -> str:
+    """A library error message with its Python parameter names replaced by the command's flags.
+
+    ``out_dir='x'`` becomes ``--out 'x'``, ``embeddings['pixels']='p.npy'`` becomes
+    ``--embeddings pixels='p.npy'``, ``k=500`` becomes ``--k 500``, and a name that opens the
+    message or is followed by "must" (``resolution must be >= 2``), and the pair in "both n_pos and
+    n_neg", become the flags.  Names
+    inside paths, dotted keys (``leakage.L_k``) and words that are not a parameter of the
+    command are left alone.
+
+    >>> speak_cli("out_dir='a' would replace 'b'; k=5, k must be >= 1", {"out_dir": "--out", "k": "--k"})
+    "--out 'a' would replace 'b'; --k 5, --k must be >= 1"
+    """
+    if not flags:
+        return message
+    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    before = r"(?<![\w.\-/'\"\[=])"
+
+    switches = getattr(flags, "switches", frozenset())
+
+    def assign(m):
+        flag, key = flags[m.group(1)], m.group(2)
+        if flag in switches and m.group(3):  # percent=True -> --percent (a switch takes no value)
+            return flag
+        value = m.group(3) or ""
+        if key:
+            inner = key[1:-1].strip("'\"")
+            return f"{flag} {inner}={value}"
+        return f"{flag} {value}"
+
+    out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)(True\b)?", assign, message)
+    out = re.sub(rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
+                 lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}", out)
+    return re.sub(before + rf"({names})(?=:\s| must\b)", lambda m: flags[m.group(1)], out)
 
 
 def print_warnings(caught, debug: bool) -> None:

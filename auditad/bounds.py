@@ -131,9 +131,9 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eq. 1 and App. A.1.
-    .. [2] Cantelli's inequality: for a random variable X with mean μ and
+    2. Cantelli's inequality: for a random variable X with mean μ and
        variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
 
     Examples
@@ -188,9 +188,9 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
 
     References
     ----------
-    .. [1] W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
+    1. W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
        Unsupervised Anomaly Detection", ICLR 2025.
-    .. [2] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    2. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 3 (NPD and the bound induce the same ranking).
 
     Examples
@@ -245,7 +245,7 @@ class DomainMomentsResult:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eqs. 4–6.
 
     Examples
@@ -356,7 +356,7 @@ def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMoments
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eqs. 4–6.
 
     Examples
@@ -433,7 +433,7 @@ class AUCBoundResult:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eq. 1 and App. A.1.
 
     Examples
@@ -526,11 +526,11 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eq. 1, Eqs. 4–6 and App. A.1.
-    .. [2] Cantelli's inequality: for a random variable X with mean μ and
+    2. Cantelli's inequality: for a random variable X with mean μ and
        variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
-    .. [3] W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
+    3. W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
        Unsupervised Anomaly Detection", ICLR 2025.
 
     Examples
@@ -630,7 +630,7 @@ class LIDResult:
 
     References
     ----------
-    .. [1] L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
+    1. L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
        K. Kawarabayashi and M. Nett, "Estimating Local Intrinsic
        Dimensionality", KDD 2015.
 
@@ -723,14 +723,14 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
 
     References
     ----------
-    .. [1] L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
+    1. L. Amsaleg, O. Chelly, T. Furon, S. Girard, M. E. Houle,
        K. Kawarabayashi and M. Nett, "Estimating Local Intrinsic
        Dimensionality", KDD 2015.
-    .. [2] E. Levina and P. J. Bickel, "Maximum Likelihood Estimation of
+    2. E. Levina and P. J. Bickel, "Maximum Likelihood Estimation of
        Intrinsic Dimension", NeurIPS 2004.
-    .. [3] D. J. C. MacKay and Z. Ghahramani, "Comments on 'Maximum Likelihood
+    3. D. J. C. MacKay and Z. Ghahramani, "Comments on 'Maximum Likelihood
        Estimation of Intrinsic Dimension' by E. Levina and P. Bickel", 2005.
-    .. [4] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    4. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 3.2.
 
     Examples

@@ -22,7 +22,6 @@ from pathlib import Path
 from . import __version__
 from .errors import AuditadError
 from ._terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan, format_value
-from ._validation import check_figure_path, check_input_files, check_output_file
 
 __all__ = ["main"]
 
@@ -35,20 +34,15 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
 
 
-def _write_json_atomic(path: str | os.PathLike, payload) -> None:
-    """Write ``payload`` as JSON to a temporary name beside ``path``, then rename."""
-    from ._io import write_text_atomic
-
-    write_text_atomic(path, json.dumps(payload, indent=2, allow_nan=False, sort_keys=False) + "\n")
-
-
 def _print_and_save(result, args, *, extra: str | None = None) -> None:
     """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
+    from ._io import write_text_atomic
+
     print(dash_nan(result.summary_text()))
     if extra:
         print(extra)
     if args.json:
-        _write_json_atomic(args.json, result.to_dict())
+        write_text_atomic(args.json, json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
         print(f"wrote {args.json}")
 
 
@@ -81,7 +75,7 @@ def _add_leakage(sub) -> None:
 
 
 def _run_leakage(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, check_output_file, reading_inputs
     from .datasets import load_benchmark
     from .leakage import leakage
 
@@ -127,7 +121,7 @@ def _add_protocol(sub) -> None:
 
 
 def _run_protocol(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, check_output_file, reading_inputs
     from .datasets import load_benchmark, load_labels
     from .errors import InvalidInputError
     from .protocol import audit_protocol
@@ -163,18 +157,16 @@ def _run_protocol(args) -> int:
 
 
 def _refuse_all_nan(result) -> None:
-    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0."""
+    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0
+    (audit_protocol refuses most such runs itself; this catches the rest, e.g. constant scores everywhere)."""
     import numpy as np
 
     from .errors import InvalidInputError
 
     auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
     if auroc.size and np.isnan(auroc).all():
-        skipped = getattr(result, "skipped", ()) or ()
-        reasons = sorted({str(item.get("reason", "")) for item in skipped if isinstance(item, dict)} - {""})
-        why = f": {reasons[0]}" if reasons else ""
-        raise InvalidInputError(f"no class-split task could be evaluated (every task was skipped{why}); "
-                                "lower --k or the detector settings, or give more samples per class")
+        raise InvalidInputError("no class-split task could be evaluated (every AUROC is undefined); lower --k or "
+                                "the detector settings, or give more samples per class")
 
 
 # --------------------------------------------------------------------------- nulls
@@ -239,6 +231,7 @@ def _save_figure(fig, path) -> None:
 
 
 def _run_nulls(args) -> int:
+    from ._validation import check_figure_path, check_output_file
     from .nulls import null_distribution
 
     check_output_file(args.json, name="--json")
@@ -282,96 +275,18 @@ def _add_landscape(sub) -> None:
     p.add_argument("--no-figures", action="store_true", help="write the CSV files only")
 
 
-def _slug(label: str) -> str:
-    import re
-
-    return re.sub(r"[^A-Za-z0-9.]+", "_", label.replace("%", "pct")).strip("_") or "ratio"
-
-
 def _run_landscape(args) -> int:
-    import warnings
+    from .landscape_study import check_out_folder, landscape_study, parse_ratios, write_landscape_study
+    from .landscapes import LANDSCAPE_METRICS
 
-    from ._io import write_text_atomic
-    from .errors import AuditadWarning, InvalidInputError
-    from .landscapes import (
-        LANDSCAPE_METRICS,
-        landscape,
-        landscape_correlations,
-        landscape_coverage,
-        landscape_difference,
-        landscape_regions,
-        minimal_tpr,
-    )
-
-    ratios = []
-    for item in args.ratio or ["paper"]:
-        try:
-            ratios.append(float(item))
-        except ValueError:
-            ratios.append(item)
-    ratios = "paper" if ratios == ["paper"] else ratios
-    out = Path(args.out)
-    if out.exists() and not out.is_dir():
-        raise InvalidInputError(f"--out {str(out)!r} exists and is a file, expected a folder")
-    if not (out.parent if str(out.parent) else Path(".")).exists():
-        raise InvalidInputError(f"the parent folder of --out {str(out)!r} does not exist")
-    land = landscape(ratios, metrics=tuple(args.metric) if args.metric else LANDSCAPE_METRICS,
-                     resolution=args.resolution)
-    diff = landscape_difference(land, reference=args.reference)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", AuditadWarning)
-        tables = {
-            "landscape.csv": land.to_frame(),
-            "differences.csv": diff.to_frame(),
-            "regions.csv": landscape_regions(land).to_frame(),
-            "minimal_tpr.csv": minimal_tpr(land).to_frame(),
-            "coverage.csv": landscape_coverage(land).to_frame(),
-        }
-        if len(land.metrics) >= 2:
-            try:
-                rel = landscape_correlations(land)
-            except InvalidInputError:  # no ratio inside a Low/Medium/High group: one group per ratio
-                rel = landscape_correlations(land, groups="each")
-            tables["correlations.csv"] = rel.to_frame()
-    for w in caught:
-        if issubclass(w.category, AuditadWarning):
-            print(f"auditad: note: {w.message}", file=sys.stderr)
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    out.mkdir(exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        write_text_atomic(out / name, frame.to_csv(index=False))
-        written.append(name)
-    if not args.no_figures:
-        from matplotlib.figure import Figure
-
-        from .plotting import plot_coverage, plot_landscape, plot_landscape_difference, plot_minimal_tpr
-
-        M = len(land.metrics)
-        for label in land.labels:
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                plot_landscape(land, metric=m, ratio=label, ax=ax, regions=(m == "auroc"))
-            name = f"landscape_{_slug(label)}.png"
-            _save_figure(fig, out / name)
-            written.append(name)
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)
-            name = f"difference_{_slug(label)}.png"
-            _save_figure(fig, out / name)
-            written.append(name)
-        mt, cov = minimal_tpr(land), landscape_coverage(land)
-        for stem, fn, res in (("minimal_tpr", plot_minimal_tpr, mt), ("coverage", plot_coverage, cov)):
-            fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
-            for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
-                fn(res, metric=m, ax=ax)
-            _save_figure(fig, out / f"{stem}.png")
-            written.append(f"{stem}.png")
-    print(f"Landscapes of {', '.join(land.metrics)} at {', '.join(land.labels)} "
-          f"({land.tpr.size} x {land.tnr.size} grid); differences against ratio {diff.reference_ratio:g}")
-    print(f"wrote {len(written)} files to {out}: {', '.join(written)}")
+    check_out_folder(args.out)  # before the work
+    study = landscape_study(parse_ratios(args.ratio), metrics=tuple(args.metric or LANDSCAPE_METRICS),
+                            resolution=args.resolution, reference=args.reference)
+    written = write_landscape_study(study, args.out, figures=not args.no_figures)
+    for note in study.notes:
+        print(f"auditad: note: {note}", file=sys.stderr)
+    print(study.summary_text())
+    print(f"wrote {len(written)} files to {args.out}: {', '.join(written)}")
     return EXIT_OK
 
 
@@ -389,7 +304,7 @@ def _add_report_flags(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress output on stderr")
 
 
-def _add_audit(sub) -> None:
+def _add_audit(sub, *, settings: bool = True) -> None:
     p = sub.add_parser("audit", help="full audit of one or more benchmarks: HTML report, summary.json, figures, "
                                      "tables, gates",
                        description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
@@ -412,9 +327,10 @@ def _add_audit(sub) -> None:
     g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
     g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
     g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
-    from .report.settings import add_settings_arguments
+    if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
+        from .report.settings import add_settings_arguments
 
-    add_settings_arguments(p)
+        add_settings_arguments(p)
     _add_report_flags(p)
 
 
@@ -463,7 +379,7 @@ def _audit_inputs(config, args) -> dict:
 
 
 def _run_audit(args) -> int:
-    from ._validation import reading_inputs
+    from ._validation import check_input_files, reading_inputs
     from .errors import InvalidInputError
     from .report.assemble import load_inputs, run_audit
     from .report.config import config_from_paths, load_config
@@ -562,6 +478,7 @@ def _add_select(sub) -> None:
 
 
 def _run_select(args) -> int:
+    from ._validation import check_figure_path, check_output_file
     from .errors import InvalidInputError
     from .selection import run_selection
 
@@ -623,13 +540,8 @@ def _add_gate(sub) -> None:
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
 
 
-def _print_rows(header, rows) -> None:
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    for row in (header, *rows):
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
-
-
 def _run_gate(args) -> int:
+    from ._validation import check_output_file
     from .errors import InvalidInputError
     from .report.checks import run_gates, verdict
 
@@ -641,7 +553,10 @@ def _run_gate(args) -> int:
         raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
     rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
              format_value(r["value"]), r["condition"]] for r in run.rows()]
-    _print_rows(["benchmark", "status", "level", "metric", "value", "condition"], rows)
+    header = ["benchmark", "status", "level", "metric", "value", "condition"]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    for row in (header, *rows):
+        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
     for r in run.rows():
         if not r["passed"]:
             print(f"  {r['benchmark']}: {dash_nan(r['message'])}")
@@ -786,14 +701,16 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, settings: bool = True) -> argparse.ArgumentParser:
+    """The ``auditad`` parser; ``settings=False`` leaves out the audit's settings flags, whose choice
+    lists import the computing modules (used for every command line but ``auditad audit ...``)."""
     parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
     parser.add_argument("--version", action="version", version=f"auditad {__version__}")
     parser.add_argument("--debug", action="store_true",
                         help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
-    for add, _ in COMMANDS.values():
-        add(sub)
+    for name, (add, _) in COMMANDS.items():
+        add(sub, settings=settings) if name == "audit" else add(sub)
     return parser
 
 
@@ -809,23 +726,31 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
-    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, debug_requested, exit_status, on_sigterm,
-                            print_warnings)
+    from ._terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, RECEIVED, debug_requested, exit_status,
+                            flag_names, forget_unhandled_interrupt, on_sigint, on_sigterm, print_warnings, speak_cli)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
-    previous = None
+    previous = previous_int = None
+    RECEIVED.clear()
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, on_sigterm)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
+            previous_int = signal.signal(signal.SIGINT, on_sigint)
     try:
         with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
+            command: dict = {}
             try:
-                code = _dispatch(argv)
+                code = _dispatch(argv, command)
                 message = ""
             except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
                 code, message = exit_status(exc)
+                if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
+                    message = speak_cli(message, flag_names(command["parser"]))
+                if code in (EXIT_SIGINT, EXIT_SIGTERM):
+                    forget_unhandled_interrupt()
                 if debug and not isinstance(exc, SystemExit):
                     import traceback
 
@@ -848,15 +773,22 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
         sys.stdout, sys.stderr = out_stream, err_stream
 
 
-def _dispatch(argv: list[str]) -> int:
-    parser = build_parser()
+def _dispatch(argv: list[str], command: dict | None = None) -> int:
+    """Parse ``argv`` and run its command; ``command["parser"]`` is set to the command's sub-parser."""
+    command_name = next((a for a in argv if not a.startswith("-")), None)  # top-level options take no value
+    parser = build_parser(settings=command_name == "audit")
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if command is not None:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
     return int(run(args))
 

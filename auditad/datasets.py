@@ -41,6 +41,17 @@ class Benchmark:
         Embeddings per representation (all with the same n).
     sources : dict of str -> str
         Where each input came from (file paths, or a description).
+
+    See Also
+    --------
+    load_benchmark : from files.
+    load_example : the bundled digits.
+    load_anomaly_dataset : anomaly-labelled data (y = 1 anomaly).
+
+    References
+    ----------
+    S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+    NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
     """
 
     name: str
@@ -94,6 +105,20 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
         (e.g. ``"f"`` for ``f0, f1, ...``), in table order.  Without ``columns``
         and ``prefix`` every numeric column of the table is used.
 
+    See Also
+    --------
+    load_benchmark : class-labelled benchmarks.
+    load_anomaly_dataset : anomaly-labelled files.
+    load_example, load_anomaly_example : the bundled digits.
+
+    References
+    ----------
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
+
     Examples
     --------
     >>> X = load_embeddings("table.csv", prefix="emb_")  # doctest: +SKIP
@@ -119,6 +144,20 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
     that lists the data rows (1-based; for CSV also the line numbers), never a
     class named "nan".
     An (n, 1) array (as ODDS stores ``y``) is read as 1-D.
+
+    See Also
+    --------
+    load_benchmark : class-labelled benchmarks.
+    load_anomaly_dataset : anomaly-labelled files.
+    load_example, load_anomaly_example : the bundled digits.
+
+    References
+    ----------
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
     """
     path = _existing_file(path, name)
     suffix = path.suffix.lower()
@@ -178,6 +217,18 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
         Column of a CSV/Parquet labels file.
     name : str, optional
         Display name (default: the labels file's stem).
+
+    See Also
+    --------
+    load_embeddings, load_labels : the single loaders.
+    load_anomaly_dataset : anomaly-labelled files (ADBench, ODDS).
+    Benchmark : the result.
+
+    References
+    ----------
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
     """
     if isinstance(embeddings, Mapping):
         paths = {str(k): v for k, v in embeddings.items()}
@@ -200,6 +251,16 @@ def load_example(*, n_components: int = 16) -> Benchmark:
     ``"pixels"`` (64 raw grey levels 0–16) and ``"pca16"`` (the first
     ``n_components`` principal components of the pixels, a deterministic
     full SVD).
+
+    See Also
+    --------
+    load_anomaly_example : the anomaly-labelled example from the same digits.
+    auditad.synthetic.digits_benchmark : the digits as a model-selection benchmark.
+
+    References
+    ----------
+    E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+    Repository, 1998 (the digits shipped with scikit-learn).
 
     Examples
     --------
@@ -234,6 +295,20 @@ class AnomalyDataset:
     y : ndarray of shape (n,), int64
         0 = normal, 1 = anomaly.
     sources : dict of str -> str
+
+    See Also
+    --------
+    load_benchmark : class-labelled benchmarks.
+    load_anomaly_dataset : anomaly-labelled files.
+    load_example, load_anomaly_example : the bundled digits.
+
+    References
+    ----------
+    1. S. Han, X. Hu, H. Huang, M. Jiang, Y. Zhao, "ADBench: Anomaly Detection Benchmark",
+       NeurIPS 2022 (the ``.npz`` layout with arrays ``X`` and ``y``).
+    2. S. Rayana, "ODDS Library", Stony Brook University, 2016 (the ``.mat`` layout).
+    3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
+       Repository, 1998 (the digits shipped with scikit-learn).
     """
 
     name: str
@@ -372,6 +447,11 @@ def load_anomaly_example(*, per_class: int = 1) -> AnomalyDataset:
     Returns
     -------
     AnomalyDataset
+
+    See Also
+    --------
+    load_benchmark : class-labelled benchmarks.
+    load_anomaly_dataset : anomaly-labelled files.
 
     References
     ----------

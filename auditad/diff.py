@@ -61,6 +61,14 @@ def parse_diff_rule(text):
     Returns a :class:`~auditad.report.checks.GateRule` whose path starts with
     ``delta.`` for a rule on the change.
 
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
     Examples
     --------
     >>> parse_diff_rule("warn: delta protocol.mean.rho_dir <= 0").text
@@ -95,6 +103,14 @@ def load_side(path) -> list[tuple[str, dict, str]]:
     See Also
     --------
     auditad.report.checks.load_summary : reads one file with named errors.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .report.checks import load_summary
 
@@ -171,6 +187,20 @@ class BenchmarkDiff:
         ...) differs between the sides.
     delta_tree : dict
         The changes nested like the summaries (what ``delta ...`` gates read).
+
+    See Also
+    --------
+    diff_audits : compare two audits.
+    auditad.report.checks.run_gates : gates on one audit.
+    auditad.results.audit_results : summaries of published tables.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     benchmark: str
@@ -222,6 +252,14 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
     --------
     diff_audits : the same for files and folders, with gates.
     auditad.report.checks.numeric_paths : the paths of a summary's numbers.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -277,6 +315,20 @@ class DiffResult:
     gate_results : dict
         ``{benchmark: [GateResult, ...]}``.
     notes : tuple of str
+
+    See Also
+    --------
+    diff_audits : compare two audits.
+    auditad.report.checks.run_gates : gates on one audit.
+    auditad.results.audit_results : summaries of published tables.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     base: str
@@ -455,6 +507,14 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
     See Also
     --------
     auditad.report.export.markdown_summary : the gate section.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .report.export import markdown_summary, md_escape as _md_escape
 
@@ -497,6 +557,14 @@ def write_diff_outputs(result: DiffResult, *, json_path=None, junit=None, markdo
     See Also
     --------
     diff_markdown, auditad.report.export.write_junit
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     import json
 

@@ -22,11 +22,33 @@ __all__ = [
 
 
 class AuditadError(Exception):
-    """Base class of every exception raised on purpose by auditad."""
+    """Base class of every exception raised on purpose by auditad.
+
+    See Also
+    --------
+    InvalidInputError : bad input (also a ``ValueError``).
+    AuditadWarning : the warnings.
+
+    References
+    ----------
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (the
+    convention followed: bad input is a ``ValueError`` naming the parameter).
+    """
 
 
 class InvalidInputError(AuditadError, ValueError):
-    """Bad input: the message names the parameter and the offending value."""
+    """Bad input: the message names the parameter and the offending value.
+
+    See Also
+    --------
+    AuditadError : the base class.
+    auditad.cli.main : prints it as one line and exits with code 2.
+
+    References
+    ----------
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (the
+    convention followed: bad input is a ``ValueError`` naming the parameter).
+    """
 
 
 class OutputError(AuditadError, OSError):
@@ -41,16 +63,60 @@ class OutputError(AuditadError, OSError):
 
 
 class AuditadWarning(UserWarning):
-    """Base class of every warning issued by auditad."""
+    """Base class of every warning issued by auditad.
+
+    See Also
+    --------
+    UndefinedValueWarning, ApproximationWarning, SkippedItemWarning : the subclasses.
+    AuditadError : the exceptions.
+
+    References
+    ----------
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (the
+    convention followed: a value that cannot be defined is nan with a warning, never a silent number).
+    """
 
 
 class UndefinedValueWarning(AuditadWarning):
-    """A per-item statistic is undefined and was returned as ``nan`` (or a documented convention)."""
+    """A per-item statistic is undefined and was returned as ``nan`` (or a documented convention).
+
+    See Also
+    --------
+    AuditadWarning : the base class.
+    SkippedItemWarning : an item left out entirely.
+
+    References
+    ----------
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (the
+    convention followed: a value that cannot be defined is nan with a warning, never a silent number).
+    """
 
 
 class ApproximationWarning(AuditadWarning):
-    """An approximate method was used where its accuracy matters (e.g. low kNN recall)."""
+    """An approximate method was used where its accuracy matters (e.g. low kNN recall).
+
+    See Also
+    --------
+    AuditadWarning : the base class.
+    auditad.kneighbors : the approximate backend and its measured recall.
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011 (NN-descent, the approximate backend via pynndescent).
+    """
 
 
 class SkippedItemWarning(AuditadWarning):
-    """An item (a class, a probe, a candidate) was skipped; the result records it."""
+    """An item (a class, a probe, a candidate) was skipped; the result records it.
+
+    See Also
+    --------
+    AuditadWarning : the base class.
+    UndefinedValueWarning : a value that is nan.
+
+    References
+    ----------
+    F. Pedregosa et al., "Scikit-learn: Machine Learning in Python", JMLR 12, 2011 (the
+    convention followed: a value that cannot be defined is nan with a warning, never a silent number).
+    """

@@ -230,6 +230,16 @@ class LandscapeResult:
         Grid axes.
     values : numpy.ndarray of shape (R, M, G, G)
         ``values[r, m, i, j]`` = metric ``m`` at ratio ``r``, TPR ``tpr[i]``, TNR ``tnr[j]``.
+
+    See Also
+    --------
+    landscape : computes it.
+    landscape_difference, landscape_regions, minimal_tpr, landscape_coverage : what is derived from it.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     ratios: np.ndarray
@@ -288,7 +298,7 @@ class LandscapeResult:
         })
 
     def to_dict(self) -> dict:
-        """JSON-safe dict (the values as nested lists [ratio][metric][tpr][tnr])."""
+        """JSON-safe dict (the values as nested lists indexed ``[ratio][metric][tpr][tnr]``)."""
         return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
                 "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr), "values": json_safe(self.values)}
 

@@ -55,6 +55,15 @@ class LeakageResult:
         Distance and the kNN backend that ran.
     recall : float or None
         Measured recall of the approximate backend (None for exact search).
+
+    See Also
+    --------
+    leakage : computes it.
+    auditad.plotting.plot_leakage_curve : L_k against k.
+
+    References
+    ----------
+    "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
     """
 
     ks: tuple

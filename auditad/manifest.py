@@ -196,7 +196,7 @@ def load_manifest(path) -> SelectionBenchmark:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5 (tasks × candidates).
 
     Examples
@@ -329,7 +329,7 @@ def write_manifest(benchmark: SelectionBenchmark, folder, *, filename: str = "ma
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5 (tasks × candidates).
 
     Examples

@@ -238,6 +238,17 @@ class AurocCIResult:
         Confidence level of the interval.
     se : float
         DeLong standard error of the AUROC.
+
+    See Also
+    --------
+    auroc_ci : computes it.
+    auroc : the AUROC alone.
+
+    References
+    ----------
+    E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas under two or more
+    correlated receiver operating characteristic curves: a nonparametric approach",
+    Biometrics 44(3), 1988.
     """
 
     auroc: float
@@ -721,6 +732,16 @@ class ScoreMetricsResult:
         Largest F1 over all thresholds.
     n_pos, n_neg : int
         Class counts; ``ratio`` = n_pos / (n_pos + n_neg).
+
+    See Also
+    --------
+    score_metrics : computes it.
+    auditad.nulls.null_distribution : the same metrics under random predictions.
+
+    References
+    ----------
+    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+    of Anomaly Detection".
     """
 
     auroc: float

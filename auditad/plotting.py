@@ -14,11 +14,11 @@ functions, and no pyplot state is touched (figures are
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
    Detection" (leakage, class-split protocol).
-.. [2] R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under
+2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under
    the Imbalanced Case of Anomaly Detection" (nulls, landscapes).
-.. [3] K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance
+3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance
    from Embedding-Space Geometry?" (anomaly-free model selection).
 """
 

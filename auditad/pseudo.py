@@ -113,7 +113,7 @@ class PseudoAnomalies:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -239,7 +239,7 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -289,7 +289,7 @@ def feature_probe(reference, *, n: int | None = None, random_state=None) -> Pseu
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -355,7 +355,7 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -424,7 +424,7 @@ def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_st
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -486,7 +486,7 @@ def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1 (domain, class and attribute metadata).
 
     Examples
@@ -542,7 +542,7 @@ def home_values(reference_meta: Mapping[str, np.ndarray], home: Mapping[str, obj
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -614,7 +614,7 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples
@@ -684,7 +684,7 @@ def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.4.
 
     Examples
@@ -754,7 +754,7 @@ def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.1.
 
     Examples

@@ -167,6 +167,20 @@ class ResultsGroup:
     n_tested, n_significant_above, n_significant_below : int
         Classes with counts (and hence a null p-value), and those whose AUROC is
         above / below ½ at the two-sided level 1 − confidence.
+
+    See Also
+    --------
+    audit_results : the audit of a per-class AUROC table.
+    write_results_report : its report, summary and gates.
+    auditad.diff.diff_audits : compare two summaries.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     benchmark: str
@@ -228,6 +242,20 @@ class ResultsAudit:
         Statements about the table (classes missing for some method, ...).
     source : str or None
         The file the table came from.
+
+    See Also
+    --------
+    audit_results : the audit of a per-class AUROC table.
+    write_results_report : its report, summary and gates.
+    auditad.diff.diff_audits : compare two summaries.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     groups: tuple
@@ -482,6 +510,14 @@ def summary_with_gates(audit: ResultsAudit, rules) -> tuple[dict, dict]:
     --------
     auditad.report.checks.evaluate_gates : the evaluation of one rule on one summary.
     write_results_report : writes the summary, the report and the CI files.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from .report.checks import evaluate_gates, rules_from_config, verdict
 
@@ -521,6 +557,14 @@ def render_results_html(summary: Mapping) -> str:
     See Also
     --------
     auditad.report.render.environment : the autoescaped jinja2 environment used.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from . import __version__
     from .report.render import environment
@@ -550,6 +594,14 @@ def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
     See Also
     --------
     auditad.report.export.markdown_summary : the gate section.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     from .report.export import markdown_summary, md_escape as _md_escape
 
@@ -589,6 +641,20 @@ class ResultsRun:
     exit_code : int
         1 when a gate at or above ``fail_on`` failed, else 0.
     verdict : str
+
+    See Also
+    --------
+    audit_results : the audit of a per-class AUROC table.
+    write_results_report : its report, summary and gates.
+    auditad.diff.diff_audits : compare two summaries.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
 
     out: Path | None
@@ -625,6 +691,14 @@ def write_results_report(audit: ResultsAudit, out=None, *, gates=(), fail_on: st
     See Also
     --------
     audit_results, summary_with_gates, results_markdown
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
+       characteristic (ROC) curve", Radiology 143(1), 1982.
+    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
     """
     import json
     import shutil

@@ -105,7 +105,7 @@ class ScoreResult:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 3.
 
     Examples
@@ -204,9 +204,9 @@ class KNNScorer:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 3.3 and Eq. 7 (query form).
-    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+    2. K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
        J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
        Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025. (reference form).
 
@@ -473,9 +473,9 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 3.
-    .. [2] K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
+    2. K. Wilkinghoff, H. Yang, J. Ebbers, F. G. Germain, G. Wichern and
        J. Le Roux, "Local Density-Based Anomaly Score Normalization for Domain
        Generalization", IEEE/ACM Trans. Audio, Speech, Lang. Process., 33, 2025.
 
@@ -522,7 +522,7 @@ def parse_pooling(spec: str) -> tuple[str, float | None]:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.2.
 
     Examples
@@ -572,7 +572,7 @@ def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> l
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.2.
 
     Examples
@@ -628,11 +628,11 @@ def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: fl
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.2.
-    .. [2] F. Radenović, G. Tolias and O. Chum, "Fine-Tuning CNN Image Retrieval
+    2. F. Radenović, G. Tolias and O. Chum, "Fine-Tuning CNN Image Retrieval
        with No Human Annotation", IEEE Trans. Pattern Anal. Mach. Intell., 41, 2019 (GeM).
-    .. [3] K. Wilkinghoff, S. Yadav and Z.-H. Tan, "Temporal Pooling Strategies for
+    3. K. Wilkinghoff, S. Yadav and Z.-H. Tan, "Temporal Pooling Strategies for
        Training-Free Anomalous Sound Detection with Self-Supervised Audio
        Embeddings", arXiv:2603.04605, 2026 (RDP).
 

@@ -126,7 +126,7 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5 (the DCASE task structure this imitates).
 
     Examples
@@ -327,7 +327,7 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples

@@ -139,7 +139,7 @@ CASES = {
     # ------------------------------------------------------------------ protocol
     "protocol-detector-choice": (P + GOOD + ["--detector", "svm"], "--detector"),
     "protocol-epsilon": (P + GOOD + ["--epsilon", "0.7"], "epsilon"),
-    "protocol-train-fraction": (P + GOOD + ["--train-fraction", "1.5"], "train_fraction"),
+    "protocol-train-fraction": (P + GOOD + ["--train-fraction", "1.5"], "--train-fraction"),
     "protocol-repeats": (P + GOOD + ["--repeats", "0"], "repeats"),
     "protocol-leakage-k": (P + GOOD + ["--leakage-k", "-1"], "--leakage-k"),
     "protocol-same-name-twice": (P + GOOD + ["--embeddings", "{d}/X.npy"], "given twice"),
@@ -149,8 +149,8 @@ CASES = {
     "protocol-corrupted-npz": (P + ["--embeddings", "{d}/trunc.npz", "--labels", "{d}/y.npy"], "trunc.npz"),
     "protocol-json-device": (P + GOOD + ["--json", "/dev/null"], "--json"),
     # ------------------------------------------------------------------ nulls
-    "nulls-negative-count": (["nulls", "--n-pos", "-1", "--n-neg", "10"], "n_pos"),
-    "nulls-missing-count": (["nulls", "--n-pos", "5"], "n_neg"),
+    "nulls-negative-count": (["nulls", "--n-pos", "-1", "--n-neg", "10"], "--n-pos must be >= 1"),
+    "nulls-missing-count": (["nulls", "--n-pos", "5"], "both --n-pos and --n-neg"),
     "nulls-ratio-out-of-range": (["nulls", "--ratio", "1.5", "--n", "100"], "ratio"),
     "nulls-observed-syntax": (["nulls", "--n-pos", "5", "--n-neg", "10", "--observed", "auroc"], "--observed"),
     "nulls-q": (["nulls", "--n-pos", "5", "--n-neg", "10", "--q", "maybe"], "--q"),

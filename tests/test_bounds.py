@@ -195,6 +195,7 @@ def test_lid_duplicates_are_undefined():
         assert local_intrinsic_dimension(X[1:], k=5, backend="exact").n_undefined == 0
 
 
+@pytest.mark.slow  # 85 s: the first pynndescent call compiles with numba
 def test_lid_approximate_backend_agrees_with_exact():
     """LID from pynndescent's neighbour graph against exact search: recall and estimates within tolerance."""
     rng = np.random.default_rng(4)

@@ -144,5 +144,191 @@ def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_fi
     captured = capsys.readouterr()
     assert code == 2 and "nan" not in captured.out
     last = captured.err.strip().splitlines()[-1]
-    assert last.startswith("auditad: error: no class-split task could be evaluated") and "--k" in last
+    assert last.startswith("auditad: error:") and "could not be evaluated" in last
+    assert "(--k 500)" in last and "k=500" not in last  # the library's k=500, spoken as the flag
     assert "Warning:" not in captured.err and "cli.py" not in captured.err
+
+
+# --------------------------------------------------------------------------- library errors in the CLI's words
+@pytest.mark.parametrize("command, message, expected", [
+    ("appendix", "out_dir='/a/b' would replace the audit folder '/a/b'", "--out '/a/b' would replace"),
+    ("audit", "out='/x' is a non-empty folder", "--out '/x' is a non-empty folder"),
+    ("audit", "junit='/x/j.xml': its folder does not exist", "--junit '/x/j.xml': its folder"),
+    ("audit", "fail_on='sometimes' is not one of", "--fail-on 'sometimes' is not one of"),
+    ("audit", "embeddings['pixels']='p.npy' has 3 rows", "--embeddings pixels='p.npy' has 3 rows"),
+    ("audit", "k must be >= 1, got 0", "--k must be >= 1, got 0"),  # a setting flag (dest setting_k)
+    ("audit", "manifest='m.toml' lists no task", "--manifest 'm.toml' lists no task"),
+    ("landscape", "ratios: unknown preset 'Atlantis'", "--ratio: unknown preset 'Atlantis'"),
+    ("nulls", "both n_pos and n_neg are needed, got n_pos=5, n_neg=None",
+     "both --n-pos and --n-neg are needed, got --n-pos 5, --n-neg None"),
+    ("protocol", "needs at least 500 training normals (k=500)", "(--k 500)"),
+    ("protocol", "train_fraction must be < 1.0, got 1.5", "--train-fraction must be < 1.0"),
+    ("diff", "base='a.json' and new='b.json' differ", "BASE 'a.json' and NEW 'b.json' differ"),
+    # left alone: dotted keys, names inside paths and quotes, comparisons, names the command does not have
+    ("gate", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)"),
+    ("leakage", "resolution must be >= 2", "resolution must be >= 2"),
+])
+def test_library_parameter_names_become_the_commands_flags(command, message, expected):
+    import argparse
+
+    from auditad._terminal import flag_names, speak_cli
+    from auditad.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    assert expected in speak_cli(message, flag_names(sub))
+
+
+def test_flag_names_come_from_the_parser_actions():
+    import argparse
+
+    from auditad._terminal import flag_names
+    from auditad.cli import build_parser
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for name, sub in subs.items():
+        flags = flag_names(sub)
+        for action in sub._actions:
+            if action.option_strings and action.dest != "help":
+                assert flags[action.dest] in action.option_strings, (name, action.dest)
+    assert flag_names(subs["appendix"])["out_dir"] == "--out"
+    assert flag_names(subs["audit"])["k"] == "--k" and flag_names(subs["audit"])["detectors"] == "--detector"
+
+
+# --------------------------------------------------------------------------- start-up: lazy imports, Ctrl-C at any time
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "jinja2", "pynndescent", "numba")
+
+
+def _env():
+    import os
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("AUDITAD_DEBUG", None)
+    return env
+
+
+def test_version_and_help_import_no_numerical_library():
+    import subprocess
+    import sys
+
+    for args in (["--version"], ["--help"], ["leakage", "--help"]):
+        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "auditad", *args], env=_env(), cwd=ROOT,
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr[-2000:]
+        imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+        assert "auditad.cli" in imported
+        heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
+        assert not heavy, (args, heavy[:10])
+    assert "auditad 0.1.0" in subprocess.run([sys.executable, "-m", "auditad", "--version"], env=_env(), cwd=ROOT,
+                                             capture_output=True, text=True, timeout=120).stdout
+
+
+def test_public_names_load_on_first_access_and_leakage_stays_the_function():
+    import subprocess
+    import sys
+
+    code = ("import sys, auditad; assert 'numpy' not in sys.modules, 'eager'; "
+            "import auditad.leakage as m; from auditad import leakage, LeakageResult; "
+            "assert callable(leakage) and leakage is auditad.leakage and leakage.__module__ == 'auditad.leakage'; "
+            "assert sys.modules['auditad.leakage'].leakage is leakage; "
+            "assert all(hasattr(auditad, n) for n in auditad.__all__) and set(auditad.__all__) <= set(dir(auditad)); "
+            "import auditad.metrics; assert auditad.metrics.auroc is auditad.auroc; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True,
+                       timeout=120)
+    assert r.stdout.strip() == "ok", r.stderr[-2000:]
+
+
+def test_ctrl_c_during_the_imports_gives_one_line_and_exit_130(tmp_path):
+    """SIGINT 0.1 s after start lands in the heavy imports of ``leakage`` (NumPy, SciPy, scikit-learn):
+    exit 130, one line, no traceback.  An interrupt that lands in the interpreter's own start-up
+    (``site``, before any auditad code runs; the stderr then never mentions auditad) is retried."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    np.save(tmp_path / "X.npy", np.random.default_rng(0).normal(size=(300, 4)))
+    np.save(tmp_path / "y.npy", np.repeat([0, 1, 2], 100))
+    cmd = [sys.executable, "-m", "auditad", "leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels",
+           str(tmp_path / "y.npy"), "--quiet"]
+    outcomes = []
+    for _ in range(6):
+        proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+        outcomes.append((proc.returncode, err[-600:]))
+        if "auditad" not in err and proc.returncode != 130:
+            continue  # interrupted inside the interpreter's start-up, before auditad existed
+        assert proc.returncode == 130, outcomes
+        assert err == "auditad: interrupted; nothing half-written was left\n", outcomes
+        assert out == ""
+        break
+    else:
+        pytest.fail(f"never reached auditad within 0.1 s: {outcomes}")
+
+
+def test_an_interrupt_wrapped_by_a_library_is_still_an_interrupt():
+    import signal
+
+    from auditad import _terminal
+
+    try:
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as ki:
+            raise ImportError("IMPORTANT: PLEASE READ THIS FOR ADVICE") from ki
+    except ImportError as exc:
+        assert _terminal.exit_status(exc)[0] == 130
+    plain = ImportError("numpy._core.multiarray failed to import")  # a C module's failure, no chain
+    assert _terminal.exit_status(plain)[0] == 3
+    _terminal.RECEIVED[:] = [signal.SIGINT]
+    try:
+        assert _terminal.exit_status(plain) == (130, "auditad: interrupted; nothing half-written was left")
+        _terminal.RECEIVED[:] = [signal.SIGTERM]
+        assert _terminal.exit_status(plain)[0] == 143
+    finally:
+        _terminal.RECEIVED.clear()
+
+
+# --------------------------------------------------------------------------- landscape: the CLI only parses and prints
+def test_landscape_command_writes_the_library_tables(tmp_path, capsys):
+    import pandas as pd
+
+    from auditad.landscapes import landscape, landscape_difference, minimal_tpr
+
+    out = tmp_path / "land"
+    code = main(["landscape", "--ratio", "0.0019", "--ratio", "MVTec", "--metric", "auroc", "--metric", "f1",
+                 "--resolution", "11", "--reference", "0.3", "--out", str(out), "--no-figures"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "at 0.19%, MVTec (11 x 11 grid); differences against ratio 0.3" in printed  # 0.0019 is not "UCR"
+    land = landscape([0.0019, "MVTec"], metrics=("auroc", "f1"), resolution=11)
+    pd.testing.assert_frame_equal(pd.read_csv(out / "landscape.csv"), land.to_frame(), check_dtype=False,
+                                  check_exact=False, rtol=1e-12)
+    diff = landscape_difference(land, reference=0.3).to_frame()
+    assert len(pd.read_csv(out / "differences.csv")) == len(diff)
+    assert len(pd.read_csv(out / "minimal_tpr.csv")) == len(minimal_tpr(land).to_frame())
+    assert sorted(p.name for p in out.iterdir()) == sorted(["landscape.csv", "differences.csv", "regions.csv",
+                                                             "minimal_tpr.csv", "coverage.csv", "correlations.csv"])
+
+
+def test_landscape_figures_are_named_by_the_ratio_label(tmp_path, capsys):
+    code = main(["landscape", "--ratio", "0.0019", "--ratio", "VisA (L)", "--metric", "auroc", "--resolution", "5",
+                 "--out", str(tmp_path)])
+    assert code == 0
+    names = {p.name for p in tmp_path.glob("*.png")}
+    assert {"landscape_0.19pct.png", "difference_0.19pct.png", "landscape_VisA_L.png", "minimal_tpr.png",
+            "coverage.png"} <= names
+    assert not any("UCR" in n for n in names)
+
+
+def test_a_switch_is_named_without_a_value(tmp_path, capsys):
+    """``percent=True`` of the library is the switch ``--percent`` on the command line."""
+    (tmp_path / "t.csv").write_text("method,class,auroc\nA,0,61.6\nA,1,70.0\n")
+    assert main(["results", str(tmp_path / "t.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "pass --percent" in err and "percent=True" not in err and "--percent True" not in err

@@ -36,6 +36,7 @@ def _can_build_without_isolation() -> bool:
         return (major, minor) >= (70, 1)
 
 
+@pytest.mark.slow  # builds a wheel in a fresh virtualenv and runs the demo there
 def test_wheel_install_in_fresh_venv_runs_the_demo(tmp_path):
     # a copy of the source tree, so that the build leaves nothing in the repository
     src = tmp_path / "src"

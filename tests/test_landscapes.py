@@ -278,7 +278,7 @@ def test_cli_landscape(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--ratio", "1.5"], "ratios"),
+    (["--ratio", "1.5"], "--ratio must be < 1.0"),  # the library says ratios=, the CLI --ratio
     (["--ratio", "Nope"], "preset"),
     (["--ratio", "0.2", "--resolution", "1"], "resolution"),
 ])

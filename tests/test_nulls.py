@@ -347,7 +347,7 @@ def test_cli_nulls(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("args, match", [
-    (["--n-pos", "0", "--n-neg", "10"], "n_pos"),
+    (["--n-pos", "0", "--n-neg", "10"], "--n-pos must be >= 1"),  # the library says n_pos, the CLI --n-pos
     (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc"], "METRIC=VALUE"),
     (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc=1.7"], "observed"),
     (["--n-pos", "5", "--n-neg", "10", "--q", "half"], "--q"),

@@ -362,7 +362,7 @@ def test_cli_results_exit_codes_and_outputs(tmp_path, capsys):
     assert main(args + ["--gate", "warn: rho_dir <= 0.2", "--fail-on", "warn"]) == 1
     # bad input: exit 2 with a one-line error
     assert main(["results", str(tmp_path / "ruff.csv")]) == 2
-    assert "pass percent=True" in capsys.readouterr().err
+    assert "pass --percent" in capsys.readouterr().err
     pd.DataFrame({"method": ["a", "a"], "class": ["x", "x"], "auroc": [0.5, 0.6]}).to_csv(tmp_path / "d.csv", index=False)
     assert main(["results", str(tmp_path / "d.csv")]) == 2
     assert "duplicate row" in capsys.readouterr().err

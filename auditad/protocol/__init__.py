@@ -32,8 +32,8 @@ neighbour lists, one pass for all tasks), :mod:`~auditad.protocol.runner`
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection".
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection".
 """
 
 from .detectors import (

@@ -12,11 +12,11 @@ Every detector returns scores with **higher = more anomalous**:
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (kNN, Isolation Forest and LOF as unconditional detectors).
-.. [2] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
-       density-based local outliers", ACM SIGMOD 2000.
-.. [3] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (kNN, Isolation Forest and LOF as unconditional detectors).
+2. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+   density-based local outliers", ACM SIGMOD 2000.
+3. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
 """
 
 from __future__ import annotations
@@ -61,6 +61,19 @@ class BaseDetector:
 
     Subclasses define ``_params`` (constructor argument names), ``fit`` and
     ``score_samples`` returning **higher = more anomalous** scores.
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
 
     _params: tuple[str, ...] = ()
@@ -146,8 +159,8 @@ class KNNDetector(NeighbourDetector):
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
 
     Examples
     --------
@@ -230,10 +243,10 @@ class LOFDetector(NeighbourDetector):
 
     References
     ----------
-    .. [1] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
-           density-based local outliers", ACM SIGMOD 2000.
-    .. [2] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
+    1. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+       density-based local outliers", ACM SIGMOD 2000.
+    2. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
 
     Examples
     --------
@@ -311,7 +324,7 @@ class IsolationForestDetector(BaseDetector):
 
     References
     ----------
-    .. [1] F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
+    1. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
     """
 
     _params = ("n_estimators", "max_samples", "random_state", "name")
@@ -359,7 +372,21 @@ _ACCEPTED = ("a PyOD detector (pyod.models.base.BaseDetector, or any object with
 
 def is_pyod_detector(obj) -> bool:
     """A PyOD model: an instance of ``pyod.models.base.BaseDetector`` (imported lazily), or an object
-    with ``decision_scores_`` (PyOD's fitted attribute) and a callable ``decision_function``."""
+    with ``decision_scores_`` (PyOD's fitted attribute) and a callable ``decision_function``.
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+    """
     if hasattr(obj, "decision_scores_") and callable(getattr(obj, "decision_function", None)):
         return True
     import sys
@@ -405,6 +432,13 @@ class Detector(BaseDetector):
     --------
     make_detector : detectors from names such as ``"pyod:ECOD"``.
     resolve_detectors : how bare objects in ``detectors=`` are wrapped.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
 
     Examples
     --------
@@ -531,6 +565,13 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     --------
     resolve_detectors : accepts these specs in ``detectors=``.
 
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+
     Examples
     --------
     >>> make_detector({"detector": "knn", "k": 10}).k
@@ -586,7 +627,21 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
 
 
 def is_sklearn_outlier_detector(obj) -> bool:
-    """``sklearn.base.is_outlier_detector(obj)``, False when scikit-learn cannot tell."""
+    """``sklearn.base.is_outlier_detector(obj)``, False when scikit-learn cannot tell.
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+    """
     try:
         from sklearn.base import is_outlier_detector
 
@@ -621,6 +676,13 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
     See Also
     --------
     audit_protocol : the caller.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
     if isinstance(detectors, (str, bytes)) or not isinstance(detectors, Sequence):
         detectors = [detectors]
@@ -656,7 +718,21 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
 
 
 def detector_info(det) -> dict:
-    """Name, kind, score sign, sign convention and parameters of a detector (JSON-safe)."""
+    """Name, kind, score sign, sign convention and parameters of a detector (JSON-safe).
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+    """
     params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
     info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),
             "convention": det.convention, "params": {k: json_value(v) for k, v in params.items()}}

@@ -18,10 +18,10 @@ detectors and the shared pass of :func:`~auditad.protocol.audit_protocol`:
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (K−1 vs 1 protocol with kNN and LOF detectors).
-.. [2] M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
-       density-based local outliers", ACM SIGMOD 2000.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (K−1 vs 1 protocol with kNN and LOF detectors).
+2. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying
+   density-based local outliers", ACM SIGMOD 2000.
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ state a correlation that rests on fewer than three distinct values.
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (instability metrics).
-.. [2] C. Spearman, "The proof and measurement of association between two
-       things", The American Journal of Psychology 15(1), 72–101, 1904.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (instability metrics).
+2. C. Spearman, "The proof and measurement of association between two
+   things", The American Journal of Psychology 15(1), 72–101, 1904.
 """
 
 from __future__ import annotations
@@ -50,7 +50,21 @@ def json_value(value):
 
 
 class DegenerateCorrelationWarning(UndefinedValueWarning):
-    """A rank correlation was not stated because a side has fewer than three distinct values."""
+    """A rank correlation was not stated because a side has fewer than three distinct values.
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+    """
 
 
 # --------------------------------------------------------------------------- instability rates
@@ -84,6 +98,10 @@ class InstabilityResult:
     --------
     instability_rates : computes it.
     auditad.protocol.ProtocolResult.rates : the result of one (representation, detector) of an audit.
+
+    References
+    ----------
+    "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
     """
 
     aurocs: np.ndarray
@@ -138,7 +156,21 @@ class InstabilityResult:
 
 
 def check_epsilon(epsilon) -> float:
-    """ε as a float in [0, ½), else :class:`~auditad.errors.InvalidInputError` naming ``epsilon``."""
+    """ε as a float in [0, ½), else :class:`~auditad.errors.InvalidInputError` naming ``epsilon``.
+
+    See Also
+    --------
+    audit_protocol : the class-split protocol audit.
+    make_detector : detectors from names.
+    instability_rates : the rates of one set of AUROCs.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
+    """
     return check_float(epsilon, name="epsilon", low=0.0, high=0.5, high_open=True)
 
 
@@ -186,9 +218,9 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2 (dispersion of AUROC, near-random, inversion and
-           direction-instability rates).
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2 (dispersion of AUROC, near-random, inversion and
+       direction-instability rates).
 
     Examples
     --------
@@ -263,6 +295,13 @@ class SpearmanResult:
     See Also
     --------
     spearman_correlation : computes it.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
+    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
+       outliers", SIGMOD 2000.
     """
 
     statistic: float
@@ -309,10 +348,10 @@ def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> Spearm
 
     References
     ----------
-    .. [1] C. Spearman, "The proof and measurement of association between two
-           things", The American Journal of Psychology 15(1), 72–101, 1904.
-    .. [2] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §3 (leakage against per-class AUROC).
+    1. C. Spearman, "The proof and measurement of association between two
+       things", The American Journal of Psychology 15(1), 72–101, 1904.
+    2. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §3 (leakage against per-class AUROC).
 
     Examples
     --------

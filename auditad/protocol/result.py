@@ -16,11 +16,11 @@ repeat]`` and derives every summary from them in one place:
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2.
-.. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas
-       under two or more correlated receiver operating characteristic curves:
-       a nonparametric approach", Biometrics 44(3), 837–845, 1988.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2.
+2. E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas
+   under two or more correlated receiver operating characteristic curves:
+   a nonparametric approach", Biometrics 44(3), 837–845, 1988.
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ class ProtocolResult:
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
     """
 
     protocol: str

@@ -2,11 +2,11 @@
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2.
-.. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas
-       under two or more correlated receiver operating characteristic curves:
-       a nonparametric approach", Biometrics 44(3), 837–845, 1988.
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2.
+2. E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the areas
+   under two or more correlated receiver operating characteristic curves:
+   a nonparametric approach", Biometrics 44(3), 837–845, 1988.
 """
 
 from __future__ import annotations
@@ -371,11 +371,11 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
 
     References
     ----------
-    .. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-           Detection", §2.
-    .. [2] E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the
-           areas under two or more correlated receiver operating characteristic
-           curves: a nonparametric approach", Biometrics 44(3), 837–845, 1988.
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+       Detection", §2.
+    2. E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson, "Comparing the
+       areas under two or more correlated receiver operating characteristic
+       curves: a nonparametric approach", Biometrics 44(3), 837–845, 1988.
 
     Examples
     --------

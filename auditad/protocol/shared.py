@@ -21,8 +21,8 @@ against the training rows of class c already costs one pass in total
 
 References
 ----------
-.. [1] "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-       Detection", §2 (the K−1 vs 1 and 1 vs K−1 protocols).
+1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
+   Detection", §2 (the K−1 vs 1 and 1 vs K−1 protocols).
 """
 
 from __future__ import annotations

@@ -48,7 +48,22 @@ _LAZY = {
 
 
 def schema_path():
-    """Path of the JSON Schema of ``summary.json`` shipped with the package."""
+    """Path of the JSON Schema of ``summary.json`` shipped with the package.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
     from importlib.resources import files
 
     return files("auditad").joinpath("schemas", "summary.schema.json")

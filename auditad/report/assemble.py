@@ -76,6 +76,20 @@ class BenchmarkAudit:
     summary_files : dict of str -> DataFrame
         Per-class lists moved out of ``summary`` (more than
         :data:`~auditad.report.bounded.MAX_INLINE_CLASSES` classes): relative CSV path -> table.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     name: str
@@ -103,6 +117,20 @@ class AuditRun:
     verdict : str
         Worst verdict over the benchmarks (``pass``, ``warn``, ``fail``).
     elapsed_seconds : float
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     out: Path
@@ -159,6 +187,20 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> Bench
     BenchmarkAudit
         ``summary["gates"]`` is empty and ``summary["verdict"]`` is ``"pass"`` until :func:`run_audit`
         evaluates the gates.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .._progress import Progress
 
@@ -279,6 +321,19 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     ------
     InvalidInputError
         Bad output folder, an unknown gate metric. Nothing is written then.
+
+    See Also
+    --------
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
     from .._validation import check_choice

@@ -109,6 +109,20 @@ class GateRule:
         Finite threshold.
     level : str
         ``"fail"`` (a failed gate fails the run) or ``"warn"`` (a failed gate is reported only).
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     path: str
@@ -167,6 +181,20 @@ class GateResult:
         The statistic (``nan`` if it was NaN, ``None`` if it was null or missing under a null parent).
     message : str
         One line saying what was compared, or why the gate failed without a comparison.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     rule: GateRule
@@ -218,6 +246,19 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
     ------
     InvalidInputError
         The rule is malformed; the message quotes the rule.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -304,6 +345,20 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
     Returns
     -------
     list of GateRule
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -422,6 +477,20 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
     Booleans are not numbers here; the top-level ``gates`` list (gate metadata) is
     left out.  ``include_null=True`` also lists paths whose value is null (a statistic
     that was not computed), which a gate may name and will then fail on.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -579,6 +648,20 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
         A malformed rule, or a metric path that does not exist in ``summary`` (the message
         lists the nearest numeric paths), or a path that leads to text.
 
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
     Examples
     --------
     >>> r = evaluate_gates({"leakage": {"L_k": None}}, ["leakage.L_k <= 0.5"])[0]
@@ -594,6 +677,20 @@ def verdict(results: Iterable[GateResult]) -> str:
     """``"fail"`` if a fail-level gate failed, else ``"warn"`` if a warn-level gate failed, else ``"pass"``.
 
     No gates at all give ``"pass"``.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     worst = "pass"
     for r in results:
@@ -612,6 +709,20 @@ def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
     results : iterable of GateResult
     fail_on : {"fail", "warn"}
         ``"fail"``: only failed fail-level gates count; ``"warn"``: any failed gate counts.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     v = verdict(results)
@@ -619,7 +730,22 @@ def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
 
 
 def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule]:
-    """The rules stored in ``summary["gates"]`` (a list of dicts with ``rule`` and ``level``; may be absent)."""
+    """The rules stored in ``summary["gates"]`` (a list of dicts with ``rule`` and ``level``; may be absent).
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
     if not isinstance(summary, Mapping):
         raise InvalidInputError(f"{source} must be a JSON object, got {type(summary).__name__}")
     gates = summary.get("gates")
@@ -649,6 +775,20 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
     ------
     InvalidInputError
         The version is not a number or ``"MAJOR.MINOR"`` text, or its major differs.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     if not isinstance(summary, Mapping) or "schema_version" not in summary:
         return
@@ -680,6 +820,20 @@ def load_summary(path) -> dict:
         deeper than ``MAX_SUMMARY_DEPTH``, an integer longer than ``MAX_SUMMARY_INT_DIGITS``
         digits, or an unsupported ``schema_version`` (see :func:`check_schema_version`).
         The message names the file.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     path = Path(path)
     where = f"summary file {str(path)!r}"
@@ -728,6 +882,20 @@ class GateRun:
         Per benchmark (its ``benchmark`` key, or the file's folder or stem), in file order.
     fail_on : str
         ``"fail"`` or ``"warn"``: the lowest failed level that makes :attr:`exit_code` 1.
+
+    See Also
+    --------
+    run_gates : gates on summary files.
+    parse_rule : the rule syntax.
+    auditad.report.export.write_junit : the results as JUnit XML.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     results: dict
@@ -789,6 +957,14 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
     See Also
     --------
     evaluate_gates : the same on one summary dict.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     extra = _as_rules(list(rules)) if rules else []

@@ -90,6 +90,20 @@ class BenchmarkConfig:
         Global rules, then the benchmark's, then the command line's (``--gate``).
     display_paths : dict
         How each input is named in the report (relative to the config folder).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     name: str
@@ -121,6 +135,20 @@ class AuditConfig:
         The command-line flags applied on top of a configuration file (settings overrides and
         ``--gate`` rules), shown next to the file in the report; empty when the flags are the
         configuration (then ``text`` holds them).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     benchmarks: tuple
@@ -192,6 +220,20 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
     InvalidInputError
         Unreadable TOML, an unknown key, a bad value, a missing file, a path
         outside the config folder, duplicate benchmark names.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     path = Path(path)
     if not path.exists():
@@ -288,6 +330,20 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     overrides : mapping, optional
         Settings (validated like ``[settings]``).
     gates : sequence of GateRule, optional
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     def existing(p, what) -> Path:
         p = Path(p)

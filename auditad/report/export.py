@@ -135,6 +135,19 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
     Path
         ``path``.
 
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
     Examples
     --------
     >>> from auditad.report.checks import evaluate_gates
@@ -171,12 +184,12 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 
 
 # --------------------------------------------------------------------------- Markdown
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]<>#|~!])")
+_MD_ESCAPED = re.compile(r"([\\`*_{}\[\]<>#|~!])")
 
 
 def md_escape(text) -> str:
     """Backslash-escape Markdown punctuation (GFM) and flatten newlines, so a cell renders as plain text."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    return _MD_ESCAPED.sub(r"\\\1", " ".join(str(text).split()))
 
 
 def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> list[str]:
@@ -188,7 +201,22 @@ def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Seque
 
 def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *,
                      title: str = "auditad gates") -> str:
-    """Markdown text of :func:`write_markdown_summary` (returned, not written)."""
+    """Markdown text of :func:`write_markdown_summary` (returned, not written).
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
     data = _check_results(results_by_benchmark)
     every = [r for results in data.values() for r in results]
     c = _counts(every)
@@ -227,6 +255,19 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
     -------
     Path
         ``path``.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     return write_text_atomic(path, markdown_summary(results_by_benchmark, title=title))
 
@@ -292,6 +333,20 @@ def latex_escape(text) -> str:
     print as other glyphs), newlines become spaces, accented Latin letters become accent
     commands, Greek letters and common symbols math-mode commands; any other non-ASCII
     character is written as ``[U+hhhh]`` (its hexadecimal code point) rather than breaking the compilation.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -424,6 +479,20 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
         A table wider than the text is scaled down to ``\linewidth`` (``\resizebox`` of graphicx);
         narrower tables keep their size.  Cells and headers are escaped with :func:`latex_escape`.
 
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
     Examples
     --------
     >>> import pandas as pd
@@ -515,6 +584,20 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
     Numeric columns are right-aligned; cells are Markdown-escaped.  With ``float_format=None``
     (default) numbers follow :mod:`auditad._format` (NaN/None is ``–``); with a format, NaN/None is ``--``.
 
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
     Examples
     --------
     >>> import pandas as pd
@@ -546,6 +629,20 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
     -------
     list of Path
         The three files: csv, md, tex.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     base = str(path_without_suffix)
     tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
@@ -570,6 +667,20 @@ class AppendixResult:
         LaTeX tables written (paths relative to OUT).
     figures : tuple of str
         PDF figures copied (paths relative to OUT).
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     path: Path
@@ -666,6 +777,19 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     Returns
     -------
     AppendixResult
+
+    See Also
+    --------
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     import pandas as pd
 

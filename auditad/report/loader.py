@@ -48,6 +48,20 @@ class BenchmarkInputs:
     kind : str
         ``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only: ``benchmark.y`` is the
         0/1 anomaly flag) or ``"both"`` (see :func:`benchmark_kind`).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
 
     name: str
@@ -111,6 +125,20 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
     ------
     InvalidInputError
         Unreadable files, mismatched lengths, fewer than two classes, a non-binary anomaly column.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from .._validation import check_binary_labels, check_same_length
     from ..datasets import Benchmark, load_embeddings
@@ -198,6 +226,20 @@ def example_inputs(*, seed: int = 0, selection: bool = True, gates=()) -> Benchm
     :func:`auditad.synthetic.digits_benchmark` (one task per digit: normal =
     that digit, anomalies = the others; candidates = pixels / l2 / PCA
     embeddings × kNN / LDN scoring).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
     """
     from ..datasets import load_example
     from .config import CONFIG_VERSION, settings_to_toml, validate_settings

@@ -76,7 +76,7 @@ class Candidate:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples
@@ -143,7 +143,7 @@ class TaskEmbeddings:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples
@@ -192,7 +192,7 @@ class SelectionTask:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples
@@ -247,7 +247,7 @@ class SelectionBenchmark:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.
 
     Examples

@@ -60,7 +60,7 @@ def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, 
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4 and Table 1.
 
     Examples
@@ -109,7 +109,7 @@ def check_estimator_name(name, *, name_of: str = "estimator") -> str:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.
 
     Examples
@@ -155,7 +155,7 @@ class CandidateEstimates:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4.
 
     Examples
@@ -262,9 +262,9 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4, Eq. 1 and App. A.1.
-    .. [2] W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
+    2. W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
        Unsupervised Anomaly Detection", ICLR 2025 (NPD).
 
     Examples

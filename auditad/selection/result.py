@@ -56,7 +56,7 @@ class SelectorSummary:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.3 and Table 1.
 
     Examples
@@ -124,7 +124,7 @@ class SelectionResult:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.3 and Table 1.
 
     Examples
@@ -403,7 +403,7 @@ def pretty_label(label: str) -> str:
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 5.3 and Table 1.
 
     Examples

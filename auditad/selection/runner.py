@@ -136,7 +136,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
 
     References
     ----------
-    .. [1] K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
+    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Sec. 4, 5.3 and Table 1.
 
     Examples
