@@ -364,7 +364,7 @@ def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, pro
                                    elapsed_seconds=audit.elapsed_seconds,
                                    sections=secs[:-1] + (gate_section,) + secs[-1:],
                                    summary_files=audit.summary_files)
-            _write_benchmark(audit, tmp / audit.name, progress=progress)
+            _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
             audits.append(audit)
             if on_benchmark is not None:
                 on_benchmark(audit)
@@ -391,8 +391,12 @@ def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, pro
                     verdict=verdict(every), elapsed_seconds=time.perf_counter() - t0)
 
 
-def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False) -> None:
-    """Write summary.json, tables, figures and report.html of one benchmark into ``folder``."""
+def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False, executor=None) -> None:
+    """Write summary.json, tables, figures and report.html of one benchmark into ``folder``.
+
+    With a Dask ``executor`` the figures are drawn on its workers (the same bytes: the renderer fixes
+    every style and metadata entry); the files are written here.
+    """
     import json
 
     from .._io import write_bytes_atomic, write_text_atomic
@@ -411,9 +415,11 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
         write_text_atomic(folder / rel, frame.to_csv(index=False))
     _write_tables(audit.tables, folder)
     svgs = {}
+    remote = executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial"
+    drawn = iter(executor.map_ordered(figure_files, list(audit.figures)) if remote else ())
     with Progress(len(audit.figures), f"figures {audit.name}", enabled=progress) as bar:
         for spec in audit.figures:
-            svg, pdf = figure_files(spec)
+            svg, pdf = next(drawn) if remote else figure_files(spec)
             write_bytes_atomic(folder / "figures" / f"{spec.name}.svg", svg)
             write_bytes_atomic(folder / "figures" / f"{spec.name}.pdf", pdf)
             svgs[spec.name] = svg

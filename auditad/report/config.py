@@ -65,7 +65,8 @@ __all__ = [
 CONFIG_VERSION = 1
 
 # Settings are declared once in auditad.report.settings; these names stay importable from here.
-from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, unknown_keys as _unknown, validate_settings  # noqa: E402
+from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, check_detector_table, unknown_keys as _unknown  # noqa: E402
+from .settings import validate_settings  # noqa: E402
 
 _TOP_KEYS = {"version", "settings", "gates", "benchmarks", "detectors", "execution"}
 _EXECUTION_KEYS = {"scheduler"}
@@ -313,7 +314,7 @@ def _with_detector_tables(raw: Mapping, where: str) -> dict:
             raise _err(where, f"detector {name!r} is defined twice ([detectors.{name}] and settings.detector_params)")
         if "detector" not in table:
             raise _err(where, f"[detectors.{name}] needs detector = a name such as \"pyod:KNN\" or \"knn\"")
-        params[name] = dict(table)
+        params[name] = check_detector_table(name, table, f"{where}: detectors.{name}")
     return {**settings, "detector_params": params}
 
 

@@ -187,14 +187,14 @@ def benchmark_kind(y, anomaly, *, label_column=None, anomaly_column=None) -> str
 def anomaly_label_note(inputs: BenchmarkInputs) -> str | None:
     """A note when semantic class labels look like anomaly labels, else None.
 
-    The labels of a ``"classes"`` benchmark that are exactly the integers {0, 1} with 1 the minority
+    The labels of a ``"classes"`` benchmark whose values are exactly {0, 1} (integers or floats) with 1 the minority
     (share < ½) look like an ADBench/ODDS anomaly flag (1 = anomaly). Their meaning is not changed
     (they stay two semantic classes); the note suggests naming them as the anomaly column.
     """
     if inputs.kind != "classes" or "anomaly" in inputs.columns:
         return None
     y = np.asarray(inputs.benchmark.y)
-    if y.dtype.kind not in "biu" or set(np.unique(y).tolist()) != {0, 1}:
+    if y.dtype.kind not in "biuf" or set(np.unique(y).tolist()) != {0, 1}:
         return None
     share = float(np.mean(y == 1))
     if share >= 0.5:

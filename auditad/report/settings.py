@@ -289,8 +289,8 @@ def _check_detectors_defined(settings: Mapping, where: str) -> None:
         if name not in s.allowed() and name not in tables:
             flag = s.flag if where == "command line" else f"{where}.detectors"
             raise InvalidInputError(
-                f"{flag}: unknown detector {name!r}; allowed: {list(s.allowed())}"
-                + (f" or a detector table {tables}" if tables else " or the name of a [detectors.NAME] table"))
+                f"{flag} must be one of {list(s.allowed())} or the name of a [detectors.NAME] table"
+                + (f" ({tables})" if tables else "") + f", got unknown detector {name!r}")
 
 
 def _float(s: Setting, value, name: str) -> float:
