@@ -309,6 +309,10 @@ class DaskExecutor:
         if not items:
             return []
         name = getattr(fn, "__name__", type(fn).__name__)
+        # every keyword travels once, as its own scattered piece of data: a large value passed to
+        # client.map directly becomes a graph key named after the keyword, which collides between maps
+        shared = {key: value if _holds_future(value, distributed.Future)
+                  else self.client.scatter([value], broadcast=True, hash=False)[0] for key, value in shared.items()}
         futures = self.client.map(fn, items, pure=False, **shared)
         try:
             distributed.wait(futures)
@@ -390,6 +394,17 @@ def _import_distributed():
             "scheduler= other than 'serial' needs dask.distributed, which is not installed; "
             "install it with: pip install 'auditad[distributed]'") from None
     return distributed
+
+
+def _holds_future(value, future_type) -> bool:
+    """``value`` is a Future, or a dict/list/tuple holding one (as :meth:`DaskExecutor.share` returns)."""
+    if isinstance(value, future_type):
+        return True
+    if isinstance(value, dict):
+        return any(isinstance(v, future_type) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(isinstance(v, future_type) for v in value)
+    return False
 
 
 def _worker_version() -> str:

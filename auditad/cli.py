@@ -327,6 +327,10 @@ def _add_audit(sub, *, settings: bool = True) -> None:
     g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
     g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
     g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
+    p.add_argument("--scheduler", default=None, metavar="SCHEDULER",
+                   help="where the work runs: serial (default), local[:N] (a Dask LocalCluster with N worker "
+                        "processes) or a Dask scheduler address tcp://host:8786; overrides the config's [execution]; "
+                        "the report is the same bytes (docs/config.md)")
     if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
         from .report.settings import add_settings_arguments
 
@@ -393,6 +397,13 @@ def _run_audit(args) -> int:
 
     overrides = settings_from_args(args)
     rules = _report_rules(args)
+    if args.scheduler is not None:
+        from ._execution import parse_scheduler
+
+        try:
+            parse_scheduler(args.scheduler)
+        except InvalidInputError as exc:
+            raise InvalidInputError(str(exc).replace("scheduler=", "--scheduler", 1)) from None
     if args.config is not None:
         config = load_config(args.config, overrides=overrides, extra_gates=rules)
         sources = [args.config, *(p for b in config.benchmarks for p in (b.labels, *b.embeddings.values()))]
@@ -415,9 +426,20 @@ def _run_audit(args) -> int:
     check_input_files(_audit_inputs(config, args))
     with reading_inputs([p for p in sources if p is not None], name="input"):
         inputs = [load_inputs(b, config) for b in config.benchmarks]
-    run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
-                    progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
-                    on_benchmark=lambda a: _print_notes(a, args))
+    from .report.loader import anomaly_label_note
+
+    for note in filter(None, map(anomaly_label_note, inputs)):
+        print(f"auditad: note: {note}", file=sys.stderr)
+    scheduler = args.scheduler if args.scheduler is not None else config.scheduler
+    try:
+        run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
+                        progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
+                        on_benchmark=lambda a: _print_notes(a, args), scheduler=scheduler)
+    except InvalidInputError as exc:
+        if not str(exc).startswith("scheduler="):
+            raise
+        where = "--scheduler" if args.scheduler is not None else "[execution] scheduler"
+        raise InvalidInputError(str(exc).replace("scheduler=", where, 1)) from None
     show = run.out / run.audits[0].name / "report.html" if len(run.audits) == 1 else run.index
     return _finish_report(run, args, show=show)
 

@@ -234,7 +234,7 @@ def _plain(value):
 
 
 def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None,
-            block_memory_mb=256, recall_sample=200, progress=False) -> LeakageResult:
+            block_memory_mb=256, recall_sample=200, progress=False, executor=None) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
     For each sample i with k nearest neighbours :math:`N_k(i)` in the pool
@@ -271,6 +271,8 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
         Queries used to measure the approximate backend's recall (0 = skip).
     progress : bool
         Progress bar of the neighbour search on stderr.
+    executor : executor, optional
+        Runs the exact search's query blocks on it (:func:`auditad._neighbors.kneighbors`); same result.
 
     Returns
     -------
@@ -304,7 +306,8 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     ks = _check_ks(k, X.shape[0])
     kmax = max(ks)
     nn = kneighbors(X, k=kmax, metric=metric, backend=backend, random_state=random_state,
-                    block_memory_mb=block_memory_mb, recall_sample=recall_sample, progress=progress)
+                    block_memory_mb=block_memory_mb, recall_sample=recall_sample, progress=progress,
+                    executor=executor)
     classes, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
     codes = codes.ravel()
     other = codes[nn.indices] != codes[:, None]  # (n, kmax) bool

@@ -19,8 +19,10 @@ Run (2 cores; sizes of the scale targets; each is long, run one at a time):
     python benchmarks/bench_audit.py --n 1000000 --d 128 --classes 1000 --skip-knn \\
         --audit-args "--backend approximate"                             # target: <= 30 min, <= 8 GB
     # (--skip-knn: the exact reference search alone would take about an hour at 1M x 128)
-    # Dask vs serial, once `auditad audit --scheduler` exists (same output bytes, overhead <= 15 %):
-    python benchmarks/bench_audit.py --n 100000 --classes 10 --audit-args "--scheduler local:2"
+    # Dask vs serial (same output bytes, overhead <= 15 %); give both the same --workdir (the report
+    # records the input paths), move the first report away and compare with diff -r:
+    python benchmarks/bench_audit.py --n 20000 --classes 10 --workdir W --audit-args "--scheduler serial"
+    python benchmarks/bench_audit.py --n 20000 --classes 10 --workdir W --skip-knn --audit-args "--scheduler local:2"
     # the 0.1.0 code path, from a git worktree (or a plain export) of commit d112a33:
     git worktree add /tmp/auditad-0.1.0 d112a33      # or: mkdir /tmp/auditad-0.1.0 &&
                                                      #     git archive d112a33 | tar -x -C /tmp/auditad-0.1.0

@@ -267,7 +267,8 @@ def test_choice_lists_are_the_computing_modules_constants():
 
     by = {s.name: s.allowed() for s in SETTINGS}
     assert by["metric"] == METRICS and by["backend"] == BACKENDS
-    assert by["protocol"] == protocol.PROTOCOLS and by["detectors"] == protocol.BUILTIN_DETECTORS
+    assert by["protocol"] == protocol.PROTOCOLS
+    assert by["detectors"] == protocol.BUILTIN_DETECTORS + tuple(f"pyod:{c}" for c in protocol.PYOD_DETECTORS)
     assert by["null_metrics"] == by["landscape_metrics"] == metrics.METRIC_NAMES
     assert by["selection_pool_by"] == selection.POOL_BY and len(selection.POOL_BY) == 6
     assert by["landscape_ratios"] == tuple(landscapes.PAPER_RATIOS)
@@ -282,7 +283,8 @@ def test_every_pool_by_of_the_selection_is_accepted(pool_by):
 
 # a non-default valid value per flag, written by hand (the expected settings are independent of the code)
 FLAGS = (["--seed", "4", "--k", "7", "--k", "2", "--metric", "cosine", "--backend", "exact",
-          "--protocol", "one_class", "--detector", "lof", "--detector", "knn", "--epsilon", "0.1",
+          "--protocol", "one_class", "--detector", "lof", "--detector", "knn", "--detector", "pyod:ECOD",
+          "--epsilon", "0.1", "--max-test-normals", "0",
           "--train-fraction", "0.6", "--repeats", "3", "--contamination", "0.2", "--ci-level", "0.9",
           "--n-jobs", "-1", "--null-metric", "f1", "--null-q", "0.3", "--null-method", "exact",
           "--null-runs", "50", "--landscape-metric", "mcc", "--landscape-resolution", "11",
@@ -290,7 +292,7 @@ FLAGS = (["--seed", "4", "--k", "7", "--k", "2", "--metric", "cosine", "--backen
           "--selection-estimator", "npd", "--selection-probe", "random", "--selection-pool-by", "metric",
           "--selection-n-boot", "0", "--no-default-gates"])
 EXPECTED = {"seed": 4, "k": [7, 2], "metric": "cosine", "backend": "exact", "protocol": "one_class",
-            "detectors": ["lof", "knn"], "epsilon": 0.1, "train_fraction": 0.6, "repeats": 3, "contamination": 0.2,
+            "detectors": ["lof", "knn", "pyod:ECOD"], "max_test_normals": 0, "epsilon": 0.1, "train_fraction": 0.6, "repeats": 3, "contamination": 0.2,
             "ci_level": 0.9, "n_jobs": -1, "null_metrics": ["f1"], "null_q": 0.3, "null_method": "exact",
             "null_runs": 50, "landscape_metrics": ["mcc"], "landscape_resolution": 11, "landscape_reference": 0.4,
             "landscape_ratios": ["UCR", 0.25], "selection_estimators": ["npd"], "selection_probes": ["random"],

@@ -79,7 +79,7 @@ def _sort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
 
 def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, exclude_self: bool = True,
-            backend: str = "auto", n_jobs=None, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+            backend: str = "auto", n_jobs=None, random_state=None, executor=None) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
     Parameters
@@ -100,6 +100,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         Backend of :func:`auditad._neighbors.kneighbors` for the candidates.
         With the exact backend the result is exact; with the approximate one
         the candidates are only re-ranked.
+    executor : executor, optional
+        Runs the exact candidate search's query blocks on it (same result).
 
     Returns
     -------
@@ -119,7 +121,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         return idx, d2
     kk = min(n_ref, k + int(exclude_self) + max(8, k // 2))
     res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
-                     random_state=random_state)
+                     random_state=random_state, executor=executor)
     cand = ref[res.indices]
     cd2 = pair_sq_distances(X, queries, cand)
     if exclude_self:

@@ -205,8 +205,10 @@ def _lof_tables_reached(get_rows, q_nb, k, metric, n_total):
     return LOFTables(kdist, lrd)
 
 
-def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level):
-    """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass."""
+def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level,
+                       executor=None):
+    """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
+    (its exact searches' query blocks on ``executor`` when given)."""
     kmax = max(dets[d].n_needed for d in group)
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
@@ -217,7 +219,8 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
         normals = [t.test_idx[t.y_test == 0] for t in tasks_s]
         rows = np.concatenate(normals + ([t.train_idx for t in tasks_s] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks_s}
-        lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs)
+        lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs,
+                                 executor=executor)
         get = lists.lists
     for t in tasks_s:
         if protocol == "leave_one_class_out":
@@ -225,7 +228,8 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
             tr = None
         else:
             rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
-            a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs)
+            a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs,
+                                        executor=executor)
             m = t.test_idx.size
             q_i, q_d2 = a_i[:m], a_d2[:m]
             tr = (a_i[m:], a_d2[m:]) if need_train else None
@@ -248,6 +252,63 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
     return out
 
 
+# --------------------------------------------------------------------------- executor (Dask) path
+def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level, classes, executor=None):
+    """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
+    exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
+    the executor). Returns ``([(r, d_i, c, s, out), ...], [(category, message), ...])``;
+    warnings are returned (a worker's warnings would otherwise be lost) and re-issued by the caller in order."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if unit[0] == "nb":
+            _, r, key, s = unit
+            group = groups[key]
+            metric = key[0]
+            X = reps[list(reps)[r]]
+            Xp = prepare_rows(X, metric)
+            need_train = any(isinstance(dets[d], LOFDetector) for d in group)
+            jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
+            outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, [t for t in tasks if t.s == s], dets,
+                                      need_train, key[1], jobs, ci_level, executor=executor)
+            rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
+        else:
+            _, r, t_i, d_i = unit
+            t = tasks[t_i]
+            rep = list(reps)[r]
+            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,
+                            f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})")
+            rows = [(r, d_i, t.c, t.s, out)]
+    return rows, [(w.category, str(w.message)) for w in caught]
+
+
+def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic, tasks, dets, S, ci_level,
+                     classes):
+    """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
+
+    The fits of the generic detectors are tasks on ``executor``; a neighbour pass (one per representation,
+    neighbour group and repeat, a large search that would run on one single-threaded worker) runs here with
+    its exact searches' query blocks spread over the executor.
+    """
+    units, nb_units = [], []
+    for r in range(len(rep_names)):
+        nb_units += [("nb", r, key, s) for key in groups for s in range(S)]
+        units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
+    common = dict(y_idx=y_idx, protocol=protocol, groups=groups, dets=dets, ci_level=ci_level, classes=classes)
+    nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, **common) for u in nb_units}
+    gen_parts = dict(zip(units, executor.map_ordered(_protocol_unit, units, reps=executor.share(reps),
+                                                     tasks=executor.share(tasks), **common) if units else []))
+    order = []
+    for r in range(len(rep_names)):
+        order += [u for u in nb_units if u[1] == r] + [u for u in units if u[1] == r]
+    parts = [nb_parts[u] if u[0] == "nb" else gen_parts[u] for u in order]
+    rows = []
+    for part, caught in parts:
+        for category, message in caught:
+            warnings.warn(message, category, stacklevel=3)
+        rows += part
+    return rows
+
+
 # --------------------------------------------------------------------------- main entry point
 def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
@@ -255,7 +316,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
                    repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, ci_level: float = 0.95,
                    backend: str = "auto", n_jobs: int = 1, progress: bool = False,
-                   random_state=None) -> ProtocolResult:
+                   random_state=None, executor=None) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
     For every class c:
@@ -340,6 +401,13 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     progress : bool, default False
         Print a progress line on stderr.
     random_state : None, int or Generator
+    executor : executor, optional
+        An open executor of :func:`auditad._execution.open_executor` (e.g. a
+        Dask ``LocalCluster`` or a remote scheduler). Every (representation,
+        repeat) neighbour pass and every (representation, task, detector) fit
+        of the other detectors then runs on it as one task; results are
+        gathered in input order, so the result equals the serial one bit for
+        bit. ``n_jobs`` is ignored then.
 
     Returns
     -------
@@ -516,8 +584,15 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         if out[4]:
             constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
+    distributed = executor is not None and getattr(executor, "spec", None) is not None \
+        and executor.spec.kind != "serial"
     with Progress(n_units, "audit_protocol", enabled=bool(progress)) as bar:
-        for r, rep in enumerate(rep_names):
+        if distributed:
+            for r, d_i, c, s, out in _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic,
+                                                      tasks, dets, S, ci_level, classes):
+                store(r, d_i, c, s, out)
+                bar.update()
+        for r, rep in enumerate(rep_names if not distributed else ()):
             X = reps[rep]
             for (metric, nb_backend), group in groups.items():
                 Xp = prepare_rows(X, metric)

@@ -67,11 +67,12 @@ class LeaveOneOutLists:
         The anomaly rows of each task c.
     k : int
         Neighbours per list.
-    backend, n_jobs, random_state
+    backend, n_jobs, random_state, executor
         Passed to :func:`~auditad.protocol.neighbours.nearest`.
     """
 
-    def __init__(self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None):
+    def __init__(self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None,
+                 executor=None):
         self.y = y_idx
         self.k = int(k)
         n = X.shape[0]
@@ -80,7 +81,7 @@ class LeaveOneOutLists:
         self.pos = np.full(n, -1, dtype=np.int64)
         self.pos[rows] = np.arange(rows.size)
         self.A_idx, self.A_d2 = nearest(X, pool, rows, kA, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                                        random_state=random_state)
+                                        random_state=random_state, executor=executor)
         labels = np.where(self.A_idx >= 0, y_idx[np.maximum(self.A_idx, 0)], -1)
         self.A_lab = labels
         in_pool = np.zeros(n, dtype=bool)
@@ -100,7 +101,7 @@ class LeaveOneOutLists:
             q = np.unique(np.concatenate([np.asarray(anomalies.get(c, []), dtype=np.int64), rows[self.major == c]]))
             ref = pool[y_idx[pool] != c]
             bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                             random_state=random_state)
+                             random_state=random_state, executor=executor)
             self.B[c] = (q, bi, bd)
         self.n_short = int(short.sum())
 
@@ -123,7 +124,7 @@ class LeaveOneOutLists:
         return out_i, out_d
 
 
-def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None):
+def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None, executor=None):
     """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total)."""
     return nearest(X, train_idx, rows, k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                   random_state=random_state)
+                   random_state=random_state, executor=executor)

@@ -168,7 +168,7 @@ def _fmt3(v) -> str:
 
 
 # --------------------------------------------------------------------------- the audit of one benchmark
-def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> BenchmarkAudit:
+def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor=None) -> BenchmarkAudit:
     """Run every applicable section of the report on one benchmark.
 
     Sections (:data:`~auditad.report.sections.REGISTRY`): leakage (every representation; also of the
@@ -181,6 +181,10 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> Bench
     inputs : BenchmarkInputs
     progress : bool
         Progress bars on stderr.
+    executor : executor, optional
+        An open executor (:func:`auditad._execution.open_executor`): the leakage's exact kNN query blocks
+        and the protocol's (representation, repeat) neighbour passes and (representation, task, detector)
+        fits run on it. The result is the same, bit for bit, as without it.
 
     Returns
     -------
@@ -205,7 +209,7 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False) -> Bench
     from .._progress import Progress
 
     t0 = time.perf_counter()
-    ctx = Context(inputs, progress=progress)
+    ctx = Context(inputs, progress=progress, executor=executor)
     modules = [section_module(info.id) for info in REGISTRY if info.statistics]
     reasons = [getattr(mod, "applicable", lambda _ctx: None)(ctx) for mod in modules]
     sections = []
@@ -291,7 +295,8 @@ def _check_out(out: Path, sources: list[Path]) -> None:
 
 
 def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = False, progress: bool = False,
-              junit=None, markdown=None, sources=(), on_benchmark: Callable | None = None) -> AuditRun:
+              junit=None, markdown=None, sources=(), on_benchmark: Callable | None = None,
+              scheduler=None) -> AuditRun:
     """Audit every benchmark, evaluate the gates and write the report folder atomically.
 
     Parameters
@@ -312,6 +317,13 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
         Input files that the output folder must not contain.
     on_benchmark : callable, optional
         Called with each finished :class:`BenchmarkAudit` (e.g. to print progress).
+    scheduler : str, SchedulerSpec, open executor or None
+        Where the work runs (:func:`auditad._execution.parse_scheduler`): ``None`` / ``"serial"`` (this
+        process), ``"local"`` / ``"local:N"`` (a Dask ``LocalCluster`` with N worker processes, started and
+        closed here), a Dask scheduler address such as ``"tcp://host:8786"``, or an executor already opened
+        with :func:`~auditad._execution.open_executor` (left open). Benchmarks are audited one after the
+        other; inside each, the work of :func:`audit_benchmark` runs on the executor. The output files are
+        the same bytes for every scheduler; the scheduler is not recorded in them.
 
     Returns
     -------
@@ -320,7 +332,11 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     Raises
     ------
     InvalidInputError
-        Bad output folder, an unknown gate metric. Nothing is written then.
+        Bad output folder, an unknown gate metric, a malformed ``scheduler`` or an address that
+        cannot be reached. Nothing is written then.
+    auditad._execution.ExecutionError
+        A task failed on the cluster (a worker raised, died or was lost): the output folder keeps its
+        earlier report (or does not exist); no partial report is written.
 
     See Also
     --------
@@ -335,9 +351,7 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
        Embedding-Space Geometry?".
     """
-    from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
     from .._validation import check_choice
-    from .checks import evaluate_gates, exit_code, verdict
 
     t0 = time.perf_counter()
     fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
@@ -351,17 +365,42 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     inputs_list = list(inputs_list)
     if not inputs_list:
         raise InvalidInputError("nothing to audit: no benchmark given")
+    if not callable(getattr(scheduler, "map_ordered", None)):
+        from .._execution import parse_scheduler
+
+        scheduler = parse_scheduler(scheduler)  # a malformed value fails before any work
     gates = {}
     for inp in inputs_list:
         gates[inp.name] = _effective_gates(inp)
         _check_gate_paths(gates[inp.name], f"benchmark {inp.name!r}")
     out_path = Path(out)
     _check_out(out_path, list(sources))
+    with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
+        return _run_into(inputs_list, out_path, gates, executor, fail_on=fail_on, timestamp=timestamp,
+                         progress=progress, junit=junit, markdown=markdown, on_benchmark=on_benchmark, t0=t0)
+
+
+def _executor(scheduler):
+    """A context manager giving the executor of ``scheduler`` (an already-open executor is passed through)."""
+    import contextlib
+
+    from .._execution import open_executor
+
+    if callable(getattr(scheduler, "map_ordered", None)):
+        return contextlib.nullcontext(scheduler)
+    return open_executor(scheduler)
+
+
+def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown,
+              on_benchmark, t0) -> AuditRun:
+    from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
+    from .checks import evaluate_gates, exit_code, verdict
+
     out_path, tmp = prepare_output_dir(out_path)
     try:
         audits = []
         for inp in inputs_list:
-            audit = audit_benchmark(inp, progress=progress)
+            audit = audit_benchmark(inp, progress=progress, executor=executor)
             rules = _applicable_gates(gates[inp.name], audit, default=not inp.gates)
             try:
                 gate_results = evaluate_gates(audit.summary, rules)
@@ -380,7 +419,7 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
                                    elapsed_seconds=audit.elapsed_seconds,
                                    sections=secs[:-1] + (gate_section,) + secs[-1:],
                                    summary_files=audit.summary_files)
-            _write_benchmark(audit, tmp / audit.name, progress=progress)
+            _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
             audits.append(audit)
             if on_benchmark is not None:
                 on_benchmark(audit)
@@ -407,8 +446,12 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
                     verdict=verdict(every), elapsed_seconds=time.perf_counter() - t0)
 
 
-def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False) -> None:
-    """Write summary.json, tables, figures and report.html of one benchmark into ``folder``."""
+def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False, executor=None) -> None:
+    """Write summary.json, tables, figures and report.html of one benchmark into ``folder``.
+
+    With a Dask ``executor`` the figures are drawn on its workers (the same bytes: the renderer fixes
+    every style and metadata entry); the files are written here.
+    """
     import json
 
     from .._io import write_bytes_atomic, write_text_atomic
@@ -427,9 +470,11 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
         write_text_atomic(folder / rel, frame.to_csv(index=False))
     _write_tables(audit.tables, folder)
     svgs = {}
+    remote = executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial"
+    drawn = iter(executor.map_ordered(figure_files, list(audit.figures)) if remote else ())
     with Progress(len(audit.figures), f"figures {audit.name}", enabled=progress) as bar:
         for spec in audit.figures:
-            svg, pdf = figure_files(spec)
+            svg, pdf = next(drawn) if remote else figure_files(spec)
             write_bytes_atomic(folder / "figures" / f"{spec.name}.svg", svg)
             write_bytes_atomic(folder / "figures" / f"{spec.name}.pdf", pdf)
             svgs[spec.name] = svg

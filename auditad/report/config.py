@@ -12,6 +12,13 @@ See ``docs/config.md`` for every field.  In short::
     epsilon = 0.05
     detectors = ["knn", "iforest", "lof"]
 
+    [detectors.pyod_knn]       # optional: a named detector (PyOD by name; parsed, never evaluated)
+    detector = "pyod:KNN"      # then list it: detectors = ["knn", "pyod:ECOD", "pyod_knn"]
+    n_neighbors = 10
+
+    [execution]                # optional: where the work runs (never changes the report's bytes)
+    scheduler = "local:2"      # "serial", "local[:N]" or a Dask scheduler address "tcp://host:8786"
+
     [[benchmarks]]
     name = "digits"
     labels = "labels.csv"
@@ -58,9 +65,11 @@ __all__ = [
 CONFIG_VERSION = 1
 
 # Settings are declared once in auditad.report.settings; these names stay importable from here.
-from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, unknown_keys as _unknown, validate_settings  # noqa: E402
+from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, check_detector_table, unknown_keys as _unknown  # noqa: E402
+from .settings import validate_settings  # noqa: E402
 
-_TOP_KEYS = {"version", "settings", "gates", "benchmarks"}
+_TOP_KEYS = {"version", "settings", "gates", "benchmarks", "detectors", "execution"}
+_EXECUTION_KEYS = {"scheduler"}
 _BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "columns", "manifest", "settings", "gates"}
 _COLUMN_KEYS = ("label", "domain", "attribute", "anomaly")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -135,6 +144,9 @@ class AuditConfig:
         The command-line flags applied on top of a configuration file (settings overrides and
         ``--gate`` rules), shown next to the file in the report; empty when the flags are the
         configuration (then ``text`` holds them).
+    scheduler : str or None
+        ``[execution] scheduler`` (checked by :func:`auditad._execution.parse_scheduler`); where the
+        work runs, not a setting: it is not recorded in ``summary.json`` and never changes the report.
 
     See Also
     --------
@@ -156,6 +168,7 @@ class AuditConfig:
     text: str
     sha256: str
     command_line: tuple = ()
+    scheduler: str | None = None
 
 
 # --------------------------------------------------------------------------- helpers
@@ -253,7 +266,8 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
     version = raw.get("version", CONFIG_VERSION)
     if version != CONFIG_VERSION:
         raise _err(where, f"version must be {CONFIG_VERSION}, got {describe(version)}")
-    settings = validate_settings(raw.get("settings", {}), where=f"{where}: settings")
+    scheduler = _execution(raw.get("execution", {}), where)
+    settings = validate_settings(_with_detector_tables(raw, where), where=f"{where}: settings")
     gates = _check_gates(raw.get("gates", []), f"{where}: gates")
     benches = raw.get("benchmarks")
     if not isinstance(benches, list) or not benches or not all(isinstance(b, Mapping) for b in benches):
@@ -305,7 +319,45 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
     from .settings import settings_to_flags
 
     flags = settings_to_flags(overrides or {}) + tuple(f"--gate '{r.text}'" for r in extra_gates or ())
-    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags)
+    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags,
+                       scheduler=scheduler)
+
+
+def _execution(table, where: str) -> str | None:
+    """``[execution]``: the scheduler as a canonical string (None when not given)."""
+    from .._execution import parse_scheduler
+
+    if not isinstance(table, Mapping):
+        raise _err(where, f"execution must be a table like [execution] scheduler = \"local:2\", got {describe(table)}")
+    _unknown(table, _EXECUTION_KEYS, where, "execution.")
+    if "scheduler" not in table:
+        return None
+    try:
+        return str(parse_scheduler(table["scheduler"]))
+    except InvalidInputError as exc:
+        raise _err(where, f"execution.{exc}") from None
+
+
+def _with_detector_tables(raw: Mapping, where: str) -> dict:
+    """``[settings]`` with every ``[detectors.NAME]`` table added to ``detector_params`` (checked there)."""
+    settings = raw.get("settings", {})
+    tables = raw.get("detectors")
+    if tables is None or not isinstance(settings, Mapping):
+        return settings
+    if not isinstance(tables, Mapping) or not all(isinstance(t, Mapping) for t in tables.values()):
+        raise _err(where, "detectors must hold tables like [detectors.pyod_knn] detector = \"pyod:KNN\", "
+                          f"got {describe(tables)}")
+    params = dict(settings.get("detector_params", {})) if isinstance(settings.get("detector_params"), Mapping) \
+        else settings.get("detector_params", {})
+    if not isinstance(params, Mapping):
+        return settings
+    for name, table in tables.items():
+        if name in params:
+            raise _err(where, f"detector {name!r} is defined twice ([detectors.{name}] and settings.detector_params)")
+        if "detector" not in table:
+            raise _err(where, f"[detectors.{name}] needs detector = a name such as \"pyod:KNN\" or \"knn\"")
+        params[name] = check_detector_table(name, table, f"{where}: detectors.{name}")
+    return {**settings, "detector_params": params}
 
 
 def _check_name(name, where: str) -> None:

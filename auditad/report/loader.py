@@ -17,7 +17,8 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind", "DEMO_SETTINGS"]
+__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind",
+           "anomaly_label_note", "DEMO_SETTINGS"]
 
 
 @dataclass(frozen=True)
@@ -209,6 +210,27 @@ def benchmark_kind(y, anomaly, *, label_column=None, anomaly_column=None) -> str
     if same and y.dtype.kind in "biu" and y.shape == anomaly.shape and np.array_equal(y.astype(np.int64), anomaly):
         return "anomaly"
     return "both"
+
+
+def anomaly_label_note(inputs: BenchmarkInputs) -> str | None:
+    """A note when semantic class labels look like anomaly labels, else None.
+
+    The labels of a ``"classes"`` benchmark whose values are exactly {0, 1} (integers or floats) with 1 the minority
+    (share < ½) look like an ADBench/ODDS anomaly flag (1 = anomaly). Their meaning is not changed
+    (they stay two semantic classes); the note suggests naming them as the anomaly column.
+    """
+    if inputs.kind != "classes" or "anomaly" in inputs.columns:
+        return None
+    y = np.asarray(inputs.benchmark.y)
+    if y.dtype.kind not in "biuf" or set(np.unique(y).tolist()) != {0, 1}:
+        return None
+    share = float(np.mean(y == 1))
+    if share >= 0.5:
+        return None
+    return (f"benchmark {inputs.name!r}: the labels are 0/1 with {share:.1%} ones; they are audited as two semantic "
+            "classes. If 1 marks an anomaly (ADBench/ODDS style), give them as the anomaly column (--anomaly-column, "
+            "or columns.anomaly in the config): the class-split protocol is then not applicable and pi is the "
+            "true anomaly share")
 
 
 #: Settings of ``auditad demo``: the defaults with lighter Isolation Forest, null Monte Carlo and bootstrap.

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -56,9 +57,9 @@ def _protocol_choices() -> tuple:
 
 
 def _detector_choices() -> tuple:
-    from ..protocol import BUILTIN_DETECTORS
+    from ..protocol import BUILTIN_DETECTORS, PYOD_DETECTORS
 
-    return tuple(BUILTIN_DETECTORS)
+    return tuple(BUILTIN_DETECTORS) + tuple(f"pyod:{c}" for c in PYOD_DETECTORS)
 
 
 def _metric_name_choices() -> tuple:
@@ -87,6 +88,15 @@ NULL_Q_NAMES = ("coin", "prior")
 DETECTOR_PARAMS = {"knn": {"k": int}, "iforest": {"n_estimators": int, "max_samples": (int, float, str)},
                    "lof": {"n_neighbors": int}}
 
+#: Name of a detector defined by a table (``[detectors.NAME]`` / ``detector_params.NAME.detector``).
+DETECTOR_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$"
+
+
+def _default_max_test_normals() -> int:
+    from ..protocol import DEFAULT_MAX_TEST_NORMALS
+
+    return int(DEFAULT_MAX_TEST_NORMALS)
+
 
 # --------------------------------------------------------------------------- the declaration
 @dataclass(frozen=True)
@@ -99,7 +109,8 @@ class Setting:
         Key in ``[settings]`` and in ``summary.json["settings"]``.
     kind : str
         ``int``, ``float``, ``choice``, ``choices`` (list of choices), ``ints`` (an integer or a
-        non-empty list), ``strings``, ``bool``, ``null_q``, ``ratios`` or ``detector_params``.
+        non-empty list), ``strings``, ``bool``, ``null_q``, ``ratios``, ``detectors`` (list of choices or
+        names of detector tables) or ``detector_params``.
     default
         Default value (None: not set).
     help : str
@@ -147,10 +158,14 @@ SETTINGS: tuple[Setting, ...] = (
             "10^5 samples).", choices=_backend_choices, flag="--backend"),
     Setting("protocol", "choice", "leave_one_class_out", "K-1 vs 1 (each class in turn is the anomaly) or 1 vs "
             "K-1.", choices=_protocol_choices, flag="--protocol"),
-    Setting("detectors", "choices", ["knn", "iforest", "lof"], "Detectors of the protocol audit.",
-            choices=_detector_choices, flag="--detector", repeat=True, unique=True),
+    Setting("detectors", "detectors", ["knn", "iforest", "lof"], "Detectors of the protocol audit: built-in names, "
+            "PyOD detectors as pyod:NAME (decision_function, higher = more anomalous), or the name of a "
+            "[detectors.NAME] table of the config.", choices=_detector_choices, flag="--detector", repeat=True,
+            unique=True),
     Setting("detector_params", "detector_params", {}, "Parameters per detector: knn = { k = 5 }, iforest = "
-            "{ n_estimators = 100, max_samples = \"auto\" }, lof = { n_neighbors = 20 } (config file only)."),
+            "{ n_estimators = 100, max_samples = \"auto\" }, lof = { n_neighbors = 20 }; a named detector table "
+            "NAME = { detector = \"pyod:KNN\", n_neighbors = 10 } (written [detectors.NAME] in the config) "
+            "(config file only)."),
     Setting("epsilon", "float", 0.05, "Near-random half-width epsilon of rho_rnd and rho_dir.", low=0.0, high=0.5,
             high_open=True, flag="--epsilon"),
     Setting("train_fraction", "float", 0.8, "Share of each normal class used to fit the detectors.", low=0.0,
@@ -159,6 +174,9 @@ SETTINGS: tuple[Setting, ...] = (
             flag="--repeats"),
     Setting("contamination", "float", None, "Subsample the anomalies to this share of each test set (default: all "
             "of them).", low=0.0, high=1.0, low_open=True, high_open=True, flag="--contamination"),
+    Setting("max_test_normals", "int", _default_max_test_normals(), "Per class-split task, at most this many test "
+            "normals are scored (a stratified subsample, recorded per task); 0 = every test normal.", low=0,
+            flag="--max-test-normals"),
     Setting("ci_level", "float", 0.95, "Level of the DeLong intervals; rho_nonsig counts p >= 1 - level.", low=0.0,
             high=1.0, low_open=True, high_open=True, flag="--ci-level"),
     Setting("n_jobs", "int", 1, "Parallel tasks of the protocol audit and the model selection (-1 = all cores); "
@@ -259,7 +277,20 @@ def validate_settings(raw: Mapping, *, where: str = "settings", base: Mapping | 
         except InvalidInputError as exc:
             msg = str(exc)
             raise InvalidInputError(msg if msg.startswith(name) else f"{name}: {msg}") from None
+    _check_detectors_defined(out, where)
     return out
+
+
+def _check_detectors_defined(settings: Mapping, where: str) -> None:
+    """Every entry of ``detectors`` is a built-in name, ``pyod:NAME`` or a detector table of ``detector_params``."""
+    s = _BY_NAME["detectors"]
+    tables = [k for k, v in settings["detector_params"].items() if "detector" in v]
+    for name in settings["detectors"]:
+        if name not in s.allowed() and name not in tables:
+            flag = s.flag if where == "command line" else f"{where}.detectors"
+            raise InvalidInputError(
+                f"{flag} must be one of {list(s.allowed())} or the name of a [detectors.NAME] table"
+                + (f" ({tables})" if tables else "") + f", got unknown detector {name!r}")
 
 
 def _float(s: Setting, value, name: str) -> float:
@@ -307,6 +338,16 @@ def check_setting(s: Setting, value, name: str):
         if not isinstance(value, list):
             raise InvalidInputError(f"{name} must be a list of ratios in (0, 1) or preset names, got {describe(value)}")
         return [check_choice(v, s.allowed(), name=name) if isinstance(v, str) else _float(s, v, name) for v in value]
+    if s.kind == "detectors":
+        items = _str_list(value, s.name, name.rsplit(".", 1)[0])
+        if not items:
+            raise InvalidInputError(f"{name} must name at least one detector of {list(s.allowed())}")
+        for v in items:
+            if v.startswith("pyod:") or not re.match(DETECTOR_NAME_PATTERN, v):
+                check_choice(v, s.allowed(), name=name)
+        if s.unique and len(set(items)) != len(items):
+            raise InvalidInputError(f"{name} lists a value twice: {items}")
+        return list(items)
     if s.kind == "detector_params":
         return _check_detector_params(value, name)
     raise InvalidInputError(f"{name}: setting kind {s.kind!r} is not known")
@@ -315,11 +356,14 @@ def check_setting(s: Setting, value, name: str):
 def _check_detector_params(value, name: str) -> dict:
     if not isinstance(value, Mapping):
         raise InvalidInputError(f"{name} must be a table like {{ iforest = {{ n_estimators = 50 }} }}")
-    unknown_keys(value, DETECTOR_PARAMS, name, "")
     out = {}
     for det, params in value.items():
         if not isinstance(params, Mapping):
             raise InvalidInputError(f"{name}.{det} must be a table, got {describe(params)}")
+        if "detector" in params:
+            out[det] = check_detector_table(det, params, f"{name}.{det}")
+            continue
+        unknown_keys({det: None}, DETECTOR_PARAMS, name, "")
         unknown_keys(params, DETECTOR_PARAMS[det], f"{name}.{det}", "")
         for p, v in params.items():
             typ = DETECTOR_PARAMS[det][p]
@@ -329,6 +373,29 @@ def _check_detector_params(value, name: str) -> dict:
                 raise InvalidInputError(f"{name}.{det}.{p} must be >= 1, got {v}")
         out[det] = dict(params)
     return out
+
+
+def check_detector_table(name, table: Mapping, where: str) -> dict:
+    """Check a named detector table (``detector = "pyod:KNN"`` plus constructor parameters).
+
+    The detector is built once by :func:`auditad.protocol.make_detector` (allow-listed names, scalar
+    parameters; nothing is evaluated), so an unknown detector or parameter is reported at load time.
+    """
+    from ..protocol import make_detector
+
+    if not isinstance(name, str) or not re.match(DETECTOR_NAME_PATTERN, name) or name in _detector_choices():
+        raise InvalidInputError(f"{where}: a detector table needs a name of letters, digits, '_', '.', '-' that is "
+                                f"not a built-in or pyod:NAME detector, got {describe(name)}")
+    kind = table.get("detector")
+    if not isinstance(kind, str) or kind not in _detector_choices():
+        raise InvalidInputError(f"{where}.detector must be one of {list(_detector_choices())}, got {describe(kind)}")
+    if "name" in table:
+        raise InvalidInputError(f"{where}: the table's name is the detector's name; remove the key 'name'")
+    try:
+        make_detector(dict(table))
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+    return dict(table)
 
 
 # --------------------------------------------------------------------------- command line
@@ -364,8 +431,15 @@ def add_settings_arguments(parser) -> None:
             kw["type"] = _number_or_name
         if s.kind in ("choice", "choices"):
             kw["choices"] = s.allowed()
-        else:
+        elif s.kind == "detectors":
+            kw["metavar"] = "DETECTOR"
+        elif s.kind != "detectors":
             kw["metavar"] = s.flag.lstrip("-").upper().replace("-", "_")
+        if s.kind == "detectors":
+            kw["help"] = (f"{s.help} One of {', '.join(s.allowed())} (default: {' '.join(s.default)}; repeat for "
+                          "several)")
+            group.add_argument(s.flag, **kw)
+            continue
         default = " ".join(map(str, s.default)) if isinstance(s.default, list) else s.default
         default = "none" if default in (None, "") else default
         kw["help"] = f"{s.help} (default: {default}{'; repeat for several' if s.repeat else ''})"
@@ -432,8 +506,14 @@ def _schema_of(s: Setting) -> dict:
         return {"anyOf": [{"enum": list(s.allowed())}, num({"type": "number"})]}
     if s.kind == "ratios":
         return {"type": "array", "items": {"anyOf": [{"enum": list(s.allowed())}, num({"type": "number"})]}}
+    if s.kind == "detectors":
+        return {"type": "array", "minItems": 1, "items": {"anyOf": [
+            {"enum": list(s.allowed())}, {"type": "string", "pattern": DETECTOR_NAME_PATTERN}]}}
     if s.kind == "detector_params":
-        return {"type": "object", "additionalProperties": False,
+        return {"type": "object", "additionalProperties": {
+                    "type": "object", "required": ["detector"],
+                    "properties": {"detector": {"enum": list(_detector_choices())}},
+                    "additionalProperties": {"type": ["integer", "number", "string", "boolean"]}},
                 "properties": {d: {"type": "object", "additionalProperties": False,
                                    "properties": {p: {"type": ["integer", "number", "string"] if isinstance(t, tuple)
                                                       else "integer"} for p, t in ps.items()}}
@@ -479,6 +559,7 @@ def _type_text(s: Setting) -> str:
         "null_q": f"{opts} / float{_bounds(s)}",
         "ratios": f"list of floats{_bounds(s)} or {opts}",
         "detector_params": "table",
+        "detectors": f"list of {opts} or names of `[detectors.NAME]` tables",
     }[s.kind]
 
 

@@ -179,12 +179,16 @@ class Context:
     progress : bool
     gate_results : tuple
         Filled before the gates section is built.
+    executor : executor or None
+        Where the protocol tasks and kNN query blocks run (:func:`auditad._execution.open_executor`);
+        never changes a number.
     """
 
     inputs: Any
     results: dict = field(default_factory=dict)
     progress: bool = False
     gate_results: tuple = ()
+    executor: Any = None
 
     @property
     def settings(self) -> dict:

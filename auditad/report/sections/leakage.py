@@ -25,8 +25,8 @@ def run(ctx) -> dict:
     from ...leakage import leakage
 
     s, bench = ctx.settings, ctx.inputs.benchmark
-    per_rep = {rep: leakage(X, bench.y, k=s["k"], metric=s["metric"], backend=s["backend"], random_state=s["seed"])
-               for rep, X in bench.representations.items()}
+    per_rep = {rep: leakage(X, bench.y, k=s["k"], metric=s["metric"], backend=s["backend"], random_state=s["seed"],
+                            executor=ctx.executor) for rep, X in bench.representations.items()}
     cols = {}
     for col in OTHER_COLUMNS:
         if col not in ctx.inputs.columns:

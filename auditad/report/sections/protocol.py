@@ -16,14 +16,22 @@ def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
     """The ``detectors=`` and ``k=`` arguments of :func:`~auditad.protocol.audit_protocol` from the settings.
 
     A built-in detector without parameters is passed by name (``audit_protocol`` then applies ``k``,
-    ``backend`` and threading to the kNN detector); one with ``detector_params`` is built by
-    :func:`~auditad.protocol.make_detector` from the mapping ``{"detector": name, **params}``.
+    ``backend`` and threading to the kNN detector); one with ``detector_params`` is built from its public class;
+    ``"pyod:NAME"`` and a named detector table (``detector_params[name]["detector"]``) are passed as specs of
+    :func:`~auditad.protocol.make_detector` (parsed, never evaluated).
     """
     from ...protocol import make_detector
 
     params = settings["detector_params"]
-    out = [make_detector({"detector": name, **params[name]}, backend=settings["backend"])
-           if name != "knn" and params.get(name) else name for name in settings["detectors"]]
+    out = []
+    for name in settings["detectors"]:
+        p = params.get(name) or {}
+        if "detector" in p:  # a named detector table: a spec of make_detector (parsed, never evaluated)
+            out.append({**p, "name": name})
+        elif name != "knn" and p:
+            out.append(make_detector({"detector": name, **p}, backend=settings["backend"]))
+        else:
+            out.append(name)
     return out, int(params.get("knn", {}).get("k", 5))
 
 
@@ -44,9 +52,10 @@ def run(ctx):
     leak = ctx.results.get("leakage")
     return audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
                           epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=s["contamination"],
-                          repeats=s["repeats"], leakage_k=s["k"][0],
+                          repeats=s["repeats"], leakage_k=s["k"][0], max_test_normals=s["max_test_normals"] or None,
                           leakage_results=leak["representations"] if leak else None, ci_level=s["ci_level"],
-                          backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress, random_state=s["seed"])
+                          backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress, random_state=s["seed"],
+                          executor=ctx.executor)
 
 
 def build(ctx) -> Section:
