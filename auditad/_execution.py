@@ -292,7 +292,7 @@ class DaskExecutor:
     def share(self, obj):
         """Send ``obj`` once to every worker; pass the returned future as a keyword of :meth:`map_ordered`."""
         self._require_open()
-        return self.client.scatter(obj, broadcast=True)
+        return self.client.scatter(obj, broadcast=True, hash=False)  # a content key could name data a finished map is releasing
 
     def map_ordered(self, fn, items, **shared) -> list:
         """``[fn(item, **shared) for item in items]``, computed on the cluster, in input order.

@@ -380,7 +380,9 @@ class ProtocolResult:
         }
 
     def summary_text(self) -> str:
-        """Plain-text summary table (rounded to 3 decimals) for the CLI."""
+        """Plain-text summary table (3 decimals, "–" where undefined) for the CLI."""
+        from .._format import stat
+
         head = (f"Class-split protocol audit ({self.protocol}), epsilon = {self.epsilon:g}, "
                 f"{len(self.classes)} classes, {self.settings['repeats']} repeat(s)")
         cols = ("representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir",
@@ -389,7 +391,7 @@ class ProtocolResult:
         table = [[short.get(c, c) for c in cols]]
         for row in self.summary_rows:
             table.append([str(row[c]) if isinstance(row[c], str)
-                          else ("nan" if not np.isfinite(row[c]) else f"{row[c]:.3f}") for c in cols])
+                          else stat(row[c], target="text") for c in cols])
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
         lines = [head] + ["  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
                           for r in table]
