@@ -1,6 +1,6 @@
 """Binary targets, sample weights and weighted ROC / PR curves in scikit-learn's conventions.
 
-Shared by :mod:`auditad.metrics` (which re-exports :func:`binary_targets`) and
+Shared by :mod:`auditad.metrics` (which re-exports :func:`binary_targets`), :mod:`auditad._delong` and
 :mod:`auditad.nulls`. The weighted curves follow ``sklearn.metrics.roc_curve`` /
 ``precision_recall_curve``: one point per distinct score, zero-weight samples dropped.
 """
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import describe
+from ._validation import check_same_length, check_scores, describe
 from .errors import InvalidInputError
 
 
@@ -94,6 +94,14 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
     if not same_kind or not any(lab == pos_label for lab in labels.tolist()):
         raise InvalidInputError(f"pos_label={pos_label!r} is not a valid label. It should be one of {labels}")
     return (arr == pos_label).astype(np.int8), pos_label
+
+
+def labels_scores(y_true, scores, *, ndim=(1, 2), pos_label=None, default="one"):
+    """Validate binary labels and finite scores of matching length."""
+    y, _ = binary_targets(y_true, pos_label=pos_label, name="y_true", default=default)
+    s = check_scores(scores, name="scores", ndim=ndim)
+    check_same_length(y, s, names=("y_true", "scores"))
+    return y, s
 
 
 def check_weights(sample_weight, n: int):

@@ -1,0 +1,427 @@
+"""Tables for papers and CI pages: a DataFrame as booktabs LaTeX, a Markdown pipe table and CSV.
+
+* :func:`latex_escape` / :func:`md_escape` — text made safe for LaTeX and Markdown;
+* :func:`frame_to_latex` / :func:`frame_to_markdown` / :func:`write_table` — a table as
+  booktabs LaTeX, a pipe table (no ``tabulate`` dependency) and CSV.
+
+Re-exported by :mod:`auditad.report.export` (import the public names from there), which also
+writes gate results (JUnit XML, Markdown) and the LaTeX appendix.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import re
+import unicodedata
+from pathlib import Path
+from typing import Callable, Sequence
+
+from .._io import write_text_atomic
+from ..errors import InvalidInputError
+
+__all__ = [
+    "latex_escape",
+    "md_escape",
+    "md_table",
+    "frame_to_latex",
+    "frame_to_markdown",
+    "write_table",
+]
+
+
+# --------------------------------------------------------------------------- Markdown
+_MD_ESCAPED = re.compile(r"([\\`*_{}\[\]<>#|~!])")
+
+
+def md_escape(text) -> str:
+    """Backslash-escape Markdown punctuation (GFM) and flatten newlines, so a cell renders as plain text."""
+    return _MD_ESCAPED.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> list[str]:
+    """Lines of a GFM pipe table; ``align`` holds ``"r"`` (right-aligned) or ``"l"`` per column; cells as given."""
+    rule = ["---:" if a == "r" else "---" for a in align]
+    lines = ["| " + " | ".join(header) + " |", "| " + " | ".join(rule) + " |"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+# --------------------------------------------------------------------------- LaTeX
+_LATEX_CHARS = {
+    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " ", "\t": " ",
+}
+_UNICODE = {
+    "\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u2212": r"$-$", "\u2013": "--", "\u2014": "---",
+    "\u2026": r"\dots{}", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "\u2260": r"$\neq$", "\u2248": r"$\approx$",
+    "\u221e": r"$\infty$", "\u2192": r"$\rightarrow$", "\u00b0": r"$^{\circ}$", "\u00b5": r"$\mu$",
+    "\u2018": "`", "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u00a0": "~", "\u00b7": r"$\cdot$",
+    "\u221a": r"$\surd$", "\u2208": r"$\in$", "\u03b5": r"$\varepsilon$", "\u03d5": r"$\phi$",
+    "\u00df": r"\ss{}", "\u00e6": r"\ae{}", "\u00c6": r"\AE{}", "\u00f8": r"\o{}", "\u00d8": r"\O{}",
+    "\u0153": r"\oe{}", "\u0152": r"\OE{}", "\u0142": r"\l{}", "\u0141": r"\L{}", "\u00e5": r"\aa{}",
+    "\u00c5": r"\AA{}",
+}
+_GREEK_CAPITALS = {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"}
+_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0304": "=",
+            "\u0327": "c", "\u030c": "v", "\u030a": "r", "\u0306": "u", "\u030b": "H", "\u0328": "k"}
+
+
+def _latex_char(ch: str) -> str:
+    if ch in _LATEX_CHARS:
+        return _LATEX_CHARS[ch]
+    if ord(ch) < 128:
+        return ch if ch.isprintable() else " "
+    if ch in _UNICODE:
+        return _UNICODE[ch]
+    name = unicodedata.name(ch, "")
+    m = re.fullmatch(r"GREEK (SMALL|CAPITAL) LETTER (\w+)", name)
+    if m:
+        letter = m.group(2).lower().replace("lamda", "lambda")
+        if m.group(1) == "SMALL":
+            return "o" if letter == "omicron" else f"$\\{letter}$"
+        cap = letter.capitalize()
+        return f"$\\{cap}$" if cap in _GREEK_CAPITALS else unicodedata.normalize("NFKD", ch)
+    decomposition = unicodedata.decomposition(ch)
+    if decomposition.startswith(("<super>", "<sub>")):
+        base = chr(int(decomposition.split()[1], 16))
+        if base.isascii() and base.isalnum():
+            return f"$^{{{base}}}$" if decomposition.startswith("<super>") else f"$_{{{base}}}$"
+    nfd = unicodedata.normalize("NFD", ch)
+    if len(nfd) >= 2 and nfd[0].isascii() and nfd[0].isalpha() and all(c in _ACCENTS for c in nfd[1:]):
+        out = nfd[0].replace("i", r"\i{}") if nfd[1] not in ("\u0327", "\u0328") else nfd[0]
+        for mark in nfd[1:]:
+            out = f"\\{_ACCENTS[mark]}{{{out}}}"
+        return out
+    folded = unicodedata.normalize("NFKD", ch)
+    if folded.isascii() and folded.isprintable():
+        return "".join(_latex_char(c) for c in folded)
+    return f"[U+{ord(ch):04X}]"
+
+
+def latex_escape(text) -> str:
+    """Escape text for a LaTeX document compiled by pdflatex with the default encodings.
+
+    The ten special characters ``\\ & % $ # _ { } ~ ^`` are escaped, ``< > |`` become
+    ``\\textless{}``, ``\\textgreater{}``, ``\\textbar{}`` (which OT1 fonts would otherwise
+    print as other glyphs), newlines become spaces, accented Latin letters become accent
+    commands, Greek letters and common symbols math-mode commands; any other non-ASCII
+    character is written as ``[U+hhhh]`` (its hexadecimal code point) rather than breaking the compilation.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
+    Examples
+    --------
+    >>> latex_escape("50% of a_b & <script>")
+    '50\\\\% of a\\\\_b \\\\& \\\\textless{}script\\\\textgreater{}'
+    """
+    return "".join(_latex_char(ch) for ch in unicodedata.normalize("NFC", str(text)))
+
+
+_LABEL = re.compile(r"^[A-Za-z0-9:._\-]+$")
+_EXPONENT = re.compile(r"^(-?)(\d+(?:\.\d*)?)[eE]([+-]?)0*(\d+)$")
+
+
+def _number_formatter(float_format) -> Callable[[float], tuple[str, bool]]:
+    """Return f(x) -> (text, is_latex): format strings give LaTeX-ready numbers, callables give raw text."""
+    if float_format is None:
+        return lambda x: (f"{x:.4g}", True)
+    if callable(float_format):
+        return lambda x: (str(float_format(x)), False)
+    if isinstance(float_format, str):
+        if "{" in float_format:
+            def fmt(x):
+                return float_format.format(x)
+        elif "%" in float_format:
+            def fmt(x):
+                return float_format % x
+        else:
+            def fmt(x):
+                return format(x, float_format)
+        try:
+            fmt(1.5)
+        except (ValueError, TypeError, IndexError, KeyError):
+            raise InvalidInputError(f"float_format must be a format such as '{{:.3f}}', '%.3f', '.3f' or a "
+                                    f"callable, got {float_format!r}") from None
+        return lambda x: (fmt(x), True)
+    raise InvalidInputError(f"float_format must be a format string or a callable, got {float_format!r}")
+
+
+def _is_missing(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral):
+        return math.isnan(float(value))
+    try:
+        import pandas as pd
+
+        return bool(pd.isna(value)) if not isinstance(value, (str, bytes)) else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _latex_number(text: str) -> str:
+    """``1.2e-05`` -> ``$1.2\\times10^{-5}$``; ``-0.5`` -> ``$-$0.5`` (a minus sign, not a hyphen)."""
+    m = _EXPONENT.match(text.strip())
+    if m:
+        sign, mant, esign, exp = m.groups()
+        return f"${'-' if sign else ''}{mant}\\times10^{{{'-' if esign == '-' else ''}{exp}}}$"
+    if text.startswith("-") and text[1:2].isdigit():
+        return "$-$" + latex_escape(text[1:])
+    return latex_escape(text)
+
+
+def _latex_cell(value, number) -> str:
+    if _is_missing(value):
+        return "--"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return _latex_number(str(int(value)))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        if math.isinf(x):
+            return r"$\infty$" if x > 0 else r"$-\infty$"
+        text, is_number = number(x)
+        return _latex_number(text) if is_number else latex_escape(text)
+    return latex_escape(value)
+
+
+def _header_text(col) -> str:
+    return " ".join(str(c) for c in col) if isinstance(col, tuple) else str(col)
+
+
+def _columns(frame, index: bool):
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
+    if index:
+        names = [n if n is not None else "" for n in frame.index.names]
+        frame = frame.reset_index(names=[f"__index_{i}" for i in range(len(names))])
+        headers = names + [_header_text(c) for c in frame.columns[len(names):]]
+    else:
+        headers = [_header_text(c) for c in frame.columns]
+    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
+               for c in frame.columns]
+    return frame, headers, numeric
+
+
+def frame_to_latex(frame, *, caption: str | None = None, label: str | None = None,
+                   float_format=None, index: bool = False, max_rows: int | None = 40,
+                   position: str = "htbp") -> str:
+    r"""Render a DataFrame as a booktabs LaTeX table (``\toprule``, ``\midrule``, ``\bottomrule``).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    caption : str, optional
+        Plain text (escaped).  Without a caption the table has no number and ``label`` is not allowed.
+    label : str, optional
+        ``\label`` of the table, letters, digits and ``: . _ -`` only.
+    float_format : str, callable or None
+        None (default): the number format policy of :mod:`auditad._format`, column by column
+        (statistics with 3 decimals, p-values with 2 significant digits, regret in pp, counts with
+        thin spaces; ``< 1e-300`` below the floor).  Otherwise a number format: ``"{:.3f}"``, ``"%.3f"``, ``".3f"`` (numbers in exponent notation become
+        :math:`m\times10^{e}`, a leading minus a real minus sign) or a callable returning text
+        (escaped as text).  Integers are written in full; NaN/None as ``--``; infinities as
+        :math:`\pm\infty`.
+    index : bool
+        Include the index as leading columns.
+    max_rows : int or None
+        Longer tables are split into several ``table`` floats of at most this many rows
+        (caption "... (continued)"), because a float cannot break across pages; None never splits.
+    position : str
+        Float placement.
+
+    Returns
+    -------
+    str
+        One or more ``table`` environments.  Numeric columns are right-aligned, the rest left.
+        A table wider than the text is scaled down to ``\linewidth`` (``\resizebox`` of graphicx);
+        narrower tables keep their size.  Cells and headers are escaped with :func:`latex_escape`.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"a_b": [0.5, None]})
+    >>> print(frame_to_latex(frame, caption="50% & more"))  # doctest: +NORMALIZE_WHITESPACE
+    \begin{table}[htbp]
+      \centering
+      \caption{50\% \& more}
+      \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%
+      \begin{tabular}{@{}r@{}}
+        \toprule
+        a\_b \\
+        \midrule
+        0.500 \\
+        -- \\
+        \bottomrule
+      \end{tabular}}
+    \end{table}
+    """
+    if label is not None and (not isinstance(label, str) or not _LABEL.match(label)):
+        raise InvalidInputError(f"label must contain only letters, digits and ': . _ -', got {label!r}")
+    if label is not None and caption is None:
+        raise InvalidInputError("label needs a caption (a table without caption has no number to refer to)")
+    if max_rows is not None and (isinstance(max_rows, bool) or not isinstance(max_rows, int) or max_rows < 1):
+        raise InvalidInputError(f"max_rows must be a positive integer or None, got {max_rows!r}")
+    if not isinstance(position, str) or not re.fullmatch(r"[htbpH!]*", position):
+        raise InvalidInputError(f"position must be made of h, t, b, p, H, !, got {position!r}")
+    number = _number_formatter(float_format)
+    data, headers, numeric = _columns(frame, index)
+    if not headers:
+        raise InvalidInputError("frame has no columns to write")
+    spec = "@{}" + "".join("r" if n else "l" for n in numeric) + "@{}"
+    if float_format is None:
+        body = [" & ".join(row) + r" \\" for row in _policy_cells(data, "tex")]
+    else:
+        body = [" & ".join(_latex_cell(v, number) for v in row) + r" \\"
+                for row in data.itertuples(index=False, name=None)]
+    chunks = [body] if max_rows is None or len(body) <= max_rows else \
+        [body[i:i + max_rows] for i in range(0, len(body), max_rows)]
+    out = []
+    for i, rows in enumerate(chunks):
+        lines = [f"\\begin{{table}}[{position}]" if position else r"\begin{table}", r"  \centering"]
+        if caption is not None:
+            text = latex_escape(caption) + (" (continued)" if i else "")
+            lines.append(f"  \\caption{{{text}}}" + (f"\\label{{{label}}}" if label and i == 0 else ""))
+        lines += [r"  \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+                  f"  \\begin{{tabular}}{{{spec}}}", r"    \toprule",
+                  "    " + " & ".join(latex_escape(h) for h in headers) + r" \\", r"    \midrule",
+                  *("    " + r for r in rows), r"    \bottomrule", r"  \end{tabular}}", r"\end{table}"]
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
+
+
+def _policy_cells(data, target: str) -> list[list[str]]:
+    """Cells of ``data`` formatted by :func:`auditad._format.format_frame` and escaped for ``target``."""
+    from .._format import format_frame
+
+    _, kinds, rows = format_frame(data, target=target)
+    out = []
+    for rec, cells in zip(data.itertuples(index=False, name=None), rows):
+        line = []
+        for value, kind, cell in zip(rec, kinds, cells):
+            if isinstance(value, (str, bytes)) or kind == "text":
+                cell = latex_escape(cell) if target == "tex" else md_escape(cell)
+            elif target == "tex" and cell.startswith("-") and cell[1:2].isdigit():
+                cell = "$-$" + cell[1:]
+            line.append(cell)
+        out.append(line)
+    return out
+
+
+def _md_cell(value, number) -> str:
+    if _is_missing(value):
+        return "--"
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return "yes" if value else "no"
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        x = float(value)
+        return ("inf" if x > 0 else "-inf") if math.isinf(x) else md_escape(number(x)[0])
+    return md_escape(value)
+
+
+def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
+    """Render a DataFrame as a GitHub-flavoured Markdown pipe table.
+
+    Written here because ``DataFrame.to_markdown`` needs the optional ``tabulate`` package.
+    Numeric columns are right-aligned; cells are Markdown-escaped.  With ``float_format=None``
+    (default) numbers follow :mod:`auditad._format` (NaN/None is ``–``); with a format, NaN/None is ``--``.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(frame_to_markdown(pd.DataFrame({"x": [1, 2], "auroc": [0.5, float("nan")]})), end="")
+    | x | auroc |
+    | ---: | ---: |
+    | 1 | 0.500 |
+    | 2 | – |
+    """
+    number = _number_formatter(float_format)
+    data, headers, numeric = _columns(frame, index)
+    if not headers:
+        raise InvalidInputError("frame has no columns to write")
+    if float_format is None:
+        rows = _policy_cells(data, "md")
+    else:
+        rows = [[_md_cell(v, number) for v in row] for row in data.itertuples(index=False, name=None)]
+    return "\n".join(md_table([md_escape(h) for h in headers], rows, ["r" if n else "l" for n in numeric])) + "\n"
+
+
+def write_table(frame, path_without_suffix, *, caption: str | None = None, label: str | None = None,
+                float_format=None) -> list[Path]:
+    """Write ``frame`` as ``<path>.csv`` (full precision), ``<path>.md`` and ``<path>.tex``.
+
+    The suffixes are appended to ``path_without_suffix`` (so names with dots keep them);
+    each file is written atomically.  ``caption``/``label`` go to the LaTeX table.
+
+    Returns
+    -------
+    list of Path
+        The three files: csv, md, tex.
+
+    See Also
+    --------
+    write_appendix : the LaTeX appendix.
+    write_junit, write_markdown_summary : gate results for CI.
+    auditad.report.checks.run_gates : the gates.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+    base = str(path_without_suffix)
+    tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
+    md = frame_to_markdown(frame, float_format=float_format)
+    return [write_text_atomic(base + ".csv", frame.to_csv(index=False)),
+            write_text_atomic(base + ".md", md),
+            write_text_atomic(base + ".tex", tex)]
