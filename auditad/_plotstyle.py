@@ -18,7 +18,6 @@ matplotlib settings are only ever applied with :func:`style_context` (a
 
 from __future__ import annotations
 
-import contextlib
 
 __all__ = ["RC", "CONTENT_WIDTH_PX", "CONTENT_WIDTH_IN", "PX_PER_IN", "MIN_FONT_PT", "FONT_PT", "SMALL_PT",
            "TITLE_PT", "PALETTE", "MARKERS", "style_context", "new_figure", "legend_outside", "boxed_text",
