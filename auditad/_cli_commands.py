@@ -57,7 +57,7 @@ def run_gate(args) -> int:
     except InvalidInputError as exc:
         raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
     rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
-             format_value(r["value"]), r["condition"]] for r in run.rows()]
+             format_value(r["value"], r["threshold"]), r["condition"]] for r in run.rows()]
     header = ["benchmark", "status", "level", "metric", "value", "condition"]
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     for row in (header, *rows):

@@ -80,13 +80,19 @@ def dash_nan(text: str) -> str:
     return _NAN.sub(lambda m: "\u2013".rjust(len(m.group(1))), text)
 
 
-def format_value(value) -> str:
-    """A gate value for the terminal: 6 significant digits, "–" when missing or NaN."""
+def format_value(value, threshold=None) -> str:
+    """A gate value for the terminal, as the report prints it ("–" when missing or NaN).
+
+    See :func:`auditad.report.checks.gate_value_text`: 3 decimals, more digits only where
+    rounding would make the value look equal to ``threshold``.
+    """
     import math
 
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "\u2013"
-    return f"{value:.6g}"
+    from .report.checks import gate_value_text
+
+    return gate_value_text(value, threshold)
 
 
 class Terminated(KeyboardInterrupt):

@@ -609,7 +609,7 @@ class GateRun:
             for r in results:
                 out.append({"benchmark": name, "status": r.status, "level": r.level, "metric": r.rule.path,
                             "value": r.value, "condition": f"{r.rule.op} {_fmt_number(r.rule.threshold)}",
-                            "passed": r.passed, "message": r.message})
+                            "threshold": r.rule.threshold, "passed": r.passed, "message": r.message})
         return out
 
     def to_frame(self):
