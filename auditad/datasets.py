@@ -573,9 +573,12 @@ def _load_mat(path: Path, *, name: str) -> dict:
     v73 = (b"MATLAB 7.3" in head)
     if not v73:
         try:
+            v73 = scipy.io.matlab.matfile_version(str(path))[0] == 2  # 2 = the HDF5-based v7.3 format
+        except Exception:  # not a MAT file at all: loadmat below names the problem
+            v73 = False
+    if not v73:
+        try:
             data = scipy.io.loadmat(str(path))
-        except NotImplementedError:
-            v73 = True
         except Exception as exc:  # ValueError (not a MAT file), OSError / EOFError (truncated), zlib errors
             raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: "
                                     f"{type(exc).__name__}: {exc}") from None
