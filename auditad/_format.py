@@ -34,7 +34,8 @@ import re
 from typing import Iterable, Sequence
 
 __all__ = ["DASH", "TARGETS", "KINDS", "P_FLOOR", "missing", "stat", "pvalue", "pp", "count", "percent", "real",
-           "number", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters"]
+           "number", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters",
+           "name_list"]
 
 DASH = "\u2013"
 #: Output targets: "html" (also Markdown and plain text) and "tex".
@@ -131,6 +132,20 @@ def count(value, *, target: str = "html") -> str:
         return real(x, target=target)
     text = f"{int(x):,}"
     return text.replace(",", r"\," if target == "tex" else _NNBSP)
+
+
+def name_list(names: Sequence, *, limit: int = 10) -> str:
+    """``"a, b, c"``; beyond ``limit`` names the first ``limit`` and ``"… and N more"`` (a reading stays short at any K).
+
+    >>> name_list(["a", "b", "c"])
+    'a, b, c'
+    >>> name_list([str(i) for i in range(12)], limit=3)
+    '0, 1, 2 and 9 more'
+    """
+    names = [str(n) for n in names]
+    if len(names) <= limit:
+        return ", ".join(names)
+    return f"{', '.join(names[:limit])} and {count(len(names) - limit)} more"
 
 
 def percent(value, *, target: str = "html", digits: int = 1) -> str:

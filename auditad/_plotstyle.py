@@ -21,7 +21,7 @@ from __future__ import annotations
 
 __all__ = ["RC", "CONTENT_WIDTH_PX", "CONTENT_WIDTH_IN", "PX_PER_IN", "MIN_FONT_PT", "FONT_PT", "SMALL_PT",
            "TITLE_PT", "PALETTE", "MARKERS", "style_context", "new_figure", "legend_outside", "boxed_text",
-           "place_labels", "clip_free", "unit_interval", "nonnegative"]
+           "place_labels", "clip_free", "unit_interval", "nonnegative", "axes_or_new", "NEAR_RANDOM_FRAME"]
 
 #: CSS pixels per inch (a figure of w inches is w x 96 px wide in the page at 100 % zoom).
 PX_PER_IN = 96
@@ -113,6 +113,19 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, w
                  layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, **subplot_kw)
     return fig, axes
+
+
+def axes_or_new(ax, *, height: float = 3.4, width: float | None = None):
+    """The given Axes, or the one Axes of a new figure (``width`` default: the content width) in the auditad style."""
+    if ax is not None:
+        return ax
+    with style_context():
+        _, axes = new_figure(height=height, width=width or CONTENT_WIDTH_IN)
+    return axes[0, 0]
+
+
+#: Frame of a near-random heatmap cell (``|AUROC − ½| ≤ ε``): dashed, unfilled.
+NEAR_RANDOM_FRAME = {"facecolor": "none", "edgecolor": "black", "linewidth": 1.3, "linestyle": (0, (2.5, 1.5))}
 
 
 def legend_outside(ax, *, where: str = "right", handles=None, labels=None, ncol: int | None = None, **kw):

@@ -25,16 +25,17 @@ References
 from __future__ import annotations
 
 from . import _plotstyle as st
+from ._protocol_plots import (leakage_vs_auroc_figure, plot_leakage_vs_auroc, plot_protocol_heatmap,
+                              plot_protocol_profile, protocol_heatmap_figure, protocol_profile_figure)
 
-__all__ = ["plot_protocol_heatmap", "plot_leakage_vs_auroc", "plot_landscape", "plot_landscape_difference",
-           "plot_null_sweep", "plot_null", "plot_minimal_tpr", "plot_coverage", "plot_estimator_vs_auc",
-           "plot_bound_vs_auc", "plot_leakage_curve", "leakage_curves_figure", "protocol_heatmap_figure",
-           "leakage_vs_auroc_figure", "nulls_figure", "landscapes_figure", "landscape_differences_figure",
-           "minimal_tpr_figure", "selection_figure"]
+__all__ = ["plot_protocol_heatmap", "plot_leakage_vs_auroc", "plot_protocol_profile", "plot_landscape",
+           "plot_landscape_difference", "plot_null_sweep", "plot_null", "plot_minimal_tpr", "plot_coverage",
+           "plot_estimator_vs_auc", "plot_bound_vs_auc", "plot_leakage_curve", "leakage_curves_figure",
+           "protocol_heatmap_figure", "protocol_profile_figure", "leakage_vs_auroc_figure", "nulls_figure",
+           "landscapes_figure", "landscape_differences_figure", "minimal_tpr_figure", "selection_figure"]
 
 _METRIC_LABELS = {"auroc": "AUROC", "ap": "AP", "aupr_trap": "AUPR (trapezoid)", "f1": "F1", "mcc": "MCC",
                   "mcc_scaled": "MCC (scaled)"}
-_NEAR = {"facecolor": "none", "edgecolor": "black", "linewidth": 1.3, "linestyle": (0, (2.5, 1.5))}
 
 
 def _label(metric: str) -> str:
@@ -43,11 +44,7 @@ def _label(metric: str) -> str:
 
 def _axes(ax, *, height: float = 3.4, width: float | None = None):
     """The given Axes, or one on a new figure in the auditad style."""
-    if ax is not None:
-        return ax
-    with st.style_context():
-        _, axes = st.new_figure(height=height, width=width or st.CONTENT_WIDTH_IN)
-    return axes[0, 0]
+    return st.axes_or_new(ax, height=height, width=width)
 
 
 def _invalid(message: str):
@@ -79,186 +76,6 @@ def _pick_ratio(result, ratio) -> int:
 
 
 # --------------------------------------------------------------------------- class-split protocol [1]
-def _protocol_vectors(result, representation, detector):
-    """(representation, AUROC(c), near_random(c), inverted(c)) from the result's accessors (no table rows)."""
-    import numpy as np
-
-    rep = result.representation_names[0] if representation is None else representation
-    if rep not in result.representation_names:
-        raise _invalid(f"representation must be one of {list(result.representation_names)}, got {rep!r}")
-    auroc = result.aurocs(rep, detector)
-    rates = result.rates(rep, detector)
-    none = np.zeros(auroc.shape, dtype=bool)
-    if rates is None:
-        return rep, auroc, none, none
-    return rep, auroc, np.asarray(rates.near_random, dtype=bool), np.asarray(rates.inverted, dtype=bool)
-
-
-def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=True, colorbar=True):
-    """Class × detector heatmap of AUROC(c) from a :class:`~auditad.protocol.ProtocolResult`.
-
-    Rows are the held-out classes, columns the detectors plus their mean; the
-    diverging colour scale is centred at AUROC = ½ (blue above, red below =
-    inverted). Cells inside the near-random band ``|AUROC − ½| ≤ ε`` get a
-    dashed frame (the number inside stays readable). The title gives ε and the
-    detector-averaged ρ_inv and ρ_dir.
-
-    Parameters
-    ----------
-    result : ProtocolResult
-    representation : str, optional
-        Default: the first representation.
-    ax : matplotlib Axes, optional
-    annotate : bool, default True
-        Write the AUROC into each cell.
-    colorbar : bool, default True
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    import numpy as np
-    from matplotlib.patches import Rectangle
-
-    ax = _axes(ax, height=1.3 + 0.3 * len(result.classes), width=6.0)
-    dets = list(result.detector_names) + ["mean"]
-    classes = [c.item() if hasattr(c, "item") else c for c in result.classes]
-    columns = [_protocol_vectors(result, representation, det) for det in dets]
-    rep = columns[0][0]
-    grid = np.column_stack([c[1] for c in columns]).astype(float)
-    near = np.column_stack([c[2] for c in columns])
-    im = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto")
-    if colorbar:
-        ax.figure.colorbar(im, ax=ax, label="AUROC(c)", shrink=0.9)
-    for i, j in zip(*np.nonzero(near)):
-        ax.add_patch(Rectangle((j - 0.44, i - 0.40), 0.88, 0.80, **_NEAR))
-    if annotate:
-        for i in range(grid.shape[0]):
-            for j in range(grid.shape[1]):
-                v = grid[i, j]
-                dark = np.isfinite(v) and abs(v - 0.5) > 0.3
-                ax.text(j, i, "–" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=st.SMALL_PT,
-                        color="white" if dark else "black")
-    ax.set_xticks(range(len(dets)), dets)
-    ax.set_yticks(range(len(classes)), [str(c) for c in classes])
-    ax.tick_params(length=0)
-    for side in ("top", "right", "left", "bottom"):
-        ax.spines[side].set_visible(False)
-    ax.set_xlabel("detector")
-    ax.set_ylabel("held-out class" if result.protocol == "leave_one_class_out" else "normal class")
-    mean = result.summary(rep, "mean")
-    ax.set_title(f"{rep}: ε = {result.epsilon:g}, ρ_inv = {mean['rho_inv']:.2f}, ρ_dir = {mean['rho_dir']:.2f}")
-    return ax
-
-
-def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=None, legend=True):
-    """Per-class leakage L_k(c) against AUROC(c) from a :class:`~auditad.protocol.ProtocolResult`.
-
-    One point per class, labelled without overlaps (classes whose points
-    coincide share one label), the chance line AUROC = ½ with its near-random
-    band ±ε, and the Spearman rank correlation in the title. The leakage axis
-    starts at 0, the AUROC axis spans [0, 1]. Needs a result computed with
-    ``leakage_k`` set.
-
-    Parameters
-    ----------
-    result : ProtocolResult
-    representation : str, optional
-    detector : str, default "mean"
-        A detector name or ``"mean"`` (detector-averaged AUROC).
-    ax : matplotlib Axes, optional
-    legend : bool, default True
-        A legend to the right of the axes.
-
-    Returns
-    -------
-    matplotlib.axes.Axes
-    """
-    import numpy as np
-    from matplotlib.lines import Line2D
-    from matplotlib.patches import Patch
-
-    if result.leakage_k is None:
-        raise _invalid("the result has no leakage: run audit_protocol with leakage_k set")
-    if detector not in list(result.detector_names) + ["mean"]:
-        raise _invalid(f"detector must be one of {list(result.detector_names) + ['mean']}, got {detector!r}")
-    rep, A, _, inverted = _protocol_vectors(result, representation, detector)
-    ax = _axes(ax, height=3.6, width=7.0)
-    L = np.asarray(result.class_leakage[result.representation_names.index(rep)], dtype=float)
-    eps = result.epsilon
-    ax.axhspan(0.5 - eps, 0.5 + eps, color="0.88", zorder=0, linewidth=0)
-    ax.axhline(0.5, color="0.45", lw=0.8, ls="--", zorder=1)
-    handles = [Patch(color="0.88", label=f"near random (½ ± {eps:g})")]
-    for mask, colour, marker, name in ((~inverted, st.PALETTE[0], "o", "AUROC(c) ≥ ½"),
-                                       (inverted, st.PALETTE[5], "v", "inverted (AUROC(c) < ½)")):
-        if mask.any():
-            st.clip_free(ax.scatter(L[mask], A[mask], color=colour, marker=marker, s=30, edgecolors="white",
-                                    linewidths=0.5))
-            handles.append(Line2D([], [], color=colour, marker=marker, linestyle="none", label=name))
-    st.nonnegative(ax, "x", values=L, margin=0.12, floor_top=0.02)
-    ax.set_ylim(0.0, 1.0)
-    ax.set_xlabel(f"per-class leakage L_k(c), k = {result.leakage_k}")
-    ax.set_ylabel(f"AUROC(c) [{detector}]")
-    rho = result.summary(rep, detector)["spearman_leakage_auroc"]
-    ax.set_title(f"{rep}: Spearman ρ = {rho:.2f}" if np.isfinite(rho) else f"{rep}: Spearman ρ undefined")
-    if legend:
-        st.legend_outside(ax, handles=handles, labels=[h.get_label() for h in handles])
-    st.place_labels(ax, L, A, [c.item() if hasattr(c, "item") else c for c in result.classes])
-    return ax
-
-
-def protocol_heatmap_figure(result, *, representations=None):
-    """Report figure: one AUROC(c) heatmap per representation side by side, one colour bar.
-
-    Parameters
-    ----------
-    result : ProtocolResult
-    representations : sequence of str, optional
-        Default: every representation of the result (up to three per row).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    See Also
-    --------
-    plot_protocol_heatmap
-    """
-    reps = list(representations or result.representation_names)
-    with st.style_context():
-        fig, axes = st.new_figure(1, len(reps), height=1.6 + 0.3 * len(result.classes))
-        for ax, rep in zip(axes[0], reps):
-            plot_protocol_heatmap(result, representation=rep, ax=ax, colorbar=False)
-        import matplotlib.cm as cm
-        from matplotlib.colors import Normalize
-        from matplotlib.patches import Rectangle
-
-        fig.colorbar(cm.ScalarMappable(Normalize(0, 1), "RdBu"), ax=list(axes[0]), label="AUROC(c)", shrink=0.9,
-                     aspect=30)
-        fig.legend([Rectangle((0, 0), 1, 1, **_NEAR)], [f"near random: |AUROC(c) − ½| ≤ {result.epsilon:g}"],
-                   loc="outside lower center", frameon=False)
-    return fig
-
-
-def leakage_vs_auroc_figure(result, *, representations=None, detector="mean"):
-    """Report figure: per-class leakage against AUROC(c), one panel per representation, one legend.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-
-    See Also
-    --------
-    plot_leakage_vs_auroc
-    """
-    reps = list(representations or result.representation_names)
-    with st.style_context():
-        fig, axes = st.new_figure(1, len(reps), height=3.8)
-        for i, (ax, rep) in enumerate(zip(axes[0], reps)):
-            plot_leakage_vs_auroc(result, representation=rep, detector=detector, ax=ax, legend=(i == len(reps) - 1))
-    return fig
-
-
 # --------------------------------------------------------------------------- landscapes and nulls [2]
 def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False, colorbar=True, cmap="viridis"):
     """Landscape of one metric over TPR (x) × TNR (y) at one ratio, from a :class:`~auditad.landscapes.LandscapeResult`.

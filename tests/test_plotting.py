@@ -241,3 +241,94 @@ def test_bad_arguments_name_the_parameter(mixed):
         plotting.plot_leakage_vs_auroc(mixed, detector="nope")
     with pytest.raises(InvalidInputError, match="where"):
         st.legend_outside(Figure().add_subplot(), where="inside", handles=[object()], labels=["x"])
+
+
+# --------------------------------------------------------------------------- many classes
+@pytest.fixture(scope="module")
+def many():
+    """300 classes of 4 samples: past every per-class figure limit."""
+    from auditad.protocol import audit_protocol
+
+    rng = np.random.default_rng(5)
+    K = 300
+    X = np.repeat(rng.normal(size=(K, 8)), 4, axis=0) + 0.3 * rng.normal(size=(4 * K, 8))
+    y = np.repeat(np.arange(K), 4)
+    return audit_protocol({"emb": X}, y, detectors=["knn", "lof"], k=3, leakage_k=3, repeats=1, random_state=0)
+
+
+def test_heatmap_of_many_classes_keeps_a_bounded_size_and_no_per_cell_text(many):
+    from auditad._protocol_plots import MAX_HEATMAP_CLASSES
+
+    fig = plotting.protocol_heatmap_figure(many)
+    assert fig.get_figheight() == pytest.approx(1.6 + 0.3 * MAX_HEATMAP_CLASSES)
+    _draw(fig)
+    ax = fig.axes[0]
+    assert len(ax.texts) == 0 and len(ax.get_yticks()) == 0 and len(ax.patches) == 0
+    assert ax.images[0].get_array().shape == (300, 3)  # every class is still a row
+    assert "300 rows" in ax.get_ylabel()
+
+
+def test_scatter_of_many_classes_labels_only_the_lowest_auroc_classes(many):
+    from auditad.protocol import MEAN
+
+    fig = plotting.leakage_vs_auroc_figure(many)
+    _draw(fig)
+    ax = fig.axes[0]
+    offsets = np.vstack([c.get_offsets() for c in ax.collections if len(c.get_offsets())])
+    assert len(offsets) == 300  # every class drawn
+    named = []
+    for t in _point_labels(ax):
+        for part in t.get_text().replace(",\n", ", ").split(", "):
+            a, _, b = part.partition("\u2013")
+            named += list(range(int(a), int(b or a) + 1))
+    A = many.aurocs("emb", MEAN)
+    lowest = sorted(np.lexsort((np.arange(300), A))[:10].tolist())
+    assert sorted(named) == lowest
+    assert any("lowest" in t.get_text() for t in ax.get_legend().get_texts())
+
+
+def test_profile_curves_are_the_sorted_aurocs_and_cross_one_half_at_rho_inv(many):
+    from auditad.protocol import MEAN
+
+    ax = plotting.plot_protocol_profile(many)
+    lines = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2]
+    assert len(lines) == 3  # knn, lof, mean
+    for ln, det in zip(lines, ["knn", "lof", MEAN]):
+        A = many.aurocs("emb", det)
+        values = np.sort(A[np.isfinite(A)])
+        np.testing.assert_array_equal(ln.get_ydata(), values)  # 300 <= MAX_PROFILE_POINTS: every class
+        share_below = np.mean(values < 0.5)
+        x, yv = np.asarray(ln.get_xdata()), np.asarray(ln.get_ydata())
+        assert np.mean(x[yv < 0.5] <= share_below + 1e-12) == 1.0
+        rates = many.rates("emb", det)
+        assert share_below == pytest.approx(np.mean(rates.inverted))
+    assert ax.get_xlim() == (0.0, 1.0) and ax.get_ylim() == (0.0, 1.0)
+
+
+def test_profile_thins_long_curves_to_exact_order_statistics():
+    from auditad._protocol_plots import MAX_PROFILE_POINTS
+
+    class Stub:  # the profile reads only these accessors
+        epsilon = 0.05
+        protocol = "leave_one_class_out"
+        representation_names = ("r",)
+        detector_names = ("d",)
+        classes = np.arange(5000)
+        values = np.random.default_rng(1).uniform(size=5000)
+
+        def aurocs(self, rep, det):
+            return self.values
+
+        def rates(self, rep, det):
+            return None
+
+        def summary(self, rep, det):
+            return {"rho_inv": 0.5, "rho_dir": 0.5}
+
+    s = Stub()
+    ax = plotting.plot_protocol_profile(s)
+    ln = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2][0]
+    y = np.asarray(ln.get_ydata())
+    assert len(y) <= MAX_PROFILE_POINTS
+    srt = np.sort(s.values)
+    assert y[0] == srt[0] and y[-1] == srt[-1] and np.isin(y, srt).all() and np.all(np.diff(y) >= 0)

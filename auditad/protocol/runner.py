@@ -138,7 +138,10 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
     rest = size - int(quota.sum())
     if rest > 0:
         quota[np.argsort(-(exact - quota), kind="stable")[:rest]] += 1
-    out = [rng.choice(idx[labels == c], size=int(q), replace=False) for c, q in zip(cls, quota) if q > 0]
+    grouped = idx[np.argsort(labels, kind="stable")]  # each class's rows in their order in idx, classes sorted
+    starts = np.concatenate([[0], np.cumsum(counts)])
+    out = [rng.choice(grouped[starts[j]:starts[j + 1]], size=int(quota[j]), replace=False)
+           for j in np.flatnonzero(quota > 0)]
     return np.sort(np.concatenate(out)) if out else idx[:0]
 
 

@@ -8,7 +8,7 @@ from typing import Mapping
 import numpy as np
 
 from ...errors import AuditadWarning
-from ..._format import percent as pct, real, stat as fmt
+from ..._format import name_list, percent as pct, real, stat as fmt
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "leakage"
@@ -118,7 +118,7 @@ def _most_mixed(per: list) -> str:
     worst = max(per, key=lambda p: -1.0 if p["leakage"] is None else p["leakage"])
     tied = [p for p in per if p["leakage"] == worst["leakage"]]
     if len(tied) > 1:
-        names = ", ".join(str(p["class"]) for p in tied)
+        names = name_list([p["class"] for p in tied])
         return f"The most mixed classes are {names} (L_k(c) = {fmt(worst['leakage'])} each)."
     return (f"The most mixed class is {worst['class']} (L_k(c) = {fmt(worst['leakage'])}, chance "
             f"{fmt(worst['chance'])}).")

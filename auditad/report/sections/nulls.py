@@ -8,7 +8,7 @@ from typing import Mapping
 
 import numpy as np
 
-from ..._format import percent as pct, stat as fmt
+from ..._format import count, name_list, percent as pct, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "nulls"
@@ -137,7 +137,11 @@ def build(ctx) -> Section:
     r = ctx.results[ID]
     reps = list(ctx.inputs.benchmark.representations)
     per_class, table_rows, long, bounds = [], [], [], {f"p {rep}": [] for rep in reps}
+    shared: dict = {}  # one null per distinct pair of counts: its statistics and rows are built once
     for cn in r["classes"]:
+        if id(cn.null) not in shared:
+            shared[id(cn.null)] = (_null_stats(cn.null), cn.null.to_frame().to_dict("records"))
+        stats, rows = shared[id(cn.null)]
         obs_by_rep = {}
         an = cn.null["auroc"]
         for rep, o in cn.observed.items():
@@ -149,8 +153,7 @@ def build(ctx) -> Section:
         metric_nulls = list(cn.null.nulls)
         per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
                           "q": cn.null.q if r["others"] else None,
-                          "nulls": {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
-                                               and k not in NO_OBSERVED} for m in metric_nulls},
+                          "nulls": {metric: dict(v) for metric, v in stats.items()},
                           "observed": obs_by_rep})
         row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio}
         for m in metric_nulls:
@@ -164,7 +167,7 @@ def build(ctx) -> Section:
             bounds[f"p {rep}"].append(o.p_upper_bound)
         row["p method"] = _methods({rep: cn.observed[rep].p_method for rep in reps})
         table_rows.append(row)
-        long.append(cn.null.to_frame().assign(**{"class": cn.label}))
+        long.extend({**row, "class": cn.label} for row in rows)
     primaries = {cn.label: cn.null for cn in r["classes"]}
     out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
            "prediction": next(iter(primaries.values())).prediction if primaries else None,
@@ -189,7 +192,7 @@ def build(ctx) -> Section:
     figures = []
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
-                                "(all statistics)", pd.concat(long, ignore_index=True), ID, compact=False))
+                                "(all statistics)", pd.DataFrame(long), ID, compact=False))
         shown = [(cn.label, replace(cn.null, nulls=(replace(
                      cn.null["auroc"], observed=o.auroc, p_value=o.p_value, log10_p=o.log10_p, p_method=o.p_method,
                      p_upper_bound=o.p_upper_bound),)))
@@ -230,7 +233,7 @@ def reading(n: Mapping) -> str:
     split = n.get("anomaly_split")
     split_text = _split_reading(split) if split else ""
     if isinstance(pcs, Mapping):  # moved to a CSV file (more classes than summary.json keeps inline)
-        return (f"The nulls of the {pcs['n_rows']} held-out classes are in {pcs['csv']}. " + split_text).strip()
+        return (f"The nulls of the {count(pcs['n_rows'])} held-out classes are in {pcs['csv']}. " + split_text).strip()
     if not pcs:
         return split_text or "No class-split task could be evaluated, so no null was computed."
     npos = [pc["n_pos"] for pc in pcs]
@@ -255,11 +258,11 @@ def reading(n: Mapping) -> str:
     k = n["n_observed"]
     if k:
         above = round(n["share_above_q99"] * k)
-        text += (f"{above} of {k} observed AUROC(c) ({n['representation']}, mean over detectors) exceed the 99 % "
+        text += (f"{count(above)} of {count(k)} observed AUROC(c) ({n['representation']}, mean over detectors) exceed the 99 % "
                  "quantile of their null")
         weak = [str(pc["class"]) for pc in pcs if pc["observed"][n["representation"]]["above_q95"] is False]
         if weak:
-            text += (f"; class{'es' if len(weak) > 1 else ''} {', '.join(weak)} cannot be told apart from a random "
+            text += (f"; class{'es' if len(weak) > 1 else ''} {name_list(weak)} cannot be told apart from a random "
                      "detector at the 5 % level.")
         else:
             text += "; every class is clearly above the random baseline."

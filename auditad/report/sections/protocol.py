@@ -6,10 +6,13 @@ from typing import Mapping
 
 from .._slug import unique_slug
 from ..._format import count, percent as pct, real, stat as fmt
+from ..._protocol_plots import MAX_HEATMAP_CLASSES
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "protocol"
 REFERENCES = (("testing-the-test", "§2"), ("delong", ""))
+#: Rows of the lowest-AUROC table shown when the heatmap gives way to the AUROC profile.
+LOWEST_CLASSES = 20
 
 
 def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
@@ -85,27 +88,66 @@ def build(ctx) -> Section:
                             wide, ID, compact=wide.shape[0] <= 40))
     tables.append(TableSpec("protocol_per_class", f"{name}: per-class protocol results (long form)",
                             res.to_frame("per_class"), ID, compact=False))
+    if len(res.classes) > MAX_HEATMAP_CLASSES:
+        tables.append(TableSpec("protocol_lowest_classes", f"{name}: the {LOWEST_CLASSES} held-out classes of lowest "
+                                f"detector-mean AUROC(c) per representation (all {count(len(res.classes))} classes: "
+                                "the per-class CSV)", lowest_classes(res, LOWEST_CLASSES), ID))
     figures = []
     taken: set = set()
     for rep in res.representation_names:
         slug = unique_slug(rep, taken)
-
-        def heat(rep=rep):
-            from ...plotting import protocol_heatmap_figure
-
-            return protocol_heatmap_figure(res, representations=[rep])
+        figures.append(_per_class_figure(name, rep, slug, res))
 
         def scatter(rep=rep):
             from ...plotting import leakage_vs_auroc_figure
 
             return leakage_vs_auroc_figure(res, representations=[rep])
 
-        figures.append(FigureSpec(f"protocol_heatmap_{slug}", f"{name}, {rep}: AUROC per held-out class and "
-                                  f"detector (dashed frame: near random, |AUROC - 0.5| <= {res.epsilon:g})", heat, ID))
         figures.append(FigureSpec(f"leakage_vs_auroc_{slug}", f"{name}, {rep}: per-class leakage L_k(c) "
                                   "against the detector-mean AUROC(c)", scatter, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
                    reading=reading(out), references=REFERENCES)
+
+
+def _per_class_figure(name: str, rep: str, slug: str, res) -> FigureSpec:
+    """The class x detector heatmap up to MAX_HEATMAP_CLASSES classes, the AUROC profile above."""
+    if len(res.classes) <= MAX_HEATMAP_CLASSES:
+        def heat():
+            from ...plotting import protocol_heatmap_figure
+
+            return protocol_heatmap_figure(res, representations=[rep])
+
+        return FigureSpec(f"protocol_heatmap_{slug}", f"{name}, {rep}: AUROC per held-out class and detector "
+                          f"(dashed frame: near random, |AUROC - 0.5| <= {res.epsilon:g})", heat, ID)
+
+    def profile():
+        from ...plotting import protocol_profile_figure
+
+        return protocol_profile_figure(res, representations=[rep])
+
+    return FigureSpec(f"protocol_profile_{slug}", f"{name}, {rep}: AUROC(c) of the {count(len(res.classes))} "
+                      "held-out classes sorted per detector (where a curve crosses 0.5: the share of inverted "
+                      f"classes; grey band: near random, |AUROC - 0.5| <= {res.epsilon:g})", profile, ID)
+
+
+def lowest_classes(res, n: int):
+    """Table of the ``n`` classes of lowest detector-mean AUROC(c) in each representation (ties by class order)."""
+    import numpy as np
+    import pandas as pd
+
+    from ...protocol import MEAN
+
+    rows = []
+    per = res.per_class()
+    for rep in res.representation_names:
+        mean = np.asarray(res.aurocs(rep, MEAN), dtype=float)
+        order = np.lexsort((np.arange(mean.size), np.where(np.isfinite(mean), mean, np.inf)))[:n]
+        for rank, i in enumerate(order, 1):
+            row = {"representation": rep, "rank": rank, "class": per[i]["class"], "n_pos": per[i]["n_pos"],
+                   "n_neg": per[i]["n_neg"]}
+            row.update({det: res.aurocs(rep, det)[i] for det in (*res.detector_names, MEAN)})
+            rows.append(row)
+    return pd.DataFrame(rows)
 
 
 def _least_stable(dets: Mapping) -> str:
@@ -132,7 +174,7 @@ def reading(p: Mapping) -> str:
     eps = p["epsilon"]
     kind = "held out as anomalies (K−1 vs 1)" if p["protocol"] == "leave_one_class_out" else \
         "taken as the normal class (1 vs K−1)"
-    text = (f"Each of the {K} classes was {kind} in turn. In {rep}, the detector-mean AUROC(c) (for each class, the "
+    text = (f"Each of the {count(K)} classes was {kind} in turn. In {rep}, the detector-mean AUROC(c) (for each class, the "
             f"average of the detectors' AUROC) has mean {fmt(m['mean_auc'])} over the classes and spread "
             f"σ²_AUC = {real(m['sigma2_auc'])} (range {fmt(m['range_auc'])}); {pct(m['rho_inv'], digits=0)} of the "
             f"classes are inverted (AUROC < ½), {pct(m['rho_rnd'], digits=0)} are near random "
