@@ -829,3 +829,49 @@ def test_shared_lists_majority_fallback_is_exact():
         for rows in (test[y[test] != c], ref, anomalies[c]):
             got_i, _ = lists.lists(c, rows)
             np.testing.assert_array_equal(got_i, brute_lists(X, ref, rows, 5)[0])
+
+
+@pytest.mark.parametrize("separated", [False, True])
+def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(separated, monkeypatch):
+    """Approximate backend: one approximate search per repeat (not one index per class); the lists of every task
+    hold no row of the held-out class, no self, sorted distances, and agree with exact search (recall >= 0.95).
+    With separated classes most anomaly rows see only their own class among the wide candidates and are
+    searched exactly against P minus their class."""
+    import auditad._neighbors as nb
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    rng = np.random.default_rng(11)
+    K, n, k = 30, 3000, 5
+    y = rng.integers(0, K, n)
+    X = rng.normal(size=(n, 6)) + (25.0 if separated else 0.8) * rng.normal(size=(K, 6))[y]
+    Xp = prepare_rows(X, "euclidean")
+    is_train = rng.random(n) < 0.6
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: test[y[test] == c] for c in range(K)}
+    calls = []
+    real = nb.kneighbors
+
+    def counting(*a, **kw):
+        calls.append(kw.get("backend"))
+        return real(*a, **kw)
+
+    monkeypatch.setattr(nb, "kneighbors", counting)
+    lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, k, backend="approximate", random_state=0)
+    assert lists.backend == "approximate" and calls.count("approximate") == 1
+    if separated:
+        assert lists.n_anomalies_searched > 0.5 * test.size  # the exact fallback did the work
+    else:
+        assert lists.n_anomalies_searched < 0.05 * test.size
+    hits = total = 0
+    for c in range(0, K, 3):
+        ref = pool[y[pool] != c]
+        for rows in (test[y[test] != c], anomalies[c]):
+            got_i, got_d2 = lists.lists(c, rows)
+            assert not np.isin(got_i, np.flatnonzero(y == c)).any()
+            assert (got_i != rows[:, None]).all() and (np.diff(got_d2, axis=1) >= 0).all()
+            np.testing.assert_allclose(got_d2, ((Xp[got_i] - Xp[rows][:, None]) ** 2).sum(axis=2), rtol=1e-12)
+            exp_i, _ = brute_lists(X, ref, rows, k)
+            hits += sum(len(set(a) & set(b)) for a, b in zip(got_i.tolist(), exp_i.tolist()))
+            total += exp_i.size
+    assert hits / total >= 0.95
