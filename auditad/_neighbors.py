@@ -69,6 +69,8 @@ APPROX_BUILD_SECONDS_PER_UNIT = 5.4e-7
 APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
 #: queries checked against exact search to measure the approximate backend's recall (default)
 DEFAULT_RECALL_SAMPLE = 200
+#: Approximate queries of another set: largest degree of the NN-descent graph built over the reference rows.
+QUERY_INDEX_MAX_DEGREE = 64
 
 
 def _break_even_ops(d: int = 128, k: int = 10) -> float:
@@ -157,11 +159,12 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
 
         t_\mathrm{exact} &= a\, m\, n\, (d + 64) \\
         t_\mathrm{approx} &= C_\mathrm{build} + C_\mathrm{query}
-            + b\, n\, (d + 32)\, \max(30, k + 1) / 30
+            + b\, n\, (d + 32)\, g / 30
             + q\, m\, (d + 32) + a\, s\, n\, (d + 64)
 
     with :math:`m` queries, :math:`n` reference rows, :math:`s` recall
-    queries; :math:`C` are numba's compilation times (:math:`C_\mathrm{query}`
+    queries, :math:`g` the degree of the NN-descent graph (:math:`\max(30, k + 1)`
+    for a self search, :math:`\max(30, \min(k, 64))` for queries of another set); :math:`C` are numba's compilation times (:math:`C_\mathrm{query}`
     and the query term only when the queries are not the reference set
     itself). Compilation is always counted unless ``compiled=True``: the
     choice of ``auto`` depends only on the sizes, never on what ran earlier in
@@ -201,7 +204,8 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
     m, n = float(n_queries), float(n_reference)
     exact = EXACT_SECONDS_PER_OP * m * n * (d + 64)
     approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
-    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, k + 1) / 30.0
+    degree = max(30, k + 1) if self_search else max(30, min(k, QUERY_INDEX_MAX_DEGREE))
+    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * degree / 30.0
     if not self_search:
         approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
         approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
@@ -668,8 +672,9 @@ def _approximate(X, Q, k, self_search, random_state):
             gi, gd = index.neighbor_graph
             idx, dist = _drop_self(gi, gd, k)
         else:
-            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k)), metric="euclidean",
-                              random_state=seed, n_jobs=-1, low_memory=True)
+            # the graph's degree need not grow with the k of the queries (the search walks the graph)
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, min(k, QUERY_INDEX_MAX_DEGREE))),
+                              metric="euclidean", random_state=seed, n_jobs=-1, low_memory=True)
             gi, gd = index.query(_frame_float32(frame, Q, chunk), k=k)
             idx, dist = gi.astype(np.int64), gd.astype(np.float64)
     del X32

@@ -119,7 +119,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     d2 = np.full((m, k), np.inf)
     if m == 0 or n_ref == 0 or k == 0:
         return idx, d2
-    kk = min(n_ref, k + int(exclude_self) + max(8, k // 2))
+    # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
+    kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
     res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
                      random_state=random_state, executor=executor)
     cand = ref[res.indices]

@@ -194,10 +194,15 @@ def _lof_tables_reached(get_rows, q_nb, k, metric, n_total):
     """
     from .neighbours import LOFTables
 
-    ring1 = np.unique(q_nb[q_nb >= 0])
+    mark = np.zeros(n_total, dtype=bool)  # sorted unique indices by marking: O(n + entries), no sort
+    mark[q_nb[q_nb >= 0]] = True
+    ring1 = np.flatnonzero(mark)
     i1, d1 = get_rows(ring1)
     i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
-    ring2 = np.setdiff1d(np.unique(i1[i1 >= 0]), ring1, assume_unique=True)
+    mark2 = np.zeros(n_total, dtype=bool)
+    mark2[i1[i1 >= 0]] = True
+    mark2[ring1] = False
+    ring2 = np.flatnonzero(mark2)
     kdist = np.full(n_total, np.nan)
     kdist[ring1] = d1[:, -1]
     if ring2.size:
