@@ -59,15 +59,36 @@ PROTOCOLS = ("leave_one_class_out", "one_class")
 DEFAULT_MAX_TEST_NORMALS = 10_000
 
 
+class _PoolMinusClass:
+    """The training rows of a K−1 vs 1 task: the repeat's pool minus class c, built only when asked for
+    (K tasks share one pool; K materialised copies would take K·n memory)."""
+
+    def __init__(self, pool: np.ndarray, pool_labels: np.ndarray, c: int):
+        self.pool, self.pool_labels, self.c = pool, pool_labels, c
+
+    def rows(self) -> np.ndarray:
+        return self.pool[self.pool_labels != self.c]
+
+
 @dataclass
 class _Task:
     c: int
     s: int
-    train_idx: np.ndarray
+    train_rows: object  # ndarray of training rows, or a _PoolMinusClass
     test_idx: np.ndarray
     y_test: np.ndarray
     seed: int
     runnable: tuple  # detector indices
+
+    @property
+    def train_idx(self) -> np.ndarray:
+        t = self.train_rows
+        return t.rows() if isinstance(t, _PoolMinusClass) else t
+
+    @property
+    def shared_pool(self):
+        """The repeat's whole pool when the training rows are the pool minus class c, else None."""
+        return self.train_rows.pool if isinstance(self.train_rows, _PoolMinusClass) else None
 
 
 # --------------------------------------------------------------------------- input handling
@@ -223,9 +244,11 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
         return {}
     out = {}
     if protocol == "leave_one_class_out":
-        pool = np.unique(np.concatenate([t.train_idx for t in tasks_s] + [np.empty(0, np.int64)]))
+        # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
+        # trains every task c != c'), else the one task's pool minus its class
+        pool = tasks_s[0].shared_pool if len(tasks_s) >= 2 else tasks_s[0].train_idx
         normals = [t.test_idx[t.y_test == 0] for t in tasks_s]
-        rows = np.concatenate(normals + ([t.train_idx for t in tasks_s] if need_train else []))
+        rows = np.concatenate(normals + ([pool] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks_s}
         lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs,
                                  executor=executor)
@@ -515,17 +538,25 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         g = np.random.default_rng(int(repeat_seeds[s]))
         is_train = user_split if user_split is not None else stratified_assignment(y_idx, K, train_fraction, g)
         class_seeds = g.integers(0, 2**31 - 1, size=(K, 2))
+        pool_s = np.flatnonzero(is_train)
+        pool_labels = y_idx[pool_s]
+        pool_counts = np.bincount(pool_labels, minlength=K)
         for c in range(K):
             in_c = y_idx == c
             normal, anomalous = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
-            train_idx = np.flatnonzero(normal & is_train)
+            if protocol == "leave_one_class_out":  # the pool minus class c, materialised only when used
+                train_rows = _PoolMinusClass(pool_s, pool_labels, c)
+                n_train = int(pool_s.size - pool_counts[c])
+            else:
+                train_rows = np.flatnonzero(normal & is_train)
+                n_train = int(train_rows.size)
             test_norm = np.flatnonzero(normal & ~is_train)
             anom = np.flatnonzero(anomalous & (~is_train if user_split is not None else True))
             if protocol == "one_class" and in_c.sum() < 2:
                 skip(c, s, f"class has {int(in_c.sum())} sample(s): too few to split into train and test normals")
                 continue
-            if train_idx.size == 0 or test_norm.size == 0:
-                skip(c, s, f"no {'training' if train_idx.size == 0 else 'test'} normals in the split")
+            if n_train == 0 or test_norm.size == 0:
+                skip(c, s, f"no {'training' if n_train == 0 else 'test'} normals in the split")
                 continue
             if anom.size == 0:
                 skip(c, s, "no anomalies in the test split")
@@ -544,13 +575,13 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
             test_idx = np.concatenate([test_norm, anom])
             y_test = np.concatenate([np.zeros(test_norm.size, np.int8), np.ones(anom.size, np.int8)])
             n_pos[c, s], n_neg[c, s], n_neg_avail[c, s] = anom.size, test_norm.size, n_avail
-            max_train = np.maximum(max_train, train_idx.size)
-            too_small = [d_i for d_i, det in enumerate(dets) if train_idx.size < det.min_train_size]
+            max_train = np.maximum(max_train, n_train)
+            too_small = [d_i for d_i, det in enumerate(dets) if n_train < det.min_train_size]
             if too_small:
                 skip(c, s, "too few training normals for the detector", too_small)
             runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
             if runnable:
-                tasks.append(_Task(c, s, train_idx, test_idx, y_test, int(class_seeds[c, 1]), runnable))
+                tasks.append(_Task(c, s, train_rows, test_idx, y_test, int(class_seeds[c, 1]), runnable))
 
     # ---- nothing to evaluate is bad input, not an all-nan table
     for d_i, det in enumerate(dets):
@@ -614,8 +645,8 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                         store(r, d_i, c, s, out)
                         bar.update()
             units = [(t, d_i) for t in tasks for d_i in generic if d_i in t.runnable]
-            args = [(X, t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,
-                     f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units]
+            args = ((X, t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,  # one task's rows at a time
+                     f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
             if n_jobs == 1 or len(units) <= 1:
                 outputs = (_run_task(*a) for a in args)
             else:
