@@ -42,7 +42,7 @@ from ._validation import check_choice, check_embeddings, check_int, check_k
 from .errors import InvalidInputError
 
 __all__ = ["NeighborsResult", "kneighbors", "choose_backend", "estimate_seconds", "AUTO_EXACT_MAX_COST",
-           "METRICS", "BACKENDS"]
+           "METRICS", "BACKENDS", "ApproximateIndex"]
 
 METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
@@ -689,6 +689,62 @@ def _approximate(X, Q, k, self_search, random_state):
     idx, dist = np.take_along_axis(idx, order, axis=1), frame.unscale(np.take_along_axis(dist, order, axis=1))
     _check_distance_range(dist)
     return idx, dist
+
+
+class ApproximateIndex:
+    """One NN-descent index (pynndescent) over reference rows, queried several times with different k.
+
+    The rows go to pynndescent in float32, centred and scaled by powers of two
+    (as in :func:`kneighbors`); ``span`` (default: the reference rows) must hold
+    every row that will be queried, so that one frame covers them all. Only
+    candidate indices are returned: callers re-rank them with exact distances.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Reference rows (float32 or float64).
+    span : ndarray of shape (m, d), optional
+        Rows whose range the frame must cover besides ``X`` (the future queries).
+    k : int
+        Typical number of neighbours asked for (sets the graph degree,
+        ``max(30, min(k, QUERY_INDEX_MAX_DEGREE))``).
+    random_state : None, int or Generator
+
+    References
+    ----------
+    W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
+    similarity measures", WWW 2011.
+
+    See Also
+    --------
+    kneighbors
+    """
+
+    def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None):
+        import warnings
+
+        self._chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+        self._frame = _Frame(X, span, self._chunk)
+        n = X.shape[0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
+            from pynndescent import NNDescent
+
+            self._index = NNDescent(_frame_float32(self._frame, X, self._chunk),
+                                    n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
+                                    metric="euclidean", random_state=seed_int(random_state), n_jobs=-1,
+                                    low_memory=True)
+        self.n = n
+
+    def query(self, Q: np.ndarray, k: int) -> np.ndarray:
+        """Positions in ``X`` of about the ``k`` nearest reference rows of each row of ``Q`` (int64, (m, k))."""
+        import warnings
+
+        k = min(int(k), self.n)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            gi, _ = self._index.query(_frame_float32(self._frame, Q, self._chunk), k=k)
+        return gi.astype(np.int64)
 
 
 def _frame_float32(frame: _Frame, A: np.ndarray, chunk: int) -> np.ndarray:

@@ -142,7 +142,7 @@ def test_cost_model_is_the_documented_formula():
     est = estimate_seconds(m, n, d, k=k, self_search=False, recall_sample=150)
     exact = nb.EXACT_SECONDS_PER_OP * m * n * (d + 64)
     approx = (nb.NUMBA_BUILD_COMPILE_SECONDS + nb.NUMBA_QUERY_COMPILE_SECONDS
-              + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * (k + 1) / 30
+              + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, min(k, nb.QUERY_INDEX_MAX_DEGREE)) / 30
               + nb.APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
               + nb.EXACT_SECONDS_PER_OP * 150 * n * (d + 64))
     assert est["exact"] == pytest.approx(exact, rel=1e-12)

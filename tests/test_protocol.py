@@ -849,16 +849,22 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     is_train = rng.random(n) < 0.6
     pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
     anomalies = {c: test[y[test] == c] for c in range(K)}
-    calls = []
-    real = nb.kneighbors
+    calls, builds = [], []
+    real, real_index = nb.kneighbors, nb.ApproximateIndex
 
     def counting(*a, **kw):
         calls.append(kw.get("backend"))
         return real(*a, **kw)
 
+    class CountingIndex(real_index):
+        def __init__(self, *a, **kw):
+            builds.append(1)
+            super().__init__(*a, **kw)
+
     monkeypatch.setattr(nb, "kneighbors", counting)
+    monkeypatch.setattr(nb, "ApproximateIndex", CountingIndex)
     lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, k, backend="approximate", random_state=0)
-    assert lists.backend == "approximate" and calls.count("approximate") == 1
+    assert lists.backend == "approximate" and len(builds) == 1 and "approximate" not in calls
     if separated:
         assert lists.n_anomalies_searched > 0.5 * test.size  # the exact fallback did the work
     else:
@@ -875,3 +881,25 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
             hits += sum(len(set(a) & set(b)) for a, b in zip(got_i.tolist(), exp_i.tolist()))
             total += exp_i.size
     assert hits / total >= 0.95
+
+
+def test_masked_lists_equal_bruteforce_without_the_excluded_class():
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import masked_lists
+
+    X, y = many_class_data("gauss", n=400)
+    Xp = prepare_rows(X, "euclidean")
+    pool = np.flatnonzero(np.arange(400) % 3 != 0)
+    queries = np.arange(0, 400, 7)
+    excluded = y[queries].copy()
+    excluded[::2] = (excluded[::2] + 1) % 12  # half: another class than the row's own
+    got_i, got_d2 = masked_lists(Xp, pool, y[pool], queries, excluded, 6)
+    for i, q in enumerate(queries):
+        ref = pool[y[pool] != excluded[i]]
+        exp_i, exp_d = brute_lists(X, ref, np.array([q]), 6)
+        np.testing.assert_array_equal(got_i[i], exp_i[0])
+        np.testing.assert_allclose(np.sqrt(got_d2[i]), exp_d[0], rtol=1e-13)
+    # a pool with fewer rows outside the class than k: padded
+    tiny = pool[:5]
+    got_i, got_d2 = masked_lists(Xp, tiny, y[tiny], queries[:3], np.full(3, -1), 8)
+    assert (got_i[:, 5:] == -1).all() and np.isinf(got_d2[:, 5:]).all()

@@ -30,7 +30,8 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "to_distance", "lof_tables", "lof_scores"]
+__all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "rerank", "gather32", "to_distance",
+           "lof_tables", "lof_scores"]
 
 METRICS = ("euclidean", "cosine")
 _U64 = float(np.finfo(np.float64).eps) / 2.0
@@ -121,18 +122,13 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         return idx, d2
     # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
-    res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
-                     random_state=random_state, executor=executor)
-    cand = ref[res.indices]
-    cd2 = pair_sq_distances(X, queries, cand)
-    if exclude_self:
-        cd2[cand == queries[:, None]] = np.inf
-    order = _sort_rows(cd2, cand)[:, :k]
-    top = np.take_along_axis(cand, order, axis=1)
-    topd = np.take_along_axis(cd2, order, axis=1)
-    kk_eff = min(k, top.shape[1])
-    idx[:, :kk_eff], d2[:, :kk_eff] = top[:, :kk_eff], topd[:, :kk_eff]
-    idx[~np.isfinite(d2)] = -1
+    if backend == "approximate":  # float32 rows suffice: its candidates are re-ranked in float64 below
+        res = kneighbors(_rows32(X, ref), _rows32(X, queries), k=kk, metric="euclidean", backend=backend,
+                         n_jobs=n_jobs, random_state=random_state, executor=executor)
+    else:
+        res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
+                         random_state=random_state, executor=executor)
+    idx, d2 = rerank(X, queries, ref, res.indices, k, exclude_self=exclude_self)
     if kk >= n_ref or res.backend != "exact":
         return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)
     # certificate: every non-candidate r has engine distance >= e_last, and the engine's (centred)
@@ -155,6 +151,48 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         idx[i, :o.size], d2[i, :o.size] = ref[o], row[o]
         idx[i, ~np.isfinite(d2[i])] = -1
     return idx, d2
+
+
+def rerank(X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.ndarray, k: int, *,
+           exclude_self: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``k`` of each query's candidates ``ref[positions]`` by exact (squared distance, index).
+
+    Distances are :func:`pair_sq_distances`; the query itself is dropped with ``exclude_self``; a negative
+    position is no candidate; rows with fewer than ``k`` candidates are padded with index −1 and squared
+    distance inf. Works in row chunks.
+    """
+    m = queries.size
+    idx = np.full((m, k), -1, dtype=np.int64)
+    d2 = np.full((m, k), np.inf)
+    kk_eff = min(k, positions.shape[1])
+    step = max(1, 2**21 // max(positions.shape[1], 1))  # rows per chunk: bounded temporaries
+    for a in range(0, m, step):
+        b = min(a + step, m)
+        pos = positions[a:b]
+        cand = np.where(pos >= 0, ref[np.maximum(pos, 0)], -1)
+        cd2 = pair_sq_distances(X, queries[a:b], np.maximum(cand, 0))
+        cd2[cand < 0] = np.inf
+        if exclude_self:
+            cd2[cand == queries[a:b, None]] = np.inf
+        order = _sort_rows(cd2, cand)[:, :kk_eff]
+        idx[a:b, :kk_eff] = np.take_along_axis(cand, order, axis=1)
+        d2[a:b, :kk_eff] = np.take_along_axis(cd2, order, axis=1)
+    idx[~np.isfinite(d2)] = -1
+    return idx, d2
+
+
+def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``X[rows]`` as float32, gathered in chunks (no float64 copy of the whole selection)."""
+    return _rows32(X, rows)
+
+
+def _rows32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``X[rows]`` as float32, gathered in chunks (no float64 copy of the whole selection)."""
+    out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
+    step = max(1, 2**22 // max(X.shape[1], 1))
+    for a in range(0, rows.size, step):
+        out[a:a + step] = X[rows[a:a + step]]
+    return out
 
 
 def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndarray:

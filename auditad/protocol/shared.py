@@ -16,12 +16,14 @@ Instead of K searches of n points against |P| rows, :class:`LeaveOneOutLists`
     is about one more pass.
 
 With the approximate backend, (b) would build one approximate index per class
-(K index builds of |P| rows). Instead one approximate search of the rows and
-the anomaly rows against P keeps ``k_w = WIDE_FACTOR · k`` candidates; the
-anomalies of task c (rows of class c) take the first k candidates not of class
-c, and only rows with fewer than k such candidates, and the majority rows of
-(a), are searched exactly against P \\ c. The lists are then approximate (as
-any list of the approximate backend) and cost one index build per repeat.
+(K index builds of |P| rows). Instead one index over P
+(:class:`auditad._neighbors.ApproximateIndex`) answers every query of the
+repeat: the rows and the anomaly rows get their 2k nearest in P; the anomalies
+of task c (rows of class c) take the first k of them not of class c; rows with
+fewer than k such candidates are queried again, ``k_w = WIDE_FACTOR · k``
+wide; only rows still short, and the majority rows of (a), are searched
+exactly against P \\ c. The lists are then approximate (as any list of the
+approximate backend), at one index build per repeat whatever K is.
 
 In the 1 vs K−1 protocol task c trains on class c only, so one search per task
 against the training rows of class c already costs one pass in total
@@ -37,12 +39,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .neighbours import nearest
+from .neighbours import gather32, nearest, rerank
 
-__all__ = ["LeaveOneOutLists", "one_class_lists", "filter_lists", "filter_own_class", "WIDE_FACTOR"]
+__all__ = ["LeaveOneOutLists", "one_class_lists", "filter_lists", "filter_own_class", "masked_lists",
+           "WIDE_FACTOR"]
 
-#: Approximate backend: candidates per row of the one search against the whole pool, in units of k.
-WIDE_FACTOR = 4
+#: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
+WIDE_FACTOR = 8
 
 
 def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
@@ -77,6 +80,31 @@ def filter_own_class(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, own: n
         out_i = np.hstack([out_i, np.full((out_i.shape[0], pad), -1, dtype=np.int64)])
         out_d = np.hstack([out_d, np.full((out_d.shape[0], pad), np.inf)])
     return out_i, out_d, found
+
+
+def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32):
+    """The ``k`` nearest pool rows of each query among those whose label is not ``excluded[i]`` (self excluded).
+
+    Brute force over the pool in blocks of queries: float64 products (``|p|² − 2 q·p``) pick ``k + 9``
+    candidates per query, re-ranked by exact distance (:func:`~auditad.protocol.neighbours.rerank`); the
+    approximate backend's fallback for the few rows whose approximate candidates run short.
+    """
+    m = queries.size
+    kk = min(k + 9, pool.size)
+    cand = np.zeros((m, kk), dtype=np.int64)
+    if m == 0 or kk == 0:
+        return rerank(X, queries, pool, cand, k)
+    P = X[pool]
+    pn = np.einsum("ij,ij->i", P, P)
+    for a in range(0, m, block):
+        b = min(a + block, m)
+        d2 = pn[None, :] - 2.0 * (X[queries[a:b]] @ P.T)
+        d2[pool_labels[None, :] == excluded[a:b, None]] = np.inf
+        d2[pool[None, :] == queries[a:b, None]] = np.inf
+        cand[a:b] = np.argpartition(d2, kk - 1, axis=1)[:, :kk]
+        bad = ~np.isfinite(np.take_along_axis(d2, cand[a:b], axis=1))
+        cand[a:b][bad] = -1
+    return rerank(X, queries, pool, cand, k)  # -1: no candidate (fewer than kk rows outside the class)
 
 
 class LeaveOneOutLists:
@@ -121,19 +149,33 @@ class LeaveOneOutLists:
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies = anomalies
         if backend == "approximate":
+            from .._neighbors import ApproximateIndex
+
+            # one index over the pool serves every query of the repeat (no index per class)
+            index = ApproximateIndex(gather32(X, pool), span=X, k=kA, random_state=random_state)
+
+            def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
+                return rerank(X, q, pool, index.query(gather32(X, q), width + 1), width)
+
             queries = np.union1d(rows, anomaly_rows)
-            kW = min(max(WIDE_FACTOR * self.k, kA), pool.size)
-            W_idx, W_d2 = nearest(X, pool, queries, kW, exclude_self=True, backend="approximate", n_jobs=n_jobs,
-                                  random_state=random_state, executor=executor)
+            Q_idx, Q_d2 = approx(queries, kA)
             at = np.searchsorted(queries, rows)
-            self.A_idx, self.A_d2 = W_idx[at, :kA], W_d2[at, :kA]
-            at = np.searchsorted(queries, anomaly_rows)
-            w_lab = np.where(W_idx[at] >= 0, y_idx[np.maximum(W_idx[at], 0)], -1)
+            self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
             own = y_idx[anomaly_rows]
-            self.O_idx, self.O_d2, found = filter_own_class(W_idx[at], W_d2[at], w_lab, own, self.k)
-            del W_idx, W_d2, w_lab
             other = pool.size - np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)[own]
-            ok = found >= np.minimum(self.k, other)  # enough candidates of other classes (or all of them)
+            need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
+            at = np.searchsorted(queries, anomaly_rows)
+            lab = np.where(Q_idx[at] >= 0, y_idx[np.maximum(Q_idx[at], 0)], -1)
+            self.O_idx, self.O_d2, found = filter_own_class(Q_idx[at], Q_d2[at], lab, own, self.k)
+            del Q_idx, Q_d2
+            short = np.flatnonzero(found < need)
+            if short.size:  # a neighbourhood mostly of the row's own class: a wider query of the same index
+                kW = min(WIDE_FACTOR * self.k, pool.size)
+                W_idx, W_d2 = approx(anomaly_rows[short], kW)
+                lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
+                w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, own[short], self.k)
+                self.O_idx[short], self.O_d2[short], found[short] = w_i, w_d, w_found
+            ok = found >= need
             self.own_pos[anomaly_rows[ok]] = np.flatnonzero(ok)
             exact_anomalies = {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}
             self.n_anomalies_searched = int((~ok).sum())
@@ -156,14 +198,23 @@ class LeaveOneOutLists:
         self.major = np.where(short, mid, -1)  # the one class whose removal leaves fewer than k entries
         self.B: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         classes = set(exact_anomalies) | set(np.unique(self.major[short]).tolist())
-        exact = "exact" if backend == "approximate" else backend  # the few fallback rows: exact search
-        for c in sorted(classes):
-            q = np.unique(np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64),
-                                          rows[self.major == c]]))
-            ref = pool[y_idx[pool] != c]
-            bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=exact, n_jobs=n_jobs,
-                             random_state=random_state, executor=executor)
-            self.B[c] = (q, bi, bd)
+        per_class = {c: np.unique(np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64),
+                                                  rows[self.major == c]])) for c in sorted(classes)}
+        if backend == "approximate":  # the few fallback rows: one masked brute-force pass for every class
+            qs = [q for q in per_class.values()]
+            excl = [np.full(q.size, c, dtype=np.int64) for c, q in per_class.items()]
+            q_all = np.concatenate(qs + [np.empty(0, np.int64)])
+            bi, bd = masked_lists(X, pool, y_idx[pool], q_all, np.concatenate(excl + [np.empty(0, np.int64)]),
+                                  self.k)
+            at = np.cumsum([0] + [q.size for q in qs])
+            for j, (c, q) in enumerate(per_class.items()):
+                self.B[c] = (q, bi[at[j]:at[j + 1]], bd[at[j]:at[j + 1]])
+        else:
+            for c, q in per_class.items():
+                ref = pool[y_idx[pool] != c]
+                bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=backend, n_jobs=n_jobs,
+                                 random_state=random_state, executor=executor)
+                self.B[c] = (q, bi, bd)
         self.n_short = int(short.sum())
 
     def lists(self, c: int, rows: np.ndarray):
