@@ -50,6 +50,16 @@ WIDE_FACTOR = 8
 
 def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
     """The first ``k`` valid entries of each row whose label is not ``c`` (padded with −1 / inf)."""
+    if idx.shape[1] >= k:  # most rows have no entry of class c among their first k: those are the answer
+        head = (labels[:, :k] != c) & (idx[:, :k] >= 0)
+        plain = head.all(axis=1)
+        if plain.all():
+            return idx[:, :k].copy(), d2[:, :k].copy()
+        if plain.mean() > 0.5:
+            out_i, out_d = idx[:, :k].copy(), d2[:, :k].copy()
+            rest = np.flatnonzero(~plain)
+            out_i[rest], out_d[rest] = filter_lists(idx[rest], d2[rest], labels[rest], c, k)
+            return out_i, out_d
     mask = (labels != c) & (idx >= 0)
     sel = mask & (np.cumsum(mask, axis=1) <= k)
     order = np.argsort(~sel, axis=1, kind="stable")[:, :k]
