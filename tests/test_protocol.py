@@ -903,3 +903,21 @@ def test_masked_lists_equal_bruteforce_without_the_excluded_class():
     tiny = pool[:5]
     got_i, got_d2 = masked_lists(Xp, tiny, y[tiny], queries[:3], np.full(3, -1), 8)
     assert (got_i[:, 5:] == -1).all() and np.isinf(got_d2[:, 5:]).all()
+
+
+@pytest.mark.parametrize("backend", ["exact", "approximate"])
+def test_shared_lists_kth_distance_is_the_column_of_the_lists(backend):
+    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    X, y = many_class_data("gauss", n=600)
+    Xp = prepare_rows(X, "euclidean")
+    is_train = np.random.default_rng(2).random(y.size) < 0.6
+    pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+    anomalies = {c: test[y[test] == c] for c in range(12)}
+    lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, 5, backend=backend, random_state=0)
+    for c in range(12):
+        rows = np.r_[test[y[test] != c], pool[y[pool] != c], anomalies[c]]
+        full = lists.lists(c, rows)[1]
+        for j in (0, 4):
+            np.testing.assert_array_equal(lists.kth_d2(c, rows, j), full[:, j])

@@ -226,6 +226,40 @@ class LeaveOneOutLists:
                                  random_state=random_state, executor=executor)
                 self.B[c] = (q, bi, bd)
         self.n_short = int(short.sum())
+        # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
+        # from the first k entries only at the rows that list its class there
+        head = self.A_lab[:, :min(self.k, self.A_lab.shape[1])]
+        flat = head.ravel()
+        keep = flat >= 0
+        order = np.argsort(flat[keep], kind="stable")
+        self._inv_rows = np.repeat(np.arange(head.shape[0], dtype=np.int64), head.shape[1])[keep][order]
+        self._inv_lab = flat[keep][order]
+
+    def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
+        """Which row positions ``p`` have no entry of class c among their first k (their list is that head)."""
+        if self.A_idx.shape[1] < self.k:
+            return np.zeros(p.size, dtype=bool)
+        lo, hi = np.searchsorted(self._inv_lab, [c, c + 1])
+        hit = np.zeros(self.A_idx.shape[0], dtype=bool)
+        hit[self._inv_rows[lo:hi]] = True
+        return ~hit[p]
+
+    def kth_d2(self, c: int, rows: np.ndarray, j: int) -> np.ndarray:
+        """Squared distance of each row's (j+1)-th nearest among P \\ c: column j of :meth:`lists`, cheaper."""
+        rows = np.asarray(rows, dtype=np.int64)
+        p = self.pos[rows]
+        use_b = (p < 0) | (self.major[np.maximum(p, 0)] == c) | (self.y[rows] == c)
+        out = np.empty(rows.size)
+        a = np.flatnonzero(~use_b)
+        fast = np.zeros(rows.size, dtype=bool)
+        if a.size:
+            fast[a] = self._plain(c, p[a])
+        f = np.flatnonzero(fast)
+        out[f] = self.A_d2[p[f], j]
+        r = np.flatnonzero(~fast)
+        if r.size:
+            out[r] = self.lists(c, rows[r])[1][:, j]
+        return out
 
     def lists(self, c: int, rows: np.ndarray):
         """``(idx, d2)`` of shape (len(rows), k): each row's k nearest among P \\ c (self excluded)."""
@@ -237,7 +271,12 @@ class LeaveOneOutLists:
         a = np.flatnonzero(~use_b)
         if a.size:
             pa = p[a]
-            out_i[a], out_d[a] = filter_lists(self.A_idx[pa], self.A_d2[pa], self.A_lab[pa], c, self.k)
+            fast = self._plain(c, pa)
+            f, r = a[fast], a[~fast]
+            out_i[f], out_d[f] = self.A_idx[pa[fast], :self.k], self.A_d2[pa[fast], :self.k]
+            if r.size:
+                pr = pa[~fast]
+                out_i[r], out_d[r] = filter_lists(self.A_idx[pr], self.A_d2[pr], self.A_lab[pr], c, self.k)
         b = np.flatnonzero(use_b)
         if b.size:
             o = self.own_pos[rows[b]]
