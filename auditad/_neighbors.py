@@ -653,31 +653,27 @@ def _n_workers(n_jobs, n_blocks) -> int:
 
 # ----------------------------------------------------------------------- approximate
 def _approximate(X, Q, k, self_search, random_state):
-    import warnings
+    if not self_search:  # queries of another set: one ApproximateIndex, queried once
+        index = ApproximateIndex(X, span=Q, k=k, random_state=random_state)
+        frame, idx = index.frame, index.query(Q, k)
+    else:
+        import warnings
 
-    # pynndescent works in float32: give it the centred, power-of-two-rescaled data
-    # (coordinates in (-1, 1)), so neither large offsets nor extreme magnitudes reach it
-    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
-    frame = _Frame(X, None if self_search else Q, chunk)
-    X32 = _frame_float32(frame, X, chunk)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
-        from pynndescent import NNDescent
+        # pynndescent works in float32: give it the centred, power-of-two-rescaled data
+        # (coordinates in (-1, 1)), so neither large offsets nor extreme magnitudes reach it
+        chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+        frame = _Frame(X, None, chunk)
+        X32 = _frame_float32(frame, X, chunk)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
+            from pynndescent import NNDescent
 
-        seed = seed_int(random_state)
-        n = X.shape[0]
-        if self_search:
-            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean", random_state=seed,
-                              n_jobs=-1, low_memory=True, compressed=False)
+            n = X.shape[0]
+            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean",
+                              random_state=seed_int(random_state), n_jobs=-1, low_memory=True, compressed=False)
             gi, gd = index.neighbor_graph
-            idx, dist = _drop_self(gi, gd, k)
-        else:
-            # the graph's degree need not grow with the k of the queries (the search walks the graph)
-            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, min(k, QUERY_INDEX_MAX_DEGREE))),
-                              metric="euclidean", random_state=seed, n_jobs=-1, low_memory=True)
-            gi, gd = index.query(_frame_float32(frame, Q, chunk), k=k)
-            idx, dist = gi.astype(np.int64), gd.astype(np.float64)
-    del X32
+            idx, _ = _drop_self(gi, gd, k)
+        del X32
     # recompute distances exactly in float64 (in the frame), so both backends agree to rounding
     dist = np.empty(idx.shape, dtype=np.float64)
     step = max(1, int(2**24 // max(idx.shape[1] * X.shape[1], 1)))
@@ -724,13 +720,13 @@ class ApproximateIndex:
         import warnings
 
         self._chunk = max(1, int(2**22 // max(X.shape[1], 1)))
-        self._frame = _Frame(X, span, self._chunk)
+        self.frame = _Frame(X, span, self._chunk)
         n = X.shape[0]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
             from pynndescent import NNDescent
 
-            self._index = NNDescent(_frame_float32(self._frame, X, self._chunk),
+            self._index = NNDescent(_frame_float32(self.frame, X, self._chunk),
                                     n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
                                     metric="euclidean", random_state=seed_int(random_state), n_jobs=-1,
                                     low_memory=True)
@@ -743,7 +739,7 @@ class ApproximateIndex:
         k = min(int(k), self.n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gi, _ = self._index.query(_frame_float32(self._frame, Q, self._chunk), k=k)
+            gi, _ = self._index.query(_frame_float32(self.frame, Q, self._chunk), k=k)
         return gi.astype(np.int64)
 
 

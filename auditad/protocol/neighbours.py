@@ -123,7 +123,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
     if backend == "approximate":  # float32 rows suffice: its candidates are re-ranked in float64 below
-        res = kneighbors(_rows32(X, ref), _rows32(X, queries), k=kk, metric="euclidean", backend=backend,
+        res = kneighbors(gather32(X, ref), gather32(X, queries), k=kk, metric="euclidean", backend=backend,
                          n_jobs=n_jobs, random_state=random_state, executor=executor)
     else:
         res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
@@ -182,11 +182,6 @@ def rerank(X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.nd
 
 
 def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``X[rows]`` as float32, gathered in chunks (no float64 copy of the whole selection)."""
-    return _rows32(X, rows)
-
-
-def _rows32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``X[rows]`` as float32, gathered in chunks (no float64 copy of the whole selection)."""
     out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
     step = max(1, 2**22 // max(X.shape[1], 1))

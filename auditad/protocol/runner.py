@@ -206,12 +206,13 @@ def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""
     return _auroc_of(scores, y_test, ci_level)
 
 
-def _lof_tables_reached(get_rows, q_nb, k, metric, n_total, get_kth=None):
+def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
     """LOF tables (k-distance, lrd) of the training rows that the queries' lists reach.
 
     lrd(o) needs o's own list and the k-distances of o's neighbours, so two
     rings around the queries suffice; every value equals the one computed from
-    all training rows (:func:`~auditad.protocol.neighbours.lof_tables`).
+    all training rows (:func:`~auditad.protocol.neighbours.lof_tables`). ``get_rows(rows)`` gives the
+    rows' lists (idx, d2), ``get_kth(rows, j)`` only their column j of d2 (the second ring needs no more).
     """
     from .neighbours import LOFTables
 
@@ -227,8 +228,7 @@ def _lof_tables_reached(get_rows, q_nb, k, metric, n_total, get_kth=None):
     kdist = np.full(n_total, np.nan)
     kdist[ring1] = d1[:, -1]
     if ring2.size:  # only their k-th distance is needed
-        d2k = get_kth(ring2, k - 1) if get_kth is not None else get_rows(ring2)[1][:, k - 1]
-        kdist[ring2] = to_distance(d2k, metric)
+        kdist[ring2] = to_distance(get_kth(ring2, k - 1), metric)
     lrd = np.full(n_total, np.nan)
     lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
     return LOFTables(kdist, lrd)
@@ -274,8 +274,9 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
             else:
                 k = det.n_needed
                 if tr is None:  # K-1 vs 1: lrd only of the training rows the queries reach (same numbers)
-                    tables = _lof_tables_reached(lambda rows, c=t.c: get(c, rows), q_i[:, :k], k, metric,
-                                                 Xp.shape[0], lambda rows, j, c=t.c: lists.kth_d2(c, rows, j))
+                    tables = _lof_tables_reached(lambda rows, c=t.c: get(c, rows),
+                                                 lambda rows, j, c=t.c: lists.kth_d2(c, rows, j), q_i[:, :k], k,
+                                                 metric, Xp.shape[0])
                 else:
                     tables = lof_tables(Xp.shape[0], t.train_idx, to_distance(tr[1][:, :k], metric), tr[0][:, :k])
                 scores = det.score_from_neighbours(tables, q_d, q_i)

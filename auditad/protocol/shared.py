@@ -50,26 +50,7 @@ WIDE_FACTOR = 8
 
 def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
     """The first ``k`` valid entries of each row whose label is not ``c`` (padded with −1 / inf)."""
-    if idx.shape[1] >= k:  # most rows have no entry of class c among their first k: those are the answer
-        head = (labels[:, :k] != c) & (idx[:, :k] >= 0)
-        plain = head.all(axis=1)
-        if plain.all():
-            return idx[:, :k].copy(), d2[:, :k].copy()
-        if plain.mean() > 0.5:
-            out_i, out_d = idx[:, :k].copy(), d2[:, :k].copy()
-            rest = np.flatnonzero(~plain)
-            out_i[rest], out_d[rest] = filter_lists(idx[rest], d2[rest], labels[rest], c, k)
-            return out_i, out_d
-    mask = (labels != c) & (idx >= 0)
-    sel = mask & (np.cumsum(mask, axis=1) <= k)
-    order = np.argsort(~sel, axis=1, kind="stable")[:, :k]
-    keep = np.take_along_axis(sel, order, axis=1)
-    out_i = np.where(keep, np.take_along_axis(idx, order, axis=1), -1)
-    out_d = np.where(keep, np.take_along_axis(d2, order, axis=1), np.inf)
-    if out_i.shape[1] < k:  # a pool smaller than k
-        pad = k - out_i.shape[1]
-        out_i = np.hstack([out_i, np.full((out_i.shape[0], pad), -1, dtype=np.int64)])
-        out_d = np.hstack([out_d, np.full((out_d.shape[0], pad), np.inf)])
+    out_i, out_d, _ = filter_own_class(idx, d2, labels, np.full(idx.shape[0], c), k)
     return out_i, out_d
 
 
