@@ -215,15 +215,18 @@ class LeaveOneOutLists:
         order = np.argsort(flat[keep], kind="stable")
         self._inv_rows = np.repeat(np.arange(head.shape[0], dtype=np.int64), head.shape[1])[keep][order]
         self._inv_lab = flat[keep][order]
+        self._hit: tuple = (None, None)  # (class, rows listing it among their first k) of the last task
 
     def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
         """Which row positions ``p`` have no entry of class c among their first k (their list is that head)."""
         if self.A_idx.shape[1] < self.k:
             return np.zeros(p.size, dtype=bool)
-        lo, hi = np.searchsorted(self._inv_lab, [c, c + 1])
-        hit = np.zeros(self.A_idx.shape[0], dtype=bool)
-        hit[self._inv_rows[lo:hi]] = True
-        return ~hit[p]
+        if self._hit[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
+            lo, hi = np.searchsorted(self._inv_lab, [c, c + 1])
+            hit = np.zeros(self.A_idx.shape[0], dtype=bool)
+            hit[self._inv_rows[lo:hi]] = True
+            self._hit = (c, hit)
+        return ~self._hit[1][p]
 
     def kth_d2(self, c: int, rows: np.ndarray, j: int) -> np.ndarray:
         """Squared distance of each row's (j+1)-th nearest among P \\ c: column j of :meth:`lists`, cheaper."""
