@@ -6,6 +6,7 @@ from sklearn.neighbors import NearestNeighbors
 
 from auditad import InvalidInputError
 from auditad import _neighbors
+from auditad import _exact_search
 from auditad._neighbors import choose_backend, estimate_seconds, kneighbors
 from _reference import brute_knn
 
@@ -230,6 +231,9 @@ class _LoopExecutor:
     def map_ordered(self, fn, items, **shared):
         return [fn(item, **shared) for item in items]
 
+    def run_everywhere(self, fn, *args):
+        fn(*args)
+
 
 @pytest.mark.parametrize("form", ["self", "queries"])
 def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
@@ -242,6 +246,37 @@ def test_exact_search_in_query_blocks_equals_one_search_bit_for_bit(form):
     assert blocks.distances.tobytes() == one.distances.tobytes()
     idx, dist = brute_knn(X, Q, 6)
     np.testing.assert_array_equal(blocks.indices, idx)
+    # the blocks shared one prepared reference, dropped when the search ended
+    assert not _exact_search._references
+
+
+def test_a_worker_prepares_the_reference_once_per_search(monkeypatch):
+    built = []
+    real = _exact_search.Reference
+
+    def counting(X, frame):
+        built.append(X.shape)
+        return real(X, frame)
+
+    monkeypatch.setattr(_exact_search, "Reference", counting)
+    X = _data(n=3000, d=5)
+    res = kneighbors(X, k=4, backend="exact", executor=_LoopExecutor())
+    assert len(built) == 1  # 12 blocks on one "worker" (this process), one preparation
+    np.testing.assert_array_equal(res.indices, brute_knn(X, None, 4)[0])
+    assert not _exact_search._references
+
+
+def test_unaligned_rows_give_the_same_neighbours():
+    # rows received from another process can start at any byte offset
+    X = _data(n=500, d=7).astype(np.float32)
+    raw = bytearray(X.nbytes + 3)
+    U = np.frombuffer(memoryview(raw)[3:], dtype=np.float32).reshape(X.shape)
+    U[:] = X
+    assert not U.flags.aligned
+    a = kneighbors(U, k=5, backend="exact", executor=_LoopExecutor())
+    b = kneighbors(X, k=5, backend="exact")
+    np.testing.assert_array_equal(a.indices, b.indices)
+    assert a.distances.tobytes() == b.distances.tobytes()
 
 
 def test_approximate_backend_at_extreme_magnitudes_and_offsets():
