@@ -141,11 +141,13 @@ def _summarize(metric, values, weights, *, method, runs, observed, q):
     values = np.asarray(values, dtype=np.float64)
     weights = np.asarray(weights, dtype=np.float64)
     weights = weights / weights.sum()
-    mean = float(np.dot(values, weights))
-    var = float(np.dot((values - mean) ** 2, weights))
+    # weighted sums by numpy's pairwise summation, not a BLAS dot product: a multi-threaded BLAS splits
+    # long dot products by its thread count, and a null must have the same bits wherever it is computed
+    mean = float(np.sum(values * weights))
+    var = float(np.sum((values - mean) ** 2 * weights))
     above = values > mean + _TOL * max(1.0, abs(mean))
     w_above = weights[above].sum()
-    mpd = float(np.dot(values[above] - mean, weights[above]) / w_above) if w_above > 0 else 0.0
+    mpd = float(np.sum((values[above] - mean) * weights[above]) / w_above) if w_above > 0 else 0.0
     order = np.argsort(values, kind="stable")
     sv, sw = values[order], weights[order]
     cdf = np.cumsum(sw)

@@ -456,3 +456,20 @@ def test_no_global_cache():
     a, b = mann_whitney_pmf(7, 9), mann_whitney_pmf(7, 9)
     a[0] = 99.0  # callers own their arrays
     assert b[0] != 99.0 and mann_whitney_pmf(7, 9)[0] != 99.0
+
+
+def test_a_null_has_the_same_bits_with_one_blas_thread_or_several():
+    # the report's nulls run in the client or on single-threaded Dask workers and must agree bit for bit;
+    # a BLAS dot product over the exact F1/MCC support (10^4 values here) is split by the thread count
+    from threadpoolctl import threadpool_limits
+
+    def moments():
+        res = null_distribution(10074, 10000, metrics=("f1", "mcc_scaled"), runs=200,
+                                random_state=np.random.default_rng(1))
+        return [(m.mean, m.std, m.mean_positive_deviation) for m in res.nulls]
+
+    with threadpool_limits(limits=4, user_api="blas"):
+        many = moments()
+    with threadpool_limits(limits=1, user_api="blas"):
+        one = moments()
+    assert many == one

@@ -77,41 +77,52 @@ def run(ctx) -> dict:
     """Nulls per held-out class (and at the anomaly column's counts when there is one).
 
     Each distinct (n_pos, n_neg) gets one :func:`~auditad.nulls.null_distribution` of AUROC and the other
-    metrics; the observed detector-mean AUROC(c) of every representation is placed on it with
+    metrics, drawn from its own random stream (spawned from the audit's seed in order of first appearance),
+    so the nulls are independent tasks: on a Dask executor they run on its workers, with the same numbers.
+    The observed detector-mean AUROC(c) of every representation is placed on its null with
     :meth:`~auditad.nulls.NullResult.p_value_details`.
 
     Returns ``{"classes": [ClassNulls], "others": metric names, "anomaly_split": NullResult or None}``.
     """
-    from ...nulls import null_distribution
+    from ..._execution import SerialExecutor
+    from ..._rng import spawn
 
     s = ctx.settings
     res = ctx.results.get("protocol")
     reps = list(ctx.inputs.benchmark.representations)
     rng = np.random.default_rng([int(s["seed"]), 3])
     others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
-    cache: dict = {}  # (n_pos, n_neg) -> NullResult (classes of equal size share it)
-    classes = []
+    rows = []
     if res is not None:
-        first = res.per_class(reps[0])
-        observed = {rep: res.aurocs(rep) for rep in reps}  # the detector-mean AUROC(c)
-        for i, row in enumerate(first):
-            n_pos, n_neg = row["n_pos"], row["n_neg"]
-            if n_pos < 1 or n_neg < 1:
-                continue
-            if (n_pos, n_neg) not in cache:
-                cache[(n_pos, n_neg)] = null_distribution(
-                    n_pos, n_neg, metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
-                    runs=s["null_runs"], random_state=rng)
-            null = cache[(n_pos, n_neg)]
-            classes.append(ClassNulls(row["class"], int(n_pos), int(n_neg), null,
-                                      {rep: place(null, float(observed[rep][i])) for rep in reps}))
-    split = None
+        rows = [(i, row) for i, row in enumerate(res.per_class(reps[0])) if row["n_pos"] >= 1 and row["n_neg"] >= 1]
+    split_counts = None
     if "anomaly" in ctx.inputs.columns:
         a = ctx.inputs.columns["anomaly"]
-        n_pos, n_neg = int(a.sum()), int(a.size - a.sum())
-        split = null_distribution(n_pos, n_neg, metrics=("auroc",) + others, q=s["null_q"],
-                                  method=s["null_method"], runs=s["null_runs"], random_state=rng)
+        split_counts = (int(a.sum()), int(a.size - a.sum()))
+    pairs = list(dict.fromkeys([(int(r["n_pos"]), int(r["n_neg"])) for _, r in rows]
+                               + ([split_counts] if split_counts else [])))  # classes of equal size share one
+    executor = ctx.executor if ctx.executor is not None else SerialExecutor()
+    computed = executor.map_ordered(null_at, list(zip(pairs, spawn(rng, len(pairs)))),
+                                    metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
+                                    runs=s["null_runs"])
+    cache = dict(zip(pairs, computed))
+    classes = []
+    if rows:
+        observed = {rep: res.aurocs(rep) for rep in reps}  # the detector-mean AUROC(c)
+        for i, row in rows:
+            null = cache[(int(row["n_pos"]), int(row["n_neg"]))]
+            classes.append(ClassNulls(row["class"], int(row["n_pos"]), int(row["n_neg"]), null,
+                                      {rep: place(null, float(observed[rep][i])) for rep in reps}))
+    split = cache[split_counts] if split_counts else None
     return {"classes": classes, "others": others, "anomaly_split": split}
+
+
+def null_at(item, *, metrics, q, method, runs):
+    """The null of ``item = ((n_pos, n_neg), generator)`` (one task of :func:`run`)."""
+    from ...nulls import null_distribution
+
+    (n_pos, n_neg), rng = item
+    return null_distribution(n_pos, n_neg, metrics=metrics, q=q, method=method, runs=runs, random_state=rng)
 
 
 def observed_shares(per_class: list, rep: str) -> dict:
