@@ -43,11 +43,15 @@ embeddings.
 Use one thread per worker: auditad's numerical kernels use BLAS threads of
 their own, and Dask's nannies already limit those to one per process. The
 local clusters auditad starts also leave glibc's memory trimming at its default
-(:func:`worker_environment`), which saves about 12 % of the workers' CPU time
-in the exact kNN search; for workers you start yourself, the same is set in
-their Dask configuration file (e.g. ``~/.config/dask/distributed.yaml``)::
+and turn off the workers' statistical profiler (:func:`local_cluster_config`),
+which saves about 12 % and 4 % of the workers' time in the exact kNN search;
+for workers you start yourself, set the same in their Dask configuration file
+(e.g. ``~/.config/dask/distributed.yaml``)::
 
     distributed:
+      worker:
+        profile:
+          enabled: false
       nanny:
         pre-spawn-environ:
           OMP_NUM_THREADS: 1
@@ -70,7 +74,7 @@ from dataclasses import dataclass
 from .errors import AuditadError, InvalidInputError
 
 __all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor",
-           "SerialExecutor", "DaskExecutor", "worker_environment"]
+           "SerialExecutor", "DaskExecutor", "local_cluster_config"]
 
 #: The kinds of ``scheduler=`` value :func:`parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
@@ -258,7 +262,7 @@ class DaskExecutor:
         import dask
 
         if self.spec.kind == "local":
-            cfg = {"distributed.nanny.pre-spawn-environ": worker_environment()}
+            cfg = local_cluster_config()
             if self.allowed_failures is not None:
                 cfg["distributed.scheduler.allowed-failures"] = int(self.allowed_failures)
             try:
@@ -414,22 +418,34 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
     return DaskExecutor(spec, timeout=timeout, allowed_failures=allowed_failures)
 
 
-def worker_environment() -> dict:
-    """The environment auditad's local Dask workers start with: Dask's own, less ``MALLOC_TRIM_THRESHOLD_``.
+def local_cluster_config() -> dict:
+    """The Dask settings of the local clusters auditad starts (on top of the user's Dask configuration).
 
-    Dask sets glibc's trim threshold to 64 kB in its workers, which makes
-    every large temporary array a fresh ``mmap`` whose pages fault in again:
-    the blocks of the exact kNN search then cost about 12 % more CPU than the
-    same blocks in the client (measured: 7.6 s against 6.7 s per block of
-    12 500 queries × 100 000 rows × 128 dimensions). Without it glibc keeps
-    freed arenas for reuse. The one-thread BLAS settings are kept.
+    Measured on 2 cores (exact kNN blocks of 12 500 queries × 100 000 rows × 128
+    dimensions, one per worker, 6.7 s of CPU each in a plain process):
+
+    * ``distributed.nanny.pre-spawn-environ`` without ``MALLOC_TRIM_THRESHOLD_``:
+      Dask sets glibc's trim threshold to 64 kB, which makes every large
+      temporary array a fresh ``mmap`` whose pages fault in again (7.6 s of CPU
+      per block instead of 6.7 s). The one-thread BLAS settings are kept.
+    * ``distributed.worker.profile.enabled: False``: the workers' statistical
+      profiler samples every thread every 10 ms, holding the GIL (an idle
+      worker used 3.5 % of a core); it only feeds the dashboard, which auditad
+      does not start.
+    * ``distributed.admin.tick.interval`` 1 s and
+      ``distributed.admin.system-monitor.interval`` 5 s (from 20 ms and
+      0.5 s): the event loops' bookkeeping, 5 % of a core in the client.
+
+    With all three an idle ``local:2`` cluster uses 0.12 s of CPU in 10 s
+    (1.24 s with Dask's defaults).
     """
     import dask
 
     _import_distributed()  # loads the distributed.* defaults into dask.config
     env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
     env.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return env
+    return {"distributed.nanny.pre-spawn-environ": env, "distributed.worker.profile.enabled": False,
+            "distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s"}
 
 
 def _import_distributed():
