@@ -158,3 +158,22 @@ def test_exact_knn_on_the_cluster_equals_serial_bit_for_bit(cluster, form):
     dist = kneighbors(X, Q, k=5, backend="exact", executor=cluster)
     np.testing.assert_array_equal(dist.indices, serial.indices)
     assert dist.distances.tobytes() == serial.distances.tobytes()
+
+
+def worker_settings(_):
+    import dask
+
+    from auditad import _exact_search
+
+    return (os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"),
+            dask.config.get("distributed.worker.profile.enabled"), len(_exact_search._references))
+
+
+def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_search_data(cluster):
+    from auditad._neighbors import kneighbors
+
+    kneighbors(np.random.default_rng(0).normal(size=(2000, 6)), k=3, backend="exact", executor=cluster)
+    settings = cluster.map_ordered(worker_settings, range(4))
+    # glibc's default trimming and no statistical profiler (local_cluster_config), one BLAS thread,
+    # and the search's prepared reference rows dropped on every worker when it ended
+    assert {s for s in settings} == {(None, "1", False, 0)}
