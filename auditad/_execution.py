@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from .errors import AuditadError, InvalidInputError
 
 __all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor",
-           "SerialExecutor", "DaskExecutor", "local_cluster_config"]
+           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config"]
 
 #: The kinds of ``scheduler=`` value :func:`parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
@@ -201,6 +201,10 @@ class SerialExecutor:
         """
         return [fn(item, **shared) for item in items]
 
+    def submit_ordered(self, fn, items, *, priority: int = 0, **shared) -> "SerialBatch":
+        """Tasks to run later: here they run when :meth:`SerialBatch.results` is called (``priority`` is moot)."""
+        return SerialBatch(self, fn, list(items), shared)
+
     def run_everywhere(self, fn, *args) -> None:
         """``fn(*args)`` in this process (the one worker there is; see :meth:`DaskExecutor.run_everywhere`)."""
         fn(*args)
@@ -323,36 +327,37 @@ class DaskExecutor:
             When a task raises, a worker dies too often, or the cluster is lost;
             the message names the task's position, ``fn`` and the cause.
         """
+        return self.submit_ordered(fn, items, **shared).results()
+
+    def submit_ordered(self, fn, items, *, priority: int = 0, **shared) -> "DaskBatch":
+        """Start ``fn(item, **shared)`` for every item on the cluster and return at once.
+
+        The client can do other work meanwhile (e.g. a neighbour pass whose own
+        query blocks, submitted later with a higher ``priority``, go first on
+        the workers); :meth:`DaskBatch.results` waits and returns the results in
+        input order, exactly as :meth:`map_ordered` would.
+
+        Parameters
+        ----------
+        fn : callable
+        items : iterable
+        priority : int, default 0
+            Dask's task priority: a worker with several ready tasks runs the
+            higher priority first.
+        **shared
+            Keywords of every call; each travels to the workers once.
+        """
         self._require_open()
         distributed = _import_distributed()
         items = list(items)
-        if not items:
-            return []
         name = getattr(fn, "__name__", type(fn).__name__)
+        if not items:
+            return DaskBatch(self, [], name)
         # every keyword travels once, as its own scattered piece of data: a large value passed to
         # client.map directly becomes a graph key named after the keyword, which collides between maps
         shared = {key: value if _holds_future(value, distributed.Future)
                   else self.client.scatter([value], broadcast=True, hash=False)[0] for key, value in shared.items()}
-        futures = self.client.map(fn, items, pure=False, **shared)
-        try:
-            distributed.wait(futures)
-            # the first task (in input order) that raised or killed its worker; other tasks may
-            # show other states meanwhile (e.g. a finished result lost with a dead worker is
-            # being recomputed), which gather() below waits for
-            for pos, fut in enumerate(futures):
-                if fut.status in ("error", "cancelled"):
-                    exc = fut.exception() if fut.status == "error" else None
-                    cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
-                    raise ExecutionError(
-                        f"task {pos} of {len(items)} ({name}) failed on {str(self.spec)!r}: {cause}") from exc
-            return self.client.gather(futures, errors="raise")
-        except ExecutionError:
-            raise
-        except Exception as exc:  # noqa: BLE001  (lost scheduler, closed comms, ...)
-            raise ExecutionError(f"the Dask cluster {str(self.spec)!r} failed while running {name}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
-        finally:
-            self.client.cancel([f for f in futures if f.status == "pending"])
+        return DaskBatch(self, self.client.map(fn, items, pure=False, priority=int(priority), **shared), name)
 
     def run_everywhere(self, fn, *args) -> None:
         """``fn(*args)`` once in every worker process, e.g. to drop data a finished search cached there.
@@ -372,6 +377,69 @@ class DaskExecutor:
 
     def to_dict(self) -> dict:
         return {**self.spec.to_dict(), "workers": self.n_workers}
+
+
+class SerialBatch:
+    """Tasks of :meth:`SerialExecutor.submit_ordered`: they run, in order, when the results are asked for."""
+
+    def __init__(self, executor, fn, items, shared):
+        self._run = lambda: executor.map_ordered(fn, items, **shared)
+
+    def results(self) -> list:
+        """The results in input order (an exception of a task propagates unchanged)."""
+        return self._run()
+
+    def cancel(self) -> None:
+        """Nothing to stop: no task has started."""
+        self._run = list
+
+
+class DaskBatch:
+    """Tasks started by :meth:`DaskExecutor.submit_ordered`."""
+
+    def __init__(self, executor, futures, name):
+        self.executor, self.futures, self.name = executor, futures, name
+
+    def results(self) -> list:
+        """Wait for every task; the results in input order.
+
+        Raises
+        ------
+        ExecutionError
+            When a task raises, a worker dies too often, or the cluster is lost;
+            the message names the task's position, the function and the cause.
+            The other tasks are cancelled and nothing is returned.
+        """
+        distributed = _import_distributed()
+        futures, name, spec = self.futures, self.name, str(self.executor.spec)
+        if not futures:
+            return []
+        try:
+            distributed.wait(futures)
+            # the first task (in input order) that raised or killed its worker; other tasks may
+            # show other states meanwhile (e.g. a finished result lost with a dead worker is
+            # being recomputed), which gather() below waits for
+            for pos, fut in enumerate(futures):
+                if fut.status in ("error", "cancelled"):
+                    exc = fut.exception() if fut.status == "error" else None
+                    cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
+                    raise ExecutionError(
+                        f"task {pos} of {len(futures)} ({name}) failed on {spec!r}: {cause}") from exc
+            return self.executor.client.gather(futures, errors="raise")
+        except ExecutionError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (lost scheduler, closed comms, ...)
+            raise ExecutionError(f"the Dask cluster {spec!r} failed while running {name}: "
+                                 f"{type(exc).__name__}: {exc}") from exc
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Cancel the tasks that have not finished (after :meth:`results`, or when the caller gives up)."""
+        client = self.executor.client
+        pending = [f for f in self.futures if f.status == "pending"]
+        if pending and client is not None:
+            client.cancel(pending)
 
 
 def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None):

@@ -177,3 +177,27 @@ def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_searc
     # glibc's default trimming and no statistical profiler (local_cluster_config), one BLAS thread,
     # and the search's prepared reference rows dropped on every worker when it ended
     assert {s for s in settings} == {(None, "1", False, 0)}
+
+
+def sleep_then_time(seconds):
+    time.sleep(seconds)
+    return time.time()
+
+
+def test_submitted_tasks_run_while_the_client_works_and_priority_overtakes(cluster):
+    slow = cluster.submit_ordered(sleep_then_time, [0.4] * 6, priority=-1)
+    time.sleep(0.1)  # the workers have started the first two slow tasks
+    quick = cluster.map_ordered(sleep_then_time, [0.0, 0.0])  # default priority 0 goes first
+    done = slow.results()
+    assert len(done) == 6
+    # the quick tasks ran before the slow ones still waiting, not after all of them
+    assert max(quick) < sorted(done)[-1] - 0.3
+    # a batch is what map_ordered gives, in input order
+    assert cluster.submit_ordered(abs, [-3, 2, -1]).results() == [3, 2, 1]
+    assert SerialExecutor().submit_ordered(abs, [-3, 2, -1]).results() == [3, 2, 1]
+
+
+def test_a_failed_batch_is_a_named_error(cluster):
+    batch = cluster.submit_ordered(fails_on_three, range(6))
+    with pytest.raises(ExecutionError, match=r"task 3 of 6 \(fails_on_three\)"):
+        batch.results()

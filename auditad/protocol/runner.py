@@ -317,18 +317,25 @@ def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic
                      classes):
     """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
 
-    The fits of the generic detectors are tasks on ``executor``; a neighbour pass (one per representation,
-    neighbour group and repeat, a large search that would run on one single-threaded worker) runs here with
-    its exact searches' query blocks spread over the executor.
+    The fits of the generic detectors are tasks on ``executor``, started first at a low priority; a
+    neighbour pass (one per representation, neighbour group and repeat, a large search that would run on one
+    single-threaded worker) then runs here with its exact searches' query blocks spread over the executor
+    ahead of the fits still waiting.
     """
     units, nb_units = [], []
     for r in range(len(rep_names)):
         nb_units += [("nb", r, key, s) for key in groups for s in range(S)]
         units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
     common = dict(y_idx=y_idx, protocol=protocol, groups=groups, dets=dets, ci_level=ci_level, classes=classes)
-    nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, **common) for u in nb_units}
-    gen_parts = dict(zip(units, executor.map_ordered(_protocol_unit, units, reps=executor.share(reps),
-                                                     tasks=executor.share(tasks), **common) if units else []))
+    # the fits start first, at low priority: the workers run them while this process computes (re-ranking,
+    # LOF tables, AUROCs) and the passes' own query blocks overtake them
+    batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
+                                    tasks=executor.share(tasks), **common)
+    try:
+        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, **common) for u in nb_units}
+        gen_parts = dict(zip(units, batch.results()))
+    finally:
+        batch.cancel()
     order = []
     for r in range(len(rep_names)):
         order += [u for u in nb_units if u[1] == r] + [u for u in units if u[1] == r]
