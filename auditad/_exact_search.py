@@ -29,7 +29,7 @@ from ._validation import check_int
 from .errors import InvalidInputError
 
 __all__ = ["U32", "MAX_BLOCK_ROWS", "Frame", "Reference", "search", "search_distributed", "search_block",
-           "forget_reference", "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
+           "search_rows_distributed", "search_rows_block", "forget_reference", "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
 
 U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)
@@ -97,18 +97,73 @@ def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
+def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_memory_mb=256):
+    """The k nearest rows of ``X[ref]`` to each row ``X[queries]`` (index arrays), blocks on ``executor``.
+
+    The same result, bit for bit, as :func:`search` of ``X[ref]`` and
+    ``X[queries]``, but the rows travel as the whole array ``X`` (or
+    ``rows``, the handle of :meth:`share` that already sent it), so that
+    several searches over subsets of one representation send it once; each
+    worker gathers the reference rows it needs at its first block.
+
+    Returns
+    -------
+    positions : ndarray of shape (len(queries), k), int64
+        Positions in ``ref``.
+    distances : ndarray of shape (len(queries), k), float64
+    """
+    workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
+    ref, queries = np.asarray(ref, dtype=np.int64), np.asarray(queries, dtype=np.int64)
+    m = queries.size
+    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+    frame = Frame(_Subset(X, ref), _Subset(X, queries), chunk)  # read in chunks: no whole copy here
+    step = max(MAX_BLOCK_ROWS, -(-m // (4 * workers)))
+    blocks = [(a, min(a + step, m)) for a in range(0, m, step)]
+    token = uuid.uuid4().hex
+    try:
+        parts = executor.map_ordered(search_rows_block, blocks, X=executor.share(X) if rows is None else rows,
+                                     ref=ref, queries=queries, k=k, block_memory_mb=block_memory_mb, frame=frame,
+                                     token=token)
+    finally:
+        executor.run_everywhere(forget_reference, token)
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+
+
+def search_rows_block(rows, *, X, ref, queries, k, block_memory_mb, frame, token):
+    """One block of :func:`search_rows_distributed` (run by an executor's worker)."""
+    reference = _reference(token, lambda: X[ref], frame)
+    return search(reference.X, X[queries[rows[0]:rows[1]]], k, False, block_memory_mb, 1, frame=frame,
+                  reference=reference)
+
+
+class _Subset:
+    """``X[idx]`` read slice by slice (what :class:`Frame` needs), never gathered whole."""
+
+    def __init__(self, X, idx):
+        self.X, self.idx, self.shape = X, idx, (idx.size, X.shape[1])
+
+    def __getitem__(self, part):
+        return self.X[self.idx[part]]
+
+
+def _reference(token, rows, frame) -> Reference:
+    """This process's :class:`Reference` of the search ``token``, built from ``rows()`` at the first block."""
+    with _references_lock:
+        reference = _references.get(token)
+        if reference is None:
+            reference = _references[token] = Reference(rows(), frame)
+            while len(_references) > _KEEP_REFERENCES:
+                _references.popitem(last=False)
+    return reference
+
+
 def search_block(rows, *, X, Q, k, self_search, block_memory_mb, frame, token):
     """One block ``rows = (a, b)`` of the queries of a search (run by an executor's worker, one thread).
 
     The worker's :class:`Reference` for ``token`` is built at its first block
     and reused by the next ones (at most two searches' references are kept).
     """
-    with _references_lock:
-        reference = _references.get(token)
-        if reference is None:
-            reference = _references[token] = Reference(X, frame)
-            while len(_references) > _KEEP_REFERENCES:
-                _references.popitem(last=False)
+    reference = _reference(token, lambda: X, frame)
     if self_search:
         return search(X, None, k, True, block_memory_mb, 1, rows=rows, frame=frame, reference=reference)
     return search(X, Q[rows[0]:rows[1]], k, False, block_memory_mb, 1, frame=frame, reference=reference)

@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from .errors import AuditadError, InvalidInputError
 
 __all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor",
-           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config"]
+           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config", "distributed"]
 
 #: The kinds of ``scheduler=`` value :func:`parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
@@ -170,6 +170,12 @@ def parse_scheduler(text) -> SchedulerSpec:
     if m and (m.group(3) is None or 1 <= int(m.group(3)) <= 65535):
         return SchedulerSpec("address", address=value.rstrip("/"))
     raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r}")
+
+
+def distributed(executor) -> bool:
+    """Whether ``executor`` runs tasks in other processes (a Dask executor); False for None and serial."""
+    spec = getattr(executor, "spec", None)
+    return executor is not None and spec is not None and spec.kind != "serial"
 
 
 class SerialExecutor:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._exact_search import Frame, check_distance_range, lexsort_rows, search, search_distributed
+from ._execution import distributed
 from ._progress import Progress
 from ._rng import check_random_state, seed_int
 from ._validation import check_choice, check_embeddings, check_int, check_k
@@ -325,7 +326,7 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
     recall, n_rec = None, 0
     if backend == "exact":
-        if executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial":
+        if distributed(executor):
             idx, dist = search_distributed(Xr, Q, k, self_search, block_memory_mb, executor)
         else:
             idx, dist = search(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)

@@ -921,3 +921,49 @@ def test_shared_lists_kth_distance_is_the_column_of_the_lists(backend):
         full = lists.lists(c, rows)[1]
         for j in (0, 4):
             np.testing.assert_array_equal(lists.kth_d2(c, rows, j), full[:, j])
+
+
+class _CountingExecutor:
+    """A stand-in for a Dask executor (tasks run here) that records what it is asked to send."""
+
+    from auditad._execution import SchedulerSpec
+
+    spec = SchedulerSpec("local", n_workers=2)
+    n_workers = 2
+
+    def __init__(self):
+        self.sent = []
+
+    def share(self, obj):
+        self.sent.append(obj)
+        return obj
+
+    def map_ordered(self, fn, items, **shared):
+        # a keyword that is not an already-shared object travels with every map (as Dask scatters it)
+        shared_ids = {id(obj) for obj in self.sent}
+        self.sent += [v for v in shared.values() if isinstance(v, np.ndarray) and id(v) not in shared_ids]
+        return [fn(item, **shared) for item in items]
+
+    def submit_ordered(self, fn, items, *, priority=0, **shared):
+        from auditad._execution import SerialBatch
+
+        return SerialBatch(self, fn, list(items), shared)
+
+    def run_everywhere(self, fn, *args):
+        fn(*args)
+
+
+@pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
+def test_a_neighbour_pass_on_a_cluster_sends_the_rows_once_and_equals_serial(protocol):
+    rng = np.random.default_rng(4)
+    y = np.repeat(np.arange(6), 60)
+    X = rng.normal(size=(y.size, 5)) + y[:, None] * 0.4
+    kw = dict(protocol=protocol, detectors=["knn", "lof"], backend="exact", leakage_k=None, random_state=3)
+    serial = audit_protocol(X, y, **kw)
+    ex = _CountingExecutor()
+    on_cluster = audit_protocol(X, y, executor=ex, **kw)
+    assert on_cluster.auroc.tobytes() == serial.auroc.tobytes()
+    assert on_cluster.ci_low.tobytes() == serial.ci_low.tobytes()
+    rows = [a for a in ex.sent if isinstance(a, np.ndarray) and a.ndim == 2]
+    # one (n, d) array, the prepared representation, for the 7 (or 6) searches of the pass
+    assert [a.shape for a in rows] == [X.shape]

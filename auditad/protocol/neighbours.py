@@ -80,7 +80,8 @@ def _sort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
 
 def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, exclude_self: bool = True,
-            backend: str = "auto", n_jobs=None, random_state=None, executor=None) -> tuple[np.ndarray, np.ndarray]:
+            backend: str = "auto", n_jobs=None, random_state=None, executor=None,
+            rows=None) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
     Parameters
@@ -103,6 +104,9 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         the candidates are only re-ranked.
     executor : executor, optional
         Runs the exact candidate search's query blocks on it (same result).
+    rows : optional
+        ``executor.share(X)``, made once for several searches over the same
+        ``X`` (a Dask executor then sends the rows once, not per search).
 
     Returns
     -------
@@ -111,6 +115,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     d2 : ndarray of shape (m, k), float64
         Squared euclidean distances of the prepared rows.
     """
+    from .._exact_search import search_rows_distributed
+    from .._execution import distributed
     from .._neighbors import kneighbors
 
     ref = np.asarray(ref, dtype=np.int64)
@@ -125,11 +131,16 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     if backend == "approximate":  # float32 rows suffice: its candidates are re-ranked in float64 below
         res = kneighbors(gather32(X, ref), gather32(X, queries), k=kk, metric="euclidean", backend=backend,
                          n_jobs=n_jobs, random_state=random_state, executor=executor)
+        positions, distances, found_by = res.indices, res.distances, res.backend
+    elif backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
+        positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
+        found_by = "exact"
     else:
         res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
                          random_state=random_state, executor=executor)
-    idx, d2 = rerank(X, queries, ref, res.indices, k, exclude_self=exclude_self)
-    if kk >= n_ref or res.backend != "exact":
+        positions, distances, found_by = res.indices, res.distances, res.backend
+    idx, d2 = rerank(X, queries, ref, positions, k, exclude_self=exclude_self)
+    if kk >= n_ref or found_by != "exact":
         return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)
     # certificate: every non-candidate r has engine distance >= e_last, and the engine's (centred)
     # squared distance differs from the pair formula by at most tol, so its d2 >= e_last^2 - tol
@@ -138,7 +149,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     qn = np.sqrt(np.einsum("ij,ij->i", X[queries] - mu, X[queries] - mu))
     gamma = 8.0 * (X.shape[1] + 10) * _U64
     tol = gamma * (qn + 2.0 * rmax) ** 2
-    last = res.distances[:, -1] ** 2
+    last = distances[:, -1] ** 2
     kth = d2[:, k - 1]
     bad = np.flatnonzero(~(kth < last - tol))
     for i in bad:  # near-ties at the candidate boundary: brute force over every reference row

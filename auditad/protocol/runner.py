@@ -17,6 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._execution import distributed
 from .._progress import Progress
 from .._rng import check_random_state
 from .._validation import (
@@ -242,7 +243,7 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
         return {}
-    out = {}
+    out, shared_rows = {}, None
     if protocol == "leave_one_class_out":
         # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
         # trains every task c != c'), else the one task's pool minus its class
@@ -259,8 +260,10 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
             tr = None
         else:
             rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
+            if shared_rows is None and backend == "exact" and distributed(executor):  # rows sent once for all tasks
+                shared_rows = executor.share(Xp)
             a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs,
-                                        executor=executor)
+                                        executor=executor, shared_rows=shared_rows)
             m = t.test_idx.size
             q_i, q_d2 = a_i[:m], a_d2[:m]
             tr = (a_i[m:], a_d2[m:]) if need_train else None
@@ -631,15 +634,14 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         if out[4]:
             constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
-    distributed = executor is not None and getattr(executor, "spec", None) is not None \
-        and executor.spec.kind != "serial"
+    on_cluster = distributed(executor)
     with Progress(n_units, "audit_protocol", enabled=bool(progress)) as bar:
-        if distributed:
+        if on_cluster:
             for r, d_i, c, s, out in _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic,
                                                       tasks, dets, S, ci_level, classes):
                 store(r, d_i, c, s, out)
                 bar.update()
-        for r, rep in enumerate(rep_names if not distributed else ()):
+        for r, rep in enumerate(rep_names if not on_cluster else ()):
             X = reps[rep]
             for (metric, nb_backend), group in groups.items():
                 Xp = prepare_rows(X, metric)

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._execution import distributed
 from .neighbours import gather32, nearest, rerank
 
 __all__ = ["LeaveOneOutLists", "one_class_lists", "filter_lists", "filter_own_class", "masked_lists",
@@ -136,6 +137,8 @@ class LeaveOneOutLists:
         if backend == "auto":
             backend = choose_backend(rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False)
         self.backend = backend
+        # a Dask executor receives the rows once for every exact search of the pass
+        shared_rows = executor.share(X) if backend == "exact" and distributed(executor) else None
         # anomaly rows with their list among P \ own class already known (approximate backend): row -> position
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies = anomalies
@@ -172,7 +175,7 @@ class LeaveOneOutLists:
             self.n_anomalies_searched = int((~ok).sum())
         else:
             self.A_idx, self.A_d2 = nearest(X, pool, rows, kA, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                                            random_state=random_state, executor=executor)
+                                            random_state=random_state, executor=executor, rows=shared_rows)
             self.n_anomalies_searched = int(anomaly_rows.size)
         labels = np.where(self.A_idx >= 0, y_idx[np.maximum(self.A_idx, 0)], -1)
         self.A_lab = labels
@@ -204,7 +207,7 @@ class LeaveOneOutLists:
             for c, q in per_class.items():
                 ref = pool[y_idx[pool] != c]
                 bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                                 random_state=random_state, executor=executor)
+                                 random_state=random_state, executor=executor, rows=shared_rows)
                 self.B[c] = (q, bi, bd)
         self.n_short = int(short.sum())
         # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
@@ -275,7 +278,9 @@ class LeaveOneOutLists:
         return out_i, out_d
 
 
-def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None, executor=None):
-    """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total)."""
+def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None, executor=None,
+                    shared_rows=None):
+    """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total;
+    ``shared_rows``: ``executor.share(X)`` made once for all tasks)."""
     return nearest(X, train_idx, rows, k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                   random_state=random_state, executor=executor)
+                   random_state=random_state, executor=executor, rows=shared_rows)

@@ -454,6 +454,7 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
     """
     import json
 
+    from .._execution import distributed
     from .._io import write_bytes_atomic, write_text_atomic
     from .._progress import Progress
     from .render import figure_files, render_report
@@ -470,7 +471,7 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
         write_text_atomic(folder / rel, frame.to_csv(index=False))
     _write_tables(audit.tables, folder)
     svgs = {}
-    remote = executor is not None and getattr(executor, "spec", None) is not None and executor.spec.kind != "serial"
+    remote = distributed(executor)
     drawn = iter(executor.map_ordered(figure_files, list(audit.figures)) if remote else ())
     with Progress(len(audit.figures), f"figures {audit.name}", enabled=progress) as bar:
         for spec in audit.figures:
