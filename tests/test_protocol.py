@@ -967,3 +967,41 @@ def test_a_neighbour_pass_on_a_cluster_sends_the_rows_once_and_equals_serial(pro
     rows = [a for a in ex.sent if isinstance(a, np.ndarray) and a.ndim == 2]
     # one (n, d) array, the prepared representation, for the 7 (or 6) searches of the pass
     assert [a.shape for a in rows] == [X.shape]
+
+
+@pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
+def test_approximate_neighbour_passes_are_seeded_and_state_their_recall(protocol):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 12, 3000)
+    X = rng.normal(size=(y.size, 12)) + y[:, None] * 0.05
+    kw = dict(protocol=protocol, detectors=["knn", "lof"], leakage_k=None, random_state=1)
+    runs = [audit_protocol(X, y, backend="approximate", **kw) for _ in range(2)]
+    assert runs[0].auroc.tobytes() == runs[1].auroc.tobytes()  # the NN-descent graph is seeded
+    recall = runs[0].settings["neighbour_recall"]["X"]
+    assert 0.95 <= recall <= 1.0 and runs[0].settings["neighbour_recall_queries"] == 200
+    assert json.loads(json.dumps(runs[0].to_dict()))["settings"]["neighbour_recall"] == {"X": recall}
+    exact = audit_protocol(X, y, backend="exact", **kw)
+    assert exact.settings["neighbour_recall"] == {"X": None}
+    assert np.nanmax(np.abs(runs[0].auroc - exact.auroc)) < 0.01
+
+
+def test_list_recall_counts_the_listed_rows_within_the_exact_kth_distance():
+    from auditad.protocol.neighbours import nearest
+    from auditad.protocol.shared import list_recall
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 4))
+    pool = np.arange(0, 400, 2)
+    rows = np.arange(400)
+    _, d2 = nearest(X, pool, rows, 6, backend="exact")
+    assert list_recall(X, pool, rows, d2, 5, 0, sample=400) == (1.0, 400)
+    worse = d2.copy()
+    worse[:, 4] = worse[:, 5]  # every row's 5th entry replaced by its 6th nearest: 4 of 5 found
+    worse[7, :] = d2[7]  # ... except row 7
+    assert not np.any(d2[:, 5] == d2[:, 4])  # continuous data: no ties at the 5th distance
+    recall, n = list_recall(X, pool, rows, worse, 5, 0, sample=400)
+    assert n == 400 and recall == pytest.approx((399 * 4 + 5) / 2000)
+    # an entry at exactly the exact k-th distance counts as found
+    tied = worse.copy()
+    tied[3, 4] = d2[3, 4]
+    assert list_recall(X, pool, rows, tied, 5, 0, sample=400)[0] == pytest.approx((398 * 4 + 10) / 2000)

@@ -745,3 +745,18 @@ def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
     assert "subsampled" not in protocol.reading(part)
     text = protocol.reading({**part, "test_normals_subsampled": True})
     assert "subsampled to at most 10\u202f000 per task (max_test_normals)" in text
+
+
+def test_the_protocol_reading_states_the_recall_of_approximate_neighbour_lists():
+    from auditad.report.sections import protocol
+
+    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
+         "rho_dir": 0.0}
+    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
+            "representations": {"raw": {"detectors": {}}},
+            "settings": {"neighbour_recall": {"raw": None}, "neighbour_recall_queries": 0}}
+    assert "recall" not in protocol.reading(part)
+    part["settings"] = {"neighbour_recall": {"raw": 0.9975}, "neighbour_recall_queries": 200}
+    text = protocol.reading(part)
+    assert "approximate search; measured against exact search on 200 sampled rows per pass, their recall was " \
+           "0.998" in text

@@ -81,7 +81,7 @@ def _sort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
 
 def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, exclude_self: bool = True,
             backend: str = "auto", n_jobs=None, random_state=None, executor=None,
-            rows=None) -> tuple[np.ndarray, np.ndarray]:
+            rows=None, recalls=None) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
     Parameters
@@ -107,6 +107,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     rows : optional
         ``executor.share(X)``, made once for several searches over the same
         ``X`` (a Dask executor then sends the rows once, not per search).
+    recalls : list, optional
+        An approximate search appends its measured ``(recall, n_queries)``.
 
     Returns
     -------
@@ -132,6 +134,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         res = kneighbors(gather32(X, ref), gather32(X, queries), k=kk, metric="euclidean", backend=backend,
                          n_jobs=n_jobs, random_state=random_state, executor=executor)
         positions, distances, found_by = res.indices, res.distances, res.backend
+        if recalls is not None and res.recall is not None:
+            recalls.append((res.recall, res.n_recall_queries))
     elif backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
@@ -139,6 +143,8 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
                          random_state=random_state, executor=executor)
         positions, distances, found_by = res.indices, res.distances, res.backend
+        if recalls is not None and res.recall is not None:  # "auto" chose approximate search
+            recalls.append((res.recall, res.n_recall_queries))
     idx, d2 = rerank(X, queries, ref, positions, k, exclude_self=exclude_self)
     if kk >= n_ref or found_by != "exact":
         return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)

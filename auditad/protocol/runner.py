@@ -236,9 +236,10 @@ def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
 
 
 def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level,
-                       executor=None):
+                       executor=None, seed=None, recalls=None):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
-    (its exact searches' query blocks on ``executor`` when given)."""
+    (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate search). The
+    measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
     kmax = max(dets[d].n_needed for d in group)
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
@@ -252,8 +253,10 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
         rows = np.concatenate(normals + ([pool] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks_s}
         lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs,
-                                 executor=executor)
+                                 random_state=seed, executor=executor)
         get = lists.lists
+        if lists.recall is not None and recalls is not None:
+            recalls.append((lists.recall, lists.n_recall_queries))
     for t in tasks_s:
         if protocol == "leave_one_class_out":
             q_i, q_d2 = get(t.c, t.test_idx)
@@ -263,7 +266,8 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
             if shared_rows is None and backend == "exact" and distributed(executor):  # rows sent once for all tasks
                 shared_rows = executor.share(Xp)
             a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs,
-                                        executor=executor, shared_rows=shared_rows)
+                                        random_state=seed, executor=executor, shared_rows=shared_rows,
+                                        recalls=recalls)
             m = t.test_idx.size
             q_i, q_d2 = a_i[:m], a_d2[:m]
             tr = (a_i[m:], a_d2[m:]) if need_train else None
@@ -288,7 +292,8 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_t
 
 
 # --------------------------------------------------------------------------- executor (Dask) path
-def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level, classes, executor=None):
+def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level, classes, executor=None,
+                   pass_seeds=None, recalls=None):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
     the executor). Returns ``([(r, d_i, c, s, out), ...], [(category, message), ...])``;
@@ -304,7 +309,8 @@ def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level
             need_train = any(isinstance(dets[d], LOFDetector) for d in group)
             jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
             outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, [t for t in tasks if t.s == s], dets,
-                                      need_train, key[1], jobs, ci_level, executor=executor)
+                                      need_train, key[1], jobs, ci_level, executor=executor, seed=pass_seeds[s],
+                                      recalls=recalls.setdefault(r, []))
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
             _, r, t_i, d_i = unit
@@ -317,7 +323,7 @@ def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level
 
 
 def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic, tasks, dets, S, ci_level,
-                     classes):
+                     classes, pass_seeds, recalls):
     """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
 
     The fits of the generic detectors are tasks on ``executor``, started first at a low priority; a
@@ -335,7 +341,8 @@ def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic
     batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
                                     tasks=executor.share(tasks), **common)
     try:
-        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, **common) for u in nb_units}
+        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds,
+                                      recalls=recalls, **common) for u in nb_units}
         gen_parts = dict(zip(units, batch.results()))
     finally:
         batch.cancel()
@@ -634,11 +641,14 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         if out[4]:
             constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
+    # approximate neighbour passes: one seed per repeat (index construction, recall sample)
+    pass_seeds = [int(np.random.default_rng([int(repeat_seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(S)]
+    recalls: dict[int, list] = {}  # representation -> [(recall, n_queries)] of its approximate passes
     on_cluster = distributed(executor)
     with Progress(n_units, "audit_protocol", enabled=bool(progress)) as bar:
         if on_cluster:
             for r, d_i, c, s, out in _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic,
-                                                      tasks, dets, S, ci_level, classes):
+                                                      tasks, dets, S, ci_level, classes, pass_seeds, recalls):
                 store(r, d_i, c, s, out)
                 bar.update()
         for r, rep in enumerate(rep_names if not on_cluster else ()):
@@ -650,7 +660,8 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                 for s in range(S):
                     tasks_s = [t for t in tasks if t.s == s]
                     outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train,
-                                              nb_backend, jobs, ci_level)
+                                              nb_backend, jobs, ci_level, seed=pass_seeds[s],
+                                              recalls=recalls.setdefault(r, []))
                     for (d_i, c), out in outs.items():
                         store(r, d_i, c, s, out)
                         bar.update()
@@ -697,6 +708,10 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         "split": "user" if user_split is not None else "random_stratified", "contamination": contamination,
         "max_test_normals": max_test_normals, "n_tasks_subsampled": int(np.sum(n_neg_avail > n_neg)),
         "repeats": S, "k": k, "leakage_k": leakage_k, "backend": backend,
+        # approximate kNN/LOF neighbour lists: their lowest measured recall per representation (None: exact)
+        "neighbour_recall": {name: (min(v for v, _ in recalls[r]) if recalls.get(r) else None)
+                             for r, name in enumerate(rep_names)},
+        "neighbour_recall_queries": max((n_q for v in recalls.values() for _, n_q in v), default=0),
         "random_state": random_state if isinstance(random_state, (int, np.integer)) else None,
         "n_samples": n, "n_features": {name: int(X.shape[1]) for name, X in reps.items()},
     }

@@ -42,8 +42,8 @@ import numpy as np
 from .._execution import distributed
 from .neighbours import gather32, nearest, rerank
 
-__all__ = ["LeaveOneOutLists", "one_class_lists", "filter_lists", "filter_own_class", "masked_lists",
-           "WIDE_FACTOR"]
+__all__ = ["LeaveOneOutLists", "one_class_lists", "list_recall", "filter_lists", "filter_own_class",
+           "masked_lists", "WIDE_FACTOR"]
 
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
@@ -155,6 +155,7 @@ class LeaveOneOutLists:
             Q_idx, Q_d2 = approx(queries, kA)
             at = np.searchsorted(queries, rows)
             self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
+            self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
             own = y_idx[anomaly_rows]
             other = pool.size - np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)[own]
             need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
@@ -174,6 +175,7 @@ class LeaveOneOutLists:
             exact_anomalies = {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}
             self.n_anomalies_searched = int((~ok).sum())
         else:
+            self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(X, pool, rows, kA, exclude_self=True, backend=backend, n_jobs=n_jobs,
                                             random_state=random_state, executor=executor, rows=shared_rows)
             self.n_anomalies_searched = int(anomaly_rows.size)
@@ -279,8 +281,37 @@ class LeaveOneOutLists:
 
 
 def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None, executor=None,
-                    shared_rows=None):
+                    shared_rows=None, recalls=None):
     """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total;
-    ``shared_rows``: ``executor.share(X)`` made once for all tasks)."""
+    ``shared_rows``: ``executor.share(X)`` made once for all tasks; an approximate search's measured
+    ``(recall, n_queries)`` is appended to ``recalls``)."""
     return nearest(X, train_idx, rows, k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                   random_state=random_state, executor=executor, rows=shared_rows)
+                   random_state=random_state, executor=executor, rows=shared_rows, recalls=recalls)
+
+
+def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[float, int]:
+    """Recall of approximate lists among the pool, measured against exact search on a sample of rows.
+
+    ``lists_d2[i]`` holds the exact squared distances of row ``rows[i]``'s listed
+    pool rows, nearest first. An entry among its first k counts as found when it
+    is no farther than the exact k-th nearest pool row (self excluded), so ties
+    at the k-th distance are not penalised. ``sample`` rows (default: the
+    leakage's recall sample, 200), drawn from ``random_state``.
+
+    Returns
+    -------
+    (recall, n_queries)
+    """
+    from .._neighbors import DEFAULT_RECALL_SAMPLE
+    from .._rng import check_random_state
+
+    sample = DEFAULT_RECALL_SAMPLE if sample is None else int(sample)
+    if rows.size == 0 or sample <= 0 or pool.size == 0:
+        return None, 0
+    pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
+    _, exact_d2 = nearest(X, pool, rows[pick], k, exclude_self=True, backend="exact")
+    kth = exact_d2[:, -1]
+    valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find
+    got = lists_d2[pick, :k]
+    found = np.isfinite(got) & (got <= kth[:, None])
+    return float(found.sum() / max(int(valid.sum()), 1)), int(pick.size)

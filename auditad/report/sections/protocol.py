@@ -182,6 +182,13 @@ def reading(p: Mapping) -> str:
     if p.get("test_normals_subsampled"):
         text += (f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
                  "task (max_test_normals), so these AUROCs are estimated on that subsample. ")
+    recall = {r: v for r, v in (p["settings"].get("neighbour_recall") or {}).items() if v is not None}
+    if recall:
+        shown = fmt(min(recall.values())) if len(recall) == 1 else \
+            ", ".join(f"{r} {fmt(v)}" for r, v in recall.items())
+        text += (f"The kNN and LOF neighbours were found by approximate search; measured against exact search on "
+                 f"{count(p['settings'].get('neighbour_recall_queries'))} sampled rows per pass, their recall was "
+                 f"{shown} (lowest over the repeats). ")
     rho = m["rho_dir"]
     limit = threshold(ID)
     if rho is None:
