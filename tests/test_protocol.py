@@ -1005,3 +1005,19 @@ def test_list_recall_counts_the_listed_rows_within_the_exact_kth_distance():
     tied = worse.copy()
     tied[3, 4] = d2[3, 4]
     assert list_recall(X, pool, rows, tied, 5, 0, sample=400)[0] == pytest.approx((398 * 4 + 10) / 2000)
+
+
+def test_list_recall_over_pool_blocks_equals_one_search(monkeypatch):
+    from auditad.protocol import shared
+    from auditad.protocol.neighbours import nearest
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(300, 3))
+    X[10:20] = X[20]  # duplicates across block borders
+    pool, rows = np.arange(1, 300, 2), np.arange(300)
+    _, d2 = nearest(X, pool, rows, 8, backend="exact")
+    lists = d2.copy()
+    lists[::3, 3] = lists[::3, 7]
+    whole = shared.list_recall(X, pool, rows, lists, 6, 1, sample=120)
+    monkeypatch.setattr(shared, "RECALL_POOL_BLOCK", 7)
+    assert shared.list_recall(X, pool, rows, lists, 6, 1, sample=120) == whole and whole[0] < 1.0

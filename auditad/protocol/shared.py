@@ -43,7 +43,11 @@ from .._execution import distributed
 from .neighbours import gather32, nearest, rerank
 
 __all__ = ["LeaveOneOutLists", "one_class_lists", "list_recall", "filter_lists", "filter_own_class",
-           "masked_lists", "WIDE_FACTOR"]
+           "masked_lists", "WIDE_FACTOR", "RECALL_POOL_BLOCK"]
+
+#: Pool rows per exact search when measuring recall (bounds its memory at 1M rows: 131 072 float64 rows of
+#: the pool and their float32 copy per search instead of the whole pool).
+RECALL_POOL_BLOCK = 1 << 17
 
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
@@ -309,7 +313,10 @@ def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[
     if rows.size == 0 or sample <= 0 or pool.size == 0:
         return None, 0
     pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
-    _, exact_d2 = nearest(X, pool, rows[pick], k, exclude_self=True, backend="exact")
+    exact_d2 = None
+    for a in range(0, pool.size, RECALL_POOL_BLOCK):  # exact k nearest per block of the pool, then merged
+        _, d2 = nearest(X, pool[a:a + RECALL_POOL_BLOCK], rows[pick], k, exclude_self=True, backend="exact")
+        exact_d2 = d2 if exact_d2 is None else np.sort(np.hstack([exact_d2, d2]), axis=1)[:, :k]
     kth = exact_d2[:, -1]
     valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find
     got = lists_d2[pick, :k]
