@@ -182,7 +182,7 @@ def reading(p: Mapping) -> str:
     if p.get("test_normals_subsampled"):
         text += (f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
                  "task (max_test_normals), so these AUROCs are estimated on that subsample. ")
-    recall = {r: v for r, v in (p["settings"].get("neighbour_recall") or {}).items() if v is not None}
+    recall = {r: v for r, v in ((p.get("settings") or {}).get("neighbour_recall") or {}).items() if v is not None}
     if recall:
         shown = fmt(min(recall.values())) if len(recall) == 1 else \
             ", ".join(f"{r} {fmt(v)}" for r, v in recall.items())
