@@ -395,6 +395,10 @@ class SerialBatch:
         """The results in input order (an exception of a task propagates unchanged)."""
         return self._run()
 
+    def failure(self, wait: float = 2.0):
+        """None: tasks run only in :meth:`results`, where their exceptions propagate."""
+        return None
+
     def cancel(self) -> None:
         """Nothing to stop: no task has started."""
         self._run = list
@@ -425,12 +429,9 @@ class DaskBatch:
             # the first task (in input order) that raised or killed its worker; other tasks may
             # show other states meanwhile (e.g. a finished result lost with a dead worker is
             # being recomputed), which gather() below waits for
-            for pos, fut in enumerate(futures):
-                if fut.status in ("error", "cancelled"):
-                    exc = fut.exception() if fut.status == "error" else None
-                    cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
-                    raise ExecutionError(
-                        f"task {pos} of {len(futures)} ({name}) failed on {spec!r}: {cause}") from exc
+            failure = self._first_failure(("error", "cancelled"))
+            if failure is not None:
+                raise failure
             return self.executor.client.gather(futures, errors="raise")
         except ExecutionError:
             raise
@@ -439,6 +440,33 @@ class DaskBatch:
                                  f"{type(exc).__name__}: {exc}") from exc
         finally:
             self.cancel()
+
+    def failure(self, wait: float = 2.0):
+        """The :class:`ExecutionError` of the first task (in input order) that failed, or None.
+
+        For a caller whose own work failed meanwhile: a task of this batch that
+        killed its worker also loses data other work needed, and is the cause
+        to report. Waits up to ``wait`` seconds for the scheduler to mark it.
+        """
+        import time
+
+        deadline = time.monotonic() + float(wait)
+        while True:
+            failure = self._first_failure(("error",))
+            if failure is not None or time.monotonic() >= deadline:
+                return failure
+            time.sleep(0.05)
+
+    def _first_failure(self, states):
+        for pos, fut in enumerate(self.futures):
+            if fut.status in states:
+                exc = fut.exception() if fut.status == "error" else None
+                cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
+                error = ExecutionError(f"task {pos} of {len(self.futures)} ({self.name}) failed on "
+                                       f"{str(self.executor.spec)!r}: {cause}")
+                error.__cause__ = exc
+                return error
+        return None
 
     def cancel(self) -> None:
         """Cancel the tasks that have not finished (after :meth:`results`, or when the caller gives up)."""

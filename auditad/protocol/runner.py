@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .._execution import distributed
+from .._execution import ExecutionError, distributed
 from .._progress import Progress
 from .._rng import check_random_state
 from .._validation import (
@@ -344,6 +344,12 @@ def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic
         nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds,
                                       recalls=recalls, **common) for u in nb_units}
         gen_parts = dict(zip(units, batch.results()))
+    except ExecutionError as exc:
+        # a fit that killed its worker also loses data the passes' blocks needed: name the fit, the cause
+        cause = batch.failure()
+        if cause is not None and str(cause) != str(exc):
+            raise cause from exc
+        raise
     finally:
         batch.cancel()
     order = []
