@@ -199,5 +199,10 @@ def test_submitted_tasks_run_while_the_client_works_and_priority_overtakes(clust
 
 def test_a_failed_batch_is_a_named_error(cluster):
     batch = cluster.submit_ordered(fails_on_three, range(6))
+    # asked without waiting for the whole batch (the caller's own work failed meanwhile)
+    failure = batch.failure(wait=30)
+    assert isinstance(failure, ExecutionError) and "task 3 of 6 (fails_on_three)" in str(failure)
     with pytest.raises(ExecutionError, match=r"task 3 of 6 \(fails_on_three\)"):
         batch.results()
+    assert cluster.submit_ordered(abs, [-1]).failure(wait=0.2) is None
+    assert SerialExecutor().submit_ordered(fails_on_three, range(6)).failure() is None
