@@ -102,7 +102,7 @@ def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_me
 
     The same result, bit for bit, as :func:`search` of ``X[ref]`` and
     ``X[queries]``, but the rows travel as the whole array ``X`` (or
-    ``rows``, the handle of :meth:`share` that already sent it), so that
+    ``rows``, the handle of the executor's ``share`` that already sent it), so that
     several searches over subsets of one representation send it once; each
     worker gathers the reference rows it needs at its first block.
 
