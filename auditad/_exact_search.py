@@ -28,7 +28,7 @@ from ._progress import Progress
 from ._validation import check_int
 from .errors import InvalidInputError
 
-__all__ = ["U32", "MAX_BLOCK_ROWS", "Frame", "Reference", "search", "search_distributed", "search_block",
+__all__ = ["U32", "MAX_BLOCK_ROWS", "chunk_rows", "Frame", "Reference", "search", "search_distributed", "search_block",
            "search_rows_distributed", "search_rows_block", "forget_reference", "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
 
 U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
@@ -38,6 +38,11 @@ MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BL
 _KEEP_REFERENCES = 2
 _references: OrderedDict = OrderedDict()
 _references_lock = threading.Lock()
+
+
+def chunk_rows(d: int) -> int:
+    """Rows per chunk when rows of width ``d`` are transformed piecewise (about 32 MB of float64)."""
+    return max(1, int(2**22 // max(int(d), 1)))
 
 
 class Reference:
@@ -62,7 +67,7 @@ class Reference:
     def __init__(self, X: np.ndarray, frame: "Frame"):
         X = np.require(X, requirements=["C", "A"])
         n, d = X.shape
-        chunk = max(1, int(2**22 // max(d, 1)))  # ~32 MB of float64 per chunk
+        chunk = chunk_rows(d)
         # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x
         X32a = np.empty((n, d + 1), dtype=np.float32)
         xsq64 = np.empty(n, dtype=np.float64)
@@ -81,20 +86,10 @@ def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
     The rows travel once to every worker; each worker prepares its
     :class:`Reference` at its first block and drops it when the search ends.
     """
-    workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
-    m = X.shape[0] if self_search else Q.shape[0]
-    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
-    frame = Frame(X, None if self_search else Q, chunk)  # one frame for every block
-    step = max(MAX_BLOCK_ROWS, -(-m // (4 * workers)))
-    blocks = [(a, min(a + step, m)) for a in range(0, m, step)]
-    token = uuid.uuid4().hex
-    shared = {"X": executor.share(X), "Q": None if self_search else executor.share(Q)}
-    try:
-        parts = executor.map_ordered(search_block, blocks, k=k, self_search=self_search,
-                                     block_memory_mb=block_memory_mb, frame=frame, token=token, **shared)
-    finally:
-        executor.run_everywhere(forget_reference, token)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    frame = Frame(X, None if self_search else Q, chunk_rows(X.shape[1]))  # one frame for every block
+    return _map_blocks(executor, X.shape[0] if self_search else Q.shape[0], search_block, X=executor.share(X),
+                       Q=None if self_search else executor.share(Q), k=k, self_search=self_search,
+                       block_memory_mb=block_memory_mb, frame=frame)
 
 
 def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_memory_mb=256):
@@ -112,18 +107,21 @@ def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_me
         Positions in ``ref``.
     distances : ndarray of shape (len(queries), k), float64
     """
-    workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
     ref, queries = np.asarray(ref, dtype=np.int64), np.asarray(queries, dtype=np.int64)
-    m = queries.size
-    chunk = max(1, int(2**22 // max(X.shape[1], 1)))
-    frame = Frame(_Subset(X, ref), _Subset(X, queries), chunk)  # read in chunks: no whole copy here
+    frame = Frame(_Subset(X, ref), _Subset(X, queries), chunk_rows(X.shape[1]))  # read in chunks, no whole copy
+    return _map_blocks(executor, queries.size, search_rows_block, X=executor.share(X) if rows is None else rows,
+                       ref=ref, queries=queries, k=k, block_memory_mb=block_memory_mb, frame=frame)
+
+
+def _map_blocks(executor, m, task, **shared):
+    """``task`` over the query blocks of ``m`` queries on ``executor`` (about four blocks per worker), under
+    one search token whose worker references are dropped at the end; the blocks' results concatenated."""
+    workers = max(1, int(getattr(executor, "n_workers", 1) or 1))
     step = max(MAX_BLOCK_ROWS, -(-m // (4 * workers)))
-    blocks = [(a, min(a + step, m)) for a in range(0, m, step)]
     token = uuid.uuid4().hex
     try:
-        parts = executor.map_ordered(search_rows_block, blocks, X=executor.share(X) if rows is None else rows,
-                                     ref=ref, queries=queries, k=k, block_memory_mb=block_memory_mb, frame=frame,
-                                     token=token)
+        parts = executor.map_ordered(task, [(a, min(a + step, m)) for a in range(0, m, step)], token=token,
+                                     **shared)
     finally:
         executor.run_everywhere(forget_reference, token)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -195,7 +193,7 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
         offset, end = (0, n) if rows is None else rows
         Q = X[offset:end]
     m = Q.shape[0]
-    chunk = max(1, int(2**22 // max(d, 1)))  # ~32 MB of float64 per chunk
+    chunk = chunk_rows(d)
     if frame is None:
         frame = Frame(X, None if self_search else Q, chunk)
     if reference is None:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._exact_search import Frame, check_distance_range, lexsort_rows, search, search_distributed
+from ._exact_search import Frame, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
 from ._execution import distributed
 from ._progress import Progress
 from ._rng import check_random_state, seed_int
@@ -370,7 +370,7 @@ def _approximate(X, Q, k, self_search, random_state):
 
         # pynndescent works in float32: give it the centred, power-of-two-rescaled data
         # (coordinates in (-1, 1)), so neither large offsets nor extreme magnitudes reach it
-        chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+        chunk = chunk_rows(X.shape[1])
         frame = Frame(X, None, chunk)
         X32 = _frame_float32(frame, X, chunk)
         with warnings.catch_warnings():
@@ -428,7 +428,7 @@ class ApproximateIndex:
     def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None):
         import warnings
 
-        self._chunk = max(1, int(2**22 // max(X.shape[1], 1)))
+        self._chunk = chunk_rows(X.shape[1])
         self.frame = Frame(X, span, self._chunk)
         n = X.shape[0]
         with warnings.catch_warnings():
