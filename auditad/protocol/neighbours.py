@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._exact_search import chunk_rows
 from ..errors import InvalidInputError
 
 __all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "rerank", "gather32", "to_distance",
@@ -130,20 +131,15 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         return idx, d2
     # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
-    if backend == "approximate":  # float32 rows suffice: its candidates are re-ranked in float64 below
-        res = kneighbors(gather32(X, ref), gather32(X, queries), k=kk, metric="euclidean", backend=backend,
-                         n_jobs=n_jobs, random_state=random_state, executor=executor)
-        positions, distances, found_by = res.indices, res.distances, res.backend
-        if recalls is not None and res.recall is not None:
-            recalls.append((res.recall, res.n_recall_queries))
-    elif backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
+    if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
-    else:
-        res = kneighbors(X[ref], X[queries], k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
+    else:  # approximate: float32 rows suffice, its candidates are re-ranked in float64 below
+        take = gather32 if backend == "approximate" else (lambda A, r: A[r])
+        res = kneighbors(take(X, ref), take(X, queries), k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
                          random_state=random_state, executor=executor)
         positions, distances, found_by = res.indices, res.distances, res.backend
-        if recalls is not None and res.recall is not None:  # "auto" chose approximate search
+        if recalls is not None and res.recall is not None:  # approximate search (asked for, or chosen by "auto")
             recalls.append((res.recall, res.n_recall_queries))
     idx, d2 = rerank(X, queries, ref, positions, k, exclude_self=exclude_self)
     if kk >= n_ref or found_by != "exact":
@@ -201,7 +197,7 @@ def rerank(X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.nd
 def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """``X[rows]`` as float32, gathered in chunks (no float64 copy of the whole selection)."""
     out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
-    step = max(1, 2**22 // max(X.shape[1], 1))
+    step = chunk_rows(X.shape[1])
     for a in range(0, rows.size, step):
         out[a:a + step] = X[rows[a:a + step]]
     return out
