@@ -266,7 +266,7 @@ class DaskExecutor:
         return len(self.client.scheduler_info().get("workers", {}))
 
     def __enter__(self) -> "DaskExecutor":
-        distributed = _import_distributed()
+        dd = _import_distributed()  # dask.distributed (not the module function distributed())
         import logging
 
         import dask
@@ -277,10 +277,10 @@ class DaskExecutor:
                 cfg["distributed.scheduler.allowed-failures"] = int(self.allowed_failures)
             try:
                 with dask.config.set(cfg):
-                    self.cluster = distributed.LocalCluster(
+                    self.cluster = dd.LocalCluster(
                         n_workers=self.spec.n_workers, threads_per_worker=1, processes=True,
                         dashboard_address=None, silence_logs=logging.ERROR)
-                self.client = distributed.Client(self.cluster, timeout=self.timeout)
+                self.client = dd.Client(self.cluster, timeout=self.timeout)
             except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)
                 if self.cluster is not None:
                     self.cluster.close()
@@ -289,7 +289,7 @@ class DaskExecutor:
                                      f"{type(exc).__name__}: {exc}") from exc
         else:
             try:
-                self.client = distributed.Client(self.spec.address, timeout=self.timeout)
+                self.client = dd.Client(self.spec.address, timeout=self.timeout)
             except (OSError, TimeoutError) as exc:
                 raise InvalidInputError(
                     f"scheduler= {self.spec.address!r} could not be reached within {self.timeout:g} s "
@@ -354,14 +354,14 @@ class DaskExecutor:
             Keywords of every call; each travels to the workers once.
         """
         self._require_open()
-        distributed = _import_distributed()
+        dd = _import_distributed()
         items = list(items)
         name = getattr(fn, "__name__", type(fn).__name__)
         if not items:
             return DaskBatch(self, [], name)
         # every keyword travels once, as its own scattered piece of data: a large value passed to
         # client.map directly becomes a graph key named after the keyword, which collides between maps
-        shared = {key: value if _holds_future(value, distributed.Future)
+        shared = {key: value if _holds_future(value, dd.Future)
                   else self.client.scatter([value], broadcast=True, hash=False)[0] for key, value in shared.items()}
         return DaskBatch(self, self.client.map(fn, items, pure=False, priority=int(priority), **shared), name)
 
@@ -420,12 +420,12 @@ class DaskBatch:
             the message names the task's position, the function and the cause.
             The other tasks are cancelled and nothing is returned.
         """
-        distributed = _import_distributed()
+        dd = _import_distributed()
         futures, name, spec = self.futures, self.name, str(self.executor.spec)
         if not futures:
             return []
         try:
-            distributed.wait(futures)
+            dd.wait(futures)
             # the first task (in input order) that raised or killed its worker; other tasks may
             # show other states meanwhile (e.g. a finished result lost with a dead worker is
             # being recomputed), which gather() below waits for
