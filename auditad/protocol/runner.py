@@ -235,12 +235,14 @@ def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
     return LOFTables(kdist, lrd)
 
 
-def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train, backend, n_jobs, ci_level,
-                       executor=None, seed=None, recalls=None):
+def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, backend, ci_level, executor=None,
+                       seed=None, recalls=None):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
     (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate search). The
     measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
     kmax = max(dets[d].n_needed for d in group)
+    need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
+    n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
         return {}
@@ -305,12 +307,9 @@ def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level
             group = groups[key]
             metric = key[0]
             X = reps[list(reps)[r]]
-            Xp = prepare_rows(X, metric)
-            need_train = any(isinstance(dets[d], LOFDetector) for d in group)
-            jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
-            outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, [t for t in tasks if t.s == s], dets,
-                                      need_train, key[1], jobs, ci_level, executor=executor, seed=pass_seeds[s],
-                                      recalls=recalls.setdefault(r, []))
+            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, protocol, group,
+                                      [t for t in tasks if t.s == s], dets, key[1], ci_level, executor=executor,
+                                      seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
             _, r, t_i, d_i = unit
@@ -661,13 +660,10 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
             X = reps[rep]
             for (metric, nb_backend), group in groups.items():
                 Xp = prepare_rows(X, metric)
-                need_train = any(isinstance(dets[d], LOFDetector) for d in group)
-                jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
                 for s in range(S):
                     tasks_s = [t for t in tasks if t.s == s]
-                    outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, need_train,
-                                              nb_backend, jobs, ci_level, seed=pass_seeds[s],
-                                              recalls=recalls.setdefault(r, []))
+                    outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, nb_backend, ci_level,
+                                              seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
                     for (d_i, c), out in outs.items():
                         store(r, d_i, c, s, out)
                         bar.update()
