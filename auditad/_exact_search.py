@@ -83,7 +83,7 @@ class Reference:
 def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
     """:func:`search` with its query blocks mapped over ``executor``; the same result, bit for bit.
 
-    The rows travel once to every worker; each worker prepares its
+    The rows travel to each worker once; each worker prepares its
     :class:`Reference` at its first block and drops it when the search ends.
     """
     frame = Frame(X, None if self_search else Q, chunk_rows(X.shape[1]))  # one frame for every block

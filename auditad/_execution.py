@@ -67,6 +67,7 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass
@@ -320,9 +321,18 @@ class DaskExecutor:
                 "install the same version on the workers")
 
     def share(self, obj):
-        """Send ``obj`` once to every worker; pass the returned future as a keyword of :meth:`map_ordered`."""
+        """Send ``obj`` to the cluster once; pass the returned future as a keyword of :meth:`map_ordered`.
+
+        The data goes to one worker; another worker fetches a copy when a task
+        that needs it runs there. (Dask's ``broadcast=True`` is not used: its
+        replication loops forever when a worker dies while it copies, and the
+        scheduler's active memory manager drops the extra copies of data that
+        no task waits for anyway.)
+        """
         self._require_open()
-        return self.client.scatter(obj, broadcast=True, hash=False)  # a content key could name data a finished map is releasing
+        with self._named_failure("sharing data with the workers"):
+            # hash=False: a content key could name data a finished map is releasing
+            return self.client.scatter(obj, hash=False)
 
     def map_ordered(self, fn, items, **shared) -> list:
         """``[fn(item, **shared) for item in items]``, computed on the cluster, in input order.
@@ -361,9 +371,10 @@ class DaskExecutor:
             return DaskBatch(self, [], name)
         # every keyword travels once, as its own scattered piece of data: a large value passed to
         # client.map directly becomes a graph key named after the keyword, which collides between maps
-        shared = {key: value if _holds_future(value, dd.Future)
-                  else self.client.scatter([value], broadcast=True, hash=False)[0] for key, value in shared.items()}
-        return DaskBatch(self, self.client.map(fn, items, pure=False, priority=int(priority), **shared), name)
+        with self._named_failure(f"starting {name}"):
+            shared = {key: value if _holds_future(value, dd.Future)
+                      else self.client.scatter([value], hash=False)[0] for key, value in shared.items()}
+            return DaskBatch(self, self.client.map(fn, items, pure=False, priority=int(priority), **shared), name)
 
     def run_everywhere(self, fn, *args) -> None:
         """``fn(*args)`` once in every worker process, e.g. to drop data a finished search cached there.
@@ -380,6 +391,18 @@ class DaskExecutor:
     def _require_open(self) -> None:
         if self.client is None:
             raise ExecutionError("the Dask executor is not open; use it as a context manager (with ...)")
+
+    @contextlib.contextmanager
+    def _named_failure(self, doing: str):
+        """Turn what a lost worker or scheduler raises in the client (closed comms, timeouts, ...) into an
+        :class:`ExecutionError` naming the cluster and what the client was doing."""
+        try:
+            yield
+        except ExecutionError:
+            raise
+        except Exception as exc:  # noqa: BLE001  (CommClosedError, OSError, TimeoutError, ...)
+            raise ExecutionError(f"the Dask cluster {str(self.spec)!r} failed while {doing}: "
+                                 f"{type(exc).__name__}: {exc}") from exc
 
     def to_dict(self) -> dict:
         return {**self.spec.to_dict(), "workers": self.n_workers}
@@ -473,7 +496,10 @@ class DaskBatch:
         client = self.executor.client
         pending = [f for f in self.futures if f.status == "pending"]
         if pending and client is not None:
-            client.cancel(pending)
+            try:
+                client.cancel(pending)
+            except Exception:  # noqa: BLE001, S110  (a lost cluster has nothing left to run)
+                pass
 
 
 def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None):

@@ -166,6 +166,55 @@ def test_worker_dying_mid_run_is_a_named_error_and_keeps_the_old_report(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["audit.toml", "data", "out"]
 
 
+def test_lost_connection_while_sharing_is_a_named_error(cluster, monkeypatch):
+    from distributed.comm.core import CommClosedError
+
+    def closed(*args, **kwargs):
+        raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
+
+    monkeypatch.setattr(cluster.client, "scatter", closed)
+    with pytest.raises(ExecutionError, match=r"^the Dask cluster 'local:2' failed while sharing data with the "
+                                             r"workers: CommClosedError: .*Stream is closed"):
+        cluster.share(np.zeros(3))
+    with pytest.raises(ExecutionError, match=r"'local:2' failed while starting abs: CommClosedError"):
+        cluster.submit_ordered(abs, [1, 2], offset=np.zeros(3))
+
+
+def test_stream_closed_by_a_dying_worker_during_the_neighbour_pass_names_the_fit(tmp_path, cluster,
+                                                                                   monkeypatch):
+    # the race seen on a loaded machine: the fit kills its worker while the client is sending the pass's rows,
+    # and the scatter fails with a closed stream before the scheduler has marked the fit failed
+    from distributed.comm.core import CommClosedError
+
+    from auditad.protocol import Detector
+    from auditad.report.assemble import run_audit
+    from auditad.report.config import load_config
+    from auditad.report.loader import load_inputs
+
+    cfg = _write_config(tmp_path)
+    config = load_config(cfg)
+    inp = load_inputs(config.benchmarks[1], config)
+    killer = Detector(_KillWorker(), higher_is_anomalous=True, name="killer")
+    bad = inp.__class__(**{**inp.__dict__, "settings": {**inp.settings, "detectors": ["knn", killer]}})
+    scatter, submit_ordered, started = cluster.client.scatter, cluster.submit_ordered, []
+
+    def submit_and_note(fn, items, **kwargs):
+        started.append(fn.__name__)
+        return submit_ordered(fn, items, **kwargs)
+
+    def closed_for_rows(data, *args, **kwargs):
+        if "_protocol_unit" in started and isinstance(data, np.ndarray):  # the pass's rows, once the fits run
+            raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
+        return scatter(data, *args, **kwargs)
+
+    monkeypatch.setattr(cluster, "submit_ordered", submit_and_note)
+    monkeypatch.setattr(cluster.client, "scatter", closed_for_rows)
+    with pytest.raises(ExecutionError, match=r"\(_protocol_unit\) failed on 'local:2': KilledWorker") as info:
+        run_audit([bad], tmp_path / "out", scheduler=cluster)
+    assert "sharing data with the workers: CommClosedError" in str(info.value.__cause__)
+    assert not (tmp_path / "out").exists()
+
+
 # --------------------------------------------------------------------------- PyOD detectors by name
 def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
     from pyod.models.ecod import ECOD

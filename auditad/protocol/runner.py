@@ -345,7 +345,7 @@ def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic
         gen_parts = dict(zip(units, batch.results()))
     except ExecutionError as exc:
         # a fit that killed its worker also loses data the passes' blocks needed: name the fit, the cause
-        cause = batch.failure()
+        cause = batch.failure(wait=10.0)
         if cause is not None and str(cause) != str(exc):
             raise cause from exc
         raise
