@@ -264,7 +264,8 @@ class DaskExecutor:
     def n_workers(self) -> int:
         if self.client is None:
             return 0
-        return len(self.client.scheduler_info().get("workers", {}))
+        with self._named_failure("asking for its workers"):
+            return len(self.client.scheduler_info().get("workers", {}))
 
     def __enter__(self) -> "DaskExecutor":
         dd = _import_distributed()  # dask.distributed (not the module function distributed())
