@@ -29,7 +29,7 @@ import numpy as np
 
 from .._validation import check_choice, check_embeddings, check_int, check_k, check_scores, describe
 from ..errors import InvalidInputError
-from .neighbours import METRICS, lof_scores, lof_tables, nearest, prepare_rows, to_distance
+from .neighbours import METRICS, gather32, lof_scores, lof_tables, nearest, prepare_rows, to_distance
 from .rates import json_value
 
 __all__ = [
@@ -104,6 +104,11 @@ class BaseDetector:
     def min_train_size(self) -> int:
         """Fewest training normals the detector accepts (fewer -> the task is skipped)."""
         return 2
+
+    def take_rows(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``X[rows]`` in the form :meth:`fit` and ``score_samples`` work in (the protocol gathers each task's
+        rows with it); the default is ``X[rows]`` itself."""
+        return X[rows]
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -341,14 +346,21 @@ class IsolationForestDetector(BaseDetector):
         """Fit scikit-learn's IsolationForest."""
         from sklearn.ensemble import IsolationForest
 
-        X = check_embeddings(X, name="X")
+        # float32 rows stay float32: the trees split in float32 whatever the input (scikit-learn converts), so
+        # a float64 copy of every training set would change no split and cost a copy and a conversion back
+        X = check_embeddings(X, name="X", dtype=None)
         self.estimator_ = IsolationForest(n_estimators=self.n_estimators, max_samples=self.max_samples,
                                           random_state=self.random_state).fit(X)
         return self
 
     def score_samples(self, X):
         """Anomaly score :math:`2^{-E[h(x)]/c(n)}`."""
-        return -self.estimator_.score_samples(check_embeddings(X, name="X"))
+        return -self.estimator_.score_samples(check_embeddings(X, name="X", dtype=None))
+
+    def take_rows(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``X[rows]`` as float32, gathered in chunks: the float32 rows the trees split on, without a float64
+        copy of a large training set in between (the same values: one float64 -> float32 rounding either way)."""
+        return gather32(X, rows)
 
 
 #: PyOD detectors accepted by name in :func:`make_detector` (``"pyod:NAME"``): class name -> module of
