@@ -177,6 +177,8 @@ def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_searc
     # glibc's default trimming and no statistical profiler (local_cluster_config), one BLAS thread,
     # and the search's prepared reference rows dropped on every worker when it ended
     assert {s for s in settings} == {(None, "1", False, 0)}
+    # no active memory manager: a worker's copy of shared data is not dropped between the searches of a pass
+    assert cluster.client.amm.running() is False
 
 
 def sleep_then_time(seconds):
