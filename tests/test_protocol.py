@@ -978,12 +978,13 @@ class _CountingExecutor:
         fn(*args)
 
 
+@pytest.mark.parametrize("backend", ["exact", "auto"])  # "auto" picks exact search at this size
 @pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
-def test_a_neighbour_pass_on_a_cluster_sends_the_rows_once_and_equals_serial(protocol):
+def test_a_neighbour_pass_on_a_cluster_sends_the_rows_once_and_equals_serial(protocol, backend):
     rng = np.random.default_rng(4)
     y = np.repeat(np.arange(6), 60)
     X = rng.normal(size=(y.size, 5)) + y[:, None] * 0.4
-    kw = dict(protocol=protocol, detectors=["knn", "lof"], backend="exact", leakage_k=None, random_state=3)
+    kw = dict(protocol=protocol, detectors=["knn", "lof"], backend=backend, leakage_k=None, random_state=3)
     serial = audit_protocol(X, y, **kw)
     ex = _CountingExecutor()
     on_cluster = audit_protocol(X, y, executor=ex, **kw)

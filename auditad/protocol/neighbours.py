@@ -120,7 +120,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     """
     from .._exact_search import search_rows_distributed
     from .._execution import distributed
-    from .._neighbors import kneighbors
+    from .._neighbors import choose_backend, kneighbors
 
     ref = np.asarray(ref, dtype=np.int64)
     queries = np.asarray(queries, dtype=np.int64)
@@ -131,11 +131,13 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         return idx, d2
     # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
+    take = gather32 if backend == "approximate" else (lambda A, r: A[r])
+    if backend == "auto":  # kneighbors' own choice, made here so that an exact search takes the path below
+        backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False)
     if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
-    else:  # approximate: float32 rows suffice, its candidates are re-ranked in float64 below
-        take = gather32 if backend == "approximate" else (lambda A, r: A[r])
+    else:  # in this process (approximate: float32 rows suffice, its candidates are re-ranked in float64 below)
         res = kneighbors(take(X, ref), take(X, queries), k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
                          random_state=random_state, executor=executor)
         positions, distances, found_by = res.indices, res.distances, res.backend

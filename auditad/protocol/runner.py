@@ -267,7 +267,8 @@ def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, backen
             tr = None
         else:
             rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
-            if shared_rows is None and backend == "exact" and distributed(executor):  # rows sent once for all tasks
+            # the rows travel to a cluster once for all tasks' exact searches ("auto" may pick exact per task)
+            if shared_rows is None and backend != "approximate" and distributed(executor):
                 shared_rows = executor.share(Xp)
             a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs,
                                         random_state=seed, executor=executor, shared_rows=shared_rows,
