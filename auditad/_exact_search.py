@@ -28,8 +28,9 @@ from ._progress import Progress
 from ._validation import check_int
 from .errors import InvalidInputError
 
-__all__ = ["U32", "MAX_BLOCK_ROWS", "chunk_rows", "Frame", "Reference", "search", "search_distributed", "search_block",
-           "search_rows_distributed", "search_rows_block", "forget_reference", "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
+__all__ = ["U32", "MAX_BLOCK_ROWS", "chunk_rows", "Frame", "Reference", "search", "search_distributed",
+           "search_block", "search_rows_distributed", "search_rows_block", "forget_reference",
+           "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
 
 U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)

@@ -447,23 +447,18 @@ class DaskBatch:
             The other tasks are cancelled and nothing is returned.
         """
         dd = _import_distributed()
-        futures, name, spec = self.futures, self.name, str(self.executor.spec)
-        if not futures:
+        if not self.futures:
             return []
         try:
-            dd.wait(futures)
-            # the first task (in input order) that raised or killed its worker; other tasks may
-            # show other states meanwhile (e.g. a finished result lost with a dead worker is
-            # being recomputed), which gather() below waits for
-            failure = self._first_failure(("error", "cancelled"))
-            if failure is not None:
-                raise failure
-            return self.executor.client.gather(futures, errors="raise")
-        except ExecutionError:
-            raise
-        except Exception as exc:  # noqa: BLE001  (lost scheduler, closed comms, ...)
-            raise ExecutionError(f"the Dask cluster {spec!r} failed while running {name}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            with self.executor._named_failure(f"running {self.name}"):  # lost scheduler, closed comms, ...
+                dd.wait(self.futures)
+                # the first task (in input order) that raised or killed its worker; other tasks may
+                # show other states meanwhile (e.g. a finished result lost with a dead worker is
+                # being recomputed), which gather() below waits for
+                failure = self._first_failure(("error", "cancelled"))
+                if failure is not None:
+                    raise failure
+                return self.executor.client.gather(self.futures, errors="raise")
         finally:
             self.cancel()
 
@@ -566,7 +561,6 @@ def local_cluster_config() -> dict:
     * ``distributed.admin.tick.interval`` 1 s and
       ``distributed.admin.system-monitor.interval`` 5 s (from 20 ms and
       0.5 s): the event loops' bookkeeping, 5 % of a core in the client.
-
     * ``distributed.scheduler.active-memory-manager.start: False``: shared data
       (:meth:`DaskExecutor.share`) goes to one worker and the others fetch a
       copy when they first need it. The memory manager's default policy drops,

@@ -191,9 +191,8 @@ def _auroc_of(scores, y_test, ci_level):
 def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""):
     """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
     det = detector.fresh(seed)
-    take = getattr(det, "take_rows", None) or (lambda A, rows: A[rows])  # a user's detector gets X[rows]
-    for step, call in (("fit", lambda: det.fit(take(X, train_idx))),
-                       ("scoring", lambda: det.score_samples(take(X, test_idx)))):
+    for step, call in (("fit", lambda: det.fit(det.take_rows(X, train_idx))),
+                       ("scoring", lambda: det.score_samples(det.take_rows(X, test_idx)))):
         try:
             out = call()
         except InvalidInputError as exc:
