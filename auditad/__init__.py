@@ -9,6 +9,8 @@ one-line message.  ``from auditad import leakage`` gives the function, as before
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
 import importlib.util
 import sys
 import types
@@ -28,7 +30,7 @@ __version__ = "0.1.0"
 _LAZY_MODULES = {
     "leakage": ("LeakageResult", "leakage"),
     "datasets": ("Benchmark", "load_benchmark", "load_example"),
-    "_neighbors": ("NeighborsResult", "kneighbors"),
+    "neighbors": ("NeighborsResult", "kneighbors"),
     "protocol": ("Detector", "InstabilityResult", "IsolationForestDetector", "KNNDetector", "LOFDetector",
         "ProtocolResult", "audit_protocol", "instability_rates"),
     "metrics": ("AurocCIResult", "OperatingPointResult", "ScoreMetricsResult", "aupr_trapezoid", "auroc", "auroc_ci",
@@ -37,9 +39,9 @@ _LAZY_MODULES = {
     "nulls": ("NullResult", "NullSweepResult", "null_distribution", "null_sweep"),
     "landscapes": ("PAPER_RATIOS", "LandscapeResult", "landscape", "landscape_correlations", "landscape_coverage",
         "landscape_difference", "landscape_regions", "minimal_tpr"),
-    "scoring": ("KNNScorer", "ScoreResult", "knn_scores", "pool_sequences"),
-    "pseudo": ("PseudoAnomalies", "make_probe"),
-    "bounds": ("AUCBoundResult", "DomainMomentsResult", "LIDResult", "auc_bound", "domain_moments",
+    "selection.scoring": ("KNNScorer", "ScoreResult", "knn_scores", "pool_sequences"),
+    "selection.pseudo": ("PseudoAnomalies", "make_probe"),
+    "selection.bounds": ("AUCBoundResult", "DomainMomentsResult", "LIDResult", "auc_bound", "domain_moments",
         "local_intrinsic_dimension"),
     "selection": ("Candidate", "SelectionBenchmark", "SelectionResult", "SelectionTask", "TaskEmbeddings",
         "estimate_candidate", "run_selection"),
@@ -136,6 +138,84 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+#: Modules that moved when the package was laid out by family: old import path -> new one. The old path
+#: serves the same module object (``from auditad.report.checks import evaluate_gates`` keeps working).
+_MOVED_MODULES = {
+    "auditad.report.settings": "auditad.audit.settings",
+    "auditad.report.config": "auditad.audit.config",
+    "auditad.report.loader": "auditad.audit.loader",
+    "auditad.report.assemble": "auditad.audit.runner",
+    "auditad.report.bounded": "auditad.audit.bounded",
+    "auditad.report.rules": "auditad.gates.rules",
+    "auditad.report.checks": "auditad.gates.checks",
+    "auditad.scoring": "auditad.selection.scoring",
+    "auditad.pseudo": "auditad.selection.pseudo",
+    "auditad.bounds": "auditad.selection.bounds",
+}
+#: Names ``auditad.report`` exported before the audit pipeline left it: name -> the module defining it now.
+_MOVED_REPORT_NAMES = {
+    "load_config": "auditad.audit.config", "config_from_paths": "auditad.audit.config",
+    "AuditConfig": "auditad.audit.config", "BenchmarkConfig": "auditad.audit.config",
+    "load_inputs": "auditad.audit.loader", "example_inputs": "auditad.audit.loader",
+    "BenchmarkInputs": "auditad.audit.loader", "audit_benchmark": "auditad.audit.runner",
+    "run_audit": "auditad.audit.runner", "BenchmarkAudit": "auditad.audit.runner",
+    "AuditRun": "auditad.audit.runner", "SCHEMA_VERSION": "auditad.audit.runner",
+}
+
+
+class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Serves the old import paths of moved modules, and the moved names of ``auditad.report``.
+
+    An old module path loads the new module and puts that same object in ``sys.modules`` under the old
+    name. ``auditad.report`` itself is loaded as usual, then given a module ``__getattr__`` that finds
+    its former pipeline names in :mod:`auditad.audit` (so the presentation package never imports the
+    pipeline itself).
+    """
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname in _MOVED_MODULES:
+            return importlib.util.spec_from_loader(fullname, self)
+        if fullname == f"{__name__}.report":
+            spec = importlib.machinery.PathFinder.find_spec(fullname, path)
+            if spec is not None and spec.loader is not None:
+                spec.loader = _ReportLoader(spec.loader)
+            return spec
+        return None
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        # the import system takes whatever sys.modules holds under the name once exec_module returns
+        sys.modules[module.__name__] = importlib.import_module(_MOVED_MODULES[module.__name__])
+
+
+class _ReportLoader(importlib.abc.Loader):
+    def __init__(self, loader):
+        self._loader = loader
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+
+        def __getattr__(name):
+            target = _MOVED_REPORT_NAMES.get(name)
+            if target is None:
+                raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+            return getattr(importlib.import_module(target), name)
+
+        module.__getattr__ = __getattr__
+
+    def __getattr__(self, name):  # is_package, get_code, get_source, ... of the real loader
+        return getattr(self._loader, name)
+
+
+if not any(isinstance(f, _MovedModuleFinder) for f in sys.meta_path):
+    sys.meta_path.insert(0, _MovedModuleFinder())
 
 
 class _Package(types.ModuleType):

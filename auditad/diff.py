@@ -10,7 +10,7 @@ benchmarks by name and, for each pair, lists
 * every statistic present in one side only (never silently dropped);
 * statistics that are a number on one side and null (undefined) on the other.
 
-Gates on changes use the rule syntax of :mod:`auditad.report.checks` with a
+Gates on changes use the rule syntax of :mod:`auditad.gates.checks` with a
 ``delta`` prefix::
 
     delta leakage.L_k <= 0.02              # L_k may grow by at most 0.02
@@ -58,7 +58,7 @@ def _is_number(v) -> bool:
 def parse_diff_rule(text):
     """Parse a diff gate: ``[LEVEL:] delta PATH OP THRESHOLD`` (on the change) or a plain rule (on NEW).
 
-    Returns a :class:`~auditad.report.checks.GateRule` whose path starts with
+    Returns a :class:`~auditad.gates.checks.GateRule` whose path starts with
     ``delta.`` for a rule on the change.
 
     References
@@ -76,9 +76,9 @@ def parse_diff_rule(text):
 
     See Also
     --------
-    auditad.report.checks.parse_rule : the rule syntax without ``delta``.
+    auditad.gates.checks.parse_rule : the rule syntax without ``delta``.
     """
-    from .report.checks import GateRule, parse_rule
+    from .gates.checks import GateRule, parse_rule
 
     if isinstance(text, GateRule):
         return text
@@ -102,7 +102,7 @@ def load_side(path) -> list[tuple[str, dict, str]]:
 
     See Also
     --------
-    auditad.report.checks.load_summary : reads one file with named errors.
+    auditad.gates.checks.load_summary : reads one file with named errors.
 
     References
     ----------
@@ -112,7 +112,7 @@ def load_side(path) -> list[tuple[str, dict, str]]:
     3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
        Embedding-Space Geometry?".
     """
-    from .report.checks import load_summary
+    from .gates.checks import load_summary
 
     path = Path(path)
     if not path.exists():
@@ -191,7 +191,7 @@ class BenchmarkDiff:
     See Also
     --------
     diff_audits : compare two audits.
-    auditad.report.checks.run_gates : gates on one audit.
+    auditad.gates.checks.run_gates : gates on one audit.
     auditad.results.audit_results : summaries of published tables.
 
     References
@@ -251,7 +251,7 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
     See Also
     --------
     diff_audits : the same for files and folders, with gates.
-    auditad.report.checks.numeric_paths : the paths of a summary's numbers.
+    auditad.gates.checks.numeric_paths : the paths of a summary's numbers.
 
     References
     ----------
@@ -268,7 +268,7 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
     >>> [(p, round(dl, 2)) for p, b, n, dl in d.rows], d.only_new
     ([('leakage.L_k', 0.03)], ('extra',))
     """
-    from .report.checks import numeric_paths
+    from .gates.checks import numeric_paths
 
     kb, kn = base.get("kind", "audit"), new.get("kind", "audit")
     if kb != kn:
@@ -319,7 +319,7 @@ class DiffResult:
     See Also
     --------
     diff_audits : compare two audits.
-    auditad.report.checks.run_gates : gates on one audit.
+    auditad.gates.checks.run_gates : gates on one audit.
     auditad.results.audit_results : summaries of published tables.
 
     References
@@ -342,13 +342,13 @@ class DiffResult:
     @property
     def verdict(self) -> str:
         """``"pass"``, ``"warn"`` or ``"fail"`` over every gate (``"pass"`` without gates)."""
-        from .report.checks import verdict
+        from .gates.checks import verdict
 
         return verdict([r for rs in self.gate_results.values() for r in rs])
 
     def exit_code(self, *, fail_on: str = "fail") -> int:
         """1 when a gate at or above ``fail_on`` failed, else 0."""
-        from .report.checks import exit_code
+        from .gates.checks import exit_code
 
         return exit_code([r for rs in self.gate_results.values() for r in rs], fail_on=fail_on)
 
@@ -445,7 +445,7 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
 
     See Also
     --------
-    diff_summaries, auditad.report.checks.evaluate_gates
+    diff_summaries, auditad.gates.checks.evaluate_gates
 
     Examples
     --------
@@ -454,7 +454,7 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
     'pass'
     """
     from ._validation import check_float
-    from .report.checks import evaluate_gates
+    from .gates.checks import evaluate_gates
 
     tolerance = check_float(tolerance, name="tolerance", low=0.0)
     rules = [parse_diff_rule(g) for g in ([gates] if isinstance(gates, str) else gates)]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._neighbors import kneighbors
+from .neighbors import kneighbors
 from ._validation import check_embeddings, check_int, check_labels, check_same_length
 from .errors import InvalidInputError
 
@@ -262,7 +262,7 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
         search with ``max(k)`` neighbours. The first is the primary k.
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        See :func:`auditad._neighbors.kneighbors`.
+        See :func:`auditad.neighbors.kneighbors`.
     random_state : None, int or Generator
         Seeds the approximate backend and its recall sample.
     block_memory_mb : float
@@ -272,7 +272,7 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     progress : bool
         Progress bar of the neighbour search on stderr.
     executor : executor, optional
-        Runs the exact search's query blocks on it (:func:`auditad._neighbors.kneighbors`); same result.
+        Runs the exact search's query blocks on it (:func:`auditad.neighbors.kneighbors`); same result.
 
     Returns
     -------

@@ -42,7 +42,7 @@ import numpy as np
 
 from ._validation import check_input_file
 from .errors import InvalidInputError
-from .pseudo import META_KEYS
+from .selection.pseudo import META_KEYS
 from .selection import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
 
 try:  # Python >= 3.11

@@ -24,7 +24,7 @@ import numpy as np
 from ._rng import check_random_state
 from ._validation import check_choice, check_float, check_int
 from .errors import InvalidInputError
-from .scoring import SCORINGS, parse_pooling
+from .selection.scoring import SCORINGS, parse_pooling
 from .selection import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
 
 __all__ = ["make_selection_benchmark", "digits_benchmark", "FAMILIES", "DIGITS_EMBEDDINGS"]

@@ -3,7 +3,7 @@
 Each measurement runs in a fresh Python process (so peak RSS and numba
 compilation are honest): first the default audit of a synthetic benchmark
 (``python -m auditad audit --embeddings emb=X.npy --labels y.npy``), then one
-exact kNN self-search (``auditad._neighbors.kneighbors(X, k=10,
+exact kNN self-search (``auditad.neighbors.kneighbors(X, k=10,
 backend="exact")``) of the same data with the same code, in the same run of this
 script, so that the ratio audit / kNN is comparable across loaded machines.
 
@@ -75,7 +75,7 @@ if mode == "audit":
         code = main(argv)
     wall = time.perf_counter() - t0
 else:
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
     X = np.load(cfg["X"], mmap_mode=None)
     c0, t0 = usage(), time.perf_counter()
     kneighbors(X, k=cfg["k"], backend="exact")

@@ -6,7 +6,7 @@ Run:  python benchmarks/bench_leakage.py            (full table, ~20 min on 2 co
             (the scale target: approximate L_k at 1M x 128 in <= 3 min wall including numba
              compilation, |dL_k| <= 0.001 against exact search on a 20k-query sample; ~5 min)
       python benchmarks/bench_leakage.py --cost-model
-            (measures the constants of auditad._neighbors' backend="auto" cost model; ~3 min)
+            (measures the constants of auditad.neighbors' backend="auto" cost model; ~3 min)
 
 Reference: scikit-learn ``NearestNeighbors(algorithm="brute")`` on the same
 float32 data, computing the same L_k.  Every run happens in a fresh process
@@ -130,7 +130,7 @@ def _lk_target_child(n, d, k, sample, queue):
     import resource
 
     X, y = make_data(n, d)
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
     from auditad.leakage import leakage
 
     def cpu():
@@ -173,10 +173,10 @@ def lk_target(n, d, k, sample):
 
 
 def _cost_model_child(queue):
-    """CPU seconds of each term of auditad._neighbors.estimate_seconds, in one fresh process."""
+    """CPU seconds of each term of auditad.neighbors.estimate_seconds, in one fresh process."""
     import resource
 
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
 
     def cpu():
         r = resource.getrusage(resource.RUSAGE_SELF)
@@ -207,7 +207,7 @@ def _cost_model_child(queue):
 
 
 def cost_model():
-    from auditad import _neighbors as nb
+    from auditad import neighbors as nb
 
     ctx = mp.get_context("spawn")
     q = ctx.Queue()

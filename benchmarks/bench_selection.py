@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from auditad.pseudo import PROBE_KINDS, cross_probe, feature_probe
+from auditad.selection.pseudo import PROBE_KINDS, cross_probe, feature_probe
 from auditad.selection import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, run_selection
 from auditad.synthetic import digits_benchmark, make_selection_benchmark
 

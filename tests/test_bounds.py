@@ -1,4 +1,4 @@
-"""Tests of auditad.bounds: the Cantelli bounds (Eq. 1, App. A.1 of Wilkinghoff & Tan), NPD, Eqs. 4–6, LID."""
+"""Tests of auditad.selection.bounds: the Cantelli bounds (Eq. 1, App. A.1 of Wilkinghoff & Tan), NPD, Eqs. 4–6, LID."""
 
 import warnings
 
@@ -8,7 +8,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from auditad.bounds import (auc_bound, bound_from_moments, domain_moments, local_intrinsic_dimension,
+from auditad.selection.bounds import (auc_bound, bound_from_moments, domain_moments, local_intrinsic_dimension,
                             npd_from_moments)
 from auditad.errors import InvalidInputError, UndefinedValueWarning
 

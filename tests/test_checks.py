@@ -1,4 +1,4 @@
-"""Gates (auditad.report.checks): rule syntax, path resolution, missing values, verdict and exit code.
+"""Gates (auditad.gates.checks): rule syntax, path resolution, missing values, verdict and exit code.
 
 Expected values are written out by hand (truth tables, path lists) rather than recomputed
 with the module's own helpers.
@@ -15,7 +15,7 @@ except ImportError:  # Python 3.10
     import tomli as tomllib
 
 from auditad.errors import InvalidInputError
-from auditad.report.checks import (
+from auditad.gates.checks import (
     GateResult,
     GateRule,
     evaluate_gates,
@@ -310,7 +310,7 @@ def test_load_summary_errors(tmp_path):
 def test_rule_parsing_is_linear_and_length_is_capped():
     import time
 
-    from auditad.report.checks import MAX_RULE_LENGTH
+    from auditad.gates.checks import MAX_RULE_LENGTH
 
     # inputs that made the 0.1 regexes backtrack quadratically (26 s at 30 000 characters)
     worst = ["a" + " " * (MAX_RULE_LENGTH - 2) + "<",
@@ -364,7 +364,7 @@ def test_unknown_metric_on_a_huge_summary_is_fast():
 @pytest.mark.parametrize("version, ok", [("1.0", True), ("1.7", True), (1, True), (1.2, True), ("99.0", False),
                                          ("2.0", False), (0, False), ("one", False), (None, False), ("", False)])
 def test_schema_version_major(tmp_path, version, ok):
-    from auditad.report.checks import check_schema_version
+    from auditad.gates.checks import check_schema_version
 
     path = tmp_path / "summary.json"
     path.write_text(json.dumps({"schema_version": version, "leakage": {"L_k": 0.1}}))
@@ -395,7 +395,7 @@ def test_huge_integer_in_a_summary_dict_is_a_named_error():
 
 
 def test_run_gates_over_files(tmp_path):
-    from auditad.report.checks import run_gates
+    from auditad.gates.checks import run_gates
 
     a, b = tmp_path / "a" / "summary.json", tmp_path / "b.json"
     a.parent.mkdir()
@@ -426,7 +426,7 @@ def test_run_gates_over_files(tmp_path):
     (float("nan"), 0.5, "–"),
 ])
 def test_gate_value_text_never_hides_the_comparison(value, threshold, text):
-    from auditad.report.checks import gate_value_text
+    from auditad.gates.checks import gate_value_text
 
     assert gate_value_text(value, threshold) == text
     if value == value and value != threshold:

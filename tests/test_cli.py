@@ -59,7 +59,7 @@ def _boom(exc):
 
 
 @pytest.mark.parametrize("exc, code, words", [
-    (TypeError("unsupported operand"), 3, ["internal error: TypeError: unsupported operand", "(at auditad/cli.py:",
+    (TypeError("unsupported operand"), 3, ["internal error: TypeError: unsupported operand", "(at auditad/cli/__init__.py:",
                                            "report it", "--debug"]),
     (MemoryError(), 3, ["internal error: out of memory (MemoryError"]),
     (RecursionError("maximum recursion depth exceeded"), 3, ["internal error: RecursionError"]),
@@ -83,7 +83,7 @@ def test_every_exception_maps_to_one_exit_code_and_one_line(monkeypatch, capsys,
 
 def test_sigterm_exception_is_143_and_debug_shows_the_traceback(monkeypatch, capsys):
     from auditad import cli
-    from auditad._terminal import Terminated
+    from auditad.cli.terminal import Terminated
 
     monkeypatch.setitem(cli.COMMANDS, "nulls", (cli.COMMANDS["nulls"][0], _boom(Terminated())))
     assert main(["nulls"]) == 143 and "terminated" in capsys.readouterr().err
@@ -171,7 +171,7 @@ def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_fi
 def test_library_parameter_names_become_the_commands_flags(command, message, expected):
     import argparse
 
-    from auditad._terminal import flag_names, speak_cli
+    from auditad.cli.terminal import flag_names, speak_cli
     from auditad.cli import build_parser
 
     parser = build_parser()
@@ -182,7 +182,7 @@ def test_library_parameter_names_become_the_commands_flags(command, message, exp
 def test_flag_names_come_from_the_parser_actions():
     import argparse
 
-    from auditad._terminal import flag_names
+    from auditad.cli.terminal import flag_names
     from auditad.cli import build_parser
 
     parser = build_parser()
@@ -274,7 +274,7 @@ def test_ctrl_c_during_the_imports_gives_one_line_and_exit_130(tmp_path):
 def test_an_interrupt_wrapped_by_a_library_is_still_an_interrupt():
     import signal
 
-    from auditad import _terminal
+    from auditad.cli import terminal as _terminal
 
     try:
         try:

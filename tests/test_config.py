@@ -1,4 +1,4 @@
-"""The audit configuration (auditad.report.config): parsing, defaults, path rules, errors; docs coverage."""
+"""The audit configuration (auditad.audit.config): parsing, defaults, path rules, errors; docs coverage."""
 
 import os
 import re
@@ -9,8 +9,8 @@ import pytest
 
 from auditad.cli import main
 from auditad.errors import InvalidInputError
-from auditad.report.checks import GateRule
-from auditad.report.config import (
+from auditad.gates.checks import GateRule
+from auditad.audit.config import (
     DEFAULT_GATES,
     DEFAULT_SETTINGS,
     config_from_paths,
@@ -211,7 +211,7 @@ def test_settings_toml_round_trip():
 
 
 def test_default_gates_parse_and_are_warnings():
-    from auditad.report.checks import parse_rule
+    from auditad.gates.checks import parse_rule
 
     rules = [parse_rule(g) for g in DEFAULT_GATES]
     assert {r.level for r in rules} == {"warn"}
@@ -251,19 +251,19 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_shipped_schema_and_docs_equal_the_generated_ones():
-    """`python -m auditad.report.settings` regenerates them; a stale copy fails here."""
-    from auditad.report.settings import regenerate
+    """`python -m auditad.audit.settings` regenerates them; a stale copy fails here."""
+    from auditad.audit.settings import regenerate
 
     generated = regenerate(ROOT, write=False)
     assert len(generated) == 2
     for path, text in generated.items():
-        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m auditad.report.settings"
+        assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m auditad.audit.settings"
 
 
 def test_choice_lists_are_the_computing_modules_constants():
     from auditad import landscapes, metrics, protocol, selection
-    from auditad._neighbors import BACKENDS, METRICS
-    from auditad.report.settings import SETTINGS
+    from auditad.neighbors import BACKENDS, METRICS
+    from auditad.audit.settings import SETTINGS
 
     by = {s.name: s.allowed() for s in SETTINGS}
     assert by["metric"] == METRICS and by["backend"] == BACKENDS
@@ -302,7 +302,7 @@ EXPECTED = {"seed": 4, "k": [7, 2], "metric": "cosine", "backend": "exact", "pro
 def _parser():
     import argparse
 
-    from auditad.report.settings import add_settings_arguments
+    from auditad.audit.settings import add_settings_arguments
 
     parser = argparse.ArgumentParser()
     add_settings_arguments(parser)
@@ -310,7 +310,7 @@ def _parser():
 
 
 def test_every_setting_but_detector_params_has_a_generated_flag():
-    from auditad.report.settings import settings_from_args
+    from auditad.audit.settings import settings_from_args
 
     given = settings_from_args(_parser().parse_args(FLAGS))
     assert validate_settings(given, where="command line") == {**DEFAULT_SETTINGS, **EXPECTED}
@@ -321,7 +321,7 @@ def test_every_setting_but_detector_params_has_a_generated_flag():
 def test_settings_to_flags_reads_back_through_the_parser():
     import shlex
 
-    from auditad.report.settings import settings_from_args, settings_to_flags
+    from auditad.audit.settings import settings_from_args, settings_to_flags
 
     flags = [t for f in settings_to_flags(EXPECTED) for t in shlex.split(f)]
     assert settings_from_args(_parser().parse_args(flags)) == EXPECTED
@@ -335,7 +335,7 @@ def test_cli_flag_errors_name_the_flag():
 
 
 def test_default_gates_and_reading_thresholds_are_one_number():
-    from auditad.report.checks import parse_rule
+    from auditad.gates.checks import parse_rule
     from auditad.report.sections import threshold
 
     rules = {r.path: r for r in map(parse_rule, DEFAULT_GATES)}
@@ -344,7 +344,7 @@ def test_default_gates_and_reading_thresholds_are_one_number():
 
 
 def test_command_line_flags_on_top_of_a_file_are_recorded(folder):
-    from auditad.report.checks import parse_rule
+    from auditad.gates.checks import parse_rule
 
     cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "k": [5, 2]},
                       extra_gates=[parse_rule("warn: leakage.L_k <= 0.1")])

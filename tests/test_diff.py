@@ -7,7 +7,7 @@ import pytest
 from auditad import InvalidInputError
 from auditad.cli import main
 from auditad.diff import diff_audits, diff_markdown, diff_summaries, parse_diff_rule
-from auditad.report.checks import numeric_paths
+from auditad.gates.checks import numeric_paths
 
 
 def _summary(**over):
@@ -152,8 +152,8 @@ def test_markdown_and_cli(pair, tmp_path, capsys):
 def demo_pair(tmp_path_factory):
     import dataclasses
 
-    from auditad.report.assemble import audit_benchmark, example_inputs
-    from auditad.report.config import validate_settings
+    from auditad.audit.runner import audit_benchmark, example_inputs
+    from auditad.audit.config import validate_settings
 
     root = tmp_path_factory.mktemp("demos")
     small = {"k": [10], "detectors": ["knn", "iforest"], "null_metrics": ["auroc", "f1"], "null_runs": 200,

@@ -17,7 +17,7 @@ power of two (bit for bit).
 import numpy as np
 import pytest
 
-from auditad._neighbors import kneighbors
+from auditad.neighbors import kneighbors
 
 SCALES = [0, 60, -60, 100, -100]  # exponents p: data multiplied by 2**p
 

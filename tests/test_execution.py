@@ -12,14 +12,14 @@ import time
 import numpy as np
 import pytest
 
-from auditad._execution import (DaskExecutor, ExecutionError, SchedulerSpec, SerialExecutor,
+from auditad.execution import (DaskExecutor, ExecutionError, SchedulerSpec, SerialExecutor,
                                 open_executor, parse_scheduler)
 from auditad.errors import InvalidInputError
 
 
 def knn_task(seed, k=3):
     """A realistic task: exact kNN of a seeded random set (float64 arrays out)."""
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
 
     X = np.random.default_rng(seed).normal(size=(300, 5))
     res = kneighbors(X, k=k, backend="exact", n_jobs=1)
@@ -148,7 +148,7 @@ def test_closed_executor_refuses_work():
 
 @pytest.mark.parametrize("form", ["self", "queries"])
 def test_exact_knn_on_the_cluster_equals_serial_bit_for_bit(cluster, form):
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
 
     rng = np.random.default_rng(11)
     X = rng.normal(size=(3000, 12)).astype(np.float32)
@@ -163,14 +163,14 @@ def test_exact_knn_on_the_cluster_equals_serial_bit_for_bit(cluster, form):
 def worker_settings(_):
     import dask
 
-    from auditad import _exact_search
+    from auditad.neighbors import exact as _exact_search
 
     return (os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"),
             dask.config.get("distributed.worker.profile.enabled"), len(_exact_search._references))
 
 
 def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_search_data(cluster):
-    from auditad._neighbors import kneighbors
+    from auditad.neighbors import kneighbors
 
     kneighbors(np.random.default_rng(0).normal(size=(2000, 6)), k=3, backend="exact", executor=cluster)
     settings = cluster.map_ordered(worker_settings, range(4))

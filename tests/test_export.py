@@ -17,7 +17,7 @@ import pytest
 
 from auditad.cli import main
 from auditad.errors import InvalidInputError
-from auditad.report.checks import evaluate_gates
+from auditad.gates.checks import evaluate_gates
 from auditad.report.export import (
     frame_to_latex,
     frame_to_markdown,

@@ -5,9 +5,9 @@ import pytest
 from sklearn.neighbors import NearestNeighbors
 
 from auditad import InvalidInputError
-from auditad import _neighbors
-from auditad import _exact_search
-from auditad._neighbors import choose_backend, estimate_seconds, kneighbors
+from auditad import neighbors as _neighbors
+from auditad.neighbors import exact as _exact_search
+from auditad.neighbors import choose_backend, estimate_seconds, kneighbors
 from _reference import brute_knn
 
 
@@ -204,7 +204,7 @@ def test_progress_bar_only_when_asked(capsys):
 
 
 def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones():
-    from auditad._neighbors import _measure_recall
+    from auditad.neighbors import _measure_recall
 
     X = _data(n=500, d=6)  # includes duplicates, so ties at distance 0
     ex = kneighbors(X, k=5, backend="exact")
@@ -220,7 +220,7 @@ def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones
 class _LoopExecutor:
     """Stands in for a Dask executor: same interface, tasks run in this process."""
 
-    from auditad._execution import SchedulerSpec
+    from auditad.execution import SchedulerSpec
 
     spec = SchedulerSpec("local", n_workers=3)
     n_workers = 3

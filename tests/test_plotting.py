@@ -13,7 +13,7 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 from matplotlib.text import Annotation, Text  # noqa: E402
 
-from auditad import _plotstyle as st  # noqa: E402
+from auditad.plotting import style as st  # noqa: E402
 from auditad import plotting  # noqa: E402
 
 
@@ -257,7 +257,7 @@ def many():
 
 
 def test_heatmap_of_many_classes_keeps_a_bounded_size_and_no_per_cell_text(many):
-    from auditad._protocol_plots import MAX_HEATMAP_CLASSES
+    from auditad.plotting.protocol import MAX_HEATMAP_CLASSES
 
     fig = plotting.protocol_heatmap_figure(many)
     assert fig.get_figheight() == pytest.approx(1.6 + 0.3 * MAX_HEATMAP_CLASSES)
@@ -306,7 +306,7 @@ def test_profile_curves_are_the_sorted_aurocs_and_cross_one_half_at_rho_inv(many
 
 
 def test_profile_thins_long_curves_to_exact_order_statistics():
-    from auditad._protocol_plots import MAX_PROFILE_POINTS
+    from auditad.plotting.protocol import MAX_PROFILE_POINTS
 
     class Stub:  # the profile reads only these accessors
         epsilon = 0.05

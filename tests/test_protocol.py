@@ -862,7 +862,7 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     hold no row of the held-out class, no self, sorted distances, and agree with exact search (recall >= 0.95).
     With separated classes most anomaly rows see only their own class among the wide candidates and are
     searched exactly against P minus their class."""
-    import auditad._neighbors as nb
+    import auditad.neighbors as nb
     from auditad.protocol.neighbours import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
@@ -951,7 +951,7 @@ def test_shared_lists_kth_distance_is_the_column_of_the_lists(backend):
 class _CountingExecutor:
     """A stand-in for a Dask executor (tasks run here) that records what it is asked to send."""
 
-    from auditad._execution import SchedulerSpec
+    from auditad.execution import SchedulerSpec
 
     spec = SchedulerSpec("local", n_workers=2)
     n_workers = 2
@@ -970,7 +970,7 @@ class _CountingExecutor:
         return [fn(item, **shared) for item in items]
 
     def submit_ordered(self, fn, items, *, priority=0, **shared):
-        from auditad._execution import SerialBatch
+        from auditad.execution import SerialBatch
 
         return SerialBatch(self, fn, list(items), shared)
 

@@ -1,4 +1,4 @@
-"""Tests of auditad.pseudo: every construction does what Sec. 4.1 of the selection paper (Wilkinghoff & Tan) says."""
+"""Tests of auditad.selection.pseudo: every construction does what Sec. 4.1 of the selection paper (Wilkinghoff & Tan) says."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from auditad.errors import InvalidInputError, SkippedItemWarning
-from auditad.pseudo import (cross_probe, diverse_probe, element_probe, feature_probe, home_values, make_probe,
+from auditad.selection.pseudo import (cross_probe, diverse_probe, element_probe, feature_probe, home_values, make_probe,
                             random_probe, sequence_probe)
 
 

@@ -439,8 +439,8 @@ def test_report_sources_have_no_internal_jargon():
 # --------------------------------------------------------------------------- sections as units
 def _inputs(X, y, *, settings=None, columns=None, gates=(), command_line=()):
     from auditad.datasets import Benchmark
-    from auditad.report.config import validate_settings
-    from auditad.report.loader import BenchmarkInputs
+    from auditad.audit.config import validate_settings
+    from auditad.audit.loader import BenchmarkInputs
 
     s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
                            "null_metrics": ["auroc", "ap"], "k": [3, 1], **(settings or {})})
@@ -524,8 +524,8 @@ def test_reading_thresholds_switch_at_the_default_gate():
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    from auditad.report.assemble import run_audit
-    from auditad.report.checks import parse_rule
+    from auditad.audit.runner import run_audit
+    from auditad.gates.checks import parse_rule
 
     X, y = _separated()
     inputs = _inputs(X, y, gates=[parse_rule("warn: leakage.L_k <= 0.1")],
@@ -570,7 +570,7 @@ def test_rendered_sections_parse_with_sources_configuration_and_not_applicable(t
 def test_bounded_summary_moves_per_class_lists_to_csv(demo):
     import pandas as pd
 
-    from auditad.report.bounded import PER_CLASS_PATHS, bound_summary
+    from auditad.audit.bounded import PER_CLASS_PATHS, bound_summary
 
     summary = json.loads((demo[0] / "digits" / "summary.json").read_text())
     same, none = bound_summary(summary)  # 10 classes <= 200: unchanged
@@ -598,8 +598,8 @@ def test_bounded_summary_moves_per_class_lists_to_csv(demo):
 def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path):
     import pandas as pd
 
-    from auditad.report import bounded
-    from auditad.report.assemble import run_audit
+    from auditad.audit import bounded
+    from auditad.audit.runner import run_audit
 
     monkeypatch.setattr(bounded, "MAX_INLINE_CLASSES", 2)
     X, y = _separated()
@@ -624,7 +624,7 @@ def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path)
     ([0, 1, 1, 1], None, "both"),
 ])
 def test_benchmark_kind(y, label_column, expected):
-    from auditad.report.loader import benchmark_kind
+    from auditad.audit.loader import benchmark_kind
 
     anomaly = np.array([0, 1, 0, 1], dtype=np.int8)
     got = benchmark_kind(None if y is None else np.array(y), anomaly, label_column=label_column, anomaly_column="y")
@@ -635,8 +635,8 @@ def test_benchmark_kind(y, label_column, expected):
 @pytest.fixture(scope="module")
 def anomaly_only(tmp_path_factory):
     """An ADBench-style .npz (X, y with y = 1 anomaly): 3 normal clusters and 6 far-away anomalies."""
-    from auditad.report.config import config_from_paths
-    from auditad.report.loader import load_inputs
+    from auditad.audit.config import config_from_paths
+    from auditad.audit.loader import load_inputs
 
     d = tmp_path_factory.mktemp("adbench")
     rng = np.random.default_rng(2)
@@ -652,7 +652,7 @@ def anomaly_only(tmp_path_factory):
 def test_anomaly_labelled_benchmark_report(anomaly_only, tmp_path):
     import re
 
-    from auditad.report.assemble import run_audit
+    from auditad.audit.runner import run_audit
 
     inputs, _ = anomaly_only
     assert inputs.kind == "anomaly" and sorted(np.unique(inputs.benchmark.y)) == [0, 1]
@@ -679,8 +679,8 @@ def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only,
     from dataclasses import replace
 
     from auditad.errors import InvalidInputError
-    from auditad.report.assemble import run_audit
-    from auditad.report.checks import parse_rule
+    from auditad.audit.runner import run_audit
+    from auditad.gates.checks import parse_rule
 
     inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.mean.rho_dir <= 0.2"),))
     with pytest.raises(InvalidInputError, match=r"addresses the protocol section, which is not applicable: the "
@@ -695,7 +695,7 @@ def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
     # "most mixed", no detector "least stable", and the Spearman correlation of L_k(c) and AUROC(c) is not stated
     import re
 
-    from auditad.report.assemble import run_audit
+    from auditad.audit.runner import run_audit
 
     X, y = _separated(n_per=30)  # 30 per class: LOF's neighbourhoods stay inside a class
     run = run_audit([_inputs(X, y, settings={"detectors": ["knn", "lof"]})], tmp_path / "out")

@@ -19,7 +19,7 @@ import pytest
 from sklearn.datasets import load_digits
 from sklearn.metrics import roc_auc_score
 
-from auditad._execution import ExecutionError, open_executor
+from auditad.execution import ExecutionError, open_executor
 from auditad.cli import main
 from auditad.errors import InvalidInputError
 
@@ -84,7 +84,7 @@ def test_malformed_scheduler_exits_2_and_writes_nothing(tmp_path, capsys, value)
 
 
 def test_malformed_execution_table_is_a_config_error(tmp_path):
-    from auditad.report.config import load_config
+    from auditad.audit.config import load_config
 
     cfg = _write_config(tmp_path, execution="local:-1")
     with pytest.raises(InvalidInputError, match=r"audit.toml: execution\.scheduler= must be .*'local:-1'"):
@@ -147,9 +147,9 @@ def test_protocol_on_the_cluster_equals_serial_with_pyod_and_warnings(cluster):
 
 def test_worker_dying_mid_run_is_a_named_error_and_keeps_the_old_report(tmp_path, cluster):
     from auditad.protocol import Detector
-    from auditad.report.assemble import run_audit
-    from auditad.report.config import load_config
-    from auditad.report.loader import load_inputs
+    from auditad.audit.runner import run_audit
+    from auditad.audit.config import load_config
+    from auditad.audit.loader import load_inputs
 
     cfg = _write_config(tmp_path)
     config = load_config(cfg)
@@ -187,9 +187,9 @@ def test_stream_closed_by_a_dying_worker_during_the_neighbour_pass_names_the_fit
     from distributed.comm.core import CommClosedError
 
     from auditad.protocol import Detector
-    from auditad.report.assemble import run_audit
-    from auditad.report.config import load_config
-    from auditad.report.loader import load_inputs
+    from auditad.audit.runner import run_audit
+    from auditad.audit.config import load_config
+    from auditad.audit.loader import load_inputs
 
     cfg = _write_config(tmp_path)
     config = load_config(cfg)
@@ -236,8 +236,8 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
     assert dets["knn"]["rule"].startswith("built-in")
     assert s["settings"]["detector_params"]["pyod_knn"] == {"detector": "pyod:KNN", "n_neighbors": 5}
     per = s["protocol"]["representations"]["pca"]
-    from auditad.report.config import load_config
-    from auditad.report.loader import load_inputs
+    from auditad.audit.config import load_config
+    from auditad.audit.loader import load_inputs
     from auditad.report.sections import Context, section_module
 
     inp = load_inputs(load_config(cfg).benchmarks[0], load_config(cfg))
@@ -272,7 +272,7 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
     ('n_neighbors = 3', r"\[detectors\.x\] needs detector ="),
 ])
 def test_bad_detector_tables_are_config_errors(tmp_path, table, match):
-    from auditad.report.config import load_config
+    from auditad.audit.config import load_config
 
     cfg = _write_config(tmp_path, extra=f"\n[detectors.x]\n{table}\n")
     with pytest.raises(InvalidInputError, match=match):
@@ -343,7 +343,7 @@ def test_zero_one_labels_without_anomaly_column_print_a_note_and_keep_their_mean
                                           (["0", "1", "0", "0"], False)])
 def test_anomaly_label_note_only_for_zero_one_with_ones_in_the_minority(labels, note):
     from auditad.datasets import Benchmark
-    from auditad.report.loader import BenchmarkInputs, anomaly_label_note
+    from auditad.audit.loader import BenchmarkInputs, anomaly_label_note
 
     y = np.array(labels * 5)
     bench = Benchmark(name="b", y=y, representations={"x": np.arange(y.size, dtype=float)[:, None]})

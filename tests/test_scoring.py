@@ -1,4 +1,4 @@
-"""Tests of auditad.scoring: kNN / LDN scores against a brute-force oracle, pooling identities."""
+"""Tests of auditad.selection.scoring: kNN / LDN scores against a brute-force oracle, pooling identities."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from auditad.errors import InvalidInputError
-from auditad.scoring import KNNScorer, knn_scores, paper_pooling_grid, parse_pooling, pool_sequences
+from auditad.selection.scoring import KNNScorer, knn_scores, paper_pooling_grid, parse_pooling, pool_sequences
 
 from _reference import brute_anomaly_scores
 

@@ -9,8 +9,8 @@ from scipy.stats import spearmanr
 from sklearn.metrics import roc_auc_score
 
 from auditad.errors import InvalidInputError, SkippedItemWarning
-from auditad.pseudo import make_probe
-from auditad.scoring import knn_scores
+from auditad.selection.pseudo import make_probe
+from auditad.selection.scoring import knn_scores
 from auditad.selection import (POOL_BY, Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
                                pairwise_accuracy, pretty_label, rank_correlation, regret, run_selection)
 from auditad.synthetic import digits_benchmark, make_selection_benchmark
@@ -340,7 +340,7 @@ def test_plots(small_result):
 
 def test_domain_weighted_bound_estimator(small_bench):
     """lam: inlier moments by Eqs. 4-6 with the reference domains (pseudo-outlier moments pooled)."""
-    from auditad.bounds import auc_bound
+    from auditad.selection.bounds import auc_bound
 
     res = run_selection(small_bench, estimators=["auc_bound[cross_domain]"], lam=0.5, n_boot=0)
     task = small_bench.tasks[0]

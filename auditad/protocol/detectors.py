@@ -52,7 +52,7 @@ __all__ = [
 
 #: names accepted in ``detectors=`` for the built-in detectors.
 BUILTIN_DETECTORS = ("knn", "iforest", "lof")
-#: kNN backends of the neighbour detectors (those of :func:`auditad._neighbors.kneighbors`).
+#: kNN backends of the neighbour detectors (those of :func:`auditad.neighbors.kneighbors`).
 BACKENDS = ("auto", "exact", "approximate")
 
 
@@ -149,7 +149,7 @@ class KNNDetector(NeighbourDetector):
     k : int, default 5
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        Candidate search of :func:`auditad._neighbors.kneighbors`; ``auto`` runs
+        Candidate search of :func:`auditad.neighbors.kneighbors`; ``auto`` runs
         the exact search below a few 10⁵ points (the result is then exact).
     n_jobs : int, optional
         Threads of the exact search.
@@ -236,7 +236,7 @@ class LOFDetector(NeighbourDetector):
         (class, detector) pair is skipped with a warning).
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        Candidate search of :func:`auditad._neighbors.kneighbors`.
+        Candidate search of :func:`auditad.neighbors.kneighbors`.
     n_jobs : int, optional
         Threads of the exact search.
     name : str, default "lof"

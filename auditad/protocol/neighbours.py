@@ -11,7 +11,7 @@ detectors and the shared pass of :func:`~auditad.protocol.audit_protocol`:
 * the neighbours are the k smallest distances, ties broken by the smaller row
   index (global sample index in an audit), so results do not depend on the
   thread count;
-* candidates come from :func:`auditad._neighbors.kneighbors` with a margin;
+* candidates come from :func:`auditad.neighbors.kneighbors` with a margin;
   a row is accepted when its k-th distance lies below the margin's last
   engine distance minus a rigorous rounding bound, else it is recomputed
   against every reference row (exact brute force).
@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._exact_search import chunk_rows
+from ..neighbors.exact import chunk_rows
 from ..errors import InvalidInputError
 
 __all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "rerank", "gather32", "to_distance",
@@ -100,7 +100,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         A query that is itself a reference row is not its own neighbour (a
         duplicate at distance 0 is kept).
     backend : {"auto", "exact", "approximate"}
-        Backend of :func:`auditad._neighbors.kneighbors` for the candidates.
+        Backend of :func:`auditad.neighbors.kneighbors` for the candidates.
         With the exact backend the result is exact; with the approximate one
         the candidates are only re-ranked.
     executor : executor, optional
@@ -118,9 +118,9 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     d2 : ndarray of shape (m, k), float64
         Squared euclidean distances of the prepared rows.
     """
-    from .._exact_search import search_rows_distributed
-    from .._execution import distributed
-    from .._neighbors import choose_backend, kneighbors
+    from ..neighbors.exact import search_rows_distributed
+    from ..execution import distributed
+    from ..neighbors import choose_backend, kneighbors
 
     ref = np.asarray(ref, dtype=np.int64)
     queries = np.asarray(queries, dtype=np.int64)

@@ -17,7 +17,7 @@ from typing import Mapping
 
 import numpy as np
 
-from .._execution import ExecutionError, distributed
+from ..execution import ExecutionError, distributed
 from .._progress import Progress
 from .._rng import check_random_state
 from .._validation import (
@@ -458,7 +458,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         Print a progress line on stderr.
     random_state : None, int or Generator
     executor : executor, optional
-        An open executor of :func:`auditad._execution.open_executor` (e.g. a
+        An open executor of :func:`auditad.execution.open_executor` (e.g. a
         Dask ``LocalCluster`` or a remote scheduler). Every (representation,
         repeat) neighbour pass and every (representation, task, detector) fit
         of the other detectors then runs on it as one task; results are

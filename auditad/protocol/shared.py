@@ -17,7 +17,7 @@ Instead of K searches of n points against |P| rows, :class:`LeaveOneOutLists`
 
 With the approximate backend, (b) would build one approximate index per class
 (K index builds of |P| rows). Instead one index over P
-(:class:`auditad._neighbors.ApproximateIndex`) answers every query of the
+(:class:`auditad.neighbors.ApproximateIndex`) answers every query of the
 repeat: the rows and the anomaly rows get their 2k nearest in P; the anomalies
 of task c (rows of class c) take the first k of them not of class c; rows with
 fewer than k such candidates are queried again, ``k_w = WIDE_FACTOR · k``
@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._execution import distributed
+from ..execution import distributed
 from .neighbours import gather32, nearest, rerank
 
 __all__ = ["LeaveOneOutLists", "one_class_lists", "list_recall", "filter_lists", "filter_own_class",
@@ -127,7 +127,7 @@ class LeaveOneOutLists:
 
     def __init__(self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None,
                  executor=None):
-        from .._neighbors import choose_backend
+        from ..neighbors import choose_backend
 
         self.y = y_idx
         self.k = int(k)
@@ -147,7 +147,7 @@ class LeaveOneOutLists:
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies = anomalies
         if backend == "approximate":
-            from .._neighbors import ApproximateIndex
+            from ..neighbors import ApproximateIndex
 
             # one index over the pool serves every query of the repeat (no index per class)
             index = ApproximateIndex(gather32(X, pool), span=X, k=kA, random_state=random_state)
@@ -306,7 +306,7 @@ def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[
     -------
     (recall, n_queries)
     """
-    from .._neighbors import DEFAULT_RECALL_SAMPLE
+    from ..neighbors import DEFAULT_RECALL_SAMPLE
     from .._rng import check_random_state
 
     sample = DEFAULT_RECALL_SAMPLE if sample is None else int(sample)

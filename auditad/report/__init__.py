@@ -1,50 +1,18 @@
-"""Report layer: checks (pass/warn/fail gates), assembly of plain values and figures, rendering, export.
+"""Presentation: the report's sections, HTML rendering, and the Markdown/LaTeX/JUnit exports.
 
-* :mod:`~auditad.report.settings` -- every audit setting declared once (validation, CLI flags, schema, docs);
-* :mod:`~auditad.report.config` -- the TOML audit configuration (``docs/config.md``);
-* :mod:`~auditad.report.loader` -- reads a benchmark's files (or the bundled example) into memory;
 * :mod:`~auditad.report.sections` -- one module per report section, ``build(ctx) -> Section``, and the registry;
-* :mod:`~auditad.report.assemble` -- runs the sections of one benchmark in order, collects ``summary.json``,
-  evaluates the gates and writes the report folder atomically (:func:`run_audit`);
-* :mod:`~auditad.report.bounded` -- keeps ``summary.json`` bounded at many classes;
 * :mod:`~auditad.report.render` -- jinja2 templates -> self-contained HTML, figures -> SVG / PDF;
-* :mod:`~auditad.report.checks` -- gate rules over summary paths;
-* :mod:`~auditad.report.export` -- JUnit XML, Markdown, LaTeX tables and the paper appendix.
+* :mod:`~auditad.report.export` -- JUnit XML, Markdown, LaTeX tables and the paper appendix;
+* :mod:`~auditad.report.tables` -- CSV, Markdown and LaTeX tables.
 
-The names below are imported lazily (this package stays light to import).
-
-Examples
---------
->>> from auditad.report import example_inputs, run_audit       # doctest: +SKIP
->>> run = run_audit([example_inputs(seed=0)], "auditad-demo")    # doctest: +SKIP
->>> run.index                                                     # doctest: +SKIP
-PosixPath('auditad-demo/index.html')
+The audit pipeline that runs the sections and writes the report folder is :mod:`auditad.audit`
+(:func:`auditad.audit.run_audit`); the gates are :mod:`auditad.gates`. This package imports neither
+the pipeline nor the command line.
 """
 
 from __future__ import annotations
 
-__all__ = [
-    "load_config",
-    "config_from_paths",
-    "AuditConfig",
-    "BenchmarkConfig",
-    "load_inputs",
-    "example_inputs",
-    "audit_benchmark",
-    "run_audit",
-    "BenchmarkInputs",
-    "BenchmarkAudit",
-    "AuditRun",
-    "SCHEMA_VERSION",
-    "schema_path",
-]
-
-_LAZY = {
-    "load_config": "config", "config_from_paths": "config", "AuditConfig": "config", "BenchmarkConfig": "config",
-    "load_inputs": "loader", "example_inputs": "loader", "audit_benchmark": "assemble", "run_audit": "assemble",
-    "BenchmarkInputs": "loader", "BenchmarkAudit": "assemble", "AuditRun": "assemble",
-    "SCHEMA_VERSION": "assemble",
-}
+__all__ = ["schema_path"]
 
 
 def schema_path():
@@ -52,8 +20,8 @@ def schema_path():
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.report.checks.run_gates : gates on written summaries.
+    auditad.audit.run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
     auditad.report.export.write_appendix : the LaTeX appendix.
 
     References
@@ -67,11 +35,3 @@ def schema_path():
     from importlib.resources import files
 
     return files("auditad").joinpath("schemas", "summary.schema.json")
-
-
-def __getattr__(name):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -32,7 +32,7 @@ from typing import Mapping, Sequence
 from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
 from ._slug import unique_slug
-from .checks import GateResult, evaluate_gates, gate_value_text, load_summary, summary_rules, verdict
+from ..gates.checks import GateResult, evaluate_gates, gate_value_text, load_summary, summary_rules, verdict
 from .tables import frame_to_latex, frame_to_markdown, latex_escape, md_escape, md_table as _md_table, write_table
 
 __all__ = [
@@ -137,7 +137,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
     See Also
     --------
     write_appendix : the LaTeX appendix.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -149,7 +149,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 
     Examples
     --------
-    >>> from auditad.report.checks import evaluate_gates
+    >>> from auditad.gates.checks import evaluate_gates
     >>> res = evaluate_gates({"leakage": {"L_k": 0.7}}, ["leakage.L_k <= 0.5"])
     >>> write_junit({"cifar10": res}, "gates.xml")  # doctest: +SKIP
     """
@@ -191,7 +191,7 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -243,7 +243,7 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
     See Also
     --------
     write_appendix : the LaTeX appendix.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -276,7 +276,7 @@ class AppendixResult:
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -385,7 +385,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     See Also
     --------
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------

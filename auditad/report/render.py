@@ -4,7 +4,7 @@
   shipped in the wheel as the package ``auditad._templates``; they are
   rendered with autoescape on and ``StrictUndefined``.
 * Figures are drawn by :mod:`auditad.plotting` inside the figure style of
-  :mod:`auditad._plotstyle` (a ``matplotlib.rc_context``: no global rcParams change) with a fixed SVG hash
+  :mod:`auditad.plotting.style` (a ``matplotlib.rc_context``: no global rcParams change) with a fixed SVG hash
   salt and no dates in the metadata, so the same audit gives the same bytes.
   They are inlined into the HTML (XML prolog and metadata stripped, element
   ids prefixed per figure so that figures never share an id).
@@ -23,7 +23,7 @@ from typing import Mapping
 
 from ..errors import AuditadError
 from .. import _format
-from .._plotstyle import RC as MPL_RC
+from ..plotting.style import RC as MPL_RC
 
 __all__ = ["template_dir", "environment", "figure_files", "inline_svg", "render_report", "render_index",
            "readings", "MPL_RC"]
@@ -70,8 +70,8 @@ def environment():
 
 # --------------------------------------------------------------------------- figures
 def figure_files(spec) -> tuple[bytes, bytes]:
-    """Build a :class:`~auditad.report.assemble.FigureSpec` and return its (SVG, PDF) bytes, deterministically."""
-    from .._plotstyle import style_context
+    """Build a :class:`~auditad.audit.runner.FigureSpec` and return its (SVG, PDF) bytes, deterministically."""
+    from ..plotting.style import style_context
 
     with style_context():
         fig = spec.build()
@@ -176,7 +176,7 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
 
     Parameters
     ----------
-    audit : auditad.report.assemble.BenchmarkAudit
+    audit : auditad.audit.runner.BenchmarkAudit
         With gates evaluated.
     svgs : dict of figure name -> SVG bytes
     """
@@ -185,7 +185,7 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
     from .sections import bibliography, info
     from .sections.gates import table_rows, verdict_text
     from .sections.reproducibility import configuration_text
-    from .config import settings_to_toml
+    from .._toml import settings_to_toml
 
     s = audit.summary
     built = [sec for sec in audit.sections if info(sec.id).statistics]

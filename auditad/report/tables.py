@@ -113,7 +113,7 @@ def latex_escape(text) -> str:
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -258,7 +258,7 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -363,7 +363,7 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------
@@ -409,7 +409,7 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
     --------
     write_appendix : the LaTeX appendix.
     write_junit, write_markdown_summary : gate results for CI.
-    auditad.report.checks.run_gates : the gates.
+    auditad.gates.checks.run_gates : the gates.
 
     References
     ----------

@@ -38,9 +38,9 @@ Examples
 
 from __future__ import annotations
 
-from .._neighbors import BACKENDS, METRICS
-from ..pseudo import PROBE_KINDS
-from ..scoring import LDN_FORMS, POOLING_METHODS, SCORINGS
+from ..neighbors import BACKENDS, METRICS
+from .pseudo import PROBE_KINDS
+from .scoring import LDN_FORMS, POOLING_METHODS, SCORINGS
 
 __all__ = [
     "ESTIMATOR_KINDS",

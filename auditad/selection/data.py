@@ -18,8 +18,8 @@ import numpy as np
 from .._json import json_safe
 from .._validation import check_binary_labels, check_choice, check_embeddings, check_int
 from ..errors import InvalidInputError
-from ..pseudo import check_metadata
-from ..scoring import parse_pooling
+from .pseudo import check_metadata
+from .scoring import parse_pooling
 from .choices import LDN_FORMS, METRICS, SCORINGS, SPLITS
 
 __all__ = ["Candidate", "TaskEmbeddings", "SelectionTask", "SelectionBenchmark"]
@@ -38,7 +38,7 @@ class Candidate:
         z(x) = \log d_k(x; R) \quad(\text{knn}),\qquad
         \tilde z(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)} \quad(\text{ldn, reference form})
 
-    (see :class:`auditad.scoring.KNNScorer` for the query form).
+    (see :class:`auditad.selection.scoring.KNNScorer` for the query form).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ class Candidate:
 
     See Also
     --------
-    SelectionTask, SelectionBenchmark, auditad.scoring.KNNScorer
+    SelectionTask, SelectionBenchmark, auditad.selection.scoring.KNNScorer
 
     References
     ----------
@@ -175,7 +175,7 @@ class SelectionTask:
         of the auxiliary rows.
     home : mapping, optional
         Declared home values of the metadata columns (default: most frequent in
-        the reference, see :func:`auditad.pseudo.home_values`).
+        the reference, see :func:`auditad.selection.pseudo.home_values`).
     split : {"development", "evaluation"}, optional
         :data:`~auditad.selection.SPLITS`; used by the Fixed-selection baseline.
     group : str, optional

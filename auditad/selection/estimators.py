@@ -23,7 +23,7 @@ import numpy as np
 
 from .._json import json_safe
 from .._validation import check_choice
-from ..bounds import auc_bound
+from .bounds import auc_bound
 from ..errors import InvalidInputError
 from .choices import ESTIMATOR_KINDS, PROBE_ESTIMATORS, PROBE_KINDS
 
@@ -239,7 +239,7 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
         Domain of each inlier score, for a domain-weighted inlier moment.
     lam : None, "empirical", float or mapping
         Domain weighting of the inlier moments (Eqs. 4–6, see
-        :func:`auditad.bounds.auc_bound`).
+        :func:`auditad.selection.bounds.auc_bound`).
     source : str, optional
         Source domain for a float ``lam``.
     npd_eps : float, default 0
@@ -257,7 +257,7 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
 
     See Also
     --------
-    auditad.bounds.auc_bound : the moments, bounds and empirical AUC of two samples.
+    auditad.selection.bounds.auc_bound : the moments, bounds and empirical AUC of two samples.
     auditad.selection.run_selection : the estimators of every candidate of a benchmark, judged.
 
     References

@@ -18,11 +18,11 @@ import numpy as np
 
 from .._rng import check_random_state
 from .._validation import check_choice, check_int
-from ..bounds import auc_bound
+from .bounds import auc_bound
 from ..errors import InvalidInputError, SkippedItemWarning
-from ..pseudo import (CROSS_KINDS, GENERATED_KINDS, SEQUENCE_KINDS, PseudoAnomalies, cross_probe, diverse_probe,
+from .pseudo import (CROSS_KINDS, GENERATED_KINDS, SEQUENCE_KINDS, PseudoAnomalies, cross_probe, diverse_probe,
                       make_probe)
-from ..scoring import KNNScorer, pool_sequences
+from .scoring import KNNScorer, pool_sequences
 from .choices import BACKENDS, DEFAULT_ESTIMATORS, ESTIMATOR_KINDS, POOL_BY, PROBE_KINDS
 from .data import Candidate, SelectionBenchmark, TaskEmbeddings
 from .estimators import estimate_candidate, parse_estimator_label
@@ -85,11 +85,11 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
         Bootstrap replicates (0 = no bootstrap).
     backend : {"exact", "auto", "approximate"}, default "exact"
         kNN backend of the scores (:data:`~auditad.selection.BACKENDS`,
-        passed to :func:`auditad._neighbors.kneighbors`). Per-task reference
+        passed to :func:`auditad.neighbors.kneighbors`). Per-task reference
         sets are usually small, where exact search is fastest and
         deterministic; ``"auto"`` picks the approximate search (pynndescent)
         only for searches whose cost exceeds
-        :data:`auditad._neighbors.AUTO_EXACT_MAX_COST`. The reference-form
+        :data:`auditad.neighbors.AUTO_EXACT_MAX_COST`. The reference-form
         LDN takes its scales :math:`\rho_K` from this search; its ratio
         search is always exact.
     recall_sample : int, default 0

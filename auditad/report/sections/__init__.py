@@ -11,7 +11,7 @@ Every statistic section (:mod:`.leakage`, :mod:`.protocol`, :mod:`.nulls`,
 
 :mod:`.gates` and :mod:`.reproducibility` are built after the gates were
 evaluated. :data:`REGISTRY` lists every section once (id, title, reading
-thresholds); :mod:`auditad.report.assemble` runs them in this order,
+thresholds); :mod:`auditad.audit.runner` runs them in this order,
 :mod:`auditad.report.render` lays them out, :data:`STAT_SECTIONS` tells the
 gates which summary paths hold statistics.
 """
@@ -22,7 +22,7 @@ import importlib
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from ..settings import THRESHOLDS
+from ...gates.defaults import THRESHOLDS
 
 __all__ = ["Reference", "REFERENCES", "Section", "SectionInfo", "REGISTRY", "STAT_SECTIONS", "Context",
            "TableSpec", "FigureSpec", "section_module", "bibliography", "threshold"]
@@ -83,7 +83,7 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure of the report, built on demand (inside the figure style of :mod:`auditad._plotstyle`)."""
+    """A figure of the report, built on demand (inside the figure style of :mod:`auditad.plotting.style`)."""
 
     name: str
     caption: str
@@ -173,14 +173,14 @@ class Context:
 
     Attributes
     ----------
-    inputs : auditad.report.assemble.BenchmarkInputs
+    inputs : auditad.audit.runner.BenchmarkInputs
     results : dict
         Result objects by section id (filled by the orchestrator from each section's ``run``).
     progress : bool
     gate_results : tuple
         Filled before the gates section is built.
     executor : executor or None
-        Where the protocol tasks and kNN query blocks run (:func:`auditad._execution.open_executor`);
+        Where the protocol tasks and kNN query blocks run (:func:`auditad.execution.open_executor`);
         never changes a number.
     """
 

@@ -1,4 +1,4 @@
-"""Report section: the gates (rules over ``summary.json``) and the verdict (:mod:`auditad.report.checks`)."""
+"""Report section: the gates (rules over ``summary.json``) and the verdict (:mod:`auditad.gates.checks`)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ ID = "gates"
 
 
 def build(ctx) -> Section:
-    """The gates section from ``ctx.gate_results`` (a tuple of :class:`~auditad.report.checks.GateResult`)."""
-    from .. import checks
+    """The gates section from ``ctx.gate_results`` (a tuple of :class:`~auditad.gates.checks.GateResult`)."""
+    from ...gates import checks
 
     results = list(ctx.gate_results)
     rows = [g.to_dict() for g in results]

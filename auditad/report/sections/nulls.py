@@ -84,7 +84,7 @@ def run(ctx) -> dict:
 
     Returns ``{"classes": [ClassNulls], "others": metric names, "anomaly_split": NullResult or None}``.
     """
-    from ..._execution import SerialExecutor
+    from ...execution import SerialExecutor
     from ..._rng import spawn
 
     s = ctx.settings

@@ -6,7 +6,7 @@ from typing import Mapping
 
 from .._slug import unique_slug
 from ..._format import count, percent as pct, real, stat as fmt
-from ..._protocol_plots import MAX_HEATMAP_CLASSES
+from ...plotting.protocol import MAX_HEATMAP_CLASSES
 from . import FigureSpec, Section, TableSpec, info, threshold
 
 ID = "protocol"

@@ -1,0 +1,304 @@
+"""Load an audit's inputs: the arrays of a configured benchmark, or the bundled example, into memory.
+
+:func:`load_inputs` reads the files of a :class:`~auditad.audit.config.BenchmarkConfig`;
+:func:`example_inputs` builds the inputs of ``auditad demo``. Both return a
+:class:`BenchmarkInputs`, the only thing :func:`auditad.audit.runner.audit_benchmark`
+reads (it loads no file itself).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import InvalidInputError
+
+__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind",
+           "anomaly_label_note", "DEMO_SETTINGS"]
+
+
+@dataclass(frozen=True)
+class BenchmarkInputs:
+    """One benchmark's data in memory plus where it came from.
+
+    Attributes
+    ----------
+    name : str
+    benchmark : auditad.datasets.Benchmark
+        Labels and representations.
+    columns : dict of str -> ndarray
+        Optional ``domain``, ``attribute`` (labels) and ``anomaly`` (0/1) columns.
+    selection : auditad.selection.SelectionBenchmark or None
+        Model-selection benchmark (from a manifest, or the demo's digits tasks).
+    settings : dict
+        Effective audit settings.
+    gates : tuple of GateRule
+    inputs : tuple of dict
+        ``role``, ``path`` (as written in the config) and ``sha256`` of every input.
+    config_text, config_name, config_sha256 : str, str or None, str
+        The configuration shown in the reproducibility block.
+    config_origin : str
+        ``"file"`` (a TOML file), ``"flags"`` (command-line flags) or ``"demo"``.
+    command_line : tuple of str
+        Command-line flags that changed a configuration file's settings or added gates (``--gate RULE``),
+        shown with the configuration.
+    kind : str
+        ``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only: ``benchmark.y`` is the
+        0/1 anomaly flag) or ``"both"`` (see :func:`benchmark_kind`).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+
+    name: str
+    benchmark: Any
+    columns: dict
+    selection: Any
+    settings: dict
+    gates: tuple
+    inputs: tuple
+    config_text: str
+    config_name: str | None
+    config_sha256: str
+    config_origin: str = "file"
+    command_line: tuple = ()
+    kind: str = "classes"
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _sha256_array(arr: np.ndarray) -> str:
+    arr = np.ascontiguousarray(arr)
+    h = hashlib.sha256(f"{arr.dtype.str}{arr.shape}".encode())
+    if arr.dtype.kind in "US":
+        h.update("\x00".join(map(str, arr.tolist())).encode("utf-8"))
+    else:
+        h.update(arr.tobytes())
+    return h.hexdigest()
+
+
+
+# --------------------------------------------------------------------------- loading
+def _read_column(path: Path, column: str | None, *, name: str) -> np.ndarray:
+    from ..datasets import load_labels
+
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        return load_labels(path, key=column, name=name)
+    if suffix == ".npy":
+        if column is not None and name != "labels":
+            raise InvalidInputError(f"columns.{name} = {column!r} needs a CSV, Parquet or .npz labels file; "
+                                    f"{str(path)!r} is a single .npy array")
+        return load_labels(path, name=name)
+    return load_labels(path, column=column, name=name)
+
+
+def load_inputs(bench_cfg, config) -> BenchmarkInputs:
+    """Read the arrays of one configured benchmark (labels, optional columns, embeddings, manifest).
+
+    Parameters
+    ----------
+    bench_cfg : auditad.audit.config.BenchmarkConfig
+    config : auditad.audit.config.AuditConfig
+
+    Raises
+    ------
+    InvalidInputError
+        Unreadable files, mismatched lengths, fewer than two classes, a non-binary anomaly column.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+    from .._validation import check_binary_labels, check_same_length
+    from ..datasets import Benchmark, load_embeddings
+
+    where = f"benchmark {bench_cfg.name!r}"
+    cols = bench_cfg.columns
+    try:
+        try:
+            y = _read_column(bench_cfg.labels, cols.get("label"), name="labels")
+        except InvalidInputError:
+            if "anomaly" not in cols or "label" in cols:
+                raise
+            y = None  # no class label column: an anomaly-labelled benchmark
+        columns = {}
+        for col in ("domain", "attribute", "anomaly"):
+            if col in cols:
+                arr = _read_column(bench_cfg.labels, cols[col], name=col)
+                if y is not None:
+                    check_same_length(arr, y, names=(f"column {col!r}", "labels"))
+                if col == "anomaly":
+                    arr = check_binary_labels(arr, name=f"column {cols[col]!r} (anomaly)")
+                columns[col] = arr
+        kind = benchmark_kind(y, columns.get("anomaly"), label_column=cols.get("label"),
+                              anomaly_column=cols.get("anomaly"))
+        if kind == "anomaly":
+            y = columns["anomaly"]
+        for col, arr in columns.items():
+            check_same_length(arr, y, names=(f"column {col!r}", "labels"))
+        reps = {rep: load_embeddings(p, key=bench_cfg.embeddings_key, name=f"embeddings {rep!r}")
+                for rep, p in bench_cfg.embeddings.items()}
+        for rep, X in reps.items():
+            check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
+        bench = Benchmark(name=bench_cfg.name, y=y, representations=reps,
+                          sources={k: v for k, v in bench_cfg.display_paths.items()})
+        selection = None
+        if bench_cfg.manifest is not None:
+            from ..manifest import load_manifest
+
+            selection = load_manifest(bench_cfg.manifest)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"{where}: {exc}") from None
+    files = [("labels", bench_cfg.labels, bench_cfg.display_paths["labels"])]
+    files += [(f"embeddings:{rep}", p, bench_cfg.display_paths[f"embeddings:{rep}"])
+              for rep, p in bench_cfg.embeddings.items()]
+    if bench_cfg.manifest is not None:
+        files.append(("manifest", bench_cfg.manifest, bench_cfg.display_paths["manifest"]))
+    inputs = tuple({"role": role, "path": shown, "sha256": _sha256_file(p)} for role, p, shown in files)
+    return BenchmarkInputs(name=bench_cfg.name, benchmark=bench, columns=columns, selection=selection,
+                           settings=dict(bench_cfg.settings), gates=tuple(bench_cfg.gates), inputs=inputs,
+                           config_text=config.text, config_name=config.source.name if config.source else None,
+                           config_sha256=config.sha256, config_origin="file" if config.source else "flags",
+                           command_line=tuple(config.command_line), kind=kind)
+
+
+def benchmark_kind(y, anomaly, *, label_column=None, anomaly_column=None) -> str:
+    """``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only) or ``"both"``.
+
+    A benchmark is anomaly-labelled only when it has an anomaly column and either no class label
+    column at all, or a class label that *is* the anomaly column (no ``label`` column named, or the same
+    column, and equal 0/1 values; e.g. an ADBench ``.npz`` whose ``y`` is read both ways).
+    """
+    if anomaly is None:
+        return "classes"
+    if y is None:
+        return "anomaly"
+    y = np.asarray(y)
+    same = label_column is None or label_column == anomaly_column
+    if same and y.dtype.kind in "biu" and y.shape == anomaly.shape and np.array_equal(y.astype(np.int64), anomaly):
+        return "anomaly"
+    return "both"
+
+
+def anomaly_label_note(inputs: BenchmarkInputs) -> str | None:
+    """A note when semantic class labels look like anomaly labels, else None.
+
+    The labels of a ``"classes"`` benchmark whose values are exactly {0, 1} (integers or floats) with 1 the minority
+    (share < ½) look like an ADBench/ODDS anomaly flag (1 = anomaly). Their meaning is not changed
+    (they stay two semantic classes); the note suggests naming them as the anomaly column.
+    """
+    if inputs.kind != "classes" or "anomaly" in inputs.columns:
+        return None
+    y = np.asarray(inputs.benchmark.y)
+    if y.dtype.kind not in "biuf" or set(np.unique(y).tolist()) != {0, 1}:
+        return None
+    share = float(np.mean(y == 1))
+    if share >= 0.5:
+        return None
+    return (f"benchmark {inputs.name!r}: the labels are 0/1 with {share:.1%} ones; they are audited as two semantic "
+            "classes. If 1 marks an anomaly (ADBench/ODDS style), give them as the anomaly column (--anomaly-column, "
+            "or columns.anomaly in the config): the class-split protocol is then not applicable and pi is the "
+            "true anomaly share")
+
+
+#: Settings of ``auditad demo``: the defaults with lighter Isolation Forest, null Monte Carlo and bootstrap.
+DEMO_SETTINGS = {
+    "detector_params": {"iforest": {"n_estimators": 50}},
+    "null_runs": 1000,
+    "selection_n_boot": 500,
+}
+
+
+def example_inputs(*, seed: int = 0, selection: bool = True, gates=()) -> BenchmarkInputs:
+    """The bundled example (:func:`auditad.datasets.load_example`: digits as pixels and pca16) as audit inputs.
+
+    With ``selection=True`` the model-selection section runs on
+    :func:`auditad.synthetic.digits_benchmark` (one task per digit: normal =
+    that digit, anomalies = the others; candidates = pixels / l2 / PCA
+    embeddings × kNN / LDN scoring).
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+    from ..datasets import load_example
+    from .config import CONFIG_VERSION, settings_to_toml, validate_settings
+
+    settings = validate_settings({**DEMO_SETTINGS, "seed": int(seed)}, where="demo settings")
+    bench = load_example()
+    sel = None
+    if selection:
+        from ..synthetic import digits_benchmark
+
+        sel = digits_benchmark(random_state=int(seed))
+    inputs = [{"role": "labels", "path": "sklearn.datasets.load_digits (target)", "sha256": _sha256_array(bench.y)}]
+    inputs += [{"role": f"embeddings:{rep}", "path": f"auditad.datasets.load_example ({rep})",
+                "sha256": _sha256_array(X)} for rep, X in bench.representations.items()]
+    if sel is not None:
+        inputs.append({"role": "selection", "path": f"auditad.synthetic.digits_benchmark(random_state={int(seed)})",
+                       "sha256": None})
+    text = ("# auditad demo: the bundled example benchmark (no files), with these settings\n"
+            f"version = {CONFIG_VERSION}\n" + ("gates = [" + ", ".join(f'"{g.text}"' for g in gates) + "]\n"
+                                               if gates else "")
+            + "\n" + settings_to_toml(settings))
+    return BenchmarkInputs(name=bench.name, benchmark=bench, columns={}, selection=sel, settings=settings,
+                           gates=tuple(gates), inputs=tuple(inputs), config_text=text, config_name=None,
+                           config_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), config_origin="demo")
+
+
+def describe_dataset(inputs: BenchmarkInputs) -> dict:
+    """The ``dataset`` part of ``summary.json``: sizes, classes, representations and columns of the inputs."""
+    bench = inputs.benchmark
+    classes, sizes = np.unique(bench.y, return_counts=True)
+    return {
+        "kind": inputs.kind,
+        "n": bench.n,
+        "n_classes": int(classes.size),
+        "classes": [c.item() for c in classes],
+        "class_sizes": [int(v) for v in sizes],
+        "representations": {rep: {"dim": int(X.shape[1])} for rep, X in bench.representations.items()},
+        "columns": sorted(inputs.columns),
+        "anomaly_ratio": (float(np.mean(inputs.columns["anomaly"])) if "anomaly" in inputs.columns else None),
+    }

@@ -1,0 +1,494 @@
+"""Assemble an audit: run the report's sections in order, evaluate the gates, write the report folder.
+
+The data flows one way: :class:`~auditad.audit.loader.BenchmarkInputs`
+(arrays in memory, from :func:`~auditad.audit.loader.load_inputs` or
+:func:`~auditad.audit.loader.example_inputs`) goes through every section of
+:data:`auditad.report.sections.REGISTRY`: each section's ``run`` calls the
+computing modules, its ``build`` turns the result objects into a
+:class:`~auditad.report.sections.Section` (key numbers, tables, figures,
+reading). :func:`audit_benchmark` only orders them and collects their parts
+into the JSON-safe ``summary`` (``docs/report.md``). :func:`run_audit`
+evaluates the gates (:mod:`auditad.gates.checks`), renders the HTML
+(:mod:`auditad.report.render`) and writes everything into a temporary folder
+that is renamed into place only when all of it succeeded.
+
+Nothing here computes a statistic or reads an input file.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .._json import json_safe
+from ..errors import AuditadWarning, InvalidInputError
+from ..report._slug import key as _key
+from .bounded import bound_summary
+from .loader import DEMO_SETTINGS, BenchmarkInputs, describe_dataset, example_inputs, load_inputs
+from ..report.sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "STAT_SECTIONS",
+    "DEMO_SETTINGS",
+    "BenchmarkInputs",
+    "BenchmarkAudit",
+    "AuditRun",
+    "TableSpec",
+    "FigureSpec",
+    "load_inputs",
+    "example_inputs",
+    "audit_benchmark",
+    "run_audit",
+]
+
+#: Version of the summary.json layout (``auditad/schemas/summary.schema.json``).
+SCHEMA_VERSION = "1.0"
+
+_MARKER = ".auditad-report"
+
+
+# --------------------------------------------------------------------------- data classes
+@dataclass(frozen=True)
+class BenchmarkAudit:
+    """Everything computed for one benchmark.
+
+    Attributes
+    ----------
+    name : str
+    summary : dict
+        JSON-safe content of ``summary.json`` (gates and verdict filled in by :func:`run_audit`).
+    tables : tuple of TableSpec
+    figures : tuple of FigureSpec
+    results : dict
+        The result objects by section id, for programmatic use: ``leakage`` (``{"representations":
+        {rep: LeakageResult}, "columns": ...}``), ``protocol`` (ProtocolResult), ``nulls``
+        (``{"classes": [ClassNulls], ...}``), ``landscapes`` (landscape, difference, regions, minimal TPR,
+        coverage), ``selection`` (SelectionResult).
+    gate_results : tuple of GateResult
+    elapsed_seconds : float
+    sections : tuple of Section
+        Every section in report order (the gates and reproducibility sections once the gates were evaluated).
+    summary_files : dict of str -> DataFrame
+        Per-class lists moved out of ``summary`` (more than
+        :data:`~auditad.audit.bounded.MAX_INLINE_CLASSES` classes): relative CSV path -> table.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+
+    name: str
+    summary: dict
+    tables: tuple
+    figures: tuple
+    results: dict = field(repr=False)
+    gate_results: tuple = ()
+    elapsed_seconds: float = float("nan")
+    sections: tuple = ()
+    summary_files: dict = field(default_factory=dict, repr=False)
+
+
+@dataclass(frozen=True)
+class AuditRun:
+    """Outcome of :func:`run_audit`.
+
+    Attributes
+    ----------
+    out : Path
+        The output folder.
+    audits : tuple of BenchmarkAudit
+    exit_code : int
+        0 when every gate at or above ``fail_on`` passed, 1 otherwise.
+    verdict : str
+        Worst verdict over the benchmarks (``pass``, ``warn``, ``fail``).
+    elapsed_seconds : float
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+
+    out: Path
+    audits: tuple
+    exit_code: int
+    verdict: str
+    elapsed_seconds: float
+
+    @property
+    def index(self) -> Path:
+        """``out/index.html``."""
+        return self.out / "index.html"
+
+    def summary_table(self) -> str:
+        """A plain-text table (one line per benchmark) for the terminal."""
+        head = ("benchmark", "n", "classes", "reps", "L_k", "rho_dir", "rho_inv", "mean_auc", "gates", "verdict")
+        rows = [head]
+        for a in self.audits:
+            s = a.summary
+            prot = (s.get("protocol") or {}).get("mean") or {}
+            gates = s.get("gates") or []
+            passed = sum(1 for g in gates if g["passed"])
+            rows.append((a.name, str(s["dataset"]["n"]), str(s["dataset"]["n_classes"]),
+                         str(len(s["dataset"]["representations"])), _fmt3(s["leakage"]["L_k"]),
+                         _fmt3(prot.get("rho_dir")), _fmt3(prot.get("rho_inv")), _fmt3(prot.get("mean_auc")),
+                         f"{passed}/{len(gates)}", s["verdict"].upper()))
+        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
+        return "\n".join("  ".join(v.ljust(w) if i in (0, len(head) - 1) else v.rjust(w)
+                                   for i, (v, w) in enumerate(zip(r, widths))).rstrip() for r in rows)
+
+
+
+def _fmt3(v) -> str:
+    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.3f}"
+
+
+# --------------------------------------------------------------------------- the audit of one benchmark
+def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor=None) -> BenchmarkAudit:
+    """Run every applicable section of the report on one benchmark.
+
+    Sections (:data:`~auditad.report.sections.REGISTRY`): leakage (every representation; also of the
+    ``domain`` and ``attribute`` columns), the class-split protocol, the random-baseline nulls at each
+    held-out class's test counts, metric landscapes at the benchmark's anomaly ratio, and anomaly-free model
+    selection when ``inputs.selection`` is set.
+
+    Parameters
+    ----------
+    inputs : BenchmarkInputs
+    progress : bool
+        Progress bars on stderr.
+    executor : executor, optional
+        An open executor (:func:`auditad.execution.open_executor`): the leakage's exact kNN query blocks
+        and the protocol's (representation, repeat) neighbour passes and (representation, task, detector)
+        fits run on it. The result is the same, bit for bit, as without it.
+
+    Returns
+    -------
+    BenchmarkAudit
+        ``summary["gates"]`` is empty and ``summary["verdict"]`` is ``"pass"`` until :func:`run_audit`
+        evaluates the gates.
+
+    See Also
+    --------
+    run_audit : the full audit of several benchmarks.
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+    from .._progress import Progress
+
+    t0 = time.perf_counter()
+    ctx = Context(inputs, progress=progress, executor=executor)
+    modules = [section_module(info.id) for info in REGISTRY if info.statistics]
+    reasons = [getattr(mod, "applicable", lambda _ctx: None)(ctx) for mod in modules]
+    sections = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AuditadWarning)
+        with Progress(sum(r is None for r in reasons), f"audit {inputs.name}", enabled=progress) as bar:
+            for mod, reason in zip(modules, reasons):
+                if reason is None:
+                    ctx.results[mod.ID] = mod.run(ctx)
+                    bar.update()
+                sections.append(mod.build(ctx))
+    notes = []
+    for w in caught:
+        if issubclass(w.category, AuditadWarning):
+            text = f"{w.category.__name__}: {w.message}"
+            if text not in notes:
+                notes.append(text)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    repro = section_module("reproducibility").build(ctx)
+    tables = tuple(t for sec in sections for t in sec.tables)
+    figures = tuple(f for sec in sections for f in sec.figures)
+    summary = {"schema_version": SCHEMA_VERSION, "benchmark": inputs.name, "dataset": describe_dataset(inputs),
+               **repro.summary, **{sec.id: sec.summary for sec in sections}, "warnings": notes,
+               "captions": {t.name: t.caption for t in tables if t.compact} | {f.name: f.caption for f in figures},
+               "gates": [], "verdict": "pass"}
+    summary, files = bound_summary(json_safe(summary, other=str))
+    return BenchmarkAudit(name=inputs.name, summary=summary, tables=tables, figures=figures,
+                          results=ctx.results, elapsed_seconds=time.perf_counter() - t0,
+                          sections=tuple(sections) + (repro,), summary_files=files)
+
+
+# --------------------------------------------------------------------------- the whole run
+def _check_gate_paths(rules, where: str) -> None:
+    for rule in rules:
+        head = rule.path.split(".", 1)[0]
+        if head not in STAT_SECTIONS:
+            raise InvalidInputError(f"{where}: unknown gate metric {rule.path!r}: a path starts with one of "
+                                    f"{list(STAT_SECTIONS)}")
+
+
+def _effective_gates(inputs: BenchmarkInputs) -> tuple:
+    from ..gates.checks import parse_rule
+    from .config import DEFAULT_GATES
+
+    if inputs.gates:
+        return tuple(inputs.gates)
+    if inputs.settings.get("default_gates", True):
+        return tuple(parse_rule(g) for g in DEFAULT_GATES)
+    return ()
+
+
+def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
+    """The rules whose section ran; the default gates of a section that is not applicable are left out.
+
+    Raises
+    ------
+    InvalidInputError
+        A rule given by the user addresses a section that is not applicable (the message says why).
+    """
+    skipped = {sec.id: sec.reason for sec in audit.sections if sec.status == "not_applicable"}
+    out = []
+    for rule in rules:
+        head = rule.path.split(".", 1)[0]
+        if head not in skipped:
+            out.append(rule)
+        elif not default:
+            raise InvalidInputError(f"benchmark {audit.name!r}: gate {rule.text!r} addresses the {head} section, "
+                                    f"which is not applicable: {skipped[head]}")
+    return tuple(out)
+
+
+def _check_out(out: Path, sources: list[Path]) -> None:
+    """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs."""
+    if out.exists() and out.is_dir() and any(out.iterdir()) and not (out / _MARKER).is_file():
+        raise InvalidInputError(f"out={str(out)!r} is a non-empty folder that is not an auditad report; "
+                                "choose a new or empty folder (it would be replaced)")
+    o = out.resolve()
+    for p in sources:
+        p = Path(p).resolve()
+        if o == p or o in p.parents:
+            raise InvalidInputError(f"out={str(out)!r} contains the input {str(p)!r}; choose another folder")
+
+
+def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = False, progress: bool = False,
+              junit=None, markdown=None, sources=(), on_benchmark: Callable | None = None,
+              scheduler=None) -> AuditRun:
+    """Audit every benchmark, evaluate the gates and write the report folder atomically.
+
+    Parameters
+    ----------
+    inputs_list : sequence of BenchmarkInputs
+    out : str or Path
+        Output folder; created, or replaced if it holds an earlier auditad report.
+    fail_on : {"fail", "warn"}
+        Which failed gates make the exit code 1.
+    timestamp : bool
+        Record the UTC time and run times (the report then differs between runs).
+    progress : bool
+        Progress bars on stderr.
+    junit, markdown : path, optional
+        Also write the gate results as JUnit XML / a Markdown CI summary
+        (:func:`auditad.report.export.write_junit`, :func:`~auditad.report.export.write_markdown_summary`).
+    sources : sequence of Path
+        Input files that the output folder must not contain.
+    on_benchmark : callable, optional
+        Called with each finished :class:`BenchmarkAudit` (e.g. to print progress).
+    scheduler : str, SchedulerSpec, open executor or None
+        Where the work runs (:func:`auditad.execution.parse_scheduler`): ``None`` / ``"serial"`` (this
+        process), ``"local"`` / ``"local:N"`` (a Dask ``LocalCluster`` with N worker processes, started and
+        closed here), a Dask scheduler address such as ``"tcp://host:8786"``, or an executor already opened
+        with :func:`~auditad.execution.open_executor` (left open). Benchmarks are audited one after the
+        other; inside each, the work of :func:`audit_benchmark` runs on the executor. The output files are
+        the same bytes for every scheduler; the scheduler is not recorded in them.
+
+    Returns
+    -------
+    AuditRun
+
+    Raises
+    ------
+    InvalidInputError
+        Bad output folder, an unknown gate metric, a malformed ``scheduler`` or an address that
+        cannot be reached. Nothing is written then.
+    auditad.execution.ExecutionError
+        A task failed on the cluster (a worker raised, died or was lost): the output folder keeps its
+        earlier report (or does not exist); no partial report is written.
+
+    See Also
+    --------
+    auditad.gates.checks.run_gates : gates on written summaries.
+    auditad.report.export.write_appendix : the LaTeX appendix.
+
+    References
+    ----------
+    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
+    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
+       of Anomaly Detection".
+    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
+       Embedding-Space Geometry?".
+    """
+    from .._validation import check_choice
+
+    t0 = time.perf_counter()
+    fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
+    for flag, path in (("junit", junit), ("markdown", markdown)):
+        if path is not None:
+            path = Path(path)
+            parent = path.parent if str(path.parent) else Path(".")
+            if path.is_dir() or not parent.is_dir():
+                raise InvalidInputError(f"{flag}={str(path)!r}: " + ("is a folder, expected a file name" if
+                                        path.is_dir() else "its folder does not exist"))
+    inputs_list = list(inputs_list)
+    if not inputs_list:
+        raise InvalidInputError("nothing to audit: no benchmark given")
+    if not callable(getattr(scheduler, "map_ordered", None)):
+        from ..execution import parse_scheduler
+
+        scheduler = parse_scheduler(scheduler)  # a malformed value fails before any work
+    gates = {}
+    for inp in inputs_list:
+        gates[inp.name] = _effective_gates(inp)
+        _check_gate_paths(gates[inp.name], f"benchmark {inp.name!r}")
+    out_path = Path(out)
+    _check_out(out_path, list(sources))
+    with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
+        return _run_into(inputs_list, out_path, gates, executor, fail_on=fail_on, timestamp=timestamp,
+                         progress=progress, junit=junit, markdown=markdown, on_benchmark=on_benchmark, t0=t0)
+
+
+def _executor(scheduler):
+    """A context manager giving the executor of ``scheduler`` (an already-open executor is passed through)."""
+    import contextlib
+
+    from ..execution import open_executor
+
+    if callable(getattr(scheduler, "map_ordered", None)):
+        return contextlib.nullcontext(scheduler)
+    return open_executor(scheduler)
+
+
+def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown,
+              on_benchmark, t0) -> AuditRun:
+    from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
+    from ..gates.checks import evaluate_gates, exit_code, verdict
+
+    out_path, tmp = prepare_output_dir(out_path)
+    try:
+        audits = []
+        for inp in inputs_list:
+            audit = audit_benchmark(inp, progress=progress, executor=executor)
+            rules = _applicable_gates(gates[inp.name], audit, default=not inp.gates)
+            try:
+                gate_results = evaluate_gates(audit.summary, rules)
+            except InvalidInputError as exc:
+                raise InvalidInputError(f"benchmark {inp.name!r}: {exc}") from None
+            gate_section = section_module("gates").build(Context(inp, gate_results=tuple(gate_results)))
+            audit.summary.update(json_safe(gate_section.summary, other=str))
+            if timestamp:
+                from datetime import datetime, timezone
+
+                audit.summary["run"] = {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                                        "elapsed_seconds": audit.elapsed_seconds}
+            secs = audit.sections
+            audit = BenchmarkAudit(name=audit.name, summary=audit.summary, tables=audit.tables,
+                                   figures=audit.figures, results=audit.results, gate_results=tuple(gate_results),
+                                   elapsed_seconds=audit.elapsed_seconds,
+                                   sections=secs[:-1] + (gate_section,) + secs[-1:],
+                                   summary_files=audit.summary_files)
+            _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
+            audits.append(audit)
+            if on_benchmark is not None:
+                on_benchmark(audit)
+        from ..report.render import render_index
+
+        from .._io import write_text_atomic
+
+        write_text_atomic(tmp / "index.html", render_index(audits, timestamp=timestamp))
+        write_text_atomic(tmp / _MARKER, "Written by 'auditad audit'; the next run into this folder replaces it.\n")
+        by_bench = {a.name: list(a.gate_results) for a in audits}
+        replace_dir_atomic(tmp, out_path)
+    except BaseException:
+        discard_output_dir(tmp)
+        raise
+    if junit is not None or markdown is not None:
+        from ..report import export
+
+        if junit is not None:
+            export.write_junit(by_bench, junit)
+        if markdown is not None:
+            export.write_markdown_summary(by_bench, markdown)
+    every = [g for a in audits for g in a.gate_results]
+    return AuditRun(out=out_path, audits=tuple(audits), exit_code=exit_code(every, fail_on=fail_on),
+                    verdict=verdict(every), elapsed_seconds=time.perf_counter() - t0)
+
+
+def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False, executor=None) -> None:
+    """Write summary.json, tables, figures and report.html of one benchmark into ``folder``.
+
+    With a Dask ``executor`` the figures are drawn on its workers (the same bytes: the renderer fixes
+    every style and metadata entry); the files are written here.
+    """
+    import json
+
+    from ..execution import distributed
+    from .._io import write_bytes_atomic, write_text_atomic
+    from .._progress import Progress
+    from ..report.render import figure_files, render_report
+
+    (folder / "tables").mkdir(parents=True)
+    (folder / "figures").mkdir()
+    files = audit.summary_files
+    write_text_atomic(folder / "summary.json",
+                      json.dumps(audit.summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n")
+    if any(not t.compact for t in audit.tables) or files:
+        (folder / "data").mkdir()
+    for rel, frame in files.items():
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomic(folder / rel, frame.to_csv(index=False))
+    _write_tables(audit.tables, folder)
+    svgs = {}
+    remote = distributed(executor)
+    drawn = iter(executor.map_ordered(figure_files, list(audit.figures)) if remote else ())
+    with Progress(len(audit.figures), f"figures {audit.name}", enabled=progress) as bar:
+        for spec in audit.figures:
+            svg, pdf = next(drawn) if remote else figure_files(spec)
+            write_bytes_atomic(folder / "figures" / f"{spec.name}.svg", svg)
+            write_bytes_atomic(folder / "figures" / f"{spec.name}.pdf", pdf)
+            svgs[spec.name] = svg
+            bar.update()
+    write_text_atomic(folder / "report.html", render_report(audit, svgs))
+
+
+def _write_tables(tables, folder: Path) -> None:
+    from .._io import write_text_atomic
+    from ..report.export import write_table
+
+    for t in tables:
+        if t.compact:
+            write_table(t.frame, folder / "tables" / t.name, caption=t.caption, label=f"tab:{_key(t.name)}")
+        else:
+            write_text_atomic(folder / "data" / f"{t.name}.csv", t.frame.to_csv(index=False))

@@ -1,0 +1,650 @@
+"""Command-line interface: ``auditad <command> ...``.
+
+Each command is a pair of functions registered in ``COMMANDS``: ``_add_<name>``
+declares its arguments on an argparse sub-parser and ``_run_<name>`` executes
+it and returns the process exit code (the commands that read audit outputs and
+tables -- ``gate``, ``appendix``, ``results``, ``diff`` -- are in
+:mod:`auditad.cli.commands`, as ``add_<name>`` / ``run_<name>``).  Heavy libraries are imported inside the
+``_run_*`` functions so that ``auditad --help`` stays fast and a Ctrl-C while
+they load is handled like any other.
+
+Exit codes: 0 gates passed, 1 a gate failed, 2 bad input or usage, 3 internal error,
+130/143 on SIGINT/SIGTERM; :func:`auditad.cli.terminal.exit_status` maps every exception
+(contract in ``docs/cli.md``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+from .. import __version__
+from . import commands as _commands
+from ..errors import AuditadError
+from .terminal import EXIT_OK, EXIT_USAGE, SafeStream, Terminated, dash_nan
+
+__all__ = ["main"]
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose usage errors exit with code 2 and one line."""
+
+    def error(self, message):  # noqa: D401 - argparse API
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"auditad: error: {' '.join(str(message).split())}\n")
+
+
+def _print_and_save(result, args, *, extra: str | None = None) -> None:
+    """Print a result's text summary and, with ``--json FILE``, write its ``to_dict()`` atomically."""
+    from .._io import write_text_atomic
+
+    print(dash_nan(result.summary_text()))
+    if extra:
+        print(extra)
+    if args.json:
+        write_text_atomic(args.json, json.dumps(result.to_dict(), indent=2, allow_nan=False) + "\n")
+        print(f"wrote {args.json}")
+
+
+def _add_label_args(p) -> None:
+    """The --embeddings-key / --labels / --label-column arguments shared by the single-benchmark commands."""
+    p.add_argument("--embeddings-key", default=None,
+                   help="array name inside .npz files (default: the only array, or 'X')")
+    p.add_argument("--labels", required=True, help=".npy, .csv or .parquet file with the class labels")
+    p.add_argument("--label-column", default=None,
+                   help="column of a CSV/Parquet labels file (default: 'label', or the only column)")
+
+
+def _progress_enabled(args) -> bool:
+    return not getattr(args, "quiet", False)
+
+
+# --------------------------------------------------------------------------- leakage
+def _add_leakage(sub) -> None:
+    p = sub.add_parser("leakage", help="neighbourhood class leakage L_k of a labelled embedding set",
+                       description="Neighbourhood class leakage L_k (Testing the Test: Score-Direction Instability in "
+                                   "Class-Split Anomaly Detection).")
+    p.add_argument("--embeddings", required=True, help=".npy or .npz file with an (n, d) array")
+    _add_label_args(p)
+    p.add_argument("--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)")
+    p.add_argument("--metric", default="euclidean", choices=["euclidean", "cosine"])
+    p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
+    p.add_argument("--seed", type=int, default=0, help="random seed (approximate backend)")
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+
+
+def _run_leakage(args) -> int:
+    from .._validation import check_input_files, check_output_file, reading_inputs
+    from ..datasets import load_benchmark
+    from ..leakage import leakage
+
+    check_output_file(args.json, name="--json")
+    check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
+    with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
+        bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
+    ks = args.k or [10]
+    n = bench.X.shape[0]
+    result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
+                     backend=args.backend, random_state=args.seed,
+                     progress=_progress_enabled(args) and n * n > 4e8)  # only searches of several seconds
+    _print_and_save(result, args)
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- protocol
+def _add_protocol(sub) -> None:
+    p = sub.add_parser("protocol", help="class-split protocol audit: per-class AUROC, inversion, direction instability",
+                       description="Class-split protocol audit (Testing the Test): K-1 vs 1 or 1 vs K-1 runs, "
+                                   "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.")
+    p.add_argument("--embeddings", required=True, action="append",
+                   help=".npy or .npz file with an (n, d) array; repeat (optionally as NAME=PATH) to compare "
+                        "several representations of the same samples")
+    _add_label_args(p)
+    p.add_argument("--protocol", default="leave_one_class_out", choices=["leave_one_class_out", "one_class"])
+    p.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
+                   help="detector; repeat for several (default: knn, iforest, lof)")
+    p.add_argument("--k", type=int, default=5, help="k of the kNN detector (default 5)")
+    p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width, in [0, 0.5) (default 0.05)")
+    p.add_argument("--train-fraction", type=float, default=0.8, help="share of the normals used for training")
+    p.add_argument("--split", default=None, help="file with a train/test column (train/test, 1/0 or booleans)")
+    p.add_argument("--split-column", default=None, help="column of a CSV/Parquet split file")
+    p.add_argument("--contamination", type=float, default=None, help="subsample anomalies to this test share")
+    p.add_argument("--repeats", type=int, default=1, help="number of random splits (default 1)")
+    p.add_argument("--leakage-k", type=int, default=10, help="k of the per-class leakage L_k(c); 0 = skip")
+    p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (-1 = all cores)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _run_protocol(args) -> int:
+    from .._validation import check_input_files, check_output_file, reading_inputs
+    from ..datasets import load_benchmark, load_labels
+    from ..errors import InvalidInputError
+    from ..protocol import audit_protocol
+
+    check_output_file(args.json, name="--json")
+    paths = {}
+    for item in args.embeddings:
+        name, sep, path = item.partition("=")
+        if not sep:
+            name, path = Path(item).stem, item
+        if name in paths:
+            raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
+        paths[name] = path
+    check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
+                        "--labels": args.labels, "--split": args.split})
+    with reading_inputs([*paths.values(), args.labels, args.split], name="--embeddings/--labels/--split"):
+        bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key,
+                               label_column=args.label_column)
+        split = None
+        if args.split is not None:
+            split = load_labels(args.split, column=args.split_column, name="split")
+    if args.leakage_k < 0:
+        raise InvalidInputError(f"--leakage-k must be >= 0 (0 = skip), got {args.leakage_k}")
+    result = audit_protocol(bench.representations, bench.y, protocol=args.protocol,
+                            detectors=tuple(args.detector or ("knn", "iforest", "lof")), k=args.k,
+                            epsilon=args.epsilon, train_fraction=args.train_fraction, split=split,
+                            contamination=args.contamination, repeats=args.repeats,
+                            leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
+                            progress=_progress_enabled(args), random_state=args.seed)
+    _refuse_all_nan(result)
+    _print_and_save(result, args)
+    return EXIT_OK
+
+
+def _refuse_all_nan(result) -> None:
+    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0
+    (audit_protocol refuses most such runs itself; this catches the rest, e.g. constant scores everywhere)."""
+    import numpy as np
+
+    from ..errors import InvalidInputError
+
+    auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
+    if auroc.size and np.isnan(auroc).all():
+        raise InvalidInputError("no class-split task could be evaluated (every AUROC is undefined); lower --k or "
+                                "the detector settings, or give more samples per class")
+
+
+# --------------------------------------------------------------------------- nulls
+def _add_nulls(sub) -> None:
+    p = sub.add_parser("nulls", help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
+                       description="Distribution of each metric under random predictions at the given class counts "
+                                   "(Hermary, Mejri and Aouada, An Insight on Evaluation Metrics Under the "
+                                   "Imbalanced Case of Anomaly Detection, Sec. IV); places observed scores on their nulls.")
+    p.add_argument("--n-pos", type=int, default=None, help="number of anomalies (positives)")
+    p.add_argument("--n-neg", type=int, default=None, help="number of normals (negatives)")
+    p.add_argument("--ratio", type=float, default=None, help="anomaly ratio in (0, 1), with --n instead of the counts")
+    p.add_argument("--n", type=int, default=None, help="test-set size, with --ratio")
+    p.add_argument("--metric", action="append", default=None,
+                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+                   help="metric; repeat for several (default: all)")
+    p.add_argument("--observed", action="append", default=None, metavar="METRIC=VALUE",
+                   help="observed score to place on its null, e.g. auroc=0.71; repeatable")
+    p.add_argument("--q", default="coin",
+                   help="positive rate of the random binary predictions for F1/MCC: coin (1/2), prior (pi) or a number")
+    p.add_argument("--method", default="auto", choices=["auto", "exact", "monte_carlo"])
+    p.add_argument("--runs", type=int, default=10_000, help="Monte Carlo runs (default 10000)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--figure", default=None, help="write a PNG of the observed scores on their nulls")
+
+
+def _parse_observed(items) -> dict:
+    from ..errors import InvalidInputError
+
+    out = {}
+    for item in items or ():
+        key, sep, value = item.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if not sep or number is None:
+            raise InvalidInputError(f"--observed must look like METRIC=VALUE (e.g. auroc=0.71), got {item!r}")
+        out[key.strip()] = number
+    return out
+
+
+def _parse_q(text):
+    if text in ("coin", "prior"):
+        return text
+    try:
+        return float(text)
+    except ValueError:
+        from ..errors import InvalidInputError
+
+        raise InvalidInputError(f"--q must be 'coin', 'prior' or a number in [0, 1], got {text!r}") from None
+
+
+def _save_figure(fig, path) -> None:
+    import io
+
+    from .._io import write_bytes_atomic
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lstrip(".").lower() or "png", dpi=120)
+    write_bytes_atomic(path, buf.getvalue())
+
+
+def _run_nulls(args) -> int:
+    from .._validation import check_figure_path, check_output_file
+    from ..nulls import null_distribution
+
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
+    observed = _parse_observed(args.observed)
+    result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
+                               metrics=tuple(args.metric) if args.metric else
+                               ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"),
+                               q=_parse_q(args.q), method=args.method, runs=args.runs,
+                               observed=observed or None, random_state=args.seed)
+    _print_and_save(result, args)
+    if args.figure:
+        from matplotlib.figure import Figure
+
+        from ..plotting import plot_null
+
+        shown = [m for m in result.metrics if m in observed] or list(result.metrics)
+        fig = Figure(figsize=(4.8 * len(shown), 3.4), layout="constrained")
+        for ax, m in zip(fig.subplots(1, len(shown), squeeze=False)[0], shown):
+            plot_null(result, metric=m, ax=ax)
+        _save_figure(fig, args.figure)
+        print(f"wrote {args.figure}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- landscape
+def _add_landscape(sub) -> None:
+    p = sub.add_parser("landscape", help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
+                       description="Metric landscapes under class imbalance (Hermary, Mejri and Aouada, Sec. V-VI): landscapes, "
+                                   "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
+                                   "coverage, Pearson/Tucker between metrics per ratio group.")
+    p.add_argument("--ratio", action="append", default=None,
+                   help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
+                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of Hermary et al., Table I)")
+    p.add_argument("--metric", action="append", default=None,
+                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+                   help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)")
+    p.add_argument("--resolution", type=int, default=101, help="grid points per axis (default 101)")
+    p.add_argument("--reference", type=float, default=0.5, help="reference ratio of the difference maps (default 0.5)")
+    p.add_argument("--out", required=True, help="output folder (created if missing; files in it are overwritten)")
+    p.add_argument("--no-figures", action="store_true", help="write the CSV files only")
+
+
+def _run_landscape(args) -> int:
+    from ..landscape_study import check_out_folder, landscape_study, parse_ratios, write_landscape_study
+    from ..landscapes import LANDSCAPE_METRICS
+
+    check_out_folder(args.out)  # before the work
+    study = landscape_study(parse_ratios(args.ratio), metrics=tuple(args.metric or LANDSCAPE_METRICS),
+                            resolution=args.resolution, reference=args.reference)
+    written = write_landscape_study(study, args.out, figures=not args.no_figures)
+    for note in study.notes:
+        print(f"auditad: note: {note}", file=sys.stderr)
+    print(study.summary_text())
+    print(f"wrote {len(written)} files to {args.out}: {', '.join(written)}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- audit, demo (report/config, assemble, render)
+def _add_report_flags(p) -> None:
+    p.add_argument("--gate", action="append", default=None, metavar="RULE",
+                   help="gate rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable "
+                        "(added to the config's gates)")
+    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
+                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    p.add_argument("--junit", default=None, metavar="FILE", help="also write the gate results as JUnit XML")
+    p.add_argument("--markdown", default=None, metavar="FILE", help="also write a Markdown summary (CI job page)")
+    p.add_argument("--timestamp", action="store_true",
+                   help="record the UTC time and run time in the report (then runs no longer give identical bytes)")
+    p.add_argument("--quiet", action="store_true", help="no progress output on stderr")
+
+
+def _add_audit(sub, *, settings: bool = True) -> None:
+    p = sub.add_parser("audit", help="full audit of one or more benchmarks: HTML report, summary.json, figures, "
+                                     "tables, gates",
+                       description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
+                                   "benchmark's class counts, landscapes at its anomaly ratio, model selection when a "
+                                   "manifest is given) and write DIR/index.html and DIR/<benchmark>/{report.html, "
+                                   "summary.json, figures/, tables/}. Exit 0: every gate at or above --fail-on "
+                                   "passed; 1: a gate failed; 2: bad input. See docs/config.md and docs/report.md.")
+    p.add_argument("config", nargs="?", default=None, metavar="CONFIG.toml",
+                   help="audit configuration (or describe one benchmark with --embeddings/--labels)")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="output folder (created; an earlier auditad report there is replaced)")
+    g = p.add_argument_group("one benchmark without a config file")
+    g.add_argument("--embeddings", action="append", default=None, metavar="[NAME=]PATH",
+                   help=".npy/.npz embeddings; repeat (as NAME=PATH) for several representations")
+    g.add_argument("--labels", default=None, help=".npy, .npz, .csv or .parquet file with the class labels")
+    g.add_argument("--name", default=None, help="benchmark name (default: the labels file's stem)")
+    g.add_argument("--embeddings-key", default=None, help="array name inside .npz embedding files")
+    g.add_argument("--label-column", default=None, help="label column of a CSV/Parquet file (or array of an .npz)")
+    g.add_argument("--domain-column", default=None, help="optional domain column of the labels file")
+    g.add_argument("--attribute-column", default=None, help="optional attribute column of the labels file")
+    g.add_argument("--anomaly-column", default=None, help="optional 0/1 anomaly column of the labels file")
+    g.add_argument("--manifest", default=None, help="model-selection manifest (TOML, see docs/manifest.md)")
+    p.add_argument("--scheduler", default=None, metavar="SCHEDULER",
+                   help="where the work runs: serial (default), local[:N] (a Dask LocalCluster with N worker "
+                        "processes) or a Dask scheduler address tcp://host:8786; overrides the config's [execution]; "
+                        "the report is the same bytes (docs/config.md)")
+    if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
+        from ..audit.settings import add_settings_arguments
+
+        add_settings_arguments(p)
+    _add_report_flags(p)
+
+
+def _print_notes(audit, args) -> None:
+    if args.quiet:
+        return
+    for note in audit.summary["warnings"]:
+        print(f"auditad: note: {audit.name}: {note}", file=sys.stderr)
+
+
+def _finish_report(run, args, *, show: Path) -> int:
+    print(run.summary_table())
+    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on}); "
+          f"{len(run.audits)} benchmark(s) in {run.elapsed_seconds:.1f} s")
+    if args.junit:
+        print(f"wrote {args.junit}")
+    if args.markdown:
+        print(f"wrote {args.markdown}")
+    print(f"report: {show.resolve()}")
+    return run.exit_code
+
+
+def _audit_inputs(config, args) -> dict:
+    """{what: path} of every input file of an audit, named by flag (or by benchmark for a config)."""
+    named = {}
+    for b in config.benchmarks:
+        where = "" if args.config is None else f"benchmark {b.name!r} "
+        named[f"{where}{'--labels' if args.config is None else 'labels'}"] = b.labels
+        for rep, path in b.embeddings.items():
+            named[f"{where}{'--embeddings' if args.config is None else 'embeddings'} {rep}"] = path
+        if getattr(b, "manifest", None) is not None:
+            named[f"{where}{'--manifest' if args.config is None else 'manifest'}"] = b.manifest
+    return named
+
+
+def _run_audit(args) -> int:
+    from .._validation import check_input_files, reading_inputs
+    from ..errors import InvalidInputError
+    from ..audit.runner import load_inputs, run_audit
+    from ..audit.config import config_from_paths, load_config
+
+    data_flags = [f for f in ("embeddings", "labels", "name", "embeddings_key", "label_column", "domain_column",
+                              "attribute_column", "anomaly_column", "manifest") if getattr(args, f) is not None]
+    if args.config is not None and data_flags:
+        raise InvalidInputError(f"give either CONFIG.toml or --embeddings/--labels, not both "
+                                f"(got CONFIG.toml and --{data_flags[0].replace('_', '-')})")
+    from ..audit.settings import settings_from_args
+
+    overrides = settings_from_args(args)
+    rules = _commands.report_rules(args)
+    if args.scheduler is not None:
+        from ..execution import parse_scheduler
+
+        try:
+            parse_scheduler(args.scheduler)
+        except InvalidInputError as exc:
+            raise InvalidInputError(str(exc).replace("scheduler=", "--scheduler", 1)) from None
+    if args.config is not None:
+        config = load_config(args.config, overrides=overrides, extra_gates=rules)
+        sources = [args.config, *(p for b in config.benchmarks for p in (b.labels, *b.embeddings.values()))]
+    else:
+        if not args.embeddings or not args.labels:
+            raise InvalidInputError("give CONFIG.toml, or --embeddings and --labels for a one-benchmark audit")
+        paths = {}
+        for item in args.embeddings:
+            name, sep, path = item.partition("=")
+            if not sep:
+                name, path = Path(item).stem, item
+            if name in paths:
+                raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
+            paths[name] = path
+        columns = {"label": args.label_column, "domain": args.domain_column, "attribute": args.attribute_column,
+                   "anomaly": args.anomaly_column}
+        config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
+                                   columns=columns, manifest=args.manifest, overrides=overrides, gates=rules)
+        sources = [args.labels, *paths.values()]
+    check_input_files(_audit_inputs(config, args))
+    with reading_inputs([p for p in sources if p is not None], name="input"):
+        inputs = [load_inputs(b, config) for b in config.benchmarks]
+    from ..audit.loader import anomaly_label_note
+
+    for note in filter(None, map(anomaly_label_note, inputs)):
+        print(f"auditad: note: {note}", file=sys.stderr)
+    scheduler = args.scheduler if args.scheduler is not None else config.scheduler
+    try:
+        run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
+                        progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
+                        on_benchmark=lambda a: _print_notes(a, args), scheduler=scheduler)
+    except InvalidInputError as exc:
+        if not str(exc).startswith("scheduler="):
+            raise
+        where = "--scheduler" if args.scheduler is not None else "[execution] scheduler"
+        raise InvalidInputError(str(exc).replace("scheduler=", where, 1)) from None
+    show = run.out / run.audits[0].name / "report.html" if len(run.audits) == 1 else run.index
+    return _finish_report(run, args, show=show)
+
+
+def _add_demo(sub) -> None:
+    p = sub.add_parser("demo", help="full audit of the bundled example (digits in two representations) "
+                                    "with an HTML report",
+                       description="Audit scikit-learn's digits (pixels and pca16): leakage, class-split protocol "
+                                   "(knn, iforest, lof), nulls, landscapes and anomaly-free model selection over "
+                                   "the digit tasks; prints the path of the report.")
+    p.add_argument("--out", default="auditad-demo", help="output folder (default: auditad-demo)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--no-selection", action="store_true", help="skip the model-selection section")
+    _add_report_flags(p)
+
+
+def _run_demo(args) -> int:
+    from ..audit.runner import example_inputs, run_audit
+
+    if args.seed < 0:
+        from ..errors import InvalidInputError
+
+        raise InvalidInputError(f"--seed must be >= 0, got {args.seed}")
+    inputs = example_inputs(seed=args.seed, selection=not args.no_selection, gates=_commands.report_rules(args))
+    run = run_audit([inputs], args.out, fail_on=args.fail_on, timestamp=args.timestamp,
+                    progress=_progress_enabled(args), junit=args.junit, markdown=args.markdown,
+                    on_benchmark=lambda a: _print_notes(a, args))
+    return _finish_report(run, args, show=run.out / inputs.name / "report.html")
+
+
+# --------------------------------------------------------------------------- select (anomaly-free model selection)
+def _add_select(sub) -> None:
+    p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
+                       description="Anomaly-free model selection (Wilkinghoff and Tan, Can We Predict Anomaly Detection "
+                                   "Performance from Embedding-Space Geometry?): inlier variance, AUC "
+                                   "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
+                                   "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
+    p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
+    p.add_argument("--example", choices=["digits", "synthetic"], default=None,
+                   help="use a built-in benchmark instead of a manifest")
+    p.add_argument("--estimator", action="append", default=None,
+                   help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
+                        "(default: inlier_variance, auc_bound, pseudo_auc)")
+    p.add_argument("--pseudo", action="append", default=None,
+                   help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
+                        "cross_attribute, diverse; repeat (default: every probe the metadata allows)")
+    p.add_argument("--pool-by", default=None, choices=["scoring", "family", "embedding", "pooling"],
+                   help="select separately within each value of this candidate attribute (scoring = Table 1)")
+    p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
+    p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
+    p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
+    p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--json", default=None, help="write the full result as JSON to this file")
+    p.add_argument("--figure", default=None, help="write estimator-vs-AUC and bound-vs-AUC plots to this image")
+    p.add_argument("--figure-estimator", default=None, help="estimator shown in --figure (default: the last one)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+
+
+def _run_select(args) -> int:
+    from .._validation import check_figure_path, check_output_file
+    from ..errors import InvalidInputError
+    from ..selection import run_selection
+
+    if (args.manifest is None) == (args.example is None):
+        raise InvalidInputError("give either a MANIFEST.toml or --example digits|synthetic (not both)")
+    check_output_file(args.json, name="--json")
+    check_figure_path(args.figure, name="--figure")
+    if args.example == "digits":
+        from ..synthetic import digits_benchmark
+
+        bench = digits_benchmark(random_state=args.seed)
+    elif args.example == "synthetic":
+        from ..synthetic import make_selection_benchmark
+
+        bench = make_selection_benchmark(random_state=args.seed)
+    else:
+        from .._validation import reading_inputs
+        from ..manifest import load_manifest
+
+        with reading_inputs([args.manifest], name="MANIFEST"):
+            bench = load_manifest(args.manifest)
+    lam = args.lam
+    if lam is not None and lam != "empirical":
+        try:
+            lam = float(lam)
+        except ValueError:
+            raise InvalidInputError(f"--lam must be 'empirical' or a number in [0, 1], got {args.lam!r}") from None
+    result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
+                           n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
+                           progress=_progress_enabled(args), random_state=args.seed)
+    _print_and_save(result, args, extra=f"run time {result.elapsed_seconds:.1f} s")
+    if args.figure:
+        from matplotlib.figure import Figure
+
+        from ..plotting import plot_bound_vs_auc, plot_estimator_vs_auc
+
+        fig = Figure(figsize=(9.0, 3.8), layout="constrained")
+        left, right = fig.subplots(1, 2)
+        plot_estimator_vs_auc(result, estimator=args.figure_estimator, ax=left)
+        plot_bound_vs_auc(result, ax=right)
+        _save_figure(fig, args.figure)
+        print(f"wrote {args.figure}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- registry
+# name -> (add_arguments, run). Add new commands here.
+COMMANDS = {
+    "leakage": (_add_leakage, _run_leakage),
+    "audit": (_add_audit, _run_audit),
+    "demo": (_add_demo, _run_demo),
+    "protocol": (_add_protocol, _run_protocol),
+    "nulls": (_add_nulls, _run_nulls),
+    "landscape": (_add_landscape, _run_landscape),
+    "select": (_add_select, _run_select),
+    "gate": (_commands.add_gate, _commands.run_gate),
+    "appendix": (_commands.add_appendix, _commands.run_appendix),
+    "results": (_commands.add_results, _commands.run_results),
+    "diff": (_commands.add_diff, _commands.run_diff),
+}
+
+
+def build_parser(*, settings: bool = True) -> argparse.ArgumentParser:
+    """The ``auditad`` parser; ``settings=False`` leaves out the audit's settings flags, whose choice
+    lists import the computing modules (used for every command line but ``auditad audit ...``)."""
+    parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
+    parser.add_argument("--version", action="version", version=f"auditad {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (add, _) in COMMANDS.items():
+        add(sub, settings=settings) if name == "audit" else add(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``auditad`` console script; returns the exit code.
+
+    Every outcome maps to one code: 0 all gates passed, 1 a gate failed, 2 bad input
+    or usage (one line naming the parameter or file), 3 internal error (one line; the
+    traceback with ``--debug`` or ``AUDITAD_DEBUG=1``), 130 on SIGINT, 143 on SIGTERM.
+    Everything printed is sanitised of terminal control characters.
+    """
+    import signal
+    import threading
+    import warnings
+
+    from .terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, RECEIVED, debug_requested, exit_status,
+                            flag_names, forget_unhandled_interrupt, on_sigint, on_sigterm, print_warnings, speak_cli)
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = debug_requested(argv)
+    out_stream, err_stream = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
+    previous = previous_int = None
+    RECEIVED.clear()
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, on_sigterm)
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
+            previous_int = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
+            command: dict = {}
+            try:
+                code = _dispatch(argv, command)
+                message = ""
+            except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
+                code, message = exit_status(exc)
+                if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
+                    message = speak_cli(message, flag_names(command["parser"]))
+                if code in (EXIT_SIGINT, EXIT_SIGTERM):
+                    forget_unhandled_interrupt()
+                if debug and not isinstance(exc, SystemExit):
+                    import traceback
+
+                    traceback.print_exception(exc, file=sys.stderr)
+        print_warnings(caught, debug)
+        if message:
+            print(message, file=sys.stderr)
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            code = EXIT_PIPE
+        if code == EXIT_PIPE:  # the reader went away: no "Exception ignored" at interpreter exit
+            try:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out_stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+        return code
+    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
+        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        if previous_int is not None:
+            signal.signal(signal.SIGINT, previous_int)
+        sys.stdout, sys.stderr = out_stream, err_stream
+
+
+def _dispatch(argv: list[str], command: dict | None = None) -> int:
+    """Parse ``argv`` and run its command; ``command["parser"]`` is set to the command's sub-parser."""
+    command_name = next((a for a in argv if not a.startswith("-")), None)  # top-level options take no value
+    parser = build_parser(settings=command_name == "audit")
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    if command is not None:
+        sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+        command["parser"] = sub.choices[args.command]
+    _, run = COMMANDS[args.command]
+    return int(run(args))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

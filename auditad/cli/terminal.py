@@ -1,0 +1,304 @@
+"""Terminal side of the command line: exit-code contract, signals, sanitised output, warnings.
+
+:func:`exit_status` maps every exception that can end a command to one exit code and one
+line (the contract documented in ``docs/cli.md``):
+
+* 0 — every gate at or above ``--fail-on`` passed (or the command has no gates);
+* 1 — a gate failed (returned by the command itself, never from an exception);
+* 2 — bad input or usage (:class:`~auditad.errors.AuditadError`, argparse errors, missing or
+  unreadable input files) and outputs the environment refused (disk full, read-only folder,
+  permission denied: :class:`~auditad.errors.OutputError` and ``OSError`` with such an errno);
+* 3 — internal error: any other exception, ``MemoryError`` included (one line naming the
+  exception and where it was raised; the traceback with ``--debug`` or ``AUDITAD_DEBUG=1``);
+* 130 — SIGINT (Ctrl-C); 143 — SIGTERM (raised as :class:`Terminated`, a ``KeyboardInterrupt``,
+  so every clean-up that runs on Ctrl-C also runs on SIGTERM); 141 — broken pipe.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import sys
+from pathlib import Path
+
+from ..errors import AuditadError
+
+__all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
+           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
+           "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
+           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli"]
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
+#: Where an internal error should be reported (printed with exit code 3).
+REPORT_TO = "the auditad issue tracker (include the command line and the output of --debug)"
+#: errno values meaning "the environment refused the input or output" (exit 2, not an internal error).
+ENV_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG",
+                                                   "ENAMETOOLONG", "ENOTDIR", "EISDIR", "ENOENT", "EEXIST",
+                                                   "EXDEV", "ENOTEMPTY", "EBUSY", "ETXTBSY", "ELOOP")
+                       if hasattr(errno, n))
+
+
+# C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides/isolates
+_UNSAFE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+
+
+def _escape_char(m) -> str:
+    code = ord(m.group(0))
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def sanitize(text: str) -> str:
+    """``text`` with terminal control characters shown as escapes (``\\x1b``), so labels from
+    user files cannot move the cursor, recolour or rewrite the terminal."""
+    return _UNSAFE.sub(_escape_char, str(text))
+
+
+class SafeStream:
+    """Text stream proxy that sanitises everything written through it."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text):
+        return self._stream.write(sanitize(text))
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+_NAN = re.compile(r"(?<![\w.])([-+]?nan)(?![\w.])", re.IGNORECASE)
+
+
+def dash_nan(text: str) -> str:
+    """Replace standalone ``nan`` tokens in a result table by "–" (right-aligned in the same width)."""
+    return _NAN.sub(lambda m: "\u2013".rjust(len(m.group(1))), text)
+
+
+def format_value(value, threshold=None) -> str:
+    """A gate value for the terminal, as the report prints it ("–" when missing or NaN).
+
+    See :func:`auditad.gates.checks.gate_value_text`: 3 decimals, more digits only where
+    rounding would make the value look equal to ``threshold``.
+    """
+    import math
+
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "\u2013"
+    from ..gates.checks import gate_value_text
+
+    return gate_value_text(value, threshold)
+
+
+class Terminated(KeyboardInterrupt):
+    """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
+
+
+#: Signals received by the handlers below during the current command (cleared by :func:`auditad.cli.main`).
+RECEIVED: list[int] = []
+
+
+def on_sigterm(signum, frame):
+    import signal
+
+    RECEIVED.append(signum)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
+    raise Terminated()
+
+
+def on_sigint(signum, frame):
+    """Python's own Ctrl-C behaviour (raise ``KeyboardInterrupt``), remembering that it happened:
+    a library that turns the interrupt of its import into another exception (NumPy's C modules
+    fail with ``ImportError``) still ends the command with exit 130."""
+    RECEIVED.append(signum)
+    raise KeyboardInterrupt()
+
+
+def debug_requested(argv: list[str]) -> bool:
+    """Remove every ``--debug`` before a ``--`` from ``argv``; True if one was there or AUDITAD_DEBUG is set."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    found = "--debug" in argv[:cut]
+    argv[:cut] = [a for a in argv[:cut] if a != "--debug"]
+    env = os.environ.get("AUDITAD_DEBUG", "").strip().lower()
+    return found or env not in ("", "0", "false", "no")
+
+
+def _where(exc: BaseException) -> str:
+    """``file.py:line`` of the innermost frame of the traceback that lies in auditad (else the innermost)."""
+    import traceback
+
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "unknown location"
+    root = str(Path(__file__).resolve().parent.parent)  # the auditad package folder
+    ours = [f for f in frames if str(Path(f.filename).resolve()).startswith(root)]
+    f = (ours or frames)[-1]
+    name = Path(f.filename).name if not ours else str(Path(f.filename).resolve().relative_to(Path(root).parent))
+    return f"{name}:{f.lineno}"
+
+
+def _one_line(text) -> str:
+    return " ".join(str(text).split())
+
+
+def _interrupt_in_chain(exc: BaseException) -> KeyboardInterrupt | None:
+    """The Ctrl-C (or SIGTERM) behind ``exc``: a library that wraps whatever stopped its import
+    (NumPy raises ``ImportError`` "troubleshooting tips" around it) must not turn it into exit 3."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def forget_unhandled_interrupt() -> None:
+    """Clear CPython's "unhandled KeyboardInterrupt" flag after an interrupt was handled.
+
+    A Ctrl-C that escapes an ``exec(string)`` inside a library import (SciPy clones NumPy's
+    namespace that way) sets an interpreter-wide flag that makes ``python -m auditad`` kill
+    itself with SIGINT at exit (status -2) although :func:`auditad.cli.main` handled the
+    interrupt and returned 130.  Each ``exec`` of a string resets that flag first; this is one.
+    """
+    exec("None", {})  # noqa: S102 - a constant string, evaluated for its side effect on the flag
+
+
+def exit_status(exc: BaseException) -> tuple[int, str]:
+    """Exit code and one-line message for an exception that ended a command (the contract in the module doc)."""
+    import errno
+
+    if isinstance(exc, SystemExit):  # argparse: --help, --version, usage errors (already printed)
+        code = exc.code
+        if code is None or isinstance(code, int):
+            return int(code or 0), ""
+        return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
+    import signal
+
+    exc = _interrupt_in_chain(exc) or exc
+    if RECEIVED and not isinstance(exc, (KeyboardInterrupt, SystemExit)):  # the interrupt, wrapped by a library
+        exc = Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
+    if isinstance(exc, Terminated):
+        return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
+    if isinstance(exc, KeyboardInterrupt):
+        return EXIT_SIGINT, "auditad: interrupted; nothing half-written was left"
+    if isinstance(exc, AuditadError):
+        return EXIT_USAGE, f"auditad: error: {_one_line(exc)}"
+    if isinstance(exc, BrokenPipeError):
+        return EXIT_PIPE, ""
+    if isinstance(exc, OSError) and (exc.errno in ENV_ERRNOS or isinstance(
+            exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))):
+        reason = exc.strerror or os.strerror(exc.errno or errno.EIO)
+        name = f"{str(exc.filename)!r}: " if exc.filename else ""
+        return EXIT_USAGE, f"auditad: error: {name}{reason}"
+    if isinstance(exc, MemoryError):
+        return EXIT_INTERNAL, (f"auditad: internal error: out of memory (MemoryError at {_where(exc)}); give the "
+                               "process more memory or audit fewer samples or classes; report it to "
+                               f"{REPORT_TO} if the input is small")
+    return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
+                           f"(at {_where(exc)}); please report it to {REPORT_TO}; "
+                           "--debug or AUDITAD_DEBUG=1 shows the traceback")
+
+
+#: Library parameter names that differ from the ``dest`` of the command-line option carrying the value
+#: (applied only when the command being run has that option).
+PYTHON_ALIASES = {"out_dir": "out", "ratios": "ratio", "metrics": "metric", "detectors": "detector",
+                  "estimators": "estimator", "probes": "pseudo", "random_state": "seed", "json_path": "json",
+                  "X": "embeddings", "y": "labels", "summary_paths": "summaries", "audit": "audit_dir"}
+
+
+class Flags(dict):
+    """``{python name: flag}`` plus ``switches``: the flags that take no value (``--percent``)."""
+
+    switches: frozenset = frozenset()
+
+
+def flag_names(parser) -> Flags:
+    """``{python name: flag}`` for one (sub)command parser, from its argparse actions.
+
+    An option is reachable under its ``dest``, its ``dest`` without the ``setting_`` prefix of
+    the audit settings, its long option string written as a Python name (``--n-pos`` → ``n_pos``)
+    and the library's name for the same value (:data:`PYTHON_ALIASES`).  Positional arguments
+    map to their metavar (``DIR``).
+    """
+    flags, switches = Flags(), set()
+    for action in getattr(parser, "_actions", ()):
+        if action.dest in ("help", "version") or action.dest is None:
+            continue
+        longs = [o for o in action.option_strings if o.startswith("--")]
+        if longs:
+            flag = max(longs, key=len)
+            if action.nargs == 0:  # store_true / store_false / store_const
+                switches.add(flag)
+            names = {action.dest, action.dest.removeprefix("setting_"), flag[2:].replace("-", "_")}
+        elif not action.option_strings:
+            flag = action.metavar if isinstance(action.metavar, str) else action.dest
+            names = {action.dest}
+        else:
+            continue
+        for name in names:
+            flags.setdefault(name, flag)
+    for py, dest in PYTHON_ALIASES.items():
+        if dest in flags:
+            flags.setdefault(py, flags[dest])
+    flags.switches = frozenset(switches)
+    return flags
+
+
+def speak_cli(message: str, flags: dict[str, str]) -> str:
+    """A library error message with its Python parameter names replaced by the command's flags.
+
+    ``out_dir='x'`` becomes ``--out 'x'``, ``embeddings['pixels']='p.npy'`` becomes
+    ``--embeddings pixels='p.npy'``, ``k=500`` becomes ``--k 500``, and a name that opens the
+    message or is followed by "must" (``resolution must be >= 2``), and the pair in "both n_pos and
+    n_neg", become the flags.  Names
+    inside paths, dotted keys (``leakage.L_k``) and words that are not a parameter of the
+    command are left alone.
+
+    >>> speak_cli("out_dir='a' would replace 'b'; k=5, k must be >= 1", {"out_dir": "--out", "k": "--k"})
+    "--out 'a' would replace 'b'; --k 5, --k must be >= 1"
+    """
+    if not flags:
+        return message
+    names = "|".join(sorted(map(re.escape, flags), key=len, reverse=True))
+    before = r"(?<![\w.\-/'\"\[=])"
+
+    switches = getattr(flags, "switches", frozenset())
+
+    def assign(m):
+        flag, key = flags[m.group(1)], m.group(2)
+        if flag in switches and m.group(3):  # percent=True -> --percent (a switch takes no value)
+            return flag
+        value = m.group(3) or ""
+        if key:
+            inner = key[1:-1].strip("'\"")
+            return f"{flag} {inner}={value}"
+        return f"{flag} {value}"
+
+    out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)(True\b)?", assign, message)
+    out = re.sub(rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
+                 lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}", out)
+    return re.sub(before + rf"({names})(?=:\s| must\b)", lambda m: flags[m.group(1)], out)
+
+
+def print_warnings(caught, debug: bool) -> None:
+    """Each distinct warning of the run as one line ``auditad: note: ...`` on stderr (no source line)."""
+    from ..errors import AuditadWarning
+
+    seen = set()
+    for w in caught:
+        text = _one_line(w.message)
+        if issubclass(w.category, AuditadWarning):
+            line = f"auditad: note: {text}"
+        else:
+            line = f"auditad: note: {w.category.__name__}: {text}"
+            if debug:
+                line += f" ({Path(w.filename).name}:{w.lineno})"
+        if line not in seen:
+            seen.add(line)
+            print(line, file=sys.stderr)
