@@ -1,9 +1,22 @@
 """auditad: audit the evaluation protocols of anomaly-detection benchmarks.
 
-The public names are loaded on first access (PEP 562 module ``__getattr__``): ``import auditad``
-and ``auditad --version`` import no numerical library, and the command line installs its
-signal handling before NumPy, SciPy or scikit-learn load, so a Ctrl-C at any moment gives the
-one-line message.  ``from auditad import leakage`` gives the function, as before.
+Start here:
+
+auditad.leakage(X, y, k=10)                 how much each class's neighbourhoods leak into other classes (L_k)
+auditad.audit_protocol(X, y)                K-1 vs 1 class-split runs: per-class AUROC, rho_inv, rho_dir
+auditad.null_distribution(n_pos, n_neg)     what a random detector scores at these class counts (p-values)
+auditad.run_selection(bench)                judge anomaly-free model-selection estimators
+auditad.audit.run_audit(inputs, out)        everything above as one HTML report + summary.json + gates
+                                            (inputs: auditad.audit.example_inputs() or load_config + load_inputs)
+$ auditad demo                              the full audit of a bundled example, from the command line
+$ auditad audit --embeddings X.npy --labels y.csv --out report      the same on your data
+
+Each returns a frozen ``...Result`` with ``to_frame()``, ``to_dict()`` and a notebook display.
+
+Implementation note: the public names are loaded on first access (PEP 562 module ``__getattr__``):
+``import auditad`` and ``auditad --version`` import no numerical library, and the command line
+installs its signal handling before NumPy, SciPy or scikit-learn load, so a Ctrl-C at any moment
+gives the one-line message.  ``from auditad import leakage`` gives the function, as before.
 """
 
 from __future__ import annotations
@@ -47,6 +60,9 @@ _LAZY_MODULES = {
         "estimate_candidate", "run_selection"),
     "synthetic": ("digits_benchmark", "make_selection_benchmark"),
     "manifest": ("load_manifest", "write_manifest"),
+    "duplicates": ("DuplicatesResult", "find_duplicates", "train_test_overlap"),
+    "leaderboards": ("Leaderboard", "LeaderboardAudit", "RankingResult", "FriedmanResult", "read_leaderboard",
+        "combine_leaderboards", "audit_leaderboard", "rank_methods", "plot_critical_difference"),
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 
@@ -121,6 +137,18 @@ __all__ = [
     "make_selection_benchmark",
     "load_manifest",
     "write_manifest",
+    "find_duplicates",
+    "DuplicatesResult",
+    "train_test_overlap",
+    "read_leaderboard",
+    "combine_leaderboards",
+    "Leaderboard",
+    "audit_leaderboard",
+    "LeaderboardAudit",
+    "rank_methods",
+    "RankingResult",
+    "FriedmanResult",
+    "plot_critical_difference",
 ]
 
 
@@ -170,7 +198,7 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     An old module path loads the new module and puts that same object in ``sys.modules`` under the old
     name. ``auditad.report`` itself is loaded as usual, then given a module ``__getattr__`` that finds
-    its former pipeline names in :mod:`auditad.audit` (so the presentation package never imports the
+    its former pipeline names in `auditad.audit` (so the presentation package never imports the
     pipeline itself).
     """
 

@@ -1,4 +1,4 @@
-"""One number-format policy for every output of auditad: HTML, Markdown, LaTeX and the command line.
+r"""One number-format policy for every output of auditad: HTML, Markdown, LaTeX and the command line.
 
 Numbers are stored at full precision and rounded only here, by the kind of
 quantity they are:
@@ -14,7 +14,7 @@ kind          rule                                            examples
 ``pp``        regret (an AUC difference) in percentage        ``0.73 pp``
               points, 2 decimals
 ``count``     integers with a narrow no-break space every     ``12 345``
-              three digits (``\\,`` in LaTeX)
+              three digits (``\,`` in LaTeX)
 ``percent``   shares as percentages, 1 decimal                ``35.7%``
 ``real``      any other real (variances, ratios, kurtosis):   ``1.234``, ``2.5e-06``
               3 significant digits
@@ -22,7 +22,7 @@ kind          rule                                            examples
 
 Missing values (None, NaN, ±inf) are ``–`` (``--`` in LaTeX, which typesets as
 an en dash). Within one table column one rule holds for every cell
-(:func:`format_column`): a p-value or ``real`` column with any value that
+(`format_column`): a p-value or ``real`` column with any value that
 needs scientific notation is written in scientific notation throughout, so
 ``1.7e-04`` never stands next to ``0.018``.
 """
@@ -35,7 +35,7 @@ from typing import Iterable, Sequence
 
 __all__ = ["DASH", "TARGETS", "KINDS", "P_FLOOR", "missing", "stat", "pvalue", "pp", "count", "percent", "real",
            "number", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters",
-           "name_list"]
+           "name_list", "html_table", "html_block", "svg_bars", "svg_histogram"]
 
 DASH = "\u2013"
 #: Output targets: "html" (also Markdown and plain text) and "tex".
@@ -96,7 +96,7 @@ def _sci(x: float, sig: int, target: str) -> str:
 def pvalue(p, *, target: str = "html", scientific: bool | None = None) -> str:
     """A p-value with 2 significant digits; ``< 1e-300`` below the floor (0 included); never ``0``.
 
-    ``scientific=None`` chooses per value (fixed from 0.001 up); :func:`format_column`
+    ``scientific=None`` chooses per value (fixed from 0.001 up); `format_column`
     passes one choice for a whole column.
     """
     _check_target(target)
@@ -287,7 +287,7 @@ def _is_int(v) -> bool:
 
 
 def format_column(values: Sequence, kind: str | None = None, *, name: str = "", target: str = "html") -> list[str]:
-    """Format a whole column with one rule (the kind from :func:`column_kind` unless given).
+    """Format a whole column with one rule (the kind from `column_kind` unless given).
 
     For ``p`` and ``real`` columns, scientific notation is used for every cell
     as soon as one finite, non-zero value needs it (p < 1e-3; a real outside
@@ -322,7 +322,7 @@ def format_frame(frame, *, target: str = "html", kinds: dict | None = None,
     """Format a pandas DataFrame column by column.
 
     ``bounds`` maps a column name to one bool per row: True marks a value that is
-    an upper bound (shown as ``≤ value``, see :func:`bound_cell`).
+    an upper bound (shown as ``≤ value``, see `bound_cell`).
 
     Returns
     -------
@@ -347,6 +347,199 @@ def format_frame(frame, *, target: str = "html", kinds: dict | None = None,
 
 
 def jinja_filters() -> dict:
-    """The filters of the report templates: ``num`` (as :func:`number`), ``stat``, ``pval``, ``pp``, ``count``, ``pct``."""
+    """The filters of the report templates: ``num`` (as `number`), ``stat``, ``pval``, ``pp``, ``count``, ``pct``."""
     return {"num": number, "stat": stat, "pval": pvalue, "pp": pp, "count": count,
             "pct": lambda v, digits=1: percent(v, digits=digits)}
+
+
+# --------------------------------------------------------------------------- notebook display (_repr_html_)
+#: Inline style of the notebook displays: small, readable on light and dark themes, no external resource.
+_REPR_STYLE = ("font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.35; max-width: 60em")
+_NUMERIC_KINDS = ("stat", "p", "pp", "count", "percent", "real")
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") and not isinstance(value, (str, bytes)) else value
+
+
+def html_table(rows, *, columns=None, caption=None, kinds: dict | None = None, max_rows: int = 40):
+    """A compact HTML table for a notebook display: every cell formatted by its column's kind and escaped.
+
+    Parameters
+    ----------
+    rows : sequence of dict or of sequences
+        The rows; dicts give the column names unless ``columns`` does.
+    columns : sequence of str, optional
+        Column names (required for sequence rows).
+    caption : str, optional
+    kinds : dict, optional
+        ``{column: kind}`` overriding `column_kind`.
+    max_rows : int
+        Rows shown; a last line says how many were left out.
+
+    Returns
+    -------
+    markupsafe.Markup
+        The ``<table>``; labels such as a class named ``<script>`` appear as text.
+
+    Examples
+    --------
+    >>> table = str(html_table([{"class": "<b>", "auroc": 0.51234}]))
+    >>> "&lt;b&gt;" in table and "<b>" not in table, "0.512" in table
+    (True, True)
+    """
+    from markupsafe import Markup
+
+    rows = list(rows)
+    if columns is None:
+        columns = list(rows[0]) if rows and isinstance(rows[0], dict) else []
+    columns = [str(c) for c in columns]
+    body = [[_plain(r.get(c)) for c in columns] if isinstance(r, dict) else [_plain(v) for v in r]
+            for r in rows[:max_rows]]
+    kinds = dict(kinds or {})
+    col_values = [[row[j] for row in body] for j in range(len(columns))]
+    col_kinds = [kinds.get(c) or column_kind(c, vals) for c, vals in zip(columns, col_values)]
+    cells = [format_column(vals, kind, name=c) for c, vals, kind in zip(columns, col_values, col_kinds)]
+    cell = Markup('<td style="padding: 0.1em 0.6em; text-align: {}">{}</td>')
+    head = Markup("").join(Markup('<th style="padding: 0.1em 0.6em; text-align: {}; border-bottom: 1px solid">{}</th>')
+                           .format("right" if k in _NUMERIC_KINDS else "left", c) for c, k in zip(columns, col_kinds))
+    lines = [Markup("<tr>{}</tr>").format(head)]
+    for i in range(len(body)):
+        lines.append(Markup("<tr>{}</tr>").format(Markup("").join(
+            cell.format("right" if k in _NUMERIC_KINDS else "left", cells[j][i]) for j, k in enumerate(col_kinds))))
+    if len(rows) > max_rows:
+        lines.append(Markup('<tr><td colspan="{}" style="padding: 0.1em 0.6em">… {} more rows</td></tr>')
+                     .format(len(columns), len(rows) - max_rows))
+    cap = Markup('<caption style="text-align: left; font-weight: bold">{}</caption>').format(caption) \
+        if caption else Markup("")
+    return Markup('<table style="border-collapse: collapse; margin: 0.3em 0">{}{}</table>').format(
+        cap, Markup("").join(lines))
+
+
+def html_block(title, *parts, note=None):
+    """The notebook display of one result: a bold title, its parts (tables, figures) and an optional note.
+
+    Parameters
+    ----------
+    title : str
+        Escaped.
+    *parts : markupsafe.Markup
+        From `html_table`, `svg_bars`, `svg_histogram` (text is escaped).
+    note : str, optional
+        A closing sentence (escaped).
+
+    Returns
+    -------
+    str
+        What ``_repr_html_`` returns.
+    """
+    from markupsafe import Markup
+
+    body = Markup("").join(p if isinstance(p, Markup) else Markup("<p>{}</p>").format(p) for p in parts if p)
+    foot = Markup('<p style="margin: 0.3em 0; opacity: 0.75">{}</p>').format(note) if note else Markup("")
+    return str(Markup('<div class="auditad-result" style="{}"><div style="font-weight: bold; margin-bottom: 0.2em">'
+                      '{}</div>{}{}</div>').format(_REPR_STYLE, title, body, foot))
+
+
+def _svg_number(x: float) -> str:
+    return f"{x:.1f}"
+
+
+def svg_bars(labels, values, *, title: str, reference=None, vmax=None, max_bars: int = 25, width: int = 360):
+    """Horizontal bars as inline SVG (one per label, the value written at its end), for a notebook display.
+
+    Parameters
+    ----------
+    labels : sequence
+        Bar labels (escaped).
+    values : sequence of float
+        Bar lengths; a missing value draws no bar and reads "–".
+    title : str
+        The figure's accessible name (``<title>``).
+    reference : float, optional
+        A dashed vertical line (e.g. a chance level).
+    vmax : float, optional
+        The value of a full-width bar (default: the largest value, at least ``reference``).
+    max_bars : int
+        Bars drawn; the rest are left out (the table lists them all).
+
+    Returns
+    -------
+    markupsafe.Markup
+    """
+    from markupsafe import Markup
+
+    labels = [str(_plain(v)) for v in labels][:max_bars]
+    vals = [_as_float(v) for v in values][:max_bars]
+    finite = [v for v in vals if v is not None] + ([float(reference)] if reference is not None else [])
+    top = float(vmax) if vmax is not None else max([abs(v) for v in finite] + [1e-12])
+    left, bar_h, right = 90, 14, 50
+    inner = width - left - right
+    height = bar_h * len(labels) + 8
+    parts = []
+    for i, (lab, v) in enumerate(zip(labels, vals)):
+        y = 4 + i * bar_h
+        short = lab if len(lab) <= 14 else lab[:13] + "…"
+        parts.append(Markup('<text x="{}" y="{}" text-anchor="end" font-size="11">{}</text>').format(
+            left - 4, _svg_number(y + bar_h - 3), short))
+        w = 0.0 if v is None or top <= 0 else max(0.0, min(1.0, v / top)) * inner
+        parts.append(Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#4c72b0"><title>{}: {}</title></rect>')
+                     .format(left, _svg_number(y + 1), _svg_number(w), bar_h - 3, lab, stat(v)))
+        parts.append(Markup('<text x="{}" y="{}" font-size="11">{}</text>').format(
+            _svg_number(left + w + 3), _svg_number(y + bar_h - 3), stat(v)))
+    if reference is not None and top > 0:
+        x = left + min(1.0, float(reference) / top) * inner
+        parts.append(Markup('<line x1="{0}" x2="{0}" y1="0" y2="{1}" stroke="#c44e52" stroke-dasharray="3,2"/>')
+                     .format(_svg_number(x), height))
+    return Markup('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
+                  '<title>{}</title>{}</svg>').format(width, height, width, height, title, Markup("").join(parts))
+
+
+def svg_histogram(edges, heights, *, title: str, marker=None, width: int = 360, height: int = 110):
+    """A histogram as inline SVG (bars over ``edges``), with an optional vertical marker (an observed value).
+
+    Parameters
+    ----------
+    edges : sequence of float
+        Bin edges (one more than ``heights``).
+    heights : sequence of float
+        Bar heights (probability mass per bin).
+    title : str
+        The figure's accessible name (escaped).
+    marker : float, optional
+        Drawn as a red line, clipped to the axis.
+
+    Returns
+    -------
+    markupsafe.Markup
+    """
+    from markupsafe import Markup
+
+    edges = [float(e) for e in edges]
+    heights = [_as_float(h) or 0.0 for h in heights]
+    if len(edges) < 2 or not heights:
+        return Markup("")
+    lo, hi = edges[0], edges[-1]
+    obs = _as_float(marker)
+    if obs is not None:
+        lo, hi = min(lo, obs), max(hi, obs)
+    span = (hi - lo) or 1.0
+    top = max(heights) or 1.0
+    pad, axis = 6, 16
+    plot_w, plot_h = width - 2 * pad, height - axis - pad
+
+    def x(v):
+        return pad + (v - lo) / span * plot_w
+
+    bars = [Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#8c8c8c"/>').format(
+        _svg_number(x(a)), _svg_number(pad + plot_h * (1 - h / top)), _svg_number(max(x(b) - x(a), 0.5)),
+        _svg_number(plot_h * h / top)) for a, b, h in zip(edges[:-1], edges[1:], heights)]
+    ticks = [Markup('<text x="{}" y="{}" font-size="10" text-anchor="{}">{}</text>').format(
+        _svg_number(x(v)), height - 3, anchor, number(v)) for v, anchor in ((lo, "start"), (hi, "end"))]
+    if obs is not None:
+        bars.append(Markup('<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#c44e52" stroke-width="2">'
+                           '<title>observed {3}</title></line>').format(_svg_number(x(obs)), pad, pad + plot_h,
+                                                                         number(obs)))
+    return Markup('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
+                  '<title>{}</title>{}{}</svg>').format(width, height, width, height, title, Markup("").join(bars),
+                                                       Markup("").join(ticks))

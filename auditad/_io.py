@@ -2,12 +2,12 @@
 
 Guarantees (see ``docs/cli.md``, "Outputs"):
 
-* **Files** (:func:`write_bytes_atomic`): the data goes to a temporary file in the
+* **Files** (`write_bytes_atomic`): the data goes to a temporary file in the
   target's folder, then one ``rename`` puts it in place, so a reader sees the old or
   the new file, never a partial one.  A symlink is written *through*: the temporary
   file is created beside the link's target and renamed onto the target, so the link
   stays a link.  Special files (devices, FIFOs, sockets) are refused.
-* **Folders** (:func:`prepare_output_dir` → :func:`replace_dir_atomic`): a run takes
+* **Folders** (`prepare_output_dir` → `replace_dir_atomic`): a run takes
   an exclusive lock beside the output folder (``.<name>.auditad-lock``, holding pid,
   host and start time; a second writer fails at once naming the holder), writes into
   ``.<name>.auditad-tmp-<pid>-<random>`` and swaps it in.  On Linux the swap is one
@@ -15,9 +15,14 @@ Guarantees (see ``docs/cli.md``, "Outputs"):
   complete folder.  Elsewhere ``out`` is first renamed to
   ``.<name>.auditad-old-<pid>-<random>`` and the new folder renamed into place; the
   next run restores such a backup if a crash left no ``out``.
-* **Debris**: temporary and backup names carry the owning process id; the next run
-  into the same folder removes those whose process is gone (a run killed with
-  SIGKILL cannot clean up after itself).
+* **Debris**: temporary and backup names carry the owning process id, lock files name
+  their holder; a later run into *any* folder of the same parent removes those whose
+  process is gone (dead, or its pid reused by a younger process), since a run killed
+  with SIGKILL cannot clean up after itself.  A backup whose folder a crash left missing
+  is restored by the next run into that folder, never removed by another.
+* **Inputs** (`read_input_bytes`, `check_regular_input`): a file read whole is refused
+  unless it is a regular file (a FIFO would block, a device such as ``/dev/zero`` never
+  ends) no larger than a stated cap, checked before anything is read.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ __all__ = [
     "output_lock",
     "OutputLock",
     "TMP_TAG",
+    "check_regular_input",
+    "read_input_bytes",
 ]
 
 #: Marker in the names of temporary files and folders; ``.<name>.auditad-tmp-<pid>-<hex>``.
@@ -75,6 +82,39 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
+def _process_start(pid: int) -> float | None:
+    """Start time (seconds since the epoch) of process ``pid`` from ``/proc``; None where unknown."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            fields = fh.read().rsplit(b")", 1)[1].split()
+        with open("/proc/stat", "rb") as fh:
+            boot = next(int(line.split()[1]) for line in fh if line.startswith(b"btime "))
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")  # field 22 of stat: start time in ticks
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
+
+
+def _owner_gone(pid: int, made: float) -> bool:
+    """Debris last changed at ``made`` cannot belong to a running process ``pid``.
+
+    True when the process is dead, or when the pid now names a younger process (started
+    after the debris last changed: the pid was reused).  Never True for this process.
+    """
+    if pid == os.getpid():
+        return False
+    if not _pid_alive(pid):
+        return True
+    start = _process_start(pid)
+    return start is not None and start > made + 2.0  # 2 s: the clock ticks and the boot time's whole seconds
+
+
+def _mtime(path) -> float:
+    try:
+        return os.lstat(path).st_mtime
+    except OSError:
+        return float("inf")
+
+
 def _stale_siblings(parent: Path, name: str, tag: str, *, include_own: bool = False) -> list[Path]:
     """Siblings ``.<name>.<tag>-<pid>-<hex>`` whose process is gone (or, with ``include_own``, is us)."""
     pattern = re.compile(rf"^\.{re.escape(name)}\.{tag}-(\d+)-[0-9a-f]+$")
@@ -88,9 +128,70 @@ def _stale_siblings(parent: Path, name: str, tag: str, *, include_own: bool = Fa
         if not m:
             continue
         pid = int(m.group(1))
-        if not _pid_alive(pid) or (include_own and pid == os.getpid() and not _active(Path(entry.path))):
+        if _owner_gone(pid, _mtime(entry.path)) or (include_own and pid == os.getpid()
+                                                    and not _active(Path(entry.path))):
             out.append(Path(entry.path))
     return out
+
+
+_DEBRIS = re.compile(rf"^\.(?P<name>.+)\.(?P<tag>{TMP_TAG}|{_OLD_TAG})-(?P<pid>\d+)-[0-9a-f]+$")
+_LOCK_FILE = re.compile(rf"^\.(?P<name>.+)\.{_LOCK_SUFFIX}$")
+_HOLDER = re.compile(r"^pid (\d+) on host (\S+)")
+
+
+def _clean_parent(parent: Path, skip: str) -> None:
+    """Remove the debris of dead runs into *any* folder or file of ``parent`` (except ``skip``, handled by its run).
+
+    Temporary files and folders (``.<name>.auditad-tmp-<pid>-<hex>``) whose process is gone;
+    backups (``.<name>.auditad-old-...``) of a dead process when ``<name>`` exists (a backup
+    whose folder a crash left missing is kept: the next run into that folder restores it);
+    lock files of a dead holder on this host that nobody holds.  A run killed with SIGKILL
+    cannot clean up, and the next run may well go to another folder of the same parent.
+    """
+    try:
+        entries = list(os.scandir(parent))
+    except OSError:
+        return
+    for entry in entries:
+        m = _DEBRIS.match(entry.name)
+        if m and m["name"] != skip and _owner_gone(int(m["pid"]), _mtime(entry.path)):
+            if m["tag"] == TMP_TAG or os.path.lexists(parent / m["name"]):
+                _remove(Path(entry.path))
+            continue
+        m = _LOCK_FILE.match(entry.name)
+        if m and m["name"] != skip:
+            _remove_stale_lock(Path(entry.path))
+
+
+def _holder_gone(holder: str, made: float) -> bool:
+    """The lock text ``pid N on host H since T`` names a process of this host that is gone."""
+    m = _HOLDER.match(holder)
+    return bool(m) and m.group(2) == socket.gethostname() and _owner_gone(int(m.group(1)), made)
+
+
+def _remove_stale_lock(path: Path) -> None:
+    """Unlink the lock file ``path`` if its holder is gone and nobody holds the lock (checked under the lock)."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        return
+    try:
+        fd = os.open(path, os.O_RDWR | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return
+    try:
+        if not _holder_gone(_read_holder(fd), os.fstat(fd).st_mtime):
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return  # held: a live run took it over
+        if os.fstat(fd).st_ino == os.stat(path).st_ino:
+            os.unlink(path)  # while holding it, as OutputLock.release does
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _remove(path: Path) -> None:
@@ -126,8 +227,8 @@ def write_bytes_atomic(path, data: bytes) -> Path:
 
     A symlink is written through to its target (a regular file, or a new file where a
     dangling link points); devices, FIFOs and sockets are refused with
-    :class:`~auditad.errors.InvalidInputError`.  A failed write (disk full, read-only
-    folder) raises :class:`~auditad.errors.OutputError` naming the file and leaves no
+    [`InvalidInputError`][auditad.errors.InvalidInputError].  A failed write (disk full, read-only
+    folder) raises [`OutputError`][auditad.errors.OutputError] naming the file and leaves no
     temporary file behind.
     """
     path = Path(path)
@@ -170,7 +271,7 @@ def write_bytes_atomic(path, data: bytes) -> Path:
 
 
 def write_text_atomic(path, text: str) -> Path:
-    """Write UTF-8 ``text`` to ``path`` atomically (see :func:`write_bytes_atomic`)."""
+    """Write UTF-8 ``text`` to ``path`` atomically (see `write_bytes_atomic`)."""
     return write_bytes_atomic(path, text.encode("utf-8"))
 
 
@@ -204,7 +305,11 @@ class OutputLock:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
                 holder = _read_holder(fd)
+                stale = _holder_gone(holder, os.fstat(fd).st_mtime)
                 os.close(fd)
+                if stale and exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    time.sleep(0.05)  # a dead holder: another run is removing the stale lock file; retry
+                    continue
                 if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
                     raise InvalidInputError(
                         f"output folder {str(self.out)!r} is being written by another auditad run "
@@ -251,7 +356,7 @@ def _read_holder(fd: int) -> str:
 
 
 def output_lock(out) -> OutputLock:
-    """An :class:`OutputLock` on folder ``out`` (use as a context manager)."""
+    """An `OutputLock` on folder ``out`` (use as a context manager)."""
     return OutputLock(out)
 
 
@@ -282,7 +387,7 @@ def prepare_output_dir(out) -> tuple[Path, Path]:
     """Lock folder ``out`` and return (final path, fresh temporary sibling folder).
 
     Everything is written into the temporary folder and moved into place with
-    :func:`replace_dir_atomic` (or thrown away with :func:`discard_output_dir`), so a
+    `replace_dir_atomic` (or thrown away with `discard_output_dir`), so a
     failed run leaves nothing half-written.  The lock is held until then.
 
     A symlink ``out`` is followed: the folder it points to is replaced and the link kept
@@ -309,6 +414,7 @@ def prepare_output_dir(out) -> tuple[Path, Path]:
     lock = OutputLock(out).acquire()
     try:
         _recover(out)
+        _clean_parent(parent, out.name)  # and the debris of dead runs into the parent's other folders
         tmp = parent / _tmp_name(out.name)
         os.mkdir(tmp, 0o777 & ~_umask())
     except BaseException as exc:
@@ -383,6 +489,72 @@ def replace_dir_atomic(tmp: Path, out: Path) -> Path:
 
 
 def discard_output_dir(tmp: Path) -> None:
-    """Remove an unfinished temporary folder from :func:`prepare_output_dir` and release its lock."""
+    """Remove an unfinished temporary folder from `prepare_output_dir` and release its lock."""
     shutil.rmtree(tmp, ignore_errors=True)
     _release(tmp)
+
+
+# --------------------------------------------------------------------------- inputs
+def check_regular_input(path, *, what: str, max_bytes: int | None = None) -> os.stat_result:
+    """Refuse an input that is missing, a folder, not a regular file, or larger than ``max_bytes``.
+
+    ``what`` names the input in the message (``"summary file"``, ``"config"``).  Nothing is
+    opened: a FIFO would block and a device such as ``/dev/zero`` never ends.  Returns the
+    file's ``stat`` (symlinks followed).
+    """
+    p = Path(path)
+    where = f"{what} {str(p)!r}"
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{where} does not exist") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{where} is a directory, expected a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
+                                "regular files only")
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise InvalidInputError(f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted "
+                                f"for a {what.split()[0]}")
+    return st
+
+
+def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
+    """The bytes of input ``path``: a regular file of at most ``max_bytes`` bytes, else a named error.
+
+    Checked with `check_regular_input` before opening; opened without blocking (so a file
+    swapped for a FIFO in between cannot hang the run) and checked again on the open file;
+    at most ``max_bytes + 1`` bytes are ever read (a file that grows past the cap is refused).
+
+    Raises
+    ------
+    InvalidInputError
+        Missing, a folder, a device/FIFO/socket, unreadable, or larger than ``max_bytes``;
+        the message names ``what`` and the path.
+    """
+    check_regular_input(path, what=what, max_bytes=max_bytes)
+    where = f"{what} {str(path)!r}"
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
+                                    "regular files only")
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if total > max_bytes:
+        raise InvalidInputError(f"{where} is more than the {max_bytes:,} bytes accepted for a {what.split()[0]}")
+    return b"".join(chunks)

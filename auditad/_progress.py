@@ -1,9 +1,11 @@
-"""A tiny stderr progress bar for long runs (off unless asked for).
+r"""A tiny stderr progress bar for long runs (off unless asked for).
 
 Library functions never print; they take ``progress=False`` and only when a
 caller (usually the CLI) passes ``progress=True`` does this bar write to
-``sys.stderr``. It redraws one line with ``\\r`` on a terminal and prints at
-most ~20 plain lines otherwise (logs, CI).
+``sys.stderr``.  On a terminal it redraws one line with ``\r``; on any other
+stream (a log file, a CI job, a pipe) it writes one line when the stage
+finishes -- and, for a stage longer than `HEARTBEAT_SECONDS`, one line
+at most that often while it runs -- never a line per step.
 """
 
 from __future__ import annotations
@@ -12,7 +14,10 @@ import sys
 import threading
 import time
 
-__all__ = ["Progress"]
+__all__ = ["Progress", "HEARTBEAT_SECONDS"]
+
+#: On a stream that is not a terminal, a running stage writes a line at most this often.
+HEARTBEAT_SECONDS = 60.0
 
 
 class Progress:
@@ -44,8 +49,7 @@ class Progress:
         self.width = int(width)
         self.done = 0
         self._start = 0.0
-        self._last_line = -1
-        self._last_done = -1
+        self._last_write = 0.0
         self._lock = threading.Lock()  # update() may be called from worker threads
 
     def __enter__(self) -> "Progress":
@@ -63,25 +67,30 @@ class Progress:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         if self.enabled:
-            self._draw(force=True, final=True)
+            self._draw(force=True, final=True, stopped=exc_type is not None)
 
     # ------------------------------------------------------------------ drawing
     def _out(self):
         return self.stream if self.stream is not None else sys.stderr
 
-    def _draw(self, *, force: bool = False, final: bool = False) -> None:
+    def _draw(self, *, force: bool = False, final: bool = False, stopped: bool = False) -> None:
         out = self._out()
         frac = self.done / self.total if self.total else 1.0
         filled = int(round(frac * self.width))
-        elapsed = time.perf_counter() - self._start
+        now = time.perf_counter()
+        elapsed = now - self._start
         line = f"{self.desc} [{'#' * filled}{'.' * (self.width - filled)}] {self.done}/{self.total} {elapsed:6.1f}s"
-        tty = bool(getattr(out, "isatty", lambda: False)())
-        if tty:
+        if bool(getattr(out, "isatty", lambda: False)()):
             out.write("\r" + line + ("\n" if final else ""))
             out.flush()
             return
-        step = int(frac * 20)
-        if step != self._last_line or (force and self.done != self._last_done):
-            self._last_line, self._last_done = step, self.done
-            out.write(line + "\n")
-            out.flush()
+        if final:  # one line per finished stage
+            text = (f"{self.desc}: stopped at {self.done}/{self.total} after {elapsed:.1f}s" if stopped else
+                    f"{self.desc}: done {self.done}/{self.total} in {elapsed:.1f}s")
+        elif not force and now - max(self._last_write, self._start) >= HEARTBEAT_SECONDS:
+            text = f"{self.desc}: {self.done}/{self.total} after {elapsed:.0f}s"
+        else:
+            return
+        self._last_write = now
+        out.write(text + "\n")
+        out.flush()

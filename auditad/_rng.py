@@ -12,7 +12,7 @@ __all__ = ["check_random_state", "spawn", "seed_int"]
 
 
 def check_random_state(random_state) -> np.random.Generator:
-    """Return a :class:`numpy.random.Generator` for ``random_state``.
+    """Return a `numpy.random.Generator` for ``random_state``.
 
     Parameters
     ----------

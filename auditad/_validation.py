@@ -1,6 +1,6 @@
 """All input checks of auditad.
 
-Every check raises :class:`~auditad.errors.InvalidInputError` with a message
+Every check raises [`InvalidInputError`][auditad.errors.InvalidInputError] with a message
 that names the parameter and shows the offending value, so a user never sees a
 bare numpy traceback for a mistake of theirs.
 """
@@ -33,6 +33,7 @@ __all__ = [
     "describe",
     "check_input_file",
     "check_input_files",
+    "declared_bytes_limit",
     "check_output_file",
     "check_figure_path",
     "reading_inputs",
@@ -51,8 +52,9 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
     """Return ``X`` as a finite float array with ``ndim`` dimensions.
 
     Rejects object/pickled arrays, strings, the wrong number of dimensions,
-    empty arrays, and NaN or infinite entries (the message gives the first bad
-    row).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
+    empty arrays, NaN or infinite entries (the message gives the first bad
+    row), and values beyond ``MAX_EMBEDDING_ABS`` in magnitude (their squared
+    distances overflow).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
     """
     try:
         arr = np.asarray(X)
@@ -83,11 +85,20 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
             f"{name} contains non-finite values ({kind} at index {tuple(int(b) for b in bad)}); "
             f"{int(np.sum(~np.isfinite(arr)))} entries are NaN or infinite"
         )
+    big = max(abs(float(arr.max())), abs(float(arr.min())))
+    if big > MAX_EMBEDDING_ABS:
+        raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between them "
+                                f"overflow float64 (at most {MAX_EMBEDDING_ABS:.0e} accepted); rescale the embeddings")
     return arr
 
 
+#: Largest magnitude of an embedding value: squared distances over 10**6 dimensions stay finite below it.
+MAX_EMBEDDING_ABS = 1e150
+
+
 def check_labels(y, *, name: str = "y", min_classes: int = 1) -> np.ndarray:
-    """Return 1-D labels; rejects object arrays that are not plain strings/numbers, NaN, and too few classes."""
+    """Return 1-D labels; rejects object arrays that are not plain strings/integers, NaN, floats beyond
+    2**53 (no exact integer), and too few classes."""
     try:
         arr = np.asarray(y)
     except Exception as exc:
@@ -99,12 +110,20 @@ def check_labels(y, *, name: str = "y", min_classes: int = 1) -> np.ndarray:
     if arr.size == 0:
         raise InvalidInputError(f"{name} is empty")
     if arr.dtype == object:
-        if not all(isinstance(v, (str, numbers.Integral)) and not isinstance(v, bool) for v in arr.tolist()):
-            raise InvalidInputError(f"{name} must hold integers or strings, got an object array with other values")
+        bad = next(((i, v) for i, v in enumerate(arr.tolist())
+                    if not isinstance(v, (str, numbers.Integral)) or isinstance(v, bool)), None)
+        if bad is not None:  # a list-valued Parquet cell, bytes, a float among strings, ...
+            raise InvalidInputError(f"{name} must hold integers or strings, got {type(bad[1]).__name__} "
+                                    f"{describe(bad[1], 40)} at index {bad[0]}")
         arr = arr.astype(str)
     if arr.dtype.kind == "f":
         if np.isnan(arr).any():
             raise InvalidInputError(f"{name} contains NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}")
+        huge = np.abs(arr) > 2.0 ** 53  # beyond 2**53 a float is no exact integer: classes would merge or wrap
+        if huge.any():
+            i = int(np.flatnonzero(huge)[0])
+            raise InvalidInputError(f"{name} holds {float(arr[i])!r} at index {i}: a class label is a string or "
+                                    "an integer of at most 2**53 in magnitude")
         if np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
     if arr.dtype.kind not in "biuUS":
@@ -260,11 +279,13 @@ def _one_line(exc: BaseException, limit: int = 160) -> str:
 
 
 def check_input_file(path, *, name: str) -> Path:
-    """Check that input ``path`` is a readable regular file; for ``.npy``/``.npz`` also check its structure.
+    """Check that input ``path`` is a readable regular file; for ``.npy``/``.npz``/``.mat`` also check its structure.
 
     Reads only headers (the ``.npy`` header, the zip directory and each member's
-    ``.npy`` header), so corrupted, truncated or pickled arrays are refused with a
-    message naming ``name`` and the file before any large read.
+    ``.npy`` header, a ``.mat`` file's element tags and variable headers), so corrupted,
+    truncated or pickled arrays, and sizes no file of this size can hold (see
+    `declared_bytes_limit`), are refused with a message naming ``name`` and the file
+    before any large read or allocation.
 
     Raises
     ------
@@ -302,6 +323,11 @@ def check_input_file(path, *, name: str) -> Path:
                 for info in zf.infolist():
                     if not info.filename.endswith(".npy"):
                         continue
+                    if info.file_size > max(DECLARED_RATIO * info.compress_size, 4096) or \
+                            info.file_size > declared_bytes_limit(st.st_size):
+                        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) declares {info.file_size:,} "
+                                                f"bytes unpacked from {info.compress_size:,} packed bytes: more than "
+                                                "deflate produces or memory allows (a damaged or hostile archive)")
                     with zf.open(info) as fh:
                         head = fh.read(65536 + 16)
                     import io
@@ -318,11 +344,93 @@ def check_input_file(path, *, name: str) -> Path:
         except Exception as exc:  # BadZipFile, EOFError, zlib.error, an unsupported compression method, ...
             raise InvalidInputError(f"{where} is not a valid .npz archive: truncated or corrupted ({type(exc).__name__}: "
                                     f"{_one_line(exc)})") from None
+    elif suffix == ".mat":
+        _check_mat(p, st.st_size, where)
     return p
 
 
+#: An input file may declare arrays of at most this many times its own size: zlib's largest
+#: ratio is 1032 : 1, so no honest compressed file declares more.
+DECLARED_RATIO = 1100
+#: ... but a small file may always declare up to this many bytes (a tiny sparse matrix made dense).
+DECLARED_FLOOR = 64 * 1024 * 1024
+
+
+def _memory_bytes() -> int | None:
+    """Physical memory, or the address-space limit of this process when that is lower (None if unknown)."""
+    sizes = []
+    try:
+        sizes.append(os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        pass
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft not in (resource.RLIM_INFINITY, -1) and soft > 0:
+            sizes.append(soft)
+    except (ImportError, ValueError, OSError):
+        pass
+    return min(sizes) if sizes else None
+
+
+def declared_bytes_limit(file_size: int) -> int:
+    r"""Most bytes that an input file of ``file_size`` bytes may declare for one array.
+
+    \(\min(\max(1100\,s, 64\ \mathrm{MiB}), M/2)\) for a file of \(s\) bytes and memory \(M\)
+    (physical memory, or the process's address-space limit when lower): a file whose
+    headers announce more is damaged or hostile, and is refused before anything is
+    allocated.
+    """
+    limit = max(DECLARED_RATIO * int(file_size), DECLARED_FLOOR)
+    memory = _memory_bytes()
+    return min(limit, memory // 2) if memory else limit
+
+
+def _check_mat(p: Path, size: int, where: str) -> None:
+    """A MATLAB file's declared sizes against its real size, before scipy allocates anything.
+
+    Level-5 files: every top-level element must end inside the file (scipy reads an
+    element's declared byte count in one piece).  Every format: each variable's declared
+    shape, made dense (a sparse matrix is densified), must fit `declared_bytes_limit`.
+    """
+    import struct
+
+    with open(p, "rb") as fh:
+        head = fh.read(128)
+        if len(head) == 128 and head[126:128] in (b"IM", b"MI"):  # level 5 (v6, v7); v7.3 is HDF5 (refused later)
+            endian = "<" if head[126:128] == b"IM" else ">"
+            offset = 128
+            while offset + 8 <= size:
+                fh.seek(offset)
+                mdtype, nbytes = struct.unpack(endian + "II", fh.read(8))
+                if mdtype >> 16:  # a "small data element" (4 bytes inside the tag): not a top-level variable
+                    break
+                if offset + 8 + nbytes > size:
+                    raise InvalidInputError(f"{where} is not a valid .mat file: truncated or corrupted (the element "
+                                            f"at byte {offset} declares {nbytes:,} bytes, the file ends "
+                                            f"{size - offset - 8:,} bytes later)")
+                offset += 8 + nbytes
+    import scipy.io
+
+    try:
+        declared = scipy.io.whosmat(str(p))
+    except MemoryError:
+        raise InvalidInputError(f"{where} is not a valid .mat file: its headers declare more data than memory "
+                                f"holds (a file of {size:,} bytes)") from None
+    except Exception:  # noqa: BLE001  (not a MAT file, truncated, ...: the loader names the problem)
+        return
+    limit = declared_bytes_limit(size)
+    for var, shape, cls in declared:
+        need = int(np.prod([int(d) for d in shape], dtype=object)) * 8
+        if need > limit:
+            raise InvalidInputError(f"{where} declares variable {var!r} of shape {tuple(shape)} ({cls}): "
+                                    f"{need:,} bytes as a dense array, more than the {limit:,} accepted for a file "
+                                    f"of {size:,} bytes")
+
+
 def check_input_files(named) -> None:
-    """:func:`check_input_file` on each ``{name: path}`` item (None paths skipped), in order."""
+    """`check_input_file` on each ``{name: path}`` item (None paths skipped), in order."""
     for name, path in named.items():
         if path is not None:
             check_input_file(path, name=name)
@@ -334,10 +442,10 @@ _PARSE_ERRORS = (ValueError, SyntaxError, EOFError, OverflowError, RecursionErro
 
 @contextmanager
 def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
-    """Context manager that turns a loader's low-level parse error into :class:`InvalidInputError`.
+    """Context manager that turns a loader's low-level parse error into `InvalidInputError`.
 
     ``paths`` are the files being read (named in the message).  Errors raised on
-    purpose (:class:`~auditad.errors.AuditadError`) pass through; ``zipfile.BadZipFile``,
+    purpose ([`AuditadError`][auditad.errors.AuditadError]) pass through; ``zipfile.BadZipFile``,
     ``SyntaxError`` / ``tokenize.TokenError`` from a corrupted ``.npy`` header,
     ``UnicodeDecodeError``, ``EOFError``, ``zlib.error`` and the like become one named
     error.  ``MemoryError`` and ``KeyboardInterrupt`` pass through unchanged.

@@ -12,6 +12,7 @@ missing label are named errors, never a silent wrong number.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
@@ -21,7 +22,8 @@ import numpy as np
 from ._validation import check_embeddings, check_input_file, check_labels, check_same_length
 from .errors import InvalidInputError
 
-__all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_example",
+__all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_representations",
+           "load_example",
            "load_anomaly_dataset", "load_anomaly_example"]
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
@@ -44,9 +46,9 @@ class Benchmark:
 
     See Also
     --------
-    load_benchmark : from files.
-    load_example : the bundled digits.
-    load_anomaly_dataset : anomaly-labelled data (y = 1 anomaly).
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: from files.
+    - [`load_example`][auditad.datasets.load_example]: the bundled digits.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled data (y = 1 anomaly).
 
     References
     ----------
@@ -86,7 +88,7 @@ class Benchmark:
 
 
 def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", columns=None,
-                    prefix: str | None = None) -> np.ndarray:
+                    prefix: str | None = None, exclude=()) -> np.ndarray:
     """Read an (n, d) float array from ``.npy``, ``.npz``, ``.mat``, CSV or Parquet.
 
     Parameters
@@ -103,13 +105,23 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
     prefix : str, optional
         Embedding columns of a table: those whose name starts with ``prefix``
         (e.g. ``"f"`` for ``f0, f1, ...``), in table order.  Without ``columns``
-        and ``prefix`` every numeric column of the table is used.
+        and ``prefix`` every numeric column of the table is used, except those in ``exclude``.
+    exclude : sequence of str, optional
+        Columns never taken by default (e.g. the label column when labels and embeddings
+        share one table).
+
+    Notes
+    -----
+    A leading column with an empty header (read by pandas as ``Unnamed: 0``) is the row index
+    that ``DataFrame.to_csv()`` writes by default; it is dropped with a
+    [`SkippedItemWarning`][auditad.errors.SkippedItemWarning], never used as a feature.
 
     See Also
     --------
-    load_benchmark : class-labelled benchmarks.
-    load_anomaly_dataset : anomaly-labelled files.
-    load_example, load_anomaly_example : the bundled digits.
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: class-labelled benchmarks.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled files.
+    - [`load_example`][auditad.datasets.load_example], [`load_anomaly_example`][auditad.datasets.load_anomaly_example]:
+      the bundled digits.
 
     References
     ----------
@@ -125,7 +137,8 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
     """
     path = _existing_file(path, name)
     if path.suffix.lower() in _TABLE_SUFFIXES:
-        arr = _table_embeddings(_read_table(path, name=name), path, columns=columns, prefix=prefix, name=name)
+        arr = _table_embeddings(_read_table(path, name=name), path, columns=columns, prefix=prefix, name=name,
+                                exclude=exclude)
     else:
         if columns is not None or prefix is not None:
             raise InvalidInputError(f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to "
@@ -140,16 +153,17 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
     For CSV and Parquet, ``column`` names the column (default: ``"label"``,
     or the only column of a one-column file).  A missing label -- an empty CSV
     cell, a blank line of a one-column CSV, a null Parquet value, NaN in a float
-    array, a cell reading NA or NaN -- is an :class:`~auditad.errors.InvalidInputError`
+    array, a cell reading NA, NaN, None or null -- is an [`InvalidInputError`][auditad.errors.InvalidInputError]
     that lists the data rows (1-based; for CSV also the line numbers), never a
     class named "nan".
     An (n, 1) array (as ODDS stores ``y``) is read as 1-D.
 
     See Also
     --------
-    load_benchmark : class-labelled benchmarks.
-    load_anomaly_dataset : anomaly-labelled files.
-    load_example, load_anomaly_example : the bundled digits.
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: class-labelled benchmarks.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled files.
+    - [`load_example`][auditad.datasets.load_example], [`load_anomaly_example`][auditad.datasets.load_anomaly_example]:
+      the bundled digits.
 
     References
     ----------
@@ -189,12 +203,15 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
         if missing.any():
             lines = "" if suffix in (".parquet", ".pq") else \
                 f" (file lines {_row_list(missing, offset=2)}, the header being line 1)"
+            if suffix not in (".parquet", ".pq"):  # say what the cells read: 'None', 'NA', 'null' are pandas' markers
+                import pandas as pd
+                raw = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False,
+                                  skip_blank_lines=False)[column].to_numpy()[missing]
+                lines += f"; the cells read {sorted(set(raw.tolist()))[:5]} (pandas' missing-value markers)"
             raise InvalidInputError(f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
-                                    f"missing label(s) (empty cells, blank lines or NA/NaN markers) at data row(s) "
-                                    f"{_row_list(missing)}{lines}; every sample needs a label")
-        arr = values.to_numpy()
-        if arr.dtype == object:
-            arr = np.asarray([str(v) for v in arr])
+                                    f"missing label(s) (empty cells, blank lines or NA/NaN/None markers) at data "
+                                    f"row(s) {_row_list(missing)}{lines}; every sample needs a label")
+        arr = values.to_numpy()  # an object column: check_labels keeps strings and integers, refuses the rest
     else:
         raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
                                 "(use .npy, .npz, .mat, .csv or .parquet)")
@@ -202,7 +219,7 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
 
 
 def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, label_column: str | None = None,
-                   name: str | None = None) -> Benchmark:
+                   name: str | None = None, embedding_columns=None, embedding_prefix: str | None = None) -> Benchmark:
     """Load a benchmark from embedding file(s) and a labels file.
 
     Parameters
@@ -210,19 +227,26 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
     embeddings : path, or mapping of representation name -> path
         One representation, or several of the same samples.
     labels : path
-        ``.npy``, ``.csv`` or ``.parquet`` (see :func:`load_labels`).
+        ``.npy``, ``.csv`` or ``.parquet`` (see [`load_labels`][auditad.datasets.load_labels]).
     embeddings_key : str, optional
         Array name inside ``.npz`` files.
     label_column : str, optional
         Column of a CSV/Parquet labels file.
     name : str, optional
         Display name (default: the labels file's stem).
+    embedding_columns : sequence of str, optional
+        Embedding columns of CSV/Parquet embedding files (see [`load_embeddings`][auditad.datasets.load_embeddings]).
+    embedding_prefix : str, optional
+        Embedding columns of CSV/Parquet embedding files: those starting with this prefix.
+        Without either, every numeric column is used -- except the label column when the
+        labels come from the same table.
 
     See Also
     --------
-    load_embeddings, load_labels : the single loaders.
-    load_anomaly_dataset : anomaly-labelled files (ADBench, ODDS).
-    Benchmark : the result.
+    - [`load_embeddings`][auditad.datasets.load_embeddings], [`load_labels`][auditad.datasets.load_labels]: the single
+      loaders.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled files (ADBench, ODDS).
+    - [`Benchmark`][auditad.datasets.Benchmark]: the result.
 
     References
     ----------
@@ -234,13 +258,75 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
         paths = {str(k): v for k, v in embeddings.items()}
     else:
         paths = {Path(embeddings).stem: embeddings}
-    reps = {rep: load_embeddings(p, key=embeddings_key, name="embeddings") for rep, p in paths.items()}
+    reps = load_representations(paths, key=embeddings_key, embedding_columns=embedding_columns,
+                                embedding_prefix=embedding_prefix, labels=labels,
+                                label_columns=[label_column or "label"])
     y = load_labels(labels, column=label_column)
     for rep, X in reps.items():
         check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
     sources = {f"embeddings:{rep}": str(p) for rep, p in paths.items()}
     sources["labels"] = str(labels)
     return Benchmark(name=name or Path(labels).stem, y=y, representations=reps, sources=sources)
+
+
+def load_representations(paths: Mapping, *, key: str | None = None, embedding_columns=None,
+                         embedding_prefix: str | None = None, labels=None, label_columns=("label",)) -> dict:
+    """The embedding arrays of one benchmark: ``{representation: (n, d) array}``, every file read alike.
+
+    Parameters
+    ----------
+    paths : mapping of str -> path
+        Representation name -> embeddings file (see [`load_embeddings`][auditad.datasets.load_embeddings]).
+    key : str, optional
+        Array name inside ``.npz`` / ``.mat`` files.
+    embedding_columns : sequence of str, optional
+        Embedding columns of CSV/Parquet files (``columns=`` of [`load_embeddings`][auditad.datasets.load_embeddings]).
+    embedding_prefix : str, optional
+        Embedding columns of CSV/Parquet files: those whose name starts with it.
+    labels : path, optional
+        The labels file.  When an embeddings file *is* the labels table, its ``label_columns``
+        are never taken as features by default (a class label used as a coordinate would make
+        the classes separable by construction).
+    label_columns : sequence of str
+        The label (and domain, attribute, anomaly) columns of the labels table.
+
+    Raises
+    ------
+    InvalidInputError
+        As [`load_embeddings`][auditad.datasets.load_embeddings]; errors about the columns name ``embedding_columns=``
+        and
+        ``embedding_prefix=`` with their value.
+
+    See Also
+    --------
+    - [`load_embeddings`][auditad.datasets.load_embeddings]: one file.
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: embeddings and labels.
+
+    References
+    ----------
+    W. McKinney, "Data Structures for Statistical Computing in Python", SciPy 2010 (pandas, whose
+    ``DataFrame.to_csv()`` writes the row index as an unnamed first column).
+    """
+    def resolve(p) -> Path:
+        try:
+            return Path(p).resolve()
+        except (OSError, RuntimeError):
+            return Path(p)
+
+    shared = resolve(labels) if labels is not None else None
+    exclude = tuple(str(c) for c in label_columns if c is not None)
+    out = {}
+    for rep, path in paths.items():
+        try:
+            out[str(rep)] = load_embeddings(path, key=key, name=f"embeddings {str(rep)!r}", columns=embedding_columns,
+                                            prefix=embedding_prefix,
+                                            exclude=exclude if resolve(path) == shared else ())
+        except InvalidInputError as exc:
+            text = str(exc)
+            for old, new in (("columns=", "embedding_columns="), ("prefix=", "embedding_prefix=")):
+                text = re.sub(rf"(?<![\w.])({old})", new, text)
+            raise InvalidInputError(text) from None
+    return out
 
 
 def load_example(*, n_components: int = 16) -> Benchmark:
@@ -254,8 +340,10 @@ def load_example(*, n_components: int = 16) -> Benchmark:
 
     See Also
     --------
-    load_anomaly_example : the anomaly-labelled example from the same digits.
-    auditad.synthetic.digits_benchmark : the digits as a model-selection benchmark.
+    - [`load_anomaly_example`][auditad.datasets.load_anomaly_example]: the anomaly-labelled example from the same
+      digits.
+    - [`auditad.synthetic.digits_benchmark`][auditad.synthetic.digits_benchmark]: the digits as a model-selection
+      benchmark.
 
     References
     ----------
@@ -298,9 +386,10 @@ class AnomalyDataset:
 
     See Also
     --------
-    load_benchmark : class-labelled benchmarks.
-    load_anomaly_dataset : anomaly-labelled files.
-    load_example, load_anomaly_example : the bundled digits.
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: class-labelled benchmarks.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled files.
+    - [`load_example`][auditad.datasets.load_example], [`load_anomaly_example`][auditad.datasets.load_anomaly_example]:
+      the bundled digits.
 
     References
     ----------
@@ -373,7 +462,7 @@ def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = 
     label_column : str, optional
         Anomaly column of a table (default: the first of ``y``, ``label``, ``anomaly``, ``is_anomaly``).
     columns, prefix : optional
-        Embedding columns of a table (see :func:`load_embeddings`); default: every
+        Embedding columns of a table (see [`load_embeddings`][auditad.datasets.load_embeddings]); default: every
         other numeric column.
     name : str, optional
         Display name (default: the file's stem).
@@ -395,7 +484,8 @@ def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = 
 
     See Also
     --------
-    load_anomaly_example : a bundled example made from scikit-learn's digits.
+    - [`load_anomaly_example`][auditad.datasets.load_anomaly_example]: a bundled example made from scikit-learn's
+      digits.
     """
     path = _existing_file(path, "dataset")
     suffix = path.suffix.lower()
@@ -450,8 +540,8 @@ def load_anomaly_example(*, per_class: int = 1) -> AnomalyDataset:
 
     See Also
     --------
-    load_benchmark : class-labelled benchmarks.
-    load_anomaly_dataset : anomaly-labelled files.
+    - [`load_benchmark`][auditad.datasets.load_benchmark]: class-labelled benchmarks.
+    - [`load_anomaly_dataset`][auditad.datasets.load_anomaly_dataset]: anomaly-labelled files.
 
     References
     ----------
@@ -492,6 +582,12 @@ def _existing_file(path, name) -> Path:
     return path
 
 
+def _names_text(names, *, limit: int = 12) -> str:
+    """Column names for a message: all of them up to ``limit``, else the first ones and the count."""
+    shown = ", ".join(map(repr, names[:limit]))
+    return f"[{shown}]" if len(names) <= limit else f"[{shown}, ...] ({len(names)} in total)"
+
+
 def _row_list(mask, *, offset: int = 1) -> str:
     """Row numbers (0-based index + ``offset``) of a boolean mask, at most 20 shown."""
     idx = [int(i) + offset for i in np.flatnonzero(np.asarray(mask))]
@@ -510,12 +606,13 @@ def _read_table(path: Path, *, name: str, blank_lines: bool = False):
     try:
         if suffix in (".parquet", ".pq"):
             try:
-                return pd.read_parquet(path)
+                return _without_index_column(pd.read_parquet(path), path)
             except ImportError:
                 raise InvalidInputError(
                     f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
                 ) from None
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines)
+        return _without_index_column(
+            pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path)
     except pd.errors.EmptyDataError:
         raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
     except InvalidInputError:
@@ -525,7 +622,30 @@ def _read_table(path: Path, *, name: str, blank_lines: bool = False):
                                 f"{'Parquet' if suffix in ('.parquet', '.pq') else 'CSV'} table: {exc}") from None
 
 
-def _table_embeddings(frame, path: Path, *, columns, prefix, name: str) -> np.ndarray:
+def _without_index_column(frame, path: Path):
+    """``frame`` without a leading column with an empty header (pandas reads it as ``Unnamed: 0``).
+
+    ``DataFrame.to_csv()`` writes the row index as such a column by default; audited as a feature
+    it would add a dimension that sorts the samples by their position in the file.  It is dropped
+    with a [`SkippedItemWarning`][auditad.errors.SkippedItemWarning] (one ``auditad: note:`` line on the command line).
+    """
+    import warnings
+
+    from .errors import SkippedItemWarning
+
+    if frame.shape[1] < 2 or str(frame.columns[0]).strip() not in ("", "Unnamed: 0"):
+        return frame
+    first = frame.iloc[:, 0]
+    values = first.to_numpy()
+    counting = (values.dtype.kind in "iu" and np.array_equal(values, np.arange(values.size)))
+    what = f"values 0..{values.size - 1}" if counting else "no header"
+    warnings.warn(f"{path.name}: the first column has an empty header ({what}): it is the row index that "
+                  "pandas' DataFrame.to_csv() writes by default and is not used as data (write the file with "
+                  "index=False, or give a header to use it)", SkippedItemWarning, stacklevel=3)
+    return frame.iloc[:, 1:]
+
+
+def _table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=()) -> np.ndarray:
     """The embedding columns of a table as an (n, d) array (named errors for missing or non-numeric columns)."""
     import pandas as pd
 
@@ -539,15 +659,21 @@ def _table_embeddings(frame, path: Path, *, columns, prefix, name: str) -> np.nd
                                     "(use prefix= for columns sharing a prefix)")
         chosen = [str(c) for c in columns]
         missing = [c for c in chosen if c not in names]
-        if missing:
-            raise InvalidInputError(f"{name} file {str(path)!r} has no column(s) {missing}; columns are {names}")
-    elif prefix is not None:
-        chosen = [c for c in names if c.startswith(str(prefix))]
         if not chosen:
-            raise InvalidInputError(f"{name} file {str(path)!r} has no column starting with {prefix!r}; "
-                                    f"columns are {names}")
+            raise InvalidInputError(f"columns=[]: {name}: name at least one embedding column")
+        if missing:
+            raise InvalidInputError(f"columns={chosen!r}: {name} file {str(path)!r} has no column(s) {missing}; "
+                                    f"its columns are {_names_text(names)}")
+    elif prefix is not None:
+        if not isinstance(prefix, str) or not prefix:
+            raise InvalidInputError(f"prefix={prefix!r}: {name}: the prefix must be a non-empty string")
+        chosen = [c for c in names if c.startswith(prefix)]
+        if not chosen:
+            raise InvalidInputError(f"prefix={prefix!r}: {name} file {str(path)!r} has no column starting with "
+                                    f"{prefix!r}; its columns are {_names_text(names)}")
     else:
-        chosen = [c for c in names if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])]
+        chosen = [c for c in names if c not in set(map(str, exclude)) and pd.api.types.is_numeric_dtype(frame[c])
+                  and not pd.api.types.is_bool_dtype(frame[c])]
         if not chosen:
             raise InvalidInputError(f"{name} file {str(path)!r} has no numeric column; name the embedding columns "
                                     "with columns= or prefix=")
@@ -579,6 +705,9 @@ def _load_mat(path: Path, *, name: str) -> dict:
     if not v73:
         try:
             data = scipy.io.loadmat(str(path))
+        except MemoryError:  # a byte count inside a compressed element, beyond what the file holds
+            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid .mat file: it declares more data "
+                                    "than memory holds") from None
         except Exception as exc:  # ValueError (not a MAT file), OSError / EOFError (truncated), zlib errors
             raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: "
                                     f"{type(exc).__name__}: {exc}") from None
@@ -590,7 +719,12 @@ def _load_mat(path: Path, *, name: str) -> dict:
     for key, value in data.items():
         if key.startswith("__"):
             continue
-        if hasattr(value, "toarray"):  # sparse matrix
+        if hasattr(value, "toarray"):  # sparse matrix: indices checked first (a damaged one crashes toarray)
+            try:
+                value.check_format(full_check=True)
+            except ValueError as exc:
+                raise InvalidInputError(f"{name} file {str(path)!r}: sparse matrix {key!r} is corrupted "
+                                        f"({exc})") from None
             value = value.toarray()
         out[key] = np.asarray(value)
     return out
@@ -607,6 +741,7 @@ def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
                                 "(use .npy, .npz, .mat, .csv or .parquet)")
     broken = (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, TypeError)
     if suffix == ".mat":
+        check_input_file(path, name=name)  # declared shapes (sparse made dense) against the file's size
         arrays = _load_mat(path, name=name)
         keys = list(arrays)
         obj = None

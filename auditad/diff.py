@@ -2,7 +2,7 @@ r"""Compare two audits: every numeric statistic present in both, its change, and
 
 A CI pipeline that re-runs ``auditad audit`` on every change of its data or
 representation wants the build to fail when leakage grows or the protocol
-becomes less stable *compared with the last accepted audit*.  :func:`diff_audits`
+becomes less stable *compared with the last accepted audit*.  [`diff_audits`][auditad.diff.diff_audits]
 reads two ``summary.json`` files (or two audit folders), pairs their
 benchmarks by name and, for each pair, lists
 
@@ -10,8 +10,8 @@ benchmarks by name and, for each pair, lists
 * every statistic present in one side only (never silently dropped);
 * statistics that are a number on one side and null (undefined) on the other.
 
-Gates on changes use the rule syntax of :mod:`auditad.gates.checks` with a
-``delta`` prefix::
+Gates on changes use the rule syntax of [`auditad.gates.checks`][auditad.gates.checks] with a
+``delta`` prefix:
 
     delta leakage.L_k <= 0.02              # L_k may grow by at most 0.02
     warn: delta protocol.mean.rho_dir <= 0 # any growth of rho_dir is a warning
@@ -58,7 +58,7 @@ def _is_number(v) -> bool:
 def parse_diff_rule(text):
     """Parse a diff gate: ``[LEVEL:] delta PATH OP THRESHOLD`` (on the change) or a plain rule (on NEW).
 
-    Returns a :class:`~auditad.gates.checks.GateRule` whose path starts with
+    Returns a [`GateRule`][auditad.gates.checks.GateRule] whose path starts with
     ``delta.`` for a rule on the change.
 
     References
@@ -76,7 +76,7 @@ def parse_diff_rule(text):
 
     See Also
     --------
-    auditad.gates.checks.parse_rule : the rule syntax without ``delta``.
+    - [`auditad.gates.checks.parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax without ``delta``.
     """
     from .gates.checks import GateRule, parse_rule
 
@@ -102,7 +102,7 @@ def load_side(path) -> list[tuple[str, dict, str]]:
 
     See Also
     --------
-    auditad.gates.checks.load_summary : reads one file with named errors.
+    - [`auditad.gates.checks.load_summary`][auditad.gates.checks.load_summary]: reads one file with named errors.
 
     References
     ----------
@@ -164,7 +164,7 @@ def _walk(base, new, path: tuple, rows: list, skipped: list, top: bool = False):
         return
     num_b, num_n = _is_number(base), _is_number(new)
     if (num_b or base is None) and (num_n or new is None) and (num_b or num_n):
-        rows.append((".".join(path), base, new))
+        rows.append((path, base, new))  # the key tuple: a key may itself contain dots ("X.v2")
 
 
 @dataclass(frozen=True, eq=False)
@@ -190,9 +190,9 @@ class BenchmarkDiff:
 
     See Also
     --------
-    diff_audits : compare two audits.
-    auditad.gates.checks.run_gates : gates on one audit.
-    auditad.results.audit_results : summaries of published tables.
+    - [`diff_audits`][auditad.diff.diff_audits]: compare two audits.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on one audit.
+    - [`auditad.results.audit_results`][auditad.results.audit_results]: summaries of published tables.
 
     References
     ----------
@@ -220,16 +220,20 @@ class BenchmarkDiff:
         return tuple(r for r in self.rows if r[3] is None or r[3] != 0)
 
 
-def _set_path(tree: dict, segments: list, value) -> None:
+def _set_path(tree: dict, segments: tuple, value) -> None:
+    """Set ``tree[s0][s1]...[sn] = value``; ``segments`` are the summary's own keys (they may contain dots)."""
     node = tree
     for s in segments[:-1]:
-        node = node.setdefault(s, {})
+        child = node.setdefault(s, {})
+        if not isinstance(child, dict):  # cannot happen for keys taken from one JSON tree; never overwrite
+            return
+        node = child
     node[segments[-1]] = value
 
 
 def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_file: str = "",
                    new_file: str = "") -> BenchmarkDiff:
-    r"""Compare two summaries of one benchmark: :math:`\Delta = \text{new} - \text{base}` for every shared number.
+    r"""Compare two summaries of one benchmark: \(\Delta = \text{new} - \text{base}\) for every shared number.
 
     Parameters
     ----------
@@ -250,8 +254,8 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
 
     See Also
     --------
-    diff_audits : the same for files and folders, with gates.
-    auditad.gates.checks.numeric_paths : the paths of a summary's numbers.
+    - [`diff_audits`][auditad.diff.diff_audits]: the same for files and folders, with gates.
+    - [`auditad.gates.checks.numeric_paths`][auditad.gates.checks.numeric_paths]: the paths of a summary's numbers.
 
     References
     ----------
@@ -285,13 +289,13 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
         raise InvalidInputError(f"BASE ({base_file or 'base'}) and NEW ({new_file or 'new'}) share no numeric "
                                 "statistic: nothing to compare")
     out_rows, tree = [], {}
-    for p, b, n in rows:
+    for keys, b, n in rows:
         d = None
         if _is_number(b) and _is_number(n) and math.isfinite(b) and math.isfinite(n):
             d = n - b
             d = int(d) if isinstance(b, int) and isinstance(n, int) else float(d)
-        out_rows.append((p, b, n, d))
-        _set_path(tree, p.split("."), d)
+        out_rows.append((".".join(keys), b, n, d))
+        _set_path(tree, keys, d)
     compared = {p for p, _, _, _ in out_rows}
     only_b = tuple(p for p in numeric_paths(base) if p not in compared)
     only_n = tuple(p for p in numeric_paths(new) if p not in compared)
@@ -303,7 +307,7 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
 
 @dataclass(frozen=True, eq=False)
 class DiffResult:
-    """Comparison of two audits (see :func:`diff_audits`).
+    """Comparison of two audits (see [`diff_audits`][auditad.diff.diff_audits]).
 
     Attributes
     ----------
@@ -318,9 +322,9 @@ class DiffResult:
 
     See Also
     --------
-    diff_audits : compare two audits.
-    auditad.gates.checks.run_gates : gates on one audit.
-    auditad.results.audit_results : summaries of published tables.
+    - [`diff_audits`][auditad.diff.diff_audits]: compare two audits.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on one audit.
+    - [`auditad.results.audit_results`][auditad.results.audit_results]: summaries of published tables.
 
     References
     ----------
@@ -421,7 +425,7 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
         ``summary.json`` files, benchmark folders or ``auditad audit`` output folders.
     gates : iterable of str
         Rules ``[LEVEL:] delta PATH OP THRESHOLD`` on the change, or ordinary
-        rules on the NEW summary (:func:`parse_diff_rule`); evaluated for every
+        rules on the NEW summary ([`parse_diff_rule`][auditad.diff.parse_diff_rule]); evaluated for every
         benchmark present on both sides.
     tolerance : float, default 0
         Changes with ``|delta| <= tolerance`` are reported as unchanged (their
@@ -438,14 +442,15 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
         (the message names both); summaries of different kinds or major schema
         versions; a gate naming a statistic that is not on both sides.
 
-    References
-    ----------
+    Notes
+    -----
     Gates follow the attached-condition design of Deepchecks (checks computed
     once, pass/warn/fail conditions attached afterwards).
 
     See Also
     --------
-    diff_summaries, auditad.gates.checks.evaluate_gates
+    - [`diff_summaries`][auditad.diff.diff_summaries]
+    - [`auditad.gates.checks.evaluate_gates`][auditad.gates.checks.evaluate_gates]
 
     Examples
     --------
@@ -506,7 +511,7 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
 
     See Also
     --------
-    auditad.report.export.markdown_summary : the gate section.
+    - [`auditad.report.export.markdown_summary`][auditad.report.export.markdown_summary]: the gate section.
 
     References
     ----------
@@ -556,7 +561,8 @@ def write_diff_outputs(result: DiffResult, *, json_path=None, junit=None, markdo
 
     See Also
     --------
-    diff_markdown, auditad.report.export.write_junit
+    - [`diff_markdown`][auditad.diff.diff_markdown]
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]
 
     References
     ----------

@@ -1,11 +1,12 @@
 """Exceptions and warnings raised by auditad.
 
 Every error that a user can cause by passing bad input is an
-:class:`InvalidInputError`, which subclasses both :class:`AuditadError` and
-:class:`ValueError` (so ``except ValueError`` keeps working).  Per-item values
+[`InvalidInputError`][auditad.errors.InvalidInputError], which subclasses both
+[`AuditadError`][auditad.errors.AuditadError] and
+`ValueError` (so ``except ValueError`` keeps working).  Per-item values
 that cannot be defined (a class with constant scores, an empty probe, ...) are
 returned as ``nan`` together with a warning that subclasses
-:class:`AuditadWarning`.
+[`AuditadWarning`][auditad.errors.AuditadWarning].
 """
 
 from __future__ import annotations
@@ -26,8 +27,8 @@ class AuditadError(Exception):
 
     See Also
     --------
-    InvalidInputError : bad input (also a ``ValueError``).
-    AuditadWarning : the warnings.
+    - [`InvalidInputError`][auditad.errors.InvalidInputError]: bad input (also a ``ValueError``).
+    - [`AuditadWarning`][auditad.errors.AuditadWarning]: the warnings.
 
     References
     ----------
@@ -41,8 +42,8 @@ class InvalidInputError(AuditadError, ValueError):
 
     See Also
     --------
-    AuditadError : the base class.
-    auditad.cli.main : prints it as one line and exits with code 2.
+    - [`AuditadError`][auditad.errors.AuditadError]: the base class.
+    - `auditad.cli.main`: prints it as one line and exits with code 2.
 
     References
     ----------
@@ -54,7 +55,7 @@ class InvalidInputError(AuditadError, ValueError):
 class OutputError(AuditadError, OSError):
     """An output could not be written (disk full, read-only folder, permission denied).
 
-    Subclasses :class:`OSError` with the original ``errno`` and the output path as
+    Subclasses `OSError` with the original ``errno`` and the output path as
     ``filename``; the message names the file and the reason.
     """
 
@@ -67,8 +68,10 @@ class AuditadWarning(UserWarning):
 
     See Also
     --------
-    UndefinedValueWarning, ApproximationWarning, SkippedItemWarning : the subclasses.
-    AuditadError : the exceptions.
+    - [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning],
+      [`ApproximationWarning`][auditad.errors.ApproximationWarning],
+      [`SkippedItemWarning`][auditad.errors.SkippedItemWarning]: the subclasses.
+    - [`AuditadError`][auditad.errors.AuditadError]: the exceptions.
 
     References
     ----------
@@ -82,8 +85,8 @@ class UndefinedValueWarning(AuditadWarning):
 
     See Also
     --------
-    AuditadWarning : the base class.
-    SkippedItemWarning : an item left out entirely.
+    - [`AuditadWarning`][auditad.errors.AuditadWarning]: the base class.
+    - [`SkippedItemWarning`][auditad.errors.SkippedItemWarning]: an item left out entirely.
 
     References
     ----------
@@ -97,8 +100,8 @@ class ApproximationWarning(AuditadWarning):
 
     See Also
     --------
-    AuditadWarning : the base class.
-    auditad.kneighbors : the approximate backend and its measured recall.
+    - [`AuditadWarning`][auditad.errors.AuditadWarning]: the base class.
+    - [`auditad.kneighbors`][auditad.neighbors.kneighbors]: the approximate backend and its measured recall.
 
     References
     ----------
@@ -112,8 +115,8 @@ class SkippedItemWarning(AuditadWarning):
 
     See Also
     --------
-    AuditadWarning : the base class.
-    UndefinedValueWarning : a value that is nan.
+    - [`AuditadWarning`][auditad.errors.AuditadWarning]: the base class.
+    - [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning]: a value that is nan.
 
     References
     ----------

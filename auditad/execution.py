@@ -1,13 +1,13 @@
 """Where auditad's independent pieces of work run: in this process, or on Dask.
 
 An audit is a list of independent tasks (benchmarks × representations ×
-class-split tasks, or blocks of kNN queries). :func:`open_executor` turns a
-``scheduler=`` value into an executor whose :meth:`~DaskExecutor.map_ordered`
+class-split tasks, or blocks of kNN queries). `open_executor` turns a
+``scheduler=`` value into an executor whose `DaskExecutor.map_ordered`
 runs a function over the tasks and returns the results **in input order**, so
 a parallel run assembles exactly the same results, in the same order, as a
 serial one (seeds are fixed per task by the caller, never by the executor).
 
-``scheduler=`` values (:func:`parse_scheduler`):
+``scheduler=`` values (`parse_scheduler`):
 
 ``"serial"``
     A plain loop in this process (the default; no Dask needed).
@@ -44,10 +44,10 @@ Use one thread per worker: auditad's numerical kernels use BLAS threads of
 their own, and Dask's nannies already limit those to one per process. The
 local clusters auditad starts also leave glibc's memory trimming at its default,
 turn off the workers' statistical profiler and the scheduler's active memory
-manager (:func:`local_cluster_config`), which saves about 12 % and 4 % of the
+manager (`local_cluster_config`), which saves about 12 % and 4 % of the
 workers' time in the exact kNN search and the repeated copying of shared rows;
 for a cluster you start yourself, set the same in its Dask configuration file
-(e.g. ``~/.config/dask/distributed.yaml``)::
+(e.g. ``~/.config/dask/distributed.yaml``):
 
     distributed:
       scheduler:
@@ -78,10 +78,10 @@ from dataclasses import dataclass
 
 from .errors import AuditadError, InvalidInputError
 
-__all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor",
+__all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor", "probe_scheduler",
            "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config", "distributed"]
 
-#: The kinds of ``scheduler=`` value :func:`parse_scheduler` accepts.
+#: The kinds of ``scheduler=`` value `parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
 
 _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?/?$")
@@ -142,7 +142,7 @@ def parse_scheduler(text) -> SchedulerSpec:
 
     See Also
     --------
-    open_executor : the executor for a parsed value.
+    - `open_executor`: the executor for a parsed value.
 
     References
     ----------
@@ -177,6 +177,80 @@ def parse_scheduler(text) -> SchedulerSpec:
     raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r}")
 
 
+#: Largest greeting a Dask scheduler is believed to send (its handshake is ~60 bytes of msgpack).
+_GREETING_MAX = 65_536
+
+
+def probe_scheduler(address: str, *, timeout: float = 10.0) -> None:
+    """Check that a ``tcp://`` address answers like a Dask scheduler, within ``timeout`` seconds in all.
+
+    A Dask scheduler greets every new connection at once with its handshake: an 8-byte
+    little-endian length, then at most a few hundred bytes of msgpack naming ``compression``
+    and ``pickle-protocol``.  Dask's client waits for that greeting without a time limit and
+    allocates whatever length the first 8 bytes declare, so a port held by another service
+    (an HTTP server waits for a request and says nothing; a service that sends other bytes
+    declares an absurd length) would hang the run or fail deep inside Dask.  This probe
+    reads the greeting itself, bounded in time and size, and closes the connection.  Other
+    schemes (tls, ucx, ws) are left to Dask.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming ``scheduler=``, the address and what it answered (nothing, a closed
+        connection, or the first bytes it sent).
+    """
+    import socket
+    import struct
+    import time
+
+    m = _ADDRESS.match(address or "")
+    if m is None or m.group(1) != "tcp":
+        return
+    host, port = m.group(2).strip("[]"), int(m.group(3) or 8786)
+    deadline = time.monotonic() + timeout
+    where = f"scheduler= {address!r}"
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except OSError as exc:  # refused, unreachable, unknown host, timed out
+        raise InvalidInputError(f"{where} could not be reached within {timeout:g} s "
+                                f"({type(exc).__name__}: {exc})") from None
+    data, closed = b"", False
+    try:
+        with sock:
+            while True:
+                need = 8 + (struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else 0)
+                if len(data) >= 8 and (need > 8 + _GREETING_MAX or len(data) >= need):
+                    break
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                sock.settimeout(left)
+                try:
+                    chunk = sock.recv(4096)
+                except (socket.timeout, TimeoutError):
+                    break
+                if not chunk:
+                    closed = True
+                    break
+                data += chunk
+    except OSError as exc:
+        raise InvalidInputError(f"{where}: the connection failed during the Dask handshake "
+                                f"({type(exc).__name__}: {exc})") from None
+    declared = struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else None
+    if declared is not None and declared <= _GREETING_MAX and len(data) >= 8 + declared and \
+            (b"pickle-protocol" in data or b"compression" in data):
+        return
+    if not data:
+        answered = ("closed the connection without sending anything" if closed else
+                    f"accepted the connection but sent nothing within {timeout:g} s")
+    else:
+        answered = f"answered {data[:24]!r}{'...' if len(data) > 24 else ''}"
+        if declared is not None and declared > _GREETING_MAX:
+            answered += f" (read as a Dask message of {declared:.3g} bytes)"
+    raise InvalidInputError(f"{where} is not a Dask scheduler (it {answered}; a Dask scheduler greets every "
+                            "connection at once with its handshake): is this the scheduler's port (default 8786)?")
+
+
 def distributed(executor) -> bool:
     """Whether ``executor`` runs tasks in other processes (a Dask executor); False for None and serial."""
     spec = getattr(executor, "spec", None)
@@ -188,7 +262,7 @@ class SerialExecutor:
 
     See Also
     --------
-    DaskExecutor : the same interface on a Dask cluster.
+    - `DaskExecutor`: the same interface on a Dask cluster.
     """
 
     spec = SchedulerSpec("serial")
@@ -201,7 +275,7 @@ class SerialExecutor:
         return None
 
     def share(self, obj):
-        """An object every task will read (returned as is; see :meth:`DaskExecutor.share`)."""
+        """An object every task will read (returned as is; see `DaskExecutor.share`)."""
         return obj
 
     def map_ordered(self, fn, items, **shared) -> list:
@@ -213,11 +287,11 @@ class SerialExecutor:
         return [fn(item, **shared) for item in items]
 
     def submit_ordered(self, fn, items, *, priority: int = 0, **shared) -> "SerialBatch":
-        """Tasks to run later: here they run when :meth:`SerialBatch.results` is called (``priority`` is moot)."""
+        """Tasks to run later: here they run when `SerialBatch.results` is called (``priority`` is moot)."""
         return SerialBatch(self, fn, list(items), shared)
 
     def run_everywhere(self, fn, *args) -> None:
-        """``fn(*args)`` in this process (the one worker there is; see :meth:`DaskExecutor.run_everywhere`)."""
+        """``fn(*args)`` in this process (the one worker there is; see `DaskExecutor.run_everywhere`)."""
         fn(*args)
 
     def to_dict(self) -> dict:
@@ -242,7 +316,7 @@ class DaskExecutor:
 
     Notes
     -----
-    A task that raises fails the whole map with :class:`ExecutionError`
+    A task that raises fails the whole map with `ExecutionError`
     naming the task's position and the worker's exception; the other tasks are
     cancelled and nothing is returned. A worker that dies is restarted by its
     nanny and its task retried up to ``allowed_failures`` times, then the map
@@ -250,7 +324,8 @@ class DaskExecutor:
 
     See Also
     --------
-    open_executor, parse_scheduler
+    - `open_executor`
+    - `parse_scheduler`
     """
 
     def __init__(self, spec: SchedulerSpec, *, timeout: float = 10.0, allowed_failures: int | None = None):
@@ -281,6 +356,7 @@ class DaskExecutor:
             cfg = local_cluster_config()
             if self.allowed_failures is not None:
                 cfg["distributed.scheduler.allowed-failures"] = int(self.allowed_failures)
+            before = _local_clusters()
             try:
                 with dask.config.set(cfg):
                     self.cluster = dd.LocalCluster(
@@ -293,10 +369,15 @@ class DaskExecutor:
                     self.cluster = None
                 raise ExecutionError(f"could not start a local Dask cluster ({str(self.spec)!r}): "
                                      f"{type(exc).__name__}: {exc}") from exc
+            except BaseException:  # Ctrl-C or SIGTERM while the cluster starts: close what exists, quietly
+                self.client, self.cluster = None, None
+                abandon_local_clusters(before)
+                raise
         else:
+            probe_scheduler(self.spec.address, timeout=self.timeout)  # bounded: Dask's own handshake is not
             try:
                 self.client = dd.Client(self.spec.address, timeout=self.timeout)
-            except (OSError, TimeoutError) as exc:
+            except (OSError, TimeoutError, ValueError) as exc:
                 raise InvalidInputError(
                     f"scheduler= {self.spec.address!r} could not be reached within {self.timeout:g} s "
                     f"({type(exc).__name__}: {exc})") from None
@@ -326,7 +407,7 @@ class DaskExecutor:
                 "install the same version on the workers")
 
     def share(self, obj):
-        """Send ``obj`` to the cluster once; pass the returned future as a keyword of :meth:`map_ordered`.
+        """Send ``obj`` to the cluster once; pass the returned future as a keyword of `map_ordered`.
 
         The data goes to one worker; another worker fetches a copy when a task
         that needs it runs there. (Dask's ``broadcast=True`` is not used: its
@@ -353,8 +434,8 @@ class DaskExecutor:
 
         The client can do other work meanwhile (e.g. a neighbour pass whose own
         query blocks, submitted later with a higher ``priority``, go first on
-        the workers); :meth:`DaskBatch.results` waits and returns the results in
-        input order, exactly as :meth:`map_ordered` would.
+        the workers); `DaskBatch.results` waits and returns the results in
+        input order, exactly as `map_ordered` would.
 
         Parameters
         ----------
@@ -398,7 +479,7 @@ class DaskExecutor:
     @contextlib.contextmanager
     def _named_failure(self, doing: str):
         """Turn what a lost worker or scheduler raises in the client (closed comms, timeouts, ...) into an
-        :class:`ExecutionError` naming the cluster and what the client was doing."""
+        `ExecutionError` naming the cluster and what the client was doing."""
         try:
             yield
         except ExecutionError:
@@ -412,7 +493,7 @@ class DaskExecutor:
 
 
 class SerialBatch:
-    """Tasks of :meth:`SerialExecutor.submit_ordered`: they run, in order, when the results are asked for."""
+    """Tasks of `SerialExecutor.submit_ordered`: they run, in order, when the results are asked for."""
 
     def __init__(self, executor, fn, items, shared):
         self._run = lambda: executor.map_ordered(fn, items, **shared)
@@ -422,7 +503,7 @@ class SerialBatch:
         return self._run()
 
     def failure(self, wait: float = 2.0):
-        """None: tasks run only in :meth:`results`, where their exceptions propagate."""
+        """None: tasks run only in [`results`][auditad.results], where their exceptions propagate."""
         return None
 
     def cancel(self) -> None:
@@ -431,7 +512,7 @@ class SerialBatch:
 
 
 class DaskBatch:
-    """Tasks started by :meth:`DaskExecutor.submit_ordered`."""
+    """Tasks started by `DaskExecutor.submit_ordered`."""
 
     def __init__(self, executor, futures, name):
         self.executor, self.futures, self.name = executor, futures, name
@@ -463,7 +544,7 @@ class DaskBatch:
             self.cancel()
 
     def failure(self, wait: float = 2.0):
-        """The :class:`ExecutionError` of the first task (in input order) that failed, or None.
+        """The `ExecutionError` of the first task (in input order) that failed, or None.
 
         For a caller whose own work failed meanwhile: a task of this batch that
         killed its worker also loses data other work needed, and is the cause
@@ -490,7 +571,7 @@ class DaskBatch:
         return None
 
     def cancel(self) -> None:
-        """Cancel the tasks that have not finished (after :meth:`results`, or when the caller gives up)."""
+        """Cancel the tasks that have not finished (after `results`, or when the caller gives up)."""
         client = self.executor.client
         pending = [f for f in self.futures if f.status == "pending"]
         if pending and client is not None:
@@ -506,7 +587,7 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
     Parameters
     ----------
     scheduler : str, SchedulerSpec or None
-        See :func:`parse_scheduler` (``None`` = ``"serial"``).
+        See `parse_scheduler` (``None`` = ``"serial"``).
     timeout : float
         Seconds to wait for a scheduler address before giving up.
     allowed_failures : int, optional
@@ -524,7 +605,7 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
 
     See Also
     --------
-    parse_scheduler
+    - `parse_scheduler`
 
     References
     ----------
@@ -562,7 +643,7 @@ def local_cluster_config() -> dict:
       ``distributed.admin.system-monitor.interval`` 5 s (from 20 ms and
       0.5 s): the event loops' bookkeeping, 5 % of a core in the client.
     * ``distributed.scheduler.active-memory-manager.start: False``: shared data
-      (:meth:`DaskExecutor.share`) goes to one worker and the others fetch a
+      (`DaskExecutor.share`) goes to one worker and the others fetch a
       copy when they first need it. The memory manager's default policy drops,
       every 2 s, the copies that no waiting task needs (as between two searches
       of a pass, while the client re-ranks), so the next search fetches them
@@ -583,6 +664,44 @@ def local_cluster_config() -> dict:
             "distributed.scheduler.active-memory-manager.start": False}
 
 
+def _local_clusters() -> set:
+    """Ids of the Dask clusters of this process (none when dask.distributed was never imported)."""
+    import sys
+
+    spec = sys.modules.get("distributed.deploy.spec")
+    return {id(c) for c in list(spec.SpecCluster._instances)} if spec is not None else set()
+
+
+def abandon_local_clusters(keep: set | None = None, *, timeout: float = 3.0) -> None:
+    """Close, without a word, the Dask clusters of this process that a signal caught half-started.
+
+    A SIGTERM or Ctrl-C that arrives while ``LocalCluster`` starts leaves a cluster whose
+    workers are still starting; Dask's exit handler then tries to close it, fails on an
+    assertion (``Status.init``) and prints a 29-line traceback after auditad's own last line.
+    This closes each such cluster within ``timeout`` seconds with the loggers of Dask, asyncio
+    and tornado silenced (their tasks fail as the process ends),
+    ignoring what the close raises, and takes it out of the exit handler's list.  Clusters
+    whose ids are in ``keep`` are left alone.  Nothing happens when Dask was never imported.
+    """
+    import logging
+    import sys
+
+    spec = sys.modules.get("distributed.deploy.spec")
+    if spec is None:
+        return
+    for name in ("distributed", "asyncio", "tornado"):  # the run is ending: no warnings about its half-started tasks
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    for cluster in list(spec.SpecCluster._instances):
+        if keep is not None and id(cluster) in keep:
+            continue
+        try:
+            cluster.close(timeout=timeout)
+        except BaseException:  # noqa: BLE001, S110  (a half-started cluster fails its own close checks)
+            pass
+        cluster.shutdown_on_close = False
+        spec.SpecCluster._instances.discard(cluster)
+
+
 def _import_distributed():
     try:
         import distributed
@@ -594,7 +713,7 @@ def _import_distributed():
 
 
 def _holds_future(value, future_type) -> bool:
-    """``value`` is a Future, or a dict/list/tuple holding one (as :meth:`DaskExecutor.share` returns)."""
+    """``value`` is a Future, or a dict/list/tuple holding one (as `DaskExecutor.share` returns)."""
     if isinstance(value, future_type):
         return True
     if isinstance(value, dict):

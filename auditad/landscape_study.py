@@ -1,8 +1,10 @@
 """Every landscape statistic at a set of anomaly ratios, and its files (what ``auditad landscape`` writes).
 
-:func:`landscape_study` computes the landscapes, the difference maps against a reference
+[`landscape_study`][auditad.landscape_study.landscape_study] computes the landscapes, the difference maps against a
+reference
 ratio, the regions R1–R5, the minimal TPR, the coverage and (with two metrics or more) the
-correlations between metrics; :func:`write_landscape_study` writes them as CSV tables and
+correlations between metrics; [`write_landscape_study`][auditad.landscape_study.write_landscape_study] writes them as
+CSV tables and
 PNG figures into one folder.  The command line only parses its flags, calls both and prints.
 """
 
@@ -36,7 +38,7 @@ __all__ = ["LandscapeStudy", "landscape_study", "write_landscape_study", "parse_
 
 @dataclass(frozen=True)
 class LandscapeStudy:
-    """The landscape statistics of one set of ratios (inputs of :func:`write_landscape_study`).
+    """The landscape statistics of one set of ratios (inputs of `write_landscape_study`).
 
     Attributes
     ----------
@@ -47,16 +49,16 @@ class LandscapeStudy:
     minimal_tpr : MinimalTprResult
     coverage : CoverageResult
     correlations : object or None
-        :func:`~auditad.landscapes.landscape_correlations` (Low/Medium/High groups, or one group per
+        [`landscape_correlations`][auditad.landscapes.landscape_correlations] (Low/Medium/High groups, or one group per
         ratio when no group holds a ratio); None with a single metric.
     notes : tuple of str
-        The :class:`~auditad.errors.AuditadWarning` messages raised while computing.
+        The [`AuditadWarning`][auditad.errors.AuditadWarning] messages raised while computing.
 
     See Also
     --------
-    landscape_study : every landscape statistic.
-    write_landscape_study : their files.
-    auditad.landscapes.landscape : one landscape.
+    - [`landscape_study`][auditad.landscape_study.landscape_study]: every landscape statistic.
+    - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]: their files.
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: one landscape.
 
     References
     ----------
@@ -94,15 +96,15 @@ class LandscapeStudy:
 
 
 def parse_ratios(items) -> object:
-    """Command-line ratio values (numbers or preset names, as strings) → the ``ratios`` of :func:`landscape`.
+    """Command-line ratio values (numbers or preset names, as strings) → the ``ratios`` of `landscape`.
 
     ``None`` or ``["paper"]`` give ``"paper"`` (every preset of Hermary et al., Table I).
 
     See Also
     --------
-    landscape_study : every landscape statistic.
-    write_landscape_study : their files.
-    auditad.landscapes.landscape : one landscape.
+    - [`landscape_study`][auditad.landscape_study.landscape_study]: every landscape statistic.
+    - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]: their files.
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: one landscape.
 
     References
     ----------
@@ -130,7 +132,7 @@ def landscape_study(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: in
     Parameters
     ----------
     ratios : "paper", sequence of float or str
-        Anomaly ratios in (0, 1) or preset names, as for :func:`~auditad.landscapes.landscape`.
+        Anomaly ratios in (0, 1) or preset names, as for [`landscape`][auditad.landscapes.landscape].
     metrics : sequence of str
         Metrics of the landscapes.
     resolution : int
@@ -151,7 +153,8 @@ def landscape_study(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: in
 
     See Also
     --------
-    auditad.landscapes.landscape, write_landscape_study
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]
+    - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]
 
     Examples
     --------
@@ -186,9 +189,9 @@ def check_out_folder(out) -> Path:
 
     See Also
     --------
-    landscape_study : every landscape statistic.
-    write_landscape_study : their files.
-    auditad.landscapes.landscape : one landscape.
+    - [`landscape_study`][auditad.landscape_study.landscape_study]: every landscape statistic.
+    - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]: their files.
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: one landscape.
 
     References
     ----------
@@ -230,7 +233,8 @@ def write_landscape_study(study: LandscapeStudy, out, *, figures: bool = True) -
 
     See Also
     --------
-    landscape_study, auditad.plotting.plot_landscape
+    - [`landscape_study`][auditad.landscape_study.landscape_study]
+    - `auditad.plotting.plot_landscape`
 
     References
     ----------
@@ -240,8 +244,10 @@ def write_landscape_study(study: LandscapeStudy, out, *, figures: bool = True) -
     out = check_out_folder(out)
     out.mkdir(exist_ok=True)
     written = []
+    from .report.tables import frame_to_csv  # spreadsheet-safe text cells (CSV injection)
+
     for name, frame in study.tables().items():
-        write_text_atomic(out / name, frame.to_csv(index=False))
+        write_text_atomic(out / name, frame_to_csv(frame))
         written.append(name)
     if not figures:
         return tuple(written)

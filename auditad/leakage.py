@@ -20,7 +20,7 @@ __all__ = ["LeakageResult", "leakage", "CONFUSION_DENSE_MAX_CLASSES"]
 
 #: Largest class count for which ``LeakageResult.to_dict()`` holds the dense K × K confusion
 #: matrix and ``confusion_frame()`` returns the square table.  Above it the dictionary's
-#: ``confusion`` is an empty list (use :meth:`LeakageResult.top_confusions` or
+#: ``confusion`` is an empty list (use `LeakageResult.top_confusions` or
 #: ``confusion_frame(long=True)``), so the summary stays O(K) in size.
 CONFUSION_DENSE_MAX_CLASSES = 100
 
@@ -46,7 +46,7 @@ class LeakageResult:
     confusion_sparse : scipy.sparse.csr_array of shape (n_classes, n_classes)
         At the primary k: M[c, c'] = share of class c's neighbour slots that
         fall in class c' (rows sum to 1); at most n·k non-zeros, so memory is
-        O(n·k + K) whatever the number of classes.  :attr:`confusion` is its
+        O(n·k + K) whatever the number of classes.  [`confusion`][auditad.leakage.LeakageResult.confusion] is its
         dense form (K × K, built on request).
     chance_per_sample : ndarray of shape (n,)
         (n − n_{y_i}) / (n − 1): the leakage expected if neighbours were drawn
@@ -55,11 +55,15 @@ class LeakageResult:
         Distance and the kNN backend that ran.
     recall : float or None
         Measured recall of the approximate backend (None for exact search).
+    neighbors : NeighborsResult or None
+        The neighbour lists the leakage was computed from (``max(ks)`` neighbours per sample),
+        kept only with ``leakage(..., keep_neighbors=True)`` so that other diagnostics (e.g.
+        `auditad.duplicates.find_duplicates`) reuse them without a second search.
 
     See Also
     --------
-    leakage : computes it.
-    auditad.plotting.plot_leakage_curve : L_k against k.
+    - [`leakage`][auditad.leakage.leakage]: computes it.
+    - `auditad.plotting.plot_leakage_curve`: L_k against k.
 
     References
     ----------
@@ -77,6 +81,7 @@ class LeakageResult:
     metric: str
     backend: str
     recall: float | None = None
+    neighbors: object = field(default=None, repr=False)
 
     # ------------------------------------------------------------------ accessors
     @property
@@ -189,7 +194,7 @@ class LeakageResult:
 
         Size is O(K · len(ks)): ``confusion`` holds the dense K × K matrix only up to
         ``CONFUSION_DENSE_MAX_CLASSES`` classes and is an empty list above (see
-        :meth:`top_confusions`).
+        [`top_confusions`][auditad.leakage.LeakageResult.top_confusions]).
         """
         dense = self.classes.size <= CONFUSION_DENSE_MAX_CLASSES
         return {
@@ -211,6 +216,25 @@ class LeakageResult:
             ],
             "confusion": [[float(v) for v in row] for row in self.confusion] if dense else [],
         }
+
+    def _repr_html_(self) -> str:
+        """Notebook display: L_k against k, L_k(c) per class as bars and as a table (labels escaped)."""
+        from ._format import html_block, html_table, stat, svg_bars
+
+        by_k = html_table([{"k": int(k), "L_k": float(v), "L_k / chance": float(v) / self.chance}
+                           for k, v in zip(self.ks, self.L)], kinds={"L_k / chance": "real"})
+        labels = [_plain(c) for c in self.classes]
+        bars = svg_bars(labels, self.per_class_leakage, title=f"L_k(c) per class at k = {self.k}")
+        per_class = html_table([{"class": c, "n": int(n), "L_k(c)": float(v), "chance": float(ch)}
+                                for c, n, v, ch in zip(labels, self.class_sizes, self.per_class_leakage,
+                                                       self.chance_per_class)],
+                               caption=f"per class at k = {self.k}", max_rows=20)
+        recall = f", recall {stat(self.recall)}" if self.recall is not None else ""
+        return html_block(f"Neighbourhood class leakage L_k = {stat(self.L_k)} at k = {self.k} "
+                          f"(chance {stat(self.chance)}; {self.metric}, {self.backend} kNN{recall})",
+                          by_k, bars, per_class,
+                          note=f"n = {int(self.class_sizes.sum())}, {len(self.classes)} classes; L_k near 0: "
+                               "neighbours share the class; near chance: the geometry ignores the classes.")
 
     def summary_text(self) -> str:
         """A plain-text table for the terminal."""
@@ -234,19 +258,20 @@ def _plain(value):
 
 
 def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None,
-            block_memory_mb=256, recall_sample=200, progress=False, executor=None) -> LeakageResult:
+            block_memory_mb=256, recall_sample=200, progress=False, executor=None,
+            keep_neighbors=False) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
-    For each sample i with k nearest neighbours :math:`N_k(i)` in the pool
+    For each sample i with k nearest neighbours \(N_k(i)\) in the pool
     (i itself excluded; a duplicate of x_i at distance 0 is a neighbour; ties at
     the k-th distance broken by index):
 
-    .. math::
+    \[
+    \ell_k(i) = \frac{1}{k} \sum_{j \in N_k(i)} \mathbb{1}[y_j \neq y_i],
+    \qquad L_k = \frac{1}{n} \sum_{i=1}^{n} \ell_k(i).
+    \]
 
-        \ell_k(i) = \frac{1}{k} \sum_{j \in N_k(i)} \mathbb{1}[y_j \neq y_i],
-        \qquad L_k = \frac{1}{n} \sum_{i=1}^{n} \ell_k(i).
-
-    The chance level of sample i is :math:`(n - n_{y_i})/(n - 1)`, the
+    The chance level of sample i is \((n - n_{y_i})/(n - 1)\), the
     expected leakage of k neighbours drawn at random without replacement.
 
     Parameters
@@ -262,7 +287,7 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
         search with ``max(k)`` neighbours. The first is the primary k.
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        See :func:`auditad.neighbors.kneighbors`.
+        See [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors].
     random_state : None, int or Generator
         Seeds the approximate backend and its recall sample.
     block_memory_mb : float
@@ -272,7 +297,11 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     progress : bool
         Progress bar of the neighbour search on stderr.
     executor : executor, optional
-        Runs the exact search's query blocks on it (:func:`auditad.neighbors.kneighbors`); same result.
+        Runs the exact search's query blocks on it ([`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]);
+        same result.
+    keep_neighbors : bool
+        Keep the neighbour lists in `LeakageResult.neighbors` (memory: n · max(k) indices and
+        distances), e.g. for `auditad.duplicates.find_duplicates` ``(X, neighbors=...)``.
 
     Returns
     -------
@@ -287,9 +316,10 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
 
     See Also
     --------
-    auditad.kneighbors : the neighbour search used here.
-    auditad.audit_protocol : per-class AUROC, compared with L_k(c) in the protocol audit.
-    LeakageResult.top_confusions : which classes mix with which.
+    - [`auditad.kneighbors`][auditad.neighbors.kneighbors]: the neighbour search used here.
+    - [`auditad.audit_protocol`][auditad.protocol.audit_protocol]: per-class AUROC, compared with L_k(c) in the protocol
+      audit.
+    - [`LeakageResult.top_confusions`][auditad.leakage.LeakageResult.top_confusions]: which classes mix with which.
 
     Examples
     --------
@@ -304,6 +334,8 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     y = check_labels(y, name="y", min_classes=2)
     check_same_length(X, y, names=("X", "y"))
     ks = _check_ks(k, X.shape[0])
+    if not isinstance(keep_neighbors, (bool, np.bool_)):
+        raise InvalidInputError(f"keep_neighbors must be True or False, got {keep_neighbors!r}")
     kmax = max(ks)
     nn = kneighbors(X, k=kmax, metric=metric, backend=backend, random_state=random_state,
                     block_memory_mb=block_memory_mb, recall_sample=recall_sample, progress=progress,
@@ -323,7 +355,8 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     chance = (n - sizes[codes]) / (n - 1)
     return LeakageResult(ks=tuple(ks), classes=classes, class_sizes=sizes.astype(np.int64), per_sample=per_sample,
                          L=L, per_class=per_class, confusion_sparse=conf, chance_per_sample=chance,
-                         metric=metric, backend=nn.backend, recall=nn.recall)
+                         metric=metric, backend=nn.backend, recall=nn.recall,
+                         neighbors=nn if keep_neighbors else None)
 
 
 def _sparse_confusion(codes: np.ndarray, neighbours: np.ndarray, n_cls: int):

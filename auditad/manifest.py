@@ -1,6 +1,6 @@
 """On-disk format of a selection benchmark: a TOML manifest next to ``.npy`` / ``.npz`` files.
 
-See ``docs/manifest.md`` for the full description. In short::
+See ``docs/manifest.md`` for the full description. In short:
 
     [benchmark]
     name = "my-benchmark"
@@ -188,11 +188,12 @@ def load_manifest(path) -> SelectionBenchmark:
         missing required key, an absolute path or one escaping the manifest's
         folder, a file that is not ``.npy``/``.npz`` or needs pickle, an
         unsupported ``benchmark.version``, and every error of
-        :class:`~auditad.selection.SelectionBenchmark`.
+        [`SelectionBenchmark`][auditad.selection.SelectionBenchmark].
 
     See Also
     --------
-    write_manifest, auditad.selection.run_selection
+    - [`write_manifest`][auditad.manifest.write_manifest]
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
 
     References
     ----------
@@ -209,12 +210,16 @@ def load_manifest(path) -> SelectionBenchmark:
     >>> loaded.n_tasks, len(loaded.candidates)
     (2, 18)
     """
+    from ._io import read_input_bytes
+
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         raise InvalidInputError(f"manifest file not found: {str(path)!r}")
+    data = read_input_bytes(path, what="manifest file", max_bytes=16 * 1024 * 1024)  # no FIFO, no /dev/zero
     try:
-        with open(path, "rb") as fh:
-            doc = tomllib.load(fh)
+        doc = tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InvalidInputError(f"manifest {str(path)!r} is not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise InvalidInputError(f"manifest {str(path)!r} is not valid TOML: {exc}") from None
     _unknown(doc, _TOP_KEYS, "")
@@ -304,7 +309,7 @@ def write_manifest(benchmark: SelectionBenchmark, folder, *, filename: str = "ma
 
     ``benchmark.info`` is written when it holds only TOML-representable values
     (strings, numbers, lists, tables). The manifest is written atomically;
-    :func:`load_manifest` reads it back to an equal benchmark.
+    [`load_manifest`][auditad.manifest.load_manifest] reads it back to an equal benchmark.
 
     Parameters
     ----------
@@ -321,11 +326,11 @@ def write_manifest(benchmark: SelectionBenchmark, folder, *, filename: str = "ma
     Raises
     ------
     auditad.errors.InvalidInputError
-        ``benchmark`` is not a :class:`~auditad.selection.SelectionBenchmark`.
+        ``benchmark`` is not a [`SelectionBenchmark`][auditad.selection.SelectionBenchmark].
 
     See Also
     --------
-    load_manifest
+    - [`load_manifest`][auditad.manifest.load_manifest]
 
     References
     ----------

@@ -1,6 +1,7 @@
 """Selection benchmarks with known ground truth: a synthetic generator and scikit-learn's digits.
 
-:func:`make_selection_benchmark` draws DCASE-like tasks (in the spirit of Sec. 5 of
+[`make_selection_benchmark`][auditad.synthetic.make_selection_benchmark] draws DCASE-like tasks (in the spirit of Sec. 5
+of
 K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
 Embedding-Space Geometry?"): every task is one "machine type" (class) whose normal reference set
 holds many source-domain and few target-domain samples (e.g. 990/10), a test
@@ -12,8 +13,8 @@ sequence representation (n, T, d) whose anomalies may be transient, so that
 the pooling choice matters and the Sequence/Element probes have something to
 work on.
 
-:func:`digits_benchmark` builds a small real benchmark from
-:func:`sklearn.datasets.load_digits`: one task per digit (that digit normal,
+[`digits_benchmark`][auditad.synthetic.digits_benchmark] builds a small real benchmark from
+`sklearn.datasets.load_digits`: one task per digit (that digit normal,
 the other digits anomalous), candidates = several representations × kNN/LDN.
 """
 
@@ -50,22 +51,22 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     r"""Synthetic selection benchmark with source/target domains, classes, attributes and anomalies.
 
     Generative model (latent dimension m = ``latent_dim``): task t is class
-    t with mean :math:`\mu_t \sim N(0, 1.5^2 I)` and per-dimension spread
-    :math:`s_t \sim U(0.6, 1.4)`; a normal sample is
-    :math:`z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon`
+    t with mean \(\mu_t \sim N(0, 1.5^2 I)\) and per-dimension spread
+    \(s_t \sim U(0.6, 1.4)\); a normal sample is
+    \(z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon\)
     (target samples spread 1.5× wider), with attribute shifts
-    :math:`\alpha_{t,a}` (``a0`` = home attribute, shift 0; ``a1``, ``a2``:
-    size 1.5–3 :math:`\bar s_t`, leaning towards the anomaly direction) and a
-    target-domain offset :math:`\delta_t` of size :math:`2\bar s_t`. An
-    anomaly adds :math:`c\,u_t`, :math:`u_t` a random unit direction per task
-    and :math:`c \sim U(2, 5)\cdot\bar s_t`.
+    \(\alpha_{t,a}\) (``a0`` = home attribute, shift 0; ``a1``, ``a2``:
+    size 1.5–3 \(\bar s_t\), leaning towards the anomaly direction) and a
+    target-domain offset \(\delta_t\) of size \(2\bar s_t\). An
+    anomaly adds \(c\,u_t\), \(u_t\) a random unit direction per task
+    and \(c \sim U(2, 5)\cdot\bar s_t\).
 
-    .. math::
+    \[
+    z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon
+    + [\text{anomaly}]\, c\, u_t,\qquad \varepsilon \sim N(0, I_m)
+    \]
 
-        z = \mu_t + \alpha_{t,a} + [\text{target}]\,\delta_t + s_t \odot \varepsilon
-        + [\text{anomaly}]\, c\, u_t,\qquad \varepsilon \sim N(0, I_m)
-
-    Representations ("embedding models", see :data:`FAMILIES`): ``clean``
+    Representations ("embedding models", see `FAMILIES`): ``clean``
     (12-d, little noise), ``noisy`` (strong noise + 12 pure-noise dimensions)
     and ``partial`` (blind to two latent dimensions). Every name in
     ``families`` yields *sequence* embeddings of ``seq_len`` frames (softplus
@@ -99,7 +100,7 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     n_auxiliary : int, default 60
         Auxiliary normals per task.
     families : sequence of str, default ("clean", "noisy", "partial")
-        Sequence representations (keys of :data:`FAMILIES`).
+        Sequence representations (keys of `FAMILIES`).
     vector_families : sequence of str, default ()
         Clip-level vector representations.
     poolings : sequence of str, default ("mean", "max", "rdp:2")
@@ -122,7 +123,9 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
 
     See Also
     --------
-    digits_benchmark, auditad.selection.run_selection, auditad.manifest.write_manifest
+    - [`digits_benchmark`][auditad.synthetic.digits_benchmark]
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
+    - [`auditad.manifest.write_manifest`][auditad.manifest.write_manifest]
 
     References
     ----------
@@ -296,14 +299,14 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
     (K leading principal components, e.g. ``pca2``, ``pca8``, ``pca32``).
     Candidates: every embedding × ``scorings``, family = ``pixels``/``l2``/``pca``.
 
-    .. math::
-
-        n_{ref}(c) = \max(2, \operatorname{round}(f \cdot n_c)),\qquad
-        n_{test}(c) = 2\,(n_c - n_{ref}(c))\ \text{(half anomalies)}
+    \[
+    n_{ref}(c) = \max(2, \operatorname{round}(f \cdot n_c)),\qquad
+    n_{test}(c) = 2\,(n_c - n_{ref}(c))\ \text{(half anomalies)}
+    \]
 
     Parameters
     ----------
-    embeddings : sequence of str, default :data:`DIGITS_EMBEDDINGS`
+    embeddings : sequence of str, default DIGITS_EMBEDDINGS
         ``pixels``, ``l2`` or ``pcaK``.
     scorings : sequence of str, default ("knn", "ldn")
     reference_fraction : float, default 0.6
@@ -323,7 +326,8 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
 
     See Also
     --------
-    make_selection_benchmark, auditad.selection.run_selection
+    - [`make_selection_benchmark`][auditad.synthetic.make_selection_benchmark]
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
 
     References
     ----------

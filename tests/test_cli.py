@@ -332,3 +332,183 @@ def test_a_switch_is_named_without_a_value(tmp_path, capsys):
     assert main(["results", str(tmp_path / "t.csv")]) == 2
     err = capsys.readouterr().err
     assert "pass --percent" in err and "percent=True" not in err and "--percent True" not in err
+
+
+# --------------------------------------------------------------------------- the first hour (issue #23)
+LIGHT = ["--detector", "knn", "--null-runs", "50", "--landscape-resolution", "11", "--k", "3",
+         "--null-metric", "auroc", "--quiet"]
+
+
+@pytest.fixture
+def to_csv_bench(tmp_path):
+    """8 features and a label written by pandas' default ``to_csv()`` (with the unnamed index column)."""
+    import pandas as pd
+
+    X, y = load_digits(return_X_y=True)
+    frame = pd.DataFrame(X[:240, 20:28], columns=[f"f{i}" for i in range(8)])
+    frame["label"] = y[:240]
+    frame.to_csv(tmp_path / "bench.csv")
+    return tmp_path / "bench.csv"
+
+
+def test_a_to_csv_file_is_audited_with_its_real_dimension(to_csv_bench, tmp_path, capsys):
+    out = tmp_path / "out"
+    code = main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out", str(out),
+                 *LIGHT])
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    summary = json.loads((out / "bench" / "summary.json").read_text())
+    assert summary["dataset"]["representations"] == {"bench": {"dim": 8}}  # not 9 (index) nor 10 (label too)
+    notes = [line for line in err.splitlines() if "empty header" in line]
+    assert len(notes) == 1 and notes[0].startswith("auditad: note: bench.csv:") and "values 0..239" in notes[0]
+
+
+def test_embedding_columns_and_prefix_flags_and_config_keys(to_csv_bench, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out", str(out),
+                 "--embedding-columns", "f1, f3,f5", *LIGHT]) in (0, 1)
+    summary = json.loads((out / "bench" / "summary.json").read_text())
+    assert summary["dataset"]["representations"]["bench"]["dim"] == 3
+    (tmp_path / "audit.toml").write_text('version = 1\n[[benchmarks]]\nname = "b"\nlabels = "bench.csv"\n'
+                                         'embeddings = "bench.csv"\nembedding_prefix = "f"\n')
+    assert main(["audit", str(tmp_path / "audit.toml"), "--out", str(tmp_path / "o2"), *LIGHT]) in (0, 1)
+    summary = json.loads((tmp_path / "o2" / "b" / "summary.json").read_text())
+    assert summary["dataset"]["representations"]["bench"]["dim"] == 8
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--embedding-columns", "f0,f9"], ["--embedding-columns ['f0', 'f9']", "has no column(s) ['f9']"]),
+    (["--embedding-prefix", "emb_"], ["--embedding-prefix 'emb_'", "no column starting with 'emb_'"]),
+    (["--embedding-columns", "f0,,f1"], ["--embedding-columns must be a non-empty list"]),
+    (["--embedding-prefix", "f", "--embedding-columns", "f0"], ["either --embedding-columns or --embedding-prefix"]),
+])
+def test_bad_embedding_columns_exit_2_with_one_line(tmp_path, capsys, extra, words):
+    import pandas as pd
+
+    pd.DataFrame({"f0": np.arange(6.0), "f1": 1.0, "label": [0, 1] * 3}).to_csv(tmp_path / "t.csv", index=False)
+    code = main(["audit", "--embeddings", str(tmp_path / "t.csv"), "--labels", str(tmp_path / "t.csv"),
+                 "--out", str(tmp_path / "out"), *extra])
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("auditad: error:"), err
+    for w in words:
+        assert w in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_data_file_given_as_the_config_suggests_embeddings(to_csv_bench, tmp_path, capsys):
+    assert main(["audit", str(to_csv_bench), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "did you mean --embeddings" in err and "invalid TOML" not in err
+    np.save(tmp_path / "X.npy", np.zeros((3, 2)))
+    assert main(["audit", str(tmp_path / "X.npy"), "--out", str(tmp_path / "out")]) == 2
+    assert f"did you mean --embeddings {tmp_path / 'X.npy'} --labels LABELS?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["audit", "x.toml"], ["required: --out", "see auditad audit --help"]),
+    (["audit", "--out", "o", "--fail-on", "never"], ["--fail-on", "invalid choice"]),
+    (["leakage", "--labels", "y.npy"], ["required: --embeddings"]),
+    (["nosuchcommand"], ["invalid choice"]),
+])
+def test_a_usage_error_is_one_line_without_the_usage_block(capsys, argv, words):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("auditad: error:") and "usage:" not in err, err
+    for w in words:
+        assert w in err
+
+
+def _help(capsys, *argv) -> str:
+    assert main([*argv, "--help"]) == 0
+    return capsys.readouterr().out
+
+
+def test_audit_help_is_grouped_short_and_true(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    text = _help(capsys, "audit")
+    lines = text.splitlines()
+    assert lines[0] == "usage: auditad audit [options] (CONFIG.toml | --embeddings FILE --labels FILE) --out DIR"
+    assert len(lines) < 173
+    heads = [line for line in lines if line and not line.startswith(" ") and line.endswith(":")]
+    assert heads[0] == "common options:" and "gates and CI outputs:" in heads and "execution:" in heads
+    common = text.split("common options:")[1].split("\n\n")[0]
+    for flag in ("CONFIG.toml", "--embeddings", "--labels", "--out DIR", "--seed", "--quiet", "--help"):
+        assert flag in common, flag
+    flat = " ".join(text.split())
+    assert ".npy, .npz, .mat, CSV/TSV or Parquet" in flat  # not ".npy/.npz" only
+    assert "--no-default-gates do not apply the default warning gates" in flat
+    assert "--embedding-columns" in flat and "--embedding-prefix" in flat
+
+
+def test_no_default_gates_does_what_its_help_says(to_csv_bench, tmp_path, capsys):
+    assert main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out",
+                 str(tmp_path / "out"), "--no-default-gates", *LIGHT]) == 0
+    assert json.loads((tmp_path / "out" / "bench" / "summary.json").read_text())["gates"] == []
+    capsys.readouterr()
+
+
+def test_every_command_takes_quiet_and_names_its_files_alike(capsys):
+    from auditad.cli import COMMANDS
+
+    for name in COMMANDS:
+        text = _help(capsys, name)
+        assert "--quiet" in text, name
+        if "--json" in text:
+            assert "--json FILE" in text, name
+        if "--out" in text:
+            assert "--out DIR" in text or "--out APPENDIX_DIR" in text, name
+
+
+def test_demo_help_states_its_lighter_settings(capsys):
+    flat = " ".join(_help(capsys, "demo").split())
+    assert "50 Isolation-Forest trees instead of 100" in flat and "1000 Monte Carlo null runs instead of 2000" in flat
+    assert "0.897" in flat and "0.893" in flat
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.parts = tty, []
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.parts.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_progress_redraws_on_a_terminal_and_writes_one_line_per_stage_elsewhere(monkeypatch):
+    from auditad import _progress
+    from auditad._progress import Progress
+
+    log = _Stream(tty=False)
+    with Progress(500, "stage", stream=log) as bar:
+        for _ in range(500):
+            bar.update()
+    assert log.parts == [log.parts[0]] and log.parts[0].startswith("stage: done 500/500 in ")
+    tty = _Stream(tty=True)
+    with Progress(50, "stage", stream=tty) as bar:
+        for _ in range(50):
+            bar.update()
+    assert len(tty.parts) == 52 and all(p.startswith("\r") for p in tty.parts) and tty.parts[-1].endswith("\n")
+    log = _Stream(tty=False)  # a long stage: at most one line per HEARTBEAT_SECONDS while it runs
+    monkeypatch.setattr(_progress, "HEARTBEAT_SECONDS", 0.0)
+    with pytest.raises(KeyboardInterrupt), Progress(3, "slow", stream=log) as bar:
+        bar.update()
+        raise KeyboardInterrupt
+    assert log.parts == ["slow: 1/3 after 0s\n", log.parts[-1]] and "stopped at 1/3" in log.parts[-1]
+
+
+@pytest.mark.slow
+def test_the_demo_writes_few_lines_to_a_log(tmp_path, capsys):
+    assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
+    captured = capsys.readouterr()
+    err = captured.err.splitlines()
+    assert 1 <= len(err) <= 20 and not any("\r" in line for line in err), err
+    assert any(line.startswith("audit_protocol: done") for line in err)
+    assert "report:" in captured.out
+    assert main(["demo", "--out", str(tmp_path / "quiet"), "--quiet", "--no-selection"]) == 0
+    assert capsys.readouterr().err == ""

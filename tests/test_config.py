@@ -215,7 +215,8 @@ def test_default_gates_parse_and_are_warnings():
 
     rules = [parse_rule(g) for g in DEFAULT_GATES]
     assert {r.level for r in rules} == {"warn"}
-    assert {r.path for r in rules} == {"leakage.L_k", "protocol.mean.rho_dir"}
+    assert {r.path for r in rules} == {"leakage.L_k", "protocol.worst.rho_dir", "protocol.worst.rho_inv_sig",
+                                       "duplicates.conflicting_rows", "duplicates.train_test_overlap"}
 
 
 def test_every_setting_and_key_is_documented():
@@ -340,7 +341,9 @@ def test_default_gates_and_reading_thresholds_are_one_number():
 
     rules = {r.path: r for r in map(parse_rule, DEFAULT_GATES)}
     assert rules["leakage.L_k"].threshold == threshold("leakage") == 0.5
-    assert rules["protocol.mean.rho_dir"].threshold == threshold("protocol") == 0.2
+    assert rules["protocol.worst.rho_dir"].threshold == threshold("protocol") == 0.2
+    assert rules["duplicates.conflicting_rows"].threshold == threshold("duplicates") == 0
+    assert rules["duplicates.train_test_overlap"].threshold == 0.01
 
 
 def test_command_line_flags_on_top_of_a_file_are_recorded(folder):

@@ -248,3 +248,73 @@ def test_anomaly_example_is_digit_zero_against_a_few_others():
     assert load_anomaly_example(per_class=3).n_anomalies == 27
     with pytest.raises(InvalidInputError, match="per_class"):
         load_anomaly_example(per_class=0)
+
+
+# --------------------------------------------------------------------------- pandas' to_csv() index, shared tables
+@pytest.fixture
+def to_csv_table(tmp_path):
+    """A table written by pandas' default ``to_csv()``: an unnamed leading index column 0..n-1."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(24, 8))
+    frame = pd.DataFrame(X, columns=[f"f{i}" for i in range(8)])
+    frame["label"] = np.repeat([0, 1, 2], 8)
+    frame.to_csv(tmp_path / "t.csv")  # index=True, the default
+    return tmp_path / "t.csv", X, frame
+
+
+def test_the_index_column_of_to_csv_is_dropped_with_a_note(to_csv_table):
+    from auditad.errors import SkippedItemWarning
+
+    path, X, _ = to_csv_table
+    assert path.read_text().startswith(",f0,f1")  # pandas writes an empty header cell
+    with pytest.warns(SkippedItemWarning, match=r"t\.csv: the first column has an empty header \(values 0\.\.23\)"):
+        got = load_embeddings(path, exclude=["label"])
+    np.testing.assert_allclose(got, X, rtol=1e-15)  # 8 columns, not 9 (index) or 10 (and the label)
+    with pytest.warns(SkippedItemWarning):
+        np.testing.assert_array_equal(load_labels(path), np.repeat([0, 1, 2], 8))
+
+
+def test_an_unnamed_first_column_is_dropped_even_when_it_does_not_count_from_zero(to_csv_table, tmp_path):
+    from auditad.errors import SkippedItemWarning
+
+    _, X, frame = to_csv_table
+    frame.iloc[::2].to_csv(tmp_path / "filtered.csv")  # index 0, 2, 4, ...
+    with pytest.warns(SkippedItemWarning, match="no header"):
+        assert load_embeddings(tmp_path / "filtered.csv", prefix="f").shape == (12, 8)
+    frame.to_csv(tmp_path / "named.csv", index_label="row")  # a named first column is data: kept
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert load_embeddings(tmp_path / "named.csv", exclude=["label"]).shape == (24, 9)
+
+
+def test_load_benchmark_leaves_the_label_column_of_a_shared_table_out(to_csv_table):
+    path, X, _ = to_csv_table
+    with pytest.warns(UserWarning):
+        bench = load_benchmark(path, path)
+    np.testing.assert_allclose(bench.X, X, rtol=1e-15)
+    np.testing.assert_array_equal(bench.y, np.repeat([0, 1, 2], 8))
+    with pytest.warns(UserWarning):
+        assert load_benchmark(path, path, embedding_columns=["f3", "f1"]).X.shape == (24, 2)
+    with pytest.warns(UserWarning):
+        np.testing.assert_allclose(load_benchmark(path, path, embedding_prefix="f").X, X, rtol=1e-15)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"embedding_columns": ["f0", "g7"]}, r"^embedding_columns=\['f0', 'g7'\]: .*has no column\(s\) \['g7'\]"),
+    ({"embedding_prefix": "emb_"}, r"^embedding_prefix='emb_': .*no column starting with 'emb_'"),
+    ({"embedding_prefix": ""}, r"^embedding_prefix='': .*non-empty"),
+    ({"embedding_columns": []}, r"^embedding_columns=\[\]"),
+])
+def test_bad_embedding_columns_name_the_parameter_and_the_value(to_csv_table, kwargs, match):
+    path, _, _ = to_csv_table
+    with pytest.warns(UserWarning), pytest.raises(InvalidInputError, match=match):
+        load_benchmark(path, path, **kwargs)
+
+
+def test_a_long_column_list_is_shortened_in_messages(tmp_path):
+    pd.DataFrame(np.zeros((3, 40)), columns=[f"c{i}" for i in range(40)]).to_csv(tmp_path / "w.csv", index=False)
+    with pytest.raises(InvalidInputError, match=r"\.\.\.\] \(40 in total\)") as info:
+        load_embeddings(tmp_path / "w.csv", prefix="z")
+    assert "c39" not in str(info.value)

@@ -109,7 +109,12 @@ def test_auroc_ci_matches_brute_force_delong(seed, ties):
     z = norm.ppf(0.95)
     assert r.ci_low == pytest.approx(max(0.0, auc - z * se), abs=1e-12)
     assert r.ci_high == pytest.approx(min(1.0, auc + z * se), abs=1e-12)
-    assert r.p_value == pytest.approx(2 * norm.sf(abs(auc - 0.5) / se), rel=1e-9)
+    # the test of AUROC = 1/2 is the Mann-Whitney test (scipy's asymptotic one, tie- and continuity-corrected)
+    from scipy.stats import mannwhitneyu
+
+    ref = mannwhitneyu(s[y == 1], s[y == 0], method="asymptotic").pvalue
+    assert r.p_value == pytest.approx(ref, rel=1e-9)
+    assert r.log10_p_value == pytest.approx(np.log10(ref), abs=1e-9)
     assert (r.n_pos, r.n_neg, r.method) == (int(y.sum()), int((y == 0).sum()), "delong")
 
 
@@ -117,7 +122,8 @@ def test_auroc_ci_clipped_and_perfect_separation():
     y = np.array([0] * 5 + [1] * 5)
     s = np.arange(10.0)
     r = auroc_ci(y, s)
-    assert r.auroc == 1.0 and r.ci_high == 1.0 and r.ci_low == 1.0 and r.p_value == 0.0
+    # DeLong's variance is 0 here: Newcombe's interval takes over and does not collapse; p is never 0
+    assert r.auroc == 1.0 and r.ci_high == 1.0 and r.ci_low < 1.0 and r.method == "newcombe" and r.p_value > 0.0
     # near-perfect: upper limit must be clipped at 1
     s2 = s.copy()
     s2[4], s2[5] = s2[5], s2[4]
@@ -350,3 +356,38 @@ def test_pos_label_everywhere_equals_relabelling():
     assert best_f1(y, s, **kw) == best_f1(y01, s)
     assert auroc_ci(y, s, **kw).auroc == auroc_ci(y01, s).auroc
     assert score_metrics(y, s, **kw).to_dict() == score_metrics(y01, s).to_dict()
+
+
+def _newcombe_oracle(auc, m, n, z, grid=200_001):
+    """Brute force: the θ on a fine grid with (auc - θ)² <= z² V(θ) (Newcombe 2006, Method 5)."""
+    t = np.linspace(0.0, 1.0, grid)
+    nstar = (m + n) / 2.0
+    v = t * (1 - t) * (1 + (nstar - 1) * (1 - t) / (2 - t) + (nstar - 1) * t / (1 + t)) / (m * n)
+    ok = (auc - t) ** 2 <= z * z * v
+    return t[ok].min(), t[ok].max()
+
+
+@pytest.mark.parametrize("auc,m,n", [(1.0, 5, 5), (1.0, 50, 20), (0.0, 30, 30), (0.97, 12, 40)])
+def test_newcombe_interval_matches_a_grid_search_and_never_collapses(auc, m, n):
+    from auditad.metrics._delong import newcombe_interval
+
+    z = norm.ppf(0.975)
+    lo, hi = newcombe_interval(auc, m, n, z)
+    olo, ohi = _newcombe_oracle(auc, m, n, z)
+    assert lo == pytest.approx(olo, abs=2e-5) and hi == pytest.approx(ohi, abs=2e-5)
+    assert hi - lo > 0.0
+
+
+@pytest.mark.parametrize("m,n", [(10, 10), (200, 300), (5000, 5000)])
+def test_auroc_ci_p_value_never_zero_at_perfect_separation(m, n):
+    y = np.r_[np.zeros(n), np.ones(m)]
+    s = np.arange(m + n, dtype=float)
+    r = auroc_ci(y, s)
+    assert r.p_value > 0.0 and r.ci_low < 1.0 and r.ci_high == 1.0
+    from scipy.stats import mannwhitneyu
+
+    ref = mannwhitneyu(s[y == 1], s[y == 0], method="asymptotic").pvalue
+    if ref > 0.0:
+        assert r.p_value == pytest.approx(ref, rel=1e-9)
+    else:  # below the float range: log10 p from the normal tail in log space, p floored at the smallest double
+        assert r.log10_p_value < -300 and r.p_value == np.finfo(float).tiny

@@ -68,7 +68,7 @@ def test_coincident_points_share_one_label_and_axes_respect_the_domains(separate
     fig = Figure(figsize=(6, 4), layout="constrained")
     ax = plotting.plot_leakage_vs_auroc(separated, ax=fig.add_subplot())
     renderer = _draw(fig)
-    rows = [r for r in separated.per_class_rows if r["detector"] == "mean"]
+    rows = [r for r in separated.per_class_rows if r["detector"] == "ensemble"]
     assert all(r["leakage"] == 0 and r["auroc"] == 1 for r in rows)  # the degenerate case this test is about
     labels = _point_labels(ax)
     assert len(labels) == 1  # one group label, not eight labels printed over each other

@@ -291,7 +291,7 @@ def test_one_class_protocol_and_multiple_representations(digits):
                          leakage_k=None, random_state=0)
     summ = res.to_frame("summary")
     assert summ["representation"].tolist() == ["pixels"] * 3 + ["pca8"] * 3
-    assert summ["detector"].tolist() == ["knn", "lof", "mean"] * 2
+    assert summ["detector"].tolist() == ["knn", "lof", "ensemble"] * 2
     assert (summ["mean_auc"] > 0.8).all()
     # one-class: normals = class c, so n_neg is about 20 % of class c and n_pos the other classes
     counts = np.bincount(y)[np.unique(y)]
@@ -300,19 +300,23 @@ def test_one_class_protocol_and_multiple_representations(digits):
     json.dumps(d, allow_nan=False)
     per_repeat = res.to_frame("per_repeat")
     for rep in ("pixels", "pca8"):
-        # "mean" = statistics of the detector-mean AUROC(c), recomputed by hand from the per-task table
+        # "ensemble" = statistics of the detector-mean AUROC(c), recomputed by hand from the per-task table
         mean_auc = detector_mean_oracle(per_repeat, rep)
         expected = rates_oracle(mean_auc.tolist(), 0.05)
         for key, value in expected.items():
-            assert d["representations"][rep]["mean"][key] == pytest.approx(value, abs=1e-12), (rep, key)
-        rows = [r for r in d["representations"][rep]["per_class"] if r["detector"] == "mean"]
+            assert d["representations"][rep]["ensemble"][key] == pytest.approx(value, abs=1e-12), (rep, key)
+        rows = [r for r in d["representations"][rep]["per_class"] if r["detector"] == "ensemble"]
         np.testing.assert_allclose([r["auroc"] for r in rows], mean_auc.to_numpy(), rtol=0, atol=1e-12)
-        # the other average, under its own name: per-detector statistics averaged over the detectors
+        # "mean" (the paper's): per-detector rates averaged over the detectors; "worst": their maximum
+        per_det = {det: rates_oracle(per_repeat[(per_repeat["representation"] == rep)
+                                                & (per_repeat["detector"] == det)]["auroc"].tolist(), 0.05)
+                   for det in ("knn", "lof")}
         for key in ("rho_dir", "rho_inv", "sigma2_auc"):
-            assert res.mean_of_detectors(rep)[key] == pytest.approx(
-                np.mean([rates_oracle(per_repeat[(per_repeat["representation"] == rep)
-                                                 & (per_repeat["detector"] == det)]["auroc"].tolist(), 0.05)[key]
-                         for det in ("knn", "lof")]), abs=1e-12)
+            avg = np.mean([per_det[det][key] for det in ("knn", "lof")])
+            assert res.detector_average(rep)[key] == pytest.approx(avg, abs=1e-12)
+            assert d["representations"][rep]["mean"][key] == pytest.approx(avg, abs=1e-12)
+            assert d["representations"][rep]["worst"][key] == pytest.approx(
+                max(per_det[det][key] for det in ("knn", "lof")), abs=1e-12)
     assert d["mean"]["rho_dir"] == d["representations"]["pixels"]["mean"]["rho_dir"]
 
 
@@ -329,14 +333,14 @@ def test_one_meaning_of_mean_on_digits():
     res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=None,
                          random_state=0)
     summary = res.summary(detector="mean")
-    per_class = res.to_frame().query("detector == 'mean'")
+    per_class = res.to_frame().query("detector == 'ensemble'")
     assert summary["rho_inv"] == pytest.approx(per_class["inverted"].mean(), abs=1e-15)
     assert summary["rho_rnd"] == pytest.approx(per_class["near_random"].mean(), abs=1e-15)
     assert summary["mean_auc"] == pytest.approx(per_class["auroc"].mean(), abs=1e-12)
     assert summary["sigma2_auc"] == pytest.approx(np.var(per_class["auroc"].to_numpy()), abs=1e-12)
     oracle = rates_oracle(detector_mean_oracle(res.to_frame("per_repeat"), "X").tolist(), 0.05)
     assert summary["rho_dir"] == pytest.approx(oracle["rho_dir"], abs=1e-15)
-    inst = res.instability[("X", "mean")]
+    inst = res.instability[("X", "ensemble")]
     assert (inst.rho_inv, inst.rho_dir, inst.rho_rnd) == (summary["rho_inv"], summary["rho_dir"], summary["rho_rnd"])
     img = plot_protocol_heatmap(res).images[0].get_array()
     np.testing.assert_allclose(img[:, -1], per_class["auroc"].to_numpy())
@@ -490,7 +494,7 @@ def test_plots(digits):
     assert img.shape == (4, 3)
     expected = res.to_frame().query("representation == 'half' and detector == 'lof'")["auroc"].to_numpy()
     np.testing.assert_allclose(img[:, 1], expected)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["knn", "lof", "mean"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["knn", "lof", "ensemble"]
     ax = plot_leakage_vs_auroc(res, detector="knn")
     offsets = ax.collections[-1].get_offsets()
     table = res.to_frame().query("representation == 'pixels' and detector == 'knn'")
@@ -518,7 +522,7 @@ def test_cli_protocol(tmp_path, digits, capsys):
     payload = json.loads(out.read_text())
     api = audit_protocol(X, y, detectors=["knn", "lof"], repeats=2, epsilon=0.1, random_state=0)
     assert payload["mean"]["rho_dir"] == pytest.approx(api.to_dict()["mean"]["rho_dir"])
-    assert payload["representations"]["X"]["mean"]["sigma2_auc"] == pytest.approx(api.summary()["sigma2_auc"])
+    assert payload["representations"]["X"]["mean"]["sigma2_auc"] == pytest.approx(api.detector_average()["sigma2_auc"])
     rc = main(["protocol", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
                "--epsilon", "0.5", "--quiet"])
     assert rc == 2
@@ -1047,3 +1051,70 @@ def test_list_recall_over_pool_blocks_equals_one_search(monkeypatch):
     whole = shared.list_recall(X, pool, rows, lists, 6, 1, sample=120)
     monkeypatch.setattr(shared, "RECALL_POOL_BLOCK", 7)
     assert shared.list_recall(X, pool, rows, lists, 6, 1, sample=120) == whole and whole[0] < 1.0
+
+
+def _holm_oracle(p):
+    """Holm (1979) by its definition: reject H_(i) while p_(i) <= alpha / (m - i + 1); adjusted values by brute force."""
+    p = np.asarray(p, dtype=float)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    adj = np.empty(m)
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p[i]))
+        adj[i] = running
+    return adj
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_holm_adjust_matches_its_definition(seed):
+    from auditad.protocol.rates import holm_adjust
+
+    p = np.random.default_rng(seed).uniform(0, 0.2, 12)
+    np.testing.assert_allclose(holm_adjust(p), _holm_oracle(p), rtol=0, atol=1e-15)
+    # rejection at alpha follows the step-down rule
+    alpha = 0.05
+    order = np.argsort(p)
+    reject = np.zeros(p.size, bool)
+    for rank, i in enumerate(order):
+        if p[i] <= alpha / (p.size - rank):
+            reject[i] = True
+        else:
+            break
+    np.testing.assert_array_equal(holm_adjust(p) <= alpha, reject)
+
+
+def test_a_detector_that_inverts_classes_is_not_averaged_away():
+    """One detector far below 1/2 on some classes, two near 1: the ensemble hides it, mean and worst do not."""
+    rng = np.random.default_rng(0)
+    K, n = 6, 60
+    X = np.concatenate([rng.normal(0, 1, (n, 4)) + 4 * np.eye(4)[c % 4] * (1 + c // 4) for c in range(K)])
+    y = np.repeat(np.arange(K), n)
+
+    class Flip:
+        """Minus the distance to the training mean: ranks far (anomalous) samples lowest, i.e. inverted."""
+
+        def fit(self, X):
+            self.mu = X.mean(axis=0)
+            return self
+
+        def score_samples(self, X):
+            return -np.linalg.norm(X - self.mu, axis=1)
+
+    from auditad.protocol import Detector
+
+    res = audit_protocol(X, y, detectors=["knn", "lof", Detector(Flip(), higher_is_anomalous=True, name="flip")],
+                         leakage_k=None, random_state=0)
+    flip_name = res.detector_names[2]
+    flip = res.aurocs(detector=flip_name)
+    assert (flip < 0.5).mean() > 0.5
+    d = res.to_dict()
+    per_det = [res.summary(detector=det)["rho_inv"] for det in res.detector_names]
+    assert d["mean"]["rho_inv"] == pytest.approx(np.mean(per_det))
+    assert d["worst"]["rho_inv"] == pytest.approx(max(per_det)) and d["worst"]["rho_inv_detector"] == flip_name
+    assert d["ensemble"]["rho_inv"] < d["worst"]["rho_inv"]
+    sig = res.significance(detector=flip_name)
+    assert (sig["category"] == "significantly inverted").sum() == res.summary(detector=flip_name)["n_inv_sig"] > 0
+    assert all(r["p_value"] > 0 for r in d["representations"]["X"]["per_class"] if r["p_value"] is not None)
+    with pytest.raises(InvalidInputError, match="needs a detector"):
+        res.significance(detector="ensemble")

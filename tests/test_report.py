@@ -153,12 +153,15 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     nn = np.argsort(D, axis=1, kind="stable")[:, :10]  # ties broken by index
     assert summary["leakage"]["L_k"] == pytest.approx(np.mean(y[nn] != y[:, None]), abs=1e-12)
     pc = summary["nulls"]["per_class"][0]
-    obs = pc["observed"]["pca16"]
+    obs = pc["observed"]["pca16"]["lof"]
     direct = null_distribution(pc["n_pos"], pc["n_neg"], metrics=("auroc",), observed={"auroc": obs["auroc"]})
     assert obs["p_value"] == direct["auroc"].p_value
-    mean_row = [r for r in summary["protocol"]["representations"]["pixels"]["per_class"]
-                if r["detector"] == "mean" and r["class"] == pc["class"]][0]
-    assert pc["observed"]["pixels"]["auroc"] == mean_row["auroc"]
+    # each detector's own AUROC(c) is placed on the null (an average of detectors has no p-value)
+    for det in ("knn", "iforest", "lof"):
+        row = [r for r in summary["protocol"]["representations"]["pixels"]["per_class"]
+               if r["detector"] == det and r["class"] == pc["class"]][0]
+        assert pc["observed"]["pixels"][det]["auroc"] == row["auroc"]
+    assert "ensemble" not in pc["observed"]["pixels"]
     # the benchmark's anomaly ratio is the mean test-set share of the class-split tasks
     ratios = [p["n_pos"] / (p["n_pos"] + p["n_neg"]) for p in summary["nulls"]["per_class"]]
     assert summary["landscapes"]["ratio"] == pytest.approx(np.mean(ratios), rel=1e-12)
@@ -166,8 +169,16 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     assert sel["n_tasks"] == 10 and sel["best"]["key"] in sel["by_selector"]
     assert sel["by_selector"]["oracle"]["regret"] == 0.0
     # default gates (warnings) were evaluated and recorded
-    assert [g["rule"] for g in summary["gates"]] == ["leakage.L_k <= 0.5", "protocol.mean.rho_dir <= 0.2"]
-    assert summary["verdict"] in ("pass", "warn")
+    assert [g["rule"] for g in summary["gates"]] == ["leakage.L_k <= 0.5", "protocol.worst.rho_dir <= 0.2",
+                                                     "protocol.worst.rho_inv_sig <= 0",
+                                                     "duplicates.conflicting_rows <= 0",
+                                                     "duplicates.train_test_overlap <= 0.01"]
+    # Isolation Forest inverts one digit significantly on raw pixels: the default gates say so and name the pair,
+    # where the detector-mean AUROC (the ensemble) hides it
+    inv = summary["gates"][2]
+    assert inv["status"] == "warn" and "(iforest on pixels)" in inv["message"]
+    assert summary["protocol"]["ensemble"]["rho_inv"] == 0.0 < summary["protocol"]["mean"]["rho_inv"]
+    assert summary["verdict"] == "warn"
 
 
 def test_demo_html_is_self_contained_and_well_formed(demo):
@@ -187,7 +198,8 @@ def test_demo_html_is_self_contained_and_well_formed(demo):
     figures = [p for p in (out / "digits" / "figures").glob("*.svg")]
     assert page.tags.count("svg") == len(figures)  # every figure inlined
     assert "<?xml" not in html and "<!DOCTYPE svg" not in html and "<metadata>" not in html
-    for section in ("leakage", "protocol", "nulls", "landscapes", "selection", "gates", "reproducibility"):
+    for section in ("leakage", "protocol", "duplicates", "nulls", "landscapes", "selection", "gates",
+                    "reproducibility"):
         assert section in page.ids
     assert "banner" in page.classes
     assert '<meta name="viewport"' in html and "@media print" in html
@@ -419,7 +431,7 @@ def test_demo_report_has_references_and_no_internal_jargon(demo):
     text = re.sub(r"<svg.*?</svg>", "", html, flags=re.S)
     assert not re.search(r"seeds? 00\d|S[P]EC", text)  # the class [P] keeps this line out of the jargon grep
     refs = re.findall(r'<li id="ref-(\d+)">([^<]*)</li>', text)
-    assert [n for n, _ in refs] == [str(i) for i in range(1, len(refs) + 1)] and len(refs) == 5
+    assert [n for n, _ in refs] == [str(i) for i in range(1, len(refs) + 1)] and len(refs) == 7  # 2 of duplicates
     assert any("Wilkinghoff" in r and "Embedding-Space Geometry" in r for _, r in refs)
     assert any("DeLong" in r and "Biometrics" in r for _, r in refs)
     for n, _ in refs:  # every reference is cited by a section
@@ -499,7 +511,7 @@ def test_protocol_and_nulls_readings_say_what_is_true_in_degenerate_cases():
     assert "the least stable is lof (ρ_dir = 0.500)" in reading({"knn": 0.1, "lof": 0.5})
     # one count for every class: a number, not a range "30–30"
     pc = {"class": 0, "n_pos": 30, "n_neg": 60, "ratio": 1 / 3,
-          "nulls": {"auroc": {"std": 0.06, "q99": 0.64}}, "observed": {"raw": {"above_q95": True}}}
+          "nulls": {"auroc": {"std": 0.06, "q99": 0.64}}, "observed": {"raw": {"knn": {"above_q95": True}}}}
     text = nulls.reading({"per_class": [pc, {**pc, "class": 1}], "n_observed": 2, "share_above_q99": 1.0,
                           "representation": "raw"})
     assert "30 anomalies and 60 normals (anomaly share 33.3%)" in text
@@ -518,8 +530,8 @@ def test_reading_thresholds_switch_at_the_default_gate():
     m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
     part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
             "representations": {"raw": {"detectors": {}}}}
-    assert "at most 0.2" in protocol.reading({**part, "mean": {**m, "rho_dir": t}})
-    assert "above 0.2" in protocol.reading({**part, "mean": {**m, "rho_dir": np.nextafter(t, 1)}})
+    assert "at most 0.2" in protocol.reading({**part, "mean": m, "worst": {"rho_dir": t}})
+    assert "above 0.2" in protocol.reading({**part, "mean": m, "worst": {"rho_dir": np.nextafter(t, 1)}})
 
 
 @pytest.fixture(scope="module")
@@ -538,7 +550,7 @@ def test_assemble_collects_the_sections_in_registry_order(tiny_run):
 
     audit = tiny_run.audits[0]
     assert [s.id for s in audit.sections] == [i.id for i in REGISTRY]
-    sel = audit.sections[4]
+    sel = next(sec for sec in audit.sections if sec.id == "selection")
     assert sel.status == "not_applicable" and sel.reason == "no model-selection manifest was given"
     s = audit.summary
     assert s["selection"] is None and s["config"]["command_line"] == ["--seed 0", "--gate 'warn: leakage.L_k <= 0.1'"]
@@ -552,7 +564,7 @@ def test_rendered_sections_parse_with_sources_configuration_and_not_applicable(t
 
     html = (tiny_run.out / "tiny" / "report.html").read_text(encoding="utf-8")
     page = parse(html)
-    for sid in ("leakage", "protocol", "nulls", "landscapes", "selection", "gates", "reproducibility",
+    for sid in ("leakage", "protocol", "duplicates", "nulls", "landscapes", "selection", "gates", "reproducibility",
                 "references"):
         assert sid in page.ids, sid
     sel = re.search(r'<section id="selection">(.*?)</section>', html, flags=re.S).group(1)
@@ -560,9 +572,10 @@ def test_rendered_sections_parse_with_sources_configuration_and_not_applicable(t
     pre = re.findall(r"<pre>(.*?)</pre>", html, flags=re.S)[0]
     assert pre.startswith("version = 1") and "#   --gate &#39;warn: leakage.L_k &lt;= 0.1&#39;" in pre
     assert "#   --seed 0" in pre
-    # 4 references: the 5th (model selection) would be cited only by the section that did not run
+    # 6 references (2 of them from the duplicates section): the model-selection one would be cited only by the
+    # section that did not run
     refs = re.findall(r'<li id="ref-\d+">([^<]*)</li>', html)
-    assert len(refs) == 4 and not any("Wilkinghoff" in r for r in refs)
+    assert len(refs) == 6 and not any("Wilkinghoff" in r for r in refs)
     assert "No class has a neighbour from another class" in html
 
 
@@ -578,12 +591,13 @@ def test_bounded_summary_moves_per_class_lists_to_csv(demo):
     small, files = bound_summary(summary, max_classes=5)
     jsonschema.validate(small, schema())
     reps = ["pixels", "pca16"]
-    expected = 4 + 3 * len(reps) + 2 * len(reps)  # dataset x2, protocol.classes, nulls; per rep 3 leakage, 2 protocol
-    assert len(files) == expected and len(PER_CLASS_PATHS) == 9
+    # dataset x2, protocol.classes, nulls; per rep 3 leakage, 2 protocol, 1 duplicates
+    expected = 4 + 3 * len(reps) + 2 * len(reps) + len(reps)
+    assert len(files) == expected and len(PER_CLASS_PATHS) == 10
     ref = small["nulls"]["per_class"]
     assert ref == {"csv": "data/summary/nulls.per_class.csv", "n_rows": 10}
     frame = files[ref["csv"]]
-    assert list(frame["observed.pixels.p_value"]) == [pc["observed"]["pixels"]["p_value"]
+    assert list(frame["observed.pixels.knn.p_value"]) == [pc["observed"]["pixels"]["knn"]["p_value"]
                                                       for pc in summary["nulls"]["per_class"]]
     conf = files[small["leakage"]["representations"]["pixels"]["confusion"]["csv"]]
     full = np.array(summary["leakage"]["representations"]["pixels"]["confusion"])
@@ -660,18 +674,32 @@ def test_anomaly_labelled_benchmark_report(anomaly_only, tmp_path):
     s = json.loads((run.out / "adb" / "summary.json").read_text())
     jsonschema.validate(s, schema())
     assert s["dataset"]["kind"] == "anomaly" and s["dataset"]["n_classes"] == 2
-    assert s["protocol"]["status"] == "not_applicable" and "anomaly labels only" in s["protocol"]["reason"]
+    # the detectors run in the standard semi-supervised setting: fit on a split of the normals, score the
+    # held-out normals and every anomaly; one observed AUROC per detector with its interval and test
+    prot = s["protocol"]
+    assert prot["setting"] == "semi_supervised" and prot["classes"] == ["normal"]
+    rows = prot["representations"]["raw"]["per_class"]
+    knn = [r for r in rows if r["detector"] == "knn"][0]
+    assert knn["n_pos"] == 6 and knn["n_neg"] == 12 and knn["auroc"] == 1.0  # 20 % of the 60 normals held out
+    assert knn["ci_low"] < 1.0 and knn["p_value"] > 0.0  # Newcombe's interval, a p-value never 0
+    assert prot["worst"]["rho_dir"]["status"] == "not_applicable"
     # the true anomaly share and counts (6 of 66), not the mean test share of a class split
     assert s["landscapes"]["ratio"] == 6 / 66
     assert (s["nulls"]["anomaly_split"]["n_pos"], s["nulls"]["anomaly_split"]["n_neg"]) == (6, 60)
-    assert s["nulls"]["per_class"] == []
+    # each detector's AUROC placed on the null at the counts it was measured on
+    (pc,) = s["nulls"]["per_class"]
+    assert (pc["n_pos"], pc["n_neg"]) == (6, 12) and pc["observed"]["raw"]["knn"]["auroc"] == 1.0
     # leakage between normals and anomalies: the anomalies are far away, no neighbour crosses (k = 3 < 6)
     assert s["leakage"]["L_k"] == 0.0
-    # the default rho_dir gate is left out (its section did not run); the leakage gate stays
-    assert [g["metric"] for g in s["gates"]] == ["leakage.L_k"]
+    # the default rho_dir gate is left out (one task: no direction to compare); the leakage gate stays, and so do
+    # the duplicates gates (the overlap of the semi-supervised task's training normals and test rows)
+    metrics = [g["metric"] for g in s["gates"]]
+    assert "protocol.worst.rho_dir" not in metrics and metrics[0] == "leakage.L_k"
+    assert metrics[-2:] == ["duplicates.conflicting_rows", "duplicates.train_test_overlap"]
+    assert s["duplicates"]["train_test_overlap"] == 0.0 and s["duplicates"]["conflicting_rows"] == 0
     html = (run.out / "adb" / "report.html").read_text(encoding="utf-8")
     prot = re.search(r'<section id="protocol">(.*?)</section>', html, flags=re.S).group(1)
-    assert "Not applicable: the benchmark has anomaly labels only" in prot
+    assert "standard semi-supervised setting" in prot and "knn on raw 1.000" in prot
     assert "between normals and anomalies" in html and "6 anomalies, 60 normals" in html
 
 
@@ -682,9 +710,9 @@ def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only,
     from auditad.audit.runner import run_audit
     from auditad.gates.checks import parse_rule
 
-    inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.mean.rho_dir <= 0.2"),))
-    with pytest.raises(InvalidInputError, match=r"addresses the protocol section, which is not applicable: the "
-                                                 r"benchmark has anomaly labels only"):
+    inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.worst.rho_dir <= 0.2"),))
+    with pytest.raises(InvalidInputError, match=r"addresses 'protocol.worst.rho_dir', which is not applicable: one "
+                                                 r"evaluation task"):
         run_audit([inputs], tmp_path / "out")
     assert not (tmp_path / "out").exists()
 
@@ -713,9 +741,9 @@ def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
     assert "No class has a neighbour from another class" in text
     assert "No detector's score direction flips between classes" in text
     assert "AUROC(c) is not stated: L_k(c) has 1 distinct value(s)" in text
-    assert s["protocol"]["representations"]["raw"]["leakage"]["spearman"]["mean"]["statistic"] is None
+    assert s["protocol"]["representations"]["raw"]["leakage"]["spearman"]["ensemble"]["statistic"] is None
     # p-values of the observed AUROC = 1 on the nulls: the method is named, a bound is marked
-    obs = s["nulls"]["per_class"][0]["observed"]["raw"]
+    obs = s["nulls"]["per_class"][0]["observed"]["raw"]["knn"]
     assert obs["auroc"] == 1.0 and obs["p_method"] and isinstance(obs["p_upper_bound"], bool)
     n_pos, n_neg = s["nulls"]["per_class"][0]["n_pos"], s["nulls"]["per_class"][0]["n_neg"]
     # P(AUROC_null >= 1): 1 of the C(n+ + n-, n+) equally likely rankings puts every anomaly on top

@@ -10,7 +10,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, norm
 
 from auditad import InvalidInputError
 from auditad.cli import main
@@ -240,8 +240,11 @@ def _long(**cols):
     (_long(auroc=[0.6, -0.1, 0.4, 0.8]), r"must lie in \[0, 1\]"),
     (_long(auroc=[0.6, np.nan, 0.4, 0.8]), r"missing.*row\(s\) 2"),
     (_long(auroc=[0.6, "high", 0.4, 0.8]), "must be a number.*data row 2 holds 'high' for method 'a'"),
-    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["61.6 ± 0.9", "63.8 ± 0.6"]}),
-     "data row 1 holds '61.6 ± 0.9' for method 'OC-SVM'"),
+    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["61.6 (high)", "63.8"]}),
+     r"data row 1 holds '61.6 \(high\)' for method 'OC-SVM'"),
+    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["0.616 ± 0.9", "0.638 ± 0.1"]}), r"std must lie in \[0, 0.5\]"),
+    (_long(std=[0.01, -0.02, 0.01, 0.01]), "std must be a number >= 0, got -0.02 in data row 2"),
+    (pd.DataFrame({"class": ["x", "y"], "a": ["0.6 ± 0.01", "0.7"], "std": [0.02, None]}), "gives a std twice"),
     (_long(**{"class": ["x", "x", "x", "y"]}), "duplicate row for method 'a', class 'x': data rows 1 and 2"),
     (_long(n_pos=[10, 0, 10, 10], n_neg=5), "n_pos must be a positive whole number"),
     (_long(n_pos=10, n_neg=[5, 5, -3, 5]), "n_neg must be a positive whole number"),
@@ -367,3 +370,112 @@ def test_cli_results_exit_codes_and_outputs(tmp_path, capsys):
     assert main(["results", str(tmp_path / "d.csv")]) == 2
     assert "duplicate row" in capsys.readouterr().err
     assert main(args + ["--gate", "no_such_stat <= 1"]) == 2
+
+
+# --------------------------------------------------------------------------- issue #22 item 7: std, significance, findings
+def test_mean_std_cells_give_intervals_from_the_std():
+    """Ruff et al. print "61.7 ± 1.1": the std over runs makes the interval A ± z·std (z from scipy)."""
+    t = pd.DataFrame({"class": ["airplane", "bird", "frog"], "IF": ["60.1 ± 1.1", "49.2 ± 0.8", "42.9 ± 2.9"],
+                      "OC-SVM": ["61.6 ± 0.9", "50.0 ± 0.0", "74.7 ± 0.6"]})
+    per = audit_results(t, percent=True).per_class.set_index(["method", "class"])
+    z = norm.ppf(0.975)
+    frog = per.loc[("IF", "frog")]
+    assert frog["std"] == pytest.approx(0.029) and frog.interval_method == "std" and frog.se == pytest.approx(0.029)
+    assert (frog.ci_low, frog.ci_high) == pytest.approx((0.429 - z * 0.029, 0.429 + z * 0.029))
+    # 0.429 ± 1.96 × 0.029 reaches 0.486 < 1/2: an inversion beyond the run-to-run spread
+    assert frog.significance == "significantly inverted"
+    assert per.loc[("IF", "bird"), "significance"] == "near random"
+    # with the counts too: the test-set sampling and the spread of runs add up
+    counted = audit_results(t.assign(n_pos=9000, n_neg=1000), percent=True).per_class.set_index(["method", "class"])
+    row = counted.loc[("IF", "frog")]
+    se_hm = hanley_mcneil_se(0.429, 9000, 1000)
+    assert row.interval_method == "hanley_mcneil+std" and row.se == pytest.approx(math.hypot(se_hm, 0.029))
+    # a long table with a std column reads the same as the "±" cells
+    long = pd.DataFrame({"method": "IF", "class": ["airplane", "bird", "frog"], "auroc": [60.1, 49.2, 42.9],
+                         "std": [1.1, 0.8, 2.9]})
+    a = audit_results(long, percent=True).per_class
+    b = audit_results(t[["class", "IF"]], percent=True).per_class
+    assert a["std"].tolist() == pytest.approx(b["std"].tolist()) and a["ci_high"].tolist() == pytest.approx(
+        b["ci_high"].tolist())
+
+
+def _holm(p):
+    """Holm's step-down adjustment written out (Holm 1979): sort, multiply by m - i, running maximum."""
+    order = sorted(range(len(p)), key=lambda i: p[i])
+    out, running = [0.0] * len(p), 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - rank) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_a_class_at_0492_is_not_read_like_one_at_0005():
+    """At 9000 × 1000 a class at 0.492 (p ≈ 0.4) is near random; one at 0.005 is significantly inverted."""
+    t = pd.DataFrame({"method": "m", "class": list("abcd"), "auroc": [0.005, 0.492, 0.47, 0.8], "n_pos": 9000,
+                      "n_neg": 1000})
+    audit = audit_results(t, epsilon=0.005)
+    per = audit.per_class.set_index("class")
+    assert per["p_holm"].tolist() == pytest.approx(_holm(per["p_two_sided"].tolist()))
+    assert per.loc["a", "significance"] == "significantly inverted"
+    assert per.loc["b", "significance"] == "below 1/2 within noise" and per.loc["b", "p_two_sided"] > 0.3
+    assert per.loc["d", "significance"] == "above 1/2"
+    g = audit.groups[0].to_dict()
+    assert g["inverted_classes"] == ["a", "b", "c"]            # rho_inv keeps its definition
+    assert g["inverted_significant_classes"] == ["a", "c"] and g["below_within_noise_classes"] == ["b"]
+    findings = audit.to_dict()["findings"]
+    warn = [f for f in findings if f["status"] == "warn"]
+    assert [f["check"] for f in warn] == ["significantly inverted classes", "direction instability"]
+    assert warn[0]["items"] == ["a", "c"] and "Holm p" in warn[0]["named"]
+    info = [f for f in findings if f["status"] == "info"]
+    assert info[0]["items"] == ["b"]
+    # without counts nor std nothing is tested: below 1/2 - epsilon is "untested", near 1/2 is near random
+    bare = audit_results(t.drop(columns=["n_pos", "n_neg"]), epsilon=0.05).per_class.set_index("class")
+    assert bare.loc["a", "significance"] == "below 1/2, untested" and bare.loc["b", "significance"] == "near random"
+
+
+def test_without_gates_the_banner_reads_the_findings(tmp_path, capsys):
+    """Issue #22 item 7: no gate -> the default (warn) gates, never a green "no gate was set" pass."""
+    ruff_wide().assign(n_pos=9000, n_neg=1000).to_csv(tmp_path / "ruff.csv", index=False)
+    assert main(["results", str(tmp_path / "ruff.csv"), "--percent", "--out", str(tmp_path / "o")]) == 0
+    out = capsys.readouterr().out
+    assert "gate WARN results / IF: n_inverted_significant = 1 (frog (0.429 [0.410, 0.448]" in out
+    assert "PASS" not in out and "no --gate given" in out
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    jsonschema.validate(summary, SCHEMA)
+    assert summary["default_gates"] and summary["verdict"] == "warn" and summary["status"] == "warn"
+    assert "frog" in summary["verdict_reason"] and "ρ_dir = 0.400 > 0.2" in summary["verdict_reason"]
+    html = (tmp_path / "o" / "report.html").read_text()
+    assert 'class="banner warn"' in html and "No gate was set;" in html
+    assert html.index('id="verdict"') < html.index('id="findings"') < html.index('id="groups"')
+    assert main(["results", str(tmp_path / "ruff.csv"), "--percent", "--fail-on", "warn"]) == 1
+    # a table where every check passes: PASS, and the banner says which checks passed
+    clean = pd.DataFrame({"class": list("abc"), "m": [0.9, 0.8, 0.85]})
+    run = write_results_report(audit_results(clean), tmp_path / "c")
+    assert run.verdict == "pass" and "default check(s) passed" in run.summary["verdict_reason"]
+    # default gates switched off and no gate: the verdict is the findings' status
+    s = write_results_report(audit_results(ruff_wide(), percent=True), default_gates=False).summary
+    assert s["gates"] == [] and s["verdict"] == "warn"
+
+
+def test_per_class_tables_are_written_as_csv_markdown_latex_and_formulas_are_inert(tmp_path):
+    t = ruff_wide().rename(columns={"IF": "=cmd|' /C calc'!A0"})
+    write_results_report(audit_results(t, percent=True), tmp_path / "o")
+    csv_text = (tmp_path / "o" / "tables" / "groups.csv").read_text()
+    assert "'=cmd|' /C calc'!A0" in csv_text
+    assert not any(cell.startswith("=") for line in csv_text.splitlines() for cell in line.split(","))
+    assert {p.name for p in (tmp_path / "o" / "tables").iterdir()} == {
+        f"{n}.{e}" for n in ("groups", "per_class") for e in ("csv", "md", "tex")}
+
+
+def test_auditad_results_detects_the_per_class_table_first(tmp_path):
+    """A Ruff-like table ("class" + one column per method) stays a per-class table, not a wide leaderboard."""
+    ruff_wide().to_csv(tmp_path / "t.csv", index=False)
+    from auditad.results.detect import per_class_mismatch, read_results_file
+
+    assert per_class_mismatch(tmp_path / "t.csv") is None
+    assert read_results_file(tmp_path / "t.csv", percent=True)[0] == "per-class"
+    assert read_results_file(tmp_path / "t.csv", format="wide")[0] == "wide"
+    pd.DataFrame({"class": ["a"], "method": ["m"], "seed": [1], "auroc": [0.7]}).to_csv(tmp_path / "s.csv",
+                                                                                        index=False)
+    assert "belong to a leaderboard" in per_class_mismatch(tmp_path / "s.csv")
+    assert read_results_file(tmp_path / "s.csv")[0] == "long"

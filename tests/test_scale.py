@@ -316,7 +316,10 @@ def test_anomaly_labelled_benchmark_end_to_end(tmp_path, capsys):
     share = 18 / 196  # 2 anomalies of each digit 1-9 among the 178 zeros
     assert d.y.sum() == 18 and d.n == 196
     assert s["dataset"]["kind"] == "anomaly" and s["dataset"]["anomaly_ratio"] == pytest.approx(share, abs=1e-15)
-    assert s["protocol"]["status"] == "not_applicable" and "anomaly labels only" in s["protocol"]["reason"]
+    # the detectors run in the semi-supervised setting: every detector gets an observed AUROC
+    assert s["protocol"]["setting"] == "semi_supervised"
+    dets = {r["detector"] for r in s["protocol"]["representations"]["X"]["per_class"] if r["auroc"] is not None}
+    assert {"knn", "iforest", "lof"} <= dets
     assert s["landscapes"]["ratio"] == pytest.approx(share, abs=1e-15)
     # leakage between normals and anomalies: the classes of the leakage are the anomaly flag
     from auditad.leakage import leakage

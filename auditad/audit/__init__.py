@@ -1,11 +1,11 @@
 """The audit pipeline: settings, configuration, loading, and the run of one benchmark or many.
 
-* :mod:`~auditad.audit.settings` -- every audit setting declared once (validation, CLI flags, schema, docs);
-* :mod:`~auditad.audit.config` -- the TOML audit configuration (``docs/config.md``);
-* :mod:`~auditad.audit.loader` -- reads a benchmark's files (or the bundled example) into memory;
-* :mod:`~auditad.audit.runner` -- runs the report's sections of one benchmark in order, collects
-  ``summary.json``, evaluates the gates and writes the report folder atomically (:func:`run_audit`);
-* :mod:`~auditad.audit.bounded` -- keeps ``summary.json`` bounded at many classes.
+* `settings` -- every audit setting declared once (validation, CLI flags, schema, docs);
+* `config` -- the TOML audit configuration (``docs/config.md``);
+* `loader` -- reads a benchmark's files (or the bundled example) into memory;
+* `runner` -- runs the report's sections of one benchmark in order, collects
+  ``summary.json``, evaluates the gates and writes the report folder atomically (`run_audit`);
+* `bounded` -- keeps ``summary.json`` bounded at many classes.
 
 The names below are imported lazily (this package stays light to import).
 

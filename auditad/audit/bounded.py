@@ -1,7 +1,7 @@
 """Keep ``summary.json`` bounded: per-class tables of benchmarks with many classes go to CSV files.
 
-Up to :data:`MAX_INLINE_CLASSES` classes every per-class table is inline. Above it,
-each of :data:`PER_CLASS_PATHS` is written to ``data/summary/<path>.csv`` and replaced
+Up to `MAX_INLINE_CLASSES` classes every per-class table is inline. Above it,
+each of `PER_CLASS_PATHS` is written to ``data/summary/<path>.csv`` and replaced
 in the summary by ``{"csv": "data/summary/<path>.csv", "n_rows": n}``, so the
 summary's size grows with the number of representations and detectors, not with
 the number of classes (``docs/report.md``). The neighbour-confusion matrix is
@@ -33,6 +33,7 @@ PER_CLASS_PATHS = (
     "protocol.representations.*.per_class",
     "protocol.representations.*.leakage.per_class",
     "nulls.per_class",
+    "duplicates.representations.*.per_class",
 )
 
 
@@ -71,7 +72,7 @@ def bound_summary(summary: Mapping, *, max_classes: int | None = None) -> tuple[
     ----------
     summary : mapping
     max_classes : int, optional
-        Default :data:`MAX_INLINE_CLASSES`.
+        Default `MAX_INLINE_CLASSES`.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """The audit configuration: one TOML file describing benchmarks, settings and gates.
 
-See ``docs/config.md`` for every field.  In short::
+See ``docs/config.md`` for every field.  In short:
 
     version = 1
     # optional gates: rules over summary.json paths (auditad.gates.checks syntax; level fail by default)
@@ -23,6 +23,7 @@ See ``docs/config.md`` for every field.  In short::
     name = "digits"
     labels = "labels.csv"
     embeddings = { pixels = "pixels.npy", pca16 = "pca16.npy" }
+    # embedding_columns = ["f0", "f1"]  or  embedding_prefix = "f"   (CSV/Parquet embeddings; optional)
     manifest = "selection/manifest.toml"     # optional: anomaly-free model selection
     [benchmarks.columns]                      # optional columns of the labels table
     label = "label"
@@ -31,7 +32,7 @@ See ``docs/config.md`` for every field.  In short::
 Rules: unknown keys are errors naming the key; relative paths resolve against
 the config file's folder and, after resolving symlinks, must stay inside it;
 every input file must exist. Loading the configuration reads no array: that
-happens in :func:`auditad.audit.runner.load_inputs`.
+happens in `auditad.audit.runner.load_inputs`.
 """
 
 from __future__ import annotations
@@ -59,11 +60,14 @@ __all__ = [
     "CONFIG_VERSION",
     "load_config",
     "config_from_paths",
+    "check_embedding_columns",
     "validate_settings",
     "settings_to_toml",
 ]
 
 CONFIG_VERSION = 1
+#: Largest config file read (checked before reading; a config of hundreds of benchmarks is a few kB).
+MAX_CONFIG_BYTES = 16 * 1024 * 1024
 
 # Settings are declared once in auditad.audit.settings; these names stay importable from here.
 from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, check_detector_table, unknown_keys as _unknown  # noqa: E402
@@ -71,7 +75,8 @@ from .settings import validate_settings  # noqa: E402
 
 _TOP_KEYS = {"version", "settings", "gates", "benchmarks", "detectors", "execution"}
 _EXECUTION_KEYS = {"scheduler"}
-_BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "columns", "manifest", "settings", "gates"}
+_BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "embedding_columns", "embedding_prefix", "columns",
+               "manifest", "settings", "gates"}
 _COLUMN_KEYS = ("label", "domain", "attribute", "anomaly")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -90,10 +95,14 @@ class BenchmarkConfig:
         Representation name -> embeddings file (``.npy`` / ``.npz``).
     embeddings_key : str or None
         Array name inside ``.npz`` embedding files.
+    embedding_columns : tuple of str or None
+        Embedding columns of CSV/Parquet embedding files (default: every numeric column but the labels table's).
+    embedding_prefix : str or None
+        Embedding columns of CSV/Parquet embedding files: those whose name starts with it.
     columns : dict of str -> str
         ``label`` / ``domain`` / ``attribute`` / ``anomaly`` -> column (CSV/Parquet) or array name (``.npz``).
     manifest : Path or None
-        Selection manifest (:func:`auditad.manifest.load_manifest`).
+        Selection manifest ([`auditad.manifest.load_manifest`][auditad.manifest.load_manifest]).
     settings : dict
         Effective settings (defaults < ``[settings]`` < ``[benchmarks.settings]`` < command-line flags).
     gates : tuple of GateRule
@@ -103,9 +112,9 @@ class BenchmarkConfig:
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -120,6 +129,8 @@ class BenchmarkConfig:
     labels: Path
     embeddings: dict
     embeddings_key: str | None = None
+    embedding_columns: tuple | None = None
+    embedding_prefix: str | None = None
     columns: dict = field(default_factory=dict)
     manifest: Path | None = None
     settings: dict = field(default_factory=dict)
@@ -146,14 +157,14 @@ class AuditConfig:
         ``--gate`` rules), shown next to the file in the report; empty when the flags are the
         configuration (then ``text`` holds them).
     scheduler : str or None
-        ``[execution] scheduler`` (checked by :func:`auditad.execution.parse_scheduler`); where the
+        ``[execution] scheduler`` (checked by `auditad.execution.parse_scheduler`); where the
         work runs, not a setting: it is not recorded in ``summary.json`` and never changes the report.
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -237,9 +248,9 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -249,12 +260,14 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
     3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
        Embedding-Space Geometry?".
     """
+    from .._io import read_input_bytes
+
     path = Path(path)
     if not path.exists():
         raise InvalidInputError(f"config file {str(path)!r} does not exist")
     if path.is_dir():
         raise InvalidInputError(f"config path {str(path)!r} is a folder, expected a TOML file")
-    data = path.read_bytes()
+    data = read_input_bytes(path, what="config file", max_bytes=MAX_CONFIG_BYTES)  # no FIFO, no /dev/zero
     where = path.name
     try:
         text = data.decode("utf-8")
@@ -304,6 +317,8 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         key = b.get("embeddings_key")
         if key is not None and not isinstance(key, str):
             raise _err(where, f"{bwhere}.embeddings_key must be a string, got {describe(key)}")
+        emb_columns, emb_prefix = check_embedding_columns(b.get("embedding_columns"), b.get("embedding_prefix"),
+                                                          f"{where}: {bwhere}")
         name = b.get("name", labels.stem)
         _check_name(name, f"{where}: {bwhere}.name")
         if name in seen:
@@ -315,6 +330,7 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         bgates = _check_gates(b.get("gates", []), f"{where}: {bwhere}.gates")
         merged = gates + bgates + tuple(extra_gates or ())
         out.append(BenchmarkConfig(name=name, labels=labels, embeddings=embeddings, embeddings_key=key,
+                                   embedding_columns=emb_columns, embedding_prefix=emb_prefix,
                                    columns=dict(columns), manifest=manifest, settings=bsettings, gates=merged,
                                    display_paths=display))
     from .settings import settings_to_flags
@@ -361,6 +377,57 @@ def _with_detector_tables(raw: Mapping, where: str) -> dict:
     return {**settings, "detector_params": params}
 
 
+def check_embedding_columns(columns, prefix, where: str = "") -> tuple:
+    """``(embedding_columns, embedding_prefix)`` of a benchmark, checked.
+
+    ``embedding_columns`` must be a non-empty list of distinct column names and ``embedding_prefix``
+    a non-empty string; at most one of them is given.  Whether the columns exist is checked when the
+    table is read ([`auditad.datasets.load_representations`][auditad.datasets.load_representations]).
+
+    Parameters
+    ----------
+    columns : list of str or None
+    prefix : str or None
+    where : str
+        Put before the message (``"audit.toml: benchmarks[0] (digits)"``).
+
+    Returns
+    -------
+    tuple
+        ``(tuple of str or None, str or None)``.
+
+    Raises
+    ------
+    InvalidInputError
+        Naming the parameter (``embedding_columns`` / ``embedding_prefix``) and its value.
+
+    See Also
+    --------
+    - [`auditad.datasets.load_representations`][auditad.datasets.load_representations]: reads the columns.
+    - `load_config`: the configuration file.
+
+    References
+    ----------
+    W. McKinney, "Data Structures for Statistical Computing in Python", SciPy 2010 (pandas tables).
+    """
+    lead = f"{where}: " if where else ""
+    if columns is not None and prefix is not None:
+        raise InvalidInputError(f"{lead}give either embedding_columns or embedding_prefix, not both")
+    if columns is not None:
+        if (not isinstance(columns, (list, tuple)) or not columns
+                or not all(isinstance(c, str) and c.strip() for c in columns)):
+            raise InvalidInputError(f"{lead}embedding_columns must be a non-empty list of column names like "
+                                    f"[\"f0\", \"f1\"], got {describe(columns)}")
+        twice = sorted({c for c in columns if list(columns).count(c) > 1})
+        if twice:
+            raise InvalidInputError(f"{lead}embedding_columns={list(columns)!r} names {twice} more than once")
+        columns = tuple(columns)
+    if prefix is not None and (not isinstance(prefix, str) or not prefix):
+        raise InvalidInputError(f"{lead}embedding_prefix must be a non-empty string such as \"f\" (for f0, f1, "
+                                f"...), got {describe(prefix)}")
+    return columns, prefix
+
+
 def _check_name(name, where: str) -> None:
     if not isinstance(name, str) or not _NAME_RE.match(name) or name in (".", ".."):
         raise InvalidInputError(f"{where} must be 1-64 letters, digits, '.', '_' or '-' (it names the output "
@@ -369,7 +436,7 @@ def _check_name(name, where: str) -> None:
 
 def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, embeddings_key: str | None = None,
                       columns: Mapping | None = None, manifest=None, overrides: Mapping | None = None,
-                      gates=None) -> AuditConfig:
+                      gates=None, embedding_columns=None, embedding_prefix: str | None = None) -> AuditConfig:
     """A one-benchmark configuration from command-line paths (relative to the working directory).
 
     Parameters
@@ -378,7 +445,7 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     labels : path
     name : str, optional
         Benchmark name (default: the labels file's stem).
-    embeddings_key, columns, manifest
+    embeddings_key, columns, manifest, embedding_columns, embedding_prefix
         As in the TOML ``[[benchmarks]]`` table.
     overrides : mapping, optional
         Settings (validated like ``[settings]``).
@@ -386,9 +453,9 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -418,7 +485,10 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     cols = {k: v for k, v in (columns or {}).items() if v is not None}
     settings = validate_settings(overrides or {}, where="command line")
     g = tuple(gates or ())
+    emb_columns, emb_prefix = check_embedding_columns(
+        list(embedding_columns) if isinstance(embedding_columns, tuple) else embedding_columns, embedding_prefix)
     bench = BenchmarkConfig(name=name, labels=labels_p, embeddings=embs, embeddings_key=embeddings_key,
+                            embedding_columns=emb_columns, embedding_prefix=emb_prefix,
                             columns=cols, manifest=manifest_p, settings=settings, gates=g, display_paths=display)
     text = _flags_toml(bench)
     return AuditConfig(benchmarks=(bench,), source=None, text=text, sha256=_sha256(text.encode("utf-8")))
@@ -434,6 +504,10 @@ def _flags_toml(bench: BenchmarkConfig) -> str:
               "embeddings = " + toml_value({r: bench.display_paths[f"embeddings:{r}"] for r in bench.embeddings})]
     if bench.embeddings_key:
         lines.append(f"embeddings_key = {toml_value(bench.embeddings_key)}")
+    if bench.embedding_columns:
+        lines.append(f"embedding_columns = {toml_value(list(bench.embedding_columns))}")
+    if bench.embedding_prefix:
+        lines.append(f"embedding_prefix = {toml_value(bench.embedding_prefix)}")
     if bench.manifest is not None:
         lines.append(f"manifest = {toml_value(bench.display_paths['manifest'])}")
     if bench.columns:

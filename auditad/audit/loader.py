@@ -1,8 +1,8 @@
 """Load an audit's inputs: the arrays of a configured benchmark, or the bundled example, into memory.
 
-:func:`load_inputs` reads the files of a :class:`~auditad.audit.config.BenchmarkConfig`;
-:func:`example_inputs` builds the inputs of ``auditad demo``. Both return a
-:class:`BenchmarkInputs`, the only thing :func:`auditad.audit.runner.audit_benchmark`
+`load_inputs` reads the files of a `BenchmarkConfig`;
+`example_inputs` builds the inputs of ``auditad demo``. Both return a
+`BenchmarkInputs`, the only thing `auditad.audit.runner.audit_benchmark`
 reads (it loads no file itself).
 """
 
@@ -18,7 +18,7 @@ import numpy as np
 from ..errors import InvalidInputError
 
 __all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind",
-           "anomaly_label_note", "DEMO_SETTINGS"]
+           "anomaly_label_note", "DEMO_SETTINGS", "demo_settings_text"]
 
 
 @dataclass(frozen=True)
@@ -48,13 +48,13 @@ class BenchmarkInputs:
         shown with the configuration.
     kind : str
         ``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only: ``benchmark.y`` is the
-        0/1 anomaly flag) or ``"both"`` (see :func:`benchmark_kind`).
+        0/1 anomaly flag) or ``"both"`` (see `benchmark_kind`).
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -129,9 +129,9 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -142,7 +142,7 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
        Embedding-Space Geometry?".
     """
     from .._validation import check_binary_labels, check_same_length
-    from ..datasets import Benchmark, load_embeddings
+    from ..datasets import Benchmark, load_representations
 
     where = f"benchmark {bench_cfg.name!r}"
     cols = bench_cfg.columns
@@ -168,8 +168,10 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
             y = columns["anomaly"]
         for col, arr in columns.items():
             check_same_length(arr, y, names=(f"column {col!r}", "labels"))
-        reps = {rep: load_embeddings(p, key=bench_cfg.embeddings_key, name=f"embeddings {rep!r}")
-                for rep, p in bench_cfg.embeddings.items()}
+        reps = load_representations(bench_cfg.embeddings, key=bench_cfg.embeddings_key,
+                                    embedding_columns=bench_cfg.embedding_columns,
+                                    embedding_prefix=bench_cfg.embedding_prefix, labels=bench_cfg.labels,
+                                    label_columns=[cols.get("label", "label"), *cols.values()])
         for rep, X in reps.items():
             check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
         bench = Benchmark(name=bench_cfg.name, y=y, representations=reps,
@@ -241,19 +243,62 @@ DEMO_SETTINGS = {
 }
 
 
+def demo_settings_text() -> str:
+    """How `DEMO_SETTINGS` differ from the audit defaults, in words (``auditad demo --help``).
+
+    The demo runs lighter settings than ``auditad audit``; that is why the two give slightly
+    different numbers on the same data.
+
+    See Also
+    --------
+    - `example_inputs`: the demo's inputs.
+
+    References
+    ----------
+    F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008 (the number of trees).
+
+    Examples
+    --------
+    >>> for part in demo_settings_text().split(", "):
+    ...     print(part)
+    50 Isolation-Forest trees instead of 100
+    1000 Monte Carlo null runs instead of 2000
+    500 bootstrap replicates instead of 1000
+    """
+    import inspect
+
+    from ..protocol.detectors import IsolationForestDetector
+    from .settings import DEFAULT_SETTINGS
+
+    trees = inspect.signature(IsolationForestDetector).parameters["n_estimators"].default
+    parts = []
+    for key, value in DEMO_SETTINGS.items():
+        if key == "detector_params":
+            for det, params in value.items():
+                for name, v in params.items():
+                    if (det, name) == ("iforest", "n_estimators"):
+                        parts.append(f"{v} Isolation-Forest trees instead of {trees}")
+                    else:  # pragma: no cover - only the trees are lighter today
+                        parts.append(f"{det} {name} = {v}")
+        else:
+            what = {"null_runs": "Monte Carlo null runs", "selection_n_boot": "bootstrap replicates"}.get(key, key)
+            parts.append(f"{value} {what} instead of {DEFAULT_SETTINGS[key]}")
+    return ", ".join(parts)
+
+
 def example_inputs(*, seed: int = 0, selection: bool = True, gates=()) -> BenchmarkInputs:
-    """The bundled example (:func:`auditad.datasets.load_example`: digits as pixels and pca16) as audit inputs.
+    """The bundled example (`auditad.datasets.load_example`: digits as pixels and pca16) as audit inputs.
 
     With ``selection=True`` the model-selection section runs on
-    :func:`auditad.synthetic.digits_benchmark` (one task per digit: normal =
+    [`auditad.synthetic.digits_benchmark`][auditad.synthetic.digits_benchmark] (one task per digit: normal =
     that digit, anomalies = the others; candidates = pixels / l2 / PCA
     embeddings × kNN / LDN scoring).
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------

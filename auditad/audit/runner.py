@@ -1,15 +1,15 @@
 """Assemble an audit: run the report's sections in order, evaluate the gates, write the report folder.
 
-The data flows one way: :class:`~auditad.audit.loader.BenchmarkInputs`
-(arrays in memory, from :func:`~auditad.audit.loader.load_inputs` or
-:func:`~auditad.audit.loader.example_inputs`) goes through every section of
-:data:`auditad.report.sections.REGISTRY`: each section's ``run`` calls the
+The data flows one way: `BenchmarkInputs`
+(arrays in memory, from `load_inputs` or
+`example_inputs`) goes through every section of
+`auditad.report.sections.REGISTRY`: each section's ``run`` calls the
 computing modules, its ``build`` turns the result objects into a
-:class:`~auditad.report.sections.Section` (key numbers, tables, figures,
-reading). :func:`audit_benchmark` only orders them and collects their parts
-into the JSON-safe ``summary`` (``docs/report.md``). :func:`run_audit`
-evaluates the gates (:mod:`auditad.gates.checks`), renders the HTML
-(:mod:`auditad.report.render`) and writes everything into a temporary folder
+`Section` (key numbers, tables, figures,
+reading). `audit_benchmark` only orders them and collects their parts
+into the JSON-safe ``summary`` (``docs/report.md``). `run_audit`
+evaluates the gates ([`auditad.gates.checks`][auditad.gates.checks]), renders the HTML
+(`auditad.report.render`) and writes everything into a temporary folder
 that is renamed into place only when all of it succeeded.
 
 Nothing here computes a statistic or reads an input file.
@@ -61,7 +61,7 @@ class BenchmarkAudit:
     ----------
     name : str
     summary : dict
-        JSON-safe content of ``summary.json`` (gates and verdict filled in by :func:`run_audit`).
+        JSON-safe content of ``summary.json`` (gates and verdict filled in by `run_audit`).
     tables : tuple of TableSpec
     figures : tuple of FigureSpec
     results : dict
@@ -75,13 +75,13 @@ class BenchmarkAudit:
         Every section in report order (the gates and reproducibility sections once the gates were evaluated).
     summary_files : dict of str -> DataFrame
         Per-class lists moved out of ``summary`` (more than
-        :data:`~auditad.audit.bounded.MAX_INLINE_CLASSES` classes): relative CSV path -> table.
+        `MAX_INLINE_CLASSES` classes): relative CSV path -> table.
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -105,7 +105,7 @@ class BenchmarkAudit:
 
 @dataclass(frozen=True)
 class AuditRun:
-    """Outcome of :func:`run_audit`.
+    """Outcome of `run_audit`.
 
     Attributes
     ----------
@@ -120,9 +120,9 @@ class AuditRun:
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -143,6 +143,38 @@ class AuditRun:
     def index(self) -> Path:
         """``out/index.html``."""
         return self.out / "index.html"
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one row per benchmark with its verdict, then the first benchmark's report.html
+        in an isolated frame (``<iframe srcdoc=... sandbox>``: no script of the report runs, nothing reaches
+        the notebook)."""
+        from markupsafe import Markup
+
+        from .._format import html_block, html_table
+
+        rows = []
+        for a in self.audits:
+            s = a.summary
+            prot = (s.get("protocol") or {}).get("mean") or {}
+            gates = s.get("gates") or []
+            rows.append({"benchmark": a.name, "verdict": str(s.get("verdict", "")).upper(),
+                         "n": s["dataset"]["n"], "classes": s["dataset"]["n_classes"],
+                         "L_k": s["leakage"]["L_k"], "rho_dir": prot.get("rho_dir"), "rho_inv": prot.get("rho_inv"),
+                         "mean_auc": prot.get("mean_auc"),
+                         "gates passed": f"{sum(1 for g in gates if g['passed'])}/{len(gates)}"})
+        frame = Markup("")
+        if self.audits:
+            report = self.out / self.audits[0].name / "report.html"
+            try:
+                text = report.read_text(encoding="utf-8")
+            except OSError:
+                text = None
+            if text is not None:
+                frame = Markup('<iframe srcdoc="{}" sandbox="" title="{}" style="width: 100%; height: 640px; '
+                               'border: 1px solid #999"></iframe>').format(text, f"auditad report: {report}")
+        return html_block(f"auditad audit: {self.verdict.upper()} ({len(self.audits)} benchmark(s), exit code "
+                          f"{self.exit_code})", html_table(rows, kinds={"verdict": "text", "gates passed": "text"}),
+                          frame, note=f"Reports in {self.out}; index: {self.index}")
 
     def summary_table(self) -> str:
         """A plain-text table (one line per benchmark) for the terminal."""
@@ -171,7 +203,7 @@ def _fmt3(v) -> str:
 def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor=None) -> BenchmarkAudit:
     """Run every applicable section of the report on one benchmark.
 
-    Sections (:data:`~auditad.report.sections.REGISTRY`): leakage (every representation; also of the
+    Sections (`REGISTRY`): leakage (every representation; also of the
     ``domain`` and ``attribute`` columns), the class-split protocol, the random-baseline nulls at each
     held-out class's test counts, metric landscapes at the benchmark's anomaly ratio, and anomaly-free model
     selection when ``inputs.selection`` is set.
@@ -182,21 +214,21 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor
     progress : bool
         Progress bars on stderr.
     executor : executor, optional
-        An open executor (:func:`auditad.execution.open_executor`): the leakage's exact kNN query blocks
+        An open executor (`auditad.execution.open_executor`): the leakage's exact kNN query blocks
         and the protocol's (representation, repeat) neighbour passes and (representation, task, detector)
         fits run on it. The result is the same, bit for bit, as without it.
 
     Returns
     -------
     BenchmarkAudit
-        ``summary["gates"]`` is empty and ``summary["verdict"]`` is ``"pass"`` until :func:`run_audit`
+        ``summary["gates"]`` is empty and ``summary["verdict"]`` is ``"pass"`` until `run_audit`
         evaluates the gates.
 
     See Also
     --------
-    run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -265,20 +297,31 @@ def _effective_gates(inputs: BenchmarkInputs) -> tuple:
 def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
     """The rules whose section ran; the default gates of a section that is not applicable are left out.
 
+    A statistic inside a section can be not applicable too (e.g. ``duplicates.train_test_overlap`` of a
+    benchmark without a class-split protocol): its value is ``{"status": "not_applicable", "reason": ...}``
+    and it is treated like a section that did not run.
+
     Raises
     ------
     InvalidInputError
-        A rule given by the user addresses a section that is not applicable (the message says why).
+        A rule given by the user addresses a section (or statistic) that is not applicable (the message
+        says why).
     """
     skipped = {sec.id: sec.reason for sec in audit.sections if sec.status == "not_applicable"}
     out = []
     for rule in rules:
         head = rule.path.split(".", 1)[0]
-        if head not in skipped:
+        node, what = audit.summary, f"the {head} section"
+        reason = skipped.get(head)
+        for part in rule.path.split("."):  # a not-applicable statistic on the path
+            node = node.get(part) if isinstance(node, dict) else None
+            if reason is None and isinstance(node, dict) and node.get("status") == "not_applicable":
+                reason, what = node.get("reason"), f"{rule.path!r}"
+        if reason is None:
             out.append(rule)
         elif not default:
-            raise InvalidInputError(f"benchmark {audit.name!r}: gate {rule.text!r} addresses the {head} section, "
-                                    f"which is not applicable: {skipped[head]}")
+            raise InvalidInputError(f"benchmark {audit.name!r}: gate {rule.text!r} addresses {what}, "
+                                    f"which is not applicable: {reason}")
     return tuple(out)
 
 
@@ -312,17 +355,18 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
         Progress bars on stderr.
     junit, markdown : path, optional
         Also write the gate results as JUnit XML / a Markdown CI summary
-        (:func:`auditad.report.export.write_junit`, :func:`~auditad.report.export.write_markdown_summary`).
+        ([`auditad.report.export.write_junit`][auditad.report.export.write_junit],
+        [`write_markdown_summary`][auditad.report.export.write_markdown_summary]).
     sources : sequence of Path
         Input files that the output folder must not contain.
     on_benchmark : callable, optional
-        Called with each finished :class:`BenchmarkAudit` (e.g. to print progress).
+        Called with each finished `BenchmarkAudit` (e.g. to print progress).
     scheduler : str, SchedulerSpec, open executor or None
-        Where the work runs (:func:`auditad.execution.parse_scheduler`): ``None`` / ``"serial"`` (this
+        Where the work runs (`auditad.execution.parse_scheduler`): ``None`` / ``"serial"`` (this
         process), ``"local"`` / ``"local:N"`` (a Dask ``LocalCluster`` with N worker processes, started and
         closed here), a Dask scheduler address such as ``"tcp://host:8786"``, or an executor already opened
-        with :func:`~auditad.execution.open_executor` (left open). Benchmarks are audited one after the
-        other; inside each, the work of :func:`audit_benchmark` runs on the executor. The output files are
+        with `open_executor` (left open). Benchmarks are audited one after the
+        other; inside each, the work of `audit_benchmark` runs on the executor. The output files are
         the same bytes for every scheduler; the scheduler is not recorded in them.
 
     Returns
@@ -340,8 +384,8 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
 
     See Also
     --------
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------
@@ -466,9 +510,11 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
                       json.dumps(audit.summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n")
     if any(not t.compact for t in audit.tables) or files:
         (folder / "data").mkdir()
+    from ..report.tables import frame_to_csv  # spreadsheet-safe text cells (CSV injection)
+
     for rel, frame in files.items():
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(folder / rel, frame.to_csv(index=False))
+        write_text_atomic(folder / rel, frame_to_csv(frame))
     _write_tables(audit.tables, folder)
     svgs = {}
     remote = distributed(executor)
@@ -486,9 +532,10 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
 def _write_tables(tables, folder: Path) -> None:
     from .._io import write_text_atomic
     from ..report.export import write_table
+    from ..report.tables import frame_to_csv
 
     for t in tables:
         if t.compact:
             write_table(t.frame, folder / "tables" / t.name, caption=t.caption, label=f"tab:{_key(t.name)}")
         else:
-            write_text_atomic(folder / "data" / f"{t.name}.csv", t.frame.to_csv(index=False))
+            write_text_atomic(folder / "data" / f"{t.name}.csv", frame_to_csv(t.frame))

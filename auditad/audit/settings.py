@@ -1,22 +1,22 @@
 """One declaration per audit setting; everything else is generated from it.
 
-:data:`SETTINGS` declares every key of ``[settings]`` once: its type, default,
+`SETTINGS` declares every key of ``[settings]`` once: its type, default,
 bounds, choices (taken from the computing modules' constants, e.g.
-:data:`auditad.protocol.BUILTIN_DETECTORS`, :data:`auditad.selection.POOL_BY`),
+`auditad.protocol.BUILTIN_DETECTORS`, `auditad.selection.POOL_BY`),
 help text and command-line flag. From it follow
 
-* the validation of ``[settings]`` in a configuration file (:func:`validate_settings`);
-* the settings flags of ``auditad audit`` (:func:`add_settings_arguments`,
-  :func:`settings_from_args`);
+* the validation of ``[settings]`` in a configuration file (`validate_settings`);
+* the settings flags of ``auditad audit`` (`add_settings_arguments`,
+  `settings_from_args`);
 * the ``settings`` part of ``auditad/schemas/summary.schema.json``
-  (:func:`settings_json_schema`);
-* the settings table of ``docs/config.md`` (:func:`settings_markdown_table`).
+  (`settings_json_schema`);
+* the settings table of ``docs/config.md`` (`settings_markdown_table`).
 
 ``python -m auditad.audit.settings`` rewrites the last two from the
 declaration; the tests check that the shipped files equal the generated ones.
 
-The default gates (:data:`DEFAULT_GATES`) come from the reading thresholds
-declared once in :data:`THRESHOLDS`: the report's readings and the default
+The default gates (`DEFAULT_GATES`) come from the reading thresholds
+declared once in `THRESHOLDS`: the report's readings and the default
 gates use the same numbers.
 """
 
@@ -34,8 +34,8 @@ from ..errors import InvalidInputError
 from ..gates.defaults import DEFAULT_GATES, THRESHOLDS
 
 __all__ = ["Setting", "SETTINGS", "DEFAULT_SETTINGS", "THRESHOLDS", "DEFAULT_GATES", "validate_settings",
-           "add_settings_arguments", "settings_from_args", "settings_to_flags", "settings_json_schema", "settings_markdown_table",
-           "regenerate"]
+           "add_settings_arguments", "FLAG_GROUPS", "settings_from_args", "settings_to_flags", "settings_json_schema",
+           "settings_markdown_table", "regenerate"]
 
 
 # --------------------------------------------------------------------------- choices from the computing modules
@@ -81,7 +81,7 @@ def _ratio_presets() -> tuple:
     return tuple(PAPER_RATIOS)
 
 
-#: Null methods and random-prediction rates of :func:`auditad.nulls.null_distribution`.
+#: Null methods and random-prediction rates of `auditad.nulls.null_distribution`.
 NULL_METHODS = ("auto", "exact", "monte_carlo")
 NULL_Q_NAMES = ("coin", "prior")
 
@@ -128,6 +128,11 @@ class Setting:
         An integer that must not be 0.
     unique : bool
         A list whose entries must differ.
+    flag_help : str or None
+        Help of a ``bool`` setting's flag, which sets the opposite of the default (``--no-default-gates``
+        turns ``default_gates`` off); None: ``help``.
+    group : str
+        Argument group of the flag in ``auditad audit --help``.
     """
 
     name: str
@@ -143,6 +148,8 @@ class Setting:
     repeat: bool = False
     nonzero: bool = False
     unique: bool = False
+    flag_help: str | None = None
+    group: str = "protocol"
 
     def allowed(self) -> tuple:
         """The allowed values (empty when any value of the type is allowed)."""
@@ -151,7 +158,7 @@ class Setting:
 
 SETTINGS: tuple[Setting, ...] = (
     Setting("seed", "int", 0, "Seeds every random step (splits, detectors, Monte Carlo nulls, pseudo-anomalies, "
-            "bootstrap). Same config and seed give the same bytes.", low=0, flag="--seed"),
+            "bootstrap). Same config and seed give the same bytes.", low=0, flag="--seed", group="common"),
     Setting("k", "ints", [10, 1, 5, 20], "Neighbour counts of the leakage L_k; the first is the primary k (also the "
             "k of the per-class leakage in the protocol).", low=1, flag="--k", repeat=True),
     Setting("metric", "choice", "euclidean", "Distance of the leakage.", choices=_metrics_choices, flag="--metric"),
@@ -181,36 +188,39 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("ci_level", "float", 0.95, "Level of the DeLong intervals; rho_nonsig counts p >= 1 - level.", low=0.0,
             high=1.0, low_open=True, high_open=True, flag="--ci-level"),
     Setting("n_jobs", "int", 1, "Parallel tasks of the protocol audit and the model selection (-1 = all cores); "
-            "results do not depend on it.", nonzero=True, flag="--n-jobs"),
+            "results do not depend on it.", nonzero=True, flag="--n-jobs", group="execution"),
     Setting("null_metrics", "choices", ["auroc", "ap", "aupr_trap", "f1", "mcc_scaled"], "Metrics whose "
             "random-baseline null is computed at each class's test counts. The AUROC null is always computed: the "
-            "observed AUROC(c) is placed on it.", choices=_metric_name_choices, flag="--null-metric", repeat=True),
+            "observed AUROC(c) is placed on it.", choices=_metric_name_choices, flag="--null-metric", group="nulls",
+            repeat=True),
     Setting("null_q", "null_q", "coin", "Positive rate of the random binary predictions of the F1/MCC nulls: "
             "coin (1/2), prior (the anomaly share) or a number in [0, 1].", choices=lambda: NULL_Q_NAMES,
-            low=0.0, high=1.0, flag="--null-q"),
+            low=0.0, high=1.0, flag="--null-q", group="nulls"),
     Setting("null_method", "choice", "auto", "Exact where feasible, else analytic/Monte Carlo.",
-            choices=lambda: NULL_METHODS, flag="--null-method"),
+            choices=lambda: NULL_METHODS, flag="--null-method", group="nulls"),
     Setting("null_runs", "int", 2000, "Monte Carlo runs of the nulls that are simulated.", low=1,
-            flag="--null-runs"),
+            flag="--null-runs", group="nulls"),
     Setting("landscape_metrics", "choices", ["auroc", "aupr_trap", "f1", "mcc_scaled"], "Metrics of the "
-            "landscapes.", choices=_metric_name_choices, flag="--landscape-metric", repeat=True),
+            "landscapes.", choices=_metric_name_choices, flag="--landscape-metric", group="landscapes", repeat=True),
     Setting("landscape_resolution", "int", 101, "Grid points per axis of the TPR x TNR landscapes.", low=2,
-            high=1001, flag="--landscape-resolution"),
+            high=1001, flag="--landscape-resolution", group="landscapes"),
     Setting("landscape_reference", "float", 0.5, "Reference ratio of the difference maps and of the comparisons.",
-            low=0.0, high=1.0, low_open=True, high_open=True, flag="--landscape-reference"),
+            low=0.0, high=1.0, low_open=True, high_open=True, flag="--landscape-reference", group="landscapes"),
     Setting("landscape_ratios", "ratios", [], "Extra ratios to compare with: numbers in (0, 1) or preset names "
             "(Hermary, Mejri and Aouada, Table I).", choices=_ratio_presets, low=0.0, high=1.0, low_open=True,
-            high_open=True, flag="--landscape-ratio", repeat=True),
+            high_open=True, flag="--landscape-ratio", group="landscapes", repeat=True),
     Setting("selection_estimators", "strings", [], "Estimators of the model selection (empty: inlier_variance, "
-            "auc_bound, pseudo_auc).", flag="--selection-estimator", repeat=True),
+            "auc_bound, pseudo_auc).", flag="--selection-estimator", group="selection", repeat=True),
     Setting("selection_probes", "strings", [], "Pseudo-anomaly probes of the model selection (empty: all that the "
-            "metadata allows).", flag="--selection-probe", repeat=True),
+            "metadata allows).", flag="--selection-probe", group="selection", repeat=True),
     Setting("selection_pool_by", "choice", None, "Candidate attribute that splits the candidates into separate "
-            "selection pools.", choices=_pool_by_choices, flag="--selection-pool-by"),
+            "selection pools.", choices=_pool_by_choices, flag="--selection-pool-by", group="selection"),
     Setting("selection_n_boot", "int", 1000, "Paired bootstrap replicates of the model selection (0 = none).",
-            low=0, flag="--selection-n-boot"),
+            low=0, flag="--selection-n-boot", group="selection"),
     Setting("default_gates", "bool", True, "Apply the default warning gates when no gate is given.",
-            flag="--no-default-gates"),
+            flag="--no-default-gates", group="gates",
+            flag_help="Do not apply the default warning gates ({default_gates}) when no gate is given; the "
+                      "report then has no gate."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -246,7 +256,7 @@ def _str_list(value, key: str, where: str) -> list:
 
 
 def validate_settings(raw: Mapping, *, where: str = "settings", base: Mapping | None = None) -> dict:
-    """Merge ``raw`` over ``base`` (default :data:`DEFAULT_SETTINGS`) and check every value against :data:`SETTINGS`.
+    """Merge ``raw`` over ``base`` (default `DEFAULT_SETTINGS`) and check every value against `SETTINGS`.
 
     Raises
     ------
@@ -369,7 +379,8 @@ def _check_detector_params(value, name: str) -> dict:
 def check_detector_table(name, table: Mapping, where: str) -> dict:
     """Check a named detector table (``detector = "pyod:KNN"`` plus constructor parameters).
 
-    The detector is built once by :func:`auditad.protocol.make_detector` (allow-listed names, scalar
+    The detector is built once by [`auditad.protocol.make_detector`][auditad.protocol.make_detector] (allow-listed
+    names, scalar
     parameters; nothing is evaluated), so an unknown detector or parameter is reported at load time.
     """
     from ..protocol import make_detector
@@ -401,17 +412,55 @@ def _number_or_name(text: str):
         return text
 
 
-def add_settings_arguments(parser) -> None:
-    """Add one flag per declared setting (those with a ``flag``) to an argparse parser, in a group."""
-    group = parser.add_argument_group("settings (override the config's [settings])")
+#: Titles of the argument groups of the settings flags (``Setting.group``), in ``--help`` order.
+FLAG_GROUPS = {"common": "common options", "protocol": "leakage and protocol settings (override the config's "
+               "[settings])", "nulls": "null distributions", "landscapes": "landscapes", "selection": "model selection",
+               "gates": "gates and CI outputs", "execution": "execution"}
+
+_METAVARS = {"int": "N", "ints": "N", "float": "X", "null_q": "Q", "ratios": "RATIO", "strings": "NAME",
+             "detectors": "DETECTOR"}
+
+
+def _flag_help(s: Setting) -> str:
+    """The ``--help`` text of a setting's flag: what it does, the choices, the default."""
+    text = (s.flag_help or s.help) if s.kind == "bool" else s.help.rstrip(".")
+    if s.kind == "bool":
+        text = text.replace("{default_gates}", "; ".join(g.removeprefix("warn: ") for g in DEFAULT_GATES))
+        return text[0].lower() + text[1:]
+    if s.kind == "detectors":  # the 20 PyOD names once, not 20 times "pyod:"
+        builtin = [c for c in s.allowed() if not c.startswith("pyod:")]
+        pyod = [c.removeprefix("pyod:") for c in s.allowed() if c.startswith("pyod:")]
+        text = (f"Detector of the protocol audit: {', '.join(builtin)}, pyod:NAME (NAME one of {', '.join(pyod)}; "
+                "decision_function, higher = more anomalous) or the name of a [detectors.NAME] table of the config")
+    elif s.kind in ("choice", "choices"):
+        text += f"; one of {', '.join(map(str, s.allowed()))}"
+    if text[:1].isupper() and text[1:2].islower():  # "Seeds every ..." -> "seeds every ...", not "k-1"
+        text = text[0].lower() + text[1:]
+    if "(default" not in text and not (s.default == [] and "(empty:" in text):
+        default = " ".join(map(str, s.default)) if isinstance(s.default, list) else s.default
+        default = "none" if default in (None, "") else default
+        text += f" (default: {default})"
+    return text + ("; repeat for several" if s.repeat else "")
+
+
+def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
+    """Add one flag per declared setting (those with a ``flag``) to an argparse parser.
+
+    ``groups`` maps a `Setting.group` to an argparse argument group; the missing groups are
+    created on ``parser`` with the titles of `FLAG_GROUPS`.
+    """
+    groups = dict(groups or {})
     for s in SETTINGS:
         if s.flag is None:
             continue
+        if s.group not in groups:
+            groups[s.group] = parser.add_argument_group(FLAG_GROUPS.get(s.group, s.group))
+        group = groups[s.group]
         if s.kind == "bool":
             group.add_argument(s.flag, dest=_dest(s), action="store_const", const=not s.default, default=None,
-                               help=s.help)
+                               help=_flag_help(s))
             continue
-        kw: dict = {"dest": _dest(s), "default": None}
+        kw: dict = {"dest": _dest(s), "default": None, "help": _flag_help(s)}
         if s.repeat:
             kw["action"] = "append"
         if s.kind in ("int", "ints"):
@@ -422,18 +471,9 @@ def add_settings_arguments(parser) -> None:
             kw["type"] = _number_or_name
         if s.kind in ("choice", "choices"):
             kw["choices"] = s.allowed()
-        elif s.kind == "detectors":
-            kw["metavar"] = "DETECTOR"
-        elif s.kind != "detectors":
-            kw["metavar"] = s.flag.lstrip("-").upper().replace("-", "_")
-        if s.kind == "detectors":
-            kw["help"] = (f"{s.help} One of {', '.join(s.allowed())} (default: {' '.join(s.default)}; repeat for "
-                          "several)")
-            group.add_argument(s.flag, **kw)
-            continue
-        default = " ".join(map(str, s.default)) if isinstance(s.default, list) else s.default
-        default = "none" if default in (None, "") else default
-        kw["help"] = f"{s.help} (default: {default}{'; repeat for several' if s.repeat else ''})"
+            kw["metavar"] = s.flag.lstrip("-").split("-")[-1].upper()
+        else:
+            kw["metavar"] = _METAVARS.get(s.kind, "VALUE")
         group.add_argument(s.flag, **kw)
 
 
@@ -513,7 +553,7 @@ def _schema_of(s: Setting) -> dict:
 
 
 def settings_json_schema() -> dict:
-    """The JSON Schema of ``summary.json["settings"]``, generated from :data:`SETTINGS`."""
+    """The JSON Schema of ``summary.json["settings"]``, generated from `SETTINGS`."""
     props = {}
     for s in SETTINGS:
         props[s.name] = {**_schema_of(s), "description": s.help}
@@ -555,7 +595,7 @@ def _type_text(s: Setting) -> str:
 
 
 def settings_markdown_table() -> str:
-    """The ``[settings]`` table of ``docs/config.md``, generated from :data:`SETTINGS`."""
+    """The ``[settings]`` table of ``docs/config.md``, generated from `SETTINGS`."""
     lines = ["| key | type | default | flag | meaning |", "|---|---|---|---|---|"]
     for s in SETTINGS:
         flag = f"`{s.flag}`" if s.flag else "–"

@@ -1,6 +1,6 @@
 """The ``auditad`` commands that read audit outputs and tables: ``gate``, ``appendix``, ``results``, ``diff``.
 
-Registered in :data:`auditad.cli.COMMANDS` like every command: ``add_<name>`` declares the
+Registered in `auditad.cli.COMMANDS` like every command: ``add_<name>`` declares the
 arguments on an argparse sub-parser and ``run_<name>`` executes it and returns the exit code.
 Heavy libraries are imported inside the ``run_*`` functions (``auditad --help`` stays fast).
 """
@@ -12,8 +12,24 @@ from pathlib import Path
 from ..errors import AuditadError
 from .terminal import EXIT_OK, dash_nan, format_value
 
-__all__ = ["report_rules", "add_gate", "run_gate", "add_appendix", "run_appendix", "add_results", "run_results",
+__all__ = ["QUIET_HELP", "add_quiet", "add_json",
+           "report_rules", "add_gate", "run_gate", "add_appendix", "run_appendix", "add_results", "run_results",
            "add_diff", "run_diff"]
+
+
+#: ``--quiet`` means the same on every command: no progress lines (and, for audit and demo, none of the
+#: report's notes, which are in the report) on stderr; stdout, notes about the input and errors are unchanged.
+QUIET_HELP = "no progress lines on stderr (the summary, notes on the input and errors are still printed)"
+
+
+def add_quiet(p) -> None:
+    """``--quiet``, accepted by every command (a script may pass it to any of them)."""
+    p.add_argument("--quiet", action="store_true", help=QUIET_HELP)
+
+
+def add_json(p, help: str = "write the full result as JSON to FILE") -> None:
+    """``--json FILE``: the command's result as JSON (``to_dict()``), written atomically."""
+    p.add_argument("--json", default=None, metavar="FILE", help=help)
 
 
 def report_rules(args) -> list:
@@ -43,6 +59,7 @@ def add_gate(sub) -> None:
                    help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
     p.add_argument("--junit", default=None, metavar="FILE", help="write the results as JUnit XML")
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+    add_quiet(p)
 
 
 def run_gate(args) -> int:
@@ -91,6 +108,7 @@ def add_appendix(sub) -> None:
     p.add_argument("audit_dir", metavar="DIR", help="output folder of 'auditad audit' (or one benchmark folder)")
     p.add_argument("--out", required=True, metavar="APPENDIX_DIR", help="folder to create (replaced if it exists)")
     p.add_argument("--title", default="Evaluation-protocol audit", help="section title")
+    add_quiet(p)
 
 
 def run_appendix(args) -> int:
@@ -115,14 +133,25 @@ def add_results(sub) -> None:
                                    "Hanley-McNeil interval. Exit 0: gates passed; 1: a gate failed; 2: bad input. "
                                    "See docs/results.md.")
     p.add_argument("table", metavar="TABLE", help="CSV or Parquet file")
+    p.add_argument("--format", default=None, choices=["per-class", "adbench", "pyod", "openood", "anomalib", "long",
+                                                      "wide"],
+                   help="force the table's format (default: a per-class table when it has a 'class' column and "
+                        "only per-class columns, else the first leaderboard format that matches; docs/leaderboards.md)")
     p.add_argument("--layout", default="auto", choices=["auto", "long", "wide"],
                    help="table layout (default: long when the table has an 'auroc' column)")
     p.add_argument("--percent", action="store_true", help="the AUROC values are percentages (0-100)")
     p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width in [0, 0.5) (default 0.05)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--benchmark", default=None, help="benchmark name when the table has no 'benchmark' column")
+    p.add_argument("--metric", default=None, help="leaderboards: the metric of the values when the file name does "
+                                                  "not say it (e.g. auroc)")
+    p.add_argument("--test-fraction", type=float, default=None, metavar="F",
+                   help="leaderboards: scale the class counts to a test split of this share (PyOD: 0.4)")
+    p.add_argument("--missing", default="drop_datasets", choices=["drop_datasets", "drop_methods"],
+                   help="leaderboards: leave out the datasets (default) or the methods with a missing value "
+                        "before ranking")
     p.add_argument("--out", default=None, metavar="DIR", help="write DIR/report.html, summary.json and tables/")
-    p.add_argument("--json", default=None, metavar="FILE", help="write the summary JSON to this file")
+    add_json(p, help="write the summary JSON to FILE")
     p.add_argument("--gate", action="append", default=None, metavar="RULE",
                    help="gate, e.g. 'rho_dir <= 0.2' (a bare statistic is checked for every method) or "
                         "'warn: groups.0.rho_inv <= 0.1'; repeatable")
@@ -130,24 +159,57 @@ def add_results(sub) -> None:
                    help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
     p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+    add_quiet(p)
 
 
 def run_results(args) -> int:
-    from ..results import audit_results, read_results_table, write_results_report
+    from ..results import audit_results, write_results_report
+    from ..results.detect import PER_CLASS, read_results_file
 
     rules = report_rules(args)
-    frame = read_results_table(args.table)
+    fmt, frame = read_results_file(args.table, format=args.format, percent=args.percent, metric=args.metric,
+                                   test_fraction=args.test_fraction)
+    if fmt != PER_CLASS:
+        return _run_leaderboard_results(args, frame, rules)
     audit = audit_results(frame, epsilon=args.epsilon, layout=args.layout, percent=args.percent,
                           confidence=args.confidence, benchmark=args.benchmark, source=Path(args.table).name)
     run = write_results_report(audit, args.out, gates=rules, fail_on=args.fail_on, json_path=args.json,
                                junit=args.junit, markdown=args.markdown)
     print(audit.summary_text())
+    default = run.summary["default_gates"]
     for label, results in run.gate_results.items():
         for r in results:
-            print(f"gate {r.status.upper():<4} {label}: {r.message}")
+            if not default or not r.passed:      # default gates: only the findings that warn
+                print(f"gate {r.status.upper():<4} {label}: {r.message}")
     if run.gate_results:
-        print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})")
+        print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})"
+              + (": no --gate given, the default checks (warn level) ran on every method" if default else ""))
     for flag, path in (("json", args.json), ("junit", args.junit), ("markdown", args.markdown)):
+        if path:
+            print(f"wrote {path}")
+    if run.out is not None:
+        print(f"report: {(run.out / 'report.html').resolve()}")
+    return run.exit_code
+
+
+def _run_leaderboard_results(args, board, rules) -> int:
+    """``auditad results`` on a leaderboard file: findings, ranking, gates (auditad/results/leaderboard.py)."""
+    from ..leaderboards import audit_leaderboard
+    from ..results.leaderboard import write_leaderboard_report
+
+    audit = audit_leaderboard(board, alpha=round(1.0 - args.confidence, 12), missing=args.missing)
+    run = write_leaderboard_report(audit, args.out, gates=rules, fail_on=args.fail_on, json_path=args.json,
+                                   junit=args.junit, markdown=args.markdown, benchmark=args.benchmark,
+                                   source=Path(args.table).name)
+    print(audit.summary_text())
+    print()
+    for label, results in run.gate_results.items():
+        for r in results:
+            if not run.summary["default_gates"]:       # default gates repeat the findings printed above
+                print(f"gate {r.status.upper():<4} {label}: {r.message}")
+    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on})"
+          + (": no --gate given, the checks are the gates" if run.summary["default_gates"] else ""))
+    for path in (args.json, args.junit, args.markdown):
         if path:
             print(f"wrote {path}")
     if run.out is not None:
@@ -171,9 +233,10 @@ def add_diff(sub) -> None:
     p.add_argument("--tolerance", type=float, default=0.0,
                    help="changes of at most this size count as unchanged in the listing (default 0)")
     p.add_argument("--all", action="store_true", help="print every compared statistic, not only the changed ones")
-    p.add_argument("--json", default=None, metavar="FILE", help="write the comparison as JSON")
+    add_json(p, help="write the comparison as JSON to FILE")
     p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
     p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+    add_quiet(p)
 
 
 def run_diff(args) -> int:

@@ -1,16 +1,16 @@
 """Terminal side of the command line: exit-code contract, signals, sanitised output, warnings.
 
-:func:`exit_status` maps every exception that can end a command to one exit code and one
+`exit_status` maps every exception that can end a command to one exit code and one
 line (the contract documented in ``docs/cli.md``):
 
 * 0 — every gate at or above ``--fail-on`` passed (or the command has no gates);
 * 1 — a gate failed (returned by the command itself, never from an exception);
-* 2 — bad input or usage (:class:`~auditad.errors.AuditadError`, argparse errors, missing or
+* 2 — bad input or usage ([`AuditadError`][auditad.errors.AuditadError], argparse errors, missing or
   unreadable input files) and outputs the environment refused (disk full, read-only folder,
-  permission denied: :class:`~auditad.errors.OutputError` and ``OSError`` with such an errno);
+  permission denied: [`OutputError`][auditad.errors.OutputError] and ``OSError`` with such an errno);
 * 3 — internal error: any other exception, ``MemoryError`` included (one line naming the
   exception and where it was raised; the traceback with ``--debug`` or ``AUDITAD_DEBUG=1``);
-* 130 — SIGINT (Ctrl-C); 143 — SIGTERM (raised as :class:`Terminated`, a ``KeyboardInterrupt``,
+* 130 — SIGINT (Ctrl-C); 143 — SIGTERM (raised as `Terminated`, a ``KeyboardInterrupt``,
   so every clean-up that runs on Ctrl-C also runs on SIGTERM); 141 — broken pipe.
 """
 
@@ -27,7 +27,7 @@ from ..errors import AuditadError
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
            "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
            "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
-           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli"]
+           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli", "quiet_shutdown"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -83,7 +83,8 @@ def dash_nan(text: str) -> str:
 def format_value(value, threshold=None) -> str:
     """A gate value for the terminal, as the report prints it ("–" when missing or NaN).
 
-    See :func:`auditad.gates.checks.gate_value_text`: 3 decimals, more digits only where
+    See [`auditad.gates.checks.gate_value_text`][auditad.gates.checks.gate_value_text]: 3 decimals, more digits only
+    where
     rounding would make the value look equal to ``threshold``.
     """
     import math
@@ -99,7 +100,7 @@ class Terminated(KeyboardInterrupt):
     """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
 
 
-#: Signals received by the handlers below during the current command (cleared by :func:`auditad.cli.main`).
+#: Signals received by the handlers below during the current command (cleared by `auditad.cli.main`).
 RECEIVED: list[int] = []
 
 
@@ -117,6 +118,21 @@ def on_sigint(signum, frame):
     fail with ``ImportError``) still ends the command with exit 130."""
     RECEIVED.append(signum)
     raise KeyboardInterrupt()
+
+
+def quiet_shutdown() -> None:
+    """After a signal ended the command: close leftover Dask clusters without their shutdown noise.
+
+    A signal can leave a local Dask cluster behind (caught while it started, or while the
+    executor closed it); Dask's exit handler would then print a traceback after auditad's
+    last line.  See [`abandon_local_clusters`][auditad.execution.abandon_local_clusters].  Does
+    nothing (and imports nothing) when Dask was not used.
+    """
+    if "distributed" not in sys.modules:
+        return
+    from ..execution import abandon_local_clusters
+
+    abandon_local_clusters()
 
 
 def debug_requested(argv: list[str]) -> bool:
@@ -163,7 +179,7 @@ def forget_unhandled_interrupt() -> None:
 
     A Ctrl-C that escapes an ``exec(string)`` inside a library import (SciPy clones NumPy's
     namespace that way) sets an interpreter-wide flag that makes ``python -m auditad`` kill
-    itself with SIGINT at exit (status -2) although :func:`auditad.cli.main` handled the
+    itself with SIGINT at exit (status -2) although `auditad.cli.main` handled the
     interrupt and returned 130.  Each ``exec`` of a string resets that flag first; this is one.
     """
     exec("None", {})  # noqa: S102 - a constant string, evaluated for its side effect on the flag
@@ -223,7 +239,7 @@ def flag_names(parser) -> Flags:
 
     An option is reachable under its ``dest``, its ``dest`` without the ``setting_`` prefix of
     the audit settings, its long option string written as a Python name (``--n-pos`` → ``n_pos``)
-    and the library's name for the same value (:data:`PYTHON_ALIASES`).  Positional arguments
+    and the library's name for the same value (`PYTHON_ALIASES`).  Positional arguments
     map to their metavar (``DIR``).
     """
     flags, switches = Flags(), set()

@@ -1,8 +1,8 @@
 """Gates: rules over ``summary.json`` paths (``warn: leakage.L_k <= 0.5``) and their evaluation.
 
-* :mod:`~auditad.gates.rules` -- parsing a rule's text into a :class:`~auditad.gates.rules.Rule`;
-* :mod:`~auditad.gates.checks` -- evaluating rules on a summary, verdicts, ``auditad gate``;
-* :mod:`~auditad.gates.defaults` -- the reading thresholds and the default gates, declared once.
+* `rules` -- parsing a rule's text into a `Rule`;
+* [`checks`][auditad.gates.checks] -- evaluating rules on a summary, verdicts, ``auditad gate``;
+* `defaults` -- the reading thresholds and the default gates, declared once.
 
 Used by the audit pipeline, ``auditad results``, ``auditad diff`` and ``auditad gate``; it imports
 no statistic and no presentation.

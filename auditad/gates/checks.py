@@ -6,9 +6,9 @@ statistics afterwards, in the spirit of Deepchecks' checks with separately
 attached conditions: the statistic is computed once, and any number of
 conditions with their own severity can be evaluated on it.
 
-Rule syntax (one line)::
+Rule syntax (one line):
 
-    [LEVEL:] METRIC OP THRESHOLD [\\[LEVEL\\]]
+    [LEVEL:] METRIC OP THRESHOLD [[LEVEL]]
 
     leakage.L_k <= 0.5                       # level "fail" (the default)
     warn: protocol.mean.rho_dir <= 0.2       # documented form of a warning gate
@@ -65,7 +65,7 @@ __all__ = [
     "MAX_RULE_LENGTH",
 ]
 
-#: Top-level keys of a summary that hold gate metadata, not statistics (left out of :func:`numeric_paths`).
+#: Top-level keys of a summary that hold gate metadata, not statistics (left out of `numeric_paths`).
 _META_KEYS = ("gates",)
 
 #: Major version of the summary.json layout that this module reads; another major is refused.
@@ -74,6 +74,8 @@ SUMMARY_SCHEMA_MAJOR = 1
 MAX_SUMMARY_DEPTH = 64
 #: Longest integer (in digits) accepted in a summary file.
 MAX_SUMMARY_INT_DIGITS = 40
+#: Largest ``summary.json`` read (checked before reading; an audit of thousands of classes writes a few MB).
+MAX_SUMMARY_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -94,9 +96,9 @@ class GateResult:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -167,9 +169,9 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -194,39 +196,53 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
 _MISSING = object()
 
 
-def _step(node, segments: list[str], i: int):
-    """Resolve one step at ``segments[i]``; return (value, number of segments consumed) or (_MISSING, 0).
+def _steps(node, segments: list[str], i: int):
+    """The ways to resolve one step at ``segments[i]``: (value, number of segments consumed), shortest first.
 
-    A dict key that itself contains dots is matched by joining the following segments.
+    A dict key that itself contains dots is matched by joining the following segments; when both
+    ``X`` and ``X.v2`` are keys, both are candidates and the caller keeps the one that resolves.
     """
     if isinstance(node, Mapping):
         keys = {str(k): k for k in node}
+        name = segments[i]
         for j in range(i + 1, len(segments) + 1):
-            name = ".".join(segments[i:j])
+            if j > i + 1:
+                name = f"{name}.{segments[j - 1]}"
             if name in keys:
-                return node[keys[name]], j - i
-        return _MISSING, 0
+                yield node[keys[name]], j - i
+        return
     if isinstance(node, (list, tuple)) and segments[i].isdigit():
         idx = int(segments[i])
         if idx < len(node):
-            return node[idx], 1
-    return _MISSING, 0
+            yield node[idx], 1
 
 
 def _resolve(summary: Mapping, path: str):
-    """Return ("value", v) | ("null", prefix) | ("unknown", resolved_prefix)."""
+    """Return ("value", v) | ("null", prefix) | ("unknown", resolved_prefix).
+
+    Depth first over the ways dotted keys can split ``path`` (each state is a distinct node of
+    the summary, so the search is bounded by its size); a number wins over a null, a null over
+    an unknown path, and an unknown path reports its longest resolved prefix.
+    """
     segments = path.split(".")
-    node, i = summary, 0
-    while i < len(segments):
+    stack = [(summary, 0)]
+    null_at = None
+    deepest = 0
+    while stack:
+        node, i = stack.pop()
+        deepest = max(deepest, i)
+        if i == len(segments):
+            if node is not None:
+                return "value", node
+            null_at = path if null_at is None else null_at
+            continue
         if node is None:
-            return "null", ".".join(segments[:i])
-        value, used = _step(node, segments, i)
-        if value is _MISSING:
-            return "unknown", ".".join(segments[:i])
-        node, i = value, i + used
-    if node is None:
-        return "null", path
-    return "value", node
+            null_at = ".".join(segments[:i]) if null_at is None else null_at
+            continue
+        stack.extend(reversed([(value, i + used) for value, used in _steps(node, segments, i)]))
+    if null_at is not None:
+        return "null", null_at
+    return "unknown", ".".join(segments[:deepest])
 
 
 #: Paths considered when suggesting a replacement for an unknown gate metric (keeps huge summaries fast).
@@ -262,7 +278,7 @@ def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container
 
 # --------------------------------------------------------------------------- evaluation
 def gate_value_text(x: float, threshold: float | None = None) -> str:
-    """A gate's value as the report shows numbers (:func:`auditad._format.number`, plain text).
+    """A gate's value as the report shows numbers (`auditad._format.number`, plain text).
 
     When that rounding would make a value look equal to the threshold it is
     compared with (e.g. 0.5004 against ``<= 0.5``), just enough significant
@@ -310,8 +326,26 @@ def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
         return GateResult(rule, rule.level, False, value,
                           f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails")
     passed = bool(OPERATORS[rule.op](value, rule.threshold))
+    who = _where_of(summary, rule.path)
     return GateResult(rule, rule.level, passed, value,
-                      f"{rule.path} = {gate_value_text(value, rule.threshold)} ({need}){'' if passed else ': violated'}")
+                      f"{rule.path} = {_count_text(found) or gate_value_text(value, rule.threshold)}{who} ({need})"
+                      f"{'' if passed else ': violated'}")
+
+
+def _count_text(found) -> str:
+    """A whole-number statistic (a count) as written in the summary (``3``, not ``3.000``); else ``""``."""
+    return str(int(found)) if isinstance(found, numbers.Integral) and not isinstance(found, bool) else ""
+
+
+def _where_of(summary: Mapping, path: str) -> str:
+    """`` (iforest on resnet18)`` when the statistic has a sibling ``<name>_where`` naming who has it, else ``""``."""
+    head, _, name = path.rpartition(".")
+    kind, parent = _resolve(summary, head) if head else ("ok", summary)
+    if kind != "unknown" and isinstance(parent, Mapping):
+        where = parent.get(f"{name}_where")
+        if isinstance(where, str) and where:
+            return f" ({where})"
+    return ""
 
 
 def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
@@ -322,7 +356,7 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     summary : dict
         The nested summary (``json.load`` of ``summary.json``).
     rules : iterable of str, dict or GateRule
-        Rules in any form accepted by :func:`rules_from_config`.
+        Rules in any form accepted by [`rules_from_config`][auditad.gates.checks.rules_from_config].
 
     Returns
     -------
@@ -337,9 +371,9 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -367,9 +401,9 @@ def verdict(results: Iterable[GateResult]) -> str:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -399,9 +433,9 @@ def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -421,9 +455,9 @@ def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -465,9 +499,9 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -503,16 +537,18 @@ def load_summary(path) -> dict:
     Raises
     ------
     InvalidInputError
-        A missing file or folder, text that is not UTF-8 or not JSON, a non-object, nesting
+        A missing file or folder, a device, FIFO or socket, a file larger than
+        ``MAX_SUMMARY_BYTES``, text that is not UTF-8 or not JSON, a non-object, nesting
         deeper than ``MAX_SUMMARY_DEPTH``, an integer longer than ``MAX_SUMMARY_INT_DIGITS``
-        digits, or an unsupported ``schema_version`` (see :func:`check_schema_version`).
+        digits, or an unsupported ``schema_version`` (see
+        [`check_schema_version`][auditad.gates.checks.check_schema_version]).
         The message names the file.
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -522,18 +558,17 @@ def load_summary(path) -> dict:
     3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
        Embedding-Space Geometry?".
     """
+    from .._io import check_regular_input, read_input_bytes
+
     path = Path(path)
     where = f"summary file {str(path)!r}"
-    if not path.exists():
-        raise InvalidInputError(f"{where} does not exist")
     if path.is_dir():
         raise InvalidInputError(f"{where} is a directory, expected a summary.json file")
+    check_regular_input(path, what="summary file")  # a FIFO blocks, /dev/zero never ends: refused unopened
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input_bytes(path, what="summary file", max_bytes=MAX_SUMMARY_BYTES).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(f"{where} is not UTF-8 text: {exc.reason}") from None
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
     try:
         summary = json.loads(text, parse_int=_parse_int)
     except InvalidInputError as exc:
@@ -568,13 +603,14 @@ class GateRun:
     results : dict of str -> list of GateResult
         Per benchmark (its ``benchmark`` key, or the file's folder or stem), in file order.
     fail_on : str
-        ``"fail"`` or ``"warn"``: the lowest failed level that makes :attr:`exit_code` 1.
+        ``"fail"`` or ``"warn"``: the lowest failed level that makes
+        [`exit_code`][auditad.gates.checks.GateRun.exit_code] 1.
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -594,12 +630,12 @@ class GateRun:
 
     @property
     def verdict(self) -> str:
-        """Worst outcome over every gate (see :func:`verdict`)."""
+        """Worst outcome over every gate (see [`verdict`][auditad.gates.checks.GateRun.verdict])."""
         return verdict(self.every)
 
     @property
     def exit_code(self) -> int:
-        """1 if a gate at or above ``fail_on`` failed, else 0 (see :func:`exit_code`)."""
+        """1 if a gate at or above ``fail_on`` failed, else 0 (see `exit_code`)."""
         return exit_code(self.every, fail_on=self.fail_on)
 
     def rows(self) -> list[dict]:
@@ -613,7 +649,7 @@ class GateRun:
         return out
 
     def to_frame(self):
-        """:meth:`rows` as a DataFrame."""
+        """[`rows`][auditad.gates.checks.GateRun.rows] as a DataFrame."""
         import pandas as pd
 
         return pd.DataFrame(self.rows(), columns=list(_ROW_KEYS))
@@ -625,7 +661,7 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
     Parameters
     ----------
     summaries : sequence of path
-        ``summary.json`` files written by an audit (read with :func:`load_summary`).
+        ``summary.json`` files written by an audit (read with [`load_summary`][auditad.gates.checks.load_summary]).
     rules : iterable of str, dict or GateRule
         Extra rules added to every summary's own ``gates`` (duplicates dropped).
     fail_on : {"fail", "warn"}
@@ -643,7 +679,7 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
 
     See Also
     --------
-    evaluate_gates : the same on one summary dict.
+    - [`evaluate_gates`][auditad.gates.checks.evaluate_gates]: the same on one summary dict.
 
     References
     ----------

@@ -1,6 +1,6 @@
-"""Gate rules: the rule syntax, :class:`GateRule` and reading rules from text and config lists.
+"""Gate rules: the rule syntax, `GateRule` and reading rules from text and config lists.
 
-Re-exported by :mod:`auditad.gates.checks` (import the public names from there), which
+Re-exported by [`auditad.gates.checks`][auditad.gates.checks] (import the public names from there), which
 evaluates the rules on audit summaries; see that module for the rule syntax.
 
 Examples
@@ -71,9 +71,9 @@ class GateRule:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -113,14 +113,14 @@ class GateRule:
 
     @property
     def text(self) -> str:
-        """Canonical rule text, ``"fail: leakage.L_k <= 0.5"``; :func:`parse_rule` reads it back."""
+        """Canonical rule text, ``"fail: leakage.L_k <= 0.5"``; `parse_rule` reads it back."""
         return f"{self.level}: {self.expression}"
 
     def __str__(self) -> str:
         return self.text
 
     def to_dict(self) -> dict:
-        """JSON-safe dict; :func:`rules_from_config` reads it back."""
+        """JSON-safe dict; [`rules_from_config`][auditad.gates.checks.rules_from_config] reads it back."""
         return {"rule": self.expression, "metric": self.path, "op": self.op,
                 "threshold": self.threshold, "level": self.level}
 
@@ -134,7 +134,7 @@ def check_level(level, *, name: str) -> str:
 
 
 def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
-    """Parse one rule ``[LEVEL:] METRIC OP THRESHOLD [[LEVEL]]`` into a :class:`GateRule`.
+    """Parse one rule ``[LEVEL:] METRIC OP THRESHOLD [[LEVEL]]`` into a [`GateRule`][auditad.gates.checks.GateRule].
 
     Parameters
     ----------
@@ -156,8 +156,8 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
 
     See Also
     --------
-    run_gates : gates on summary files.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -235,7 +235,8 @@ def _find_operator(body: str) -> tuple[str, int]:
 def rules_from_config(items: Iterable, *, default_level: str = "fail", source: str = "gates") -> list[GateRule]:
     """Read gate rules from a config list (TOML ``gates = [...]``, or the ``gates`` key of a summary).
 
-    Each item is a rule string (see :func:`parse_rule`), a :class:`GateRule`, or a dict with
+    Each item is a rule string (see [`parse_rule`][auditad.gates.checks.parse_rule]), a
+    [`GateRule`][auditad.gates.checks.GateRule], or a dict with
     either ``rule`` (rule text) or ``metric``, ``op`` and ``threshold``, plus an optional
     ``level``.  Keys recording an earlier evaluation (``passed``, ``value``, ``message``,
     ``status``) are ignored, so the ``gates`` list of a ``summary.json`` reads back; any other
@@ -255,9 +256,9 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
 
     See Also
     --------
-    run_gates : gates on summary files.
-    parse_rule : the rule syntax.
-    auditad.report.export.write_junit : the results as JUnit XML.
+    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
+    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
     References
     ----------
@@ -269,7 +270,7 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
 
     Examples
     --------
-    TOML::
+    TOML:
 
         gates = [
           "leakage.L_k <= 0.5",
@@ -344,7 +345,7 @@ def _threshold(value, where: str) -> float:
 
 
 def as_rules(rules) -> list[GateRule]:
-    """One rule (text, dict or :class:`GateRule`) or an iterable of them, as a list of :class:`GateRule`."""
+    """One rule (text, dict or `GateRule`) or an iterable of them, as a list of `GateRule`."""
     if isinstance(rules, (str, GateRule, Mapping)):
         rules = [rules]
     return rules_from_config(rules, source="rules")

@@ -2,13 +2,14 @@
 
 A landscape is the value of a metric of binary predictions at every operating
 point (TPR, TNR) of a grid, at a given anomaly ratio π (closed forms of
-:func:`auditad.metrics.operating_point_metrics`). From the landscapes:
+[`auditad.metrics.operating_point_metrics`][auditad.metrics.operating_point_metrics]). From the landscapes:
 
-* :func:`landscape_difference` -- the change against the balanced case (π = ½);
-* :func:`landscape_regions` -- mean and excess kurtosis in the regions R1–R5;
-* :func:`minimal_tpr` -- the smallest TPR that reaches a score, and the TNR it then needs;
-* :func:`landscape_coverage` -- the share of the landscape area per score bin;
-* :func:`landscape_correlations` -- Pearson correlation of the landscapes and Tucker
+* [`landscape_difference`][auditad.landscapes.landscape_difference] -- the change against the balanced case (π = ½);
+* [`landscape_regions`][auditad.landscapes.landscape_regions] -- mean and excess kurtosis in the regions R1–R5;
+* [`minimal_tpr`][auditad.landscapes.minimal_tpr] -- the smallest TPR that reaches a score, and the TNR it then needs;
+* [`landscape_coverage`][auditad.landscapes.landscape_coverage] -- the share of the landscape area per score bin;
+* [`landscape_correlations`][auditad.landscapes.landscape_correlations] -- Pearson correlation of the landscapes and
+Tucker
   congruence of their factor loadings, per ratio group (Low / Medium / High).
 
 Grid convention: ``values[r, m, i, j]`` is metric ``m`` at ratio ``r``,
@@ -59,7 +60,7 @@ __all__ = [
 # --------------------------------------------------------------------------- difference maps
 @dataclass(frozen=True, eq=False)
 class LandscapeDifferenceResult:
-    """Landscapes minus the landscape at a reference ratio (see :func:`landscape_difference`).
+    """Landscapes minus the landscape at a reference ratio (see `landscape_difference`).
 
     ``values[r, m, i, j]`` = metric at ratio ``r`` minus metric at ``reference_ratio``;
     ``max_increase`` / ``max_decrease`` (R, M) summarise each map.
@@ -99,7 +100,7 @@ class LandscapeDifferenceResult:
 
 
 def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
-    r"""Difference maps :math:`L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})` (Hermary et al. §V-B, Figure 3).
+    r"""Difference maps \(L_m(\text{TPR}, \text{TNR}; \pi) - L_m(\text{TPR}, \text{TNR}; \pi_{ref})\) (Hermary et al. §V-B, Figure 3).
 
     The reference landscape is computed on the same grid (balanced π = ½ by
     default). AUROC's map is identically 0: it does not depend on π.
@@ -121,7 +122,7 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
 
     See Also
     --------
-    landscape
+    - [`landscape`][auditad.landscapes.landscape]
 
     Examples
     --------
@@ -143,7 +144,7 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
 # --------------------------------------------------------------------------- regions of interest
 @dataclass(frozen=True, eq=False)
 class RegionStatsResult:
-    """Mean and excess kurtosis of each metric in each region (see :func:`landscape_regions`).
+    """Mean and excess kurtosis of each metric in each region (see `landscape_regions`).
 
     ``mean`` and ``excess_kurtosis`` have shape (R, M, number of regions).
     """
@@ -203,20 +204,20 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
 
     Default regions (TPR range, TNR range, inclusive): R1 (0–10 %, 0–10 %),
     R2 (0–10, 90–100), R3 (90–100, 0–10), R4 (90–100, 90–100), R5 (45–55, 45–55).
-    Over the grid points :math:`v_1..v_K` inside a region,
+    Over the grid points \(v_1..v_K\) inside a region,
 
-    .. math::
-
-        \bar v = \frac1K \sum_k v_k,\qquad
-        \kappa_{excess} = \frac{\frac1K\sum_k (v_k-\bar v)^4}{\big(\frac1K\sum_k (v_k-\bar v)^2\big)^2} - 3.
+    \[
+    \bar v = \frac1K \sum_k v_k,\qquad
+    \kappa_{excess} = \frac{\frac1K\sum_k (v_k-\bar v)^4}{\big(\frac1K\sum_k (v_k-\bar v)^2\big)^2} - 3.
+    \]
 
     The kurtosis of a constant region is undefined: nan with an
-    :class:`~auditad.errors.UndefinedValueWarning`.
+    [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning].
 
     Parameters
     ----------
     result : LandscapeResult
-    regions : mapping, default :data:`REGIONS`
+    regions : mapping, default REGIONS
         name -> ((TPR low, TPR high), (TNR low, TNR high)).
 
     Returns
@@ -230,7 +231,8 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
 
     See Also
     --------
-    landscape, REGIONS
+    - [`landscape`][auditad.landscapes.landscape]
+    - `REGIONS`
 
     Examples
     --------
@@ -267,7 +269,7 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
 # --------------------------------------------------------------------------- minimal TPR
 @dataclass(frozen=True, eq=False)
 class MinimalTprResult:
-    """Smallest TPR reaching each score and the TNR then needed (see :func:`minimal_tpr`).
+    """Smallest TPR reaching each score and the TNR then needed (see `minimal_tpr`).
 
     ``min_tpr`` and ``tnr_needed`` have shape (R, M, S); nan where the score is not reached on the grid.
     """
@@ -297,14 +299,14 @@ class MinimalTprResult:
 def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
     r"""Minimal TPR needed to reach a score, and the TNR it then requires (Hermary et al. §V-C, Figure 4).
 
-    .. math::
-
-        \mathrm{TPR}^*(s) = \min\{\mathrm{TPR} : \exists\,\mathrm{TNR},\ L(\mathrm{TPR},\mathrm{TNR}) \ge s\},\qquad
-        \mathrm{TNR}^*(s) = \min\{\mathrm{TNR} : L(\mathrm{TPR}^*(s),\mathrm{TNR}) \ge s\},
+    \[
+    \mathrm{TPR}^*(s) = \min\{\mathrm{TPR} : \exists\,\mathrm{TNR},\ L(\mathrm{TPR},\mathrm{TNR}) \ge s\},\qquad
+    \mathrm{TNR}^*(s) = \min\{\mathrm{TNR} : L(\mathrm{TPR}^*(s),\mathrm{TNR}) \ge s\},
+    \]
 
     searched on the grid of ``result`` (so exact to the grid step). For AUROC
-    :math:`\mathrm{TPR}^* = \max(0, 2s-1)`; for the trapezoid AUPR no positive
-    needs detecting up to :math:`(1+\pi)/2` (with TNR = 1); scaled MCC reaches ½
+    \(\mathrm{TPR}^* = \max(0, 2s-1)\); for the trapezoid AUPR no positive
+    needs detecting up to \((1+\pi)/2\) (with TNR = 1); scaled MCC reaches ½
     at TPR = 0.
 
     Parameters
@@ -325,7 +327,8 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
 
     See Also
     --------
-    landscape, landscape_coverage
+    - [`landscape`][auditad.landscapes.landscape]
+    - [`landscape_coverage`][auditad.landscapes.landscape_coverage]
 
     Examples
     --------
@@ -358,7 +361,7 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
 # --------------------------------------------------------------------------- coverage
 @dataclass(frozen=True, eq=False)
 class CoverageResult:
-    """Share of the landscape area per score bin (see :func:`landscape_coverage`).
+    """Share of the landscape area per score bin (see `landscape_coverage`).
 
     ``coverage`` has shape (R, M, bins); ``bin_edges`` (M, bins + 1) per metric.
     """
@@ -398,10 +401,10 @@ def _area_weights(grid: np.ndarray) -> np.ndarray:
 def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageResult:
     r"""Share of the TPR × TNR area on which each metric falls in each score bin (Hermary et al. App. B, Figure 8).
 
-    .. math::
-
-        C_b = \frac{\iint \mathbb 1[L(\mathrm{TPR},\mathrm{TNR}) \in B_b]\,d\mathrm{TPR}\,d\mathrm{TNR}}
-                   {\iint d\mathrm{TPR}\,d\mathrm{TNR}},
+    \[
+    C_b = \frac{\iint \mathbb 1[L(\mathrm{TPR},\mathrm{TNR}) \in B_b]\,d\mathrm{TPR}\,d\mathrm{TNR}}
+    {\iint d\mathrm{TPR}\,d\mathrm{TNR}},
+    \]
 
     with ``bins`` equal bins over the metric's range ([0, 1]; [-1, 1] for raw
     ``mcc``; 20 bins of width 0.05 by default, the last closed on the right).
@@ -424,7 +427,8 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
 
     See Also
     --------
-    landscape, minimal_tpr
+    - [`landscape`][auditad.landscapes.landscape]
+    - [`minimal_tpr`][auditad.landscapes.minimal_tpr]
 
     Examples
     --------

@@ -1,8 +1,8 @@
 """The landscape grid: anomaly ratios, the metrics on a TPR × TNR grid and its result type.
 
-Part of :mod:`auditad.landscapes` (which re-exports every public name here). The derived
-statistics (:mod:`auditad.landscapes` itself) and the relations between landscapes
-(:mod:`auditad.landscapes.relations`) both build on it.
+Part of [`auditad.landscapes`][auditad.landscapes] (which re-exports every public name here). The derived
+statistics ([`auditad.landscapes`][auditad.landscapes] itself) and the relations between landscapes
+(`auditad.landscapes.relations`) both build on it.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ def metric_range(metric: str) -> tuple[float, float]:
 
     See Also
     --------
-    landscape_coverage
+    - [`landscape_coverage`][auditad.landscapes.landscape_coverage]
 
     Examples
     --------
@@ -84,7 +84,8 @@ def ratio_label(ratio: float) -> str:
 
     See Also
     --------
-    landscape, PAPER_RATIOS
+    - [`landscape`][auditad.landscapes.landscape]
+    - `PAPER_RATIOS`
 
     Examples
     --------
@@ -132,7 +133,8 @@ def ratio_index(ratios: np.ndarray, labels: tuple, ratio) -> int:
 
     See Also
     --------
-    LandscapeResult.ratio_index, metric_index
+    - [`LandscapeResult.ratio_index`][auditad.landscapes.LandscapeResult.ratio_index]
+    - [`metric_index`][auditad.landscapes.metric_index]
 
     Examples
     --------
@@ -160,7 +162,7 @@ def metric_index(metrics: tuple, metric) -> int:
 
     See Also
     --------
-    ratio_index
+    - [`ratio_index`][auditad.landscapes.ratio_index]
 
     Examples
     --------
@@ -183,7 +185,7 @@ def check_landscape_result(result, cls=None, name: str = "result"):
 # --------------------------------------------------------------------------- landscape
 @dataclass(frozen=True, eq=False)
 class LandscapeResult:
-    """Metric values over a TPR × TNR grid at several anomaly ratios (see :func:`landscape`).
+    """Metric values over a TPR × TNR grid at several anomaly ratios (see `landscape`).
 
     Attributes
     ----------
@@ -200,8 +202,10 @@ class LandscapeResult:
 
     See Also
     --------
-    landscape : computes it.
-    landscape_difference, landscape_regions, minimal_tpr, landscape_coverage : what is derived from it.
+    - [`landscape`][auditad.landscapes.landscape]: computes it.
+    - [`landscape_difference`][auditad.landscapes.landscape_difference],
+      [`landscape_regions`][auditad.landscapes.landscape_regions], [`minimal_tpr`][auditad.landscapes.minimal_tpr],
+      [`landscape_coverage`][auditad.landscapes.landscape_coverage]: what is derived from it.
 
     References
     ----------
@@ -264,6 +268,21 @@ class LandscapeResult:
             "value": self.values.ravel(),
         })
 
+    def _repr_html_(self) -> str:
+        """Notebook display: per ratio and metric, the landscape's mean, range and value at TPR = TNR = 0.5."""
+        from .._format import html_block, html_table
+
+        mid = self.at(0.5, 0.5)  # (R, M)
+        rows = [{"ratio": label, "metric": m, "mean": float(np.mean(self.values[r, j])),
+                 "min": float(np.min(self.values[r, j])), "max": float(np.max(self.values[r, j])),
+                 "at TPR = TNR = 0.5": float(mid[r, j])}
+                for r, label in enumerate(self.labels) for j, m in enumerate(self.metrics)]
+        g = self.tpr.size
+        return html_block(f"Metric landscapes: {len(self.metrics)} metric(s) at {len(self.labels)} anomaly ratio(s) "
+                          f"on a {g} × {g} TPR × TNR grid", html_table(rows, max_rows=60),
+                          note="A random detector sits at TPR + TNR = 1; plot one with "
+                               "auditad.plotting.plot_landscape.")
+
     def to_dict(self) -> dict:
         """JSON-safe dict (the values as nested lists indexed ``[ratio][metric][tpr][tnr]``)."""
         return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
@@ -274,15 +293,15 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
     r"""Every metric over a TPR × TNR grid for each anomaly ratio (Hermary et al. §V-A, Figure 2).
 
     At ratio π and operating point (TPR, TNR) the confusion-matrix shares are
-    :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`, :math:`FP = (1-\pi)(1-TNR)`,
-    :math:`TN = (1-\pi)\,TNR`, and the metrics follow the closed forms of
-    :func:`~auditad.metrics.operating_point_metrics` (conventions there for the
+    \(TP = \pi\,TPR\), \(FN = \pi(1-TPR)\), \(FP = (1-\pi)(1-TNR)\),
+    \(TN = (1-\pi)\,TNR\), and the metrics follow the closed forms of
+    [`operating_point_metrics`][auditad.metrics.operating_point_metrics] (conventions there for the
     corner TPR = 0, TNR = 1 where nothing is predicted positive).
 
     Parameters
     ----------
     ratios : "paper", float, str or sequence, default "paper"
-        Anomaly ratios in (0, 1), preset names from :data:`PAPER_RATIOS`
+        Anomaly ratios in (0, 1), preset names from `PAPER_RATIOS`
         (Hermary et al. Table I), ``"paper"`` for all of them, or a mapping label -> ratio.
     metrics : sequence of str, default ("auroc", "aupr_trap", "f1", "mcc_scaled")
         The paper's four metrics; ``ap`` and ``mcc`` are available too.
@@ -300,7 +319,11 @@ def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 10
 
     See Also
     --------
-    landscape_difference, minimal_tpr, landscape_coverage, landscape_correlations, LandscapeResult.at
+    - [`landscape_difference`][auditad.landscapes.landscape_difference]
+    - [`minimal_tpr`][auditad.landscapes.minimal_tpr]
+    - [`landscape_coverage`][auditad.landscapes.landscape_coverage]
+    - [`landscape_correlations`][auditad.landscapes.landscape_correlations]
+    - [`LandscapeResult.at`][auditad.landscapes.LandscapeResult.at]
 
     Examples
     --------

@@ -1,6 +1,6 @@
 """Relations between metric landscapes: Pearson correlation and Tucker congruence per ratio group.
 
-Part of :mod:`auditad.landscapes` (which re-exports every name here), kept in its
+Part of [`auditad.landscapes`][auditad.landscapes] (which re-exports every name here), kept in its
 own file for length. Hermary, Mejri & Aouada, "An Insight on Evaluation Metrics
 Under the Imbalanced Case of Anomaly Detection", §VI, Figures 6–7.
 """
@@ -33,8 +33,8 @@ class MetricRelationsResult:
     holds one (M, n_factors) array per group. ``factor_rule`` states how the
     number of factors was chosen; ``tucker_degenerate[g]`` is True when group g
     kept a single factor, where the congruence of any two metrics is
-    :math:`\mathrm{sign}(L_a L_b) = \pm 1` by construction: its off-diagonal
-    ``tucker`` entries are then nan (an :class:`~auditad.errors.UndefinedValueWarning`
+    \(\mathrm{sign}(L_a L_b) = \pm 1\) by construction: its off-diagonal
+    ``tucker`` entries are then nan (an [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning]
     says so; pass ``n_factors=2`` for a comparison).
     """
 
@@ -87,7 +87,7 @@ def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
 
     See Also
     --------
-    landscape_correlations
+    - [`landscape_correlations`][auditad.landscapes.landscape_correlations]
 
     Examples
     --------
@@ -123,24 +123,25 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
     For each ratio group, the landscapes of its ratios are stacked so that every
     (ratio, TPR, TNR) grid point is an observation and every metric a variable.
     Pearson correlations are computed directly; factors are extracted from the
-    correlation matrix :math:`\mathbf R = \mathbf V \Lambda \mathbf V^\top`
-    (principal factors, loadings :math:`\mathbf L = \mathbf V_k \Lambda_k^{1/2}`
+    correlation matrix \(\mathbf R = \mathbf V \Lambda \mathbf V^\top\)
+    (principal factors, loadings \(\mathbf L = \mathbf V_k \Lambda_k^{1/2}\)
     with the fewest k whose explained variance reaches ``variance``, 90 % as in
     the paper), and Tucker's congruence between metrics a and b is
 
-    .. math::
-
-        \phi_{ab} = \frac{\sum_f L_{af} L_{bf}}{\sqrt{\sum_f L_{af}^2 \sum_f L_{bf}^2}},
+    \[
+    \phi_{ab} = \frac{\sum_f L_{af} L_{bf}}{\sqrt{\sum_f L_{af}^2 \sum_f L_{bf}^2}},
+    \]
 
     which does not depend on a rotation of the factors. With every factor kept,
-    :math:`\phi = r`. Seed 003 does not say which observations its factor
+    \(\phi = r\). The paper "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly Detection" (Hermary
+    et al.) does not say which observations its factor
     analysis used; this stacking is auditad's reading.
 
     Degenerate case: when a single factor reaches the variance cut (the Medium
     group of the paper's ratios: 91.0 % with one factor), every congruence is
-    :math:`\mathrm{sign}(L_a L_b) = \pm 1` whatever the metrics, which says
+    \(\mathrm{sign}(L_a L_b) = \pm 1\) whatever the metrics, which says
     nothing. auditad then reports nan for the off-diagonal congruences of that
-    group with an :class:`~auditad.errors.UndefinedValueWarning` and marks it in
+    group with an [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning] and marks it in
     ``tucker_degenerate``; ``n_factors=2`` (a fixed number for every group,
     stated in ``factor_rule``) gives a comparable value.
 
@@ -149,9 +150,9 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
     result : LandscapeResult
         Needs at least two metrics.
     groups : "spec", "each", "all" or mapping, default "spec"
-        ``"spec"``: :data:`RATIO_GROUPS` (Low ≤ 5.77 %, Medium 10.05–27.76 %,
+        ``"spec"``: `RATIO_GROUPS` (Low ≤ 5.77 %, Medium 10.05–27.76 %,
         High ≥ 55.5 %; ratios outside every group are skipped with a
-        :class:`~auditad.errors.SkippedItemWarning`); ``"each"``: one group per
+        [`SkippedItemWarning`][auditad.errors.SkippedItemWarning]); ``"each"``: one group per
         ratio; ``"all"``: one group of every ratio; or name -> (low, high).
     variance : float, default 0.90
         Share of variance the retained factors must explain.
@@ -171,7 +172,8 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
 
     See Also
     --------
-    ratio_group, auditad.landscapes.landscape
+    - [`ratio_group`][auditad.landscapes.ratio_group]
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]
 
     Examples
     --------

@@ -5,17 +5,19 @@ anomaly label 1 is the positive class (Hermary et al.).
 
 From scores (vectorised: a 2-D ``(n, m)`` array holds ``m`` score columns):
 
-* :func:`auroc` -- area under the ROC curve, ties count ½ (Mann–Whitney U / (n_pos·n_neg));
-* :func:`auroc_ci` -- AUROC with a DeLong confidence interval and a test of AUROC = ½;
-* :func:`average_precision` -- step-wise AP (scikit-learn's ``average_precision_score``);
-* :func:`aupr_trapezoid` -- trapezoid area under the PR curve that starts at
+* [`auroc`][auditad.metrics.auroc] -- area under the ROC curve, ties count ½ (Mann–Whitney U / (n_pos·n_neg));
+* [`auroc_ci`][auditad.metrics.auroc_ci] -- AUROC with a DeLong confidence interval and a test of AUROC = ½;
+* [`average_precision`][auditad.metrics.average_precision] -- step-wise AP (scikit-learn's ``average_precision_score``);
+* [`aupr_trapezoid`][auditad.metrics.aupr_trapezoid] -- trapezoid area under the PR curve that starts at
   (recall 0, precision 1) (scikit-learn's ``auc(recall, precision)``);
-* :func:`f1_at_threshold`, :func:`mcc_at_threshold` -- at a threshold, with
+* [`f1_at_threshold`][auditad.metrics.f1_at_threshold], [`mcc_at_threshold`][auditad.metrics.mcc_at_threshold] -- at a
+threshold, with
   "predicted positive = score >= threshold";
-* :func:`best_f1` -- the largest F1 over all thresholds;
-* :func:`scaled_mcc` -- (MCC + 1) / 2.
+* [`best_f1`][auditad.metrics.best_f1] -- the largest F1 over all thresholds;
+* [`scaled_mcc`][auditad.metrics.scaled_mcc] -- (MCC + 1) / 2.
 
-From an operating point (TPR, TNR) at anomaly ratio π: :func:`operating_point_metrics`.
+From an operating point (TPR, TNR) at anomaly ratio π:
+[`operating_point_metrics`][auditad.metrics.operating_point_metrics].
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ METRIC_NAMES = ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled")
 
 
 def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
-    """A metric name or a non-empty sequence of names from :data:`METRIC_NAMES`, as a tuple (order kept).
+    """A metric name or a non-empty sequence of names from `METRIC_NAMES`, as a tuple (order kept).
 
     References
     ----------
@@ -75,7 +77,8 @@ def check_metric_names(metrics, *, name: str = "metrics") -> tuple[str, ...]:
 
     See Also
     --------
-    auditad.nulls.null_distribution, auditad.landscapes.landscape
+    - [`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]
 
     Examples
     --------
@@ -129,22 +132,23 @@ def _positive_rank_sums(pos: np.ndarray, S: np.ndarray) -> np.ndarray:
 def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
     r"""Area under the ROC curve, ties counted ½.
 
-    .. math::
+    \[
+    \mathrm{AUROC} = \frac{1}{n_+ n_-}\sum_{i:\,y_i=1}\sum_{j:\,y_j=0}
+    \Big(\mathbb 1[s_i > s_j] + \tfrac12\,\mathbb 1[s_i = s_j]\Big)
+    = \frac{R_+ - n_+(n_+ + 1)/2}{n_+ n_-},
+    \]
 
-        \mathrm{AUROC} = \frac{1}{n_+ n_-}\sum_{i:\,y_i=1}\sum_{j:\,y_j=0}
-        \Big(\mathbb 1[s_i > s_j] + \tfrac12\,\mathbb 1[s_i = s_j]\Big)
-        = \frac{R_+ - n_+(n_+ + 1)/2}{n_+ n_-},
-
-    where :math:`R_+` is the sum of the mid-ranks of the positives among all
-    scores (Mann–Whitney U divided by :math:`n_+ n_-`; Hermary et al.).
+    where \(R_+\) is the sum of the mid-ranks of the positives among all
+    scores (Mann–Whitney U divided by \(n_+ n_-\); Hermary et al.).
 
     Parameters
     ----------
     y_true : array-like of shape (n,) or (n, 1)
         Two distinct labels (numbers, booleans or strings); the anomaly
         (positive) class is ``pos_label``, else 1 for {0, 1} / {-1, 1} /
-        booleans, else the larger label (scikit-learn's ``roc_auc_score`` rule;
-        :func:`binary_targets`). Both classes are required.
+        booleans, else the larger of two string labels (scikit-learn's ``roc_auc_score`` rule;
+        [`binary_targets`][auditad.metrics.binary_targets]); other numbers such as {0, 2} need
+        ``pos_label``. Both classes are required.
     scores : array-like of shape (n,) or (n, m)
         Anomaly scores (higher = more anomalous); a 2-D array holds ``m``
         score columns that are evaluated at once.
@@ -152,10 +156,10 @@ def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
         The anomaly label.
     sample_weight : array-like of shape (n,), optional
         Non-negative weights: the area under the weighted ROC curve (pairs weigh
-        :math:`w_i w_j`), as scikit-learn.
+        \(w_i w_j\)), as scikit-learn.
     max_fpr : float in (0, 1], optional
         Standardised partial AUC over FPR ≤ ``max_fpr`` (McClish correction, as
-        scikit-learn): :math:`\tfrac12\big(1 + \frac{A - m^2/2}{m - m^2/2}\big)`
+        scikit-learn): \(\tfrac12\big(1 + \frac{A - m^2/2}{m - m^2/2}\big)\)
         with A the area up to FPR = m (linear interpolation at m).
 
     Returns
@@ -174,7 +178,9 @@ def auroc(y_true, scores, *, pos_label=None, sample_weight=None, max_fpr=None):
 
     See Also
     --------
-    auroc_ci, average_precision, auditad.nulls.auroc_null
+    - [`auroc_ci`][auditad.metrics.auroc_ci]
+    - [`average_precision`][auditad.metrics.average_precision]
+    - [`auditad.nulls.auroc_null`][auditad.nulls.auroc_null]
 
     Examples
     --------
@@ -268,13 +274,13 @@ def _finish(value: np.ndarray, ndim: int):
 def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Average precision, step-wise (scikit-learn's ``average_precision_score``).
 
-    .. math::
+    \[
+    \mathrm{AP} = \sum_k (R_k - R_{k-1})\,P_k,
+    \]
 
-        \mathrm{AP} = \sum_k (R_k - R_{k-1})\,P_k,
-
-    over the distinct score thresholds in decreasing order, with :math:`P_k`,
-    :math:`R_k` the precision and recall when every sample with score
-    :math:`\ge` the k-th threshold is predicted positive (:math:`R_0 = 0`).
+    over the distinct score thresholds in decreasing order, with \(P_k\),
+    \(R_k\) the precision and recall when every sample with score
+    \(\ge\) the k-th threshold is predicted positive (\(R_0 = 0\)).
     Under random scores its mean is close to the anomaly ratio π (Hermary et al.).
 
     Parameters
@@ -296,7 +302,8 @@ def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
 
     See Also
     --------
-    aupr_trapezoid, auditad.nulls.expected_average_precision
+    - [`aupr_trapezoid`][auditad.metrics.aupr_trapezoid]
+    - [`auditad.nulls.expected_average_precision`][auditad.nulls.expected_average_precision]
 
     Examples
     --------
@@ -314,17 +321,17 @@ def average_precision(y_true, scores, *, pos_label=None, sample_weight=None):
 def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
     r"""Area under the precision–recall curve by the trapezoid rule.
 
-    The curve runs through the points :math:`(R_k, P_k)` of the distinct
+    The curve runs through the points \((R_k, P_k)\) of the distinct
     thresholds in decreasing order and starts at (recall 0, precision 1), as
     scikit-learn's ``auc(recall, precision)`` on ``precision_recall_curve``:
 
-    .. math::
+    \[
+    \mathrm{AUPR}_{trap} = \sum_k (R_k - R_{k-1})\,\frac{P_k + P_{k-1}}{2},
+    \qquad (R_0, P_0) = (0, 1).
+    \]
 
-        \mathrm{AUPR}_{trap} = \sum_k (R_k - R_{k-1})\,\frac{P_k + P_{k-1}}{2},
-        \qquad (R_0, P_0) = (0, 1).
-
-    On coarse (e.g. binary) scores it differs a lot from :func:`average_precision`:
-    a detector that flags nothing scores :math:`(1+\pi)/2` here and π there.
+    On coarse (e.g. binary) scores it differs a lot from [`average_precision`][auditad.metrics.average_precision]:
+    a detector that flags nothing scores \((1+\pi)/2\) here and π there.
 
     Parameters
     ----------
@@ -345,7 +352,8 @@ def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
 
     See Also
     --------
-    average_precision, auditad.landscapes.landscape
+    - [`average_precision`][auditad.metrics.average_precision]
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]
 
     Examples
     --------
@@ -363,11 +371,11 @@ def aupr_trapezoid(y_true, scores, *, pos_label=None, sample_weight=None):
 def best_f1(y_true, scores, *, pos_label=None):
     r"""Largest F1 over all thresholds (predicted positive = score >= threshold).
 
-    .. math::
+    \[
+    \max_t \frac{2\,TP(t)}{2\,TP(t) + FP(t) + FN(t)} = \max_t \frac{2\,TP(t)}{n_{\hat +}(t) + n_+},
+    \]
 
-        \max_t \frac{2\,TP(t)}{2\,TP(t) + FP(t) + FN(t)} = \max_t \frac{2\,TP(t)}{n_{\hat +}(t) + n_+},
-
-    over the distinct score values :math:`t` (predicting nothing positive gives
+    over the distinct score values \(t\) (predicting nothing positive gives
     F1 = 0 and never wins). It is optimistic: the threshold is chosen with the labels.
 
     Parameters
@@ -388,7 +396,8 @@ def best_f1(y_true, scores, *, pos_label=None):
 
     See Also
     --------
-    f1_at_threshold, score_metrics
+    - [`f1_at_threshold`][auditad.metrics.f1_at_threshold]
+    - [`score_metrics`][auditad.metrics.score_metrics]
 
     Examples
     --------
@@ -423,9 +432,9 @@ def _confusion_at_threshold(y_true, scores, threshold, pos_label=None):
 def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
     r"""F1 score of the predictions "anomaly if score >= threshold".
 
-    .. math::
-
-        F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+    \[
+    F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+    \]
 
     (Hermary et al. §III-B1). With both classes present the denominator is never 0;
     predicting nothing positive gives F1 = 0.
@@ -450,7 +459,9 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
 
     See Also
     --------
-    best_f1, mcc_at_threshold, f1_cells
+    - [`best_f1`][auditad.metrics.best_f1]
+    - [`mcc_at_threshold`][auditad.metrics.mcc_at_threshold]
+    - [`f1_cells`][auditad.metrics.f1_cells]
 
     Examples
     --------
@@ -464,11 +475,11 @@ def f1_at_threshold(y_true, scores, *, threshold: float = 0.5, pos_label=None):
 def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = False, pos_label=None):
     r"""Matthews correlation coefficient of the predictions "anomaly if score >= threshold".
 
-    .. math::
-
-        \mathrm{MCC} = \frac{TP\cdot TN - FP\cdot FN}
-        {\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},\qquad
-        \mathrm{MCC}_{[0,1]} = \frac{\mathrm{MCC}+1}{2}
+    \[
+    \mathrm{MCC} = \frac{TP\cdot TN - FP\cdot FN}
+    {\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},\qquad
+    \mathrm{MCC}_{[0,1]} = \frac{\mathrm{MCC}+1}{2}
+    \]
 
     (Hermary et al. §III-B2, which reports the scaled form). Convention: when a
     factor of the denominator is 0 (nothing or everything predicted positive)
@@ -498,7 +509,9 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
 
     See Also
     --------
-    scaled_mcc, f1_at_threshold, mcc_cells
+    - [`scaled_mcc`][auditad.metrics.scaled_mcc]
+    - [`f1_at_threshold`][auditad.metrics.f1_at_threshold]
+    - [`mcc_cells`][auditad.metrics.mcc_cells]
 
     Examples
     --------
@@ -511,7 +524,7 @@ def mcc_at_threshold(y_true, scores, *, threshold: float = 0.5, scaled: bool = F
 
 
 def scaled_mcc(mcc):
-    r"""Map MCC from [-1, 1] to [0, 1]: :math:`(\mathrm{MCC} + 1)/2` (Hermary et al. reports this form).
+    r"""Map MCC from [-1, 1] to [0, 1]: \((\mathrm{MCC} + 1)/2\) (Hermary et al. reports this form).
 
     References
     ----------
@@ -520,7 +533,7 @@ def scaled_mcc(mcc):
 
     See Also
     --------
-    mcc_at_threshold
+    - [`mcc_at_threshold`][auditad.metrics.mcc_at_threshold]
 
     Examples
     --------
@@ -543,7 +556,7 @@ def _describe_range(arr: np.ndarray) -> str:
 # --------------------------------------------------------------------------- all metrics of one score vector
 @dataclass(frozen=True)
 class ScoreMetricsResult:
-    """Every metric of one score vector (see :func:`score_metrics`).
+    """Every metric of one score vector (see [`score_metrics`][auditad.metrics.score_metrics]).
 
     Attributes
     ----------
@@ -562,8 +575,8 @@ class ScoreMetricsResult:
 
     See Also
     --------
-    score_metrics : computes it.
-    auditad.nulls.null_distribution : the same metrics under random predictions.
+    - [`score_metrics`][auditad.metrics.score_metrics]: computes it.
+    - [`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]: the same metrics under random predictions.
 
     References
     ----------
@@ -623,7 +636,11 @@ def score_metrics(y_true, scores, *, threshold: float | None = None, pos_label=N
 
     See Also
     --------
-    auroc, average_precision, aupr_trapezoid, best_f1, auditad.nulls.null_distribution
+    - [`auroc`][auditad.metrics.auroc]
+    - [`average_precision`][auditad.metrics.average_precision]
+    - [`aupr_trapezoid`][auditad.metrics.aupr_trapezoid]
+    - [`best_f1`][auditad.metrics.best_f1]
+    - [`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]
 
     Examples
     --------

@@ -1,7 +1,8 @@
 """Binary targets, sample weights and weighted ROC / PR curves in scikit-learn's conventions.
 
-Shared by :mod:`auditad.metrics` (which re-exports :func:`binary_targets`), :mod:`auditad.metrics._delong` and
-:mod:`auditad.nulls`. The weighted curves follow ``sklearn.metrics.roc_curve`` /
+Shared by [`auditad.metrics`][auditad.metrics] (which re-exports [`binary_targets`][auditad.metrics.binary_targets]),
+`auditad.metrics._delong` and
+[`auditad.nulls`][auditad.nulls]. The weighted curves follow ``sklearn.metrics.roc_curve`` /
 ``precision_recall_curve``: one point per distinct score, zero-weight samples dropped.
 """
 
@@ -25,10 +26,12 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
     ``y_true`` may be of shape (n,) or (n, 1) and hold any two distinct labels:
     numbers, booleans or strings. The positive label is ``pos_label`` when given
     (it must be one of the two labels). Otherwise, for labels in {0, 1},
-    {-1, 1} or {False, True} it is 1 (True); for other labels it is the larger
-    one when ``default="greater"`` (``roc_auc_score``'s rule) and an error
-    naming ``pos_label`` when ``default="one"`` (``average_precision_score``'s rule).
-    A single class is an error (auditad does not return nan for it).
+    {-1, 1} or {False, True} it is 1 (True); for two strings it is the larger
+    one when ``default="greater"`` (``roc_auc_score``'s rule); any other pair
+    (two numbers such as {0, 2}, which may be class ids, or strings with
+    ``default="one"``, ``average_precision_score``'s rule) is an error naming
+    ``pos_label``. A single class, empty labels and bytes are errors (auditad
+    does not return nan for them, nor guesses an encoding).
 
     Parameters
     ----------
@@ -50,7 +53,8 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
 
     See Also
     --------
-    auroc, average_precision
+    - [`auroc`][auditad.metrics.auroc]
+    - [`average_precision`][auditad.metrics.average_precision]
 
     Examples
     --------
@@ -64,6 +68,11 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise InvalidInputError(f"{name} must be of shape (n,) or (n, 1), got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty; both anomalies (positives) and normals are needed")
+    if arr.dtype.kind == "S" or (arr.dtype == object and any(isinstance(v, (bytes, bytearray)) for v in arr.tolist())):
+        raise InvalidInputError(f"{name} holds bytes ({describe(arr.tolist())}), not class labels; decode them "
+                                f"first, e.g. {name}.astype(str)")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InvalidInputError(f"{name} contains NaN")
     if arr.dtype.kind not in "biufUSO":
@@ -83,7 +92,7 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
         numeric = arr.dtype.kind in "biuf"
         if numeric and (set(labels.tolist()) <= {0, 1} or set(labels.tolist()) <= {-1, 1}):
             pos_label = labels.tolist()[1]
-        elif default == "greater":
+        elif default == "greater" and not numeric:  # numbers such as {0, 2} may be class ids: no silent guess
             pos_label = labels.tolist()[1]
         else:
             raise InvalidInputError(

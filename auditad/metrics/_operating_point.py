@@ -1,8 +1,9 @@
 """Metrics of binary predictions from the confusion cells and from an operating point (TPR, TNR, π).
 
-Re-exported by :mod:`auditad.metrics`; :mod:`auditad.landscapes` evaluates
-:func:`operating_point_values` on whole TPR × TNR grids and :mod:`auditad.nulls`
-uses :func:`f1_cells` / :func:`mcc_cells` on enumerated (TP, FP) cells.
+Re-exported by [`auditad.metrics`][auditad.metrics]; [`auditad.landscapes`][auditad.landscapes] evaluates
+[`operating_point_values`][auditad.metrics.operating_point_values] on whole TPR × TNR grids and
+[`auditad.nulls`][auditad.nulls]
+uses [`f1_cells`][auditad.metrics.f1_cells] / [`mcc_cells`][auditad.metrics.mcc_cells] on enumerated (TP, FP) cells.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from ..errors import InvalidInputError
 
 
 def f1_cells(tp, fp, fn):
-    r"""F1 from confusion-matrix cells (counts or shares, broadcast), 0 where :math:`2TP+FP+FN = 0`.
+    r"""F1 from confusion-matrix cells (counts or shares, broadcast), 0 where \(2TP+FP+FN = 0\).
 
-    .. math:: F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+    \[
+    F_1 = \frac{2\,TP}{2\,TP + FP + FN}
+    \]
 
     References
     ----------
@@ -28,7 +31,8 @@ def f1_cells(tp, fp, fn):
 
     See Also
     --------
-    mcc_cells, auditad.metrics.f1_at_threshold
+    - [`mcc_cells`][auditad.metrics.mcc_cells]
+    - [`auditad.metrics.f1_at_threshold`][auditad.metrics.f1_at_threshold]
 
     Examples
     --------
@@ -43,7 +47,9 @@ def f1_cells(tp, fp, fn):
 def mcc_cells(tp, fp, fn, tn):
     r"""Matthews correlation from confusion-matrix cells, 0 where a factor of the denominator is 0.
 
-    .. math:: \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}
+    \[
+    \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}}
+    \]
 
     References
     ----------
@@ -52,7 +58,8 @@ def mcc_cells(tp, fp, fn, tn):
 
     See Also
     --------
-    f1_cells, auditad.metrics.mcc_at_threshold
+    - [`f1_cells`][auditad.metrics.f1_cells]
+    - [`auditad.metrics.mcc_at_threshold`][auditad.metrics.mcc_at_threshold]
 
     Examples
     --------
@@ -68,9 +75,9 @@ def mcc_cells(tp, fp, fn, tn):
 def operating_point_values(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> dict[str, np.ndarray]:
     r"""Every metric of binary predictions at (TPR, TNR, π), on broadcast arrays (inputs already validated).
 
-    The closed forms of :func:`operating_point_metrics` as a dict of arrays
+    The closed forms of [`operating_point_metrics`][auditad.metrics.operating_point_metrics] as a dict of arrays
     (``auroc``, ``ap``, ``aupr_trap``, ``f1``, ``mcc``, ``mcc_scaled``, ``precision``);
-    :func:`auditad.landscapes.landscape` evaluates it on whole grids.
+    [`auditad.landscapes.landscape`][auditad.landscapes.landscape] evaluates it on whole grids.
 
     References
     ----------
@@ -79,7 +86,7 @@ def operating_point_values(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> 
 
     See Also
     --------
-    operating_point_metrics
+    - [`operating_point_metrics`][auditad.metrics.operating_point_metrics]
 
     Examples
     --------
@@ -109,7 +116,7 @@ def operating_point_values(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> 
 
 @dataclass(frozen=True, eq=False)
 class OperatingPointResult:
-    """Metrics of binary predictions at an operating point (see :func:`operating_point_metrics`).
+    """Metrics of binary predictions at an operating point (see `operating_point_metrics`).
 
     Every field is a float (scalar inputs) or an array of the broadcast shape of
     ``tpr``, ``tnr`` and ``ratio``. ``precision`` is nan where nothing is
@@ -117,8 +124,8 @@ class OperatingPointResult:
 
     See Also
     --------
-    auditad.metrics.operating_point_metrics : computes it.
-    auditad.landscapes.landscape : the same metrics over a TPR × TNR grid.
+    - [`auditad.metrics.operating_point_metrics`][auditad.metrics.operating_point_metrics]: computes it.
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: the same metrics over a TPR × TNR grid.
 
     References
     ----------
@@ -152,18 +159,20 @@ class OperatingPointResult:
 def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
     r"""Metrics of binary predictions from (TPR, TNR) at anomaly ratio π (Hermary et al.).
 
-    With cell shares :math:`TP = \pi\,TPR`, :math:`FN = \pi(1-TPR)`,
-    :math:`FP = (1-\pi)(1-TNR)`, :math:`TN = (1-\pi)\,TNR` and precision
-    :math:`P = TP/(TP+FP)`:
+    With cell shares \(TP = \pi\,TPR\), \(FN = \pi(1-TPR)\),
+    \(FP = (1-\pi)(1-TNR)\), \(TN = (1-\pi)\,TNR\) and precision
+    \(P = TP/(TP+FP)\):
 
-    .. math::
+    \[
+    \mathrm{AUROC} = \frac{TPR + TNR}{2},\quad
+    F_1 = \frac{2TP}{2TP+FP+FN},\quad
+    \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},
+    \]
 
-        \mathrm{AUROC} = \frac{TPR + TNR}{2},\quad
-        F_1 = \frac{2TP}{2TP+FP+FN},\quad
-        \mathrm{MCC} = \frac{TP\,TN - FP\,FN}{\sqrt{(TP+FP)(TP+FN)(TN+FP)(TN+FN)}},
-
-        \mathrm{AP} = TPR\cdot P + (1-TPR)\,\pi,\quad
-        \mathrm{AUPR}_{trap} = TPR\,\frac{1+P}{2} + (1-TPR)\,\frac{P+\pi}{2}.
+    \[
+    \mathrm{AP} = TPR\cdot P + (1-TPR)\,\pi,\quad
+    \mathrm{AUPR}_{trap} = TPR\,\frac{1+P}{2} + (1-TPR)\,\frac{P+\pi}{2}.
+    \]
 
     These are exactly the score-based metrics of binary scores (the ROC curve
     (0,0)→(FPR,TPR)→(1,1); the PR curve (0,1)→(TPR,P)→(1,π)).
@@ -191,7 +200,8 @@ def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
 
     See Also
     --------
-    operating_point_values, auditad.landscapes.landscape
+    - [`operating_point_values`][auditad.metrics.operating_point_values]
+    - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]
 
     Examples
     --------

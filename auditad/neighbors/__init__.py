@@ -16,7 +16,7 @@ Two backends answer the same question:
     against exact search is measured on a random sample of queries (200 by
     default) and returned with the neighbours.
 ``auto``
-    The backend with the smaller estimated total cost (:func:`estimate_seconds`:
+    The backend with the smaller estimated total cost (`estimate_seconds`:
     a cost model fitted to measurements on 2 cores, including numba's
     compilation while it has not yet happened in this process).
 
@@ -73,7 +73,7 @@ QUERY_INDEX_MAX_DEGREE = 64
 
 
 def _break_even_ops(d: int = 128, k: int = 10) -> float:
-    """n^2 (d + 64) at the self-search size where both estimates of :func:`estimate_seconds` agree."""
+    """n^2 (d + 64) at the self-search size where both estimates of `estimate_seconds` agree."""
     a = EXACT_SECONDS_PER_OP * (d + 64)
     b = (APPROX_BUILD_SECONDS_PER_UNIT * (d + 32) * max(30, k + 1) / 30.0
          + EXACT_SECONDS_PER_OP * DEFAULT_RECALL_SAMPLE * (d + 64))
@@ -83,7 +83,7 @@ def _break_even_ops(d: int = 128, k: int = 10) -> float:
 
 #: Kept for backward compatibility: the exact-search cost n_queries * n_reference * (d + 64)
 #: at which both backends' estimates agree for a self search at d = 128, k = 10
-#: (about n = 125 000 rows); ``auto`` decides with :func:`estimate_seconds` itself.
+#: (about n = 125 000 rows); ``auto`` decides with `estimate_seconds` itself.
 AUTO_EXACT_MAX_COST = _break_even_ops()
 
 
@@ -115,11 +115,11 @@ class NeighborsResult:
     estimated_seconds : dict or None
         ``backend="auto"`` only: the cost model's estimate of the wall time of
         each backend, ``{"exact": s, "approximate": s}`` (see
-        :func:`estimate_seconds`); the cheaper one ran.
+        `estimate_seconds`); the cheaper one ran.
 
     See Also
     --------
-    kneighbors : computes it.
+    - [`kneighbors`][auditad.neighbors.kneighbors]: computes it.
 
     References
     ----------
@@ -152,16 +152,16 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
                      recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> dict:
     r"""Estimated wall time of each backend for one search (2 cores, idle machine).
 
-    .. math::
+    \[
+    t_\mathrm{exact} &= a\, m\, n\, (d + 64) \\
+    t_\mathrm{approx} &= C_\mathrm{build} + C_\mathrm{query}
+    + b\, n\, (d + 32)\, g / 30
+    + q\, m\, (d + 32) + a\, s\, n\, (d + 64)
+    \]
 
-        t_\mathrm{exact} &= a\, m\, n\, (d + 64) \\
-        t_\mathrm{approx} &= C_\mathrm{build} + C_\mathrm{query}
-            + b\, n\, (d + 32)\, g / 30
-            + q\, m\, (d + 32) + a\, s\, n\, (d + 64)
-
-    with :math:`m` queries, :math:`n` reference rows, :math:`s` recall
-    queries, :math:`g` the degree of the NN-descent graph (:math:`\max(30, k + 1)`
-    for a self search, :math:`\max(30, \min(k, 64))` for queries of another set); :math:`C` are numba's compilation times (:math:`C_\mathrm{query}`
+    with \(m\) queries, \(n\) reference rows, \(s\) recall
+    queries, \(g\) the degree of the NN-descent graph (\(\max(30, k + 1)\)
+    for a self search, \(\max(30, \min(k, 64))\) for queries of another set); \(C\) are numba's compilation times (\(C_\mathrm{query}\)
     and the query term only when the queries are not the reference set
     itself). Compilation is always counted unless ``compiled=True``: the
     choice of ``auto`` depends only on the sizes, never on what ran earlier in
@@ -191,7 +191,8 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
 
     See Also
     --------
-    choose_backend, kneighbors
+    - `choose_backend`
+    - [`kneighbors`][auditad.neighbors.kneighbors]
 
     References
     ----------
@@ -212,13 +213,13 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
 
 def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
                    recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> str:
-    """The backend ``auto`` picks: the one with the smaller :func:`estimate_seconds`.
+    """The backend ``auto`` picks: the one with the smaller `estimate_seconds`.
 
     Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
 
     See Also
     --------
-    estimate_seconds
+    - `estimate_seconds`
 
     References
     ----------
@@ -268,9 +269,9 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     recall_sample : int, optional
         Approximate backend: number of random queries whose neighbours are
         checked against exact search (0 = do not measure; default
-        :data:`DEFAULT_RECALL_SAMPLE`). Ignored by the exact backend.
+        `DEFAULT_RECALL_SAMPLE`). Ignored by the exact backend.
     executor : executor, optional
-        An open executor of :func:`auditad.execution.open_executor` (e.g. a
+        An open executor of `auditad.execution.open_executor` (e.g. a
         Dask cluster): the exact search then runs in blocks of queries, one
         task per block, each worker with one thread. The result is identical,
         bit for bit, to the search in this process (each row is certified on
@@ -283,8 +284,8 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
     See Also
     --------
-    NeighborsResult : its result.
-    auditad.leakage.leakage : L_k from these neighbours.
+    - [`NeighborsResult`][auditad.neighbors.NeighborsResult]: its result.
+    - [`auditad.leakage.leakage`][auditad.leakage.leakage]: L_k from these neighbours.
 
     References
     ----------
@@ -343,11 +344,11 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
-    """Rows divided by their Euclidean norm, at any magnitude.
+    r"""Rows divided by their Euclidean norm, at any magnitude.
 
     Each row is first scaled by the power of two that brings its largest
     coordinate into [0.5, 1) (exact), so the squared norm can neither overflow
-    nor underflow, and a row multiplied by :math:`2^p` gives the same unit vector
+    nor underflow, and a row multiplied by \(2^p\) gives the same unit vector
     bit for bit.
     """
     A = np.asarray(A, dtype=np.float64)
@@ -400,7 +401,7 @@ class ApproximateIndex:
     """One NN-descent index (pynndescent) over reference rows, queried several times with different k.
 
     The rows go to pynndescent in float32, centred and scaled by powers of two
-    (as in :func:`kneighbors`); ``span`` (default: the reference rows) must hold
+    (as in [`kneighbors`][auditad.neighbors.kneighbors]); ``span`` (default: the reference rows) must hold
     every row that will be queried, so that one frame covers them all. Only
     candidate indices are returned: callers re-rank them with exact distances.
 
@@ -422,7 +423,7 @@ class ApproximateIndex:
 
     See Also
     --------
-    kneighbors
+    - [`kneighbors`][auditad.neighbors.kneighbors]
     """
 
     def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None):

@@ -1,6 +1,6 @@
 """Certified exact k-nearest-neighbour search, in this process or with its query blocks on an executor.
 
-The exact backend of :func:`auditad.neighbors.kneighbors`: candidates are found
+The exact backend of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]: candidates are found
 with a float32 matrix product on centred, power-of-two rescaled rows (fast
 BLAS), their distances are recomputed in float64, and a per-row error bound
 certifies that no other row can be closer; rows that cannot be certified are
@@ -8,8 +8,8 @@ recomputed entirely in float64. The answer is the exact float64 one, ties at
 equal distance broken by the smaller index, and it does not depend on how the
 queries are split into blocks or where the blocks run.
 
-On an executor (:func:`search_distributed`) each worker prepares the
-reference side of a search (:class:`Reference`: the float32 copy of the
+On an executor (`search_distributed`) each worker prepares the
+reference side of a search (`Reference`: the float32 copy of the
 reference rows and their squared norms) once, for all the blocks it runs,
 and forgets it when the search ends.
 """
@@ -82,10 +82,10 @@ class Reference:
 
 
 def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
-    """:func:`search` with its query blocks mapped over ``executor``; the same result, bit for bit.
+    """`search` with its query blocks mapped over ``executor``; the same result, bit for bit.
 
     The rows travel to each worker once; each worker prepares its
-    :class:`Reference` at its first block and drops it when the search ends.
+    `Reference` at its first block and drops it when the search ends.
     """
     frame = Frame(X, None if self_search else Q, chunk_rows(X.shape[1]))  # one frame for every block
     return _map_blocks(executor, X.shape[0] if self_search else Q.shape[0], search_block, X=executor.share(X),
@@ -96,7 +96,7 @@ def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
 def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_memory_mb=256):
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]`` (index arrays), blocks on ``executor``.
 
-    The same result, bit for bit, as :func:`search` of ``X[ref]`` and
+    The same result, bit for bit, as `search` of ``X[ref]`` and
     ``X[queries]``, but the rows travel as the whole array ``X`` (or
     ``rows``, the handle of the executor's ``share`` that already sent it), so that
     several searches over subsets of one representation send it once; each
@@ -129,14 +129,14 @@ def _map_blocks(executor, m, task, **shared):
 
 
 def search_rows_block(rows, *, X, ref, queries, k, block_memory_mb, frame, token):
-    """One block of :func:`search_rows_distributed` (run by an executor's worker)."""
+    """One block of `search_rows_distributed` (run by an executor's worker)."""
     reference = _reference(token, lambda: X[ref], frame)
     return search(reference.X, X[queries[rows[0]:rows[1]]], k, False, block_memory_mb, 1, frame=frame,
                   reference=reference)
 
 
 class _Subset:
-    """``X[idx]`` read slice by slice (what :class:`Frame` needs), never gathered whole."""
+    """``X[idx]`` read slice by slice (what `Frame` needs), never gathered whole."""
 
     def __init__(self, X, idx):
         self.X, self.idx, self.shape = X, idx, (idx.size, X.shape[1])
@@ -146,7 +146,7 @@ class _Subset:
 
 
 def _reference(token, rows, frame) -> Reference:
-    """This process's :class:`Reference` of the search ``token``, built from ``rows()`` at the first block."""
+    """This process's `Reference` of the search ``token``, built from ``rows()`` at the first block."""
     with _references_lock:
         reference = _references.get(token)
         if reference is None:
@@ -159,7 +159,7 @@ def _reference(token, rows, frame) -> Reference:
 def search_block(rows, *, X, Q, k, self_search, block_memory_mb, frame, token):
     """One block ``rows = (a, b)`` of the queries of a search (run by an executor's worker, one thread).
 
-    The worker's :class:`Reference` for ``token`` is built at its first block
+    The worker's `Reference` for ``token`` is built at its first block
     and reused by the next ones (at most two searches' references are kept).
     """
     reference = _reference(token, lambda: X, frame)
@@ -169,7 +169,7 @@ def search_block(rows, *, X, Q, k, self_search, block_memory_mb, frame, token):
 
 
 def forget_reference(token: str) -> None:
-    """Drop this process's :class:`Reference` of the search ``token`` (run on every worker when it ends)."""
+    """Drop this process's `Reference` of the search ``token`` (run on every worker when it ends)."""
     with _references_lock:
         _references.pop(token, None)
 
@@ -179,12 +179,12 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
 
     ``X`` and ``Q`` may be float32 or float64 and are never copied whole in
     float64: centred, rescaled float64 rows are formed chunk by chunk by a
-    :class:`Frame` (converting float32 to float64 and scaling by a power of two
+    `Frame` (converting float32 to float64 and scaling by a power of two
     are exact, so every chunk equals the same rows of the whole transformed set).
     ``rows=(a, b)`` with ``self_search`` searches only the queries ``X[a:b]``
     (self excluded by their index in ``X``); ``frame`` reuses a frame built for
     the whole search, so that blocks give the same bits as one search, and
-    ``reference`` a :class:`Reference` prepared once for several blocks.
+    ``reference`` a `Reference` prepared once for several blocks.
     In the frame every coordinate lies in (-1, 1), so the float32 products cannot
     overflow; their underflow is an absolute error that the certificate bounds.
     """
@@ -334,17 +334,17 @@ def _absmax(A: np.ndarray, chunk: int) -> float:
 class Frame:
     r"""Power-of-two rescaled and centred coordinates, formed chunk by chunk.
 
-    ``raw(A)`` is :math:`2^{e_0} A` in float64, where :math:`2^{e_0}` brings
-    :math:`\max|X|, \max|Q|` into [0.5, 1): float64 squares and sums of
+    ``raw(A)`` is \(2^{e_0} A\) in float64, where \(2^{e_0}\) brings
+    \(\max|X|, \max|Q|\) into [0.5, 1): float64 squares and sums of
     these cannot overflow, and the exact distances are computed from them.
-    ``rows(A, a, b)`` is :math:`2^{e_1}(2^{e_0} A_{a:b} - c)`, with :math:`c` the
-    mean of the scaled reference rows and :math:`2^{e_1}` bringing the largest
+    ``rows(A, a, b)`` is \(2^{e_1}(2^{e_0} A_{a:b} - c)\), with \(c\) the
+    mean of the scaled reference rows and \(2^{e_1}\) bringing the largest
     centred coordinate into [0.5, 1): the input of the float32 pre-filter (and of
     pynndescent), in which float32 products cannot overflow.
     Multiplying by a power of two is exact (short of underflow below 2^-1022),
-    so scaling the input by :math:`2^p` leaves every transformed value, and
+    so scaling the input by \(2^p\) leaves every transformed value, and
     hence every comparison of the search, bit for bit unchanged; distances
-    come back through :meth:`unscale`, exact to the last bit.
+    come back through `unscale`, exact to the last bit.
     """
 
     def __init__(self, X: np.ndarray, Q: np.ndarray | None, chunk: int):
@@ -363,7 +363,7 @@ class Frame:
         self.e1 = -_exponent(spread)
 
     def raw(self, A: np.ndarray) -> np.ndarray:
-        """Rows scaled by :math:`2^{e_0}`, as a new float64 array."""
+        r"""Rows scaled by \(2^{e_0}\), as a new float64 array."""
         return np.ldexp(A.astype(np.float64), self.e0)
 
     def rows(self, A: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -375,7 +375,7 @@ class Frame:
         return t
 
     def unscale(self, dist: np.ndarray) -> np.ndarray:
-        """Distances computed from :meth:`raw` rows, back in the units of the input (exact)."""
+        """Distances computed from `raw` rows, back in the units of the input (exact)."""
         return np.ldexp(dist, -self.e0)
 
 

@@ -1,4 +1,4 @@
-"""Random-baseline (null) distributions of evaluation metrics (Hermary et al. §IV).
+r"""Random-baseline (null) distributions of evaluation metrics (Hermary et al. §IV).
 
 For a test set of ``n_pos`` anomalies and ``n_neg`` normals, the null of a
 metric is its distribution under predictions that carry no information:
@@ -14,7 +14,7 @@ Each metric null is computed by the most exact method available and the result
 says which one: ``"exact"`` (the full distribution: Mann–Whitney U for AUROC,
 enumeration of all rankings for AP/AUPR when there are few, enumeration of the
 binomial (TP, FP) grid for F1/MCC), ``"analytic"`` (AUROC for large n: exact
-mean ½ and variance :math:`(n+1)/(12 n_+ n_-)`, normal shape), or
+mean ½ and variance \((n+1)/(12 n_+ n_-)\), normal shape), or
 ``"monte_carlo"`` (seeded, vectorised, chunked simulation).
 """
 
@@ -81,7 +81,7 @@ def class_counts(n_pos=None, n_neg=None, *, ratio=None, n=None) -> tuple[int, in
 
     See Also
     --------
-    null_distribution
+    - [`null_distribution`][auditad.nulls.null_distribution]
 
     Examples
     --------
@@ -163,22 +163,22 @@ def _summarize(metric, values, weights, *, method, runs, observed, q):
 def auroc_null_moments(n_pos: int, n_neg: int, *, tie_term: float = 0.0) -> tuple[float, float]:
     r"""Exact mean and standard deviation of AUROC under random scores.
 
-    .. math::
+    \[
+    E[\mathrm{AUROC}] = \tfrac12,\qquad
+    \mathrm{Var}[\mathrm{AUROC}] = \frac{1}{12\,n_+ n_-}\Big(n + 1 - \frac{\sum_g (t_g^3 - t_g)}{n(n-1)}\Big),
+    \]
 
-        E[\mathrm{AUROC}] = \tfrac12,\qquad
-        \mathrm{Var}[\mathrm{AUROC}] = \frac{1}{12\,n_+ n_-}\Big(n + 1 - \frac{\sum_g (t_g^3 - t_g)}{n(n-1)}\Big),
-
-    with :math:`n = n_+ + n_-` and :math:`t_g` the sizes of the groups of tied
-    scores (``tie_term`` = :math:`\sum_g (t_g^3 - t_g)`; 0 without ties, giving
-    :math:`(n+1)/(12 n_+ n_-)`), the permutation variance of Mann–Whitney U
-    divided by :math:`(n_+ n_-)^2`.
+    with \(n = n_+ + n_-\) and \(t_g\) the sizes of the groups of tied
+    scores (``tie_term`` = \(\sum_g (t_g^3 - t_g)\); 0 without ties, giving
+    \((n+1)/(12 n_+ n_-)\)), the permutation variance of Mann–Whitney U
+    divided by \((n_+ n_-)^2\).
 
     Parameters
     ----------
     n_pos, n_neg : int
         Numbers of anomalies and normals (>= 1 each).
     tie_term : float, default 0
-        :math:`\sum_g (t_g^3 - t_g)` over the tie groups of the pooled scores.
+        \(\sum_g (t_g^3 - t_g)\) over the tie groups of the pooled scores.
 
     Returns
     -------
@@ -194,7 +194,9 @@ def auroc_null_moments(n_pos: int, n_neg: int, *, tie_term: float = 0.0) -> tupl
 
     See Also
     --------
-    null_distribution, auroc_null, mann_whitney_pmf
+    - [`null_distribution`][auditad.nulls.null_distribution]
+    - [`auroc_null`][auditad.nulls.auroc_null]
+    - [`mann_whitney_pmf`][auditad.nulls.mann_whitney_pmf]
 
     Examples
     --------
@@ -214,19 +216,20 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
 
     ``pmf[u] = P(U = u)`` for ``u = 0 .. n_pos·n_neg``, where U counts the
     (positive, negative) pairs ranked correctly, so AUROC = U / (n_pos n_neg).
-    The counts of the :math:`\binom{n}{n_+}` equally likely rankings are the
+    The counts of the \(\binom{n}{n_+}\) equally likely rankings are the
     coefficients of the Gaussian binomial coefficient, built with the q-Pascal
     rule (additions of non-negative numbers only, so every cell has a relative
     error of a few ulps; the usual product recursion subtracts and loses all
     accuracy beyond ~200 × 200):
 
-    .. math::
+    \[
+    \binom{k+j}{k}_q = \binom{k+j-1}{k}_q + q^{j}\binom{k-1+j}{k-1}_q .
+    \]
 
-        \binom{k+j}{k}_q = \binom{k+j-1}{k}_q + q^{j}\binom{k-1+j}{k-1}_q .
-
-    Cost :math:`O(n_+^2 n_-^2 / 4)` additions (0.1–0.3 s at 160 × 160): for large
-    counts :func:`null_distribution` switches to the normal approximation.
-    Cells below ~1e-308 underflow to 0.
+    Cost \(O(n_+^2 n_-^2 / 4)\) additions (0.1–0.3 s at 160 × 160): for large
+    counts [`null_distribution`][auditad.nulls.null_distribution] switches to the normal approximation.
+    Cells below ~1e-308 underflow to 0. Sizes whose cost exceeds ``EXACT_AUROC_WORK_MAX`` are
+    refused (checked before anything is allocated).
 
     Parameters
     ----------
@@ -245,7 +248,8 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
 
     See Also
     --------
-    null_distribution, auroc_null_moments
+    - [`null_distribution`][auditad.nulls.null_distribution]
+    - [`auroc_null_moments`][auditad.nulls.auroc_null_moments]
 
     Examples
     --------
@@ -254,6 +258,11 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
     """
     m = check_int(n_pos, name="n_pos", low=1)
     n = check_int(n_neg, name="n_neg", low=1)
+    cost = _mw.work(m, n, m * n // 2)  # checked before allocating anything
+    if cost > EXACT_AUROC_WORK_MAX:
+        raise InvalidInputError(f"the exact Mann-Whitney pmf at n_pos={m}, n_neg={n} needs {cost:.2e} additions "
+                                f"(limit {EXACT_AUROC_WORK_MAX:.0e}); use null_distribution(method='auto') for the "
+                                "normal approximation")
     return _mw.pmf(m, n)
 
 
@@ -289,12 +298,12 @@ def _auroc_analytic(n_pos, n_neg, observed, tie_term=0.0):
 def expected_average_precision(n_pos: int, n_neg: int) -> float:
     r"""Exact mean of AP under a uniformly random ranking.
 
-    .. math::
+    \[
+    E[\mathrm{AP}] = \frac{1}{n}\Big[H_n + \frac{n_+ - 1}{n - 1}\,(n - H_n)\Big],
+    \]
 
-        E[\mathrm{AP}] = \frac{1}{n}\Big[H_n + \frac{n_+ - 1}{n - 1}\,(n - H_n)\Big],
-
-    with :math:`n = n_+ + n_-` and :math:`H_n` the n-th harmonic number (from
-    :math:`E[\mathrm{AP}] = \frac{1}{n_+}\sum_j P(\text{positive at } j)\,E[tp(j)/j \mid \text{positive at } j]`).
+    with \(n = n_+ + n_-\) and \(H_n\) the n-th harmonic number (from
+    \(E[\mathrm{AP}] = \frac{1}{n_+}\sum_j P(\text{positive at } j)\,E[tp(j)/j \mid \text{positive at } j]\)).
     It tends to π = n_+/n as n grows (Hermary et al. §IV: "the AUPR baseline varies
     approximately linearly with the anomaly proportion").
 
@@ -305,7 +314,8 @@ def expected_average_precision(n_pos: int, n_neg: int) -> float:
 
     See Also
     --------
-    null_distribution, auditad.metrics.average_precision
+    - [`null_distribution`][auditad.nulls.null_distribution]
+    - [`auditad.metrics.average_precision`][auditad.metrics.average_precision]
 
     Examples
     --------
@@ -327,24 +337,24 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
 
     Threshold-free metrics use a uniformly random ranking (i.i.d. continuous
     scores); F1 and MCC use random binary predictions with positive rate q, so
-    :math:`TP \sim \mathrm{Bin}(n_+, q)`, :math:`FP \sim \mathrm{Bin}(n_-, q)`,
-    :math:`F_1 = 2TP/(TP + FP + n_+)`. For large n the coin null of F1 tends to
+    \(TP \sim \mathrm{Bin}(n_+, q)\), \(FP \sim \mathrm{Bin}(n_-, q)\),
+    \(F_1 = 2TP/(TP + FP + n_+)\). For large n the coin null of F1 tends to
 
-    .. math::
-
-        F_1 \to \frac{2\pi q}{q + \pi} \overset{q=1/2}{=} \frac{\pi}{\pi + 1/2}
+    \[
+    F_1 \to \frac{2\pi q}{q + \pi} \overset{q=1/2}{=} \frac{\pi}{\pi + 1/2}
+    \]
 
     (0.664 at π = 0.99: the ≈0.66–0.70 F1 baseline of Hermary et al. Figure 1).
     Reported per metric: mean, std, mean positive deviation
-    :math:`E[S-\bar S \mid S > \bar S]`, 95 %/99 % quantiles and, for an observed
-    score, :math:`p = P(S \ge s_{obs})` (Monte Carlo: :math:`(b+1)/(R+1)`).
+    \(E[S-\bar S \mid S > \bar S]\), 95 %/99 % quantiles and, for an observed
+    score, \(p = P(S \ge s_{obs})\) (Monte Carlo: \((b+1)/(R+1)\)).
 
     Methods (``method="auto"`` picks the first that applies; the result says which):
 
-    * AUROC: ``exact`` Mann–Whitney distribution (:func:`mann_whitney_pmf`) when
-      :math:`n_+ n_- \min(n_+, n_-) \le 3\cdot10^7`, else ``analytic`` (exact mean
+    * AUROC: ``exact`` Mann–Whitney distribution ([`mann_whitney_pmf`][auditad.nulls.mann_whitney_pmf]) when
+      \(n_+ n_- \min(n_+, n_-) \le 3\cdot10^7\), else ``analytic`` (exact mean
       and variance, normal quantiles and p-value with continuity correction);
-    * AP, AUPR-trapezoid: ``exact`` enumeration of all :math:`\binom{n}{n_+}`
+    * AP, AUPR-trapezoid: ``exact`` enumeration of all \(\binom{n}{n_+}\)
       rankings when there are at most 20 000, else ``monte_carlo``;
     * F1, MCC: ``exact`` enumeration of the binomial (TP, FP) grid (tails of mass
       < 1e-16 dropped) when it has at most 4·10⁶ cells, else ``monte_carlo``.
@@ -386,7 +396,10 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
 
     See Also
     --------
-    auroc_null, null_sweep, mann_whitney_pmf, NullResult.p_value
+    - [`auroc_null`][auditad.nulls.auroc_null]
+    - [`null_sweep`][auditad.nulls.null_sweep]
+    - [`mann_whitney_pmf`][auditad.nulls.mann_whitney_pmf]
+    - [`NullResult.p_value`][auditad.nulls.NullResult.p_value]
 
     Examples
     --------
@@ -467,7 +480,7 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
 
 
 def _tie_term(ties, total: int) -> float:
-    """:math:`\\sum_g (t_g^3 - t_g)` from the sizes of the tie groups (None: no ties)."""
+    r"""\(\sum_g (t_g^3 - t_g)\) from the sizes of the tie groups (None: no ties)."""
     if ties is None:
         return 0.0
     arr = np.asarray(ties)
@@ -482,15 +495,15 @@ def _tie_term(ties, total: int) -> float:
 def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, random_state=None) -> NullResult:
     r"""The AUROC of a score vector placed on its random-ranking null, with scipy's tie correction.
 
-    Without ties this is :func:`null_distribution` at the vector's class counts
+    Without ties this is [`null_distribution`][auditad.nulls.null_distribution] at the vector's class counts
     with the observed AUROC. With tied scores the Mann–Whitney statistic takes
     half-integer values and its permutation variance shrinks; the null is then
     the normal approximation with the tie-corrected variance
 
-    .. math::
-
-        \mathrm{Var}(U) = rac{n_+ n_-}{12}\Big(n + 1 - rac{\sum_g (t_g^3 - t_g)}{n(n-1)}\Big),\qquad
-        p = 1 - \Phi\Big(rac{U - n_+ n_-/2 - 	frac12}{\sqrt{\mathrm{Var}(U)}}\Big),
+    \[
+    \mathrm{Var}(U) = \frac{n_+ n_-}{12}\Big(n + 1 - \frac{\sum_g (t_g^3 - t_g)}{n(n-1)}\Big),\qquad
+    p = 1 - \Phi\Big(\frac{U - n_+ n_-/2 - \tfrac12}{\sqrt{\mathrm{Var}(U)}}\Big),
+    \]
 
     the convention of ``scipy.stats.mannwhitneyu(pos, neg, alternative="greater",
     method="asymptotic", use_continuity=True)`` (continuity correction ½ on the
@@ -499,16 +512,16 @@ def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, rand
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Binary labels (1 = anomaly; see :func:`auditad.metrics.auroc` for the accepted label forms).
+        Binary labels (1 = anomaly; see [`auditad.metrics.auroc`][auditad.metrics.auroc] for the accepted label forms).
     scores : array-like of shape (n,)
         Anomaly scores, higher = more anomalous.
     method, runs, random_state
-        As in :func:`null_distribution` (ties are only supported by ``"auto"``).
+        As in [`null_distribution`][auditad.nulls.null_distribution] (ties are only supported by ``"auto"``).
 
     Returns
     -------
     NullResult
-        With ``observed`` set to the AUROC; ``tie_term`` records :math:`\sum_g (t_g^3 - t_g)`.
+        With ``observed`` set to the AUROC; ``tie_term`` records \(\sum_g (t_g^3 - t_g)\).
 
     References
     ----------
@@ -519,7 +532,9 @@ def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, rand
 
     See Also
     --------
-    null_distribution, auroc_null_moments, auditad.metrics.auroc_ci
+    - [`null_distribution`][auditad.nulls.null_distribution]
+    - [`auroc_null_moments`][auditad.nulls.auroc_null_moments]
+    - [`auditad.metrics.auroc_ci`][auditad.metrics.auroc_ci]
 
     Examples
     --------
@@ -544,24 +559,25 @@ def null_sweep(ratios=PAPER_SWEEP_RATIOS, *, n: int = 100, metrics=METRIC_NAMES,
                runs: int = 10_000, random_state=None) -> NullSweepResult:
     r"""Nulls of every metric over a range of anomaly ratios at a fixed test-set size (Hermary et al. Figure 1).
 
-    For each ratio π, :func:`null_distribution` at ``n_pos = round(π n)``; the
+    For each ratio π, [`null_distribution`][auditad.nulls.null_distribution] at ``n_pos = round(π n)``; the
     sweep shows how the random baseline of AP/AUPR and F1 moves with π while
     AUROC and MCC stay centred on ½ (scaled MCC), and how large a favourable
     random run can be (mean positive deviation).
 
-    Seed 003 does not state its n; its AUROC mean positive deviation of about
+    The paper "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly Detection" (Hermary et al.) does
+    not state its n; its AUROC mean positive deviation of about
     0.25 at the extreme ratios is what n = 100 gives (at 99:1 AUROC is uniform
     on {0, 1/99, …, 1}), hence the default. Its 100 runs per ratio are
     reproduced with ``method="monte_carlo", runs=100``.
 
     Parameters
     ----------
-    ratios : sequence of float, default :data:`PAPER_SWEEP_RATIOS`
+    ratios : sequence of float, default PAPER_SWEEP_RATIOS
         Anomaly ratios in (0, 1) (99:1 … 1:99 positive:negative).
     n : int, default 100
         Test-set size.
     metrics, q, method, runs, random_state
-        As in :func:`null_distribution`; each ratio gets its own child random generator.
+        As in [`null_distribution`][auditad.nulls.null_distribution]; each ratio gets its own child random generator.
 
     Returns
     -------
@@ -574,7 +590,7 @@ def null_sweep(ratios=PAPER_SWEEP_RATIOS, *, n: int = 100, metrics=METRIC_NAMES,
 
     See Also
     --------
-    null_distribution
+    - [`null_distribution`][auditad.nulls.null_distribution]
 
     Examples
     --------

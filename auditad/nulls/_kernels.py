@@ -1,6 +1,6 @@
 """Random rankings for the threshold-free nulls: exhaustive enumeration and vectorised Monte Carlo.
 
-Private helpers of :mod:`auditad.nulls`: AUROC, average precision and the
+Private helpers of [`auditad.nulls`][auditad.nulls]: AUROC, average precision and the
 trapezoid AUPR of uniformly random rankings without ties; F1 and MCC of random
 binary predictions (TP ~ Bin(n_pos, q), FP ~ Bin(n_neg, q)).
 """

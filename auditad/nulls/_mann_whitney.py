@@ -1,25 +1,25 @@
-"""Exact and bounded tails of the Mann–Whitney U distribution (no ties), computed stably.
+r"""Exact and bounded tails of the Mann–Whitney U distribution (no ties), computed stably.
 
 U counts the (positive, negative) pairs ranked correctly; under a uniformly
-random ranking of ``m`` positives and ``n`` negatives, :math:`P(U = u) = c_u / \\binom{m+n}{m}`
-where :math:`c_u` is the number of partitions of u that fit in an m × n box, the
-coefficients of the Gaussian binomial coefficient :math:`\\binom{m+n}{m}_q`.
+random ranking of ``m`` positives and ``n`` negatives, \(P(U = u) = c_u / \binom{m+n}{m}\)
+where \(c_u\) is the number of partitions of u that fit in an m × n box, the
+coefficients of the Gaussian binomial coefficient \(\binom{m+n}{m}_q\).
 
-Why not the usual product recursion: building :math:`\\prod_i (1-q^{n+i})/(1-q^i)`
-one factor at a time divides by :math:`1-q^i` (a strided cumulative sum) and
-multiplies by :math:`1-q^{n+i}` (a subtraction); in floating point the
+Why not the usual product recursion: building \(\prod_i (1-q^{n+i})/(1-q^i)\)
+one factor at a time divides by \(1-q^i\) (a strided cumulative sum) and
+multiplies by \(1-q^{n+i}\) (a subtraction); in floating point the
 subtraction cancels and the error is amplified at every step (relative error
 ≈ 1 at 300 × 300). Here the counts come from the q-Pascal rule
 
-.. math::
-
-    \\binom{k+j}{k}_q = \\binom{k+j-1}{k}_q + q^{j}\\,\\binom{k-1+j}{k-1}_q ,
+\[
+\binom{k+j}{k}_q = \binom{k+j-1}{k}_q + q^{j}\,\binom{k-1+j}{k-1}_q ,
+\]
 
 which only adds non-negative numbers: every count carries a relative error of
 a few units in the last place whatever the sizes. The cost is
-:math:`O(m\\,n\\,t)` for the coefficients up to degree ``t`` (``t = mn/2`` for the
+\(O(m\,n\,t)\) for the coefficients up to degree ``t`` (``t = mn/2`` for the
 whole distribution, the other half by symmetry), so callers choose it by
-:func:`work` and use the normal approximation beyond their budget. Extreme
+`work` and use the normal approximation beyond their budget. Extreme
 tails (``t`` small) stay exact at any size.
 
 References
@@ -35,6 +35,8 @@ import math
 
 import numpy as np
 
+from ..errors import InvalidInputError
+
 #: Float counts are exact integers below 2**53 and stay finite while they are below this.
 _COUNT_MAX = 1e300
 
@@ -44,25 +46,54 @@ def log_comb(total: int, k: int) -> float:
     return math.log(math.comb(total, k))
 
 
+#: `work` stops counting once the count passes this (far above every budget): its answer is then
+#: only "more than the cap", and it neither allocates nor loops in proportion to the sizes.
+WORK_CAP = 10**13
+#: `counts_lower` refuses to allocate more float64 cells than this (2 GB); callers check `work` first.
+_CELLS_MAX = 250_000_000
+
+
 def work(m: int, n: int, t: int) -> int:
-    """Number of element additions of :func:`counts_lower` for degrees 0..t (its cost model)."""
-    m, n = min(m, n), max(m, n)
-    t = min(t, m * n)
-    j = np.arange(1, min(n, t) + 1, dtype=np.int64)  # the j-th step adds rows shifted by j
-    kstar = np.minimum(t // j, m)  # rows whose degree k j stays below t
-    full = j * kstar * (kstar + 1) // 2 - j * kstar  # sum over k <= k* of (k j + 1 - j)
-    rest = (m - kstar) * (t + 1 - j)
-    return int(np.sum(np.maximum(full, 0) + np.maximum(rest, 0)))
+    r"""Cost model of `counts_lower` for degrees 0..t: its element additions plus the cells it zero-fills.
+
+    Exact Python integers (no int64 overflow at any size), summed over the blocks of steps
+    \(j\) that share \(k^* = \min(\lfloor t/j \rfloor, m)\) (at most \(2\sqrt{t} + 1\) blocks); a value
+    above ``WORK_CAP``, or a table of more than
+    ``WORK_CAP`` cells, is returned as soon as it is known, without finishing the sum.
+    """
+    m, n = min(int(m), int(n)), max(int(m), int(n))
+    t = max(min(int(t), m * n), 0)
+    cells = (m + 1) * (t + 1)
+    if cells > WORK_CAP:
+        return cells
+    steps = min(n, t)
+    total, a = cells, 1
+    while a <= steps:
+        q = t // a
+        if q >= m:  # k* = m for every j <= t // m
+            kstar, b = m, min(steps, t // m)
+        else:  # k* = t // j is constant up to b = t // q
+            kstar, b = q, min(steps, t // q)
+        count, jsum = b - a + 1, (a + b) * (b - a + 1) // 2
+        total += kstar * (kstar - 1) // 2 * jsum + kstar * count  # sum over k <= k* of (k j + 1 - j)
+        total += (m - kstar) * ((t + 1) * count - jsum)  # rows k > k*: degrees j..t
+        if total > WORK_CAP:
+            return total
+        a = b + 1
+    return total
 
 
 def counts_lower(m: int, n: int, t: int) -> np.ndarray:
-    """Counts :math:`c_0..c_t` of the U distribution at (m, n) as float64 (exact below 2**53).
+    r"""Counts \(c_0..c_t\) of the U distribution at (m, n) as float64 (exact below 2**53).
 
     Raises ``OverflowError`` if a count would exceed 1e300 (callers then use a bound).
     """
     m, n = min(m, n), max(m, n)
     t = min(t, m * n)
     size = t + 1
+    if (m + 1) * size > _CELLS_MAX:  # checked before allocating (callers choose by `work` first)
+        raise InvalidInputError(f"the exact Mann-Whitney counts at n_pos x n_neg = {m} x {n} need "
+                                f"{(m + 1) * size:.3g} cells (limit {_CELLS_MAX:.0e}); use the normal approximation")
     G = np.zeros((m + 1, size))
     G[:, 0] = 1.0  # no negatives yet: U = 0 surely
     for j in range(1, min(n, t) + 1):  # add the j-th negative; steps j > t only touch degrees > t
@@ -93,9 +124,9 @@ def _normalise(counts: np.ndarray, m: int, n: int) -> np.ndarray:
 
 
 def upper_tail(m: int, n: int, u: int, *, counts: np.ndarray | None = None) -> tuple[float, float]:
-    """Exact :math:`P(U \\ge u)` and its log10 (integer u); uses the lower tail by symmetry.
+    r"""Exact \(P(U \ge u)\) and its log10 (integer u); uses the lower tail by symmetry.
 
-    ``counts`` may pass precomputed :func:`counts_lower` values up to degree ``m n - u``.
+    ``counts`` may pass precomputed `counts_lower` values up to degree ``m n - u``.
     """
     d = m * n
     if u <= 0:
@@ -114,10 +145,10 @@ def upper_tail(m: int, n: int, u: int, *, counts: np.ndarray | None = None) -> t
 
 
 def log10_chernoff_upper_tail(m: int, n: int, u: float) -> float:
-    """log10 of the Chernoff bound :math:`\\min_{\\theta>0} E[e^{\\theta U}]\\,e^{-\\theta u}` (a true upper bound).
+    r"""log10 of the Chernoff bound \(\min_{\theta>0} E[e^{\theta U}]\,e^{-\theta u}\) (a true upper bound).
 
-    With :math:`E[q^U] = \\prod_{i=1}^m \\frac{i}{n+i}\\,\\frac{1-q^{n+i}}{1-q^{i}}` (the Gaussian binomial
-    divided by :math:`\\binom{m+n}{m}`).
+    With \(E[q^U] = \prod_{i=1}^m \frac{i}{n+i}\,\frac{1-q^{n+i}}{1-q^{i}}\) (the Gaussian binomial
+    divided by \(\binom{m+n}{m}\)).
     """
     from scipy.optimize import minimize_scalar
 

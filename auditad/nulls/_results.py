@@ -1,6 +1,6 @@
-"""Result objects of :mod:`auditad.nulls` and the p-value of an observed score on a null.
+"""Result objects of [`auditad.nulls`][auditad.nulls] and the p-value of an observed score on a null.
 
-Kept apart from the computations so that :mod:`auditad.nulls` stays one readable
+Kept apart from the computations so that [`auditad.nulls`][auditad.nulls] stays one readable
 file; every name here is re-exported there.
 """
 
@@ -38,7 +38,7 @@ NORMAL_P_MIN = 1e-3
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, eq=False)
 class MetricNull:
-    """The null distribution of one metric.
+    r"""The null distribution of one metric.
 
     Attributes
     ----------
@@ -52,13 +52,13 @@ class MetricNull:
     mean, std : float
         Mean and standard deviation of the metric under the null.
     mean_positive_deviation : float
-        :math:`E[S - \\bar S \\mid S > \\bar S]` (0 when the null is a single value).
+        \(E[S - \bar S \mid S > \bar S]\) (0 when the null is a single value).
     q95, q99 : float
         95 % and 99 % quantiles (smallest value whose CDF reaches the level).
     observed : float
         The observed score placed on this null (nan if none).
     p_value : float
-        :math:`P(S \\ge \\text{observed})` under the null (nan without observed
+        \(P(S \ge \text{observed})\) under the null (nan without observed
         score). When ``p_upper_bound`` is True it is an upper bound, not an estimate.
     q : float
         Positive-prediction rate of the random binary predictions (nan for threshold-free metrics).
@@ -77,7 +77,7 @@ class MetricNull:
         (F1/MCC enumeration below 1e-14: the dropped binomial tails make it an
         upper bound) or ``""`` without observed score.
     log10_p : float
-        :math:`\\log_{10}` of ``p_value`` (of the exact value even when it is
+        \(\log_{10}\) of ``p_value`` (of the exact value even when it is
         below the float range; of the bound when ``p_upper_bound``).
     p_upper_bound : bool
         True when ``p_value`` is an upper bound (below 1e-300, a Chernoff
@@ -111,7 +111,7 @@ class MetricNull:
         return {f.name: json_safe(getattr(self, f.name)) for f in fields(self) if f.name not in _BULK}
 
     def summary_row(self) -> dict:
-        """Plain values without the histogram (one row of :meth:`NullResult.to_frame`)."""
+        """Plain values without the histogram (one row of `NullResult.to_frame`)."""
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if not f.name.startswith("hist_") and f.name not in _BULK}
 
@@ -140,7 +140,7 @@ BOUND_METHODS = ("chernoff_bound", "exact_bound")
 
 @dataclass(frozen=True, eq=False)
 class NullResult:
-    """Null distributions of several metrics at one (n_pos, n_neg) (see :func:`null_distribution`).
+    r"""Null distributions of several metrics at one (n_pos, n_neg) (see `null_distribution`).
 
     Attributes
     ----------
@@ -155,13 +155,13 @@ class NullResult:
     nulls : tuple of MetricNull
         One per metric, each with its full distribution.
     tie_term : float
-        :math:`\\sum_g (t_g^3 - t_g)` over the groups of tied scores (0 without ties),
+        \(\sum_g (t_g^3 - t_g)\) over the groups of tied scores (0 without ties),
         used by the AUROC normal approximation.
 
     See Also
     --------
-    auditad.nulls.null_distribution : computes it.
-    NullSweepResult : over several class counts.
+    - [`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]: computes it.
+    - [`NullSweepResult`][auditad.nulls.NullSweepResult]: over several class counts.
 
     References
     ----------
@@ -194,11 +194,11 @@ class NullResult:
         return self[metric]
 
     def p_value(self, x: float, metric: str = "auroc") -> float:
-        r"""One-sided p-value :math:`P(S \ge x)` of an observed score ``x`` on this null.
+        r"""One-sided p-value \(P(S \ge x)\) of an observed score ``x`` on this null.
 
-        Computed as at construction (see :attr:`MetricNull.p_method`): exact,
-        normal approximation, Chernoff upper bound, or :math:`(b+1)/(R+1)`.
-        :meth:`p_value_details` also returns log10 p and whether it is a bound.
+        Computed as at construction (see `MetricNull.p_method`): exact,
+        normal approximation, Chernoff upper bound, or \((b+1)/(R+1)\).
+        [`p_value_details`][auditad.nulls.NullResult.p_value_details] also returns log10 p and whether it is a bound.
 
         Examples
         --------
@@ -210,14 +210,14 @@ class NullResult:
         return self.p_value_details(x, metric)[0]
 
     def p_value_details(self, x: float, metric: str = "auroc") -> tuple[float, float, str, bool]:
-        """``(p_value, log10_p, p_method, p_upper_bound)`` of the observed score ``x`` (see :meth:`p_value`)."""
+        """``(p_value, log10_p, p_method, p_upper_bound)`` of the observed score ``x`` (see `p_value`)."""
         null = self._null(metric)
         low = -1.0 if metric == "mcc" else 0.0
         x = check_float(x, name="x", low=low, high=1.0)
         return _p_details(null, x, self.n_pos, self.n_neg, self.tie_term)
 
     def quantile(self, level: float, metric: str = "auroc") -> float:
-        """Quantile of the null of ``metric`` (see :meth:`MetricNull.quantile`)."""
+        """Quantile of the null of ``metric`` (see [`MetricNull.quantile`][auditad.nulls.MetricNull.quantile])."""
         return self._null(metric).quantile(level)
 
     def to_frame(self):
@@ -233,6 +233,24 @@ class NullResult:
         return {"n_pos": self.n_pos, "n_neg": self.n_neg, "ratio": json_safe(self.ratio),
                 "prediction": self.prediction, "q": json_safe(self.q), "tie_term": json_safe(self.tie_term),
                 "nulls": {m.metric: m.to_dict() for m in self.nulls}}
+
+    def _repr_html_(self) -> str:
+        """Notebook display: one row per metric; the null of the first observed metric (else the first) drawn."""
+        from .._format import html_block, html_table, percent, svg_histogram
+
+        rows = [{"metric": m.metric, "method": m.method, "runs": m.runs, "mean": m.mean, "std": m.std,
+                 "q95": m.q95, "q99": m.q99, "observed": m.observed,
+                 "p_value": "" if math.isnan(m.p_value) else format_p_value(m.p_value, m.log10_p,
+                                                                               m.p_method in BOUND_METHODS)}
+                for m in self.nulls]
+        shown = next((m for m in self.nulls if not math.isnan(m.observed)), None) or self.nulls[0]
+        figure = svg_histogram(shown.hist_edges, shown.hist_prob, marker=None if math.isnan(shown.observed)
+                               else shown.observed, title=f"null distribution of {shown.metric}")
+        return html_block(f"Random-baseline nulls at n_pos = {self.n_pos}, n_neg = {self.n_neg} "
+                          f"(anomaly ratio {percent(self.ratio)}; binary predictions: {self.prediction}, "
+                          f"q = {self.q:.4g})", html_table(rows, kinds={"observed": "stat", "p_value": "text"}),
+                          figure, note=f"Histogram: the null of {shown.metric}"
+                          + ("" if math.isnan(shown.observed) else ", the red line the observed score") + ".")
 
     def summary_text(self) -> str:
         """A plain-text table for the command line."""
@@ -250,12 +268,12 @@ class NullResult:
 
 @dataclass(frozen=True, eq=False)
 class NullSweepResult:
-    """Nulls over a list of anomaly ratios at a fixed n (Hermary et al., Figure 1; see :func:`null_sweep`).
+    """Nulls over a list of anomaly ratios at a fixed n (Hermary et al., Figure 1; see `null_sweep`).
 
     See Also
     --------
-    auditad.nulls.null_sweep : computes it.
-    NullResult : at one class count.
+    - [`auditad.nulls.null_sweep`][auditad.nulls.null_sweep]: computes it.
+    - [`NullResult`][auditad.nulls.NullResult]: at one class count.
 
     References
     ----------
@@ -280,12 +298,23 @@ class NullSweepResult:
         return {"ratios": json_safe(self.ratios), "n": self.n, "prediction": self.prediction,
                 "results": [r.to_dict() for r in self.results]}
 
+    def _repr_html_(self) -> str:
+        """Notebook display: per ratio and metric, the null's mean, std and 95 % quantile."""
+        from .._format import html_block, html_table
+
+        rows = [{"ratio": float(rq), "n_pos": r.n_pos, "n_neg": r.n_neg, "metric": m.metric, "method": m.method,
+                 "mean": m.mean, "std": m.std, "q95": m.q95} for rq, r in zip(self.ratios, self.results)
+                for m in r.nulls]
+        return html_block(f"Random-baseline nulls over {len(self.results)} anomaly ratios at n = {self.n} "
+                          f"(binary predictions: {self.prediction})", html_table(rows, kinds={"ratio": "real"},
+                                                                                  max_rows=60))
+
 
 def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = False) -> str:
     """A p-value for display: ``"≤ …"`` for a bound, the value from ``log10_p`` below the float range.
 
     ``upper_bound`` says that the number itself is a bound (Chernoff, enumeration
-    floor), not merely stored as the floor 1e-300 (:data:`P_FLOOR`) with an exact ``log10_p``.
+    floor), not merely stored as the floor 1e-300 (`P_FLOOR`) with an exact ``log10_p``.
 
     References
     ----------
@@ -294,7 +323,7 @@ def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = 
 
     See Also
     --------
-    auditad.nulls.NullResult.p_value_details
+    - [`auditad.nulls.NullResult.p_value_details`][auditad.nulls.NullResult.p_value_details]
 
     Examples
     --------
@@ -352,10 +381,15 @@ def _p_details(null: MetricNull, x: float, n_pos: int, n_neg: int, tie_term: flo
 
 
 def _auroc_normal_p(x, n_pos, n_neg, sd, tie_term):
-    """p-value of an AUROC on the analytic null: exact tail, normal (p >= 1e-3) or Chernoff bound."""
+    """p-value of an AUROC on the analytic null: exact tail, normal (p >= 1e-3) or Chernoff bound.
+
+    A null of zero spread (every score tied: the AUROC is ½ whatever the ranking) gives p = 1.
+    """
     from scipy.stats import norm
 
     mn = n_pos * n_neg
+    if not sd > 0:  # every score tied: U = mn/2 surely (AUROC ½), so P(U >= observed) = 1
+        return 1.0, 0.0, "normal_tie_corrected" if tie_term > 0 else "normal", False
     if tie_term > 0:  # U lives on the half-integers; scipy's continuity correction subtracts ½
         u = math.ceil(2 * x * mn - 1e-7) / 2
     else:

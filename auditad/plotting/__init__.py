@@ -6,11 +6,11 @@ Two levels:
   (or on a new figure of the report's width);
 * ``*_figure(...) -> Figure`` composes the panels of one report figure at the
   report's content width (a row or grid of small multiples), inside the
-  figure style of :mod:`auditad.plotting.style`.
+  figure style of `auditad.plotting.style`.
 
 Plotting never computes statistics; matplotlib is imported inside the
 functions, and no pyplot state is touched (figures are
-:class:`matplotlib.figure.Figure` objects).
+`matplotlib.figure.Figure` objects).
 
 References
 ----------
@@ -27,12 +27,14 @@ from __future__ import annotations
 from . import style as st
 from .protocol import (leakage_vs_auroc_figure, plot_leakage_vs_auroc, plot_protocol_heatmap,
                               plot_protocol_profile, protocol_heatmap_figure, protocol_profile_figure)
+from .leaderboards import leaderboard_heatmap_figure, plot_leaderboard_heatmap
 
 __all__ = ["plot_protocol_heatmap", "plot_leakage_vs_auroc", "plot_protocol_profile", "plot_landscape",
            "plot_landscape_difference", "plot_null_sweep", "plot_null", "plot_minimal_tpr", "plot_coverage",
            "plot_estimator_vs_auc", "plot_bound_vs_auc", "plot_leakage_curve", "leakage_curves_figure",
            "protocol_heatmap_figure", "protocol_profile_figure", "leakage_vs_auroc_figure", "nulls_figure",
-           "landscapes_figure", "landscape_differences_figure", "minimal_tpr_figure", "selection_figure"]
+           "landscapes_figure", "landscape_differences_figure", "minimal_tpr_figure", "selection_figure",
+           "plot_leaderboard_heatmap", "leaderboard_heatmap_figure"]
 
 _METRIC_LABELS = {"auroc": "AUROC", "ap": "AP", "aupr_trap": "AUPR (trapezoid)", "f1": "F1", "mcc": "MCC",
                   "mcc_scaled": "MCC (scaled)"}
@@ -54,7 +56,7 @@ def _invalid(message: str):
 
 
 def _metric_index(result, metric) -> int:
-    """Position of ``metric`` in a landscape-type result (:func:`auditad.landscapes.metric_index`)."""
+    """Position of ``metric`` in a landscape-type result (`auditad.landscapes.metric_index`)."""
     from ..landscapes import metric_index
 
     return metric_index(tuple(result.metrics), metric)
@@ -67,7 +69,7 @@ def _metric_range(metric: str) -> tuple[float, float]:
 
 
 def _pick_ratio(result, ratio) -> int:
-    """Position of a ratio (value or label; None: the first) (:func:`auditad.landscapes.ratio_index`)."""
+    """Position of a ratio (value or label; None: the first) (`auditad.landscapes.ratio_index`)."""
     if ratio is None:
         return 0
     from ..landscapes import ratio_index
@@ -78,7 +80,7 @@ def _pick_ratio(result, ratio) -> int:
 # --------------------------------------------------------------------------- class-split protocol [1]
 # --------------------------------------------------------------------------- landscapes and nulls [2]
 def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False, colorbar=True, cmap="viridis"):
-    """Landscape of one metric over TPR (x) × TNR (y) at one ratio, from a :class:`~auditad.landscapes.LandscapeResult`.
+    """Landscape of one metric over TPR (x) × TNR (y) at one ratio, from a `LandscapeResult`.
 
     Labelled contours at ¼, ½ and ¾ of the metric's range; with ``regions``
     the regions R1–R5 of Hermary et al. (§V-D) are outlined and labelled on
@@ -139,7 +141,7 @@ def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False
 
 
 def plot_landscape_difference(result, *, metric="aupr_trap", ratio=None, ax=None, colorbar=True):
-    """Difference map (ratio − reference) of one metric from a :class:`~auditad.landscapes.LandscapeDifferenceResult`.
+    """Difference map (ratio − reference) of one metric from a `LandscapeDifferenceResult`.
 
     Diverging colours centred at 0 (red = lower than at the reference ratio),
     with the zero contour drawn and labelled.
@@ -171,7 +173,7 @@ def plot_null_sweep(result, *, metrics=None, ax=None):
     """Null mean ± std (band) and mean + mean positive deviation (dotted) against the anomaly ratio.
 
     The x axis runs from positive-majority (left) to negative-majority (right),
-    as in Figure 1 of Hermary et al. Takes a :class:`~auditad.nulls.NullSweepResult`.
+    as in Figure 1 of Hermary et al. Takes a [`NullSweepResult`][auditad.nulls.NullSweepResult].
 
     Returns
     -------
@@ -217,7 +219,7 @@ def _null_lines(null):
 
 
 def plot_null(result, *, metric="auroc", ax=None, legend=True):
-    """An observed score placed on its null distribution (a :class:`~auditad.nulls.NullResult` or ``MetricNull``).
+    """An observed score placed on its null distribution (a `NullResult` or ``MetricNull``).
 
     Filled steps: the null's probability mass per bin; lines: mean, 95 % and
     99 % quantiles and the observed score (its value and p-value in the
@@ -254,7 +256,7 @@ def plot_null(result, *, metric="auroc", ax=None, legend=True):
 def plot_minimal_tpr(result, *, metric="auroc", ax=None, legend=True):
     """Minimal TPR (solid) and the TNR it needs (dashed) against the target score, per ratio (Hermary et al., Fig. 4).
 
-    Takes a :class:`~auditad.landscapes.MinimalTprResult`.
+    Takes a [`MinimalTprResult`][auditad.landscapes.MinimalTprResult].
 
     Returns
     -------
@@ -430,7 +432,7 @@ def plot_estimator_vs_auc(result, *, estimator=None, ax=None, per_task=False, le
     ax : matplotlib Axes, optional
     per_task : bool, default False
         False: one point per candidate (means over tasks, from
-        :meth:`~auditad.selection.SelectionResult.candidate_summary_frame`);
+        [`candidate_summary_frame`][auditad.selection.SelectionResult.candidate_summary_frame]);
         True: one point per (task, candidate).
     legend : bool, default True
 
@@ -462,11 +464,11 @@ def plot_estimator_vs_auc(result, *, estimator=None, ax=None, per_task=False, le
 
 
 def plot_bound_vs_auc(result, *, robust=False, ax=None, legend=True):
-    """Eq. 1 bound (or the robust App. A.1 bound) of the true test scores against the empirical AUC.
+    r"""Eq. 1 bound (or the robust App. A.1 bound) of the true test scores against the empirical AUC.
 
     One point per (task, candidate) with labelled test data, by family; with
-    population moments every point with :math:`\\mu_\\Delta > 0` lies on or
-    below the diagonal. Points with :math:`\\mu_\\Delta \\le 0` (where the
+    population moments every point with \(\mu_\Delta > 0\) lies on or
+    below the diagonal. Points with \(\mu_\Delta \le 0\) (where the
     bound says nothing) are drawn hollow. Both axes stay inside [0, 1].
 
     Returns
@@ -515,7 +517,7 @@ def selection_figure(result, *, estimator=None):
 
 # --------------------------------------------------------------------------- leakage [1]
 def plot_leakage_curve(result, *, ax=None, label=None, color=None, chance=True):
-    """Leakage L_k against k from a :class:`~auditad.leakage.LeakageResult`.
+    """Leakage L_k against k from a [`LeakageResult`][auditad.leakage.LeakageResult].
 
     Call it once per representation on the same ``ax`` to compare them. The
     y axis starts at exactly 0 and curves are drawn over the axis, so that

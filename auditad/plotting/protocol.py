@@ -1,12 +1,12 @@
-"""Plots of the class-split protocol (re-exported by :mod:`auditad.plotting`).
+"""Plots of the class-split protocol (re-exported by `auditad.plotting`).
 
 The per-class figures scale with the number of classes K: the heatmap writes
-its numbers and names its rows up to :data:`MAX_HEATMAP_CLASSES` classes and
+its numbers and names its rows up to `MAX_HEATMAP_CLASSES` classes and
 keeps a bounded height beyond; the leakage-vs-AUROC scatter labels every class
-up to :data:`MAX_LABELLED_CLASSES` and only the lowest-AUROC classes beyond;
+up to `MAX_LABELLED_CLASSES` and only the lowest-AUROC classes beyond;
 the AUROC profile (sorted AUROC(c) per detector) draws at most
-:data:`MAX_PROFILE_POINTS` points per curve, whatever K is. The report uses
-the heatmap up to :data:`MAX_HEATMAP_CLASSES` classes and the profile above.
+`MAX_PROFILE_POINTS` points per curve, whatever K is. The report uses
+the heatmap up to `MAX_HEATMAP_CLASSES` classes and the profile above.
 
 References
 ----------
@@ -28,7 +28,7 @@ __all__ = ["MAX_HEATMAP_CLASSES", "MAX_LABELLED_CLASSES", "MAX_PROFILE_POINTS", 
 MAX_HEATMAP_CLASSES = 40
 #: Largest number of classes that the leakage-vs-AUROC scatter labels one by one.
 MAX_LABELLED_CLASSES = 40
-#: Beyond :data:`MAX_LABELLED_CLASSES`, the number of lowest-AUROC classes the scatter labels.
+#: Beyond `MAX_LABELLED_CLASSES`, the number of lowest-AUROC classes the scatter labels.
 LOWEST_LABELLED = 10
 #: Most points drawn per curve of the AUROC profile (exact order statistics, evenly spaced in rank).
 MAX_PROFILE_POINTS = 512
@@ -50,26 +50,26 @@ def _protocol_vectors(result, representation, detector):
 
 
 def _heatmap_height(n_classes: int, pad: float) -> float:
-    """Figure height of a heatmap: 0.3 in a row up to :data:`MAX_HEATMAP_CLASSES` rows, then no taller."""
+    """Figure height of a heatmap: 0.3 in a row up to `MAX_HEATMAP_CLASSES` rows, then no taller."""
     return pad + 0.3 * min(n_classes, MAX_HEATMAP_CLASSES)
 
 
 def _title(result, rep: str) -> str:
-    mean = result.summary(rep, "mean")
+    mean = result.summary(rep, "ensemble")
     return f"{rep}: ε = {result.epsilon:g}, ρ_inv = {mean['rho_inv']:.2f}, ρ_dir = {mean['rho_dir']:.2f}"
 
 
 def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None, colorbar=True):
-    """Class × detector heatmap of AUROC(c) from a :class:`~auditad.protocol.ProtocolResult`.
+    """Class × detector heatmap of AUROC(c) from a [`ProtocolResult`][auditad.protocol.ProtocolResult].
 
     Rows are the held-out classes, columns the detectors plus their mean; the
     diverging colour scale is centred at AUROC = ½ (blue above, red below =
     inverted). Cells inside the near-random band ``|AUROC − ½| ≤ ε`` get a
     dashed frame (the number inside stays readable). The title gives ε and the
-    detector-averaged ρ_inv and ρ_dir. Above :data:`MAX_HEATMAP_CLASSES`
+    detector-averaged ρ_inv and ρ_dir. Above `MAX_HEATMAP_CLASSES`
     classes the rows are not named, the cells carry neither numbers nor frames
-    and a new figure is no taller than at :data:`MAX_HEATMAP_CLASSES` classes;
-    :func:`plot_protocol_profile` reads better there.
+    and a new figure is no taller than at `MAX_HEATMAP_CLASSES` classes;
+    `plot_protocol_profile` reads better there.
 
     Parameters
     ----------
@@ -78,7 +78,7 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
         Default: the first representation.
     ax : matplotlib Axes, optional
     annotate : bool, optional
-        Write the AUROC into each cell (default: up to :data:`MAX_HEATMAP_CLASSES` classes).
+        Write the AUROC into each cell (default: up to `MAX_HEATMAP_CLASSES` classes).
     colorbar : bool, default True
 
     Returns
@@ -91,7 +91,8 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
 
     See Also
     --------
-    plot_protocol_profile, protocol_heatmap_figure
+    - `plot_protocol_profile`
+    - `protocol_heatmap_figure`
     """
     import numpy as np
     from matplotlib.patches import Rectangle
@@ -100,7 +101,7 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
     few = K <= MAX_HEATMAP_CLASSES
     annotate = few if annotate is None else bool(annotate)
     ax = st.axes_or_new(ax, height=_heatmap_height(K, 1.3), width=6.0)
-    dets = list(result.detector_names) + ["mean"]
+    dets = list(result.detector_names) + ["ensemble"]
     columns = [_protocol_vectors(result, representation, det) for det in dets]
     rep = columns[0][0]
     grid = np.column_stack([c[1] for c in columns]).astype(float)
@@ -134,13 +135,13 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
     return ax
 
 
-def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=None, legend=True):
-    """Per-class leakage L_k(c) against AUROC(c) from a :class:`~auditad.protocol.ProtocolResult`.
+def plot_leakage_vs_auroc(result, *, representation=None, detector="ensemble", ax=None, legend=True):
+    """Per-class leakage L_k(c) against AUROC(c) from a [`ProtocolResult`][auditad.protocol.ProtocolResult].
 
     One point per class, labelled without overlaps (classes whose points
     coincide share one label), the chance line AUROC = ½ with its near-random
     band ±ε, and the Spearman rank correlation in the title. The leakage axis
-    starts at 0, the AUROC axis spans [0, 1]. Above :data:`MAX_LABELLED_CLASSES`
+    starts at 0, the AUROC axis spans [0, 1]. Above `MAX_LABELLED_CLASSES`
     classes only the ten classes of lowest AUROC(c) are labelled (the legend says
     so) and the markers are smaller. Needs a result computed with ``leakage_k`` set.
 
@@ -148,8 +149,8 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
     ----------
     result : ProtocolResult
     representation : str, optional
-    detector : str, default "mean"
-        A detector name or ``"mean"`` (detector-averaged AUROC).
+    detector : str, default "ensemble"
+        A detector name or ``"ensemble"`` (the detector-mean AUROC(c)).
     ax : matplotlib Axes, optional
     legend : bool, default True
         A legend to the right of the axes.
@@ -164,7 +165,8 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
 
     See Also
     --------
-    leakage_vs_auroc_figure, plot_protocol_heatmap
+    - `leakage_vs_auroc_figure`
+    - `plot_protocol_heatmap`
     """
     import numpy as np
     from matplotlib.lines import Line2D
@@ -172,7 +174,7 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="mean", ax=No
 
     if result.leakage_k is None:
         raise InvalidInputError("the result has no leakage: run audit_protocol with leakage_k set")
-    if detector not in list(result.detector_names) + ["mean"]:
+    if detector not in list(result.detector_names) + ["ensemble"]:
         raise InvalidInputError(f"detector must be one of {list(result.detector_names) + ['mean']}, got {detector!r}")
     rep, A, _, inverted = _protocol_vectors(result, representation, detector)
     ax = st.axes_or_new(ax, height=3.6, width=7.0)
@@ -217,7 +219,7 @@ def plot_protocol_profile(result, *, representation=None, ax=None, legend=True):
     is the AUROC(c) that a fraction s of the classes fall at or below, so the
     share where a curve crosses ½ is that detector's ρ_inv and the share
     inside the grey band ``½ ± ε`` its ρ_rnd. Readable at any number of
-    classes: a curve holds at most :data:`MAX_PROFILE_POINTS` exact order
+    classes: a curve holds at most `MAX_PROFILE_POINTS` exact order
     statistics, evenly spaced in rank, always including the lowest and the
     highest AUROC(c). Classes with an undefined AUROC are left out (their
     number is in the legend).
@@ -240,7 +242,8 @@ def plot_protocol_profile(result, *, representation=None, ax=None, legend=True):
 
     See Also
     --------
-    protocol_profile_figure, plot_protocol_heatmap
+    - `protocol_profile_figure`
+    - `plot_protocol_heatmap`
     """
     import numpy as np
     from matplotlib.lines import Line2D
@@ -251,7 +254,7 @@ def plot_protocol_profile(result, *, representation=None, ax=None, legend=True):
     ax.axhspan(0.5 - eps, 0.5 + eps, color="0.88", zorder=0, linewidth=0)
     ax.axhline(0.5, color="0.45", lw=0.8, ls="--", zorder=1)
     handles = [Patch(color="0.88", label=f"near random (½ ± {eps:g})")]
-    dets = list(result.detector_names) + ["mean"]
+    dets = list(result.detector_names) + ["ensemble"]
     rep = None
     for i, det in enumerate(dets):
         rep, A, _, _ = _protocol_vectors(result, representation, det)
@@ -261,7 +264,7 @@ def plot_protocol_profile(result, *, representation=None, ax=None, legend=True):
             continue
         pick = np.unique(np.round(np.linspace(0, m - 1, min(m, MAX_PROFILE_POINTS))).astype(int))
         share = (pick + 0.5) / m
-        mean = det == "mean"
+        mean = det == "ensemble"
         colour = "black" if mean else st.PALETTE[i % len(st.PALETTE)]
         ax.plot(share, values[pick], color=colour, lw=2.0 if mean else 1.2, drawstyle="steps-mid",
                 marker=None if m > 40 else st.MARKERS[i % len(st.MARKERS)], ms=3.5, zorder=3 if mean else 2)
@@ -299,7 +302,8 @@ def protocol_heatmap_figure(result, *, representations=None):
 
     See Also
     --------
-    plot_protocol_heatmap, protocol_profile_figure
+    - `plot_protocol_heatmap`
+    - `protocol_profile_figure`
     """
     reps = list(representations or result.representation_names)
     with st.style_context():
@@ -320,7 +324,7 @@ def protocol_heatmap_figure(result, *, representations=None):
 
 
 def protocol_profile_figure(result, *, representations=None):
-    """Report figure: the AUROC profile (:func:`plot_protocol_profile`) of each representation, one legend.
+    """Report figure: the AUROC profile (`plot_protocol_profile`) of each representation, one legend.
 
     Returns
     -------
@@ -332,7 +336,8 @@ def protocol_profile_figure(result, *, representations=None):
 
     See Also
     --------
-    plot_protocol_profile, protocol_heatmap_figure
+    - `plot_protocol_profile`
+    - `protocol_heatmap_figure`
     """
     reps = list(representations or result.representation_names)
     with st.style_context():
@@ -342,7 +347,7 @@ def protocol_profile_figure(result, *, representations=None):
     return fig
 
 
-def leakage_vs_auroc_figure(result, *, representations=None, detector="mean"):
+def leakage_vs_auroc_figure(result, *, representations=None, detector="ensemble"):
     """Report figure: per-class leakage against AUROC(c), one panel per representation, one legend.
 
     Returns
@@ -355,7 +360,7 @@ def leakage_vs_auroc_figure(result, *, representations=None, detector="mean"):
 
     See Also
     --------
-    plot_leakage_vs_auroc
+    - `plot_leakage_vs_auroc`
     """
     reps = list(representations or result.representation_names)
     with st.style_context():

@@ -1,18 +1,18 @@
 """The one figure style of auditad: sizes, fonts, colours, legend placement and label de-overlap.
 
-Every figure of :mod:`auditad.plotting` and of the HTML report takes its look
+Every figure of `auditad.plotting` and of the HTML report takes its look
 from here, so that a figure drawn at the report's content width shows its
 text at the size it was set in (1 pt = 4/3 CSS px at 100 % zoom):
 
-* :data:`CONTENT_WIDTH_PX` is the width the report's stylesheet gives a
+* `CONTENT_WIDTH_PX` is the width the report's stylesheet gives a
   figure (``templates/report.css``: ``body`` max-width 72 rem, padding
-  1.25 rem each side); :func:`new_figure` makes figures exactly that wide.
-* Fonts are at least :data:`MIN_FONT_PT` (7.5 pt = 10 px) everywhere.
-* Legends go outside the data (:func:`legend_outside`), labels of points are
-  placed without overlaps (:func:`place_labels`), text over colour gets a
-  contrasting box (:func:`boxed_text`).
+  1.25 rem each side); `new_figure` makes figures exactly that wide.
+* Fonts are at least `MIN_FONT_PT` (7.5 pt = 10 px) everywhere.
+* Legends go outside the data (`legend_outside`), labels of points are
+  placed without overlaps (`place_labels`), text over colour gets a
+  contrasting box (`boxed_text`).
 
-matplotlib settings are only ever applied with :func:`style_context` (a
+matplotlib settings are only ever applied with `style_context` (a
 ``matplotlib.rc_context``): importing auditad changes no global state.
 """
 
@@ -39,7 +39,7 @@ PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F
 #: Marker per series, so that series stay apart when points coincide or colours are hard to tell apart.
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 
-#: matplotlib settings of every auditad figure (applied with :func:`style_context` only).
+#: matplotlib settings of every auditad figure (applied with `style_context` only).
 RC = {
     "svg.hashsalt": "auditad",
     "svg.fonttype": "path",
@@ -87,7 +87,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, w
                panel_height: float = 3.4, **subplot_kw):
     """A constrained-layout figure ``width`` inches wide (default: the report's content width) with its axes.
 
-    Must be called inside :func:`style_context` for the fonts to apply.
+    Must be called inside `style_context` for the fonts to apply.
 
     Parameters
     ----------
@@ -100,7 +100,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, w
     panel_height : float
         Height of one row of axes in inches.
     **subplot_kw
-        Passed to :meth:`matplotlib.figure.Figure.subplots`.
+        Passed to `matplotlib.figure.Figure.subplots`.
 
     Returns
     -------

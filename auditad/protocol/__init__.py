@@ -1,4 +1,4 @@
-"""Class-split protocol audit: per-class AUROC, dispersion, near-random, inversion, direction instability.
+r"""Class-split protocol audit: per-class AUROC, dispersion, near-random, inversion, direction instability.
 
 A labelled benchmark with K semantic classes is turned into K anomaly-detection
 tasks:
@@ -12,23 +12,27 @@ tasks:
     classes.
 
 Per (representation, detector) the K values AUROC(c) are summarised by their
-dispersion and by three rates (:func:`instability_rates`):
+dispersion and by three rates ([`instability_rates`][auditad.protocol.instability_rates]):
 
-.. math::
+\[
+d(c) = \begin{cases} 0 & |\mathrm{AUROC}(c) - \tfrac12| \le \varepsilon \\
+\operatorname{sign}(\mathrm{AUROC}(c) - \tfrac12) & \text{otherwise} \end{cases}
+\]
 
-    d(c) = \\begin{cases} 0 & |\\mathrm{AUROC}(c) - \\tfrac12| \\le \\varepsilon \\\\
-           \\operatorname{sign}(\\mathrm{AUROC}(c) - \\tfrac12) & \\text{otherwise} \\end{cases}
+\[
+\rho_{rnd}(\varepsilon) = \tfrac1K \sum_c \mathbb 1[|\mathrm{AUROC}(c) - \tfrac12| \le \varepsilon],\quad
+\rho_{inv} = \tfrac1K \sum_c \mathbb 1[\mathrm{AUROC}(c) < \tfrac12],
+\]
 
-    \\rho_{rnd}(\\varepsilon) = \\tfrac1K \\sum_c \\mathbb 1[|\\mathrm{AUROC}(c) - \\tfrac12| \\le \\varepsilon],\\quad
-    \\rho_{inv} = \\tfrac1K \\sum_c \\mathbb 1[\\mathrm{AUROC}(c) < \\tfrac12],
+\[
+\rho_{dir}(\varepsilon) = 1 - \tfrac1K \max(\#\{c: d(c)=+1\}, \#\{c: d(c)=-1\}).
+\]
 
-    \\rho_{dir}(\\varepsilon) = 1 - \\tfrac1K \\max(\\#\\{c: d(c)=+1\\}, \\#\\{c: d(c)=-1\\}).
-
-Modules: :mod:`~auditad.protocol.rates` (the statistics, Spearman),
-:mod:`~auditad.protocol.detectors` (detectors, sign rules, resolution by name),
-:mod:`~auditad.protocol.neighbours` and :mod:`~auditad.protocol.shared` (exact
-neighbour lists, one pass for all tasks), :mod:`~auditad.protocol.runner`
-(:func:`audit_protocol`), :mod:`~auditad.protocol.result` (:class:`ProtocolResult`).
+Modules: `rates` (the statistics, Spearman),
+`detectors` (detectors, sign rules, resolution by name),
+`neighbours` and `shared` (exact
+neighbour lists, one pass for all tasks), `runner`
+([`audit_protocol`][auditad.protocol.audit_protocol]), `result` ([`ProtocolResult`][auditad.protocol.ProtocolResult]).
 
 References
 ----------
@@ -61,6 +65,7 @@ from .rates import (
     spearman_correlation,
 )
 from .result import MEAN, SUMMARY_KEYS, ProtocolResult
+from .plan import SplitPlan, SplitTask, class_split_plan
 from .runner import DEFAULT_MAX_TEST_NORMALS, PROTOCOLS, audit_protocol
 
 __all__ = [
@@ -90,4 +95,7 @@ __all__ = [
     "DegenerateCorrelationWarning",
     "ProtocolResult",
     "audit_protocol",
+    "SplitPlan",
+    "SplitTask",
+    "class_split_plan",
 ]

@@ -2,12 +2,12 @@
 
 Every detector returns scores with **higher = more anomalous**:
 
-* :class:`KNNDetector` – distance to the k-th nearest training normal;
-* :class:`LOFDetector` – local outlier factor, on auditad's own exact kNN
+* [`KNNDetector`][auditad.protocol.KNNDetector] – distance to the k-th nearest training normal;
+* [`LOFDetector`][auditad.protocol.LOFDetector] – local outlier factor, on auditad's own exact kNN
   engine (equal to scikit-learn's ``LocalOutlierFactor(novelty=True)``
   scores negated, with neighbour ties broken by index);
-* :class:`IsolationForestDetector` – scikit-learn's Isolation Forest, negated;
-* :class:`Detector` – any object with ``fit`` and ``score_samples``, with an
+* [`IsolationForestDetector`][auditad.protocol.IsolationForestDetector] – scikit-learn's Isolation Forest, negated;
+* [`Detector`][auditad.protocol.Detector] – any object with ``fit`` and ``score_samples``, with an
   explicit sign.
 
 References
@@ -52,7 +52,7 @@ __all__ = [
 
 #: names accepted in ``detectors=`` for the built-in detectors.
 BUILTIN_DETECTORS = ("knn", "iforest", "lof")
-#: kNN backends of the neighbour detectors (those of :func:`auditad.neighbors.kneighbors`).
+#: kNN backends of the neighbour detectors (those of `auditad.neighbors.kneighbors`).
 BACKENDS = ("auto", "exact", "approximate")
 
 
@@ -64,9 +64,9 @@ class BaseDetector:
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------
@@ -86,7 +86,7 @@ class BaseDetector:
         return {p: getattr(self, p) for p in self._params}
 
     def set_params(self, **params):
-        """Set constructor parameters; unknown names raise :class:`~auditad.errors.InvalidInputError`."""
+        """Set constructor parameters; unknown names raise [`InvalidInputError`][auditad.errors.InvalidInputError]."""
         for key, value in params.items():
             if key not in self._params:
                 raise InvalidInputError(f"{type(self).__name__} has no parameter {key!r}")
@@ -106,7 +106,7 @@ class BaseDetector:
         return 2
 
     def take_rows(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``X[rows]`` in the form :meth:`fit` and ``score_samples`` work in (the protocol gathers each task's
+        """``X[rows]`` in the form `fit` and ``score_samples`` work in (the protocol gathers each task's
         rows with it); the default is ``X[rows]`` itself."""
         return X[rows]
 
@@ -118,8 +118,9 @@ class BaseDetector:
 class NeighbourDetector(BaseDetector):
     """A detector whose score is a function of exact neighbour lists (served by the shared pass).
 
-    Subclasses (:class:`KNNDetector`, :class:`LOFDetector`) have ``metric``, ``backend``
-    and ``n_neighbors``-like parameters; :func:`audit_protocol` serves all of them
+    Subclasses ([`KNNDetector`][auditad.protocol.KNNDetector], [`LOFDetector`][auditad.protocol.LOFDetector]) have
+    ``metric``, ``backend``
+    and ``n_neighbors``-like parameters; [`audit_protocol`][auditad.protocol.audit_protocol] serves all of them
     with one neighbour pass per (representation, repeat, metric, backend).
     """
 
@@ -138,18 +139,20 @@ class NeighbourDetector(BaseDetector):
 class KNNDetector(NeighbourDetector):
     r"""kNN distance detector: the score of x is its distance to the k-th nearest training normal.
 
-    .. math:: s(x) = \lVert x - x_{(k)}\rVert,
+    \[
+    s(x) = \lVert x - x_{(k)}\rVert,
+    \]
 
-    with :math:`x_{(k)}` the k-th nearest row of the training set (higher = more
+    with \(x_{(k)}\) the k-th nearest row of the training set (higher = more
     anomalous; no sign flip); distances are float64 from the rows' values and
-    ties are broken by row index (:mod:`auditad.protocol.neighbours`).
+    ties are broken by row index (`auditad.protocol.neighbours`).
 
     Parameters
     ----------
     k : int, default 5
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        Candidate search of :func:`auditad.neighbors.kneighbors`; ``auto`` runs
+        Candidate search of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]; ``auto`` runs
         the exact search below a few 10⁵ points (the result is then exact).
     n_jobs : int, optional
         Threads of the exact search.
@@ -159,8 +162,9 @@ class KNNDetector(NeighbourDetector):
 
     See Also
     --------
-    LOFDetector : the local-density detector on the same neighbour lists.
-    audit_protocol : runs every class-split task with one neighbour pass per repeat.
+    - [`LOFDetector`][auditad.protocol.LOFDetector]: the local-density detector on the same neighbour lists.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: runs every class-split task with one neighbour pass per
+      repeat.
 
     References
     ----------
@@ -219,10 +223,10 @@ class KNNDetector(NeighbourDetector):
 class LOFDetector(NeighbourDetector):
     r"""Local Outlier Factor of a new point relative to the training normals (higher = more anomalous).
 
-    .. math::
-
-        \mathrm{LOF}(x) = \frac1k\sum_{o\in N_k(x)} \frac{\mathrm{lrd}(o)}{\mathrm{lrd}(x)},\qquad
-        \mathrm{lrd}(x) = \Big(\frac1k\sum_{o\in N_k(x)}\max\{d_k(o), d(x,o)\} + 10^{-10}\Big)^{-1},
+    \[
+    \mathrm{LOF}(x) = \frac1k\sum_{o\in N_k(x)} \frac{\mathrm{lrd}(o)}{\mathrm{lrd}(x)},\qquad
+    \mathrm{lrd}(x) = \Big(\frac1k\sum_{o\in N_k(x)}\max\{d_k(o), d(x,o)\} + 10^{-10}\Big)^{-1},
+    \]
 
     computed on auditad's exact kNN engine with neighbour ties broken by index
     (so the result does not depend on the thread count); equal to
@@ -236,15 +240,15 @@ class LOFDetector(NeighbourDetector):
         (class, detector) pair is skipped with a warning).
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        Candidate search of :func:`auditad.neighbors.kneighbors`.
+        Candidate search of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors].
     n_jobs : int, optional
         Threads of the exact search.
     name : str, default "lof"
 
     See Also
     --------
-    KNNDetector : the distance detector on the same neighbour lists.
-    sklearn.neighbors.LocalOutlierFactor : the reference implementation.
+    - [`KNNDetector`][auditad.protocol.KNNDetector]: the distance detector on the same neighbour lists.
+    - `sklearn.neighbors.LocalOutlierFactor`: the reference implementation.
 
     References
     ----------
@@ -312,9 +316,9 @@ class LOFDetector(NeighbourDetector):
 class IsolationForestDetector(BaseDetector):
     r"""Isolation Forest (scikit-learn) with the sign flipped to higher = more anomalous.
 
-    scikit-learn's ``IsolationForest.score_samples`` returns :math:`-2^{-E[h(x)]/c(n)}`
+    scikit-learn's ``IsolationForest.score_samples`` returns \(-2^{-E[h(x)]/c(n)}\)
     ("the lower, the more abnormal"); this detector returns its negative,
-    :math:`s(x) = 2^{-E[h(x)]/c(n)}`.
+    \(s(x) = 2^{-E[h(x)]/c(n)}\).
 
     Parameters
     ----------
@@ -325,7 +329,7 @@ class IsolationForestDetector(BaseDetector):
 
     See Also
     --------
-    sklearn.ensemble.IsolationForest : the wrapped estimator.
+    - `sklearn.ensemble.IsolationForest`: the wrapped estimator.
 
     References
     ----------
@@ -354,7 +358,7 @@ class IsolationForestDetector(BaseDetector):
         return self
 
     def score_samples(self, X):
-        """Anomaly score :math:`2^{-E[h(x)]/c(n)}`."""
+        r"""Anomaly score \(2^{-E[h(x)]/c(n)}\)."""
         return -self.estimator_.score_samples(check_embeddings(X, name="X", dtype=None))
 
     def take_rows(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
@@ -363,7 +367,7 @@ class IsolationForestDetector(BaseDetector):
         return gather32(X, rows)
 
 
-#: PyOD detectors accepted by name in :func:`make_detector` (``"pyod:NAME"``): class name -> module of
+#: PyOD detectors accepted by name in `make_detector` (``"pyod:NAME"``): class name -> module of
 #: ``pyod.models``. Names are looked up here and imported; nothing is ever evaluated.
 PYOD_DETECTORS = {
     "ABOD": "abod", "CBLOF": "cblof", "COF": "cof", "COPOD": "copod", "ECOD": "ecod", "GMM": "gmm",
@@ -388,9 +392,9 @@ def is_pyod_detector(obj) -> bool:
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------
@@ -411,17 +415,17 @@ class Detector(BaseDetector):
     """Wrap any object with ``fit(X)`` and ``score_samples(X)`` or ``decision_function(X)``; make its sign explicit.
 
     The direction of the scores is decided by explicit rules, never guessed
-    (:data:`SIGN_RULES`, recorded per detector as ``rule`` in the result):
+    (`SIGN_RULES`, recorded per detector as ``rule`` in the result):
 
     1. ``higher_is_anomalous=True/False`` given: used as declared, on
        ``method`` (default: ``decision_function`` for PyOD models, else
        ``score_samples`` when present, else ``decision_function``);
-    2. a PyOD model (:func:`is_pyod_detector`): ``decision_function``, higher =
+    2. a PyOD model ([`is_pyod_detector`][auditad.protocol.is_pyod_detector]): ``decision_function``, higher =
        more anomalous (checked before scikit-learn's ``is_outlier_detector``,
        which is also true for PyOD models);
     3. a scikit-learn outlier detector with ``score_samples``: negated
        (scikit-learn's ``score_samples`` is higher = more normal);
-    4. anything else: :class:`~auditad.errors.InvalidInputError` listing the
+    4. anything else: [`InvalidInputError`][auditad.errors.InvalidInputError] listing the
        accepted interfaces.
 
     Parameters
@@ -442,8 +446,8 @@ class Detector(BaseDetector):
 
     See Also
     --------
-    make_detector : detectors from names such as ``"pyod:ECOD"``.
-    resolve_detectors : how bare objects in ``detectors=`` are wrapped.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names such as ``"pyod:ECOD"``.
+    - [`resolve_detectors`][auditad.protocol.resolve_detectors]: how bare objects in ``detectors=`` are wrapped.
 
     References
     ----------
@@ -540,7 +544,7 @@ class Detector(BaseDetector):
         return self
 
     def score_samples(self, X):
-        """Scores with higher = more anomalous, by the detector's :attr:`rule`."""
+        """Scores with higher = more anomalous, by the detector's `rule`."""
         raw = getattr(self.estimator, self.method_)(X)
         scores = check_scores(raw, name=f"{self.method_} of detector {self.name!r}", ndim=(1, 2))
         if scores.ndim == 2:
@@ -559,7 +563,7 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     ----------
     spec : str or mapping
         ``"knn"``, ``"iforest"``, ``"lof"``, ``"pyod:NAME"`` with NAME in
-        :data:`PYOD_DETECTORS` (e.g. ``"pyod:ECOD"``), or a mapping
+        `PYOD_DETECTORS` (e.g. ``"pyod:ECOD"``), or a mapping
         ``{"detector": <one of these>, "name": ..., <parameter>: <value>, ...}``
         whose other entries are constructor parameters (numbers, strings,
         booleans or None), e.g. ``{"detector": "pyod:KNN", "n_neighbors": 10}``.
@@ -570,12 +574,12 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     Returns
     -------
     BaseDetector
-        PyOD models are wrapped in :class:`Detector` with the PyOD rule
+        PyOD models are wrapped in [`Detector`][auditad.protocol.Detector] with the PyOD rule
         (``decision_function``, higher = more anomalous).
 
     See Also
     --------
-    resolve_detectors : accepts these specs in ``detectors=``.
+    - [`resolve_detectors`][auditad.protocol.resolve_detectors]: accepts these specs in ``detectors=``.
 
     References
     ----------
@@ -620,8 +624,11 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
             raise InvalidInputError(f"detector {kind!r} needs PyOD: pip install 'auditad[pyod]' ({exc})") from exc
         try:
             model = getattr(module, cls_name)(**params)
-        except TypeError as exc:
-            raise InvalidInputError(f"detector {kind!r}: bad parameters {params}: {exc}") from exc
+        except (TypeError, ValueError, AssertionError, OverflowError) as exc:  # PyOD checks some in __init__
+            named = [p for p in params if p in str(exc)] or list(params)
+            what = ", ".join(f"{p} = {params[p]!r}" for p in named) or "no parameters"
+            raise InvalidInputError(f"detector {kind!r}: parameter{'s' if len(named) > 1 else ''} {what} refused "
+                                    f"by PyOD {cls_name}: \"{str(exc).strip() or type(exc).__name__}\"") from None
         nn = getattr(model, "n_neighbors", None)
         min_train = int(nn) + 1 if isinstance(nn, (int, np.integer)) else 2
         return Detector(model, name=name or f"pyod_{cls_name.lower()}", min_train_size=min_train)
@@ -643,9 +650,9 @@ def is_sklearn_outlier_detector(obj) -> bool:
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------
@@ -663,14 +670,15 @@ def is_sklearn_outlier_detector(obj) -> bool:
 
 
 def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=None) -> list:
-    """Turn the ``detectors`` argument of :func:`audit_protocol` into detector objects with unique names.
+    """Turn the ``detectors`` argument of `audit_protocol` into detector objects with unique names.
 
     Parameters
     ----------
     detectors : str, mapping, detector object, or sequence of them
-        Built-in names (:data:`BUILTIN_DETECTORS`), ``"pyod:NAME"`` or mappings
-        (:func:`make_detector`), :class:`BaseDetector` instances, or other
-        objects, wrapped in :class:`Detector` by its sign rules (PyOD:
+        Built-in names (`BUILTIN_DETECTORS`), ``"pyod:NAME"`` or mappings
+        ([`make_detector`][auditad.protocol.make_detector]), [`BaseDetector`][auditad.protocol.BaseDetector] instances,
+        or other
+        objects, wrapped in [`Detector`][auditad.protocol.Detector] by its sign rules (PyOD:
         ``decision_function`` as is; scikit-learn outlier detectors:
         ``score_samples`` negated; anything else is refused with the list of
         accepted interfaces — wrap it in ``Detector(obj, higher_is_anomalous=...)``).
@@ -687,7 +695,7 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
 
     See Also
     --------
-    audit_protocol : the caller.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the caller.
 
     References
     ----------
@@ -734,9 +742,9 @@ def detector_info(det) -> dict:
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------

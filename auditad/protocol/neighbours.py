@@ -1,17 +1,17 @@
-"""Exact neighbour lists of the protocol's kNN and LOF detectors, shared by every class-split task.
+r"""Exact neighbour lists of the protocol's kNN and LOF detectors, shared by every class-split task.
 
 One definition of "the k nearest training normals" serves the standalone
-detectors and the shared pass of :func:`~auditad.protocol.audit_protocol`:
+detectors and the shared pass of [`audit_protocol`][auditad.protocol.audit_protocol]:
 
 * the distance of a pair (q, r) is the float64 value
-  :math:`\\sqrt{\\sum_j (r_j - q_j)^2}` (cosine: :math:`\\tfrac12\\lVert\\hat r - \\hat q\\rVert^2 = 1 - \\cos`
-  on unit rows), computed by one function (:func:`pair_sq_distances`) from the
+  \(\sqrt{\sum_j (r_j - q_j)^2}\) (cosine: \(\tfrac12\lVert\hat r - \hat q\rVert^2 = 1 - \cos\)
+  on unit rows), computed by one function (`pair_sq_distances`) from the
   rows' values, so it does not depend on which other rows are in the
   reference set;
 * the neighbours are the k smallest distances, ties broken by the smaller row
   index (global sample index in an audit), so results do not depend on the
   thread count;
-* candidates come from :func:`auditad.neighbors.kneighbors` with a margin;
+* candidates come from [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors] with a margin;
   a row is accepted when its k-th distance lies below the margin's last
   engine distance minus a rigorous rounding bound, else it is recomputed
   against every reference row (exact brute force).
@@ -88,7 +88,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     Parameters
     ----------
     X : ndarray of shape (n, d)
-        Prepared rows (:func:`prepare_rows`).
+        Prepared rows (`prepare_rows`).
     ref : ndarray of int, sorted ascending
         Indices of the reference rows.
     queries : ndarray of int
@@ -100,7 +100,7 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         A query that is itself a reference row is not its own neighbour (a
         duplicate at distance 0 is kept).
     backend : {"auto", "exact", "approximate"}
-        Backend of :func:`auditad.neighbors.kneighbors` for the candidates.
+        Backend of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors] for the candidates.
         With the exact backend the result is exact; with the approximate one
         the candidates are only re-ranked.
     executor : executor, optional
@@ -172,7 +172,7 @@ def rerank(X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.nd
            exclude_self: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """The first ``k`` of each query's candidates ``ref[positions]`` by exact (squared distance, index).
 
-    Distances are :func:`pair_sq_distances`; the query itself is dropped with ``exclude_self``; a negative
+    Distances are `pair_sq_distances`; the query itself is dropped with ``exclude_self``; a negative
     position is no candidate; rows with fewer than ``k`` candidates are padded with index −1 and squared
     distance inf. Works in row chunks.
     """
@@ -208,11 +208,11 @@ def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
 def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndarray:
     r"""Local outlier factor of query rows from neighbour lists (higher = more anomalous).
 
-    .. math::
-
-        \mathrm{reach}_k(x, o) = \max\{d_k(o), d(x, o)\},\quad
-        \mathrm{lrd}(x) = \Big(\tfrac1k\sum_{o\in N_k(x)} \mathrm{reach}_k(x, o) + 10^{-10}\Big)^{-1},\quad
-        \mathrm{LOF}(x) = \tfrac1k\sum_{o\in N_k(x)} \frac{\mathrm{lrd}(o)}{\mathrm{lrd}(x)},
+    \[
+    \mathrm{reach}_k(x, o) = \max\{d_k(o), d(x, o)\},\quad
+    \mathrm{lrd}(x) = \Big(\tfrac1k\sum_{o\in N_k(x)} \mathrm{reach}_k(x, o) + 10^{-10}\Big)^{-1},\quad
+    \mathrm{LOF}(x) = \tfrac1k\sum_{o\in N_k(x)} \frac{\mathrm{lrd}(o)}{\mathrm{lrd}(x)},
+    \]
 
     with the training rows' own lists (self excluded) for d_k(o) and lrd(o); the
     1e-10 and the order of the operations are scikit-learn's
@@ -222,7 +222,7 @@ def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndar
     ----------
     tables : callable
         Maps global indices of training rows to their ``(k-distance, lrd)``
-        (built by :func:`lof_tables` from the training rows' own lists).
+        (built by `lof_tables` from the training rows' own lists).
     query_d, query_idx_nb : ndarray of shape (m, k)
         The queries' neighbour distances and global indices.
     """
@@ -233,7 +233,7 @@ def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndar
 
 
 def lof_tables(n_total: int, train_rows: np.ndarray, train_d: np.ndarray, train_nb: np.ndarray):
-    """k-distance and lrd of each training row, as a lookup by global index (see :func:`lof_scores`)."""
+    """k-distance and lrd of each training row, as a lookup by global index (see `lof_scores`)."""
     kdist = np.full(n_total, np.nan)
     kdist[train_rows] = train_d[:, -1]
     reach = np.maximum(train_d, kdist[train_nb])

@@ -1,8 +1,8 @@
 """Instability statistics of a vector of per-class AUROCs, and the leakage–AUROC rank correlation.
 
-:func:`instability_rates` turns K per-class AUROC values into the dispersion
+[`instability_rates`][auditad.protocol.instability_rates] turns K per-class AUROC values into the dispersion
 σ²_AUC and the three rates of the class-split audit (near random, inverted,
-direction instability); :func:`spearman_correlation` is Spearman's rank
+direction instability); [`spearman_correlation`][auditad.protocol.spearman_correlation] is Spearman's rank
 correlation with the number of distinct values on each side, refusing to
 state a correlation that rests on fewer than three distinct values.
 
@@ -29,6 +29,7 @@ __all__ = [
     "InstabilityResult",
     "instability_rates",
     "check_epsilon",
+    "holm_adjust",
     "SpearmanResult",
     "spearman_correlation",
     "DegenerateCorrelationWarning",
@@ -40,7 +41,7 @@ __all__ = [
 #: e.g. AUROC = 0.55 with ε = 0.05 is near random although 0.55 − 0.5 > 0.05 in binary floating point.
 EPSILON_TOL = 1e-12
 
-#: fewest distinct values on each side for which :func:`spearman_correlation` states a correlation.
+#: fewest distinct values on each side for which `spearman_correlation` states a correlation.
 MIN_DISTINCT = 3
 
 
@@ -54,9 +55,9 @@ class DegenerateCorrelationWarning(UndefinedValueWarning):
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------
@@ -70,7 +71,7 @@ class DegenerateCorrelationWarning(UndefinedValueWarning):
 # --------------------------------------------------------------------------- instability rates
 @dataclass(frozen=True)
 class InstabilityResult:
-    """Dispersion and instability rates of one vector of per-class AUROCs (see :func:`instability_rates`).
+    """Dispersion and instability rates of one vector of per-class AUROCs (see `instability_rates`).
 
     Attributes
     ----------
@@ -96,8 +97,9 @@ class InstabilityResult:
 
     See Also
     --------
-    instability_rates : computes it.
-    auditad.protocol.ProtocolResult.rates : the result of one (representation, detector) of an audit.
+    - [`instability_rates`][auditad.protocol.instability_rates]: computes it.
+    - [`auditad.protocol.ProtocolResult.rates`][auditad.protocol.ProtocolResult.rates]: the result of one
+      (representation, detector) of an audit.
 
     References
     ----------
@@ -155,14 +157,43 @@ class InstabilityResult:
         return out
 
 
+def holm_adjust(p_values) -> np.ndarray:
+    r"""Holm's step-down adjusted p-values (family-wise error control over the finite entries).
+
+    With the m finite p-values sorted, \(p_{(1)} \le \dots \le p_{(m)}\), the adjusted value of
+    \(p_{(i)}\) is \(\max_{j \le i} \min(1, (m - j + 1)\,p_{(j)})\); nan entries stay nan and do not
+    count in m. A class is significant at level α when its adjusted p-value is at most α.
+
+    References
+    ----------
+    S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
+    Statistics 6(2), 65–70, 1979.
+
+    Examples
+    --------
+    >>> holm_adjust([0.01, 0.04, 0.03, float("nan")]).round(3).tolist()
+    [0.03, 0.06, 0.06, nan]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    out = np.full(p.shape, np.nan)
+    fin = np.flatnonzero(np.isfinite(p))
+    m = fin.size
+    if m == 0:
+        return out
+    order = fin[np.argsort(p[fin], kind="stable")]
+    adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
+    out[order] = np.maximum.accumulate(adj)
+    return out
+
+
 def check_epsilon(epsilon) -> float:
-    """ε as a float in [0, ½), else :class:`~auditad.errors.InvalidInputError` naming ``epsilon``.
+    """ε as a float in [0, ½), else [`InvalidInputError`][auditad.errors.InvalidInputError] naming ``epsilon``.
 
     See Also
     --------
-    audit_protocol : the class-split protocol audit.
-    make_detector : detectors from names.
-    instability_rates : the rates of one set of AUROCs.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
+    - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
 
     References
     ----------
@@ -179,18 +210,24 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 
     With K finite values AUROC(c):
 
-    .. math::
+    \[
+    d(c) = \begin{cases} 0 & |\mathrm{AUROC}(c)-\tfrac12| \le \varepsilon\\
+    \operatorname{sign}(\mathrm{AUROC}(c)-\tfrac12) & \text{otherwise}\end{cases}
+    \]
 
-        d(c) = \begin{cases} 0 & |\mathrm{AUROC}(c)-\tfrac12| \le \varepsilon\\
-               \operatorname{sign}(\mathrm{AUROC}(c)-\tfrac12) & \text{otherwise}\end{cases}
+    \[
+    \rho_{rnd}(\varepsilon) = \frac1K\sum_c \mathbb 1\big[|\mathrm{AUROC}(c)-\tfrac12|\le\varepsilon\big],
+    \qquad
+    \rho_{inv} = \frac1K\sum_c \mathbb 1\big[\mathrm{AUROC}(c) < \tfrac12\big],
+    \]
 
-        \rho_{rnd}(\varepsilon) = \frac1K\sum_c \mathbb 1\big[|\mathrm{AUROC}(c)-\tfrac12|\le\varepsilon\big],
-        \qquad
-        \rho_{inv} = \frac1K\sum_c \mathbb 1\big[\mathrm{AUROC}(c) < \tfrac12\big],
+    \[
+    \rho_{dir}(\varepsilon) = 1 - \frac1K\max\big(\#\{c: d(c)=+1\},\ \#\{c: d(c)=-1\}\big),
+    \]
 
-        \rho_{dir}(\varepsilon) = 1 - \frac1K\max\big(\#\{c: d(c)=+1\},\ \#\{c: d(c)=-1\}\big),
-
-        \sigma^2_{AUC} = \frac1K\sum_c \big(\mathrm{AUROC}(c) - \overline{\mathrm{AUROC}}\big)^2 .
+    \[
+    \sigma^2_{AUC} = \frac1K\sum_c \big(\mathrm{AUROC}(c) - \overline{\mathrm{AUROC}}\big)^2 .
+    \]
 
     ρ_inv has no ε band. Near-random classes count for neither direction, so
     ρ_dir can exceed ½ (it is 1 when every class is near random). The band is
@@ -201,7 +238,7 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
     ----------
     aurocs : array-like of shape (K,)
         Per-class AUROC values in [0, 1]. nan entries (skipped classes) are left
-        out of every statistic with an :class:`~auditad.errors.UndefinedValueWarning`.
+        out of every statistic with an [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning].
     epsilon : float, default 0.05
         Half-width of the near-random band, in [0, ½).
     classes : array-like of shape (K,), optional
@@ -213,8 +250,10 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 
     See Also
     --------
-    auditad.protocol.audit_protocol : runs the class-split protocol and applies this to every detector.
-    spearman_correlation : the leakage–AUROC rank correlation reported next to the rates.
+    - [`auditad.protocol.audit_protocol`][auditad.protocol.audit_protocol]: runs the class-split protocol and applies
+      this to every detector.
+    - [`spearman_correlation`][auditad.protocol.spearman_correlation]: the leakage–AUROC rank correlation reported next
+      to the rates.
 
     References
     ----------
@@ -279,7 +318,7 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 # --------------------------------------------------------------------------- Spearman
 @dataclass(frozen=True)
 class SpearmanResult:
-    """Spearman rank correlation with the evidence it rests on (see :func:`spearman_correlation`).
+    """Spearman rank correlation with the evidence it rests on (see `spearman_correlation`).
 
     Attributes
     ----------
@@ -294,7 +333,7 @@ class SpearmanResult:
 
     See Also
     --------
-    spearman_correlation : computes it.
+    - [`spearman_correlation`][auditad.protocol.spearman_correlation]: computes it.
 
     References
     ----------
@@ -319,13 +358,15 @@ class SpearmanResult:
 def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> SpearmanResult:
     r"""Spearman's rank correlation over the finite pairs, stated only when both sides vary enough.
 
-    .. math:: \rho_s = \operatorname{corr}\big(\operatorname{rank}(x), \operatorname{rank}(y)\big)
+    \[
+    \rho_s = \operatorname{corr}\big(\operatorname{rank}(x), \operatorname{rank}(y)\big)
+    \]
 
-    with mid-ranks for ties (the same value as :func:`scipy.stats.spearmanr`).
+    with mid-ranks for ties (the same value as `scipy.stats.spearmanr`).
     With fewer than three distinct values on either side one or two items
     decide the sign (e.g. 14 tied values and one other give ρ_s = ±1), so the
     correlation is returned as nan with a ``reason`` and a
-    :class:`DegenerateCorrelationWarning`.
+    [`DegenerateCorrelationWarning`][auditad.protocol.DegenerateCorrelationWarning].
 
     Parameters
     ----------
@@ -343,8 +384,8 @@ def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> Spearm
 
     See Also
     --------
-    scipy.stats.spearmanr : the statistic itself.
-    instability_rates : the per-class rates it is reported next to.
+    - `scipy.stats.spearmanr`: the statistic itself.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the per-class rates it is reported next to.
 
     References
     ----------

@@ -1,18 +1,25 @@
 """Result of the class-split protocol audit: per-task arrays, summaries computed on demand.
 
-:class:`ProtocolResult` keeps the per-task numbers (AUROC, DeLong interval,
+[`ProtocolResult`][auditad.protocol.ProtocolResult] keeps the per-task numbers (AUROC, DeLong interval,
 p-value, counts) as arrays indexed ``[representation, detector, class,
 repeat]`` and derives every summary from them in one place:
 
-* a detector's AUROC(c) is its mean over repeats (:meth:`ProtocolResult.aurocs`);
-* ``"mean"`` is **the detector-mean AUROC(c)**: for each class the average of the
-  detectors' AUROC(c) (over the detectors evaluated on that class). Every
-  output named ``mean`` — the summary row and ``to_dict()["mean"]``, the
-  per-class ``mean`` rows, the heatmap's mean column, ``instability[(rep,
-  "mean")]`` and its Spearman correlation — is a statistic of that one vector
-  (:meth:`ProtocolResult.rates`);
-* :meth:`ProtocolResult.mean_of_detectors` is the other, differently named
-  average: each per-detector summary statistic averaged over the detectors.
+* a detector's AUROC(c) is its mean over repeats ([`ProtocolResult.aurocs`][auditad.protocol.ProtocolResult.aurocs]),
+and
+  its rates (σ², ρ_rnd, ρ_inv, ρ_dir) are those of that vector: the instability is a
+  property of each (representation, detector) pair;
+* ``"mean"`` in ``to_dict()`` and ``summary.json`` is **the average of the
+  per-detector rates** ([`ProtocolResult.detector_average`][auditad.protocol.ProtocolResult.detector_average]), as
+  "Testing the
+  Test" reports it, and ``"worst"`` the largest rate over the detectors with the
+  detector that has it ([`ProtocolResult.worst`][auditad.protocol.ProtocolResult.worst]);
+* ``"ensemble"`` is the detector-mean AUROC(c): for each class the average of the
+  detectors' AUROC(c). It is a different detector (an ensemble), never a headline:
+  averaging a detector at 0.005 with two at 1.0 hides the inversion.
+
+Each class of each detector is also read with its test of AUROC = ½ (Mann–Whitney,
+Holm-corrected over the classes): *significantly inverted*, *below ½ within noise*,
+*near random* (|AUROC − ½| ≤ ε) or *above ½*.
 
 References
 ----------
@@ -26,7 +33,7 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -35,14 +42,20 @@ from .._validation import check_choice
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .rates import InstabilityResult, SpearmanResult, instability_rates, json_value, spearman_correlation
 
-__all__ = ["ProtocolResult", "SUMMARY_KEYS", "MEAN"]
+__all__ = ["ProtocolResult", "SUMMARY_KEYS", "ENSEMBLE", "MEAN", "RATE_NAMES", "SIGNIFICANCE"]
 
-#: name of the detector-mean AUROC(c) in every table.
-MEAN = "mean"
+#: name of the detector-mean AUROC(c) (an ensemble of the detectors) in every table.
+ENSEMBLE = "ensemble"
+#: former name of `ENSEMBLE` (the string ``"mean"`` is still accepted as a detector name for it).
+MEAN = ENSEMBLE
+#: the rates a verdict reads, worst = largest.
+RATE_NAMES = ("rho_dir", "rho_inv", "rho_inv_sig", "rho_rnd", "sigma2_auc")
+#: reading of one class of one detector, from its AUROC, ε and its Holm-corrected test of AUROC = ½.
+SIGNIFICANCE = ("significantly inverted", "below 1/2 within noise", "near random", "above 1/2", "not evaluated")
 
 #: keys of a summary row that ``to_dict()`` reports per representation and detector.
 SUMMARY_KEYS = ("n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-                "rho_rnd", "rho_inv", "rho_dir", "rho_nonsig", "rho_rnd_split_std", "rho_inv_split_std",
+                "rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig", "n_inv_sig", "rho_nonsig", "rho_rnd_split_std", "rho_inv_split_std",
                 "rho_dir_split_std", "auroc_split_std", "spearman_leakage_auroc")
 _RATE_KEYS = ("n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
               "rho_rnd", "rho_inv", "rho_dir")
@@ -57,11 +70,11 @@ def _nan_reduce(fn, a, axis):
 
 @dataclass(frozen=True, eq=False)
 class ProtocolResult:
-    """Result of :func:`~auditad.protocol.audit_protocol`.
+    """Result of [`audit_protocol`][auditad.protocol.audit_protocol].
 
     Arrays are indexed ``[representation, detector, class, repeat]`` in the
-    order of :attr:`representation_names`, :attr:`detector_names`,
-    :attr:`classes` and the repeats; skipped items are ``nan``. Summaries are
+    order of `representation_names`, `detector_names`,
+    `classes` and the repeats; skipped items are ``nan``. Summaries are
     computed on demand from these arrays.
 
     Attributes
@@ -94,8 +107,8 @@ class ProtocolResult:
 
     See Also
     --------
-    audit_protocol : computes it.
-    instability_rates : the statistics of one AUROC vector.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: computes it.
+    - [`instability_rates`][auditad.protocol.instability_rates]: the statistics of one AUROC vector.
 
     References
     ----------
@@ -122,16 +135,18 @@ class ProtocolResult:
     detector_info: tuple
     skipped: tuple = field(default=())
     n_neg_available: np.ndarray | None = None
+    log10_p_value: np.ndarray | None = None
 
     # ----------------------------------------------------------------- one place for every vector
     def _index(self, representation, detector) -> tuple[int, int | None]:
         rep = self.representation_names[0] if representation is None else representation
         if rep not in self.representation_names:
             raise InvalidInputError(f"representation must be one of {list(self.representation_names)}, got {rep!r}")
-        if detector == MEAN:
+        if detector in (ENSEMBLE, "mean") and detector not in self.detector_names:
             return self.representation_names.index(rep), None
         if detector not in self.detector_names:
-            raise InvalidInputError(f"detector must be one of {list(self.detector_names) + [MEAN]}, got {detector!r}")
+            raise InvalidInputError(f"detector must be one of {list(self.detector_names) + [ENSEMBLE]}, "
+                                    f"got {detector!r}")
         return self.representation_names.index(rep), self.detector_names.index(detector)
 
     def _per_repeat(self, r: int, d: int | None) -> np.ndarray:
@@ -143,10 +158,12 @@ class ProtocolResult:
     def aurocs(self, representation: str | None = None, detector: str = MEAN) -> np.ndarray:
         r"""AUROC(c) of one detector (mean over repeats), or the detector-mean AUROC(c).
 
-        .. math:: \mathrm{AUROC}_{mean}(c) = \frac{1}{|D_c|}\sum_{d\in D_c}\frac{1}{|S_{d,c}|}
-                  \sum_{s\in S_{d,c}}\mathrm{AUROC}_{d,s}(c)
+        \[
+        \mathrm{AUROC}_{mean}(c) = \frac{1}{|D_c|}\sum_{d\in D_c}\frac{1}{|S_{d,c}|}
+        \sum_{s\in S_{d,c}}\mathrm{AUROC}_{d,s}(c)
+        \]
 
-        over the detectors :math:`D_c` (and repeats :math:`S_{d,c}`) evaluated on class c.
+        over the detectors \(D_c\) (and repeats \(S_{d,c}\)) evaluated on class c.
         """
         r, d = self._index(representation, detector)
         if d is not None:
@@ -155,7 +172,7 @@ class ProtocolResult:
         return _nan_reduce(np.nanmean, per_det, 0)
 
     def rates(self, representation: str | None = None, detector: str = MEAN) -> InstabilityResult | None:
-        """:func:`instability_rates` of :meth:`aurocs` (None when no class could be evaluated)."""
+        """`instability_rates` of `aurocs` (None when no class could be evaluated)."""
         vals = self.aurocs(representation, detector)
         if not np.isfinite(vals).any():
             return None
@@ -164,7 +181,7 @@ class ProtocolResult:
             return instability_rates(vals, epsilon=self.epsilon, classes=self.classes)
 
     def spearman(self, representation: str | None = None, detector: str = MEAN) -> SpearmanResult | None:
-        """Spearman correlation of L_k(c) and :meth:`aurocs` over classes (None without leakage)."""
+        """Spearman correlation of L_k(c) and `aurocs` over classes (None without leakage)."""
         if self.leakage_k is None:
             return None
         r, _ = self._index(representation, detector)
@@ -177,20 +194,114 @@ class ProtocolResult:
         return {(rep, det): self.rates(rep, det) for rep in self.representation_names
                 for det in (*self.detector_names, MEAN)}
 
-    def mean_of_detectors(self, representation: str | None = None) -> dict:
+    def significance(self, representation: str | None = None, detector: str | None = None) -> dict:
+        """Per-class test of AUROC = ½ of one detector, Holm-corrected over the classes, and its reading.
+
+        Returns a dict of arrays over the classes: ``p_value`` and ``log10_p_value`` (the largest over the
+        repeats: conservative), ``p_holm`` (Holm's adjusted p-value over the evaluated classes) and
+        ``category`` (one of `SIGNIFICANCE`): *significantly inverted* when AUROC(c) < ½ and
+        ``p_holm`` ≤ 1 − ``ci_level``; else *near random* when |AUROC(c) − ½| ≤ ε; else *below 1/2 within
+        noise* or *above 1/2*.
+        """
+        from .rates import holm_adjust
+
+        r, d = self._index(representation, detector)
+        if d is None:
+            raise InvalidInputError("significance() needs a detector: an average of detectors' AUROCs is not a "
+                                    "Mann-Whitney statistic and has no test")
+        vals = self.aurocs(self.representation_names[r], detector)
+        p = _nan_reduce(np.nanmax, self.p_value[r, d], 1)
+        if self.log10_p_value is not None:
+            lp = _nan_reduce(np.nanmax, self.log10_p_value[r, d], 1)
+        else:
+            with np.errstate(divide="ignore"):
+                lp = np.log10(p)
+        p_holm = holm_adjust(p)
+        lp_holm = np.where(np.isfinite(lp), np.minimum(0.0, lp + np.log10(max(int(np.isfinite(p).sum()), 1))), np.nan)
+        alpha = 1.0 - self.ci_level
+        cat = []
+        for a_c, ph in zip(vals, p_holm):
+            if not np.isfinite(a_c):
+                cat.append(SIGNIFICANCE[4])
+            elif a_c < 0.5 and np.isfinite(ph) and ph <= alpha:
+                cat.append(SIGNIFICANCE[0])
+            elif abs(a_c - 0.5) <= self.epsilon:
+                cat.append(SIGNIFICANCE[2])
+            elif a_c < 0.5:
+                cat.append(SIGNIFICANCE[1])
+            else:
+                cat.append(SIGNIFICANCE[3])
+        return {"p_value": p, "log10_p_value": lp, "p_holm": p_holm, "log10_p_holm_bound": lp_holm,
+                "category": np.array(cat, dtype=object), "alpha": alpha}
+
+    def detector_average(self, representation: str | None = None) -> dict:
         """Each per-detector summary statistic averaged over the detectors (finite values only).
 
-        Not the ``mean`` of the tables (that is the statistic of the detector-mean
-        AUROC(c)): e.g. ``mean_of_detectors()["rho_inv"]`` is the average of the
-        detectors' inversion rates, the share of inverted (class, detector)
-        pairs when every detector was evaluated on every class.
+        This is the ``mean`` of ``to_dict()`` and ``summary.json``: e.g. ``detector_average()["rho_inv"]`` is
+        the average of the detectors' inversion rates ("Testing the Test" averages the rates over its three
+        detectors), the share of inverted (class, detector) pairs when every detector was evaluated on every
+        class. It is not a statistic of the `ENSEMBLE` AUROC(c), which can cancel opposite detectors.
         """
-        rows = [self.summary(representation, det) for det in self.detector_names]
+        rep = self.representation_names[self._index(representation, ENSEMBLE)[0]]
+        rows = [row for row in self.summary_rows if row["representation"] == rep and row["detector"] != ENSEMBLE]
         out = {}
         for key in SUMMARY_KEYS:
             vals = np.array([row[key] for row in rows], dtype=np.float64)
             out[key] = float(np.mean(vals[np.isfinite(vals)])) if np.isfinite(vals).any() else float("nan")
+        out["n_classes"] = int(max((row["n_classes"] for row in rows), default=0))
+        out["n_detectors"] = len(rows)
         return out
+
+    #: former name of `detector_average`.
+    mean_of_detectors = detector_average
+
+    def worst(self, representation: str | None = None) -> dict:
+        """The largest value of each rate of `RATE_NAMES` over the detectors, and who has it.
+
+        With ``representation=None`` the maximum runs over every (representation, detector) pair. For each rate
+        ``name``: ``name`` (the value), ``name_detector`` and ``name_representation`` (the first pair that has
+        it) and ``name_where`` (``"iforest on resnet18"``). A default gate on ``protocol.worst.rho_dir`` thus
+        fails when any pair is unstable, and names it.
+        """
+        reps = self.representation_names if representation is None else \
+            (self.representation_names[self._index(representation, ENSEMBLE)[0]],)
+        rows = [row for row in self.summary_rows if row["representation"] in reps and row["detector"] != ENSEMBLE]
+        out: dict = {}
+        for key in RATE_NAMES:
+            vals = np.array([row[key] for row in rows], dtype=np.float64)
+            if not np.isfinite(vals).any():
+                out.update({key: float("nan"), f"{key}_detector": None, f"{key}_representation": None,
+                            f"{key}_where": None})
+                continue
+            i = int(np.nanargmax(vals))
+            det, rep = rows[i]["detector"], rows[i]["representation"]
+            if vals[i] == 0:  # no pair stands out: name none
+                det = rep = None
+            out.update({key: float(vals[i]), f"{key}_detector": det, f"{key}_representation": rep,
+                        f"{key}_where": f"{det} on {rep}" if det is not None else None})
+        return out
+
+    def subset(self, classes) -> "ProtocolResult":
+        """The result restricted to the tasks of ``classes`` (in the given order), every array sliced alike.
+
+        Used for the semi-supervised setting of anomaly-labelled data: the one-class protocol on the labels
+        {normal, anomaly} gives the task "normal" (fit on a split of the normals, score the held-out normals
+        and every anomaly) and a task "anomaly" that is no evaluation; ``subset(["normal"])`` keeps the first.
+        """
+        wanted = list(classes)
+        have = [c.item() if hasattr(c, "item") else c for c in self.classes]
+        missing = [c for c in wanted if c not in have]
+        if missing or not wanted:
+            raise InvalidInputError(f"classes must be a non-empty subset of {have}, got {wanted!r}")
+        idx = np.array([have.index(c) for c in wanted])
+        keep = set(wanted)
+        return replace(
+            self, classes=self.classes[idx], auroc=self.auroc[:, :, idx], ci_low=self.ci_low[:, :, idx],
+            ci_high=self.ci_high[:, :, idx], p_value=self.p_value[:, :, idx], n_pos=self.n_pos[idx],
+            n_neg=self.n_neg[idx], class_leakage=self.class_leakage[:, idx],
+            skipped=tuple(s for s in self.skipped if s.get("class") in keep),
+            n_neg_available=None if self.n_neg_available is None else self.n_neg_available[idx],
+            log10_p_value=None if self.log10_p_value is None else self.log10_p_value[:, :, idx])
 
     # ----------------------------------------------------------------- summaries
     def summary(self, representation: str | None = None, detector: str = MEAN) -> dict:
@@ -208,10 +319,15 @@ class ProtocolResult:
         vals = self.aurocs(rep, detector)
         fin = np.isfinite(vals)
         if d is None:  # no test of AUROC = 1/2 for an average of detectors
-            row["rho_nonsig"] = nan
+            row["rho_nonsig"] = row["rho_inv_sig"] = nan
+            row["n_inv_sig"] = 0
         else:
-            p_c = _nan_reduce(np.nanmax, self.p_value[r, d], 1)
+            sig = self.significance(rep, detector)
+            p_c = sig["p_value"]
             row["rho_nonsig"] = float(np.mean(p_c[fin] >= 1.0 - self.ci_level)) if fin.any() else nan
+            n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
+            row["n_inv_sig"] = n_sig
+            row["rho_inv_sig"] = n_sig / int(fin.sum()) if fin.any() else nan
         per_rep = self._per_repeat(r, d)
         split = []
         for s in range(S):
@@ -247,7 +363,7 @@ class ProtocolResult:
         return self.n_pos[np.arange(K), first_ok], self.n_neg[np.arange(K), first_ok]
 
     def per_class(self, representation: str | None = None, detector: str = MEAN) -> list[dict]:
-        """Per-class rows of one (representation, detector) (see :meth:`to_frame`)."""
+        """Per-class rows of one (representation, detector) (see `to_frame`)."""
         r, d = self._index(representation, detector)
         rep = self.representation_names[r]
         nan = float("nan")
@@ -259,12 +375,14 @@ class ProtocolResult:
         min_c = _nan_reduce(np.nanmin, per_rep, 1)
         max_c = _nan_reduce(np.nanmax, per_rep, 1)
         if d is None:
-            lo = hi = p = np.full(vals.size, nan)
+            lo = hi = p = lp = ph = np.full(vals.size, nan)
+            cat = np.full(vals.size, "", dtype=object)
             n_ok = np.isfinite(self.auroc[r]).sum(axis=2).min(axis=0)
         else:
             lo = _nan_reduce(np.nanmin, self.ci_low[r, d], 1)
             hi = _nan_reduce(np.nanmax, self.ci_high[r, d], 1)
-            p = _nan_reduce(np.nanmax, self.p_value[r, d], 1)
+            sig = self.significance(rep, detector)
+            p, lp, ph, cat = sig["p_value"], sig["log10_p_value"], sig["p_holm"], sig["category"]
             n_ok = np.isfinite(self.auroc[r, d]).sum(axis=1)
         inst = self.rates(rep, detector)
         rows = []
@@ -275,6 +393,7 @@ class ProtocolResult:
                 "auroc_split_std": float(std_c[c]) if S > 1 else nan,
                 "auroc_split_min": float(min_c[c]), "auroc_split_max": float(max_c[c]),
                 "ci_low": float(lo[c]), "ci_high": float(hi[c]), "p_value": float(p[c]),
+                "log10_p_value": float(lp[c]), "p_holm": float(ph[c]), "significance": str(cat[c]),
                 "n_repeats_ok": int(n_ok[c]),
                 "direction": int(inst.directions[c]) if inst is not None else 0,
                 "near_random": bool(inst.near_random[c]) if inst is not None else False,
@@ -296,7 +415,7 @@ class ProtocolResult:
 
     # ----------------------------------------------------------------- export
     def to_frame(self, table: str = "per_class"):
-        """Tidy :class:`pandas.DataFrame`.
+        """Tidy `pandas.DataFrame`.
 
         Parameters
         ----------
@@ -339,14 +458,18 @@ class ProtocolResult:
     def to_dict(self) -> dict:
         """JSON-safe dict.
 
-        ``to_dict()["mean"]`` holds the statistics of the detector-mean AUROC(c) of
-        the first representation (keys ``rho_rnd``, ``rho_inv``, ``rho_dir``,
-        ``sigma2_auc``, ...), so a gate such as ``protocol.mean.rho_dir <= 0.2``
-        can read it; every representation is under
-        ``to_dict()["representations"][name]`` with its ``mean``, per-detector
-        ``detectors[name]`` summaries, ``leakage`` (with the Spearman evidence
-        per detector and for ``mean``: pairs, distinct values, reason) and
-        ``per_class`` rows. ``detectors`` records each detector's sign rule.
+        Three levels, as "Testing the Test" reports them: ``to_dict()["mean"]`` is the
+        average of the per-detector rates of the first representation (keys ``rho_rnd``,
+        ``rho_inv``, ``rho_dir``, ``rho_inv_sig``, ``sigma2_auc``, ...);
+        ``to_dict()["worst"]`` the largest rate over every (representation, detector)
+        pair with the pair that has it (``rho_dir_where``), so the default gate
+        ``protocol.worst.rho_dir <= 0.2`` fails when any pair is unstable; and
+        ``to_dict()["ensemble"]`` the statistics of the detector-mean AUROC(c). Every
+        representation is under ``to_dict()["representations"][name]`` with its
+        ``mean``, ``worst``, ``ensemble``, per-detector ``detectors[name]`` summaries,
+        ``leakage`` (with the Spearman evidence per detector and for the ensemble:
+        pairs, distinct values, reason) and ``per_class`` rows. ``detectors`` records
+        each detector's sign rule.
         """
         reps = {}
         rows = {(row["representation"], row["detector"]): row for row in self.summary_rows}
@@ -360,7 +483,9 @@ class ProtocolResult:
                         "spearman": {det: self.spearman(rep, det).to_dict()
                                      for det in (*self.detector_names, MEAN)}}
             reps[rep] = {
-                "mean": json_value({k: rows[(rep, MEAN)][k] for k in SUMMARY_KEYS}),
+                "mean": json_value(self.detector_average(rep)),
+                "worst": json_value(self.worst(rep)),
+                "ensemble": json_value({k: rows[(rep, ENSEMBLE)][k] for k in SUMMARY_KEYS}),
                 "detectors": dets,
                 "leakage": leak,
                 "per_class": [json_value(row) for row in self.per_class_rows if row["representation"] == rep],
@@ -375,6 +500,8 @@ class ProtocolResult:
             "detectors": json_value(list(self.detector_info)),
             "representation_names": list(self.representation_names),
             "mean": reps[first]["mean"],
+            "worst": json_value(self.worst()),
+            "ensemble": reps[first]["ensemble"],
             "representations": reps,
             "skipped": json_value(list(self.skipped)),
         }
@@ -395,7 +522,13 @@ class ProtocolResult:
         widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
         lines = [head] + ["  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
                           for r in table]
-        lines.append("mean = statistics of the detector-mean AUROC(c)")
+        lines.append("ensemble = statistics of the detector-mean AUROC(c) (not a headline: it can cancel detectors)")
+        avg, worst = self.detector_average(), self.worst()
+        lines.append("average of the per-detector rates: " + ", ".join(
+            f"{k} {stat(avg[k], target='text')}" for k in ("rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig")))
+        lines.append("worst pair: " + ", ".join(
+            f"{k} {stat(worst[k], target='text')} ({worst[k + '_where']})" for k in ("rho_inv", "rho_dir")
+            if worst[k + "_where"]))
         if self.leakage_k is not None:
             lines.append("leakage L_k (k = %d): " % self.leakage_k + ", ".join(
                 f"{rep} {v:.3f}" for rep, v in zip(self.representation_names, self.leakage_L_k)))

@@ -43,6 +43,8 @@ from .detectors import (
     resolve_detectors,
 )
 from .neighbours import lof_tables, prepare_rows, to_distance
+from .plan import (DEFAULT_MAX_TEST_NORMALS, SplitTask, check_plan_arguments, check_split, class_split_plan,
+                   stratified_assignment, stratified_subsample)
 from .rates import DegenerateCorrelationWarning, check_epsilon
 from .result import MEAN, ProtocolResult
 from .shared import LeaveOneOutLists, one_class_lists
@@ -52,30 +54,11 @@ __all__ = ["PROTOCOLS", "DEFAULT_MAX_TEST_NORMALS", "audit_protocol", "check_rep
 
 PROTOCOLS = ("leave_one_class_out", "one_class")
 
-#: Default cap on the test normals scored per task. Isolation Forest scores every test normal of
-#: every task (the remaining K × n term once neighbours are shared); with 10 000 normals per task
-#: a 1M-sample, 1000-class audit scores about 1000 × (10 000 + 1 000) points per detector instead
-#: of 1000 × 200 000, while the normals' share of the DeLong standard error of AUROC(c) stays below
-#: √(1/(4·10⁴)) = 0.005 (≈ 0.003 near AUROC = ½) — small next to the class-to-class spread the audit measures.
-DEFAULT_MAX_TEST_NORMALS = 10_000
-
-
-class _PoolMinusClass:
-    """The training rows of a K−1 vs 1 task: the repeat's pool minus class c, built only when asked for
-    (K tasks share one pool; K materialised copies would take K·n memory)."""
-
-    def __init__(self, pool: np.ndarray, pool_labels: np.ndarray, c: int):
-        self.pool, self.pool_labels, self.c = pool, pool_labels, c
-
-    def rows(self) -> np.ndarray:
-        return self.pool[self.pool_labels != self.c]
-
-
 @dataclass
 class _Task:
     c: int
     s: int
-    train_rows: object  # ndarray of training rows, or a _PoolMinusClass
+    split: SplitTask  # the task's rows (training rows built on demand)
     test_idx: np.ndarray
     y_test: np.ndarray
     seed: int
@@ -83,13 +66,12 @@ class _Task:
 
     @property
     def train_idx(self) -> np.ndarray:
-        t = self.train_rows
-        return t.rows() if isinstance(t, _PoolMinusClass) else t
+        return self.split.train_idx
 
     @property
     def shared_pool(self):
         """The repeat's whole pool when the training rows are the pool minus class c, else None."""
-        return self.train_rows.pool if isinstance(self.train_rows, _PoolMinusClass) else None
+        return self.split.shared_pool
 
 
 # --------------------------------------------------------------------------- input handling
@@ -105,66 +87,6 @@ def check_representations(representations) -> dict:
             out[name] = check_embeddings(X, name=f"representations[{name!r}]")
         return out
     return {"X": check_embeddings(representations, name="representations")}
-
-
-def check_split(split, n: int) -> np.ndarray:
-    """User split -> bool array, True = train."""
-    arr = np.asarray(split)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise InvalidInputError(f"split must be 1-D with one entry per sample ({n}), got shape {arr.shape}")
-    if arr.dtype.kind == "b":
-        is_train = arr.astype(bool)
-    elif arr.dtype.kind in "US" or arr.dtype == object:
-        vals = np.char.lower(arr.astype(str))
-        bad = sorted(set(vals.tolist()) - {"train", "test"})
-        if bad:
-            raise InvalidInputError(f"split must hold 'train'/'test' (or booleans, True = train), got {bad[:5]}")
-        is_train = vals == "train"
-    elif arr.dtype.kind in "iuf":
-        bad = sorted(set(np.unique(arr).tolist()) - {0, 1})
-        if bad:
-            raise InvalidInputError(f"split must hold 0/1 (1 = train), 'train'/'test' or booleans, got {bad[:5]}")
-        is_train = arr == 1
-    else:
-        raise InvalidInputError(f"split must be booleans, 0/1 or 'train'/'test', got dtype {arr.dtype}")
-    if is_train.all() or not is_train.any():
-        raise InvalidInputError("split must contain both train and test samples")
-    return is_train
-
-
-def stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """Random train/test assignment of every sample, stratified by class (True = train)."""
-    is_train = np.zeros(y_idx.size, dtype=bool)
-    for c in range(K):
-        members = np.flatnonzero(y_idx == c)
-        n_c = members.size
-        n_tr = int(round(train_fraction * n_c))
-        if n_c >= 2:
-            n_tr = min(max(n_tr, 1), n_c - 1)
-        is_train[rng.permutation(members)[:n_tr]] = True
-    return is_train
-
-
-def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """``size`` of the rows ``idx`` without replacement, stratified by ``labels`` (sorted indices).
-
-    Each class gets ⌊size · n_j / N⌋ rows and the remaining rows go to the
-    largest fractional parts (ties by class order); rows within a class are a
-    uniform draw.
-    """
-    if size >= idx.size:
-        return idx
-    cls, counts = np.unique(labels, return_counts=True)
-    exact = size * counts / idx.size
-    quota = np.floor(exact).astype(np.int64)
-    rest = size - int(quota.sum())
-    if rest > 0:
-        quota[np.argsort(-(exact - quota), kind="stable")[:rest]] += 1
-    grouped = idx[np.argsort(labels, kind="stable")]  # each class's rows in their order in idx, classes sorted
-    starts = np.concatenate([[0], np.cumsum(counts)])
-    out = [rng.choice(grouped[starts[j]:starts[j + 1]], size=int(quota[j]), replace=False)
-           for j in np.flatnonzero(quota > 0)]
-    return np.sort(np.concatenate(out)) if out else idx[:0]
 
 
 def _need_param(det) -> str:
@@ -185,7 +107,7 @@ def _auroc_of(scores, y_test, ci_level):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
         res = auroc_ci(y_test, scores, level=ci_level)
-    return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant)
+    return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant, res.log10_p_value)
 
 
 def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""):
@@ -213,7 +135,7 @@ def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
 
     lrd(o) needs o's own list and the k-distances of o's neighbours, so two
     rings around the queries suffice; every value equals the one computed from
-    all training rows (:func:`~auditad.protocol.neighbours.lof_tables`). ``get_rows(rows)`` gives the
+    all training rows (`lof_tables`). ``get_rows(rows)`` gives the
     rows' lists (idx, d2), ``get_kth(rows, j)`` only their column j of d2 (the second ring needs no more).
     """
     from .neighbours import LOFTables
@@ -372,7 +294,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
                    repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, ci_level: float = 0.95,
                    backend: str = "auto", n_jobs: int = 1, progress: bool = False,
-                   random_state=None, executor=None) -> ProtocolResult:
+                   random_state=None, executor=None, exclude_test_copies=None) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
     For every class c:
@@ -385,7 +307,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     class with ``train_fraction``, or the user's ``split``); each detector is
     fitted on the train normals and scores the test normals and the anomalies,
     giving AUROC(c) with a DeLong interval and a two-sided test of AUROC = ½
-    (:func:`auditad.metrics.auroc_ci`). With a random split the anomalies are
+    ([`auditad.metrics.auroc_ci`][auditad.metrics.auroc_ci]). With a random split the anomalies are
     every sample of the anomalous class(es) (they are never trained on); with a
     user ``split`` only its test samples are used. ``contamination`` subsamples
     the anomalies to that share of the test set, ``max_test_normals`` caps the
@@ -394,17 +316,17 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     over repeats and the split-to-split spread is reported. Per (representation,
     detector), and for the detector-mean AUROC(c) (``"mean"``):
 
-    .. math::
+    \[
+    \sigma^2_{AUC} = \tfrac1K\sum_c(\mathrm{AUROC}(c)-\overline{\mathrm{AUROC}})^2,\quad
+    \rho_{rnd}(\varepsilon),\ \rho_{inv},\ \rho_{dir}(\varepsilon)\ \text{(see } instability\_rates\text{)},
+    \]
 
-        \sigma^2_{AUC} = \tfrac1K\sum_c(\mathrm{AUROC}(c)-\overline{\mathrm{AUROC}})^2,\quad
-        \rho_{rnd}(\varepsilon),\ \rho_{inv},\ \rho_{dir}(\varepsilon)\ \text{(see } instability\_rates\text{)},
-
-    plus the per-class leakage :math:`L_k(c)` next to AUROC(c) and their
+    plus the per-class leakage \(L_k(c)\) next to AUROC(c) and their
     Spearman rank correlation over classes.
 
     The kNN and LOF detectors of all K tasks of a (representation, repeat)
     are served by one shared exact neighbour pass
-    (:mod:`auditad.protocol.shared`); the result equals fitting each task's
+    (`auditad.protocol.shared`); the result equals fitting each task's
     detector separately (same distances, ties by index).
 
     Parameters
@@ -417,9 +339,11 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     protocol : {"leave_one_class_out", "one_class"}
     detectors : sequence
         Built-in names ``"knn"``, ``"iforest"``, ``"lof"``, detector objects
-        (:class:`KNNDetector`, :class:`IsolationForestDetector`, :class:`LOFDetector`,
-        :class:`Detector`), or any object with ``fit(X)`` / ``score_samples(X)``
-        (see :func:`resolve_detectors` for the sign rules; the sign used is
+        ([`KNNDetector`][auditad.protocol.KNNDetector],
+        [`IsolationForestDetector`][auditad.protocol.IsolationForestDetector],
+        [`LOFDetector`][auditad.protocol.LOFDetector],
+        [`Detector`][auditad.protocol.Detector]), or any object with ``fit(X)`` / ``score_samples(X)``
+        (see [`resolve_detectors`][auditad.protocol.resolve_detectors] for the sign rules; the sign used is
         recorded in ``detector_info``).
     k : int, default 5
         k of the built-in ``"knn"`` detector.
@@ -439,7 +363,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         stratified by class, drawn from the seed; ``n_neg`` and the DeLong
         intervals refer to the subsample and ``n_neg_available`` keeps the
         full count. None scores every test normal. See
-        :data:`DEFAULT_MAX_TEST_NORMALS` for the choice of the default.
+        `DEFAULT_MAX_TEST_NORMALS` for the choice of the default.
     repeats : int, default 1
     leakage_k : int or None, default 10
         k of the per-class leakage L_k(c); ``None`` skips the leakage.
@@ -458,12 +382,21 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         Print a progress line on stderr.
     random_state : None, int or Generator
     executor : executor, optional
-        An open executor of :func:`auditad.execution.open_executor` (e.g. a
+        An open executor of `auditad.execution.open_executor` (e.g. a
         Dask ``LocalCluster`` or a remote scheduler). Every (representation,
         repeat) neighbour pass and every (representation, task, detector) fit
         of the other detectors then runs on it as one task; results are
         gathered in input order, so the result equals the serial one bit for
         bit. ``n_jobs`` is ignored then.
+    exclude_test_copies : array-like of shape (n,) of int, optional
+        Copy id of every sample: samples with the same id are identical (e.g.
+        ``find_duplicates(X).value_ids`` of
+        [`auditad.duplicates.find_duplicates`][auditad.duplicates.find_duplicates]).
+        Each task's test rows whose id occurs among the task's training rows are
+        left out before scoring (the rest of the split is unchanged, see
+        [`class_split_plan`][auditad.protocol.plan.class_split_plan]): the AUROC(c)
+        of an evaluation without train/test copies. ``settings`` then holds
+        ``excluded_test_copies``, the number of test rows left out.
 
     Returns
     -------
@@ -489,9 +422,9 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
 
     See Also
     --------
-    instability_rates : the statistics of one AUROC vector.
-    ProtocolResult : the result and its summaries.
-    auditad.leakage.leakage : the per-class leakage L_k(c).
+    - [`instability_rates`][auditad.protocol.instability_rates]: the statistics of one AUROC vector.
+    - [`ProtocolResult`][auditad.protocol.ProtocolResult]: the result and its summaries.
+    - [`auditad.leakage.leakage`][auditad.leakage.leakage]: the per-class leakage L_k(c).
 
     References
     ----------
@@ -519,12 +452,8 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     epsilon = check_epsilon(epsilon)
     k = check_int(k, name="k", low=1)
     check_choice(backend, BACKENDS, name="backend")
-    train_fraction = check_probability(train_fraction, name="train_fraction", open_interval=True)
-    if contamination is not None:
-        contamination = check_probability(contamination, name="contamination", open_interval=True)
-    if max_test_normals is not None:
-        max_test_normals = check_int(max_test_normals, name="max_test_normals", low=1)
-    repeats = check_int(repeats, name="repeats", low=1)
+    train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(train_fraction, contamination,
+                                                                                     max_test_normals, repeats)
     if leakage_k is not None:
         leakage_k = check_k(leakage_k, n, name="leakage_k")
     ci_level = check_probability(ci_level, name="ci_level", open_interval=True)
@@ -542,7 +471,10 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     det_names = tuple(d.name for d in dets)
 
     # ---- draw every split, subsample and seed up front (results do not depend on n_jobs)
-    repeat_seeds = rng.integers(0, 2**63 - 1, size=S, dtype=np.int64)
+    plan = class_split_plan(y, protocol=protocol, train_fraction=train_fraction, split=user_split,
+                            contamination=contamination, max_test_normals=max_test_normals, repeats=S,
+                            random_state=rng, exclude_test_copies=exclude_test_copies)
+    repeat_seeds = plan.repeat_seeds
     tasks: list[_Task] = []
     n_pos = np.zeros((K, S), dtype=np.int64)
     n_neg = np.zeros((K, S), dtype=np.int64)
@@ -550,7 +482,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     max_train = np.zeros(D, dtype=np.int64)
     skipped: list[dict] = []
     skip_warnings: dict[str, list] = {}
-    short_anomalies = []
+    short_anomalies = list(plan.short_anomalies)
 
     def skip(c, s, reason, dets_=None):
         for d_i in (range(D) if dets_ is None else dets_):
@@ -559,54 +491,23 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                                 "repeat": s, "reason": reason})
         skip_warnings.setdefault(reason, []).append(classes[c].item())
 
+    planned = {(t.repeat, t.c): t for t in plan.tasks}
+    not_planned = {(s, c): reason for c, s, reason in plan.skipped}
     for s in range(S):
-        g = np.random.default_rng(int(repeat_seeds[s]))
-        is_train = user_split if user_split is not None else stratified_assignment(y_idx, K, train_fraction, g)
-        class_seeds = g.integers(0, 2**31 - 1, size=(K, 2))
-        pool_s = np.flatnonzero(is_train)
-        pool_labels = y_idx[pool_s]
-        pool_counts = np.bincount(pool_labels, minlength=K)
         for c in range(K):
-            in_c = y_idx == c
-            normal, anomalous = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
-            if protocol == "leave_one_class_out":  # the pool minus class c, materialised only when used
-                train_rows = _PoolMinusClass(pool_s, pool_labels, c)
-                n_train = int(pool_s.size - pool_counts[c])
-            else:
-                train_rows = np.flatnonzero(normal & is_train)
-                n_train = int(train_rows.size)
-            test_norm = np.flatnonzero(normal & ~is_train)
-            anom = np.flatnonzero(anomalous & (~is_train if user_split is not None else True))
-            if protocol == "one_class" and in_c.sum() < 2:
-                skip(c, s, f"class has {int(in_c.sum())} sample(s): too few to split into train and test normals")
+            if (s, c) in not_planned:
+                skip(c, s, not_planned[s, c])
                 continue
-            if n_train == 0 or test_norm.size == 0:
-                skip(c, s, f"no {'training' if n_train == 0 else 'test'} normals in the split")
-                continue
-            if anom.size == 0:
-                skip(c, s, "no anomalies in the test split")
-                continue
-            n_avail = test_norm.size
-            if max_test_normals is not None and test_norm.size > max_test_normals:
-                sub = np.random.default_rng([int(class_seeds[c, 0]), 1])
-                test_norm = stratified_subsample(test_norm, y_idx[test_norm], max_test_normals, sub)
-            if contamination is not None:
-                target = max(1, int(round(contamination / (1.0 - contamination) * test_norm.size)))
-                if target <= anom.size:
-                    sub = np.random.default_rng(int(class_seeds[c, 0]))
-                    anom = np.sort(sub.choice(anom, size=target, replace=False))
-                else:
-                    short_anomalies.append((classes[c].item(), anom.size, target))
-            test_idx = np.concatenate([test_norm, anom])
-            y_test = np.concatenate([np.zeros(test_norm.size, np.int8), np.ones(anom.size, np.int8)])
-            n_pos[c, s], n_neg[c, s], n_neg_avail[c, s] = anom.size, test_norm.size, n_avail
-            max_train = np.maximum(max_train, n_train)
-            too_small = [d_i for d_i, det in enumerate(dets) if n_train < det.min_train_size]
+            st = planned[s, c]
+            n_pos[c, s] = int(st.y_test.sum())
+            n_neg[c, s], n_neg_avail[c, s] = st.y_test.size - n_pos[c, s], st.n_neg_available
+            max_train = np.maximum(max_train, st.n_train)
+            too_small = [d_i for d_i, det in enumerate(dets) if st.n_train < det.min_train_size]
             if too_small:
                 skip(c, s, "too few training normals for the detector", too_small)
             runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
             if runnable:
-                tasks.append(_Task(c, s, train_rows, test_idx, y_test, int(class_seeds[c, 1]), runnable))
+                tasks.append(_Task(c, s, st, st.test_idx, st.y_test, st.seed, runnable))
 
     # ---- nothing to evaluate is bad input, not an all-nan table
     for d_i, det in enumerate(dets):
@@ -635,6 +536,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     ci_low = np.full(shape, np.nan)
     ci_high = np.full(shape, np.nan)
     p_value = np.full(shape, np.nan)
+    log10_p = np.full(shape, np.nan)
     constant = []
     groups: dict[tuple, list[int]] = {}
     for d_i, det in enumerate(dets):
@@ -645,6 +547,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
 
     def store(r, d_i, c, s, out):
         auroc[r, d_i, c, s], ci_low[r, d_i, c, s], ci_high[r, d_i, c, s], p_value[r, d_i, c, s] = out[:4]
+        log10_p[r, d_i, c, s] = out[5]
         if out[4]:
             constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
@@ -719,12 +622,15 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         "random_state": random_state if isinstance(random_state, (int, np.integer)) else None,
         "n_samples": n, "n_features": {name: int(X.shape[1]) for name, X in reps.items()},
     }
+    if exclude_test_copies is not None:  # only then: a plain audit's settings keep their keys
+        settings["excluded_test_copies"] = int(sum(t.n_excluded for t in plan.tasks))
     result = ProtocolResult(
         protocol=protocol, epsilon=epsilon, ci_level=ci_level, classes=classes,
         representation_names=rep_names, detector_names=det_names,
         auroc=auroc, ci_low=ci_low, ci_high=ci_high, p_value=p_value, n_pos=n_pos, n_neg=n_neg,
         class_leakage=class_leakage, leakage_L_k=leakage_L_k, leakage_k=leakage_k, settings=settings,
         detector_info=tuple(detector_info(d) for d in dets), skipped=tuple(skipped), n_neg_available=n_neg_avail,
+        log10_p_value=log10_p,
     )
     if leakage_k is not None:
         degenerate = [(rep, det, result.spearman(rep, det).reason) for rep in rep_names

@@ -1,33 +1,33 @@
-"""One neighbour pass per (representation, repeat) serving every class-split task.
+r"""One neighbour pass per (representation, repeat) serving every class-split task.
 
 In the K−1 vs 1 protocol task c trains on the training pool P minus class c.
-Instead of K searches of n points against |P| rows, :class:`LeaveOneOutLists`
+Instead of K searches of n points against |P| rows, `LeaveOneOutLists`
 
 (a) searches every needed row once against the whole pool, keeping the
-    ``k' = 2 k`` nearest (:func:`~auditad.protocol.neighbours.nearest`, exact,
+    ``k' = 2 k`` nearest (`nearest`, exact,
     ties by index); the lists of task c are these lists with class c removed.
     A prefix of the exact order of P with class c removed is a prefix of the
-    exact order of P \\ c, so the first k remaining entries are exact whenever
+    exact order of P \ c, so the first k remaining entries are exact whenever
     at least k remain. Fewer than k remain only when class c holds more than
     ``k' − k = k`` of the ``2k`` entries, i.e. is the row's strict majority —
     at most one class per row;
 (b) searches, for each class c, the samples of class c (the anomalies of task
-    c) and the rows whose majority class is c against P \\ c. Over all c this
+    c) and the rows whose majority class is c against P \ c. Over all c this
     is about one more pass.
 
 With the approximate backend, (b) would build one approximate index per class
 (K index builds of |P| rows). Instead one index over P
-(:class:`auditad.neighbors.ApproximateIndex`) answers every query of the
+(`auditad.neighbors.ApproximateIndex`) answers every query of the
 repeat: the rows and the anomaly rows get their 2k nearest in P; the anomalies
 of task c (rows of class c) take the first k of them not of class c; rows with
 fewer than k such candidates are queried again, ``k_w = WIDE_FACTOR · k``
 wide; only rows still short, and the majority rows of (a), are searched
-exactly against P \\ c. The lists are then approximate (as any list of the
+exactly against P \ c. The lists are then approximate (as any list of the
 approximate backend), at one index build per repeat whatever K is.
 
 In the 1 vs K−1 protocol task c trains on class c only, so one search per task
 against the training rows of class c already costs one pass in total
-(:func:`one_class_lists`).
+(`one_class_lists`).
 
 References
 ----------
@@ -82,7 +82,7 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
     """The ``k`` nearest pool rows of each query among those whose label is not ``excluded[i]`` (self excluded).
 
     Brute force over the pool in blocks of queries: float64 products (``|p|² − 2 q·p``) pick ``k + 9``
-    candidates per query, re-ranked by exact distance (:func:`~auditad.protocol.neighbours.rerank`); the
+    candidates per query, re-ranked by exact distance (`rerank`); the
     approximate backend's fallback for the few rows whose approximate candidates run short.
     """
     m = queries.size
@@ -104,7 +104,7 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
 
 
 class LeaveOneOutLists:
-    """Exact k-neighbour lists among P \\ c for every task c of one repeat (K−1 vs 1).
+    r"""Exact k-neighbour lists among P \ c for every task c of one repeat (K−1 vs 1).
 
     Parameters
     ----------
@@ -122,7 +122,7 @@ class LeaveOneOutLists:
     k : int
         Neighbours per list.
     backend, n_jobs, random_state, executor
-        Passed to :func:`~auditad.protocol.neighbours.nearest`.
+        Passed to `nearest`.
     """
 
     def __init__(self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None,
@@ -238,7 +238,7 @@ class LeaveOneOutLists:
         return ~self._hit[1][p]
 
     def kth_d2(self, c: int, rows: np.ndarray, j: int) -> np.ndarray:
-        """Squared distance of each row's (j+1)-th nearest among P \\ c: column j of :meth:`lists`, cheaper."""
+        r"""Squared distance of each row's (j+1)-th nearest among P \ c: column j of `lists`, cheaper."""
         rows = np.asarray(rows, dtype=np.int64)
         p = self.pos[rows]
         use_b = (p < 0) | (self.major[np.maximum(p, 0)] == c) | (self.y[rows] == c)

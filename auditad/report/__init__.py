@@ -1,12 +1,12 @@
 """Presentation: the report's sections, HTML rendering, and the Markdown/LaTeX/JUnit exports.
 
-* :mod:`~auditad.report.sections` -- one module per report section, ``build(ctx) -> Section``, and the registry;
-* :mod:`~auditad.report.render` -- jinja2 templates -> self-contained HTML, figures -> SVG / PDF;
-* :mod:`~auditad.report.export` -- JUnit XML, Markdown, LaTeX tables and the paper appendix;
-* :mod:`~auditad.report.tables` -- CSV, Markdown and LaTeX tables.
+* `sections` -- one module per report section, ``build(ctx) -> Section``, and the registry;
+* `render` -- jinja2 templates -> self-contained HTML, figures -> SVG / PDF;
+* [`export`][auditad.report.export] -- JUnit XML, Markdown, LaTeX tables and the paper appendix;
+* `tables` -- CSV, Markdown and LaTeX tables.
 
-The audit pipeline that runs the sections and writes the report folder is :mod:`auditad.audit`
-(:func:`auditad.audit.run_audit`); the gates are :mod:`auditad.gates`. This package imports neither
+The audit pipeline that runs the sections and writes the report folder is `auditad.audit`
+(`auditad.audit.run_audit`); the gates are `auditad.gates`. This package imports neither
 the pipeline nor the command line.
 """
 
@@ -20,9 +20,9 @@ def schema_path():
 
     See Also
     --------
-    auditad.audit.run_audit : the full audit of several benchmarks.
-    auditad.gates.checks.run_gates : gates on written summaries.
-    auditad.report.export.write_appendix : the LaTeX appendix.
+    - `auditad.audit.run_audit`: the full audit of several benchmarks.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
+    - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
 
     References
     ----------

@@ -1,17 +1,19 @@
-"""Export of audit results for CI and papers: JUnit XML, Markdown, LaTeX tables, a LaTeX appendix.
+r"""Export of audit results for CI and papers: JUnit XML, Markdown, LaTeX tables, a LaTeX appendix.
 
-* :func:`write_junit` — gate results as JUnit XML (one ``<testsuite>`` per benchmark, one
+* [`write_junit`][auditad.report.export.write_junit] — gate results as JUnit XML (one ``<testsuite>`` per benchmark, one
   ``<testcase>`` per gate), valid against the Jenkins/Surefire ``junit-10.xsd`` schema that
   GitLab, GitHub test reporters and Jenkins read.  A failed *fail*-level gate is a testcase
   with ``<failure>``; a failed *warn*-level gate is a **passing** testcase whose
   ``<system-out>`` starts with ``WARNING:`` (JUnit has no "warning" outcome, and a
   warning must not turn a CI job red).  Every testcase's ``<system-out>`` holds the
   compared value.
-* :func:`write_markdown_summary` — one Markdown page for CI job summaries.
-* :func:`frame_to_latex` / :func:`frame_to_markdown` / :func:`write_table` — a table as
+* [`write_markdown_summary`][auditad.report.export.write_markdown_summary] — one Markdown page for CI job summaries.
+* [`frame_to_latex`][auditad.report.export.frame_to_latex] /
+[`frame_to_markdown`][auditad.report.export.frame_to_markdown] / [`write_table`][auditad.report.export.write_table] — a
+table as
   booktabs LaTeX, a pipe table (no ``tabulate`` dependency) and CSV.
-* :func:`write_appendix` — a folder with ``appendix.tex`` (one ``\\section`` and one
-  ``\\subsection`` per benchmark) that ``\\input``\\ s the LaTeX tables and includes the PDF
+* [`write_appendix`][auditad.report.export.write_appendix] — a folder with ``appendix.tex`` (one ``\section`` and one
+  ``\subsection`` per benchmark) that ``\input``\ s the LaTeX tables and includes the PDF
   figures of an ``auditad audit`` output folder; needs only ``booktabs`` and ``graphicx``.
 
 Nothing here prints, and every file is written to a temporary name first and renamed
@@ -105,7 +107,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
                 name: str = "auditad gates") -> Path:
     """Write gate results as a JUnit XML file.
 
-    Structure (Jenkins/Surefire ``junit-10.xsd``)::
+    Structure (Jenkins/Surefire ``junit-10.xsd``):
 
         <testsuites name="auditad gates" tests="3" failures="1" errors="0" time="0">
           <testsuite name="BENCHMARK" tests="3" failures="1" errors="0" skipped="0" time="0">
@@ -136,8 +138,8 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -185,13 +187,14 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 # --------------------------------------------------------------------------- Markdown
 def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *,
                      title: str = "auditad gates") -> str:
-    """Markdown text of :func:`write_markdown_summary` (returned, not written).
+    """Markdown text of `write_markdown_summary` (returned, not written).
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -242,8 +245,8 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -259,7 +262,7 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
 # --------------------------------------------------------------------------- appendix
 @dataclass(frozen=True)
 class AppendixResult:
-    """What :func:`write_appendix` wrote.
+    """What [`write_appendix`][auditad.report.export.write_appendix] wrote.
 
     Attributes
     ----------
@@ -274,9 +277,10 @@ class AppendixResult:
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -376,7 +380,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     title : str
         Section title.
     float_format : str or callable
-        Number format of the LaTeX tables (see :func:`frame_to_latex`).
+        Number format of the LaTeX tables (see [`frame_to_latex`][auditad.report.export.frame_to_latex]).
 
     Returns
     -------
@@ -384,8 +388,9 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
 
     See Also
     --------
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------

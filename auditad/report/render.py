@@ -3,13 +3,13 @@
 * Templates live in the top-level ``templates/`` folder of the source tree,
   shipped in the wheel as the package ``auditad._templates``; they are
   rendered with autoescape on and ``StrictUndefined``.
-* Figures are drawn by :mod:`auditad.plotting` inside the figure style of
-  :mod:`auditad.plotting.style` (a ``matplotlib.rc_context``: no global rcParams change) with a fixed SVG hash
+* Figures are drawn by `auditad.plotting` inside the figure style of
+  `auditad.plotting.style` (a ``matplotlib.rc_context``: no global rcParams change) with a fixed SVG hash
   salt and no dates in the metadata, so the same audit gives the same bytes.
   They are inlined into the HTML (XML prolog and metadata stripped, element
   ids prefixed per figure so that figures never share an id).
 * The plain-language readings are built by the section modules
-  (:mod:`auditad.report.sections`); they are text (escaped by the templates), never HTML.
+  (`auditad.report.sections`); they are text (escaped by the templates), never HTML.
 
 One small inline script (sortable tables; the page reads without it), no web fonts, no request to another host.
 """
@@ -51,7 +51,7 @@ def template_dir():
 
 
 def environment():
-    """The jinja2 environment: autoescape on, ``StrictUndefined``, templates from :func:`template_dir`."""
+    """The jinja2 environment: autoescape on, ``StrictUndefined``, templates from `template_dir`."""
     import jinja2
 
     base = template_dir()
@@ -70,7 +70,7 @@ def environment():
 
 # --------------------------------------------------------------------------- figures
 def figure_files(spec) -> tuple[bytes, bytes]:
-    """Build a :class:`~auditad.audit.runner.FigureSpec` and return its (SVG, PDF) bytes, deterministically."""
+    """Build a `FigureSpec` and return its (SVG, PDF) bytes, deterministically."""
     from ..plotting.style import style_context
 
     with style_context():
@@ -131,10 +131,12 @@ def inline_svg(svg: bytes | str, prefix: str, title: str):
 # --------------------------------------------------------------------------- tables
 def _table_context(spec, folder: str = "tables") -> dict:
     frame = spec.frame
+    from .headers import header
+
     cols, kinds, rows = _format.format_frame(frame, bounds=spec.bounds)
     numeric = [kind != "text" for kind in kinds]
-    return {"name": spec.name, "caption": spec.caption, "columns": cols, "numeric": numeric, "rows": rows,
-            "csv": f"{folder}/{spec.name}.csv"}
+    return {"name": spec.name, "caption": spec.caption, "columns": [header(c) for c in cols], "codes": cols,
+            "numeric": numeric, "rows": rows, "csv": f"{folder}/{spec.name}.csv"}
 
 
 # --------------------------------------------------------------------------- readings
@@ -159,12 +161,20 @@ def readings(summary: Mapping) -> dict:
 def _glance(summary: Mapping) -> list:
     d, lk = summary["dataset"], summary["leakage"]
     m = summary["protocol"].get("mean") or {}
+    w = summary["protocol"].get("worst") or {}
     stat, count = _format.stat, _format.count
+
+    def worst(key):
+        return stat(w.get(key)) + (f" ({w[key + '_where']})" if w.get(key + "_where") else "")
+
     items = [("samples", count(d["n"])), ("classes", count(d["n_classes"])),
              ("representations", ", ".join(d["representations"])),
-             (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"])),
-             ("mean AUROC", stat(m.get("mean_auc"))), ("ρ_inv", stat(m.get("rho_inv"))), ("ρ_dir", stat(m.get("rho_dir"))),
-             ("anomaly ratio π", _format.percent(summary["landscapes"]["ratio"]))]
+             (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"]))]
+    if m:
+        items += [("AUROC, average of detectors", stat(m.get("mean_auc"))),
+                  ("ρ_inv, average of detectors", stat(m.get("rho_inv"))), ("ρ_inv, worst detector", worst("rho_inv")),
+                  ("ρ_dir, worst detector", worst("rho_dir"))]
+    items.append(("anomaly share π (test set of the nulls and landscapes)", _format.percent(summary["landscapes"]["ratio"])))
     if summary.get("selection") and summary["selection"].get("best"):
         b = summary["selection"]["best"]
         items.append(("best selector", f"{b['name']} (regret {_format.pp(b['regret'])})"))
@@ -206,10 +216,14 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
                          "figures": figs, "tables": tables, "data": data,
                          "references": [{**r, "where": r["cited"][sec.id]} for r in bibliography(audit.sections)
                                         if sec.id in r["cited"]]})
+    from .findings import findings, representation_rows
+
     ctx = {
         "name": audit.name,
         "version": __version__,
         "summary": s,
+        "findings": findings(s),
+        "rep_rows": representation_rows(s),
         "verdict": s["verdict"],
         "verdict_text": verdict_text(s["gates"]),
         "gates": table_rows(s["gates"]),

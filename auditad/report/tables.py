@@ -1,10 +1,13 @@
 """Tables for papers and CI pages: a DataFrame as booktabs LaTeX, a Markdown pipe table and CSV.
 
-* :func:`latex_escape` / :func:`md_escape` — text made safe for LaTeX and Markdown;
-* :func:`frame_to_latex` / :func:`frame_to_markdown` / :func:`write_table` — a table as
+* [`latex_escape`][auditad.report.export.latex_escape] / [`md_escape`][auditad.report.export.md_escape] — text made safe
+for LaTeX and Markdown;
+* [`frame_to_latex`][auditad.report.export.frame_to_latex] /
+[`frame_to_markdown`][auditad.report.export.frame_to_markdown] / [`write_table`][auditad.report.export.write_table] — a
+table as
   booktabs LaTeX, a pipe table (no ``tabulate`` dependency) and CSV.
 
-Re-exported by :mod:`auditad.report.export` (import the public names from there), which also
+Re-exported by [`auditad.report.export`][auditad.report.export] (import the public names from there), which also
 writes gate results (JUnit XML, Markdown) and the LaTeX appendix.
 """
 
@@ -26,8 +29,71 @@ __all__ = [
     "md_table",
     "frame_to_latex",
     "frame_to_markdown",
+    "csv_escape",
+    "frame_to_csv",
     "write_table",
 ]
+
+
+# --------------------------------------------------------------------------- CSV
+_CSV_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+_CSV_NUMBER = re.compile(r"^[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+def csv_escape(text):
+    """A text cell made inert for spreadsheets: ``=cmd`` -> ``'=cmd`` (OWASP, "CSV Injection").
+
+    A cell that starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is read as a formula by
+    Excel, LibreOffice and Google Sheets; a leading ``'`` makes it text. Numbers written as text
+    (``-0.5``), a lone ``-`` and everything that is not a string are returned unchanged.
+
+    References
+    ----------
+    OWASP Foundation, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection.
+
+    See Also
+    --------
+    frame_to_csv : a DataFrame as CSV with every text cell escaped.
+
+    Examples
+    --------
+    >>> csv_escape("=cmd|' /C calc'!A0"), csv_escape("-0.5"), csv_escape("IForest"), csv_escape(0.5)
+    ("'=cmd|' /C calc'!A0", '-0.5', 'IForest', 0.5)
+    """
+    if isinstance(text, str) and len(text) > 1 and text.startswith(_CSV_FORMULA) and not _CSV_NUMBER.match(text):
+        return "'" + text
+    return text
+
+
+def frame_to_csv(frame, *, index: bool = False) -> str:
+    """``frame.to_csv`` with every text cell (and column name) passed through `csv_escape`.
+
+    References
+    ----------
+    OWASP Foundation, "CSV Injection", https://owasp.org/www-community/attacks/CSV_Injection.
+
+    See Also
+    --------
+    write_table : CSV, Markdown and LaTeX of one table (its CSV is written by this function).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(frame_to_csv(pd.DataFrame({"method": ["=cmd", "LOF"], "auroc": [0.5, 0.7]})), end="")
+    method,auroc
+    '=cmd,0.5
+    LOF,0.7
+    """
+    from pandas.api.types import is_numeric_dtype
+
+    data = frame.copy()
+    for col in data.columns:
+        if not is_numeric_dtype(data[col].dtype):
+            data[col] = data[col].map(csv_escape)
+    data.columns = [csv_escape(c) for c in data.columns]
+    if index and not is_numeric_dtype(data.index.dtype):
+        data.index = data.index.map(csv_escape)
+    return data.to_csv(index=index)
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -101,19 +167,20 @@ def _latex_char(ch: str) -> str:
 
 
 def latex_escape(text) -> str:
-    """Escape text for a LaTeX document compiled by pdflatex with the default encodings.
+    r"""Escape text for a LaTeX document compiled by pdflatex with the default encodings.
 
-    The ten special characters ``\\ & % $ # _ { } ~ ^`` are escaped, ``< > |`` become
-    ``\\textless{}``, ``\\textgreater{}``, ``\\textbar{}`` (which OT1 fonts would otherwise
+    The ten special characters ``\ & % $ # _ { } ~ ^`` are escaped, ``< > |`` become
+    ``\textless{}``, ``\textgreater{}``, ``\textbar{}`` (which OT1 fonts would otherwise
     print as other glyphs), newlines become spaces, accented Latin letters become accent
     commands, Greek letters and common symbols math-mode commands; any other non-ASCII
     character is written as ``[U+hhhh]`` (its hexadecimal code point) rather than breaking the compilation.
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -126,7 +193,7 @@ def latex_escape(text) -> str:
     Examples
     --------
     >>> latex_escape("50% of a_b & <script>")
-    '50\\\\% of a\\\\_b \\\\& \\\\textless{}script\\\\textgreater{}'
+    '50\\% of a\\_b \\& \\textless{}script\\textgreater{}'
     """
     return "".join(_latex_char(ch) for ch in unicodedata.normalize("NFC", str(text)))
 
@@ -233,12 +300,12 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     label : str, optional
         ``\label`` of the table, letters, digits and ``: . _ -`` only.
     float_format : str, callable or None
-        None (default): the number format policy of :mod:`auditad._format`, column by column
+        None (default): the number format policy of `auditad._format`, column by column
         (statistics with 3 decimals, p-values with 2 significant digits, regret in pp, counts with
         thin spaces; ``< 1e-300`` below the floor).  Otherwise a number format: ``"{:.3f}"``, ``"%.3f"``, ``".3f"`` (numbers in exponent notation become
-        :math:`m\times10^{e}`, a leading minus a real minus sign) or a callable returning text
+        \(m\times10^{e}\), a leading minus a real minus sign) or a callable returning text
         (escaped as text).  Integers are written in full; NaN/None as ``--``; infinities as
-        :math:`\pm\infty`.
+        \(\pm\infty\).
     index : bool
         Include the index as leading columns.
     max_rows : int or None
@@ -252,13 +319,15 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     str
         One or more ``table`` environments.  Numeric columns are right-aligned, the rest left.
         A table wider than the text is scaled down to ``\linewidth`` (``\resizebox`` of graphicx);
-        narrower tables keep their size.  Cells and headers are escaped with :func:`latex_escape`.
+        narrower tables keep their size.  Cells and headers are escaped with
+        [`latex_escape`][auditad.report.export.latex_escape].
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -322,7 +391,7 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
 
 
 def _policy_cells(data, target: str) -> list[list[str]]:
-    """Cells of ``data`` formatted by :func:`auditad._format.format_frame` and escaped for ``target``."""
+    """Cells of ``data`` formatted by `auditad._format.format_frame` and escaped for ``target``."""
     from .._format import format_frame
 
     _, kinds, rows = format_frame(data, target=target)
@@ -357,13 +426,14 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
 
     Written here because ``DataFrame.to_markdown`` needs the optional ``tabulate`` package.
     Numeric columns are right-aligned; cells are Markdown-escaped.  With ``float_format=None``
-    (default) numbers follow :mod:`auditad._format` (NaN/None is ``–``); with a format, NaN/None is ``--``.
+    (default) numbers follow `auditad._format` (NaN/None is ``–``); with a format, NaN/None is ``--``.
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -407,9 +477,10 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
 
     See Also
     --------
-    write_appendix : the LaTeX appendix.
-    write_junit, write_markdown_summary : gate results for CI.
-    auditad.gates.checks.run_gates : the gates.
+    - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
+    - [`write_junit`][auditad.report.export.write_junit],
+      [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
+    - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
     References
     ----------
@@ -422,6 +493,6 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
     base = str(path_without_suffix)
     tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
     md = frame_to_markdown(frame, float_format=float_format)
-    return [write_text_atomic(base + ".csv", frame.to_csv(index=False)),
+    return [write_text_atomic(base + ".csv", frame_to_csv(frame)),
             write_text_atomic(base + ".md", md),
             write_text_atomic(base + ".tex", tex)]

@@ -1,14 +1,14 @@
 r"""Audit a published per-class AUROC table: dispersion, near-random, inversion and direction instability.
 
 Papers on class-split anomaly detection report one AUROC per held-out (or
-normal) class and per method.  From such a table alone, :func:`audit_results`
+normal) class and per method.  From such a table alone, [`audit_results`][auditad.results.audit_results]
 computes, per (benchmark, representation, method), the statistics of
 "Testing the Test" -- mean, population variance σ²_AUC, minimum and maximum,
 the near-random rate ρ_rnd(ε), the inversion rate ρ_inv and the direction
 instability ρ_dir(ε), each with the classes behind it -- by calling
-:func:`auditad.protocol.instability_rates`.  When the table gives the test
+[`auditad.protocol.instability_rates`][auditad.protocol.instability_rates].  When the table gives the test
 counts of a class (``n_pos`` anomalies, ``n_neg`` normals), each AUROC is also
-placed on its null distribution (:func:`auditad.nulls.null_distribution`;
+placed on its null distribution ([`auditad.nulls.null_distribution`][auditad.nulls.null_distribution];
 exact Mann–Whitney where feasible) and given a Hanley–McNeil interval.
 
 Layouts (``docs/results.md``): *long*, one row per method and class with the
@@ -22,12 +22,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Mapping
 
 import numpy as np
 
 from .._json import json_safe
+from .reading import GROUP_STATISTICS, SIGNIFICANCE, classify, per_class_findings
 from .table import check_table, read_results_table, to_long
 from .._validation import check_choice, check_float
 from ..errors import InvalidInputError
@@ -36,6 +35,7 @@ __all__ = [
     "LAYOUTS",
     "RESULTS_SCHEMA_VERSION",
     "GROUP_STATISTICS",
+    "SIGNIFICANCE",
     "hanley_mcneil_se",
     "auroc_interval",
     "read_results_table",
@@ -50,25 +50,21 @@ __all__ = [
 ]
 
 LAYOUTS = ("auto", "long", "wide")
-RESULTS_SCHEMA_VERSION = "1.0"
-#: Numeric statistics of one (benchmark, representation, method) group; a gate naming one of them
-#: (``"rho_dir <= 0.2"``) is evaluated on every group.
-GROUP_STATISTICS = ("epsilon", "n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-                    "rho_rnd", "rho_inv", "rho_dir", "n_up", "n_down", "n_near", "n_tested",
-                    "n_significant_above", "n_significant_below")
+#: 1.1: per-class significance, std and interval method; findings, status and default gates.
+RESULTS_SCHEMA_VERSION = "1.1"
 
 
 # --------------------------------------------------------------------------- Hanley–McNeil interval
 def hanley_mcneil_se(auroc, n_pos, n_neg):
     r"""Standard error of an AUROC from the class counts alone (Hanley and McNeil, 1982).
 
-    .. math::
+    \[
+    Q_1 = \frac{A}{2 - A},\qquad Q_2 = \frac{2A^2}{1 + A},\qquad
+    \mathrm{SE}^2(A) = \frac{A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2)}{n_+\, n_-},
+    \]
 
-        Q_1 = \frac{A}{2 - A},\qquad Q_2 = \frac{2A^2}{1 + A},\qquad
-        \mathrm{SE}^2(A) = \frac{A(1-A) + (n_+ - 1)(Q_1 - A^2) + (n_- - 1)(Q_2 - A^2)}{n_+\, n_-},
-
-    with :math:`n_+` anomalies (the "abnormal" group of the paper) and
-    :math:`n_-` normals.  :math:`Q_1, Q_2` are the exponential-model values;
+    with \(n_+\) anomalies (the "abnormal" group of the paper) and
+    \(n_-\) normals.  \(Q_1, Q_2\) are the exponential-model values;
     they make the formula usable without the scores, which is all a published
     table offers.  It is exact for the Mann–Whitney estimator when both score
     distributions are exponential and an approximation otherwise.
@@ -91,7 +87,7 @@ def hanley_mcneil_se(auroc, n_pos, n_neg):
 
     See Also
     --------
-    auroc_interval : the Wald interval A ± z·SE built on it.
+    - [`auroc_interval`][auditad.results.auroc_interval]: the Wald interval A ± z·SE built on it.
 
     Examples
     --------
@@ -109,9 +105,9 @@ def hanley_mcneil_se(auroc, n_pos, n_neg):
 
 
 def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
-    r"""Wald interval :math:`A \pm z_{(1+c)/2}\,\mathrm{SE}_{HM}(A)` of an AUROC, clipped to [0, 1].
+    r"""Wald interval \(A \pm z_{(1+c)/2}\,\mathrm{SE}_{HM}(A)\) of an AUROC, clipped to [0, 1].
 
-    The standard error is Hanley and McNeil's (:func:`hanley_mcneil_se`), the
+    The standard error is Hanley and McNeil's ([`hanley_mcneil_se`][auditad.results.hanley_mcneil_se]), the
     one interval computable from a published AUROC and the two class counts.
 
     Parameters
@@ -132,7 +128,7 @@ def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
 
     See Also
     --------
-    hanley_mcneil_se
+    - [`hanley_mcneil_se`][auditad.results.hanley_mcneil_se]
 
     Examples
     --------
@@ -166,13 +162,20 @@ class ResultsGroup:
         benchmark has no value for them.
     n_tested, n_significant_above, n_significant_below : int
         Classes with counts (and hence a null p-value), and those whose AUROC is
-        above / below ½ at the two-sided level 1 − confidence.
+        above / below ½ at the two-sided level 1 − confidence (uncorrected).
+    significance : tuple of str
+        The reading of each class of ``instability.classes`` (one of
+        `SIGNIFICANCE`): Holm-corrected over the method's
+        classes at known counts, the interval with a std, the near-random band otherwise.
+    where : dict of str to str
+        The classes behind ``n_inverted_significant``, ``n_inverted_untested``,
+        ``n_below_within_noise`` and ``rho_dir``, with AUROC, interval and p (gate messages name them).
 
     See Also
     --------
-    audit_results : the audit of a per-class AUROC table.
-    write_results_report : its report, summary and gates.
-    auditad.diff.diff_audits : compare two summaries.
+    - [`audit_results`][auditad.results.audit_results]: the audit of a per-class AUROC table.
+    - [`write_results_report`][auditad.results.write_results_report]: its report, summary and gates.
+    - [`auditad.diff.diff_audits`][auditad.diff.diff_audits]: compare two summaries.
 
     References
     ----------
@@ -191,6 +194,12 @@ class ResultsGroup:
     n_tested: int = 0
     n_significant_above: int = 0
     n_significant_below: int = 0
+    significance: tuple = ()
+    where: dict = field(default_factory=dict)
+
+    def classes_read(self, category: str) -> list:
+        """The classes (of the rates) whose reading is ``category`` (one of `SIGNIFICANCE`)."""
+        return [str(c) for c, s in zip(self.instability.classes, self.significance) if s == category]
 
     @property
     def label(self) -> str:
@@ -206,11 +215,19 @@ class ResultsGroup:
         near = [c for c, f in zip(cls, r.near_random) if f]
         majority = 1 if r.n_up >= r.n_down else -1
         dissent = [c for c, d in zip(cls, r.directions) if d != majority]
+        read = {s: self.classes_read(s) for s in SIGNIFICANCE}
         return json_safe({
             "benchmark": self.benchmark, "representation": self.representation, "method": self.method,
             **r.stats(),
             "n_tested": self.n_tested, "n_significant_above": self.n_significant_above,
             "n_significant_below": self.n_significant_below,
+            "n_inverted_significant": len(read[SIGNIFICANCE[0]]),
+            "n_inverted_untested": len(read[SIGNIFICANCE[1]]),
+            "n_below_within_noise": len(read[SIGNIFICANCE[2]]),
+            "inverted_significant_classes": read[SIGNIFICANCE[0]],
+            "inverted_untested_classes": read[SIGNIFICANCE[1]],
+            "below_within_noise_classes": read[SIGNIFICANCE[2]],
+            **{f"{k}_where": v for k, v in self.where.items()},
             "classes": cls,
             "near_random_classes": near,
             "inverted_classes": [c for c, f in zip(cls, r.inverted) if f],
@@ -223,7 +240,7 @@ class ResultsGroup:
 
 @dataclass(frozen=True, eq=False)
 class ResultsAudit:
-    """Audit of a per-class AUROC table (see :func:`audit_results`).
+    """Audit of a per-class AUROC table (see [`audit_results`][auditad.results.audit_results]).
 
     Attributes
     ----------
@@ -245,9 +262,9 @@ class ResultsAudit:
 
     See Also
     --------
-    audit_results : the audit of a per-class AUROC table.
-    write_results_report : its report, summary and gates.
-    auditad.diff.diff_audits : compare two summaries.
+    - [`audit_results`][auditad.results.audit_results]: the audit of a per-class AUROC table.
+    - [`write_results_report`][auditad.results.write_results_report]: its report, summary and gates.
+    - [`auditad.diff.diff_audits`][auditad.diff.diff_audits]: compare two summaries.
 
     References
     ----------
@@ -274,7 +291,10 @@ class ResultsAudit:
 
         rows = [{"benchmark": g.benchmark, "representation": g.representation, "method": g.method,
                  **g.instability.stats(), "n_tested": g.n_tested, "n_significant_above": g.n_significant_above,
-                 "n_significant_below": g.n_significant_below} for g in self.groups]
+                 "n_significant_below": g.n_significant_below,
+                 "n_inverted_significant": len(g.classes_read(SIGNIFICANCE[0])),
+                 "n_inverted_untested": len(g.classes_read(SIGNIFICANCE[1])),
+                 "n_below_within_noise": len(g.classes_read(SIGNIFICANCE[2]))} for g in self.groups]
         return pd.DataFrame(rows)
 
     def group(self, method: str, *, benchmark: str | None = None, representation: str | None = None) -> ResultsGroup:
@@ -296,7 +316,7 @@ class ResultsAudit:
         for rec in records:
             for key in ("n_pos", "n_neg"):
                 rec[key] = None if math.isnan(rec[key]) else int(rec[key])
-        return json_safe({
+        out = json_safe({
             "schema_version": RESULTS_SCHEMA_VERSION,
             "kind": "results",
             "benchmark": self.benchmarks[0] if len(self.benchmarks) == 1 else " + ".join(self.benchmarks),
@@ -310,6 +330,10 @@ class ResultsAudit:
             "notes": list(self.notes),
             "environment": {"auditad": __version__},
         })
+        out["findings"] = per_class_findings(out)
+        statuses = [f["status"] for f in out["findings"]]
+        out["status"] = "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
+        return out
 
     def summary_text(self) -> str:
         """A plain-text table for the command line."""
@@ -326,6 +350,18 @@ class ResultsAudit:
 
 
 # --------------------------------------------------------------------------- the audit
+def _class_text(cls, auroc, low, high, p_holm) -> str:
+    """``"frog (0.429 [0.410, 0.448], Holm p = 2.4e-13)"``: a class as the findings and gate messages name it."""
+    from .._format import pvalue, stat
+
+    text = f"{cls} ({stat(auroc)}"
+    if np.isfinite(low) and np.isfinite(high):
+        text += f" [{stat(low)}, {stat(high)}]"
+    if np.isfinite(p_holm):
+        text += f", Holm p = {pvalue(p_holm)}"
+    return text + ")"
+
+
 def _null_p_values(auroc: float, n_pos: int, n_neg: int, cache: dict):
     from ..nulls import null_distribution
 
@@ -344,22 +380,23 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     r"""Dispersion, instability rates and per-class significance of a published per-class AUROC table.
 
     For each (benchmark, representation, method) with K classes common to all
-    methods of its benchmark (and representation), :func:`auditad.protocol.instability_rates`
+    methods of its benchmark (and representation),
+    [`auditad.protocol.instability_rates`][auditad.protocol.instability_rates]
     gives
 
-    .. math::
+    \[
+    \rho_{rnd}(\varepsilon) = \tfrac1K\sum_c \mathbb 1[|A(c)-\tfrac12|\le\varepsilon],\quad
+    \rho_{inv} = \tfrac1K\sum_c \mathbb 1[A(c)<\tfrac12],\quad
+    \rho_{dir}(\varepsilon) = 1-\tfrac1K\max(n_\uparrow, n_\downarrow),
+    \]
 
-        \rho_{rnd}(\varepsilon) = \tfrac1K\sum_c \mathbb 1[|A(c)-\tfrac12|\le\varepsilon],\quad
-        \rho_{inv} = \tfrac1K\sum_c \mathbb 1[A(c)<\tfrac12],\quad
-        \rho_{dir}(\varepsilon) = 1-\tfrac1K\max(n_\uparrow, n_\downarrow),
-
-    with :math:`n_\uparrow, n_\downarrow` the classes above ½ + ε and below
+    with \(n_\uparrow, n_\downarrow\) the classes above ½ + ε and below
     ½ − ε, and the mean, σ²_AUC (ddof 0), minimum and maximum of A(c).  With
-    counts, each A(c) gets :math:`p_> = P(A_0 \ge A(c))`, :math:`p_< = P(A_0 \le A(c))`
-    and :math:`p = \min(1, 2\min(p_>, p_<))` under the random-ranking null
-    :math:`A_0` (:func:`auditad.nulls.null_distribution`: exact Mann–Whitney
+    counts, each A(c) gets \(p_> = P(A_0 \ge A(c))\), \(p_< = P(A_0 \le A(c))\)
+    and \(p = \min(1, 2\min(p_>, p_<))\) under the random-ranking null
+    \(A_0\) ([`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]: exact Mann–Whitney
     where feasible, else normal; the method is recorded), and the interval of
-    :func:`auroc_interval` (Hanley–McNeil standard error).
+    [`auroc_interval`][auditad.results.auroc_interval] (Hanley–McNeil standard error).
 
     Parameters
     ----------
@@ -398,7 +435,9 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
 
     See Also
     --------
-    auditad.protocol.instability_rates, auditad.nulls.null_distribution, auroc_interval
+    - [`auditad.protocol.instability_rates`][auditad.protocol.instability_rates]
+    - [`auditad.nulls.null_distribution`][auditad.nulls.null_distribution]
+    - [`auroc_interval`][auditad.results.auroc_interval]
 
     Examples
     --------
@@ -411,6 +450,7 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     import pandas as pd
 
     from ..protocol import instability_rates
+    from ..protocol.rates import holm_adjust
 
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
@@ -457,7 +497,7 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
             direction[keep] = res.directions
             near[keep] = res.near_random
             inverted[keep] = res.inverted
-            groups.append([bench, rep, m, res, dropped, keep])
+            groups.append([bench, rep, m, res, dropped, keep, idx])
 
     # per-class nulls and intervals (only where counts are given)
     p_gt = np.full(n, np.nan)
@@ -470,272 +510,65 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
                                                           int(cols["n_neg"][i]), cache)
     p_two = np.minimum(1.0, 2.0 * np.minimum(p_gt, p_lt))
     se = np.full(n, np.nan)
-    low = np.full(n, np.nan)
-    high = np.full(n, np.nan)
     if have.any():
         se[have] = hanley_mcneil_se(cols["auroc"][have], cols["n_pos"][have], cols["n_neg"][have])
-        low[have], high[have] = auroc_interval(cols["auroc"][have], cols["n_pos"][have], cols["n_neg"][have],
-                                               confidence=confidence)
+    # the interval: Hanley–McNeil from the counts, the std over runs, or both (independent sources of spread)
+    std = cols["std"]
+    has_std = np.isfinite(std)
+    se_total = np.where(have & has_std, np.sqrt(se * se + std * std), np.where(have, se, std))
+    interval_method = np.where(have & has_std, "hanley_mcneil+std", np.where(
+        have, "hanley_mcneil", np.where(has_std, "std", ""))).astype(object)
+    interval_method[interval_method == ""] = None
+    from scipy.stats import norm
+
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    with np.errstate(invalid="ignore"):
+        low = np.clip(cols["auroc"] - z * se_total, 0.0, 1.0)
+        high = np.clip(cols["auroc"] + z * se_total, 0.0, 1.0)
     sig_above = have & (p_two <= alpha) & (cols["auroc"] > 0.5)
     sig_below = have & (p_two <= alpha) & (cols["auroc"] < 0.5)
     if not have.all() and have.any():
-        notes.append(f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value or interval for them")
+        notes.append(f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value or interval for them"
+                     if not has_std.any() else
+                     f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value for them")
+    if has_std.any() and not has_std.all():
+        notes.append(f"{int((~has_std).sum())} row(s) have no std: their interval, if any, is the counts' alone")
+    # Holm over each method's tested classes, and the reading of every class
+    p_holm = np.full(n, np.nan)
+    for *_, idx in groups:
+        p_holm[idx] = holm_adjust(p_two[idx])
+    significance = classify(cols["auroc"], epsilon=cols["epsilon"], p_holm=p_holm,
+                            ci_high=np.where(has_std, high, np.nan), alpha=alpha)
 
-    result_groups = tuple(
-        ResultsGroup(benchmark=b, representation=r, method=m, instability=res, dropped_classes=d,
-                     n_tested=int(have[keep].sum()), n_significant_above=int(sig_above[keep].sum()),
-                     n_significant_below=int(sig_below[keep].sum()))
-        for b, r, m, res, d, keep in groups)
+    result_groups = []
+    for b, r, m, res, d, keep, _ in groups:
+        reading = tuple(significance[keep])
+        where = {}
+        for key, cat in (("n_inverted_significant", SIGNIFICANCE[0]), ("n_inverted_untested", SIGNIFICANCE[1]),
+                         ("n_below_within_noise", SIGNIFICANCE[2])):
+            rows = sorted((i for i in keep if significance[i] == cat), key=lambda i: cols["auroc"][i])
+            where[key] = "; ".join(_class_text(cols["class"][i], cols["auroc"][i], low[i], high[i], p_holm[i])
+                                   for i in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+        majority = 1 if res.n_up >= res.n_down else -1
+        dissent = [str(c) for c, dd in zip(res.classes, res.directions) if dd != majority]
+        where["rho_dir"] = ("against the majority or near random: " + ", ".join(dissent[:8])
+                            + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")) if dissent else ""
+        result_groups.append(ResultsGroup(
+            benchmark=b, representation=r, method=m, instability=res, dropped_classes=d,
+            n_tested=int(have[keep].sum()), n_significant_above=int(sig_above[keep].sum()),
+            n_significant_below=int(sig_below[keep].sum()), significance=reading, where=where))
     per_class = pd.DataFrame({
         "benchmark": cols["benchmark"], "representation": cols["representation"], "method": cols["method"],
-        "class": cols["class"], "auroc": cols["auroc"], "n_pos": cols["n_pos"], "n_neg": cols["n_neg"],
+        "class": cols["class"], "auroc": cols["auroc"], "std": std, "n_pos": cols["n_pos"], "n_neg": cols["n_neg"],
         "epsilon": cols["epsilon"], "direction": direction, "near_random": near, "inverted": inverted,
-        "in_common": in_common, "p_greater": p_gt, "p_less": p_lt, "p_two_sided": p_two,
-        "null_method": null_method, "se_hanley_mcneil": se, "ci_low": low, "ci_high": high,
-        "significant_above": sig_above, "significant_below": sig_below,
+        "in_common": in_common, "p_greater": p_gt, "p_less": p_lt, "p_two_sided": p_two, "p_holm": p_holm,
+        "null_method": null_method, "se_hanley_mcneil": se, "se": se_total, "interval_method": interval_method,
+        "ci_low": low, "ci_high": high, "significant_above": sig_above, "significant_below": sig_below,
+        "significance": significance,
     })
     benchmarks = tuple(dict.fromkeys(cols["benchmark"]))
-    return ResultsAudit(groups=result_groups, per_class=per_class, epsilon=epsilon, confidence=confidence,
+    return ResultsAudit(groups=tuple(result_groups), per_class=per_class, epsilon=epsilon, confidence=confidence,
                         layout=layout, percent=percent, notes=tuple(notes), source=source, benchmarks=benchmarks)
 
 
-def summary_with_gates(audit: ResultsAudit, rules) -> tuple[dict, dict]:
-    """``(summary dict with "gates" and "verdict", {group label: [GateResult, ...]})``.
-
-    A rule whose metric is a bare statistic name of :data:`GROUP_STATISTICS`
-    (``"rho_dir <= 0.2"``) is evaluated on every group; any other metric is a
-    dotted path into the summary (``"groups.0.rho_dir <= 0.2"``).
-
-    See Also
-    --------
-    auditad.gates.checks.evaluate_gates : the evaluation of one rule on one summary.
-    write_results_report : writes the summary, the report and the CI files.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    """
-    from ..gates.checks import evaluate_gates, rules_from_config, verdict
-
-    summary = audit.to_dict()
-    rules = rules_from_config(list(rules), source="gates")
-    by_group: dict = {}
-    every = []
-    for rule in rules:
-        if rule.path in GROUP_STATISTICS:
-            for g, gd in zip(audit.groups, summary["groups"]):
-                res = evaluate_gates(gd, [rule])[0]
-                by_group.setdefault(g.label, []).append(res)
-                every.append((g.label, res))
-        else:
-            res = evaluate_gates(summary, [rule])[0]
-            by_group.setdefault("table", []).append(res)
-            every.append(("table", res))
-    gates = []
-    for label, res in every:
-        d = res.to_dict()
-        d["group"] = label
-        gates.append(d)
-    summary["gates"] = gates
-    summary["verdict"] = verdict([r for _, r in every])
-    return summary, by_group
-
-
-def _fmt_p(p) -> str:
-    if p is None or (isinstance(p, float) and not math.isfinite(p)):
-        return "\u2013"
-    return "< 1e-300" if p == 0 else f"{p:.2g}"
-
-
-def render_results_html(summary: Mapping) -> str:
-    """Self-contained HTML page of a results audit (autoescaped jinja2 template ``results.html.j2``).
-
-    See Also
-    --------
-    auditad.report.render.environment : the autoescaped jinja2 environment used.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    """
-    from .. import __version__
-    from ..report.render import environment
-
-    env = environment()
-    num = env.filters["num"]
-    groups = [{**g, "label": " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)}
-              for g in summary["groups"]]
-    per = []
-    for r in summary["per_class"]:
-        per.append({**r, "auroc_s": num(r["auroc"]), "ci": (f"{num(r['ci_low'])}–{num(r['ci_high'])}"
-                                                          if r["ci_low"] is not None else "\u2013"),
-                    "p_s": _fmt_p(r["p_two_sided"]), "p_gt": _fmt_p(r["p_greater"]), "p_lt": _fmt_p(r["p_less"])})
-    bad = [g for g in summary["gates"] if not g["passed"]]
-    verdict_text = ("No gate was set." if not summary["gates"] else
-                    f"All {len(summary['gates'])} gate(s) passed." if not bad else
-                    f"{len(bad)} of {len(summary['gates'])} gate(s) did not pass: "
-                    + "; ".join(f"{g['group']}: {g['message']}" for g in bad) + ".")
-    return env.get_template("results.html.j2").render(
-        summary=summary, groups=groups, per_class=per, version=__version__, verdict=summary["verdict"],
-        verdict_text=verdict_text, has_counts=any(r["n_pos"] is not None for r in summary["per_class"]))
-
-
-def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
-    """Markdown page of a results audit for a CI job summary: one row per group, then the gates.
-
-    See Also
-    --------
-    auditad.report.export.markdown_summary : the gate section.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    """
-    from ..report.export import markdown_summary, md_escape as _md_escape
-
-    def f(x, d=3):
-        return "\u2013" if x is None else f"{x:.{d}f}"
-
-    lines = [f"## auditad results: {_md_escape(summary['benchmark'])}", "",
-             f"ε = {summary['settings']['epsilon']:g}; rates from \"Testing the Test\" (near random: "
-             "|AUROC − ½| ≤ ε; inverted: AUROC < ½).", "",
-             "| group | K | mean | σ² | min | max | ρ_rnd | ρ_inv | ρ_dir | against the majority direction |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
-    for g in summary["groups"]:
-        label = " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)
-        lines.append(f"| {_md_escape(label)} | {g['n_classes']} | {f(g['mean_auc'])} | {f(g['sigma2_auc'], 4)} | "
-                     f"{f(g['min_auc'])} | {f(g['max_auc'])} | {f(g['rho_rnd'])} | {f(g['rho_inv'])} | "
-                     f"{f(g['rho_dir'])} | {_md_escape(', '.join(g['dissenting_classes'])) or '–'} |")
-    for note in summary["notes"]:
-        lines += ["", f"Note: {_md_escape(note)}"]
-    text = "\n".join(lines) + "\n"
-    if by_group:
-        text += "\n" + markdown_summary(by_group, title="gates")
-    return text
-
-
-@dataclass(frozen=True, eq=False)
-class ResultsRun:
-    """What :func:`write_results_report` wrote and decided.
-
-    Attributes
-    ----------
-    out : Path or None
-        The report folder (``report.html``, ``summary.json``, ``tables/``).
-    summary : dict
-        The summary with its ``gates`` and ``verdict``.
-    gate_results : dict
-        ``{group label: [GateResult, ...]}``.
-    exit_code : int
-        1 when a gate at or above ``fail_on`` failed, else 0.
-    verdict : str
-
-    See Also
-    --------
-    audit_results : the audit of a per-class AUROC table.
-    write_results_report : its report, summary and gates.
-    auditad.diff.diff_audits : compare two summaries.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    """
-
-    out: Path | None
-    summary: dict
-    gate_results: dict
-    exit_code: int
-    verdict: str
-
-
-_MARKER = ".auditad-results"
-
-
-def write_results_report(audit: ResultsAudit, out=None, *, gates=(), fail_on: str = "fail", json_path=None,
-                         junit=None, markdown=None) -> ResultsRun:
-    """Evaluate gates on a :class:`ResultsAudit` and write its report files (each atomically).
-
-    Parameters
-    ----------
-    audit : ResultsAudit
-    out : path, optional
-        Folder to create (or replace, if it holds an earlier results report) with
-        ``report.html``, ``summary.json`` (schema ``auditad/schemas/results.schema.json``)
-        and ``tables/groups.csv``, ``tables/per_class.csv``.
-    gates : iterable of str, dict or GateRule
-        See :func:`summary_with_gates`.
-    fail_on : {"fail", "warn"}
-    json_path, junit, markdown : path, optional
-        Also write the summary JSON, the gates as JUnit XML, a Markdown page.
-
-    Returns
-    -------
-    ResultsRun
-
-    See Also
-    --------
-    audit_results, summary_with_gates, results_markdown
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    """
-    import json
-    import shutil
-
-    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
-    from ..gates.checks import exit_code
-
-    fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
-    summary, by_group = summary_with_gates(audit, gates)
-    payload = json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
-    every = [r for rs in by_group.values() for r in rs]
-    out_path = None
-    if out is not None:
-        out_path = Path(out)
-        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
-                                    "report; choose a new or empty folder (it would be replaced)")
-        out_path, tmp = prepare_output_dir(out_path)
-        try:
-            (tmp / "tables").mkdir()
-            write_text_atomic(tmp / "summary.json", payload)
-            write_text_atomic(tmp / "report.html", render_results_html(summary))
-            write_text_atomic(tmp / "tables" / "groups.csv", audit.to_frame().to_csv(index=False))
-            write_text_atomic(tmp / "tables" / "per_class.csv", audit.per_class.to_csv(index=False))
-            write_text_atomic(tmp / _MARKER, "Written by 'auditad results'; the next run into this folder "
-                                             "replaces it.\n")
-            replace_dir_atomic(tmp, out_path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    if json_path is not None:
-        write_text_atomic(json_path, payload)
-    if junit is not None:
-        from ..report.export import write_junit
-
-        write_junit(by_group, junit, name="auditad results gates")
-    if markdown is not None:
-        write_text_atomic(markdown, results_markdown(summary, by_group))
-    return ResultsRun(out=out_path, summary=summary, gate_results=by_group,
-                      exit_code=exit_code(every, fail_on=fail_on), verdict=summary["verdict"])
+from .pages import ResultsRun, render_results_html, results_markdown, summary_with_gates, write_results_report  # noqa: E402

@@ -1,6 +1,6 @@
-"""Reading and checking per-class AUROC tables for :mod:`auditad.results` (long and wide layouts).
+"""Reading and checking per-class AUROC tables for [`auditad.results`][auditad.results] (long and wide layouts).
 
-Every defect of a table is an :class:`~auditad.errors.InvalidInputError` that
+Every defect of a table is an [`InvalidInputError`][auditad.errors.InvalidInputError] that
 names the column and the 1-based data row(s).
 """
 
@@ -15,7 +15,7 @@ from ..errors import InvalidInputError
 __all__ = ["KEY_COLUMNS", "METHOD_COLUMNS", "read_results_table", "to_long", "check_table"]
 
 #: Columns that describe a row rather than name a method (the remaining columns of a wide table are methods).
-KEY_COLUMNS = ("benchmark", "representation", "class", "n_pos", "n_neg", "epsilon")
+KEY_COLUMNS = ("benchmark", "representation", "class", "n_pos", "n_neg", "epsilon", "std")
 METHOD_COLUMNS = ("method", "detector")
 
 
@@ -33,11 +33,13 @@ def read_results_table(path):
     Raises
     ------
     InvalidInputError
-        A missing, empty or unreadable file, or an unsupported suffix.
+        A missing, empty or unreadable file, a device or FIFO, a file larger than
+        ``MAX_TABLE_BYTES``, an unsupported suffix, an empty column name or two
+        columns of one name.
 
     See Also
     --------
-    auditad.results.audit_results : audits the frame read here.
+    - [`auditad.results.audit_results`][auditad.results.audit_results]: audits the frame read here.
 
     References
     ----------
@@ -58,16 +60,55 @@ def read_results_table(path):
     if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
         raise InvalidInputError(f"table: unsupported file type {path.suffix!r} for {str(path)!r} "
                                 "(use .csv or .parquet)")
-    if path.stat().st_size == 0:
+    from .._io import check_regular_input
+
+    if check_regular_input(path, what="table file", max_bytes=MAX_TABLE_BYTES).st_size == 0:  # no FIFO, no device
         raise InvalidInputError(f"table file {str(path)!r} is empty")
     try:
         if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(path)
-        return pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skipinitialspace=True)
+            frame = pd.read_parquet(path)
+            header = [str(c) for c in frame.columns]
+        else:
+            sep = "\t" if suffix == ".tsv" else ","
+            frame = pd.read_csv(path, sep=sep, skipinitialspace=True)
+            header = _csv_header(path, sep)  # as written: pandas renames duplicates ('m.1') and blanks ('Unnamed: 1')
     except pd.errors.EmptyDataError:
         raise InvalidInputError(f"table file {str(path)!r} is empty") from None
     except (ValueError, OSError, pd.errors.ParserError) as exc:
         raise InvalidInputError(f"table file {str(path)!r} could not be read: {exc}") from None
+    _check_header(header, path)
+    return frame
+
+
+#: Largest results table read (checked before reading).
+MAX_TABLE_BYTES = 512 * 1024 * 1024
+
+
+def _csv_header(path: Path, sep: str) -> list | None:
+    """The first row of a CSV/TSV as written (None when the csv module cannot read it; pandas did)."""
+    import csv
+
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            return next(csv.reader(fh, delimiter=sep, skipinitialspace=True), [])
+    except (csv.Error, UnicodeDecodeError, OSError):
+        return None
+
+
+def _check_header(header, path: Path) -> None:
+    """Refuse an empty column name or two columns of one name: each would silently become a method."""
+    if header is None:
+        return
+    seen: dict[str, int] = {}
+    for i, raw in enumerate(header, start=1):
+        name = str(raw).strip()
+        if not name:
+            raise InvalidInputError(f"table file {str(path)!r}: column {i} has an empty header; name every column "
+                                    "(a method column is named after its method)")
+        if name in seen:
+            raise InvalidInputError(f"table file {str(path)!r} has two columns named {name!r} (columns {seen[name]} "
+                                    f"and {i}); give each method its own column name")
+        seen[name] = i
 
 
 def _rows(mask) -> str:
@@ -148,6 +189,23 @@ def _text_column(long, col: str, default, *, fill: bool = False) -> list:
     return [str(v).strip() for v in vals]
 
 
+def _mean_std(text):
+    """(mean, std) of a ``"61.7 ± 1.1"`` cell (also ``+/-``, ``+-``, ``"61.7 (1.1)"``), else (None, None)."""
+    import math
+
+    from ..leaderboards.rawtable import parse_cell
+
+    if not isinstance(text, str):
+        return None, None
+    try:
+        value, spread, kind, _ = parse_cell(text)
+    except ValueError:
+        return None, None
+    if kind or math.isnan(spread):
+        return None, None
+    return value, spread
+
+
 def check_table(long, *, percent: bool, epsilon: float, benchmark):
     """Validated plain columns of a long table (named errors for every defect)."""
     import pandas as pd
@@ -155,8 +213,32 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
     if long.shape[0] == 0:
         raise InvalidInputError("frame has no rows")
     rows = long["_row"].to_numpy()
-    auroc = pd.to_numeric(long["auroc"], errors="coerce").to_numpy(dtype=np.float64)
+    raw = long["auroc"]  # a boolean is no AUROC (pandas would read True/False as 1.0/0.0)
+    is_bool = (raw.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool) if raw.dtype == object
+               else np.full(raw.shape, pd.api.types.is_bool_dtype(raw.dtype)))
+    if is_bool.any():
+        i = int(np.flatnonzero(is_bool)[0])
+        raise InvalidInputError(f"auroc must be a number; data row {rows[i] + 1} holds the boolean "
+                                f"{bool(raw.iloc[i])!r} for method {long['method'].iloc[i]!r}")
+    auroc = pd.to_numeric(long["auroc"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
     bad_text = long["auroc"].notna().to_numpy() & np.isnan(auroc)
+    std = np.full(auroc.shape, np.nan)
+    for i in np.flatnonzero(bad_text):       # "61.7 ± 1.1": the mean and the std over runs
+        value, spread = _mean_std(long["auroc"].iloc[i])
+        if value is not None:
+            auroc[i], std[i], bad_text[i] = value, spread, False
+    if "std" in long.columns:
+        given = pd.to_numeric(long["std"], errors="coerce").to_numpy(dtype=np.float64)
+        bad = long["std"].notna().to_numpy() & (np.isnan(given) | (given < 0) | np.isinf(given))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidInputError(f"std must be a number >= 0, got {long['std'].iloc[i]} in data row {rows[i] + 1}")
+        both = np.isfinite(std) & np.isfinite(given)
+        if both.any():
+            i = int(np.flatnonzero(both)[0])
+            raise InvalidInputError(f"data row {rows[i] + 1} gives a std twice: in the cell "
+                                    f"{long['auroc'].iloc[i]!r} and in the 'std' column")
+        std = np.where(np.isfinite(given), given, std)
     if bad_text.any():
         i = int(np.flatnonzero(bad_text)[0])
         raise InvalidInputError(f"auroc must be a number; data row {rows[i] + 1} holds {long['auroc'].iloc[i]!r} "
@@ -179,7 +261,12 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
                                 f"{auroc[i]!r} in data row {rows[i] + 1} (method {long['method'].iloc[i]!r}){hint}")
     if percent:
         auroc = auroc / 100.0
-    cols = {"auroc": auroc, "_row": rows,
+        std = std / 100.0
+    elif np.isfinite(std).any() and np.nanmax(std) > 0.5:
+        i = int(np.nanargmax(std))
+        raise InvalidInputError(f"std must lie in [0, 0.5] for AUROCs in [0, 1], got {std[i]:g} in data row "
+                                f"{rows[i] + 1}; a std in percent needs percent=True")
+    cols = {"auroc": auroc, "std": std, "_row": rows,
             "benchmark": _text_column(long, "benchmark", benchmark or "results"),
             "representation": _text_column(long, "representation", "", fill=True),
             "method": _text_column(long, "method", None),

@@ -9,7 +9,7 @@ reference data, optionally a labelled test set) and a set of candidate systems
 (task, candidate) the runner computes the leave-one-out inlier scores, the
 scores of pseudo-anomalies, and from them anomaly-free estimators:
 
-* ``inlier_variance``: :math:`1/\mathrm{Var}(z_{in})`;
+* ``inlier_variance``: \(1/\mathrm{Var}(z_{in})\);
 * ``auc_bound[p]``: Eq. 1 with the moments of the pseudo-outlier scores of probe p;
 * ``robust_bound[p]``: App. A.1 with the same moments;
 * ``pseudo_auc[p]``: AUROC of the inlier scores vs the pseudo-outlier scores;
@@ -19,12 +19,12 @@ When a task has labelled test data, the true AUC of every candidate is known
 and each estimator is judged per *selection unit* (a task, or a task × a
 candidate pool, e.g. per scoring function as in Table 1) by
 
-* Spearman's :math:`\rho_{rank}` between estimator and true AUC over the
+* Spearman's \(\rho_{rank}\) between estimator and true AUC over the
   candidates (0 when either is constant);
-* pairwise accuracy :math:`A_{pair}`: the share of candidate pairs with
+* pairwise accuracy \(A_{pair}\): the share of candidate pairs with
   different true AUC that the estimator orders the same way (an estimator tie
   counts ½);
-* regret :math:`R = \mathrm{AUC}_{best} - \mathrm{AUC}_{selected}`, where a tie
+* regret \(R = \mathrm{AUC}_{best} - \mathrm{AUC}_{selected}\), where a tie
   for the largest estimate selects uniformly among the tied candidates (the
   expected AUC is used).
 
@@ -38,16 +38,19 @@ selected AUC between selectors get paired bootstrap 95 % CIs over units.
 
 Modules (the data flows down the list):
 
-* :mod:`~auditad.selection.choices`: the choice lists (``POOL_BY``, ``ESTIMATOR_KINDS``, ...);
-* :mod:`~auditad.selection.data`: :class:`Candidate`, :class:`TaskEmbeddings`,
-  :class:`SelectionTask`, :class:`SelectionBenchmark` (validated); files are
-  read by :func:`auditad.manifest.load_manifest`;
-* :mod:`~auditad.selection.estimators`: :func:`estimate_candidate`;
-* :mod:`~auditad.selection.judgement`: :func:`rank_correlation`,
-  :func:`pairwise_accuracy`, :func:`regret`, baselines and the bootstrap;
-* :mod:`~auditad.selection.result`: :class:`SelectionResult` (summaries on
-  demand, :meth:`SelectionResult.best`) and :func:`pretty_label`;
-* :mod:`~auditad.selection.runner`: :func:`run_selection`.
+* `choices`: the choice lists (``POOL_BY``, ``ESTIMATOR_KINDS``, ...);
+* `data`: [`Candidate`][auditad.selection.Candidate], [`TaskEmbeddings`][auditad.selection.TaskEmbeddings],
+  [`SelectionTask`][auditad.selection.SelectionTask], [`SelectionBenchmark`][auditad.selection.SelectionBenchmark]
+  (validated); files are
+  read by [`auditad.manifest.load_manifest`][auditad.manifest.load_manifest];
+* `estimators`: [`estimate_candidate`][auditad.selection.estimate_candidate];
+* `judgement`: [`rank_correlation`][auditad.selection.rank_correlation],
+  [`pairwise_accuracy`][auditad.selection.pairwise_accuracy], [`regret`][auditad.selection.regret], baselines and the
+  bootstrap;
+* `result`: [`SelectionResult`][auditad.selection.SelectionResult] (summaries on
+  demand, [`SelectionResult.best`][auditad.selection.SelectionResult.best]) and
+  [`pretty_label`][auditad.selection.pretty_label];
+* `runner`: [`run_selection`][auditad.selection.run_selection].
 """
 
 from .choices import (BACKENDS, BASELINES, BEST_CRITERIA, DEFAULT_ESTIMATORS, ESTIMATOR_KINDS, LDN_FORMS, METRICS,

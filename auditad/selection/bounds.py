@@ -3,26 +3,26 @@ r"""AUC lower bounds, NPD, domain decomposition of score moments, local intrinsi
 From K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
 from Embedding-Space Geometry?" (Sec. 3 and App. A.1).
 
-With inlier scores :math:`z_{in}`, outlier scores :math:`z_{out}` and
-:math:`\mu_\Delta = E[z_{out}] - E[z_{in}]`:
+With inlier scores \(z_{in}\), outlier scores \(z_{out}\) and
+\(\mu_\Delta = E[z_{out}] - E[z_{in}]\):
 
 * Cantelli bound for independent scores (Eq. 1):
-  :math:`\mathrm{AUC} \ge \mu_\Delta^2 / (\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2)`;
+  \(\mathrm{AUC} \ge \mu_\Delta^2 / (\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2)\);
 * dependence-robust bound (App. A.1):
-  :math:`\mathrm{AUC} \ge \mu_\Delta^2 / ((\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2)`;
+  \(\mathrm{AUC} \ge \mu_\Delta^2 / ((\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2)\);
 * NPD of AutoUAD (Dai & Fan 2025):
-  :math:`\mu_\Delta^2 / (2(\mathrm{Var}_{out} + \mathrm{Var}_{in}) + \varepsilon)`, which with
+  \(\mu_\Delta^2 / (2(\mathrm{Var}_{out} + \mathrm{Var}_{in}) + \varepsilon)\), which with
   ε = 0 ranks candidates exactly like the bound (bound = 2·NPD/(1 + 2·NPD)).
 
-The bounds are statements for :math:`\mu_\Delta > 0`; they depend on
-:math:`\mu_\Delta^2` only, so every result also reports the sign of
-:math:`\mu_\Delta`. Moments are population moments (ddof = 0): with them the
+The bounds are statements for \(\mu_\Delta > 0\); they depend on
+\(\mu_\Delta^2\) only, so every result also reports the sign of
+\(\mu_\Delta\). Moments are population moments (ddof = 0): with them the
 empirical AUC of two finite samples (ties ½) is always at least the bound
-when :math:`\mu_\Delta > 0`, because the empirical AUC is
-:math:`P(\Delta > 0) + \tfrac12 P(\Delta = 0)` under the product of the two
+when \(\mu_\Delta > 0\), because the empirical AUC is
+\(P(\Delta > 0) + \tfrac12 P(\Delta = 0)\) under the product of the two
 empirical distributions, to which Cantelli's inequality applies.
-Conventions: :math:`\mu_\Delta = 0` gives bound 0 and NPD 0 (also when both
-variances are 0); :math:`\mu_\Delta \ne 0` with zero variances gives bound 1
+Conventions: \(\mu_\Delta = 0\) gives bound 0 and NPD 0 (also when both
+variances are 0); \(\mu_\Delta \ne 0\) with zero variances gives bound 1
 and NPD ∞ (ε = 0).
 """
 
@@ -96,10 +96,10 @@ def _pow2_scale(magnitude):
 def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
     r"""Cantelli lower bound on the AUC from score moments (Eq. 1 and App. A.1 of the selection paper).
 
-    .. math::
-
-        B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2},\qquad
-        B_{\text{robust}} = \frac{\mu_\Delta^2}{(\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2}
+    \[
+    B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2},\qquad
+    B_{\text{robust}} = \frac{\mu_\Delta^2}{(\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2}
+    \]
 
     Array arguments broadcast. ``mu_delta = 0`` gives 0. The bound is scale
     invariant; moments whose squares would over- or underflow float64 are
@@ -108,7 +108,7 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
     Parameters
     ----------
     mu_delta : float or array-like
-        :math:`\mu_\Delta = E[z_{out}] - E[z_{in}]` (finite).
+        \(\mu_\Delta = E[z_{out}] - E[z_{in}]\) (finite).
     var_in, var_out : float or array-like
         Population variances of the inlier and outlier scores (finite, >= 0).
     robust : bool, default False
@@ -126,15 +126,15 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
 
     See Also
     --------
-    auc_bound : the bound of two score samples.
-    npd_from_moments : ranks like the bound.
+    - [`auc_bound`][auditad.selection.bounds.auc_bound]: the bound of two score samples.
+    - [`npd_from_moments`][auditad.selection.bounds.npd_from_moments]: ranks like the bound.
 
     References
     ----------
     1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eq. 1 and App. A.1.
     2. Cantelli's inequality: for a random variable X with mean μ and
-       variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
+       variance σ², \(P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)\) for t > 0.
 
     Examples
     --------
@@ -156,18 +156,18 @@ def bound_from_moments(mu_delta, var_in, var_out, *, robust: bool = False):
 def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
     r"""Normalised performance discrepancy (NPD) of AutoUAD.
 
-    .. math::
+    \[
+    \mathrm{NPD} = \frac{\mu_\Delta^2}{2(\mathrm{Var}_{out} + \mathrm{Var}_{in}) + \varepsilon}
+    \]
 
-        \mathrm{NPD} = \frac{\mu_\Delta^2}{2(\mathrm{Var}_{out} + \mathrm{Var}_{in}) + \varepsilon}
-
-    With ε = 0, Eq. 1's bound is :math:`2\,\mathrm{NPD}/(1 + 2\,\mathrm{NPD})`, an
+    With ε = 0, Eq. 1's bound is \(2\,\mathrm{NPD}/(1 + 2\,\mathrm{NPD})\), an
     increasing function, so both rank candidates identically. ``mu_delta = 0``
     gives 0; ``mu_delta != 0`` with zero variances and ε = 0 gives ∞.
 
     Parameters
     ----------
     mu_delta : float or array-like
-        :math:`\mu_\Delta` (finite).
+        \(\mu_\Delta\) (finite).
     var_in, var_out : float or array-like
         Population variances (finite, >= 0).
     eps : float, default 0
@@ -184,7 +184,8 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
 
     See Also
     --------
-    bound_from_moments, auc_bound
+    - [`bound_from_moments`][auditad.selection.bounds.bound_from_moments]
+    - [`auc_bound`][auditad.selection.bounds.auc_bound]
 
     References
     ----------
@@ -214,12 +215,12 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
 # --------------------------------------------------------------------------- domain decomposition
 @dataclass(frozen=True)
 class DomainMomentsResult:
-    r"""Mixture moments of scores over domains (see :func:`domain_moments`).
+    r"""Mixture moments of scores over domains (see [`domain_moments`][auditad.selection.bounds.domain_moments]).
 
-    .. math::
-
-        \bar E = \sum_g w_g E_g,\qquad
-        \mathrm{Var} = \sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2
+    \[
+    \bar E = \sum_g w_g E_g,\qquad
+    \mathrm{Var} = \sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2
+    \]
 
     Attributes
     ----------
@@ -227,11 +228,11 @@ class DomainMomentsResult:
     weights, counts, means, variances : ndarray
         Per domain: mixture weight, number of scores, mean and population variance.
     mean : float
-        :math:`\sum_g w_g E_g`.
+        \(\sum_g w_g E_g\).
     variance : float
-        :math:`\sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2`; for two
+        \(\sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2\); for two
         domains with source weight λ the second term is
-        :math:`\lambda(1-\lambda)(E_S - E_T)^2` (Eq. 4).
+        \(\lambda(1-\lambda)(E_S - E_T)^2\) (Eq. 4).
     within, between : float
         The two terms of ``variance``.
     lam : float or None
@@ -241,7 +242,8 @@ class DomainMomentsResult:
 
     See Also
     --------
-    domain_moments, auc_bound
+    - [`domain_moments`][auditad.selection.bounds.domain_moments]
+    - [`auc_bound`][auditad.selection.bounds.auc_bound]
 
     References
     ----------
@@ -268,7 +270,7 @@ class DomainMomentsResult:
     weighting: str
 
     def to_frame(self):
-        """One row per domain (a :class:`pandas.DataFrame`)."""
+        """One row per domain (a `pandas.DataFrame`)."""
         import pandas as pd
 
         return pd.DataFrame({"domain": list(self.domains), "weight": self.weights, "count": self.counts,
@@ -320,12 +322,12 @@ def _weighted_moments(z, dom, domains, weights, *, name):
 def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMomentsResult:
     r"""Mean and variance of scores as a mixture of domains (Eqs. 4–5 of the selection paper).
 
-    .. math::
+    \[
+    \mathrm{Var}(z) = \lambda\,\mathrm{Var}_S(z) + (1-\lambda)\,\mathrm{Var}_T(z)
+    + \lambda(1-\lambda)\,(E_S[z] - E_T[z])^2
+    \]
 
-        \mathrm{Var}(z) = \lambda\,\mathrm{Var}_S(z) + (1-\lambda)\,\mathrm{Var}_T(z)
-        + \lambda(1-\lambda)\,(E_S[z] - E_T[z])^2
-
-    generalised to G domains as :math:`\sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2`.
+    generalised to G domains as \(\sum_g w_g \mathrm{Var}_g + \sum_g w_g (E_g - \bar E)^2\).
 
     Parameters
     ----------
@@ -352,7 +354,7 @@ def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMoments
 
     See Also
     --------
-    auc_bound : uses these moments with ``lam``.
+    - [`auc_bound`][auditad.selection.bounds.auc_bound]: uses these moments with ``lam``.
 
     References
     ----------
@@ -399,11 +401,11 @@ def _unscale_domain(res: "DomainMomentsResult | None", scale: float):
 # --------------------------------------------------------------------------- AUC bound of two samples
 @dataclass(frozen=True)
 class AUCBoundResult:
-    r"""The AUC bounds of an inlier and an outlier score sample (see :func:`auc_bound`).
+    r"""The AUC bounds of an inlier and an outlier score sample (see `auc_bound`).
 
-    .. math::
-
-        B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2}
+    \[
+    B = \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2}
+    \]
 
     Attributes
     ----------
@@ -418,7 +420,7 @@ class AUCBoundResult:
     npd : float
         AutoUAD's NPD with ``npd_eps``.
     mu_delta_sign : int
-        Sign of :math:`\mu_\Delta` (+1, 0, −1); the bounds hold for +1.
+        Sign of \(\mu_\Delta\) (+1, 0, −1); the bounds hold for +1.
     empirical_auc : float
         AUROC of outliers vs inliers (ties ½), unweighted.
     n_in, n_out : int
@@ -429,7 +431,7 @@ class AUCBoundResult:
 
     See Also
     --------
-    auc_bound
+    - [`auc_bound`][auditad.selection.bounds.auc_bound]
 
     References
     ----------
@@ -476,16 +478,16 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
               npd_eps: float = 0.0) -> AUCBoundResult:
     r"""AUC lower bounds (Eq. 1, App. A.1), NPD and empirical AUC of two score samples.
 
-    .. math::
-
-        \mathrm{AUC} \ge \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2}
-        \ge \frac{\mu_\Delta^2}{(\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2}\qquad(\mu_\Delta > 0)
+    \[
+    \mathrm{AUC} \ge \frac{\mu_\Delta^2}{\mathrm{Var}(z_{out}) + \mathrm{Var}(z_{in}) + \mu_\Delta^2}
+    \ge \frac{\mu_\Delta^2}{(\sigma_{out} + \sigma_{in})^2 + \mu_\Delta^2}\qquad(\mu_\Delta > 0)
+    \]
 
     With ``lam`` and domain labels the moments follow Eqs. 4–6: the variances
     are domain mixtures and
-    :math:`\mu_\Delta = \sum_g w_g (E_g[z_{out}] - E_g[z_{in}])` (Eq. 6). When
+    \(\mu_\Delta = \sum_g w_g (E_g[z_{out}] - E_g[z_{in}])\) (Eq. 6). When
     only ``domain_in`` is given the outlier moments are pooled and
-    :math:`\mu_\Delta = E[z_{out}] - \sum_g w_g E_g[z_{in}]`.
+    \(\mu_\Delta = E[z_{out}] - \sum_g w_g E_g[z_{in}]\).
 
     Parameters
     ----------
@@ -494,7 +496,8 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
     domain_in, domain_out : array-like, optional
         Domain labels of the scores.
     lam : None, "empirical", float or mapping
-        None: pooled moments. Otherwise the domain weighting of :func:`domain_moments`.
+        None: pooled moments. Otherwise the domain weighting of
+        [`domain_moments`][auditad.selection.bounds.domain_moments].
     source : str, optional
         Source domain for a float ``lam``.
     npd_eps : float, default 0
@@ -514,22 +517,24 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
     Notes
     -----
     With population moments the empirical AUC (ties ½) of two finite samples
-    is at least the bound whenever :math:`\mu_\Delta > 0`. Scores beyond
+    is at least the bound whenever \(\mu_\Delta > 0\). Scores beyond
     about 1e120 (or below 1e-120) in magnitude are divided by a power of two
     before the moments are taken: the bounds are scale invariant and the
     division is exact, so nothing overflows.
 
     See Also
     --------
-    bound_from_moments, npd_from_moments, domain_moments,
-    auditad.selection.estimate_candidate
+    - [`bound_from_moments`][auditad.selection.bounds.bound_from_moments]
+    - [`npd_from_moments`][auditad.selection.bounds.npd_from_moments]
+    - [`domain_moments`][auditad.selection.bounds.domain_moments]
+    - [`auditad.selection.estimate_candidate`][auditad.selection.estimate_candidate]
 
     References
     ----------
     1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
        Performance from Embedding-Space Geometry?", Eq. 1, Eqs. 4–6 and App. A.1.
     2. Cantelli's inequality: for a random variable X with mean μ and
-       variance σ², :math:`P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)` for t > 0.
+       variance σ², \(P(X - \mu \le -t) \le \sigma^2/(\sigma^2 + t^2)\) for t > 0.
     3. W. Dai and J. Fan, "AutoUAD: Hyper-parameter Optimization for
        Unsupervised Anomaly Detection", ICLR 2025.
 
@@ -595,11 +600,11 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
 # --------------------------------------------------------------------------- local intrinsic dimension
 @dataclass(frozen=True)
 class LIDResult:
-    r"""Local intrinsic dimension of every point and its aggregate (see :func:`local_intrinsic_dimension`).
+    r"""Local intrinsic dimension of every point and its aggregate (see `local_intrinsic_dimension`).
 
-    .. math::
-
-        \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
+    \[
+    \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
+    \]
 
     Attributes
     ----------
@@ -626,7 +631,7 @@ class LIDResult:
 
     See Also
     --------
-    local_intrinsic_dimension
+    - [`local_intrinsic_dimension`][auditad.selection.bounds.local_intrinsic_dimension]
 
     References
     ----------
@@ -673,17 +678,17 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
                               n_jobs: int | None = None, random_state=None, recall_sample: int = 0) -> LIDResult:
     r"""Levina–Bickel MLE of the local intrinsic dimension, aggregated MacKay–Ghahramani style.
 
-    .. math::
+    \[
+    \hat m(x) = \Big[\frac{1}{k-1}\sum_{j=1}^{k-1} \log\frac{T_k(x)}{T_j(x)}\Big]^{-1},\qquad
+    \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
+    \]
 
-        \hat m(x) = \Big[\frac{1}{k-1}\sum_{j=1}^{k-1} \log\frac{T_k(x)}{T_j(x)}\Big]^{-1},\qquad
-        \bar m = \Big[\frac1n \sum_x \hat m(x)^{-1}\Big]^{-1}
-
-    with :math:`T_j(x)` the distance from x to its j-th nearest *other* point
+    with \(T_j(x)\) the distance from x to its j-th nearest *other* point
     (the Levina–Bickel MLE, aggregated as MacKay and Ghahramani propose; in
-    the selection paper, Sec. 3.2, the heterogeneity of :math:`\hat m`
+    the selection paper, Sec. 3.2, the heterogeneity of \(\hat m\)
     explains inlier-score variance).
-    A point with :math:`T_1 = 0` (a duplicate) has an undefined estimate (nan,
-    :class:`~auditad.errors.UndefinedValueWarning`) and is left out of the
+    A point with \(T_1 = 0\) (a duplicate) has an undefined estimate (nan,
+    [`UndefinedValueWarning`][auditad.errors.UndefinedValueWarning]) and is left out of the
     aggregate and of the spread.
 
     Parameters
@@ -693,7 +698,7 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
         Neighbours per point, ``2 <= k < n``.
     metric : {"euclidean", "cosine"}, default "euclidean"
     backend : {"auto", "exact", "approximate"}, default "auto"
-        kNN backend of :func:`auditad.neighbors.kneighbors` (``"auto"``:
+        kNN backend of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors] (``"auto"``:
         exact below its cost threshold, pynndescent above).
     n_jobs : int, optional
         Threads of the exact search.
@@ -719,7 +724,8 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
 
     See Also
     --------
-    auditad.selection.scoring.knn_scores : the kNN scores whose variance the heterogeneity explains.
+    - [`auditad.selection.scoring.knn_scores`][auditad.selection.scoring.knn_scores]: the kNN scores whose variance the
+      heterogeneity explains.
 
     References
     ----------

@@ -1,6 +1,6 @@
 """The choice lists of anomaly-free model selection, declared once.
 
-Every setting of :func:`auditad.selection.run_selection` and of the data
+Every setting of [`auditad.selection.run_selection`][auditad.selection.run_selection] and of the data
 model that takes one of a fixed set of values reads its list from here, and
 so should the configuration file, the command line, the JSON Schema and the
 documentation (instead of retyping the values).
@@ -67,11 +67,11 @@ PROBE_ESTIMATORS = ESTIMATOR_KINDS[1:]
 DEFAULT_ESTIMATORS = ("inlier_variance", "auc_bound", "pseudo_auc")
 #: candidate attributes that can split the candidates into separate selection pools
 POOL_BY = ("scoring", "family", "embedding", "pooling", "metric", "ldn_form")
-#: grouping columns of :meth:`SelectionResult.summary_frame`
+#: grouping columns of `SelectionResult.summary_frame`
 SUMMARY_BY = ("split", "pool", "group")
-#: criteria of :meth:`SelectionResult.best` (regret is minimised, the others maximised)
+#: criteria of `SelectionResult.best` (regret is minimised, the others maximised)
 BEST_CRITERIA = ("regret", "rho_rank", "a_pair")
 #: baseline selectors reported next to the estimators
 BASELINES = ("oracle", "random", "fixed")
-#: values of :attr:`SelectionTask.split`
+#: values of `SelectionTask.split`
 SPLITS = ("development", "evaluation")

@@ -5,7 +5,7 @@ normal reference data, optionally a labelled test set and an auxiliary pool
 of other normals) and a set of candidate systems (an embedding, optionally a
 sequence pooling, and a kNN/LDN scoring), as in K. Wilkinghoff and Z.-H. Tan,
 "Can We Predict Anomaly Detection Performance from Embedding-Space
-Geometry?", Sec. 5. Files on disk are read by :func:`auditad.manifest.load_manifest`.
+Geometry?", Sec. 5. Files on disk are read by [`auditad.manifest.load_manifest`][auditad.manifest.load_manifest].
 """
 
 from __future__ import annotations
@@ -29,38 +29,38 @@ __all__ = ["Candidate", "TaskEmbeddings", "SelectionTask", "SelectionBenchmark"]
 class Candidate:
     r"""A candidate system: an embedding (by name), an optional sequence pooling and a scoring function.
 
-    The candidate scores a sample :math:`x` of a task against the task's
-    reference set :math:`R` in its embedding (pooled first when ``pooling``
+    The candidate scores a sample \(x\) of a task against the task's
+    reference set \(R\) in its embedding (pooled first when ``pooling``
     is set):
 
-    .. math::
+    \[
+    z(x) = \log d_k(x; R) \quad(\text{knn}),\qquad
+    \tilde z(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)} \quad(\text{ldn, reference form})
+    \]
 
-        z(x) = \log d_k(x; R) \quad(\text{knn}),\qquad
-        \tilde z(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)} \quad(\text{ldn, reference form})
-
-    (see :class:`auditad.selection.scoring.KNNScorer` for the query form).
+    (see [`auditad.selection.scoring.KNNScorer`][auditad.selection.scoring.KNNScorer] for the query form).
 
     Parameters
     ----------
     name : str
         Unique name of the candidate.
     embedding : str
-        Key of the embeddings in every task (:attr:`SelectionTask.embeddings`).
+        Key of the embeddings in every task (`SelectionTask.embeddings`).
     pooling : str, optional
         Pooling spec (``"mean"``, ``"max"``, ``"gem:3"``, ``"rdp:2"``, see
-        :data:`~auditad.selection.POOLING_METHODS`) for sequence embeddings
+        `POOLING_METHODS`) for sequence embeddings
         (n, T, d); must be None for (n, d) embeddings. Stored canonically
         (``"gem:3"`` for ``"GeM:3.0"``).
     scoring : {"knn", "ldn"}, default "knn"
-        :data:`~auditad.selection.SCORINGS`.
+        `SCORINGS`.
     k : int, default 1
         Neighbour rank of the score (the paper's candidates use 1).
     K : int, default 2
         LDN neighbourhood size (the paper uses 2).
     ldn_form : {"reference", "query"}, default "reference"
-        :data:`~auditad.selection.LDN_FORMS`.
+        `LDN_FORMS`.
     metric : {"euclidean", "cosine"}, default "euclidean"
-        :data:`~auditad.selection.METRICS`.
+        `METRICS`.
     family : str, optional
         Representation family for figures (default: ``embedding``).
 
@@ -72,7 +72,9 @@ class Candidate:
 
     See Also
     --------
-    SelectionTask, SelectionBenchmark, auditad.selection.scoring.KNNScorer
+    - [`SelectionTask`][auditad.selection.SelectionTask]
+    - [`SelectionBenchmark`][auditad.selection.SelectionBenchmark]
+    - [`auditad.selection.scoring.KNNScorer`][auditad.selection.scoring.KNNScorer]
 
     References
     ----------
@@ -135,11 +137,11 @@ class TaskEmbeddings:
     Notes
     -----
     The arrays are checked (finite, same dimension) when the task enters a
-    :class:`SelectionBenchmark`, not here.
+    [`SelectionBenchmark`][auditad.selection.SelectionBenchmark], not here.
 
     See Also
     --------
-    SelectionTask
+    - [`SelectionTask`][auditad.selection.SelectionTask]
 
     References
     ----------
@@ -175,20 +177,21 @@ class SelectionTask:
         of the auxiliary rows.
     home : mapping, optional
         Declared home values of the metadata columns (default: most frequent in
-        the reference, see :func:`auditad.selection.pseudo.home_values`).
+        the reference, see [`auditad.selection.pseudo.home_values`][auditad.selection.pseudo.home_values]).
     split : {"development", "evaluation"}, optional
-        :data:`~auditad.selection.SPLITS`; used by the Fixed-selection baseline.
+        `SPLITS`; used by the Fixed-selection baseline.
     group : str, optional
         Dataset the task belongs to; Fixed selection is per group.
 
     Notes
     -----
-    Validation happens when the task enters a :class:`SelectionBenchmark`
+    Validation happens when the task enters a [`SelectionBenchmark`][auditad.selection.SelectionBenchmark]
     (it needs the candidates to know which embeddings must exist).
 
     See Also
     --------
-    TaskEmbeddings, SelectionBenchmark
+    - [`TaskEmbeddings`][auditad.selection.TaskEmbeddings]
+    - [`SelectionBenchmark`][auditad.selection.SelectionBenchmark]
 
     References
     ----------
@@ -242,8 +245,9 @@ class SelectionBenchmark:
 
     See Also
     --------
-    auditad.selection.run_selection, auditad.manifest.load_manifest,
-    auditad.synthetic.make_selection_benchmark
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
+    - [`auditad.manifest.load_manifest`][auditad.manifest.load_manifest]
+    - [`auditad.synthetic.make_selection_benchmark`][auditad.synthetic.make_selection_benchmark]
 
     References
     ----------

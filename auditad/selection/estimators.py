@@ -1,15 +1,15 @@
 r"""Anomaly-free estimators of one candidate system from its inlier and pseudo-outlier scores.
 
-With the leave-one-out inlier scores :math:`z_{in}` of a candidate and the
-scores :math:`z_p` of the pseudo-anomalies of probe p:
+With the leave-one-out inlier scores \(z_{in}\) of a candidate and the
+scores \(z_p\) of the pseudo-anomalies of probe p:
 
-* ``inlier_variance``: :math:`1/\mathrm{Var}(z_{in})`;
-* ``auc_bound[p]``: the Cantelli bound (Eq. 1) with the moments of :math:`z_p`;
+* ``inlier_variance``: \(1/\mathrm{Var}(z_{in})\);
+* ``auc_bound[p]``: the Cantelli bound (Eq. 1) with the moments of \(z_p\);
 * ``robust_bound[p]``: the dependence-robust bound (App. A.1);
-* ``pseudo_auc[p]``: AUROC of :math:`z_{in}` vs :math:`z_p`;
+* ``pseudo_auc[p]``: AUROC of \(z_{in}\) vs \(z_p\);
 * ``npd[p]``: AutoUAD's NPD (ranks exactly like ``auc_bound[p]``).
 
-An estimator *label* is a kind (:data:`~auditad.selection.ESTIMATOR_KINDS`),
+An estimator *label* is a kind (`ESTIMATOR_KINDS`),
 crossed with a probe for every kind but ``inlier_variance``:
 ``"pseudo_auc[diverse]"``.
 """
@@ -37,8 +37,8 @@ def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, 
     ----------
     label : str
         ``"inlier_variance"`` or ``"kind[probe]"`` with kind in
-        :data:`~auditad.selection.PROBE_ESTIMATORS` and probe in
-        :data:`~auditad.selection.PROBE_KINDS`.
+        `PROBE_ESTIMATORS` and probe in
+        `PROBE_KINDS`.
     any_probe : bool, default False
         Accept any probe name (for results computed with custom probe names).
 
@@ -56,7 +56,8 @@ def parse_estimator_label(label: str, *, any_probe: bool = False) -> tuple[str, 
 
     See Also
     --------
-    estimate_candidate, auditad.selection.pretty_label
+    - [`estimate_candidate`][auditad.selection.estimate_candidate]
+    - [`auditad.selection.pretty_label`][auditad.selection.pretty_label]
 
     References
     ----------
@@ -88,7 +89,7 @@ def check_estimator_name(name, *, name_of: str = "estimator") -> str:
     Parameters
     ----------
     name : str
-        A kind from :data:`~auditad.selection.ESTIMATOR_KINDS` (crossed with
+        A kind from `ESTIMATOR_KINDS` (crossed with
         every probe of the run) or a label ``kind[probe]``.
     name_of : str, default "estimator"
         How the value is named in the error message (e.g. ``"selection_estimators[1]"``).
@@ -105,7 +106,8 @@ def check_estimator_name(name, *, name_of: str = "estimator") -> str:
 
     See Also
     --------
-    parse_estimator_label, auditad.selection.run_selection
+    - [`parse_estimator_label`][auditad.selection.parse_estimator_label]
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
 
     References
     ----------
@@ -129,19 +131,19 @@ def check_estimator_name(name, *, name_of: str = "estimator") -> str:
 
 @dataclass(frozen=True)
 class CandidateEstimates:
-    r"""Anomaly-free estimators of one candidate system (see :func:`estimate_candidate`).
+    r"""Anomaly-free estimators of one candidate system (see `estimate_candidate`).
 
-    .. math::
-
-        \widehat V = \frac{1}{\mathrm{Var}(z_{in})},\qquad
-        \widehat B_p = \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2}
+    \[
+    \widehat V = \frac{1}{\mathrm{Var}(z_{in})},\qquad
+    \widehat B_p = \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2}
+    \]
 
     Attributes
     ----------
     inlier_mean, inlier_var : float
         Mean and population variance of the inlier (leave-one-out) scores.
     inlier_variance : float
-        The estimator :math:`1/\mathrm{Var}(z_{in})` (∞ for constant scores).
+        The estimator \(1/\mathrm{Var}(z_{in})\) (∞ for constant scores).
     n_inlier : int
         Number of inlier scores.
     probes : tuple of dict
@@ -151,7 +153,7 @@ class CandidateEstimates:
 
     See Also
     --------
-    estimate_candidate
+    - [`estimate_candidate`][auditad.selection.estimate_candidate]
 
     References
     ----------
@@ -197,7 +199,7 @@ class CandidateEstimates:
         raise InvalidInputError(f"no probe {probe!r} in these estimates (have {[r['probe'] for r in self.probes]})")
 
     def to_frame(self):
-        """One row per probe with the inlier statistics repeated (a :class:`pandas.DataFrame`)."""
+        """One row per probe with the inlier statistics repeated (a `pandas.DataFrame`)."""
         import pandas as pd
 
         rows = [dict(row, inlier_mean=self.inlier_mean, inlier_var=self.inlier_var,
@@ -217,16 +219,16 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
                        lam=None, source=None, npd_eps: float = 0.0) -> CandidateEstimates:
     r"""Anomaly-free estimators of one candidate from its inlier and pseudo-outlier scores.
 
-    .. math::
+    \[
+    \widehat{V} = \frac{1}{\mathrm{Var}(z_{in})},\qquad
+    \widehat{B}_p = \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2},\qquad
+    \widehat{\mathrm{AUC}}_p = \mathrm{AUROC}(z_{in}\ \text{vs}\ z_p)
+    \]
 
-        \widehat{V} = \frac{1}{\mathrm{Var}(z_{in})},\qquad
-        \widehat{B}_p = \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2},\qquad
-        \widehat{\mathrm{AUC}}_p = \mathrm{AUROC}(z_{in}\ \text{vs}\ z_p)
-
-    with :math:`z_p` the scores of the pseudo-anomalies of probe p and
-    :math:`\mu_{\Delta,p} = E[z_p] - E[z_{in}]`; also the robust bound
-    :math:`\mu_{\Delta,p}^2/((\sigma_p + \sigma_{in})^2 + \mu_{\Delta,p}^2)` and
-    NPD :math:`\mu_{\Delta,p}^2/(2(\mathrm{Var}(z_p) + \mathrm{Var}(z_{in})) + \varepsilon)`.
+    with \(z_p\) the scores of the pseudo-anomalies of probe p and
+    \(\mu_{\Delta,p} = E[z_p] - E[z_{in}]\); also the robust bound
+    \(\mu_{\Delta,p}^2/((\sigma_p + \sigma_{in})^2 + \mu_{\Delta,p}^2)\) and
+    NPD \(\mu_{\Delta,p}^2/(2(\mathrm{Var}(z_p) + \mathrm{Var}(z_{in})) + \varepsilon)\).
     Moments are population moments (ddof = 0).
 
     Parameters
@@ -239,7 +241,7 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
         Domain of each inlier score, for a domain-weighted inlier moment.
     lam : None, "empirical", float or mapping
         Domain weighting of the inlier moments (Eqs. 4–6, see
-        :func:`auditad.selection.bounds.auc_bound`).
+        [`auditad.selection.bounds.auc_bound`][auditad.selection.bounds.auc_bound]).
     source : str, optional
         Source domain for a float ``lam``.
     npd_eps : float, default 0
@@ -257,8 +259,10 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
 
     See Also
     --------
-    auditad.selection.bounds.auc_bound : the moments, bounds and empirical AUC of two samples.
-    auditad.selection.run_selection : the estimators of every candidate of a benchmark, judged.
+    - [`auditad.selection.bounds.auc_bound`][auditad.selection.bounds.auc_bound]: the moments, bounds and empirical AUC
+      of two samples.
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]: the estimators of every candidate of a
+      benchmark, judged.
 
     References
     ----------

@@ -1,12 +1,12 @@
-r"""Judging estimators across tasks: Spearman's :math:`\rho_{rank}`, pairwise accuracy, regret, baselines, bootstrap.
+r"""Judging estimators across tasks: Spearman's \(\rho_{rank}\), pairwise accuracy, regret, baselines, bootstrap.
 
 Per *selection unit* (a task, or a task × a candidate pool) with known true
-AUCs :math:`a` of the candidates and estimates :math:`e`:
+AUCs \(a\) of the candidates and estimates \(e\):
 
-* :func:`rank_correlation`: Spearman's :math:`\rho_{rank}` (0 when either is constant);
-* :func:`pairwise_accuracy`: :math:`A_{pair}`, the share of candidate pairs with
+* [`rank_correlation`][auditad.selection.rank_correlation]: Spearman's \(\rho_{rank}\) (0 when either is constant);
+* [`pairwise_accuracy`][auditad.selection.pairwise_accuracy]: \(A_{pair}\), the share of candidate pairs with
   different true AUC that the estimator orders the same way (ties ½);
-* :func:`regret`: :math:`R = \mathrm{AUC}_{best} - \mathrm{AUC}_{selected}`.
+* [`regret`][auditad.selection.regret]: \(R = \mathrm{AUC}_{best} - \mathrm{AUC}_{selected}\).
 
 Baselines: Oracle (R = 0), Random selection (expected R = best − mean, ρ = 0,
 A_pair = ½) and Fixed selection (per group of tasks, the candidate with the
@@ -37,14 +37,14 @@ def _clean(estimates, aucs):
 
 
 def rank_correlation(estimates, aucs) -> float:
-    r"""Spearman's :math:`\rho_{rank}` between estimates and true AUCs.
+    r"""Spearman's \(\rho_{rank}\) between estimates and true AUCs.
 
-    .. math::
+    \[
+    \rho_{rank} = \frac{\sum_i (r^e_i - \bar r^e)(r^a_i - \bar r^a)}
+    {\sqrt{\sum_i (r^e_i - \bar r^e)^2 \sum_i (r^a_i - \bar r^a)^2}}
+    \]
 
-        \rho_{rank} = \frac{\sum_i (r^e_i - \bar r^e)(r^a_i - \bar r^a)}
-        {\sqrt{\sum_i (r^e_i - \bar r^e)^2 \sum_i (r^a_i - \bar r^a)^2}}
-
-    with :math:`r^e, r^a` the average ranks (ties share their mean rank);
+    with \(r^e, r^a\) the average ranks (ties share their mean rank);
     0 when either vector is constant (the paper's convention for constant
     predictions). nan estimates rank last (tied with each other).
 
@@ -67,7 +67,9 @@ def rank_correlation(estimates, aucs) -> float:
 
     See Also
     --------
-    pairwise_accuracy, regret, scipy.stats.spearmanr
+    - [`pairwise_accuracy`][auditad.selection.pairwise_accuracy]
+    - [`regret`][auditad.selection.regret]
+    - `scipy.stats.spearmanr`
 
     References
     ----------
@@ -95,13 +97,13 @@ def rank_correlation(estimates, aucs) -> float:
 
 
 def pairwise_accuracy(estimates, aucs) -> float:
-    r"""Pairwise ranking accuracy :math:`A_{pair}`.
+    r"""Pairwise ranking accuracy \(A_{pair}\).
 
-    .. math::
-
-        A_{pair} = \frac{1}{|P|}\sum_{(i,j)\in P} \Big(\mathbb 1[\operatorname{sign}(e_i - e_j)
-        = \operatorname{sign}(a_i - a_j)] + \tfrac12\,\mathbb 1[e_i = e_j]\Big),
-        \quad P = \{i<j: a_i \ne a_j\}
+    \[
+    A_{pair} = \frac{1}{|P|}\sum_{(i,j)\in P} \Big(\mathbb 1[\operatorname{sign}(e_i - e_j)
+    = \operatorname{sign}(a_i - a_j)] + \tfrac12\,\mathbb 1[e_i = e_j]\Big),
+    \quad P = \{i<j: a_i \ne a_j\}
+    \]
 
     nan estimates rank last (tied with each other).
 
@@ -124,7 +126,8 @@ def pairwise_accuracy(estimates, aucs) -> float:
 
     See Also
     --------
-    rank_correlation, regret
+    - [`rank_correlation`][auditad.selection.rank_correlation]
+    - [`regret`][auditad.selection.regret]
 
     References
     ----------
@@ -158,9 +161,9 @@ def _selected_auc(e: np.ndarray, a: np.ndarray) -> float:
 def regret(estimates, aucs) -> float:
     r"""Regret of selecting the candidate with the largest estimate.
 
-    .. math::
-
-        R = \max_i a_i - \frac{1}{|T|}\sum_{i\in T} a_i,\qquad T = \arg\max_i e_i
+    \[
+    R = \max_i a_i - \frac{1}{|T|}\sum_{i\in T} a_i,\qquad T = \arg\max_i e_i
+    \]
 
     Ties for the largest estimate select uniformly among the tied candidates
     (their mean AUC is the expected selected AUC). nan estimates are never
@@ -185,7 +188,8 @@ def regret(estimates, aucs) -> float:
 
     See Also
     --------
-    rank_correlation, pairwise_accuracy
+    - [`rank_correlation`][auditad.selection.rank_correlation]
+    - [`pairwise_accuracy`][auditad.selection.pairwise_accuracy]
 
     References
     ----------
@@ -206,9 +210,9 @@ def regret(estimates, aucs) -> float:
 def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng) -> dict:
     """Assemble the tables of a run, judge estimators and baselines per selection unit, bootstrap differences.
 
-    Shared internal step of :func:`auditad.selection.run_selection`: ``outputs``
+    Shared internal step of [`auditad.selection.run_selection`][auditad.selection.run_selection]: ``outputs``
     are the per-(task, candidate) dicts of its workers. Returns the rows of
-    :class:`auditad.selection.SelectionResult` (``candidates``, ``probes``,
+    [`auditad.selection.SelectionResult`][auditad.selection.SelectionResult] (``candidates``, ``probes``,
     ``estimates``, ``units``, ``bootstrap``) plus ``selectors`` and ``n_units``.
     """
     tasks = {t.name: t for t in bench.tasks}
@@ -310,7 +314,7 @@ def paired_bootstrap(units, selectors, n_boot, rng) -> list:
     r"""Paired bootstrap over units of differences in selected AUC (percentile 95 % CI).
 
     For every pair of selectors (a, b) other than the Oracle, the differences
-    :math:`d_u = \mathrm{AUC}_a(u) - \mathrm{AUC}_b(u)` over the units both
+    \(d_u = \mathrm{AUC}_a(u) - \mathrm{AUC}_b(u)\) over the units both
     judged are resampled with replacement ``n_boot`` times; the CI is the
     2.5 % and 97.5 % quantiles of the resampled means.
     """

@@ -5,8 +5,8 @@ from Embedding-Space Geometry?" (Sec. 4.1 and 5.4).
 
 Pseudo-anomalies stand in for the unknown outlier distribution when a
 candidate system is judged without anomalous data. Every construction is
-seeded and returns a :class:`PseudoAnomalies` that says how many samples it
-made and from what.
+seeded and returns a [`PseudoAnomalies`][auditad.selection.pseudo.PseudoAnomalies] that says how many samples it made
+and from what.
 
 =================  ===============================================================
 kind               construction
@@ -90,7 +90,7 @@ class PseudoAnomalies:
     Attributes
     ----------
     kind : str
-        One of :data:`PROBE_KINDS`.
+        One of `PROBE_KINDS`.
     X : ndarray or None
         Generated samples: (m, d) embeddings, or (m, T, d) sequences for
         ``sequence`` / ``element`` (pool them like the candidate's references).
@@ -109,7 +109,8 @@ class PseudoAnomalies:
 
     See Also
     --------
-    make_probe, diverse_probe
+    - [`make_probe`][auditad.selection.pseudo.make_probe]
+    - [`diverse_probe`][auditad.selection.pseudo.diverse_probe]
 
     References
     ----------
@@ -196,12 +197,10 @@ class PseudoAnomalies:
         return out
 
     def to_frame(self):
-        """One-row tidy frame of :meth:`summary`."""
+        """One-row tidy frame of [`summary`][auditad.selection.pseudo.PseudoAnomalies.summary]."""
         import pandas as pd
 
-        row = self.summary()
-        row["parts"] = "+".join(self.parts)
-        return pd.DataFrame([row])
+        return pd.DataFrame([{**self.summary(), "parts": "+".join(self.parts)}])
 
 
 # --------------------------------------------------------------------------- generated probes
@@ -212,9 +211,9 @@ def _n_out(n, n_ref):
 def random_probe(reference, *, n: int | None = None, random_state=None) -> PseudoAnomalies:
     r"""Random pseudo-anomalies drawn from a standard normal distribution.
 
-    .. math::
-
-        \tilde x_i \sim \mathcal N(0, I_d),\qquad i = 1, \dots, n
+    \[
+    \tilde x_i \sim \mathcal N(0, I_d),\qquad i = 1, \dots, n
+    \]
 
     Parameters
     ----------
@@ -235,7 +234,8 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
 
     See Also
     --------
-    feature_probe, make_probe
+    - [`feature_probe`][auditad.selection.pseudo.feature_probe]
+    - [`make_probe`][auditad.selection.pseudo.make_probe]
 
     References
     ----------
@@ -258,9 +258,9 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
 def feature_probe(reference, *, n: int | None = None, random_state=None) -> PseudoAnomalies:
     r"""Feature pseudo-anomalies: each dimension copied from a randomly chosen reference embedding.
 
-    .. math::
-
-        \tilde x_{ij} = r_{u_{ij},\,j},\qquad u_{ij} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
+    \[
+    \tilde x_{ij} = r_{u_{ij},\,j},\qquad u_{ij} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
+    \]
 
     Every dimension of every pseudo-anomaly is copied from the same dimension of
     a reference embedding chosen uniformly at random (with replacement),
@@ -285,7 +285,9 @@ def feature_probe(reference, *, n: int | None = None, random_state=None) -> Pseu
 
     See Also
     --------
-    random_probe, diverse_probe, make_probe
+    - [`random_probe`][auditad.selection.pseudo.random_probe]
+    - [`diverse_probe`][auditad.selection.pseudo.diverse_probe]
+    - [`make_probe`][auditad.selection.pseudo.make_probe]
 
     References
     ----------
@@ -320,12 +322,12 @@ def _skipped(kind: str, reason: str, *, warn: bool = True) -> PseudoAnomalies:
 def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: bool = True) -> PseudoAnomalies:
     r"""Sequence pseudo-anomalies built from frames of different reference sequences (before pooling).
 
-    .. math::
+    \[
+    \tilde s_{i,t} = s_{u_{it},\,t},\qquad u_{it} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
+    \]
 
-        \tilde s_{i,t} = s_{u_{it},\,t},\qquad u_{it} \sim \mathcal U\{1, \dots, n_{ref}\}\ \text{i.i.d.}
-
-    Frame t of pseudo-sequence i is frame t of reference sequence :math:`u_{it}`,
-    :math:`u_{it}` uniform and independent; when all frames of a pseudo-sequence
+    Frame t of pseudo-sequence i is frame t of reference sequence \(u_{it}\),
+    \(u_{it}\) uniform and independent; when all frames of a pseudo-sequence
     happen to come from one sequence, its first frame is re-drawn from another
     one (each pseudo-sequence mixes at least two samples). Needs T >= 2 and at
     least 2 reference sequences; otherwise the probe is skipped.
@@ -337,7 +339,7 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
         Number of pseudo-sequences (default: one per reference sequence).
     random_state : None, int or Generator
     warn : bool, default True
-        Warn (:class:`~auditad.errors.SkippedItemWarning`) when skipped.
+        Warn ([`SkippedItemWarning`][auditad.errors.SkippedItemWarning]) when skipped.
 
     Returns
     -------
@@ -351,7 +353,8 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
 
     See Also
     --------
-    element_probe, auditad.selection.scoring.pool_sequences
+    - [`element_probe`][auditad.selection.pseudo.element_probe]
+    - [`auditad.selection.scoring.pool_sequences`][auditad.selection.scoring.pool_sequences]
 
     References
     ----------
@@ -388,10 +391,10 @@ def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_st
                   warn: bool = True) -> PseudoAnomalies:
     r"""Element pseudo-anomalies: reference sequences with single frames exchanged (before pooling).
 
-    .. math::
-
-        \tilde s_{i,t} = \begin{cases} s_{j_{it},\,\tau_{it}} & t \in P_i \\ s_{i,t} & \text{otherwise}
-        \end{cases},\qquad |P_i| = n_{swap},\ j_{it} \ne i
+    \[
+    \tilde s_{i,t} = \begin{cases} s_{j_{it},\,\tau_{it}} & t \in P_i \\ s_{i,t} & \text{otherwise}
+    \end{cases},\qquad |P_i| = n_{swap},\ j_{it} \ne i
+    \]
 
     Pseudo-sequence i is a copy of reference sequence i (i cycles through the
     reference when ``n`` exceeds its size) in which ``n_swap`` distinct frame
@@ -420,7 +423,8 @@ def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_st
 
     See Also
     --------
-    sequence_probe, auditad.selection.scoring.pool_sequences
+    - [`sequence_probe`][auditad.selection.pseudo.sequence_probe]
+    - [`auditad.selection.scoring.pool_sequences`][auditad.selection.scoring.pool_sequences]
 
     References
     ----------
@@ -464,7 +468,7 @@ def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
     Parameters
     ----------
     meta : mapping or None
-        Column name (one of :data:`META_KEYS`) -> 1-D integer or string labels.
+        Column name (one of `META_KEYS`) -> 1-D integer or string labels.
     n : int
         Number of rows the labels must have.
     name : str
@@ -482,12 +486,8 @@ def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
 
     See Also
     --------
-    home_values, cross_probe
-
-    References
-    ----------
-    1. K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection
-       Performance from Embedding-Space Geometry?", Sec. 4.1 (domain, class and attribute metadata).
+    - [`home_values`][auditad.selection.pseudo.home_values]
+    - [`cross_probe`][auditad.selection.pseudo.cross_probe]
 
     Examples
     --------
@@ -517,9 +517,9 @@ def check_metadata(meta, n: int, *, name: str) -> dict[str, np.ndarray]:
 def home_values(reference_meta: Mapping[str, np.ndarray], home: Mapping[str, object] | None = None) -> dict[str, str]:
     r"""Home value of each metadata column: the declared one, else the reference's most frequent (ties: smallest).
 
-    .. math::
-
-        h_c = \min\,\arg\max_v \#\{i : m_{c,i} = v\}
+    \[
+    h_c = \min\,\arg\max_v \#\{i : m_{c,i} = v\}
+    \]
 
     Parameters
     ----------
@@ -538,7 +538,7 @@ def home_values(reference_meta: Mapping[str, np.ndarray], home: Mapping[str, obj
 
     See Also
     --------
-    cross_probe
+    - [`cross_probe`][auditad.selection.pseudo.cross_probe]
 
     References
     ----------
@@ -580,11 +580,11 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
     the home value; for domain and attribute the sample must also share the home
     class when classes are known (otherwise it would be a cross-class sample).
     A probe with no eligible sample is returned with ``skipped=True`` and a
-    :class:`~auditad.errors.SkippedItemWarning` (not an exception).
+    [`SkippedItemWarning`][auditad.errors.SkippedItemWarning] (not an exception).
 
-    .. math::
-
-        P_c = \{i \in R \cup A : m_{c,i} \ne h_c \wedge (c = \text{class} \vee m_{\text{class},i} = h_{\text{class}})\}
+    \[
+    P_c = \{i \in R \cup A : m_{c,i} \ne h_c \wedge (c = \text{class} \vee m_{\text{class},i} = h_{\text{class}})\}
+    \]
 
     Parameters
     ----------
@@ -594,7 +594,7 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
     n_reference, n_auxiliary : int, optional
         Sizes of the two pools (default: the length of their metadata).
     home : mapping, optional
-        Declared home values (default: see :func:`home_values`).
+        Declared home values (default: see [`home_values`][auditad.selection.pseudo.home_values]).
     warn : bool, default True
         Warn when the probe is skipped.
 
@@ -610,7 +610,9 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
 
     See Also
     --------
-    home_values, diverse_probe, make_probe
+    - [`home_values`][auditad.selection.pseudo.home_values]
+    - [`diverse_probe`][auditad.selection.pseudo.diverse_probe]
+    - [`make_probe`][auditad.selection.pseudo.make_probe]
 
     References
     ----------
@@ -655,10 +657,10 @@ def _meta_len(meta) -> int:
 def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
     r"""Diverse pseudo-anomalies: the concatenation of the given (non-skipped) probes.
 
-    .. math::
-
-        P_{\text{diverse}} = P_{\text{feature}} \sqcup P_{\text{cross-domain}} \sqcup
-        P_{\text{cross-class}} \sqcup P_{\text{cross-attribute}}
+    \[
+    P_{\text{diverse}} = P_{\text{feature}} \sqcup P_{\text{cross-domain}} \sqcup
+    P_{\text{cross-class}} \sqcup P_{\text{cross-attribute}}
+    \]
 
     The paper's Diverse set concatenates Feature, Cross-Domain, Cross-Class and
     Cross-Attribute; skipped parts are left out and named in ``source``.
@@ -680,7 +682,9 @@ def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
 
     See Also
     --------
-    feature_probe, cross_probe, make_probe
+    - [`feature_probe`][auditad.selection.pseudo.feature_probe]
+    - [`cross_probe`][auditad.selection.pseudo.cross_probe]
+    - [`make_probe`][auditad.selection.pseudo.make_probe]
 
     References
     ----------
@@ -727,7 +731,7 @@ def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None
     Parameters
     ----------
     kind : str
-        One of :data:`PROBE_KINDS`.
+        One of `PROBE_KINDS`.
     reference : array-like of shape (n, d), optional
     sequences : array-like of shape (n, T, d), optional
     reference_meta, auxiliary_meta : mapping, optional
@@ -750,7 +754,12 @@ def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None
 
     See Also
     --------
-    random_probe, feature_probe, sequence_probe, element_probe, cross_probe, diverse_probe
+    - [`random_probe`][auditad.selection.pseudo.random_probe]
+    - [`feature_probe`][auditad.selection.pseudo.feature_probe]
+    - [`sequence_probe`][auditad.selection.pseudo.sequence_probe]
+    - [`element_probe`][auditad.selection.pseudo.element_probe]
+    - [`cross_probe`][auditad.selection.pseudo.cross_probe]
+    - [`diverse_probe`][auditad.selection.pseudo.diverse_probe]
 
     References
     ----------

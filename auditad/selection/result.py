@@ -1,11 +1,13 @@
 r"""The result of anomaly-free model selection and the display names of its selectors.
 
-:class:`SelectionResult` keeps every per-item table of a run (one row per
+[`SelectionResult`][auditad.selection.SelectionResult] keeps every per-item table of a run (one row per
 task × candidate, per probe, per estimate, per selection unit × selector) and
-derives the summaries on demand: :meth:`SelectionResult.summary_frame` (means
+derives the summaries on demand: [`SelectionResult.summary_frame`][auditad.selection.SelectionResult.summary_frame]
+(means
 over units, like Table 1 of K. Wilkinghoff and Z.-H. Tan, "Can We Predict
 Anomaly Detection Performance from Embedding-Space Geometry?"),
-:meth:`SelectionResult.selector_summary` and :meth:`SelectionResult.best`.
+[`SelectionResult.selector_summary`][auditad.selection.SelectionResult.selector_summary] and
+[`SelectionResult.best`][auditad.selection.SelectionResult.best].
 """
 
 from __future__ import annotations
@@ -39,20 +41,21 @@ class SelectorSummary:
         Selector label: a baseline (``"oracle"``, ``"random"``, ``"fixed"``) or
         an estimator label such as ``"pseudo_auc[diverse]"``.
     name : str
-        Display name (:func:`pretty_label`).
+        Display name ([`pretty_label`][auditad.selection.pretty_label]).
     kind : str
         Estimator kind or baseline name.
     probe : str or None
         Probe of the estimator (None for ``inlier_variance`` and the baselines).
     rho_rank, a_pair, regret : float
-        Means over the judged units of :math:`\rho_{rank}`, :math:`A_{pair}` and
+        Means over the judged units of \(\rho_{rank}\), \(A_{pair}\) and
         regret (nan when undefined on every unit, e.g. ρ of Fixed selection).
     n_units : int
         Number of units on which the selector was judged.
 
     See Also
     --------
-    SelectionResult.selector_summary, SelectionResult.best
+    - [`SelectionResult.selector_summary`][auditad.selection.SelectionResult.selector_summary]
+    - [`SelectionResult.best`][auditad.selection.SelectionResult.best]
 
     References
     ----------
@@ -82,17 +85,17 @@ class SelectorSummary:
 
 @dataclass(frozen=True)
 class SelectionResult:
-    r"""Result of :func:`~auditad.selection.run_selection`: every per-item table, summaries on demand.
+    r"""Result of [`run_selection`][auditad.selection.run_selection]: every per-item table, summaries on demand.
 
-    Per selection unit :math:`u` (a task, or a task × a candidate pool) and
-    selector :math:`s` the run stores :math:`\rho_{rank}(s, u)`,
-    :math:`A_{pair}(s, u)` and the regret
-    :math:`R(s, u) = \mathrm{AUC}_{best}(u) - \mathrm{AUC}_{selected}(s, u)`;
+    Per selection unit \(u\) (a task, or a task × a candidate pool) and
+    selector \(s\) the run stores \(\rho_{rank}(s, u)\),
+    \(A_{pair}(s, u)\) and the regret
+    \(R(s, u) = \mathrm{AUC}_{best}(u) - \mathrm{AUC}_{selected}(s, u)\);
     the summaries are the means over the units on which a value is defined,
 
-    .. math::
-
-        \bar R(s) = \frac{1}{|U_s|}\sum_{u\in U_s} R(s, u).
+    \[
+    \bar R(s) = \frac{1}{|U_s|}\sum_{u\in U_s} R(s, u).
+    \]
 
     Attributes
     ----------
@@ -116,11 +119,13 @@ class SelectionResult:
     skipped : list of dict
         Probes skipped per task, with the reason.
     elapsed_seconds : float
-        Wall time of the run (not part of :meth:`to_dict`, which is reproducible).
+        Wall time of the run (not part of [`to_dict`][auditad.selection.SelectionResult.to_dict], which is
+        reproducible).
 
     See Also
     --------
-    auditad.selection.run_selection, auditad.plotting.plot_estimator_vs_auc
+    - [`auditad.selection.run_selection`][auditad.selection.run_selection]
+    - `auditad.plotting.plot_estimator_vs_auc`
 
     References
     ----------
@@ -208,7 +213,7 @@ class SelectionResult:
         Parameters
         ----------
         by : str or list of str, optional
-            Grouping columns from :data:`~auditad.selection.SUMMARY_BY`
+            Grouping columns from `SUMMARY_BY`
             (``"split"``, ``"pool"``, ``"group"``).
 
         Returns
@@ -262,7 +267,7 @@ class SelectionResult:
 
     # ------------------------------------------------------------------ derived readings
     def selector_summary(self, label: str) -> SelectorSummary:
-        """The overall judgement of one selector (a row of :meth:`summary_frame`).
+        """The overall judgement of one selector (a row of `summary_frame`).
 
         Parameters
         ----------
@@ -286,7 +291,7 @@ class SelectionResult:
         return self._summary_row(label, summary.loc[label])
 
     def selector_summaries(self) -> list:
-        """The overall judgement of every judged selector, in the order of :meth:`summary_frame`.
+        """The overall judgement of every judged selector, in the order of `summary_frame`.
 
         Returns
         -------
@@ -316,7 +321,7 @@ class SelectionResult:
         Parameters
         ----------
         criterion : {"regret", "rho_rank", "a_pair"}, default "regret"
-            :data:`~auditad.selection.BEST_CRITERIA`.
+            `BEST_CRITERIA`.
 
         Returns
         -------
@@ -364,6 +369,21 @@ class SelectionResult:
             "skipped": json_safe(self.skipped),
         }
 
+    def _repr_html_(self) -> str:
+        """Notebook display: mean rho_rank, A_pair and regret per selector (like `summary_text`)."""
+        from .._format import html_block, html_table
+
+        rows = [{"estimator": pretty_label(label), "rho_rank": r.rho_rank, "a_pair": r.a_pair, "regret": r.regret,
+                 "units": int(r.n_units)} for label, r in self.summary_frame().iterrows()]
+        best = self.best()
+        cfg = self.config
+        return html_block(f"Anomaly-free model selection on {self.benchmark}: {cfg['n_tasks']} tasks × "
+                          f"{cfg['n_candidates']} candidates, {cfg['n_units']} judged unit(s)"
+                          + (f", pools by {cfg['pool_by']}" if cfg.get("pool_by") else ""),
+                          html_table(rows, kinds={"units": "count"}),
+                          note=("best estimator (lowest mean regret): " + best.name) if best is not None else
+                          "no estimator could be judged (no task has test labels)")
+
     def summary_text(self) -> str:
         """Plain-text summary table (regret in percentage points)."""
         s = self.summary_frame()
@@ -399,7 +419,7 @@ def pretty_label(label: str) -> str:
 
     See Also
     --------
-    auditad.selection.estimators.parse_estimator_label
+    - [`auditad.selection.estimators.parse_estimator_label`][auditad.selection.parse_estimator_label]
 
     References
     ----------

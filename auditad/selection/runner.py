@@ -1,10 +1,10 @@
 r"""The runner of anomaly-free model selection: scores, pseudo-anomalies and estimators of every (task, candidate).
 
-For every task and candidate, :func:`run_selection` computes the leave-one-out
+For every task and candidate, [`run_selection`][auditad.selection.run_selection] computes the leave-one-out
 inlier scores of the reference set, the scores of the pseudo-anomalies of
-every probe and the estimators (:mod:`auditad.selection.estimators`), the
+every probe and the estimators (`auditad.selection.estimators`), the
 true AUC when the task has labelled test data, and then judges every
-estimator across the tasks (:mod:`auditad.selection.judgement`), as in
+estimator across the tasks (`auditad.selection.judgement`), as in
 K. Wilkinghoff and Z.-H. Tan, "Can We Predict Anomaly Detection Performance
 from Embedding-Space Geometry?", Sec. 5.
 """
@@ -43,38 +43,38 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     For each task and candidate: leave-one-out inlier scores of the
     reference, scores of the pseudo-anomalies of every probe, the estimators
 
-    .. math::
+    \[
+    \frac{1}{\mathrm{Var}(z_{in})},\qquad
+    \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2},\qquad
+    \mathrm{AUROC}(z_{in}\ \text{vs}\ z_p), \dots
+    \]
 
-        \frac{1}{\mathrm{Var}(z_{in})},\qquad
-        \frac{\mu_{\Delta,p}^2}{\mathrm{Var}(z_p) + \mathrm{Var}(z_{in}) + \mu_{\Delta,p}^2},\qquad
-        \mathrm{AUROC}(z_{in}\ \text{vs}\ z_p), \dots
-
-    (see :func:`~auditad.selection.estimate_candidate`) and, when test labels
+    (see [`estimate_candidate`][auditad.selection.estimate_candidate]) and, when test labels
     exist, the true AUC and the Eq. 1 bound of the true test scores. Then per
-    selection unit :math:`u`: :math:`\rho_{rank}`, :math:`A_{pair}` and the regret
-    :math:`R = \max_c \mathrm{AUC}_c - \mathrm{AUC}_{\text{selected}}`; the
+    selection unit \(u\): \(\rho_{rank}\), \(A_{pair}\) and the regret
+    \(R = \max_c \mathrm{AUC}_c - \mathrm{AUC}_{\text{selected}}\); the
     Oracle, Random and Fixed baselines; paired bootstrap CIs of differences
     in selected AUC.
 
     Parameters
     ----------
     benchmark : SelectionBenchmark
-        In memory (see :func:`auditad.manifest.load_manifest` for files,
-        :func:`auditad.synthetic.digits_benchmark` and
-        :func:`auditad.synthetic.make_selection_benchmark` for examples).
+        In memory (see [`auditad.manifest.load_manifest`][auditad.manifest.load_manifest] for files,
+        [`auditad.synthetic.digits_benchmark`][auditad.synthetic.digits_benchmark] and
+        [`auditad.synthetic.make_selection_benchmark`][auditad.synthetic.make_selection_benchmark] for examples).
     estimators : list of str, optional
-        Kinds (:data:`~auditad.selection.ESTIMATOR_KINDS`: ``"inlier_variance"``,
+        Kinds (`ESTIMATOR_KINDS`: ``"inlier_variance"``,
         ``"auc_bound"``, ``"robust_bound"``, ``"pseudo_auc"``, ``"npd"``; every
         kind but the first is crossed with every probe) or explicit labels
         such as ``"pseudo_auc[diverse]"``. Default
-        (:data:`~auditad.selection.DEFAULT_ESTIMATORS`): inlier_variance,
+        (`DEFAULT_ESTIMATORS`): inlier_variance,
         auc_bound, pseudo_auc.
     probes : list of str, optional
-        Pseudo-anomaly kinds (:data:`~auditad.selection.PROBE_KINDS`). Default:
+        Pseudo-anomaly kinds (`PROBE_KINDS`). Default:
         every kind whose metadata exists somewhere in the benchmark; sequence
         and element only when every candidate is a pooled sequence candidate.
     pool_by : str, optional
-        Candidate attribute (:data:`~auditad.selection.POOL_BY`: scoring,
+        Candidate attribute (`POOL_BY`: scoring,
         family, embedding, pooling, metric, ldn_form) that splits the
         candidates into separate selection pools (``"scoring"`` reproduces Table 1, where kNN and LDN candidates
         are selected among themselves). None: all candidates compete.
@@ -84,19 +84,19 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     n_boot : int, default 2000
         Bootstrap replicates (0 = no bootstrap).
     backend : {"exact", "auto", "approximate"}, default "exact"
-        kNN backend of the scores (:data:`~auditad.selection.BACKENDS`,
-        passed to :func:`auditad.neighbors.kneighbors`). Per-task reference
+        kNN backend of the scores (`BACKENDS`,
+        passed to [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]). Per-task reference
         sets are usually small, where exact search is fastest and
         deterministic; ``"auto"`` picks the approximate search (pynndescent)
         only for searches whose cost exceeds
-        :data:`auditad.neighbors.AUTO_EXACT_MAX_COST`. The reference-form
-        LDN takes its scales :math:`\rho_K` from this search; its ratio
+        `auditad.neighbors.AUTO_EXACT_MAX_COST`. The reference-form
+        LDN takes its scales \(\rho_K\) from this search; its ratio
         search is always exact.
     recall_sample : int, default 0
         With the approximate backend, the number of queries per kNN search
         whose neighbours are checked against exact search; the smallest
         recall of a (task, candidate) is reported in the column
-        ``knn_recall`` of :meth:`SelectionResult.candidates_frame` (the
+        ``knn_recall`` of [`SelectionResult.candidates_frame`][auditad.selection.SelectionResult.candidates_frame] (the
         column exists only when ``recall_sample > 0``).
     npd_eps : float, default 0
         ε of NPD.
@@ -115,7 +115,7 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     Raises
     ------
     auditad.errors.InvalidInputError
-        ``benchmark`` not a :class:`~auditad.selection.SelectionBenchmark`; an
+        ``benchmark`` not a [`SelectionBenchmark`][auditad.selection.SelectionBenchmark]; an
         unknown estimator, probe, ``pool_by`` or backend; ``n_boot``,
         ``recall_sample`` < 0 or ``n_jobs`` < 1; ``lam`` without reference
         ``domain`` metadata.
@@ -128,11 +128,14 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
 
     See Also
     --------
-    auditad.selection.SelectionResult : the tables, :meth:`~auditad.selection.SelectionResult.summary_frame`
-        and :meth:`~auditad.selection.SelectionResult.best`.
-    auditad.selection.estimate_candidate : the estimators of one candidate.
-    auditad.selection.rank_correlation, auditad.selection.pairwise_accuracy, auditad.selection.regret
-    auditad.manifest.load_manifest : a benchmark from files.
+    - [`auditad.selection.SelectionResult`][auditad.selection.SelectionResult]: the tables,
+      [`summary_frame`][auditad.selection.SelectionResult.summary_frame]
+      and [`best`][auditad.selection.SelectionResult.best].
+    - [`auditad.selection.estimate_candidate`][auditad.selection.estimate_candidate]: the estimators of one candidate.
+    - [`auditad.selection.rank_correlation`][auditad.selection.rank_correlation]
+    - [`auditad.selection.pairwise_accuracy`][auditad.selection.pairwise_accuracy]
+    - [`auditad.selection.regret`][auditad.selection.regret]
+    - [`auditad.manifest.load_manifest`][auditad.manifest.load_manifest]: a benchmark from files.
 
     References
     ----------

@@ -5,29 +5,30 @@ from Embedding-Space Geometry?" (Sec. 3.2–3.3 and 5.2).
 
 Scores (higher = more anomalous):
 
-* ``scoring="knn"``: :math:`z(x) = \log d_k(x; R)`, the log distance from ``x``
+* ``scoring="knn"``: \(z(x) = \log d_k(x; R)\), the log distance from ``x``
   to its k-th nearest reference sample.
 * ``scoring="ldn"``, ``ldn_form="reference"`` (the published method of
   Wilkinghoff et al. 2025, default): every reference sample gets a local scale
-  :math:`\rho_K(r)`, the mean distance to its K nearest *other* references, and
-  :math:`\tilde z(x) = \log \min_{r\in R} d(x, r)/\rho_K(r)` (for ``k > 1`` the
+  \(\rho_K(r)\), the mean distance to its K nearest *other* references, and
+  \(\tilde z(x) = \log \min_{r\in R} d(x, r)/\rho_K(r)\) (for ``k > 1`` the
   k-th smallest ratio).
-* ``scoring="ldn"``, ``ldn_form="query"`` (the analytic form, Eq. 7 of seed
-  001): :math:`\tilde z(x) = \log d_k(x) - \log \bar d_K(x)` with
-  :math:`\bar d_K(x)` the mean distance from ``x`` to its K nearest references.
+* ``scoring="ldn"``, ``ldn_form="query"`` (the analytic form, Eq. 7 of the
+  paper "Can We Predict Anomaly Detection Performance from Embedding-Space Geometry?" (Wilkinghoff and Tan)):
+  \(\tilde z(x) = \log d_k(x) - \log \bar d_K(x)\) with
+  \(\bar d_K(x)\) the mean distance from ``x`` to its K nearest references.
 
 The inlier scores of the reference set itself are *leave-one-out*: the score of
 reference ``r_i`` is the score it would get if it were not part of the
 reference set. For the reference form of LDN this also removes ``r_i`` from the
-neighbourhoods that define the scales :math:`\rho_K(r_j)` of the others.
+neighbourhoods that define the scales \(\rho_K(r_j)\) of the others.
 
 Distances (and LDN scales) below ``eps`` (default ``1e-12``) are floored at
 ``eps`` before taking the log, and every result counts the scores for which
 that happened (``n_floored``): duplicates of a reference sample would
-otherwise score :math:`-\infty`.
+otherwise score \(-\infty\).
 
 Pooling of sequence embeddings ``(n, T, d) -> (n, d)``: mean, max, GeM(p),
-RDP(γ), see :func:`pool_sequences`.
+RDP(γ), see [`pool_sequences`][auditad.selection.scoring.pool_sequences].
 """
 
 from __future__ import annotations
@@ -63,11 +64,11 @@ DEFAULT_EPS = 1e-12
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
 class ScoreResult:
-    r"""Anomaly scores of a set of queries against a reference set (see :class:`KNNScorer`).
+    r"""Anomaly scores of a set of queries against a reference set (see `KNNScorer`).
 
-    .. math::
-
-        z(x) = \log \max(d_k(x; R), \varepsilon)
+    \[
+    z(x) = \log \max(d_k(x; R), \varepsilon)
+    \]
 
     (or its LDN form), higher = more anomalous.
 
@@ -101,7 +102,8 @@ class ScoreResult:
 
     See Also
     --------
-    KNNScorer, knn_scores
+    - [`KNNScorer`][auditad.selection.scoring.KNNScorer]
+    - [`knn_scores`][auditad.selection.scoring.knn_scores]
 
     References
     ----------
@@ -149,14 +151,14 @@ class ScoreResult:
 class KNNScorer:
     r"""kNN / LDN anomaly scorer fitted on a reference set of normal embeddings.
 
-    .. math::
+    \[
+    z(x) = \log d_k(x; R), \qquad
+    \tilde z_{\mathrm{ref}}(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)},\qquad
+    \tilde z_{\mathrm{query}}(x) = \log d_k(x) - \log \bar d_K(x)
+    \]
 
-        z(x) = \log d_k(x; R), \qquad
-        \tilde z_{\mathrm{ref}}(x) = \log \min_{r\in R} \frac{d(x, r)}{\rho_K(r)},\qquad
-        \tilde z_{\mathrm{query}}(x) = \log d_k(x) - \log \bar d_K(x)
-
-    with :math:`\rho_K(r)` the mean distance of reference r to its K nearest
-    other references and :math:`\bar d_K(x)` the mean distance of x to its K
+    with \(\rho_K(r)\) the mean distance of reference r to its K nearest
+    other references and \(\bar d_K(x)\) the mean distance of x to its K
     nearest references. Leave-one-out scores of the reference itself remove
     the scored sample from the reference set (and from the neighbourhoods that
     define the scales of the others).
@@ -173,7 +175,7 @@ class KNNScorer:
         Which LDN (see the module docstring); ignored for ``scoring="knn"``.
     metric : {"euclidean", "cosine"}
     backend : {"auto", "exact", "approximate"}
-        kNN backend of :func:`auditad.neighbors.kneighbors`.
+        kNN backend of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors].
     eps : float, default 1e-12
         Floor of distances and LDN scales before the log (counted in ``n_floored``).
     block_memory_mb : float, default 64
@@ -194,13 +196,13 @@ class KNNScorer:
         Unknown scoring / ldn_form / metric / backend, ``k`` or ``K`` < 1,
         ``eps`` <= 0; at fit time a reference with non-finite values or too
         few samples for leave-one-out scores; at scoring time queries of
-        another dimension, or scoring before :meth:`fit`.
+        another dimension, or scoring before [`fit`][auditad.selection.scoring.KNNScorer.fit].
 
     See Also
     --------
-    knn_scores : the same as one call.
-    auditad.selection.bounds.auc_bound : bounds from these scores.
-    auditad.selection.Candidate : a candidate system using this scorer.
+    - [`knn_scores`][auditad.selection.scoring.knn_scores]: the same as one call.
+    - [`auditad.selection.bounds.auc_bound`][auditad.selection.bounds.auc_bound]: bounds from these scores.
+    - [`auditad.selection.Candidate`][auditad.selection.Candidate]: a candidate system using this scorer.
 
     References
     ----------
@@ -353,8 +355,8 @@ class KNNScorer:
         The ratio is not a nearest-neighbour query (a far reference with a large
         scale can win), so every query is compared with every reference in
         blocks: squared distances from one float64 matrix product, with the
-        rounding bound :math:`|\hat d^2 - d^2| \le (d + 10)\,2u\,(\lVert q\rVert^2 +
-        \lVert r\rVert^2)` on centred data; the references whose lower-bound ratio
+        rounding bound \(|\hat d^2 - d^2| \le (d + 10)\,2u\,(\lVert q\rVert^2 +
+        \lVert r\rVert^2)\) on centred data; the references whose lower-bound ratio
         does not exceed the k-th smallest upper-bound ratio are recomputed exactly
         (differences, float64) and the k-th smallest exact ratio is taken.
         Leave-one-out: the row's own reference is excluded and, when it was one of
@@ -423,10 +425,10 @@ class KNNScorer:
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
-    """Rows of ``A`` scaled to unit Euclidean norm (float64); an all-zero row is an error naming ``name``.
+    r"""Rows of ``A`` scaled to unit Euclidean norm (float64); an all-zero row is an error naming ``name``.
 
-    The cosine distance of unit rows is :math:`1 - \\cos(a, b) = \\lVert a - b\\rVert^2 / 2`.
-    (The kNN search of :func:`auditad.neighbors.kneighbors` normalises the same way.)
+    The cosine distance of unit rows is \(1 - \cos(a, b) = \lVert a - b\rVert^2 / 2\).
+    (The kNN search of [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors] normalises the same way.)
     """
     A = np.asarray(A, dtype=np.float64)
     norms = np.linalg.norm(A, axis=1)
@@ -442,11 +444,11 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
                recall_sample: int = 0) -> ScoreResult:
     r"""kNN or LDN log-distance anomaly scores.
 
-    .. math::
+    \[
+    z(x) = \log d_k(x; R)
+    \]
 
-        z(x) = \log d_k(x; R)
-
-    with the LDN variants of :class:`KNNScorer`. ``queries=None`` returns the
+    with the LDN variants of [`KNNScorer`][auditad.selection.scoring.KNNScorer]. ``queries=None`` returns the
     leave-one-out scores of the reference samples themselves.
 
     Parameters
@@ -456,7 +458,7 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     queries : array-like of shape (m, d), optional
         Samples to score; None = leave-one-out scores of ``reference``.
     scoring, k, K, ldn_form, metric, backend, eps, n_jobs, random_state, recall_sample
-        See :class:`KNNScorer`.
+        See [`KNNScorer`][auditad.selection.scoring.KNNScorer].
 
     Returns
     -------
@@ -465,11 +467,12 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     Raises
     ------
     auditad.errors.InvalidInputError
-        See :class:`KNNScorer`.
+        See [`KNNScorer`][auditad.selection.scoring.KNNScorer].
 
     See Also
     --------
-    KNNScorer, auditad.neighbors.kneighbors
+    - [`KNNScorer`][auditad.selection.scoring.KNNScorer]
+    - [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]
 
     References
     ----------
@@ -497,12 +500,12 @@ def parse_pooling(spec: str) -> tuple[str, float | None]:
     """Parse a pooling spec: ``"mean"``, ``"max"``, ``"gem:<p>"``, ``"rdp:<gamma>"``.
 
     ``"gem"`` alone means p = 3 and ``"rdp"`` alone γ = 1 (the formulas are
-    in :func:`pool_sequences`).
+    in [`pool_sequences`][auditad.selection.scoring.pool_sequences]).
 
     Parameters
     ----------
     spec : str
-        Case-insensitive; method from :data:`POOLING_METHODS`.
+        Case-insensitive; method from `POOLING_METHODS`.
 
     Returns
     -------
@@ -518,7 +521,8 @@ def parse_pooling(spec: str) -> tuple[str, float | None]:
 
     See Also
     --------
-    pool_sequences, paper_pooling_grid
+    - [`pool_sequences`][auditad.selection.scoring.pool_sequences]
+    - [`paper_pooling_grid`][auditad.selection.scoring.paper_pooling_grid]
 
     References
     ----------
@@ -564,11 +568,13 @@ def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> l
     Returns
     -------
     list of str
-        Pooling specs for :func:`pool_sequences` / :class:`auditad.selection.Candidate`.
+        Pooling specs for [`pool_sequences`][auditad.selection.scoring.pool_sequences] /
+        [`auditad.selection.Candidate`][auditad.selection.Candidate].
 
     See Also
     --------
-    pool_sequences, parse_pooling
+    - [`pool_sequences`][auditad.selection.scoring.pool_sequences]
+    - [`parse_pooling`][auditad.selection.scoring.parse_pooling]
 
     References
     ----------
@@ -587,19 +593,21 @@ def paper_pooling_grid(*, p_values=range(1, 26), gamma_values=range(1, 26)) -> l
 def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: float = 1.0) -> np.ndarray:
     r"""Pool sequence embeddings ``(n, T, d)`` into vectors ``(n, d)``.
 
-    .. math::
+    \[
+    \text{mean: } \tfrac1T\textstyle\sum_t x_t,\qquad
+    \text{max: } \max_t x_t,\qquad
+    \mathrm{GeM}_p:\ \Big(\tfrac1T\textstyle\sum_t \max(x_t, 0)^p\Big)^{1/p},
+    \]
 
-        \text{mean: } \tfrac1T\textstyle\sum_t x_t,\qquad
-        \text{max: } \max_t x_t,\qquad
-        \mathrm{GeM}_p:\ \Big(\tfrac1T\textstyle\sum_t \max(x_t, 0)^p\Big)^{1/p},
-
-        \mathrm{RDP}_\gamma:\ d_t = \lVert x_t - \bar x\rVert_2,\ \hat d_t = d_t/\max_\tau d_\tau,\
-        w_t = \frac{(1+\hat d_t)^\gamma}{\sum_\tau (1+\hat d_\tau)^\gamma},\ \textstyle\sum_t w_t x_t
+    \[
+    \mathrm{RDP}_\gamma:\ d_t = \lVert x_t - \bar x\rVert_2,\ \hat d_t = d_t/\max_\tau d_\tau,\
+    w_t = \frac{(1+\hat d_t)^\gamma}{\sum_\tau (1+\hat d_\tau)^\gamma},\ \textstyle\sum_t w_t x_t
+    \]
 
     (all per dimension except the RDP weights, which are per frame; RDP with
     γ = 0 is mean pooling, a constant sequence gets uniform RDP weights, GeM
     with p = 1 is the mean of the positive parts). GeM is evaluated as
-    :math:`m\,(\tfrac1T\sum_t (x_t^+/m)^p)^{1/p}` with :math:`m = \max_t x_t^+`
+    \(m\,(\tfrac1T\sum_t (x_t^+/m)^p)^{1/p}\) with \(m = \max_t x_t^+\)
     so that large p does not overflow.
 
     Parameters
@@ -624,7 +632,9 @@ def pool_sequences(sequences, *, method: str = "mean", p: float = 3.0, gamma: fl
 
     See Also
     --------
-    parse_pooling, paper_pooling_grid, auditad.selection.Candidate
+    - [`parse_pooling`][auditad.selection.scoring.parse_pooling]
+    - [`paper_pooling_grid`][auditad.selection.scoring.paper_pooling_grid]
+    - [`auditad.selection.Candidate`][auditad.selection.Candidate]
 
     References
     ----------

@@ -1,18 +1,18 @@
 """The sections of the audit report: one module per section, each ``build(ctx) -> Section``.
 
-Every statistic section (:mod:`.leakage`, :mod:`.protocol`, :mod:`.nulls`,
-:mod:`.landscapes`, :mod:`.selection`) has two functions:
+Every statistic section (`leakage`, `protocol`, `duplicates`, `nulls`,
+`landscapes`, `selection`) has two functions:
 
 * ``run(ctx)`` calls the computing modules and returns their result
   object(s), stored by the orchestrator in ``ctx.results[section id]``;
-* ``build(ctx)`` turns the result objects into a :class:`Section`: the
+* ``build(ctx)`` turns the result objects into a `Section`: the
   JSON-safe key numbers of ``summary.json``, tables, figures (built on
   demand), the plain-language reading and the references.
 
-:mod:`.gates` and :mod:`.reproducibility` are built after the gates were
-evaluated. :data:`REGISTRY` lists every section once (id, title, reading
-thresholds); :mod:`auditad.audit.runner` runs them in this order,
-:mod:`auditad.report.render` lays them out, :data:`STAT_SECTIONS` tells the
+`gates` and `reproducibility` are built after the gates were
+evaluated. `REGISTRY` lists every section once (id, title, reading
+thresholds); `auditad.audit.runner` runs them in this order,
+`auditad.report.render` lays them out, `STAT_SECTIONS` tells the
 gates which summary paths hold statistics.
 """
 
@@ -61,6 +61,13 @@ REFERENCES: dict[str, Reference] = {r.key: r for r in (
     Reference("mann-whitney", "H. B. Mann, D. R. Whitney",
               "On a test of whether one of two random variables is stochastically larger than the other",
               "Annals of Mathematical Statistics 18(1), 50\u201360, 1947"),
+    Reference("northcutt-cleanlab", "C. G. Northcutt, L. Jiang, I. L. Chuang",
+              "Confident Learning: Estimating Uncertainty in Dataset Labels",
+              "Journal of Artificial Intelligence Research 70, 1373\u20131411, 2021"),
+    Reference("campos-2016", "G. O. Campos, A. Zimek, J. Sander, R. J. G. B. Campello, B. Micenkov\u00e1, "
+              "E. Schubert, I. Assent, M. E. Houle",
+              "On the evaluation of unsupervised outlier detection: measures, datasets, and an empirical study",
+              "Data Mining and Knowledge Discovery 30(4), 891\u2013927, 2016"),
 )}
 
 
@@ -83,7 +90,7 @@ class TableSpec:
 
 @dataclass(frozen=True)
 class FigureSpec:
-    """A figure of the report, built on demand (inside the figure style of :mod:`auditad.plotting.style`)."""
+    """A figure of the report, built on demand (inside the figure style of `auditad.plotting.style`)."""
 
     name: str
     caption: str
@@ -107,7 +114,7 @@ class Section:
     reading : str
         Plain-language reading (text, escaped by the templates).
     references : tuple of (str, str)
-        (key of :data:`REFERENCES`, where in that work: section, equation or table; may be empty).
+        (key of `REFERENCES`, where in that work: section, equation or table; may be empty).
     reason : str or None
     """
 
@@ -138,7 +145,9 @@ REGISTRY: tuple[SectionInfo, ...] = (
     SectionInfo("leakage", "Neighbourhood class leakage", "Leakage", "leakage",
                 thresholds=(THRESHOLDS["leakage"],)),
     SectionInfo("protocol", "Class-split protocol: per-class AUROC and direction instability", "Protocol",
-                "protocol", thresholds=(THRESHOLDS["protocol"],)),
+                "protocol", thresholds=(THRESHOLDS["protocol"], THRESHOLDS["inversion"])),
+    SectionInfo("duplicates", "Duplicates, conflicting labels and train/test overlap", "Duplicates", "duplicates",
+                thresholds=(THRESHOLDS["duplicates"], THRESHOLDS["overlap"])),
     SectionInfo("nulls", "Random baselines at this benchmark's class counts", "Random baselines", "nulls"),
     SectionInfo("landscapes", "Metric landscapes at this benchmark's anomaly ratio", "Landscapes", "landscapes"),
     SectionInfo("selection", "Anomaly-free model selection", "Model selection", "selection"),
@@ -180,7 +189,7 @@ class Context:
     gate_results : tuple
         Filled before the gates section is built.
     executor : executor or None
-        Where the protocol tasks and kNN query blocks run (:func:`auditad.execution.open_executor`);
+        Where the protocol tasks and kNN query blocks run (`auditad.execution.open_executor`);
         never changes a number.
     """
 

@@ -1,4 +1,4 @@
-"""Report section: the gates (rules over ``summary.json``) and the verdict (:mod:`auditad.gates.checks`)."""
+"""Report section: the gates (rules over ``summary.json``) and the verdict (`auditad.gates.checks`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ ID = "gates"
 
 
 def build(ctx) -> Section:
-    """The gates section from ``ctx.gate_results`` (a tuple of :class:`~auditad.gates.checks.GateResult`)."""
+    """The gates section from ``ctx.gate_results`` (a tuple of [`GateResult`][auditad.gates.checks.GateResult])."""
     from ...gates import checks
 
     results = list(ctx.gate_results)

@@ -1,4 +1,4 @@
-"""Report section: metric landscapes at the benchmark's anomaly ratio (:mod:`auditad.landscapes`)."""
+"""Report section: metric landscapes at the benchmark's anomaly ratio ([`auditad.landscapes`][auditad.landscapes])."""
 
 from __future__ import annotations
 

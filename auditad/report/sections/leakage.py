@@ -1,4 +1,4 @@
-"""Report section: neighbourhood class leakage L_k (:func:`auditad.leakage.leakage`)."""
+"""Report section: neighbourhood class leakage L_k ([`auditad.leakage.leakage`][auditad.leakage.leakage])."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ def run(ctx) -> dict:
     from ...leakage import leakage
 
     s, bench = ctx.settings, ctx.inputs.benchmark
+    # the neighbour lists are kept for the duplicates section (near duplicates without a second search)
     per_rep = {rep: leakage(X, bench.y, k=s["k"], metric=s["metric"], backend=s["backend"], random_state=s["seed"],
-                            executor=ctx.executor) for rep, X in bench.representations.items()}
+                            executor=ctx.executor, keep_neighbors=True) for rep, X in bench.representations.items()}
     cols = {}
     for col in OTHER_COLUMNS:
         if col not in ctx.inputs.columns:

@@ -1,4 +1,4 @@
-"""Report section: random-baseline nulls at each held-out class's test counts (:mod:`auditad.nulls`)."""
+"""Report section: random-baseline nulls at each held-out class's test counts ([`auditad.nulls`][auditad.nulls])."""
 
 from __future__ import annotations
 
@@ -27,8 +27,10 @@ class ClassNulls:
     null : NullResult
         The nulls of AUROC and the other metrics at (n_pos, n_neg), computed once per distinct pair of
         counts (classes with equal counts share one object).
-    observed : dict of representation -> Observed
-        The observed detector-mean AUROC(c) of each representation placed on ``null``.
+    observed : dict of (representation, detector) -> Observed
+        The observed AUROC(c) of each detector of each representation placed on ``null`` (a detector's
+        AUROC is a Mann–Whitney statistic, so its p-value on the null is valid; an average of detectors'
+        AUROCs is not, and gets none).
     """
 
     label: object
@@ -47,7 +49,8 @@ class Observed:
     auroc : float
         nan when the class could not be evaluated.
     p_value, log10_p : float
-        From :meth:`auditad.nulls.NullResult.p_value_details` (nan without an observation).
+        From [`auditad.nulls.NullResult.p_value_details`][auditad.nulls.NullResult.p_value_details] (nan without an
+        observation).
     p_method : str
         ``"exact"``, ``"exact_tail"``, ``"normal"``, ``"chernoff_bound"``, ``"monte_carlo"``... ("" without one).
     p_upper_bound : bool
@@ -76,11 +79,11 @@ def place(null, observed: float) -> Observed:
 def run(ctx) -> dict:
     """Nulls per held-out class (and at the anomaly column's counts when there is one).
 
-    Each distinct (n_pos, n_neg) gets one :func:`~auditad.nulls.null_distribution` of AUROC and the other
+    Each distinct (n_pos, n_neg) gets one [`null_distribution`][auditad.nulls.null_distribution] of AUROC and the other
     metrics, drawn from its own random stream (spawned from the audit's seed in order of first appearance),
     so the nulls are independent tasks: on a Dask executor they run on its workers, with the same numbers.
-    The observed detector-mean AUROC(c) of every representation is placed on its null with
-    :meth:`~auditad.nulls.NullResult.p_value_details`.
+    The observed AUROC(c) of every (representation, detector) pair is placed on its null with
+    [`p_value_details`][auditad.nulls.NullResult.p_value_details].
 
     Returns ``{"classes": [ClassNulls], "others": metric names, "anomaly_split": NullResult or None}``.
     """
@@ -108,17 +111,17 @@ def run(ctx) -> dict:
     cache = dict(zip(pairs, computed))
     classes = []
     if rows:
-        observed = {rep: res.aurocs(rep) for rep in reps}  # the detector-mean AUROC(c)
+        observed = {(rep, det): res.aurocs(rep, det) for rep in reps for det in res.detector_names}
         for i, row in rows:
             null = cache[(int(row["n_pos"]), int(row["n_neg"]))]
             classes.append(ClassNulls(row["class"], int(row["n_pos"]), int(row["n_neg"]), null,
-                                      {rep: place(null, float(observed[rep][i])) for rep in reps}))
+                                      {key: place(null, float(vals[i])) for key, vals in observed.items()}))
     split = cache[split_counts] if split_counts else None
     return {"classes": classes, "others": others, "anomaly_split": split}
 
 
 def null_at(item, *, metrics, q, method, runs):
-    """The null of ``item = ((n_pos, n_neg), generator)`` (one task of :func:`run`)."""
+    """The null of ``item = ((n_pos, n_neg), generator)`` (one task of `run`)."""
     from ...nulls import null_distribution
 
     (n_pos, n_neg), rng = item
@@ -126,8 +129,8 @@ def null_at(item, *, metrics, q, method, runs):
 
 
 def observed_shares(per_class: list, rep: str) -> dict:
-    """Share of classes whose observed AUROC(c) exceeds the 95 % / 99 % quantile of its null, and the largest p."""
-    obs = [pc["observed"][rep] for pc in per_class if pc["observed"][rep]["auroc"] is not None]
+    """Share of (class, detector) pairs whose AUROC(c) exceeds the 95 % / 99 % quantile of its null, and the largest p."""
+    obs = [o for pc in per_class for o in pc["observed"][rep].values() if o["auroc"] is not None]
     if not obs:
         return {"n_observed": 0, "share_above_q95": None, "share_above_q99": None, "max_p_value": None}
     return {"n_observed": len(obs), "share_above_q95": float(np.mean([o["above_q95"] for o in obs])),
@@ -147,37 +150,49 @@ def build(ctx) -> Section:
     name = ctx.name
     r = ctx.results[ID]
     reps = list(ctx.inputs.benchmark.representations)
-    per_class, table_rows, long, bounds = [], [], [], {f"p {rep}": [] for rep in reps}
+    per_class, table_rows, long, bounds, observed_rows = [], [], [], {}, []
     shared: dict = {}  # one null per distinct pair of counts: its statistics and rows are built once
     for cn in r["classes"]:
         if id(cn.null) not in shared:
             shared[id(cn.null)] = (_null_stats(cn.null), cn.null.to_frame().to_dict("records"))
         stats, rows = shared[id(cn.null)]
-        obs_by_rep = {}
+        obs_by_rep: dict = {rep: {} for rep in reps}
         an = cn.null["auroc"]
-        for rep, o in cn.observed.items():
+        for (rep, det), o in cn.observed.items():
             ok = math.isfinite(o.auroc)
-            obs_by_rep[rep] = {"auroc": o.auroc if ok else None, "p_value": o.p_value if ok else None,
-                               "p_method": o.p_method if ok else None, "p_upper_bound": o.p_upper_bound if ok else None,
-                               "above_q95": bool(o.auroc > an.q95) if ok else None,
-                               "above_q99": bool(o.auroc > an.q99) if ok else None}
+            obs_by_rep[rep][det] = {"auroc": o.auroc if ok else None, "p_value": o.p_value if ok else None,
+                                    "log10_p_value": o.log10_p if ok else None,
+                                    "p_method": o.p_method if ok else None,
+                                    "p_upper_bound": o.p_upper_bound if ok else None,
+                                    "above_q95": bool(o.auroc > an.q95) if ok else None,
+                                    "above_q99": bool(o.auroc > an.q99) if ok else None}
         metric_nulls = list(cn.null.nulls)
         per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
                           "q": cn.null.q if r["others"] else None,
                           "nulls": {metric: dict(v) for metric, v in stats.items()},
                           "observed": obs_by_rep})
-        row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio}
+        row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg}
         for m in metric_nulls:
             row[f"{m.metric} mean"] = m.mean
             if m.metric == "auroc":
                 row["auroc q99"] = m.q99
-        for rep in reps:
-            o = cn.observed[rep]
-            row[f"AUROC {rep}"] = obs_by_rep[rep]["auroc"]
-            row[f"p {rep}"] = obs_by_rep[rep]["p_value"]
-            bounds[f"p {rep}"].append(o.p_upper_bound)
-        row["p method"] = _methods({rep: cn.observed[rep].p_method for rep in reps})
+        full = {**row, "ratio": cn.null.ratio}
+        methods = {}
+        for rep in reps:  # the page shows the detector of lowest AUROC(c); every detector is in the CSV
+            cands = [(o.auroc, det, o) for (r_, det), o in cn.observed.items() if r_ == rep and math.isfinite(o.auroc)]
+            low = min(cands, key=lambda t: t[0]) if cands else None
+            row[f"lowest AUROC {rep}"] = low[0] if low else None
+            row[f"detector {rep}"] = low[1] if low else None
+            row[f"p {rep}"] = low[2].p_value if low else None
+            bounds.setdefault(f"p {rep}", []).append(low[2].p_upper_bound if low else False)
+            methods[rep] = low[2].p_method if low else ""
+        for (rep, det), o in cn.observed.items():
+            full[f"AUROC {rep}/{det}"] = obs_by_rep[rep][det]["auroc"]
+            full[f"p {rep}/{det}"] = obs_by_rep[rep][det]["p_value"]
+            full[f"p method {rep}/{det}"] = o.p_method or None
+        full["p method (lowest)"] = _methods(methods)
         table_rows.append(row)
+        observed_rows.append(full)
         long.extend({**row, "class": cn.label} for row in rows)
     primaries = {cn.label: cn.null for cn in r["classes"]}
     out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
@@ -196,33 +211,52 @@ def build(ctx) -> Section:
     frame = pd.DataFrame(table_rows)
     if table_rows:
         tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
-                                "observed detector-mean AUROC(c), its p-value P(AUROC_null >= observed) and how the "
-                                "p-value was computed (exact Mann\u2013Whitney count, exact tail, normal approximation, "
-                                "Chernoff bound or Monte Carlo; per representation in column order when they differ; "
-                                "\u2264: an upper bound)", frame, ID, compact=frame.shape[0] <= 40, bounds=bounds))
+                                "per representation the detector of lowest AUROC(c) (every detector, and how each "
+                                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
+                                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
+                                "Chernoff bound or Monte Carlo (\u2264: an upper bound)", frame, ID,
+                                compact=frame.shape[0] <= 40, bounds=bounds))
+    if observed_rows:
+        tables.append(TableSpec("nulls_observed", f"{name}: every detector's AUROC(c) on the null of its class, with "
+                                "its p-value", pd.DataFrame(observed_rows), ID, compact=False))
     figures = []
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
                                 "(all statistics)", pd.DataFrame(long), ID, compact=False))
-        shown = [(cn.label, replace(cn.null, nulls=(replace(
-                     cn.null["auroc"], observed=o.auroc, p_value=o.p_value, log10_p=o.log10_p, p_method=o.p_method,
-                     p_upper_bound=o.p_upper_bound),)))
-                 for cn in r["classes"][:12] for o in [cn.observed[reps[0]]]]
+        lowest = []
+        for cn in r["classes"]:  # per class, the detector of lowest AUROC(c) in the first representation
+            cands = [(o.auroc, det, o) for (rep, det), o in cn.observed.items() if rep == reps[0]
+                     and math.isfinite(o.auroc)]
+            lowest.append((cn, min(cands, key=lambda t: t[0]) if cands else None))
+        chosen = lowest
+        if len(lowest) > MAX_NULL_PANELS:  # the classes closest to (or below) chance, in class order
+            keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][0] if lowest[i][1] else -1.0)
+            keep = set(keep[:MAX_NULL_PANELS])
+            chosen = [x for i, x in enumerate(lowest) if i in keep]
+        shown = [(f"{cn.label} ({low[1]})" if low else cn.label,
+                  replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[2].auroc, p_value=low[2].p_value,
+                                                  log10_p=low[2].log10_p, p_method=low[2].p_method,
+                                                  p_upper_bound=low[2].p_upper_bound),)) if low else cn.null)
+                 for cn, low in chosen]
 
         def figure():
             from ...plotting import nulls_figure
 
             return nulls_figure(dict(shown), metric="auroc", max_panels=len(shown))
 
-        more = f" (first {len(shown)} of {len(primaries)} classes)" if len(primaries) > len(shown) else ""
+        which = (f"the {len(shown)} of {len(primaries)} classes whose lowest detector AUROC(c) is closest to "
+                 "chance (all classes: the nulls table)" if len(primaries) > len(shown) else "every class")
         figures.append(FigureSpec("nulls_auroc", f"{name}, {reps[0]}: exact/Monte Carlo null of AUROC at each "
-                                  f"held-out class's test counts with the observed detector-mean AUROC(c){more}",
-                                  figure, ID))
+                                  f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
+                                  f"(detector in brackets); {which}", figure, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
                    reading=reading(out), references=REFERENCES)
 
 
-#: Short names of the p-value methods (:attr:`auditad.nulls.MetricNull.p_method`) for the nulls table.
+#: Largest number of classes drawn in the null figure (beyond it: those closest to chance, said in the caption).
+MAX_NULL_PANELS = 15
+
+#: Short names of the p-value methods (`auditad.nulls.MetricNull.p_method`) for the nulls table.
 P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal",
              "normal_tie_corrected": "normal (ties)", "chernoff_bound": "Chernoff",
              "monte_carlo": "Monte Carlo", "exact_bound": "exact bound"}
@@ -255,28 +289,32 @@ def reading(n: Mapping) -> str:
         return show(lo) if show(lo) == show(hi) else f"{show(lo)}–{show(hi)}"
 
     first = pcs[0]["nulls"]
+    sds = [pc["nulls"]["auroc"]["std"] for pc in pcs]
+    q99s = [pc["nulls"]["auroc"]["q99"] for pc in pcs]
     text = (f"Each held-out class gives a test set of {span(min(npos), max(npos))} anomalies and "
             f"{span(min(nneg), max(nneg))} normals (anomaly share {span(min(ratios), max(ratios), pct)}). At these "
-            f"counts a detector that scores at random gets AUROC ½ ± {fmt(first['auroc']['std'])} (99 % quantile "
-            f"{fmt(first['auroc']['q99'])})")
+            f"counts a detector that scores at random gets AUROC ½ ± {span(min(sds), max(sds), fmt)} (99 % quantile "
+            f"{span(min(q99s), max(q99s), fmt)}, over the {count(len(pcs))} classes)")
     if "ap" in first:
-        text += f", AP ≈ {fmt(first['ap']['mean'])} (the anomaly share, not 0)"
+        aps = [pc["nulls"]["ap"]["mean"] for pc in pcs]
+        text += f", AP ≈ {span(min(aps), max(aps), fmt)} (the anomaly share, not 0)"
     if "f1" in first:
         q = pcs[0].get("q")
+        f1s = [pc["nulls"]["f1"]["mean"] for pc in pcs]
         how = "coin-flip predictions" if q in (None, 0.5) else f"random predictions flagging {pct(q)} of the samples"
-        text += f" and F1 ≈ {fmt(first['f1']['mean'])} with {how}"
+        text += f" and F1 ≈ {span(min(f1s), max(f1s), fmt)} with {how}"
     text += ". "
     k = n["n_observed"]
     if k:
         above = round(n["share_above_q99"] * k)
-        text += (f"{count(above)} of {count(k)} observed AUROC(c) ({n['representation']}, mean over detectors) exceed the 99 % "
-                 "quantile of their null")
-        weak = [str(pc["class"]) for pc in pcs if pc["observed"][n["representation"]]["above_q95"] is False]
+        text += (f"{count(above)} of {count(k)} observed (class, detector) AUROCs in {n['representation']} exceed the "
+                 "99 % quantile of their null")
+        weak = [f"{pc['class']} ({det})" for pc in pcs
+                for det, o in pc["observed"][n["representation"]].items() if o["above_q95"] is False]
         if weak:
-            text += (f"; class{'es' if len(weak) > 1 else ''} {name_list(weak)} cannot be told apart from a random "
-                     "detector at the 5 % level.")
+            text += (f"; {name_list(weak)} cannot be told apart from a random detector at the 5 % level.")
         else:
-            text += "; every class is clearly above the random baseline."
+            text += "; every class is clearly above the random baseline for every detector."
     return (text + (" " + split_text if split_text else "")).strip()
 
 

@@ -1,4 +1,4 @@
-"""Report section: the class-split protocol (:func:`auditad.protocol.audit_protocol`)."""
+"""Report section: the class-split protocol ([`auditad.protocol.audit_protocol`][auditad.protocol.audit_protocol])."""
 
 from __future__ import annotations
 
@@ -16,12 +16,12 @@ LOWEST_CLASSES = 20
 
 
 def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
-    """The ``detectors=`` and ``k=`` arguments of :func:`~auditad.protocol.audit_protocol` from the settings.
+    """The ``detectors=`` and ``k=`` arguments of `audit_protocol` from the settings.
 
     A built-in detector without parameters is passed by name (``audit_protocol`` then applies ``k``,
     ``backend`` and threading to the kNN detector); one with ``detector_params`` is built from its public class;
     ``"pyod:NAME"`` and a named detector table (``detector_params[name]["detector"]``) are passed as specs of
-    :func:`~auditad.protocol.make_detector` (parsed, never evaluated).
+    [`make_detector`][auditad.protocol.make_detector] (parsed, never evaluated).
     """
     from ...protocol import make_detector
 
@@ -39,19 +39,33 @@ def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
 
 
 def applicable(ctx) -> str | None:
-    """None when the section runs, else the reason why not."""
-    if getattr(ctx.inputs, "kind", "classes") == "anomaly":
-        return ("the benchmark has anomaly labels only, no semantic classes: a class-split protocol would hold "
-                "out the normal data as the anomaly class and train on the anomalies")
+    """None: the section runs for class labels (class-split protocol) and anomaly labels (semi-supervised)."""
     return None
 
 
+def semi_supervised(ctx) -> bool:
+    """Whether the benchmark has anomaly labels only: the detectors run in the standard semi-supervised setting."""
+    return getattr(ctx.inputs, "kind", "classes") == "anomaly"
+
+
 def run(ctx):
-    """:class:`~auditad.protocol.ProtocolResult` of every representation."""
+    """[`ProtocolResult`][auditad.protocol.ProtocolResult] of every representation."""
     from ...protocol import audit_protocol
 
     s, bench = ctx.settings, ctx.inputs.benchmark
     dets, knn_k = detectors_from_settings(s)
+    if semi_supervised(ctx):
+        # the standard semi-supervised setting: fit on a split of the normals, score the held-out normals and
+        # every anomaly. The one-class protocol on {normal, anomaly} gives that task as the class "normal".
+        import numpy as np
+
+        labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
+        res = audit_protocol(bench.representations, labels, protocol="one_class", detectors=dets, k=knn_k,
+                             epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=None,
+                             repeats=s["repeats"], leakage_k=None, max_test_normals=s["max_test_normals"] or None,
+                             ci_level=s["ci_level"], backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
+                             random_state=s["seed"], executor=ctx.executor)
+        return res.subset(["normal"])
     leak = ctx.results.get("leakage")
     return audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
                           epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=s["contamination"],
@@ -71,8 +85,14 @@ def build(ctx) -> Section:
     res = ctx.results[ID]
     out = res.to_dict()
     out["test_normals_subsampled"] = res.test_normals_subsampled
-    cols = ["representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir",
-            "rho_nonsig", "spearman_leakage_auroc"]
+    out["setting"] = "semi_supervised" if semi_supervised(ctx) else "class_split"
+    if semi_supervised(ctx):
+        why = {"status": "not_applicable", "reason": "one evaluation task (normal vs anomaly): no class-to-class "
+               "direction to compare"}
+        for w in [out["worst"]] + [r["worst"] for r in out["representations"].values()]:
+            w["rho_dir"] = dict(why)
+    cols = ["representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_inv_sig",
+            "rho_dir", "rho_nonsig", "spearman_leakage_auroc"]
     tables = [TableSpec("protocol_summary", f"{name}: class-split protocol ({res.protocol}, epsilon = "
                                             f"{res.epsilon:g}) per representation and detector",
                         res.to_frame("summary")[cols], ID)]
@@ -97,6 +117,8 @@ def build(ctx) -> Section:
     for rep in res.representation_names:
         slug = unique_slug(rep, taken)
         figures.append(_per_class_figure(name, rep, slug, res))
+        if res.leakage_k is None:  # the semi-supervised setting: one task, no per-class leakage
+            continue
 
         def scatter(rep=rep):
             from ...plotting import leakage_vs_auroc_figure
@@ -104,9 +126,33 @@ def build(ctx) -> Section:
             return leakage_vs_auroc_figure(res, representations=[rep])
 
         figures.append(FigureSpec(f"leakage_vs_auroc_{slug}", f"{name}, {rep}: per-class leakage L_k(c) "
-                                  "against the detector-mean AUROC(c)", scatter, ID))
+                                  "against the ensemble (detector-mean) AUROC(c)", scatter, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out), references=REFERENCES)
+                   reading=semi_supervised_reading(out) if semi_supervised(ctx) else reading(out),
+                   references=REFERENCES)
+
+
+def semi_supervised_reading(p: Mapping) -> str:
+    """Reading of the detectors on anomaly-labelled data: each detector's AUROC with its interval and test."""
+    st = p.get("settings") or {}
+    text = ("The benchmark has anomaly labels, no semantic classes, so the detectors run in the standard "
+            f"semi-supervised setting: each is fitted on {pct(st.get('train_fraction'), digits=0)} of the normals "
+            "and scores the held-out normals and every anomaly"
+            + (f", over {count(st.get('repeats'))} random splits" if (st.get("repeats") or 1) > 1 else "") + ". ")
+    parts = []
+    for rep, r in p["representations"].items():
+        rows = [row for row in r["per_class"] if row["detector"] != "ensemble"]
+        for row in rows:
+            if row["auroc"] is None:
+                continue
+            ci = (f" [{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]" if row.get("ci_low") is not None else "")
+            parts.append(f"{row['detector']} on {rep} {fmt(row['auroc'])}{ci} ({row.get('significance')})")
+    if parts:
+        text += "AUROC per detector: " + "; ".join(parts) + ". "
+        first = next(iter(p["representations"].values()))["per_class"][0]
+        text += (f"They were measured on {count(first['n_pos'])} anomalies and {count(first['n_neg'])} held-out "
+                 "normals; the random-baseline section places each on its null at these counts.")
+    return text.strip()
 
 
 def _per_class_figure(name: str, rep: str, slug: str, res) -> FigureSpec:
@@ -168,17 +214,24 @@ def _least_stable(dets: Mapping) -> str:
 
 def reading(p: Mapping) -> str:
     """Plain-language reading of the protocol part of a summary."""
-    m = p["mean"]
+    m, w = p["mean"], p.get("worst") or {}
     K = m["n_classes"]
-    rep = p["representation_names"][0]
+    reps = p["representation_names"]
+    rep = reps[0]
     eps = p["epsilon"]
     kind = "held out as anomalies (K−1 vs 1)" if p["protocol"] == "leave_one_class_out" else \
         "taken as the normal class (1 vs K−1)"
-    text = (f"Each of the {count(K)} classes was {kind} in turn. In {rep}, the detector-mean AUROC(c) (for each class, the "
-            f"average of the detectors' AUROC) has mean {fmt(m['mean_auc'])} over the classes and spread "
-            f"σ²_AUC = {real(m['sigma2_auc'])} (range {fmt(m['range_auc'])}); {pct(m['rho_inv'], digits=0)} of the "
-            f"classes are inverted (AUROC < ½), {pct(m['rho_rnd'], digits=0)} are near random "
-            f"(|AUROC − ½| ≤ ε = {eps:g}) and the direction instability is ρ_dir = {fmt(m['rho_dir'])}. ")
+    text = (f"Each of the {count(K)} classes was {kind} in turn, for each detector and representation. The rates "
+            "are computed per (representation, detector) pair and averaged over the detectors, as in “Testing "
+            "the Test”. ")
+    for name in reps:
+        a = p["representations"][name].get("mean") or (m if name == rep else None)
+        if not a:
+            continue
+        text += (f"In {name}, averaged over the detectors: AUROC {fmt(a['mean_auc'])}, σ²_AUC = "
+                 f"{real(a['sigma2_auc'])}, {pct(a['rho_inv'], digits=0)} of the (class, detector) pairs inverted "
+                 f"(AUROC < ½; {pct(a.get('rho_inv_sig'), digits=0)} significantly, Holm-corrected), "
+                 f"{pct(a['rho_rnd'], digits=0)} near random (|AUROC − ½| ≤ ε = {eps:g}), ρ_dir = {fmt(a.get('rho_dir'))}. ")
     if p.get("test_normals_subsampled"):
         text += (f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
                  "task (max_test_normals), so these AUROCs are estimated on that subsample. ")
@@ -189,21 +242,23 @@ def reading(p: Mapping) -> str:
         text += (f"The kNN and LOF neighbours were found by approximate search; measured against exact search on "
                  f"{count(p['settings'].get('neighbour_recall_queries'))} sampled rows per pass, their recall was "
                  f"{shown} (lowest over the repeats). ")
-    rho = m["rho_dir"]
+    rho = w.get("rho_dir", m.get("rho_dir"))
     limit = threshold(ID)
     if rho is None:
         text += "The rates are undefined (no class could be evaluated). "
     elif rho == 0:
-        text += ("The detector-mean score direction is the same for every class, so an AUROC averaged over the "
+        text += ("Every detector keeps the same score direction for every class, so an AUROC averaged over the "
                  "classes does not mix opposite behaviours. ")
     elif rho <= limit:
-        text += (f"ρ_dir is at most {limit:g}, the threshold of the default gate: a few classes behave unlike the "
-                 "rest; check the heatmap before averaging AUROC over classes. ")
+        text += (f"The largest ρ_dir of a detector is at most {limit:g}, the threshold of the default gate: a few "
+                 "classes behave unlike the rest; check the heatmap before averaging AUROC over classes. ")
     else:
-        text += (f"ρ_dir is above {limit:g}, the threshold of the default gate: the detectors' score direction flips "
+        text += (f"The largest ρ_dir of a detector is above {limit:g}, the threshold of the default gate: its score direction flips "
                  "between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
                  "to 63 %): an AUROC averaged over classes hides opposite behaviours. ")
     text += _least_stable(p["representations"][rep]["detectors"])
+    if w.get("rho_dir_where") and len(reps) > 1:
+        text += f"Over every representation, the least stable pair is {w['rho_dir_where']} (ρ_dir = {fmt(w['rho_dir'])}). "
     text += _spearman(p, rep)
     return text.strip()
 
@@ -213,7 +268,7 @@ def _spearman(p: Mapping, rep: str) -> str:
     leak = p["representations"][rep].get("leakage")
     if not leak:
         return ""
-    sp = leak["spearman"]["mean"]
+    sp = leak["spearman"].get("ensemble") or leak["spearman"].get("mean")
     rho = sp["statistic"]
     if rho is None:
         return (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is not stated: "

@@ -1,4 +1,4 @@
-"""Report section: anomaly-free model selection (:func:`auditad.selection.run_selection`)."""
+"""Report section: anomaly-free model selection (`auditad.selection.run_selection`)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def applicable(ctx) -> str | None:
 
 
 def run(ctx):
-    """:class:`~auditad.selection.SelectionResult` of the benchmark's selection tasks."""
+    """[`SelectionResult`][auditad.selection.SelectionResult] of the benchmark's selection tasks."""
     from ...selection import run_selection
 
     s = ctx.settings

@@ -1,0 +1,201 @@
+"""The methods × datasets heatmap of a leaderboard audit (re-exported by `auditad.plotting`).
+
+Presentation only: the values, the failed and missing cells and the status of
+each cell come from [`CellGrid`][auditad.leaderboards.audit.CellGrid]
+(`LeaderboardAudit.grid`); nothing is computed here.
+
+References
+----------
+J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7, 1–30, 2006
+(the datasets × methods layout of a comparison).
+"""
+
+from __future__ import annotations
+
+from . import style as st
+from ..errors import InvalidInputError
+
+__all__ = ["MAX_HEATMAP_METHODS", "MAX_HEATMAP_DATASETS", "plot_leaderboard_heatmap", "leaderboard_heatmap_figure"]
+
+#: Most methods (rows) and datasets (columns) drawn; beyond, those with the most flagged cells are kept.
+MAX_HEATMAP_METHODS = 80
+MAX_HEATMAP_DATASETS = 80
+#: Most cells, and most columns, that get their value written into them.
+MAX_ANNOTATED_CELLS = 400
+MAX_ANNOTATED_COLUMNS = 24
+_LEVEL = {"": 0, "warn": 1, "fail": 2}
+
+
+def _keep(n: int, limit: int, weight) -> list:
+    """Indices of at most ``limit`` of ``n`` items: the heaviest (most flagged cells), in their original order."""
+    import numpy as np
+
+    if n <= limit:
+        return list(range(n))
+    order = np.argsort(-np.asarray(weight), kind="stable")[:limit]
+    return sorted(int(i) for i in order)
+
+
+def _selection(grid, max_methods: int, max_datasets: int):
+    import numpy as np
+
+    level = np.vectorize(_LEVEL.get, otypes=[np.int64])(grid.status) if grid.status.size else \
+        np.zeros(grid.status.shape, dtype=np.int64)
+    flagged = (level > 0) | grid.failed
+    listed = ~grid.missing | grid.failed      # a method or dataset without any value is not drawn
+    keep_r = np.flatnonzero(listed.any(axis=1))
+    keep_c = np.flatnonzero(listed.any(axis=0))
+    f = flagged[np.ix_(keep_r, keep_c)]
+    lv = level[np.ix_(keep_r, keep_c)]
+    rows = [int(keep_r[i]) for i in _keep(len(keep_r), max_methods, f.sum(axis=1) + 1e-3 * lv.sum(axis=1))]
+    sub = np.searchsorted(keep_r, rows)
+    cols = [int(keep_c[j]) for j in _keep(len(keep_c), max_datasets, f[sub].sum(axis=0) + 1e-3 * lv[sub].sum(axis=0))]
+    return rows, cols, level, (len(grid.methods) - len(keep_r), len(grid.datasets) - len(keep_c))
+
+
+def _scale(metric: str, values):
+    """(colour map, vmin, vmax, centre label) for a metric."""
+    import numpy as np
+
+    from ..leaderboards.schema import metric_info
+
+    spec = metric_info(metric)
+    if spec.chance == "half":
+        return "RdBu", 0.0, 1.0, "½ = chance (white); red below, blue above"
+    if spec.bounded:
+        return "viridis", 0.0, 1.0, ""
+    finite = values[np.isfinite(values)]
+    hi = float(finite.max()) if finite.size else 1.0
+    return "viridis_r" if not spec.higher_is_better else "viridis", 0.0, hi if hi > 0 else 1.0, ""
+
+
+def plot_leaderboard_heatmap(grid, *, ax=None, annotate=None, colorbar: bool = True, transpose=None,
+                             max_methods: int = MAX_HEATMAP_METHODS, max_datasets: int = MAX_HEATMAP_DATASETS):
+    """Methods × datasets heatmap of one metric, the flagged cells framed (from a `CellGrid`).
+
+    Each cell is the mean over seeds of a method's usable values on a dataset;
+    AUROC uses a diverging scale centred at ½ (blue above chance, red below).
+    A solid black frame marks a cell named by a failed finding, a dashed frame
+    one named by a warning (`LeaderboardAudit.grid` says which checks); a hatched
+    grey cell is a failed run stored as a score, a plain grey cell has no value.
+    Beyond ``max_methods`` rows or ``max_datasets`` columns, the ones with the
+    most flagged cells are drawn (the title says how many of how many).
+
+    Parameters
+    ----------
+    grid : CellGrid
+        From `LeaderboardAudit.grid`.
+    ax : matplotlib Axes, optional
+    annotate : bool, optional
+        Write each value into its cell (default: up to 400 cells).
+    colorbar : bool, default True
+    transpose : bool, optional
+        Datasets as rows instead of columns (default: when there are at most 6 datasets and more than 20
+        methods, so that a few datasets do not give a tall thin figure).
+    max_methods, max_datasets : int
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import tempfile, pathlib
+    >>> from auditad.leaderboards import audit_leaderboard
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "roc.csv"
+    >>> _ = path.write_text("Data,#Samples,# Dimensions,Outlier Perc,IForest,LOF,VAE\\n"
+    ...                     "pima,768,8,34.8958,0.6806,0.6271,0.0\\nwbc,378,30,5.5556,0.9310,0.9349,0.0\\n")
+    >>> ax = plot_leaderboard_heatmap(audit_leaderboard(path).grid())
+    >>> [(c.get_gid(), len(c.get_paths())) for c in ax.collections if c.get_gid()]
+    [('failed-run', 2)]
+    """
+    import numpy as np
+    from matplotlib.collections import PatchCollection
+    from matplotlib.patches import Rectangle
+
+    from ..leaderboards.audit import CellGrid
+
+    if not isinstance(grid, CellGrid):
+        raise InvalidInputError(f"grid must be a CellGrid (LeaderboardAudit.grid()), got {type(grid).__name__}")
+    rows, cols, level, (no_m, no_d) = _selection(grid, max_methods, max_datasets)
+    if not rows or not cols:
+        raise InvalidInputError(f"the grid of {grid.metric!r} has no value to draw")
+    if transpose is None:
+        transpose = len(cols) <= 6 and len(rows) > 20
+    values = grid.values[np.ix_(rows, cols)]
+    failed = grid.failed[np.ix_(rows, cols)]
+    lev = level[np.ix_(rows, cols)]
+    checks = grid.checks[np.ix_(rows, cols)]
+    ylabels = [str(grid.methods[i]) for i in rows]
+    xlabels = [str(grid.datasets[j]) for j in cols]
+    ynames, xnames = "method", "dataset"
+    if transpose:
+        values, failed, lev, checks = values.T, failed.T, lev.T, checks.T
+        ylabels, xlabels, ynames, xnames = xlabels, ylabels, xnames, ynames
+    n_y, n_x = values.shape
+    if ax is None:
+        longest_x = max((len(t) for t in xlabels), default=4)
+        longest_y = max((len(t) for t in ylabels), default=4)
+        width = min(st.CONTENT_WIDTH_IN, 1.2 + 0.075 * longest_y + 0.32 * n_x + (1.1 if colorbar else 0.2))
+        height = 1.4 + min(2.6, 0.075 * longest_x) + 0.24 * n_y
+        ax = st.axes_or_new(None, height=height, width=max(width, 4.5))
+    cmap_name, vmin, vmax, centre = _scale(grid.metric, grid.values)
+    import matplotlib
+
+    cmap = matplotlib.colormaps[cmap_name].with_extremes(bad="0.88")
+    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
+                   interpolation="nearest")
+    if colorbar:
+        ax.figure.colorbar(im, ax=ax, label=f"{grid.metric} (seed mean)", shrink=0.9)
+    def boxes(mask, half):      # one collection per kind: fast to draw and to save, whatever the count
+        return [Rectangle((j - half, i - half), 2 * half, 2 * half) for i, j in zip(*np.nonzero(mask))]
+
+    if failed.any():
+        ax.add_collection(PatchCollection(boxes(failed, 0.5), facecolor="0.75", edgecolor="0.45", hatch="////",
+                                          linewidth=0.0, gid="failed-run"))
+    for level, gid, style in ((2, "flag-fail", {"linestyle": "solid", "linewidth": 2.0}),
+                              (1, "flag-warn", {"linestyle": (0, (2.5, 1.5)), "linewidth": 1.4})):
+        mask = (lev == level) & ~failed
+        if mask.any():
+            ax.add_collection(PatchCollection(boxes(mask, 0.42), facecolor="none", edgecolor="black", gid=gid,
+                                              **style))
+    if annotate is None:
+        annotate = n_x * n_y <= MAX_ANNOTATED_CELLS and n_x <= MAX_ANNOTATED_COLUMNS
+    if annotate:
+        for i in range(n_y):
+            for j in range(n_x):
+                v = values[i, j]
+                if failed[i, j]:
+                    text = "0" if not np.isfinite(v) else f"{v:.2f}"
+                elif not np.isfinite(v):
+                    text = "–"
+                else:
+                    text = f"{v:.2f}"
+                dark = np.isfinite(v) and cmap_name == "RdBu" and abs(v - 0.5) > 0.3
+                ax.text(j, i, text, ha="center", va="center", fontsize=st.MIN_FONT_PT,
+                        color="white" if dark else "black")
+    ax.set_xticks(range(n_x), xlabels, rotation=90 if n_x > 4 else 0)
+    ax.set_yticks(range(n_y), ylabels)
+    ax.tick_params(length=0)
+    for side in ("top", "right", "left", "bottom"):
+        ax.spines[side].set_visible(False)
+    total = {"method": len(grid.methods) - no_m, "dataset": len(grid.datasets) - no_d}
+    drawn = {ynames: n_y, xnames: n_x}
+    cut = "; ".join(f"{drawn[k]} of {total[k]} {k}s" for k in ("method", "dataset") if drawn[k] < total[k])
+    empty = "; ".join(f"{n} {k}(s) without any value left out" for k, n in (("method", no_m), ("dataset", no_d)) if n)
+    n_fail, n_warn = int((grid.status == "fail").sum()), int((grid.status == "warn").sum())
+    title = (f"{grid.metric}: {n_fail} cell(s) in failed findings (solid frame), {n_warn} in warnings (dashed)"
+             + (f"; drawn: {cut} (the most flagged)" if cut else "") + (f"; {empty}" if empty else ""))
+    ax.set_title(title)
+    ax.set_xlabel(xnames + ("" if not centre else f"   (colour: {centre}; hatched: failed run; grey: no value)"))
+    ax.set_ylabel(ynames + ("s, best ranked first" if ynames == "method" else "s"))
+    return ax
+
+
+def leaderboard_heatmap_figure(grid, **kw):
+    """The heatmap as a figure in auditad's style (see `plot_leaderboard_heatmap`)."""
+    with st.style_context():
+        ax = plot_leaderboard_heatmap(grid, **kw)
+    return ax.figure

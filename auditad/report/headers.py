@@ -1,0 +1,34 @@
+"""Human column headers for the report's tables: symbols and words on the page, the code name in a tooltip.
+
+The CSV, Markdown and LaTeX tables keep the code names (``mean_auc``, ``sigma2_auc``): they are what a
+script reads. A name without an entry here is shown as it is, with underscores read as spaces.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["HEADERS", "header"]
+
+#: code name -> header on the page (the code name stays in the CSV and in the header's tooltip).
+HEADERS: dict[str, str] = {
+    "representation": "representation", "detector": "detector", "class": "class",
+    "n_pos": "n₊ (anomalies)", "n_neg": "n₋ (normals)", "n_classes": "classes", "n": "n",
+    "mean_auc": "mean AUROC", "sigma2_auc": "σ² AUROC", "std_auc": "std AUROC", "range_auc": "range AUROC",
+    "min_auc": "min AUROC", "max_auc": "max AUROC", "auroc": "AUROC",
+    "rho_rnd": "ρ_rnd", "rho_inv": "ρ_inv", "rho_dir": "ρ_dir",
+    "rho_inv_sig": "ρ_inv sig.", "n_inv_sig": "inverted sig.", "rho_nonsig": "not sig.",
+    "spearman_leakage_auroc": "Spearman (L_k, AUROC)",
+    "ci_low": "CI low", "ci_high": "CI high", "p_value": "p", "p_holm": "p (Holm)", "log10_p_value": "log₁₀ p",
+    "significance": "reading", "leakage": "L_k(c)", "L_k": "L_k", "chance": "chance level",
+    "ratio_to_chance": "L_k / chance", "ratio": "anomaly share π", "auroc_split_std": "AUROC spread over splits",
+    "near_random": "near random", "inverted": "inverted", "direction": "direction",
+}
+
+
+def header(name) -> str:
+    """The page header of a column named ``name`` (``"sigma2_auc"`` -> ``"σ² of AUROC"``)."""
+    text = str(name)
+    if text in HEADERS:
+        return HEADERS[text]
+    return re.sub(r"_+", " ", text).strip() or text

@@ -1,0 +1,414 @@
+"""Report section: exact and near duplicates, conflicting labels, the train/test overlap of the class-split
+tasks and what that overlap does to AUROC(c)
+([`auditad.duplicates.find_duplicates`][auditad.duplicates.find_duplicates])."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Mapping
+
+import numpy as np
+
+from ...errors import AuditadWarning, InvalidInputError
+from ..._format import count, percent as pct, stat as fmt
+from . import Section, TableSpec, info
+
+ID = "duplicates"
+REFERENCES = (("northcutt-cleanlab", "cleanlab, the library of this work: its near_duplicate check flags rows closer "
+                                     "than 0.13 times the median nearest-neighbour distance"),
+              ("campos-2016", "the benchmark collection, published with and without its duplicates"))
+#: data/duplicates_groups.csv: at most this many groups per representation (conflicting groups first, then the
+#: largest), each with at most EXAMPLE_ROWS of its row indices (``size`` gives the whole group).
+EXAMPLE_GROUPS = 50
+EXAMPLE_ROWS = 20
+
+
+def _not_applicable(reason: str) -> dict:
+    return {"status": "not_applicable", "reason": reason}
+
+
+# --------------------------------------------------------------------------- run
+def run(ctx) -> dict:
+    """Duplicates of every representation, the overlap of the protocol's tasks and AUROC(c) without it.
+
+    Returns a dict: ``representations`` (rep -> DuplicatesResult), ``near_reasons`` (rep -> why near
+    duplicates were not computed), ``plan`` (the protocol's [`SplitPlan`][auditad.protocol.SplitPlan], or None),
+    ``plan_reason``, ``overlap`` (rep -> per-task DataFrame, or None), ``dedup`` (rep -> ProtocolResult of
+    the tasks without the test rows that have an identical training row; only for representations with
+    such rows) and ``dedup_errors`` (rep -> why that run failed).
+    """
+    from ...duplicates import find_duplicates
+
+    s, bench = ctx.settings, ctx.inputs.benchmark
+    leak = (ctx.results.get("leakage") or {}).get("representations") or {}
+    dups, near_reasons = {}, {}
+    for rep, X in bench.representations.items():
+        common = dict(metric=s["metric"], backend=s["backend"], random_state=s["seed"])
+        neighbors = getattr(leak.get(rep), "neighbors", None)  # the leakage pass's lists: no second search
+        try:
+            dups[rep] = find_duplicates(X, bench.y, neighbors=neighbors, **common)
+        except InvalidInputError as exc:  # "auto" undefined: e.g. every listed neighbour is an exact copy
+            near_reasons[rep] = str(exc)
+            dups[rep] = find_duplicates(X, bench.y, near_threshold=None, **common)
+    out = {"representations": dups, "near_reasons": near_reasons, "plan": None, "plan_reason": None,
+           "overlap": None, "dedup": {}, "dedup_errors": {}}
+    proto = ctx.results.get("protocol")
+    if proto is None:
+        out["plan_reason"] = "the protocol section did not run: there are no training and test rows to compare"
+        return out
+    out["plan"], out["plan_reason"] = _protocol_plan(ctx, proto)
+    if out["plan"] is None:
+        return out
+    out["overlap"] = {rep: task_overlap(d, out["plan"]) for rep, d in dups.items()}
+    for rep, frame in out["overlap"].items():
+        if frame["n_exact"].sum() > 0:  # only then: AUROC(c) without the copies (no cost otherwise)
+            try:
+                out["dedup"][rep] = _audit_without_copies(ctx, rep, dups[rep])
+            except InvalidInputError as exc:
+                out["dedup_errors"][rep] = str(exc)
+    return out
+
+
+def protocol_tasks(ctx) -> dict:
+    """The labels and arguments of the protocol section's [`audit_protocol`][auditad.protocol.audit_protocol] run.
+
+    Class labels: the configured class-split protocol. Anomaly labels only: the semi-supervised task, i.e. the
+    one-class protocol on the labels {normal, anomaly} restricted to the class "normal" (``keep``).
+    """
+    from .protocol import semi_supervised
+
+    s, y = ctx.settings, ctx.inputs.benchmark.y
+    if semi_supervised(ctx):
+        return {"labels": np.where(np.asarray(y) == 1, "anomaly", "normal"), "protocol": "one_class",
+                "contamination": None, "keep": ["normal"]}
+    return {"labels": y, "protocol": s["protocol"], "contamination": s["contamination"], "keep": None}
+
+
+def _protocol_plan(ctx, proto):
+    """(the protocol's split plan, None) or (None, why it cannot be reproduced)."""
+    from ...protocol import SplitPlan, class_split_plan
+
+    st, how = proto.settings, protocol_tasks(ctx)
+    if st.get("split") == "user":
+        return None, "the protocol ran on a user split, which this section cannot reproduce"
+    plan = class_split_plan(how["labels"], protocol=how["protocol"], train_fraction=st["train_fraction"],
+                            contamination=how["contamination"], max_test_normals=st["max_test_normals"],
+                            repeats=st["repeats"], random_state=ctx.settings["seed"])
+    if how["keep"] is not None:  # the tasks the protocol section kept
+        kept = [t for t in plan.tasks if plan.classes[t.c].item() in how["keep"]]
+        plan = SplitPlan(plan.protocol, plan.classes, plan.repeat_seeds, tuple(kept), plan.skipped,
+                         plan.short_anomalies)
+    pos = {c.item(): i for i, c in enumerate(proto.classes)}
+    n_pos, n_neg = np.zeros_like(proto.n_pos), np.zeros_like(proto.n_neg)
+    for t in plan.tasks:
+        i = pos.get(plan.classes[t.c].item())
+        if i is None:
+            return None, "the protocol's tasks could not be reproduced from its settings"
+        n_pos[i, t.repeat] = int(t.y_test.sum())
+        n_neg[i, t.repeat] = t.y_test.size - n_pos[i, t.repeat]
+    if not (np.array_equal(n_pos, proto.n_pos) and np.array_equal(n_neg, proto.n_neg)):
+        return None, "the protocol's tasks could not be reproduced from its settings"
+    return plan, None
+
+
+def task_overlap(dup, plan):
+    """Per task of ``plan``: test rows with an exact (and a near) copy among the task's training rows.
+
+    One row per task: ``class``, ``repeat``, ``n_train``, ``n_test``, ``n_exact``, ``n_exact_anomalies``
+    (anomalies with an identical training row: a row labelled with two classes), ``exact_share``,
+    ``n_near``, ``near_share`` (missing when near duplicates were not computed).
+    """
+    import pandas as pd
+
+    copies = dup.n_groups > 0 or bool(dup.n_near_pairs)
+    rows = []
+    for t in plan.tasks:
+        m = int(t.test_idx.size)
+        row = {"class": plan.classes[t.c].item(), "repeat": t.repeat, "n_train": t.n_train, "n_test": m,
+               "n_exact": 0, "n_exact_anomalies": 0, "exact_share": 0.0,
+               "n_near": None if dup.near_pairs is None else 0,
+               "near_share": None if dup.near_pairs is None else 0.0}
+        if copies:  # without any copy in the whole set every task's overlap is 0: no per-task pass
+            ov = dup.overlap(t.train_idx, t.test_idx, y_test=t.y_test)
+            row.update(n_exact=ov.n_exact, n_exact_anomalies=int(ov.exact_copy[t.y_test == 1].sum()),
+                       exact_share=ov.exact_share, n_near=ov.n_near, near_share=ov.near_share)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["class", "repeat", "n_train", "n_test", "n_exact", "n_exact_anomalies",
+                                       "exact_share", "n_near", "near_share"])
+
+
+def _audit_without_copies(ctx, rep, dup):
+    """[`audit_protocol`][auditad.protocol.audit_protocol] of one representation on the same tasks, minus the test rows
+    that have an identical training row; its warnings are re-issued as this section's."""
+    from ...protocol import audit_protocol
+    from .protocol import detectors_from_settings
+
+    s, bench, how = ctx.settings, ctx.inputs.benchmark, protocol_tasks(ctx)
+    dets, knn_k = detectors_from_settings(s)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = audit_protocol({rep: bench.representations[rep]}, how["labels"], protocol=how["protocol"],
+                             detectors=dets, k=knn_k, epsilon=s["epsilon"], train_fraction=s["train_fraction"],
+                             contamination=how["contamination"], repeats=s["repeats"], leakage_k=None,
+                             max_test_normals=s["max_test_normals"] or None, ci_level=s["ci_level"],
+                             backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
+                             random_state=s["seed"], executor=ctx.executor, exclude_test_copies=dup.value_ids)
+        if how["keep"] is not None:
+            res = res.subset(how["keep"])
+    for w in caught:
+        if issubclass(w.category, AuditadWarning):
+            warnings.warn(f"duplicates ({rep}, AUROC without the test rows copied in training): {w.message}",
+                          w.category, stacklevel=2)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    return res
+
+
+# --------------------------------------------------------------------------- build
+def _overlap_summary(frame) -> dict:
+    exact = frame["exact_share"].to_numpy(dtype=float)
+    i = int(np.argmax(exact)) if exact.size else 0
+    near = frame["near_share"]
+    return {"n_tasks": int(len(frame)), "tasks_with_exact_copies": int((frame["n_exact"] > 0).sum()),
+            "exact_share_max": float(exact.max()) if exact.size else 0.0,
+            "exact_share_max_where": ({"class": frame["class"].iloc[i], "repeat": int(frame["repeat"].iloc[i])}
+                                      if exact.size and exact[i] > 0 else None),
+            "exact_share_mean": float(frame["n_exact"].sum() / max(int(frame["n_test"].sum()), 1)),
+            "n_exact": int(frame["n_exact"].sum()), "n_exact_anomalies": int(frame["n_exact_anomalies"].sum()),
+            "near_share_max": None if near.isna().all() else float(near.max())}
+
+
+def delta_frame(proto, dedup: Mapping, overlap: Mapping):
+    """ΔAUROC(c) = AUROC(c) without the copied test rows − AUROC(c), per representation, detector and class."""
+    import pandas as pd
+
+    rows = []
+    for rep, res in dedup.items():
+        excluded = overlap[rep].groupby("class", sort=False)["n_exact"].sum()
+        for det in proto.detector_names:
+            before, after = proto.aurocs(rep, det), res.aurocs(rep, det)
+            for c_i, c in enumerate(proto.classes):
+                label = c.item()
+                rows.append({"representation": rep, "detector": det, "class": label,
+                             "n_excluded": int(excluded.get(label, 0)), "n_pos": int(res.n_pos[c_i].sum()),
+                             "n_neg": int(res.n_neg[c_i].sum()), "auroc": float(before[c_i]),
+                             "auroc_without_copies": float(after[c_i]), "delta_auroc": float(after[c_i] - before[c_i])})
+    return pd.DataFrame(rows, columns=["representation", "detector", "class", "n_excluded", "n_pos", "n_neg", "auroc",
+                                       "auroc_without_copies", "delta_auroc"])
+
+
+def _largest(values: Mapping):
+    """The largest of the non-null values (None when every value is null)."""
+    vals = [v for v in values.values() if v is not None]
+    return max(vals) if vals else None
+
+
+def _mixed(ctx, dup) -> tuple:
+    """(groups, rows) holding both a normal and an anomaly: by the anomaly labels, the anomaly column, or (class
+    labels only) by the classes: a group of two classes is mixed in the tasks holding out one of them."""
+    kind = getattr(ctx.inputs, "kind", "classes")
+    if kind == "both" and "anomaly" in ctx.inputs.columns:
+        flags = dup.group_conflicts(ctx.inputs.columns["anomaly"])
+        return int(flags.sum()), int(dup.group_sizes[flags].sum())
+    if kind == "anomaly" and dup.n_mixed_groups is not None:
+        return dup.n_mixed_groups, dup.n_mixed_rows
+    return dup.n_conflicting_groups, dup.n_conflicting_rows
+
+
+def build(ctx) -> Section:
+    """The duplicates section from ``ctx.results["duplicates"]``."""
+    import pandas as pd
+
+    name, r = ctx.name, ctx.results[ID]
+    dups = r["representations"]
+    proto = ctx.results.get("protocol")
+    reps = {}
+    for rep, d in dups.items():
+        item = d.to_dict(max_groups=10, max_rows=EXAMPLE_ROWS)
+        item["n_mixed_groups"], item["n_mixed_rows"] = _mixed(ctx, d)
+        item["near_reason"] = r["near_reasons"].get(rep)
+        if r["overlap"] is None:
+            item["overlap"] = _not_applicable(r["plan_reason"])
+        else:
+            item["overlap"] = _overlap_summary(r["overlap"][rep])
+        reps[rep] = item
+    out = {"kind": getattr(ctx.inputs, "kind", "classes"), "n": int(next(iter(dups.values())).n_samples)}
+    for key, src in (("distinct", "n_distinct"), ("groups", "n_groups"), ("rows_in_groups", "n_rows_in_groups"),
+                     ("extra_copies", "n_extra_copies"), ("largest_group", "largest_group"),
+                     ("conflicting_groups", "n_conflicting_groups"), ("conflicting_rows", "n_conflicting_rows"),
+                     ("mixed_groups", "n_mixed_groups"), ("mixed_rows", "n_mixed_rows")):
+        out[key] = _largest({rep: v[src] for rep, v in reps.items()})
+    ceilings = [v["auroc_ceiling"] for v in reps.values() if v["auroc_ceiling"] is not None]
+    out["auroc_ceiling"] = min(ceilings) if ceilings and out["kind"] == "anomaly" else None
+    near = {rep: v["near"] for rep, v in reps.items()}
+    out["near_thresholds"] = {rep: (n["threshold"] if n else None) for rep, n in near.items()}
+    for key in ("pairs", "rows", "conflicting_rows"):
+        out[f"near_{key}"] = _largest({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
+
+    tables = [TableSpec("duplicates", f"{name}: exact duplicates, conflicting labels and near duplicates per "
+                                      "representation", _counts_frame(dups, reps), ID)]
+    if r["overlap"] is None:
+        out["train_test_overlap"] = _not_applicable(r["plan_reason"])
+        out["train_test_overlap_where"] = None
+        out["train_test_overlap_mean"] = None
+        out["max_abs_delta_auroc"] = _not_applicable(r["plan_reason"])
+        out["max_abs_delta_auroc_where"] = None
+    else:
+        shares = {rep: v["overlap"]["exact_share_max"] for rep, v in reps.items()}
+        worst = max(shares, key=lambda rep: shares[rep])
+        out["train_test_overlap"] = shares[worst]
+        where = reps[worst]["overlap"]["exact_share_max_where"]
+        out["train_test_overlap_where"] = None if where is None else {"representation": worst, **where}
+        out["train_test_overlap_mean"] = _largest({rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()})
+        frame = pd.concat([f.assign(representation=rep) for rep, f in r["overlap"].items()], ignore_index=True)
+        frame = frame[["representation", *[c for c in frame.columns if c != "representation"]]]
+        tables.append(TableSpec("duplicates_overlap", f"{name}: test rows of each class-split task with an identical "
+                                                      "(exact) or a near copy among the task's training rows",
+                                frame, ID, compact=len(frame) <= 40))
+        _delta(out, reps, r, proto, tables, name)
+    if reps and isinstance(next(iter(reps.values()))["per_class"], list) and dups[next(iter(dups))].labels is not None:
+        per_class = pd.concat([d.to_frame().iloc[1:].drop(columns="scope").assign(representation=rep)
+                               for rep, d in dups.items()], ignore_index=True)
+        per_class = per_class[["representation", *[c for c in per_class.columns if c != "representation"]]]
+        tables.append(TableSpec("duplicates_per_class", f"{name}: duplicates per class (rows with an exact copy "
+                                                        "whatever its label; extra copies among the class's rows)",
+                                per_class, ID, compact=len(per_class) <= 40))
+    tables.append(TableSpec("duplicates_groups", f"{name}: example exact-duplicate groups (conflicting groups first, "
+                                                 f"then the largest; at most {EXAMPLE_ROWS} row indices per group)",
+                            groups_frame(dups), ID, compact=False))
+    out["representations"] = reps
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), reading=reading(out),
+                   references=REFERENCES)
+
+
+def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
+    """ΔAUROC of the representations with train/test copies: the summary keys and the table."""
+    frame = delta_frame(proto, r["dedup"], r["overlap"])
+    for rep, item in reps.items():
+        if rep in r["dedup_errors"]:
+            item["delta_auroc"] = {"status": "failed", "reason": r["dedup_errors"][rep], "max_abs": None,
+                                   "detectors": {}}
+        elif rep not in r["dedup"]:  # no test row has an identical training row: the AUROCs cannot change
+            item["delta_auroc"] = {"status": "no_overlap", "reason": None, "max_abs": 0.0,
+                                   "detectors": {det: {"max_abs": 0.0, "mean": 0.0} for det in proto.detector_names}}
+        else:
+            f = frame[frame["representation"] == rep]
+            dets = {}
+            for det, g in f.groupby("detector", sort=False):
+                d = g["delta_auroc"].abs()
+                dets[det] = {"max_abs": None if d.isna().all() else float(d.max()),
+                             "mean": None if d.isna().all() else float(g["delta_auroc"].mean())}
+            mx = f["delta_auroc"].abs()
+            item["delta_auroc"] = {"status": "computed", "reason": None,
+                                   "max_abs": None if mx.isna().all() else float(mx.max()), "detectors": dets}
+    values = {rep: v["delta_auroc"]["max_abs"] for rep, v in reps.items()}
+    out["max_abs_delta_auroc"] = _largest(values)
+    out["max_abs_delta_auroc_where"] = None
+    if len(frame) and out["max_abs_delta_auroc"]:
+        i = frame["delta_auroc"].abs().idxmax()
+        out["max_abs_delta_auroc_where"] = {k: frame.at[i, k] for k in ("representation", "detector", "class")}
+        out["max_abs_delta_auroc_where"]["delta_auroc"] = float(frame.at[i, "delta_auroc"])
+    if len(frame):
+        tables.append(TableSpec("duplicates_delta_auroc", f"{name}: AUROC(c) with and without the test rows that "
+                                                          "have an identical row among the task's training rows",
+                                frame, ID, compact=len(frame) <= 40))
+
+
+def _counts_frame(dups: Mapping, reps: Mapping):
+    import pandas as pd
+
+    rows = []
+    for rep, d in dups.items():
+        v = reps[rep]
+        near = v["near"] or {}
+        rows.append({"representation": rep, "n": d.n_samples, "distinct": d.n_distinct,
+                     "rows_in_groups": d.n_rows_in_groups, "extra_copies": d.n_extra_copies, "groups": d.n_groups,
+                     "largest_group": d.largest_group, "conflicting_groups": d.n_conflicting_groups,
+                     "conflicting_rows": d.n_conflicting_rows, "mixed_rows": v["n_mixed_rows"],
+                     "near_threshold": near.get("threshold"), "near_pairs": near.get("n_pairs"),
+                     "near_rows": near.get("n_rows"), "near_conflicting_rows": near.get("n_conflicting_rows")})
+    return pd.DataFrame(rows)
+
+
+def groups_frame(dups: Mapping):
+    """Example groups of every representation: conflicting groups first, then the largest (row indices)."""
+    import pandas as pd
+
+    frames = []
+    for rep, d in dups.items():
+        order = np.argsort(-d.group_sizes, kind="stable")
+        if d.group_conflicting is not None:
+            order = order[np.argsort(~d.group_conflicting[order], kind="stable")]
+        for g in order[:EXAMPLE_GROUPS]:
+            rows = d.group(int(g))[:EXAMPLE_ROWS]
+            part = {"representation": rep, "group": int(g), "size": int(d.group_sizes[g]), "row": rows}
+            if d.labels is not None:
+                part["label"] = [v.item() if hasattr(v, "item") else v for v in d.labels[rows]]
+                part["conflicting"] = bool(d.group_conflicting[g])
+            frames.append(pd.DataFrame(part))
+    columns = ["representation", "group", "size", "row", "label", "conflicting"]
+    if not frames:
+        return pd.DataFrame(columns=columns)
+    return pd.concat(frames, ignore_index=True)
+
+
+# --------------------------------------------------------------------------- reading
+def reading(p: Mapping) -> str:
+    """Plain-language reading of the duplicates part of a summary."""
+    n, reps = p["n"], p["representations"]
+    several = len(reps) > 1
+    where = " in at least one representation" if several else ""
+    if not p["rows_in_groups"]:
+        text = f"No two of the {count(n)} rows are identical" + (" in any representation. " if several else ". ")
+    else:
+        text = (f"{count(p['rows_in_groups'])} of the {count(n)} rows ({pct(p['rows_in_groups'] / n)}) have an "
+                f"identical copy{where}: {count(p['groups'])} group{'' if p['groups'] == 1 else 's'}, "
+                f"{count(p['extra_copies'])} rows beyond the "
+                f"first of each group, the largest with {count(p['largest_group'])} rows. ")
+        if p["conflicting_rows"]:
+            limit = info(ID).thresholds[0][2]
+            groups = "group" if p["conflicting_groups"] == 1 else "groups"
+            text += (f"{count(p['conflicting_rows'])} rows in {count(p['conflicting_groups'])} {groups} carry "
+                     f"different labels (the default gate allows {limit:g}): every detector gives identical rows the "
+                     "same score, so such rows are ties between a normal and an anomaly that no detector can order")
+            text += (f"; no detector can exceed an AUROC of {fmt(p['auroc_ceiling'], digits=4)} on the whole set. "
+                     if p["auroc_ceiling"] is not None else ". ")
+        else:
+            text += "Every group carries one label. "
+    if p["near_pairs"] is not None:
+        taus = [t for t in p["near_thresholds"].values() if t is not None]
+        text += (f"Near duplicates (closer than τ = 0.13 × the median nearest-neighbour distance"
+                 + (f", τ = {fmt(taus[0], digits=4)}" if len(taus) == 1 else "") + "): "
+                 + (f"{count(p['near_pairs'])} pairs of distinct rows, {count(p['near_conflicting_rows'])} rows in "
+                    "near groups with different labels. " if p["near_pairs"] else "none. "))
+    ov = p["train_test_overlap"]
+    if isinstance(ov, Mapping):
+        return (text + f"Train/test overlap: not applicable ({ov['reason']}).").strip()
+    limit = info(ID).thresholds[1][2]
+    semi = p["kind"] == "anomaly"
+    if ov == 0:
+        text += (("No test row of the semi-supervised task has an identical row among its training normals"
+                  if semi else "No test row of any class-split task has an identical row among that task's "
+                  "training rows") + ", so no AUROC was earned by memory of the training set.")
+        return text.strip()
+    w = p["train_test_overlap_where"]
+    rep = f", {w['representation']}" if several else ""
+    if semi:
+        text += (f"In the semi-supervised task (detectors fitted on a split of the normals), {pct(ov)} of the test "
+                 f"rows{rep and ' (' + rep[2:] + ')'} have an identical row among the training normals; ")
+    else:
+        text += (f"In the class-split tasks, up to {pct(ov)} of a task's test rows (class {w['class']}{rep}) have "
+                 f"an identical row among its training rows (over all tasks {pct(p['train_test_overlap_mean'])}); ")
+    text += ((f"above the {pct(limit, digits=0)} of the default gate. " if ov > limit else
+              f"within the {pct(limit, digits=0)} of the default gate. ")
+             + "A distance-based detector scores such a test row as perfectly normal: a copied normal is an easy "
+               "normal, a copied anomaly (a row that also carries a normal label) a missed one. ")
+    d = p["max_abs_delta_auroc"]
+    if d is None:
+        text += "AUROC(c) without these rows could not be computed."
+    else:
+        wd = p["max_abs_delta_auroc_where"]
+        text += (f"Leaving them out of the test sets changes AUROC(c) by at most {fmt(d)}"
+                 + (f" (detector {wd['detector']}, class {wd['class']}: {fmt(wd['delta_auroc'])})" if wd else "")
+                 + "; the per-detector changes are in the ΔAUROC table.")
+    return text.strip()
