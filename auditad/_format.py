@@ -34,15 +34,16 @@ import re
 from typing import Iterable, Sequence
 
 __all__ = ["DASH", "TARGETS", "KINDS", "P_FLOOR", "missing", "stat", "pvalue", "pp", "count", "percent", "real",
-           "number", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters",
-           "name_list", "html_table", "html_block", "svg_bars", "svg_histogram"]
+           "number", "variance", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters",
+           "name_list", "html_table", "html_block", "svg_bars", "svg_histogram", "text_table"]
 
 DASH = "\u2013"
 #: Output targets: "html" (also Markdown and plain text) and "tex".
 TARGETS = ("html", "md", "tex", "text")
-KINDS = ("stat", "p", "pp", "count", "percent", "real", "text")
-#: p-values below this are shown as "< 1e-300" (0 means "below the smallest double", not "impossible").
-P_FLOOR = 1e-300
+KINDS = ("stat", "p", "pp", "count", "percent", "real", "variance", "text")
+#: Display floor of a p-value: below it the page says "< 1e-16" (double precision cannot tell smaller p-values
+#: from 0 in 1 - p, and no reading changes below it); the exact value stays in the JSON/CSV (log10 where kept).
+P_FLOOR = 1e-16
 _NNBSP = "\u202f"  # narrow no-break space: the SI thousands separator
 
 
@@ -94,7 +95,7 @@ def _sci(x: float, sig: int, target: str) -> str:
 
 
 def pvalue(p, *, target: str = "html", scientific: bool | None = None) -> str:
-    """A p-value with 2 significant digits; ``< 1e-300`` below the floor (0 included); never ``0``.
+    """A p-value with 2 significant digits; ``< 1e-16`` below the floor (0 included); never ``0``.
 
     ``scientific=None`` chooses per value (fixed from 0.001 up); `format_column`
     passes one choice for a whole column.
@@ -104,7 +105,7 @@ def pvalue(p, *, target: str = "html", scientific: bool | None = None) -> str:
     if x is None:
         return missing(target)
     if x < P_FLOOR:
-        return "$< 10^{-300}$" if target == "tex" else "< 1e-300"
+        return "$< 10^{-16}$" if target == "tex" else "< 1e-16"
     if scientific is None:
         scientific = x < 1e-3
     return _sci(x, 2, target) if scientific else _sig_fixed(x, 2)
@@ -203,6 +204,15 @@ def number(value, digits: int = 3, *, target: str = "html") -> str:
     return str(value)
 
 
+def variance(value, *, target: str = "html") -> str:
+    """A variance of AUROCs (σ²_AUC): always fixed with 4 decimals, so a column reads one way (``0.0031``)."""
+    _check_target(target)
+    x = _as_float(value)
+    if x is None:
+        return missing(target)
+    return f"{x:.4f}"
+
+
 def format_value(value, kind: str, *, target: str = "html") -> str:
     """Format one value as the given ``kind`` (see the module docstring)."""
     _check_target(target)
@@ -218,6 +228,8 @@ def format_value(value, kind: str, *, target: str = "html") -> str:
         return percent(value, target=target)
     if kind == "real":
         return real(value, target=target)
+    if kind == "variance":
+        return variance(value, target=target)
     if kind == "text":
         if _is_int(value):
             return str(value)
@@ -257,6 +269,8 @@ def column_kind(name: str, values: Iterable = ()) -> str:
         return "pp"
     if _COUNT_NAME.search(name) and all(float(v) == int(float(v)) for v in numeric):
         return "count"
+    if re.search(r"sigma2", name, re.I):
+        return "variance"
     if _REAL_NAME.search(name):
         return "real"
     if numeric and all(_is_int(v) for v in vals if v is not None and not _is_nan(v)):
@@ -307,7 +321,7 @@ def format_column(values: Sequence, kind: str | None = None, *, name: str = "", 
 
 
 def bound_cell(text: str, value, *, target: str = "html") -> str:
-    """The display of a p-value that is an upper bound: ``≤ 3.1e-05``; ``< 1e-300`` at or below the floor."""
+    """The display of a p-value that is an upper bound: ``≤ 3.1e-05``; ``< 1e-16`` at or below the floor."""
     _check_target(target)
     x = _as_float(value)
     if x is None:
@@ -355,7 +369,7 @@ def jinja_filters() -> dict:
 # --------------------------------------------------------------------------- notebook display (_repr_html_)
 #: Inline style of the notebook displays: small, readable on light and dark themes, no external resource.
 _REPR_STYLE = ("font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.35; max-width: 60em")
-_NUMERIC_KINDS = ("stat", "p", "pp", "count", "percent", "real")
+_NUMERIC_KINDS = ("stat", "p", "pp", "count", "percent", "real", "variance")
 
 
 def _plain(value):
@@ -543,3 +557,48 @@ def svg_histogram(edges, heights, *, title: str, marker=None, width: int = 360, 
     return Markup('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
                   '<title>{}</title>{}{}</svg>').format(width, height, width, height, title, Markup("").join(bars),
                                                        Markup("").join(ticks))
+
+
+# --------------------------------------------------------------------------- plain-text tables (command line)
+def text_table(rows, *, header=None, align: str = "l", sep: str = "  ", widths=None, indent: str = "") -> str:
+    """Rows of cells as a fixed-width plain-text table: one line per row, trailing spaces removed.
+
+    Parameters
+    ----------
+    rows : iterable of sequences
+        The cells (converted with ``str``), already formatted.
+    header : sequence, optional
+        A first row.
+    align : str
+        One letter per column, ``"l"`` (left) or ``"r"`` (right); a shorter string repeats its last letter.
+    sep : str
+        Between two columns.
+    widths : sequence of int, optional
+        Smallest width of each column (a column is as wide as its widest cell).
+    indent : str
+        Before every line.
+
+    Returns
+    -------
+    str
+
+    See Also
+    --------
+    - [`format_column`][auditad._format.format_column]: one rule per column for the numbers in the cells.
+
+    Examples
+    --------
+    >>> print(text_table([["knn", "0.912"], ["iforest", "0.5"]], header=["detector", "auroc"], align="lr"))
+    detector  auroc
+    knn       0.912
+    iforest     0.5
+    """
+    table = ([list(map(str, header))] if header is not None else []) + [list(map(str, r)) for r in rows]
+    if not table:
+        return ""
+    n = max(len(r) for r in table)
+    spec = (align + align[-1] * n)[:n]
+    width = [max([len(r[i]) for r in table if i < len(r)] + [int(widths[i]) if widths and i < len(widths) else 0])
+             for i in range(n)]
+    return "\n".join((indent + sep.join(c.ljust(w) if a == "l" else c.rjust(w)
+                                         for c, w, a in zip(r, width, spec))).rstrip() for r in table)

@@ -37,6 +37,7 @@ __all__ = [
     "check_output_file",
     "check_figure_path",
     "reading_inputs",
+    "renamed_parameter",
 ]
 
 
@@ -182,6 +183,36 @@ def check_float(value, *, name: str, low: float | None = None, high: float | Non
     return value
 
 
+def renamed_parameter(old: str, new: str):
+    """Decorator: the keyword ``old`` stays accepted as a deprecated name of the keyword ``new``.
+
+    Passing ``old`` gives a `DeprecationWarning` that names ``new`` and passes the value on as ``new``;
+    passing both raises [`InvalidInputError`][auditad.errors.InvalidInputError] (as scipy's
+    ``_rename_parameter``). The signature shown (``inspect.signature``) is the function's own, with ``new``
+    only. A warning the decorated function issues itself must count this wrapper as one more frame to point
+    at its caller (``stacklevel`` + 1).
+    """
+    import functools
+
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if old in kwargs:
+                if new in kwargs:
+                    raise InvalidInputError(f"{fn.__name__}: give {new}= only: {old}= is its former (deprecated) "
+                                            "name")
+                import warnings
+
+                warnings.warn(f"{fn.__name__}: {old}= is deprecated: use {new}= (same meaning)", DeprecationWarning,
+                              stacklevel=2)
+                kwargs[new] = kwargs.pop(old)
+            return fn(*args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
 def check_probability(value, *, name: str, open_interval: bool = False) -> float:
     """A float in [0, 1] (or (0, 1) when ``open_interval``)."""
     return check_float(value, name=name, low=0.0, high=1.0, low_open=open_interval, high_open=open_interval)
@@ -278,6 +309,25 @@ def _one_line(exc: BaseException, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def _check_npz_member(zf, info, where: str, archive_size: int) -> None:
+    """One ``.npy`` member of an ``.npz`` archive: a plausible unpacked size, and a header whose shape fits in it."""
+    import io
+
+    if info.file_size > max(DECLARED_RATIO * info.compress_size, 4096) or \
+            info.file_size > declared_bytes_limit(archive_size):
+        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) declares {info.file_size:,} "
+                                f"bytes unpacked from {info.compress_size:,} packed bytes: more than "
+                                "deflate produces or memory allows (a damaged or hostile archive)")
+    with zf.open(info) as fh:
+        head = fh.read(65536 + 16)
+    shape, dtype, header_len = _npy_header(io.BytesIO(head), f"{where} (array {info.filename[:-4]!r})")
+    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if need > info.file_size - header_len:
+        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) is truncated: shape "
+                                f"{shape} of {dtype} needs {need} bytes, the member holds "
+                                f"{info.file_size - header_len}")
+
+
 def check_input_file(path, *, name: str) -> Path:
     """Check that input ``path`` is a readable regular file; for ``.npy``/``.npz``/``.mat`` also check its structure.
 
@@ -320,25 +370,8 @@ def check_input_file(path, *, name: str) -> Path:
 
         try:
             with zipfile.ZipFile(p) as zf:
-                for info in zf.infolist():
-                    if not info.filename.endswith(".npy"):
-                        continue
-                    if info.file_size > max(DECLARED_RATIO * info.compress_size, 4096) or \
-                            info.file_size > declared_bytes_limit(st.st_size):
-                        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) declares {info.file_size:,} "
-                                                f"bytes unpacked from {info.compress_size:,} packed bytes: more than "
-                                                "deflate produces or memory allows (a damaged or hostile archive)")
-                    with zf.open(info) as fh:
-                        head = fh.read(65536 + 16)
-                    import io
-
-                    buf = io.BytesIO(head)
-                    shape, dtype, header_len = _npy_header(buf, f"{where} (array {info.filename[:-4]!r})")
-                    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
-                    if need > info.file_size - header_len:
-                        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) is truncated: shape "
-                                                f"{shape} of {dtype} needs {need} bytes, the member holds "
-                                                f"{info.file_size - header_len}")
+                for info in (i for i in zf.infolist() if i.filename.endswith(".npy")):
+                    _check_npz_member(zf, info, where, st.st_size)
         except InvalidInputError:
             raise
         except Exception as exc:  # BadZipFile, EOFError, zlib.error, an unsupported compression method, ...
@@ -387,30 +420,103 @@ def declared_bytes_limit(file_size: int) -> int:
     return min(limit, memory // 2) if memory else limit
 
 
-def _check_mat(p: Path, size: int, where: str) -> None:
-    """A MATLAB file's declared sizes against its real size, before scipy allocates anything.
+#: MAT-file level-5 data types (miINT8 .. miUTF32; 8, 10 and 11 are reserved).
+_MAT5_TYPES = frozenset({1, 2, 3, 4, 5, 6, 7, 9, 12, 13, 14, 15, 16, 17, 18})
+_MI_MATRIX, _MI_COMPRESSED = 14, 15
 
-    Level-5 files: every top-level element must end inside the file (scipy reads an
-    element's declared byte count in one piece).  Every format: each variable's declared
-    shape, made dense (a sparse matrix is densified), must fit `declared_bytes_limit`.
-    """
+
+def _check_matrix_header(fh, start: int, end: int, endian: str, where: str) -> None:
+    """A miMATRIX starts with its array flags (miUINT32 x 2, a known class), dimensions (miINT32, >= 2 of
+    them; absent for opaque objects) and name (miINT8), as scipy's reader assumes."""
     import struct
 
+    def tag(pos):
+        if pos + 8 > end:
+            raise InvalidInputError(f"{where} is truncated")
+        fh.seek(pos)
+        first, second = struct.unpack(endian + "II", fh.read(8))
+        if first >> 16:  # a small data element holds at most 4 bytes
+            if first >> 16 > 4:
+                raise InvalidInputError(f"{where} is damaged")
+            return first & 0xFFFF, first >> 16, pos + 4, pos + 8
+        return first, second, pos + 8, pos + 8 + second + (-second % 8)
+
+    mdtype, nbytes, data, nxt = tag(start)
+    fh.seek(data)
+    cls = struct.unpack(endian + "I", fh.read(4))[0] & 0xFF if mdtype == 6 and nbytes == 8 else 0
+    if not 1 <= cls <= 17:
+        raise InvalidInputError(f"{where} has damaged array flags")
+    if cls == 17:  # mxOPAQUE_CLASS: no dimensions
+        return
+    mdtype, nbytes, data, nxt = tag(nxt)
+    if mdtype not in (5, 6) or nbytes < 8 or nbytes % 4 or nxt > end:  # miINT32 (some writers: miUINT32)
+        raise InvalidInputError(f"{where} has damaged dimensions")
+    fh.seek(data)
+    if mdtype == 5 and any(d < 0 for d in struct.unpack(endian + f"{nbytes // 4}i", fh.read(nbytes))):
+        raise InvalidInputError(f"{where} has negative dimensions")
+    if tag(nxt)[0] not in (1, 2, 16):  # miINT8 (also seen: miUINT8, miUTF8)
+        raise InvalidInputError(f"{where} has a damaged name")
+
+
+def _walk_mat5(fh, start: int, end: int, endian: str, bad: str, limit: int, *, top: bool = False,
+               depth: int = 0) -> None:
+    """Check the element tags in bytes [start, end) of a level-5 MAT stream (MATLAB's "MAT-File Format", ch. 1)."""
+    import io
+    import struct
+    import zlib
+
+    if depth > 32:
+        raise InvalidInputError(f"{bad}: nested more than 32 levels deep")
+    pos = start
+    while pos + 8 <= end:
+        fh.seek(pos)
+        first, second = struct.unpack(endian + "II", fh.read(8))
+        if first >> 16:  # a small data element: type and byte count in the first word, data in the second
+            mdtype, nbytes, step, extent = first & 0xFFFF, first >> 16, 8, 8
+            if nbytes > 4 or top or mdtype in (_MI_MATRIX, _MI_COMPRESSED):
+                raise InvalidInputError(f"{bad}: the element at byte {pos} is damaged")
+        else:
+            mdtype, nbytes = first, second
+            pad = 0 if mdtype in (_MI_MATRIX, _MI_COMPRESSED) else -nbytes % 8
+            step, extent = 8 + nbytes + pad, 8 + nbytes
+        if mdtype not in _MAT5_TYPES or (mdtype == _MI_COMPRESSED and not top):
+            raise InvalidInputError(f"{bad}: the element at byte {pos} has the unknown data type {mdtype}")
+        if pos + extent > end:
+            raise InvalidInputError(f"{bad}: truncated or corrupted (the element at byte {pos} declares "
+                                    f"{nbytes:,} bytes, its container ends {max(end - pos - 8, 0):,} bytes later)")
+        if mdtype == _MI_MATRIX and nbytes:
+            _check_matrix_header(fh, pos + 8, pos + 8 + nbytes, endian, f"{bad}: the matrix at byte {pos}")
+            _walk_mat5(fh, pos + 8, pos + 8 + nbytes, endian, bad, limit, depth=depth + 1)
+        elif mdtype == _MI_COMPRESSED:
+            fh.seek(pos + 8)
+            inflate = zlib.decompressobj()
+            try:
+                inner = inflate.decompress(fh.read(nbytes), limit + 1)
+            except zlib.error as exc:
+                raise InvalidInputError(f"{bad}: a compressed element does not inflate ({exc})") from None
+            if len(inner) > limit:
+                raise InvalidInputError(f"{bad}: a compressed element inflates to more than {limit:,} bytes")
+            _walk_mat5(io.BytesIO(inner), 0, len(inner), endian, bad, limit, top=True, depth=depth + 1)
+        pos += step
+
+
+def _check_mat(p: Path, size: int, where: str) -> None:
+    """A MATLAB file's declared types and sizes against its real size, before scipy reads anything.
+
+    Level-5 files (v6, v7): every element tag, nested ones included, must name a MAT data
+    type (scipy's readers index a table by it without a bounds check: a damaged type code
+    crashes the process) and end inside its parent; compressed elements are inflated (at
+    most `declared_bytes_limit` bytes) and checked the same way.  Every format: each
+    variable's declared shape, made dense (a sparse matrix is densified), must fit
+    `declared_bytes_limit`.
+    """
     with open(p, "rb") as fh:
         head = fh.read(128)
-        if len(head) == 128 and head[126:128] in (b"IM", b"MI"):  # level 5 (v6, v7); v7.3 is HDF5 (refused later)
+        if len(head) == 128 and head[126:128] in (b"IM", b"MI") and head[124:126] in (b"\x00\x01", b"\x01\x00"):
+            # level 5 (version 0x0100); v7.3 (0x0200) is HDF5, refused by the loader with its own message
             endian = "<" if head[126:128] == b"IM" else ">"
-            offset = 128
-            while offset + 8 <= size:
-                fh.seek(offset)
-                mdtype, nbytes = struct.unpack(endian + "II", fh.read(8))
-                if mdtype >> 16:  # a "small data element" (4 bytes inside the tag): not a top-level variable
-                    break
-                if offset + 8 + nbytes > size:
-                    raise InvalidInputError(f"{where} is not a valid .mat file: truncated or corrupted (the element "
-                                            f"at byte {offset} declares {nbytes:,} bytes, the file ends "
-                                            f"{size - offset - 8:,} bytes later)")
-                offset += 8 + nbytes
+            _walk_mat5(fh, 128, size, endian, f"{where} is not a valid .mat file", declared_bytes_limit(size),
+                       top=True)
     import scipy.io
 
     try:
@@ -447,7 +553,7 @@ def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
     ``paths`` are the files being read (named in the message).  Errors raised on
     purpose ([`AuditadError`][auditad.errors.AuditadError]) pass through; ``zipfile.BadZipFile``,
     ``SyntaxError`` / ``tokenize.TokenError`` from a corrupted ``.npy`` header,
-    ``UnicodeDecodeError``, ``EOFError``, ``zlib.error`` and the like become one named
+    ``UnicodeDecodeError``, ``EOFError``, ``zlib.error``, pyarrow's errors and the like become one named
     error.  ``MemoryError`` and ``KeyboardInterrupt`` pass through unchanged.
     """
     from .errors import AuditadError
@@ -463,7 +569,8 @@ def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
         import zipfile
         import zlib
 
-        if not isinstance(exc, _PARSE_ERRORS + (zipfile.BadZipFile, zlib.error, tokenize.TokenError)):
+        arrow = type(exc).__module__.startswith("pyarrow")  # ArrowException: a damaged Parquet file, decoded lazily
+        if not (arrow or isinstance(exc, _PARSE_ERRORS + (zipfile.BadZipFile, zlib.error, tokenize.TokenError))):
             raise
         files = [str(p) for p in (paths if isinstance(paths, (list, tuple)) else [paths]) if p is not None]
         culprit = getattr(exc, "filename", None)

@@ -606,7 +606,10 @@ def _read_table(path: Path, *, name: str, blank_lines: bool = False):
     try:
         if suffix in (".parquet", ".pq"):
             try:
-                return _without_index_column(pd.read_parquet(path), path)
+                frame = pd.read_parquet(path)
+                for j in range(frame.shape[1]):  # pyarrow-backed text is decoded lazily: decode (and fail) here
+                    frame.iloc[:, j].to_numpy()
+                return _without_index_column(frame, path)
             except ImportError:
                 raise InvalidInputError(
                     f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"

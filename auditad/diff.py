@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ._format import text_table
 from ._json import json_safe
 from .errors import InvalidInputError
 
@@ -61,13 +62,6 @@ def parse_diff_rule(text):
     Returns a [`GateRule`][auditad.gates.checks.GateRule] whose path starts with
     ``delta.`` for a rule on the change.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -103,14 +97,6 @@ def load_side(path) -> list[tuple[str, dict, str]]:
     See Also
     --------
     - [`auditad.gates.checks.load_summary`][auditad.gates.checks.load_summary]: reads one file with named errors.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .gates.checks import load_summary
 
@@ -193,14 +179,6 @@ class BenchmarkDiff:
     - [`diff_audits`][auditad.diff.diff_audits]: compare two audits.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on one audit.
     - [`auditad.results.audit_results`][auditad.results.audit_results]: summaries of published tables.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     benchmark: str
@@ -257,13 +235,6 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
     - [`diff_audits`][auditad.diff.diff_audits]: the same for files and folders, with gates.
     - [`auditad.gates.checks.numeric_paths`][auditad.gates.checks.numeric_paths]: the paths of a summary's numbers.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -325,14 +296,6 @@ class DiffResult:
     - [`diff_audits`][auditad.diff.diff_audits]: compare two audits.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on one audit.
     - [`auditad.results.audit_results`][auditad.results.audit_results]: summaries of published tables.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     base: str
@@ -391,10 +354,10 @@ class DiffResult:
                          f"{len(p.only_base)} only in BASE, {len(p.only_new)} only in NEW"
                          + (f" (schema {p.base_version} vs {p.new_version})" if p.base_version != p.new_version
                             else ""))
-            width = max([len(r[0]) for r in rows] + [9])
-            lines.append(f"  {'statistic':<{width}}  {'base':>12}  {'new':>12}  {'change':>12}")
-            for path, b, n, d in sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,)):
-                lines.append(f"  {path:<{width}}  {_num(b):>12}  {_num(n):>12}  {_delta(d):>12}")
+            lines.append(text_table([(path, _num(b), _num(n), _delta(d)) for path, b, n, d in
+                                     sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,))],
+                                    header=("statistic", "base", "new", "change"), align="lr",
+                                    widths=(9, 12, 12, 12), indent="  "))
             for label, paths in (("only in BASE", p.only_base), ("only in NEW", p.only_new),
                                  ("not compared (different items)", p.unpaired)):
                 for path in paths:
@@ -512,14 +475,6 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
     See Also
     --------
     - [`auditad.report.export.markdown_summary`][auditad.report.export.markdown_summary]: the gate section.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .report.export import markdown_summary, md_escape as _md_escape
 
@@ -563,14 +518,6 @@ def write_diff_outputs(result: DiffResult, *, json_path=None, junit=None, markdo
     --------
     - [`diff_markdown`][auditad.diff.diff_markdown]
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     import json
 

@@ -79,7 +79,8 @@ from dataclasses import dataclass
 from .errors import AuditadError, InvalidInputError
 
 __all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor", "probe_scheduler",
-           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config", "distributed"]
+           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config", "distributed",
+           "abandon_local_clusters"]
 
 #: The kinds of ``scheduler=`` value `parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")

@@ -106,10 +106,6 @@ def parse_ratios(items) -> object:
     - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]: their files.
     - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: one landscape.
 
-    References
-    ----------
-    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-    of Anomaly Detection".
 
     Examples
     --------
@@ -192,11 +188,6 @@ def check_out_folder(out) -> Path:
     - [`landscape_study`][auditad.landscape_study.landscape_study]: every landscape statistic.
     - [`write_landscape_study`][auditad.landscape_study.write_landscape_study]: their files.
     - [`auditad.landscapes.landscape`][auditad.landscapes.landscape]: one landscape.
-
-    References
-    ----------
-    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-    of Anomaly Detection".
     """
     out = Path(out)
     if out.exists() and not out.is_dir():
@@ -235,11 +226,6 @@ def write_landscape_study(study: LandscapeStudy, out, *, figures: bool = True) -
     --------
     - [`landscape_study`][auditad.landscape_study.landscape_study]
     - `auditad.plotting.plot_landscape`
-
-    References
-    ----------
-    R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-    of Anomaly Detection".
     """
     out = check_out_folder(out)
     out.mkdir(exist_ok=True)

@@ -238,18 +238,19 @@ class LeakageResult:
 
     def summary_text(self) -> str:
         """A plain-text table for the terminal."""
-        lines = [f"Neighbourhood class leakage ({self.metric}, {self.backend} kNN"
-                 + (f", recall {self.recall:.4f}" if self.recall is not None else "") + ")",
-                 f"  n = {int(self.class_sizes.sum())}, classes = {len(self.classes)}, chance level = {self.chance:.4f}",
-                 "", f"  {'k':>5}  {'L_k':>8}  {'L_k/chance':>10}"]
-        for k, v in zip(self.ks, self.L):
-            lines.append(f"  {int(k):>5}  {v:8.4f}  {v / self.chance:10.3f}")
-        width = max(5, max(len(str(_plain(c))) for c in self.classes))
-        lines += ["", f"  per class at k = {self.k}:", f"  {'class':>{width}}  {'n':>6}  {'L_k(c)':>8}  {'chance':>8}"]
-        for i, c in enumerate(self.classes):
-            lines.append(f"  {str(_plain(c)):>{width}}  {int(self.class_sizes[i]):>6}  "
-                         f"{self.per_class[i, 0]:8.4f}  {self.chance_per_class[i]:8.4f}")
-        return "\n".join(lines)
+        from ._format import text_table
+
+        per_k = [(int(k), f"{v:.4f}", f"{v / self.chance:.3f}") for k, v in zip(self.ks, self.L)]
+        per_class = [(_plain(c), int(self.class_sizes[i]), f"{self.per_class[i, 0]:.4f}",
+                      f"{self.chance_per_class[i]:.4f}") for i, c in enumerate(self.classes)]
+        return "\n".join([
+            f"Neighbourhood class leakage ({self.metric}, {self.backend} kNN"
+            + (f", recall {self.recall:.4f}" if self.recall is not None else "") + ")",
+            f"  n = {int(self.class_sizes.sum())}, classes = {len(self.classes)}, chance level = {self.chance:.4f}",
+            "", text_table(per_k, header=("k", "L_k", "L_k/chance"), align="r", widths=(5, 8, 10), indent="  "),
+            "", f"  per class at k = {self.k}:",
+            text_table(per_class, header=("class", "n", "L_k(c)", "chance"), align="r", widths=(5, 6, 8, 8),
+                       indent="  ")])
 
 
 def _plain(value):

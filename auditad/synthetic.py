@@ -44,6 +44,33 @@ def _softplus(x):
     return np.logaddexp(0.0, x)
 
 
+def _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, latent_dim,
+                            families, vector_families, poolings, scorings) -> tuple:
+    """The counts and names of `make_selection_benchmark` checked; the counts, ``m`` and the family tuples."""
+    n_tasks = check_int(n_tasks, name="n_tasks", low=1)
+    n_groups = check_int(n_groups, name="n_groups", low=1, high=n_tasks)
+    n_source = check_int(n_source, name="n_source", low=1)
+    n_target = check_int(n_target, name="n_target", low=0)
+    if n_source + n_target < 4:
+        raise InvalidInputError(f"n_source + n_target must be at least 4, got {n_source + n_target}")
+    n_test = check_int(n_test, name="n_test", low=4)
+    n_auxiliary = check_int(n_auxiliary, name="n_auxiliary", low=0)
+    seq_len = check_int(seq_len, name="seq_len", low=1)
+    m = check_int(latent_dim, name="latent_dim", low=3)
+    families, vector_families = tuple(families), tuple(vector_families)
+    if not families and not vector_families:
+        raise InvalidInputError("families and vector_families must not both be empty")
+    for f in families + vector_families:
+        check_choice(f, tuple(FAMILIES), name="family")
+    for s in scorings:
+        check_choice(s, SCORINGS, name="scoring")
+    for p in poolings:
+        parse_pooling(p)
+    if n_tasks < 2 and n_auxiliary:
+        raise InvalidInputError("other-class auxiliary normals need n_tasks >= 2 (or n_auxiliary=0)")
+    return n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, m, families, vector_families
+
+
 def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: int = 190, n_target: int = 10,
                              n_test: int = 100, n_auxiliary: int = 60, families=("clean", "noisy", "partial"),
                              vector_families=(), poolings=("mean", "max", "rdp:2"), scorings=("knn", "ldn"),
@@ -138,27 +165,9 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     >>> b.n_tasks, len(b.candidates), b.tasks[0].embeddings["clean"].reference.shape
     (2, 18, (44, 8, 12))
     """
-    n_tasks = check_int(n_tasks, name="n_tasks", low=1)
-    n_groups = check_int(n_groups, name="n_groups", low=1, high=n_tasks)
-    n_source = check_int(n_source, name="n_source", low=1)
-    n_target = check_int(n_target, name="n_target", low=0)
-    if n_source + n_target < 4:
-        raise InvalidInputError(f"n_source + n_target must be at least 4, got {n_source + n_target}")
-    n_test = check_int(n_test, name="n_test", low=4)
-    n_auxiliary = check_int(n_auxiliary, name="n_auxiliary", low=0)
-    seq_len = check_int(seq_len, name="seq_len", low=1)
-    m = check_int(latent_dim, name="latent_dim", low=3)
-    families, vector_families = tuple(families), tuple(vector_families)
-    if not families and not vector_families:
-        raise InvalidInputError("families and vector_families must not both be empty")
-    for f in families + vector_families:
-        check_choice(f, tuple(FAMILIES), name="family")
-    for s in scorings:
-        check_choice(s, SCORINGS, name="scoring")
-    for p in poolings:
-        parse_pooling(p)
-    if n_tasks < 2 and n_auxiliary:
-        raise InvalidInputError("other-class auxiliary normals need n_tasks >= 2 (or n_auxiliary=0)")
+    (n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, m, families,
+     vector_families) = _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len,
+                                                latent_dim, families, vector_families, poolings, scorings)
     rng = check_random_state(random_state)
 
     # ------------------------------------------------------------ latent world
@@ -260,13 +269,17 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
                                    home={"domain": "source", "class": f"machine{t}", "attribute": "a0"},
                                    split=split, group=f"set{g}"))
 
-    candidates = []
-    for name, (spec, W, is_seq) in reps.items():
-        for p in (poolings if is_seq else (None,)):
-            for s in scorings:
-                label = f"{name}-{p}-{s}" if p else f"{name}-{s}"
-                candidates.append(Candidate(name=label, embedding=name, pooling=p, scoring=s, family=name))
-    info = {
+    candidates = [Candidate(name=f"{name}-{p}-{s}" if p else f"{name}-{s}", embedding=name, pooling=p, scoring=s,
+                            family=name)
+                  for name, (spec, W, is_seq) in reps.items() for p in (poolings if is_seq else (None,))
+                  for s in scorings]
+    return SelectionBenchmark(tasks=tasks, candidates=candidates, name="synthetic",
+                              info=_ground_truth(m, seq_len, blind, reps, u, transient, spread))
+
+
+def _ground_truth(m, seq_len, blind, reps, u, transient, spread) -> dict:
+    """``SelectionBenchmark.info`` of `make_selection_benchmark`: the generator's hidden parameters."""
+    return {
         "generator": "auditad.synthetic.make_selection_benchmark",
         "latent_dim": m,
         "seq_len": seq_len,
@@ -274,9 +287,8 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
         "families": {name: dict(spec, sequence=is_seq) for name, (spec, W, is_seq) in reps.items()},
         "tasks": [{"name": f"machine{t}", "anomaly_direction": u[t].tolist(),
                    "transient_fraction": float(transient[t]),
-                   "mean_spread": float(spread[t].mean())} for t in range(n_tasks)],
+                   "mean_spread": float(spread[t].mean())} for t in range(u.shape[0])],
     }
-    return SelectionBenchmark(tasks=tasks, candidates=candidates, name="synthetic", info=info)
 
 
 def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), reference_fraction: float = 0.6,

@@ -244,3 +244,113 @@ def test_old_public_import_paths_still_work():
     assert importlib.import_module("auditad.report.checks") is importlib.import_module("auditad.gates.checks")
     assert importlib.import_module("auditad.scoring") is importlib.import_module("auditad.selection.scoring")
     assert [n for n in auditad.__all__ if not hasattr(auditad, n)] == []
+
+
+# --------------------------------------------------------------------------- the report reads result objects
+def _keys_imports(name: str, path) -> list[str]:
+    """Names ending in ``_KEYS`` that a module imports (``from x import Y_KEYS``) or reads off a module
+    (``x.Y_KEYS``): string-keyed column lists that belong to the result objects."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            found += [f"{name}: from {node.module or '.'} import {a.name}" for a in node.names
+                      if a.name.endswith("_KEYS")]
+        elif isinstance(node, ast.Attribute) and node.attr.endswith("_KEYS"):
+            found.append(f"{name}: .{node.attr}")
+    return found
+
+
+def test_the_report_imports_no_keys_constant():
+    # results derive, the report reads: the report reads the attributes of the typed summaries
+    # (auditad.protocol.DetectorSummary, ...), never a string-keyed column list such as SUMMARY_KEYS
+    found = [hit for name, path, _ in _package_modules() if _family(name) == "report"
+             for hit in _keys_imports(name, path)]
+    assert found == []
+
+
+def test_the_keys_check_finds_what_it_should(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("from ...protocol import SUMMARY_KEYS, MEAN\nfrom ... import protocol\nx = protocol.RATE_KEYS\n")
+    assert _keys_imports("auditad.report.bad", bad) == ["auditad.report.bad: from protocol import SUMMARY_KEYS",
+                                                        "auditad.report.bad: .RATE_KEYS"]
+
+
+# --------------------------------------------------------------------------- function length and nesting
+#: Longest function allowed, in lines from ``def`` to its last line with the docstring left out.
+MAX_FUNCTION_LINES = 120
+#: Deepest nesting of for / while / if / with / try blocks allowed inside one function.
+MAX_NESTING = 4
+
+
+def _functions(source: str):
+    """``(name, line, node)`` of every function and method of ``source`` (nested ones included)."""
+    import ast
+
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node.lineno, node
+
+
+def _code_lines(node) -> int:
+    """Lines of a function from its ``def`` to its last line (a nested function's included), docstring excluded."""
+    import ast
+
+    lines = node.end_lineno - node.lineno + 1
+    first = node.body[0]
+    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+        lines -= first.end_lineno - first.lineno + 1
+    return lines
+
+
+def _nesting(node, depth: int = 0) -> int:
+    """Deepest nesting of block statements inside ``node``; an ``elif`` counts as its ``if``, a nested function
+    or class is a function of its own (checked on its own)."""
+    import ast
+
+    blocks = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
+              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+    deepest = depth
+    for field, value in ast.iter_fields(node):
+        for child in value if isinstance(value, list) else [value]:
+            if not isinstance(child, ast.AST) or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                    ast.ClassDef, ast.Lambda)):
+                continue
+            is_elif = isinstance(node, ast.If) and field == "orelse" and value == [child] and isinstance(child, ast.If)
+            step = 1 if isinstance(child, blocks) and not is_elif else 0
+            deepest = max(deepest, _nesting(child, depth + step))
+    return deepest
+
+
+def _package_functions():
+    for name, path, _ in _package_modules():
+        for func, line, node in _functions(path.read_text(encoding="utf-8")):
+            yield f"{name}.{func} (line {line})", node
+
+
+def test_no_function_is_longer_than_120_lines():
+    long = {where: n for where, node in _package_functions() if (n := _code_lines(node)) > MAX_FUNCTION_LINES}
+    assert long == {}, "split these into named helpers"
+
+
+def test_no_function_nests_blocks_deeper_than_4():
+    deep = {where: d for where, node in _package_functions() if (d := _nesting(node)) > MAX_NESTING}
+    assert deep == {}, "move the inner loops into named helpers"
+
+
+def test_the_length_and_nesting_checks_find_what_they_should():
+    body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
+    (_, _, long), = _functions(f'def f():\n    """Doc\n    string."""\n{body}\n')
+    (_, _, undocumented), = _functions(f'def f():\n{body}\n')
+    assert _code_lines(long) == MAX_FUNCTION_LINES + 1 and _code_lines(undocumented) == MAX_FUNCTION_LINES + 1
+    deep = ("def f(xs):\n    for a in xs:\n        while a:\n            with open(a) as fh:\n"
+            "                try:\n                    if fh:\n                        pass\n"
+            "                except OSError:\n                    pass\n")
+    flat = ("def g(x):\n    if x == 1:\n        pass\n    elif x == 2:\n        pass\n    elif x == 3:\n"
+            "        if x:\n            pass\n    else:\n        pass\n\n"
+            "    def inner():\n        for a in x:\n            for b in a:\n                for c in b:\n"
+            "                    pass\n")
+    assert [(name, _nesting(node)) for name, _, node in _functions(deep)] == [("f", 5)]
+    assert sorted((name, _nesting(node)) for name, _, node in _functions(flat)) == [("g", 2), ("inner", 3)]

@@ -431,3 +431,107 @@ def test_gate_value_text_never_hides_the_comparison(value, threshold, text):
     assert gate_value_text(value, threshold) == text
     if value == value and value != threshold:
         assert float(text) != threshold
+
+
+# --------------------------------------------------------------------------- status, stored results, evaluation once
+def test_gate_status_is_a_string_enum_json_and_templates_see_the_text():
+    from auditad.gates.checks import GateStatus
+
+    assert [s.value for s in GateStatus] == ["pass", "warn", "fail"]
+    assert GateStatus.WARN == "warn" and str(GateStatus.FAIL) == "fail" and f"{GateStatus.PASS:>6}" == "  pass"
+    assert json.dumps({"status": GateStatus.WARN}) == '{"status": "warn"}'
+    assert {"pass": 0, "warn": 1}[GateStatus.WARN] == 1 and GateStatus.FAIL.upper() == "FAIL"
+    assert [s.severity for s in GateStatus] == [0, 1, 2]
+    # the status of a result follows its level; to_dict keeps plain text
+    passed, warned, failed = (_result("fail", True), _result("warn", False), _result("fail", False))
+    assert (passed.status, warned.status, failed.status) == (GateStatus.PASS, GateStatus.WARN, GateStatus.FAIL)
+    assert type(warned.to_dict()["status"]) is str and warned.to_dict()["status"] == "warn"
+    assert verdict([passed, warned]) is GateStatus.WARN and verdict([]) is GateStatus.PASS
+
+
+def test_a_stored_result_reads_back_without_evaluating_again():
+    summary = _summary()
+    for res in evaluate_gates(summary, ["leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2",
+                                        "protocol.mean.mean_auc > 0.5"]):
+        back = GateResult.from_dict(json.loads(json.dumps(res.to_dict())))
+        assert back.rule == res.rule and back.status == res.status and back.message == res.message
+        assert back.value == res.finite_value  # NaN is stored as null
+    # what was stored is what reads back, even when the summary's number says otherwise
+    stored = {"rule": "leakage.L_k <= 0.5", "level": "warn", "passed": False, "value": 0.07, "message": "m"}
+    assert GateResult.from_dict(stored).status == "warn"
+
+
+def test_each_comparison_is_evaluated_once(monkeypatch):
+    from auditad.gates import checks
+
+    seen = []
+    original = checks._evaluate_one
+    monkeypatch.setattr(checks, "_evaluate_one", lambda summary, rule: seen.append(rule.expression) or
+                        original(summary, rule))
+    results = evaluate_gates(_summary(), ["leakage.L_k <= 0.5", "warn: leakage.L_k <= 0.5", "leakage.L_k <= 0.5",
+                                          "leakage.k == 10"])
+    assert seen == ["leakage.L_k <= 0.5", "leakage.k == 10"]
+    assert [(r.level, r.status) for r in results] == [("fail", "pass"), ("warn", "pass"), ("fail", "pass"),
+                                                      ("fail", "pass")]
+    assert results[1].rule.level == "warn" and results[1].message == results[0].message
+
+
+def _tiny_inputs(gates=()):
+    import numpy as np
+
+    from auditad.audit.config import validate_settings
+    from auditad.audit.loader import BenchmarkInputs
+    from auditad.datasets import Benchmark
+
+    rng = np.random.default_rng(1)
+    y = np.repeat(np.arange(3), 12)
+    X = rng.normal(size=(y.size, 2)) + 100.0 * y[:, None]
+    s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
+                           "null_metrics": ["auroc", "ap"], "k": [3, 1]})
+    bench = Benchmark(name="tiny", y=y, representations={"raw": X}, sources={})
+    return BenchmarkInputs(name="tiny", benchmark=bench, columns={}, selection=None, settings=s, gates=tuple(gates),
+                           inputs=(), config_text="version = 1\n", config_name="tiny.toml", config_sha256="0" * 64,
+                           config_origin="file", command_line=())
+
+
+@pytest.mark.parametrize("gates", [(), ("fail: leakage.L_k <= 0.1",)])
+def test_run_audit_evaluates_the_gates_once_before_the_readings_and_never_changes_an_audit(monkeypatch, tmp_path,
+                                                                                             gates):
+    from auditad.audit import runner
+    from auditad.gates import checks
+
+    events, built = [], []
+    evaluate, reading, audit_one = checks.evaluate_gates, runner.section_reading, runner._audit_one
+
+    def counting_evaluate(summary, rules):
+        events.append("gates")
+        return evaluate(summary, rules)
+
+    def recording_reading(section_id, *args, **kwargs):
+        events.append(f"reading {section_id}")
+        return reading(section_id, *args, **kwargs)
+
+    def keeping(*args, **kwargs):
+        built.append(audit_one(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(checks, "evaluate_gates", counting_evaluate)
+    monkeypatch.setattr(runner, "section_reading", recording_reading)
+    monkeypatch.setattr(runner, "_audit_one", keeping)
+    run = runner.run_audit([_tiny_inputs([parse_rule(g) for g in gates])], tmp_path / "out", timestamp=True)
+    # one evaluation per benchmark, before every reading (the user's gates and the default gates' conditions at once)
+    assert events[0] == "gates" and events.count("gates") == 1
+    assert {e for e in events[1:]} >= {"reading leakage", "reading protocol", "reading nulls"}
+    audit = run.audits[0]
+    assert [r.rule.text for r in audit.gate_results] == (list(gates) or
+                                                         [parse_rule(g).text for g in checks.summary_rules(
+                                                             {"gates": audit.summary["gates"]})])
+    # the readings state the default gate's result even when other gates are given
+    leak = next(sec for sec in audit.sections if sec.id == "leakage")
+    assert "L_k is at most 0.5, the threshold of the default gate" in leak.reading
+    # the summary's gates, the verdict and the findings are the stored results
+    assert audit.summary["gates"] == [r.to_dict() for r in audit.gate_results]
+    assert audit.summary["verdict"] == verdict(audit.gate_results)
+    # the timestamp made a new audit; the one built first is unchanged
+    assert audit is not built[0] and built[0].summary["run"]["timestamp"] is None
+    assert audit.summary["run"]["timestamp"] is not None and audit.gate_results == built[0].gate_results

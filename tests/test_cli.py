@@ -196,6 +196,29 @@ def test_flag_names_come_from_the_parser_actions():
     assert flag_names(subs["audit"])["k"] == "--k" and flag_names(subs["audit"])["detectors"] == "--detector"
 
 
+def test_gate_flags_are_generated_from_one_declaration():
+    import argparse
+
+    from auditad.cli import build_parser
+    from auditad.gates.options import GATE_OPTIONS
+
+    parser = build_parser()
+    subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    # written out by hand: the commands with gates and their gate flags
+    expected = {"audit": {"--gate", "--fail-on", "--no-default-gates", "--junit", "--markdown"},
+                "demo": {"--gate", "--fail-on", "--junit", "--markdown"},
+                **{c: {"--gate", "--fail-on", "--junit", "--markdown"} for c in ("gate", "results", "diff")}}
+    declared = {o.flag: o for o in GATE_OPTIONS}
+    for command, flags in expected.items():
+        actions = {a.option_strings[0]: a for a in subs[command]._actions if a.option_strings}
+        assert flags <= set(actions) and not (set(declared) - flags) & set(actions), command
+        for flag in flags - {"--no-default-gates"}:
+            assert actions[flag].help == declared[flag].help_for(command) and actions[flag].dest == declared[flag].name
+        assert actions["--fail-on"].choices == ["fail", "warn"] and actions["--fail-on"].default == "fail"
+    # the configuration keys (read by auditad.audit.config; tests/test_config.py reads configs with them)
+    assert declared["--gate"].config == "gates" and declared["--no-default-gates"].config == "settings.default_gates"
+
+
 # --------------------------------------------------------------------------- start-up: lazy imports, Ctrl-C at any time
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "jinja2", "pynndescent", "numba")
@@ -512,3 +535,19 @@ def test_the_demo_writes_few_lines_to_a_log(tmp_path, capsys):
     assert "report:" in captured.out
     assert main(["demo", "--out", str(tmp_path / "quiet"), "--quiet", "--no-selection"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_gate_writes_its_results_as_json(tmp_path, capsys):
+    """Every command that computes something offers --json FILE; gate writes each result and the verdict."""
+    summary = {"schema_version": "1.0", "leakage": {"L_k": 0.7}, "protocol": {"mean": {"rho_dir": 0.1}},
+               "gates": [], "verdict": "pass"}
+    path = tmp_path / "summary.json"
+    path.write_text(json.dumps(summary))
+    out = tmp_path / "gates.json"
+    code = main(["gate", str(path), "--gate", "leakage.L_k <= 0.5", "--gate", "warn: protocol.mean.rho_dir <= 0.2",
+                 "--json", str(out)])
+    assert code == 1
+    payload = json.loads(out.read_text())
+    assert payload["verdict"] == "fail" and payload["exit_code"] == 1
+    (results,) = payload["benchmarks"].values()
+    assert [(r["metric"], r["status"]) for r in results] == [("leakage.L_k", "fail"), ("protocol.mean.rho_dir", "pass")]

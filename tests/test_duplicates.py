@@ -817,3 +817,52 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
     assert "'Train' (2 rows), 'val' (1 row)" in err and "--split-column 'split'" in err
     code, _, err = run_cli(base[:-2] + ["--label-column", "nope"])
     assert code == 2 and "has no column 'nope'" in err
+
+
+def test_cli_overlap_of_separate_train_and_test_files(tmp_path, capsys):
+    from auditad.cli import main
+
+    rng = np.random.default_rng(0)
+    train = rng.normal(size=(200, 5))
+    test = np.r_[train[:7], rng.normal(size=(50, 5))]
+    np.save(tmp_path / "train.npy", train)
+    np.save(tmp_path / "test.npy", test)
+    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
+                 str(tmp_path / "test.npy"), "--near-threshold", "none", "--json", str(tmp_path / "o.json")]) == 0
+    out = json.loads((tmp_path / "o.json").read_text())
+    # brute force: test rows equal to some training row
+    expected = sum(any(np.array_equal(t, r) for r in train) for t in test)
+    assert out["overlap"]["n_exact"] == expected == 7
+    capsys.readouterr()
+    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
+                 str(tmp_path / "missing.npy")]) == 2
+    err = capsys.readouterr()
+    assert "--test-embeddings" in err.err and err.out == ""
+    np.save(tmp_path / "narrow.npy", test[:, :3])
+    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
+                 str(tmp_path / "narrow.npy")]) == 2
+
+
+def test_anomaly_labelled_audit_reports_duplicates_in_the_summary_and_on_the_first_screen(tmp_path):
+    import html as html_module
+
+    from auditad.cli import main
+
+    rng = np.random.default_rng(3)
+    X = np.r_[rng.normal(size=(120, 4)), rng.normal(size=(8, 4)) + 6]
+    y = np.r_[np.zeros(120, int), np.ones(8, int)]
+    X, y = np.r_[X, X[:20]], np.r_[y, y[:20]]  # 20 exact copies of normals
+    y[-1] = 1  # one copy labelled both ways
+    np.savez(tmp_path / "d.npz", X=X, y=y)
+    assert main(["audit", "--embeddings", str(tmp_path / "d.npz"), "--embeddings-key", "X", "--labels",
+                 str(tmp_path / "d.npz"), "--label-column", "y", "--anomaly-column", "y", "--out",
+                 str(tmp_path / "out"), "--quiet", "--null-runs", "100", "--landscape-resolution", "11"]) == 0
+    s = json.loads((tmp_path / "out" / "d" / "summary.json").read_text())
+    _, counts = np.unique(X, axis=0, return_counts=True)
+    assert s["duplicates"]["rows_in_groups"] == int(counts[counts > 1].sum()) == 40
+    assert s["duplicates"]["conflicting_rows"] == 2 and s["verdict"] == "warn"
+    page = (tmp_path / "out" / "d" / "report.html").read_text(encoding="utf-8")
+    page = re.sub(r"<(style|script)\b.*?</\1>", " ", page, flags=re.S)
+    page = re.sub(r"<details>\s*<summary>(.*?)</summary>.*?</details>", r" \1 ", page, flags=re.S)
+    first = html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page)))[:1800]
+    assert "conflicting labels" in first and "40 rows in 20 groups" in first

@@ -261,12 +261,12 @@ def test_default_number_format_is_the_project_policy():
                           "p_value": [1.7e-4, 0.0], "regret": [0.0073, 0.0]})
     md = frame_to_markdown(frame).splitlines()
     assert md[2] == "| a\\_b | 0.983 | 12\u202f345 | 1.7e-04 | 0.73\u202fpp |"
-    assert md[3] == "| c | \u2013 | 7 | < 1e-300 | 0.00\u202fpp |"
+    assert md[3] == "| c | \u2013 | 7 | < 1e-16 | 0.00\u202fpp |"
     _, _, html_rows = _format.format_frame(frame)  # the HTML report shows the same cells
     assert html_rows[0][1:] == ["0.983", "12\u202f345", "1.7e-04", "0.73\u202fpp"]
     tex = frame_to_latex(frame)
     assert r"a\_b & 0.983 & 12\,345 & $1.7 \times 10^{-4}$ & 0.73\,pp \\" in tex
-    assert r"c & -- & 7 & $< 10^{-300}$ & 0.00\,pp \\" in tex
+    assert r"c & -- & 7 & $< 10^{-16}$ & 0.00\,pp \\" in tex
     neg = frame_to_latex(pd.DataFrame({"rho": [-0.25]}))
     assert r"$-$0.250 \\" in neg
 

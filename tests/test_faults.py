@@ -318,3 +318,193 @@ def test_output_folder_behind_a_symlink_is_replaced_and_the_link_kept(tmp_path):
     replace_dir_atomic(tmp, final)
     assert link.is_symlink() and (link / "a").read_text() == "new"
     assert sorted(p.name for p in real.parent.iterdir()) == ["report"]
+
+
+# --------------------------------------------------------------------------- issue #27
+def _children(pid: int) -> list[int]:
+    out = []
+    for f in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            out += [int(c) for c in f.read_text().split()]
+        except OSError:
+            pass
+    return out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="child processes are found through /proc (Linux)")
+def test_sigterm_while_the_local_dask_cluster_starts_prints_one_line(data, workdir):
+    """Was: exit 143 with the right line, then Dask's exit handler printed a 29-line ``AssertionError:
+    Status.init`` traceback (and workers still being spawned one traceback each)."""
+    old = _listing(workdir / "out")
+    proc = subprocess.Popen(_audit_cmd(data, workdir / "out") + ["--scheduler", "local:2"], env=_env(),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    kids = _wait_for(proc, lambda: _children(proc.pid), "the cluster's first process", timeout=60)
+    proc.send_signal(signal.SIGTERM)  # the workers are being spawned: the cluster is starting
+    _, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 143, err
+    assert err.strip() == "auditad: terminated (SIGTERM); nothing half-written was left", err
+    assert _listing(workdir / "out") == old and sorted(p.name for p in workdir.iterdir()) == ["out"]
+    t0 = time.monotonic()
+    while any(Path(f"/proc/{k}").exists() and "Z" not in _state(k) for k in kids) and time.monotonic() - t0 < 10:
+        time.sleep(0.1)
+    assert not [k for k in kids if Path(f"/proc/{k}").exists() and "Z" not in _state(k)], "worker processes left"
+
+
+def _state(pid: int) -> str:
+    try:
+        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State"))
+    except (OSError, StopIteration):
+        return "Z"
+
+
+def test_debris_of_a_killed_run_is_cleaned_by_a_run_into_another_folder(tmp_path):
+    """Was: the lock and temporary folder of a run killed with SIGKILL stayed until a run into the *same* folder."""
+    import socket
+
+    dead = _dead_pid()
+    (tmp_path / f".a.auditad-tmp-{dead}-0badf00d" / "tiny").mkdir(parents=True)
+    (tmp_path / ".a.auditad-lock").write_text(f"pid {dead} on host {socket.gethostname()} since 2026-01-01T00:00:00Z\n")
+    (tmp_path / f".r.json.auditad-tmp-{dead}-12ab34cd").write_text("half")
+    (tmp_path / "c").mkdir()
+    (tmp_path / f".c.auditad-old-{dead}-00ff00ff").mkdir()  # its folder exists: an obsolete backup
+    keep = [f".gone.auditad-old-{dead}-00ff00ff",           # its folder is missing: the next run into it restores it
+            f".live.auditad-tmp-{os.getppid()}-0badf00d",   # a live process's
+            ".other.auditad-lock"]                          # a live holder's
+    (tmp_path / keep[0]).mkdir()
+    (tmp_path / keep[1]).mkdir()
+    (tmp_path / keep[2]).write_text(f"pid {os.getppid()} on host {socket.gethostname()} since 2026-01-01T00:00:00Z\n")
+    reused = tmp_path / f".reused.auditad-tmp-{os.getppid()}-0badf00d"  # older than the live process of that pid
+    reused.mkdir()
+    os.utime(reused, (1e9, 1e9))
+    out, tmp = prepare_output_dir(tmp_path / "b")
+    discard_output_dir(tmp)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(keep + ["c"])
+    _, tmp = prepare_output_dir(tmp_path / "gone")  # the run into that folder restores its backup
+    discard_output_dir(tmp)
+    assert (tmp_path / "gone").is_dir() and not (tmp_path / keep[0]).exists()
+
+
+# --------------------------------------------------------------------------- fuzzing the loaders
+_FUZZ_SEEDS = """
+import json, sys
+import numpy as np, pandas as pd, scipy.io, scipy.sparse as sp
+from pathlib import Path
+d = Path(sys.argv[1])
+rng = np.random.default_rng(0)
+X = np.vstack([rng.normal(3 * i, 1, (20, 4)) for i in range(3)])
+y = np.repeat([0, 1, 2], 20)
+np.save(d / "X.npy", X)
+np.save(d / "y.npy", y)
+np.savez_compressed(d / "Xz.npz", X=X, y=y)
+np.savez(d / "Xs.npz", X=X)
+scipy.io.savemat(d / "Xc.mat", {"X": X, "y": y.reshape(-1, 1)}, do_compression=True)
+scipy.io.savemat(d / "Xu.mat", {"X": X}, do_compression=False)
+scipy.io.savemat(d / "Xsp.mat", {"X": sp.csc_matrix(X)}, do_compression=False)
+mix = {"X": X, "meta": {"name": "digits", "k": np.arange(3)}, "c": np.array([np.arange(2), "t"], dtype=object)}
+scipy.io.savemat(d / "Xm.mat", mix, do_compression=False)
+scipy.io.savemat(d / "Xmc.mat", mix, do_compression=True)
+(d / "y.csv").write_text("label\\n" + "\\n".join(f"c{v}" for v in y) + "\\n")
+table = pd.DataFrame(X, columns=[f"e{i}" for i in range(4)]).assign(label=y)
+table.to_csv(d / "t.csv", index=False)
+table.to_parquet(d / "t.parquet")
+pd.DataFrame({"label": [f"c{v}" for v in y]}).to_parquet(d / "y.parquet")
+(d / "r.csv").write_text("class,OC-SVM,KDE\\na,0.61,0.58\\nb,0.42,0.66\\nc,0.55,0.71\\nd,0.9,0.3\\n")
+pd.DataFrame({"method": ["m"] * 4, "class": list("abcd"), "auroc": [0.6, 0.4, 0.7, 0.8], "n_pos": [50] * 4,
+              "n_neg": [150] * 4}).to_parquet(d / "r.parquet")
+(d / "summary.json").write_text(json.dumps({"schema_version": "1.0", "benchmark": "b", "leakage": {
+    "L_k": 0.1, "k": 10, "per_class": [{"class": i, "leakage": 0.5} for i in range(5)]},
+    "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"}]}))
+"""
+
+#: Loads each file with the command line in one process, under an address-space cap set after a warm-up.
+_FUZZ_WORKER = """
+import contextlib, io, json, resource, sys
+cases = json.load(open(sys.argv[1]))
+from auditad.cli import main
+import numpy, scipy.io, pandas, pyarrow.parquet  # noqa: F401  (loaded before the cap)
+
+def run(argv):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        code = main(argv)
+    return code, err.getvalue().strip().splitlines()[-1:]
+
+for argv in cases["warmup"]:
+    run(argv)
+base = next(int(line.split()[1]) * 1024 for line in open("/proc/self/status") if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (base + int(sys.argv[2]), resource.RLIM_INFINITY))
+for argv in cases["cases"]:
+    print(json.dumps({"start": argv}), flush=True)
+    code, last = run(argv)
+    print(json.dumps({"argv": argv, "code": code, "last": last}), flush=True)
+print(json.dumps({"done": True}), flush=True)
+"""
+
+_FUZZ_KINDS = ("X.npy", "y.npy", "Xz.npz", "Xs.npz", "Xc.mat", "Xu.mat", "Xsp.mat", "Xm.mat", "Xmc.mat", "y.csv",
+               "t.csv", "y.parquet", "t.parquet", "r.csv", "r.parquet", "summary.json")
+
+
+def _fuzz_argv(kind: str, f: Path, d: Path) -> list[str]:
+    leak = ["leakage", "--k", "3", "--backend", "exact", "--quiet"]
+    if kind.startswith("X"):
+        key = ["--embeddings-key", "X"] if kind in ("Xz.npz", "Xc.mat", "Xm.mat", "Xmc.mat") else []
+        return leak + ["--embeddings", str(f), *key, "--labels", str(d / "y.npy")]
+    if kind.startswith("y"):
+        return leak + ["--embeddings", str(d / "X.npy"), "--labels", str(f)]
+    if kind.startswith("t"):
+        return leak + ["--embeddings", str(f), "--labels", str(f), "--embedding-prefix", "e"]
+    if kind.startswith("r"):
+        return ["results", str(f), "--quiet"]
+    return ["gate", str(f)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="the address-space cap is measured in /proc")
+def test_loaders_keep_memory_bounded_on_truncated_and_bit_flipped_files(tmp_path):
+    """For any file the loaders accept or refuse, the command exits 0 or 2 (gate: 1 on a failed gate), never 3,
+    never a crash or a hang, within an address space of max(64 x the file, 256 MB) above the warmed-up process.
+
+    Seeded: truncations and 1-3 flipped bits or bytes (half of them in the first 160 bytes, where the headers
+    are) of a .npy, .npz (stored and deflated), .mat (v5 plain and compressed, sparse, struct and cell), CSV,
+    Parquet and summary.json file.  Every case found so far: a .mat declaring a 160 GB sparse matrix
+    (MemoryError), a damaged element type (scipy segfaults), damaged sparse indices (segfault in toarray),
+    damaged Parquet metadata (KeyError, TypeError, ArrowException).
+    """
+    import random
+
+    subprocess.run([sys.executable, "-c", _FUZZ_SEEDS, str(tmp_path)], env=_env(), check=True, timeout=TIMEOUT)
+    rng = random.Random(27)
+    cases = []
+    for i in range(1500):
+        kind = _FUZZ_KINDS[i % len(_FUZZ_KINDS)]
+        data = bytearray((tmp_path / kind).read_bytes())
+        how = rng.choice(["truncate", "flip", "header", "header"])
+        if how == "truncate":
+            data = data[: rng.randrange(len(data))]
+        else:
+            for _ in range(rng.choice([1, 1, 2, 3])):
+                pos = rng.randrange(min(len(data), 160) if how == "header" else len(data))
+                data[pos] ^= (1 << rng.randrange(8)) if rng.random() < 0.7 else rng.randrange(1, 256)
+        stem, suffix = kind.rsplit(".", 1)
+        f = tmp_path / f"{stem}-{i:04d}-{how}.{suffix}"
+        f.write_bytes(bytes(data))
+        cases.append(_fuzz_argv(kind, f, tmp_path))
+    (tmp_path / "cases.json").write_text(json.dumps(
+        {"warmup": [_fuzz_argv(k, tmp_path / k, tmp_path) for k in _FUZZ_KINDS], "cases": cases}))
+    allowance = max(64 * max(f.stat().st_size for f in tmp_path.iterdir()), 256 * 1024 * 1024)
+    env = dict(_env(), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run([sys.executable, "-c", _FUZZ_WORKER, str(tmp_path / "cases.json"), str(allowance)],
+                           env=env, capture_output=True, text=True, timeout=90)
+        lines = [json.loads(line) for line in r.stdout.splitlines()]
+    except subprocess.TimeoutExpired as exc:
+        out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        pytest.fail(f"a loader hung on {json.loads(out.splitlines()[-1]) if out else 'the warm-up'}")
+    assert lines and lines[-1] == {"done": True}, (f"the loader process died (exit {r.returncode}) on "
+                                                   f"{lines[-1] if lines else 'the warm-up'}: {r.stderr[-2000:]}")
+    done = [x for x in lines if "code" in x]
+    assert len(done) == len(cases)
+    broken = [(x["argv"], x["code"], x["last"]) for x in done
+              if x["code"] not in ((0, 1, 2) if x["argv"][0] == "gate" else (0, 2))]
+    assert broken == [], broken[:5]
+    assert {x["code"] for x in done} >= {0, 2}  # both outcomes occur: the files were not all broken beyond use
+    assert time.monotonic() - t0 < 60

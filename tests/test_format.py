@@ -17,9 +17,9 @@ NNB = "\u202f"
     (F.stat, 1, "html", "1.000"), (F.stat, np.float32(0.5), "html", "0.500"), (F.stat, float("nan"), "html", "–"),
     (F.stat, None, "tex", "--"), (F.stat, math.inf, "md", "–"),
     (F.pvalue, 0.5, "html", "0.50"), (F.pvalue, 0.018, "html", "0.018"), (F.pvalue, 0.0012, "html", "0.0012"),
-    (F.pvalue, 1.7e-4, "html", "1.7e-04"), (F.pvalue, 1.0, "html", "1.0"), (F.pvalue, 0.0, "html", "< 1e-300"),
-    (F.pvalue, 5e-324, "text", "< 1e-300"), (F.pvalue, 2e-300, "html", "2.0e-300"),
-    (F.pvalue, 1.7e-4, "tex", r"$1.7 \times 10^{-4}$"), (F.pvalue, 0.0, "tex", r"$< 10^{-300}$"),
+    (F.pvalue, 1.7e-4, "html", "1.7e-04"), (F.pvalue, 1.0, "html", "1.0"), (F.pvalue, 0.0, "html", "< 1e-16"),
+    (F.pvalue, 5e-324, "text", "< 1e-16"), (F.pvalue, 2e-16, "html", "2.0e-16"), (F.pvalue, 9e-17, "html", "< 1e-16"),
+    (F.pvalue, 1.7e-4, "tex", r"$1.7 \times 10^{-4}$"), (F.pvalue, 0.0, "tex", r"$< 10^{-16}$"),
     (F.pvalue, float("nan"), "text", "–"),
     (F.pp, 0.0073, "html", f"0.73{NNB}pp"), (F.pp, 0.079, "text", f"7.90{NNB}pp"), (F.pp, -1e-6, "html", f"0.00{NNB}pp"),
     (F.pp, 0.0073, "tex", r"0.73\,pp"), (F.pp, None, "html", "–"),
@@ -43,8 +43,9 @@ def test_pvalue_is_never_zero():
 @pytest.mark.parametrize("name, values, kind, expected", [
     ("p pixels", [0.018, 1.7e-4, 0.5], "p", ["1.8e-02", "1.7e-04", "5.0e-01"]),  # one rule for the column
     ("p_value", [0.018, 0.5, None], "p", ["0.018", "0.50", "–"]),
-    ("sigma2_auc", [1.7e-4, 0.018, 0.0], "real", ["1.70e-04", "1.80e-02", "0"]),
-    ("sigma2_auc", [0.0067, 0.018], "real", ["0.00670", "0.0180"]),
+    # a variance of AUROCs reads one way in every table: fixed, 4 decimals (never scientific beside 3-decimal columns)
+    ("sigma2_auc", [1.7e-4, 0.018, 0.0], "variance", ["0.0002", "0.0180", "0.0000"]),
+    ("sigma2_auc", [0.0067, 0.018], "variance", ["0.0067", "0.0180"]),
     ("regret", [7.34e-4, 0.034, float("nan")], "pp", [f"0.07{NNB}pp", f"3.40{NNB}pp", "–"]),
     ("n_pos", [178, 12000], "count", ["178", f"12{NNB}000"]),
     ("class", [0, 1000], "text", ["0", "1000"]),  # labels are not quantities
@@ -92,4 +93,4 @@ def test_bad_target_and_kind_name_the_parameter():
 
 def test_jinja_filters():
     f = F.jinja_filters()
-    assert f["num"](1.23456, 1) == "1.2" and f["pct"](0.5) == "50.0%" and f["pval"](0.0) == "< 1e-300"
+    assert f["num"](1.23456, 1) == "1.2" and f["pct"](0.5) == "50.0%" and f["pval"](0.0) == "< 1e-16"

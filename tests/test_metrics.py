@@ -100,7 +100,7 @@ def test_auroc_bad_input(y, s, match):
 @pytest.mark.parametrize("seed", [0, 5])
 def test_auroc_ci_matches_brute_force_delong(seed, ties):
     y, s = _random_case(seed, n=120, ties=ties)
-    r = auroc_ci(y, s, level=0.9)
+    r = auroc_ci(y, s, confidence_level=0.9)
     auc, se = _brute_delong(y, s)
     assert isinstance(r, AurocCIResult)
     assert r.auroc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
@@ -141,8 +141,8 @@ def test_auroc_ci_constant_scores_warns():
 
 
 def test_auroc_ci_bad_level():
-    with pytest.raises(InvalidInputError, match="level"):
-        auroc_ci([0, 1], [0.0, 1.0], level=1.0)
+    with pytest.raises(InvalidInputError, match="confidence_level"):
+        auroc_ci([0, 1], [0.0, 1.0], confidence_level=1.0)
 
 
 def test_auroc_ci_null_coverage():

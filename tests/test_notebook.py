@@ -148,3 +148,30 @@ def test_audit_run_table_and_isolated_report_frame(audit_run):
     report = (audit_run.out / "tiny" / "report.html").read_text(encoding="utf-8")
     assert frames[0]["srcdoc"] == report  # the whole report, escaped into the attribute and back
     assert EVIL not in html  # the class name is escaped in the report, and the report once more in srcdoc
+
+
+def test_protocol_result_display_names_the_inverted_classes_and_escapes_labels():
+    from auditad.protocol import Detector, audit_protocol
+
+    class Flip:
+        """Minus the distance to the training mean: ranks far (anomalous) samples lowest."""
+
+        def fit(self, X):
+            self.mu = X.mean(axis=0)
+            return self
+
+        def score_samples(self, X):
+            return -np.linalg.norm(X - self.mu, axis=1)
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(size=(40, 3)) + 5 * np.eye(3)[c] for c in range(3)])
+    y = np.repeat(np.array(["a", "b", EVIL], dtype=object), 40)
+    res = audit_protocol(X, y, detectors=["knn", Detector(Flip(), higher_is_anomalous=True, name="flip")],
+                         leakage_k=None, random_state=0)
+    html = res._repr_html_()
+    parser = _Collect()
+    parser.feed(html)
+    parser.close()
+    assert not [t for t, _ in parser.tags if t == "script"]  # the label is text, never a tag
+    text = "".join(parser.text)
+    assert EVIL in text and "significantly inverted" in text and "flip on X" in text

@@ -473,3 +473,65 @@ def test_a_null_has_the_same_bits_with_one_blas_thread_or_several():
     with threadpool_limits(limits=1, user_api="blas"):
         one = moments()
     assert many == one
+
+
+# --------------------------------------------------------------------------- observed AUROCs on their nulls
+@pytest.mark.parametrize("n_pos,n_neg", [(4, 6), (7, 5)])
+def test_place_observed_matches_scipy_and_the_enumerated_quantiles(n_pos, n_neg):
+    from auditad.nulls import place_observed
+
+    from sklearn.metrics import roc_auc_score
+
+    null = null_distribution(n_pos, n_neg, metrics=["auroc"])
+    # the null by enumeration of every ranking: its 95 % and 99 % quantiles (smallest value whose CDF reaches them)
+    # (on the Mann-Whitney lattice U = AUROC * n_pos * n_neg, so that equal values compare equal)
+    mn = n_pos * n_neg
+    values = np.sort([round(roc_auc_score(y, s) * mn) for y, s in _all_rankings(n_pos, n_neg)])
+    cdf = np.arange(1, values.size + 1) / values.size
+    q95, q99 = (values[np.searchsorted(cdf, q - 1e-12)] for q in (0.95, 0.99))
+    rng = np.random.default_rng(n_pos)
+    for _ in range(20):
+        pos, neg = rng.normal(0.8, 1, n_pos), rng.normal(0, 1, n_neg)
+        a = roc_auc_score(np.r_[np.ones(n_pos), np.zeros(n_neg)], np.r_[pos, neg])
+        o = place_observed(null, a)
+        assert o.evaluated and o.auroc == a and o.p_method == "exact" and not o.p_upper_bound
+        ref = mannwhitneyu(pos, neg, alternative="greater", method="exact").pvalue
+        assert o.p_value == pytest.approx(ref, rel=1e-9) and o.log10_p_value == pytest.approx(math.log10(ref))
+        assert (o.above_q95, o.above_q99) == (round(a * mn) > q95, round(a * mn) > q99)
+        assert json.dumps(o.to_dict(), allow_nan=False)
+    empty = place_observed(null, float("nan"))
+    assert not empty.evaluated and set(empty.to_dict().values()) == {None}
+
+
+def test_protocol_aurocs_placed_on_the_nulls_of_their_class_counts():
+    from auditad.nulls import class_test_counts, observed_shares, place_protocol_aurocs
+    from auditad.protocol import audit_protocol
+
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal(c, 1.0, (40, 3)) for c in range(4)])
+    y = np.repeat([0, 1, 2, 3], 40)
+    res = audit_protocol({"a": X, "b": X[:, :2]}, y, detectors=["knn", "lof"], leakage_k=None, random_state=0)
+    counted = class_test_counts(res)
+    per_class = res.per_class("a")
+    assert [(lab, n_pos, n_neg) for _, lab, n_pos, n_neg in counted] == \
+        [(r["class"], r["n_pos"], r["n_neg"]) for r in per_class]
+    nulls = {(n_pos, n_neg): null_distribution(n_pos, n_neg, metrics=["auroc"]) for _, _, n_pos, n_neg in counted}
+    classes = place_protocol_aurocs(res, nulls)
+    assert [cn.label for cn in classes] == [0, 1, 2, 3]
+    for i, cn in enumerate(classes):
+        assert set(cn.observed) == {(rep, det) for rep in ("a", "b") for det in ("knn", "lof")}
+        assert cn.null is nulls[(cn.n_pos, cn.n_neg)]
+        for (rep, det), o in cn.observed.items():
+            a = res.aurocs(rep, det)[i]
+            ref = null_distribution(cn.n_pos, cn.n_neg, metrics=["auroc"], observed={"auroc": a})["auroc"]
+            assert (o.auroc, o.p_value, o.p_method) == (a, ref.p_value, ref.p_method)
+        det, low = cn.lowest("b")
+        assert low.auroc == min(res.aurocs("b", d)[i] for d in ("knn", "lof")) and low is cn.observed[("b", det)]
+    shares = observed_shares(classes, "a")
+    obs = [cn.observed[("a", det)] for cn in classes for det in ("knn", "lof")]
+    assert shares.n_observed == 8
+    q99 = [cn.null["auroc"].q99 for cn in classes for _ in ("knn", "lof")]
+    assert shares.share_above_q99 == sum(o.auroc > q + 1e-12 for o, q in zip(obs, q99)) / 8
+    assert shares.max_p_value == max(o.p_value for o in obs)
+    none = observed_shares([], "a")
+    assert none.n_observed == 0 and none.to_dict()["max_p_value"] is None

@@ -1118,3 +1118,155 @@ def test_a_detector_that_inverts_classes_is_not_averaged_away():
     assert all(r["p_value"] > 0 for r in d["representations"]["X"]["per_class"] if r["p_value"] is not None)
     with pytest.raises(InvalidInputError, match="needs a detector"):
         res.significance(detector="ensemble")
+
+
+# --------------------------------------------------------------------------- typed summaries
+def legacy_summary_oracle(res, rep, det):
+    """The summary row as version 0.3 computed it, straight from the per-task arrays (written before the typed
+    summaries, kept here as their oracle)."""
+    from auditad.protocol import spearman_correlation
+    from auditad.protocol.result import SIGNIFICANCE
+
+    nan = float("nan")
+    r = res.representation_names.index(rep)
+    d = None if det == "ensemble" else res.detector_names.index(det)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        per_rep = res.auroc[r, d] if d is not None else np.nanmean(res.auroc[r], axis=0)  # (K, S)
+        vals = np.nanmean(res.auroc[r, d], axis=1) if d is not None else np.nanmean(np.nanmean(res.auroc[r], 2), 0)
+    fin = np.isfinite(vals)
+    S = per_rep.shape[1]
+    row = {}
+    if fin.any():
+        o = rates_oracle(vals.tolist(), res.epsilon)
+        v = vals[fin]
+        row.update(n_classes=int(fin.sum()), mean_auc=float(v.mean()), sigma2_auc=o["sigma2_auc"],
+                   std_auc=float(np.sqrt(o["sigma2_auc"])), min_auc=float(v.min()), max_auc=float(v.max()),
+                   range_auc=o["range_auc"], rho_rnd=o["rho_rnd"], rho_inv=o["rho_inv"], rho_dir=o["rho_dir"])
+    else:
+        row.update({k: nan for k in ("mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
+                                     "rho_rnd", "rho_inv", "rho_dir")}, n_classes=0)
+    if d is None:
+        row.update(rho_inv_sig=nan, n_inv_sig=0, rho_nonsig=nan)
+    else:
+        sig = res.significance(rep, det)
+        n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
+        row.update(rho_inv_sig=n_sig / int(fin.sum()), n_inv_sig=n_sig,
+                   rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1 - res.ci_level)))
+    split = [rates_oracle(per_rep[:, s].tolist(), res.epsilon) for s in range(S)]
+    for key in ("rho_rnd", "rho_inv", "rho_dir"):
+        row[f"{key}_split_std"] = float(np.std([x[key] for x in split])) if S > 1 else nan
+    row["auroc_split_std"] = float(np.mean(np.nanstd(per_rep, axis=1)[fin])) if S > 1 else nan
+    sp = (spearman_correlation(res.class_leakage[r], vals, warn=False) if res.leakage_k is not None else None)
+    row["spearman_leakage_auroc"] = sp.statistic if sp is not None else nan
+    return row, sp
+
+
+def _same(a, b):
+    """Equal dicts of numbers (nan equal to nan; floats to 1e-12)."""
+    assert list(a) == list(b)
+    for k in a:
+        if isinstance(a[k], float) or isinstance(b[k], float):
+            assert (np.isnan(a[k]) and np.isnan(b[k])) or a[k] == pytest.approx(b[k], abs=1e-12), k
+        else:
+            assert a[k] == b[k], k
+
+
+@pytest.fixture(scope="module")
+def digits_protocol(digits):
+    X, y = digits
+    return audit_protocol({"pixels": X, "half": X[:, ::2]}, y, detectors=FAST, repeats=2, leakage_k=5,
+                          random_state=3)
+
+
+def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
+    from auditad.protocol import SUMMARY_KEYS, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRates
+    from auditad.protocol.rates import json_value
+
+    res = digits_protocol
+    d = res.to_dict()
+    assert SUMMARY_KEYS == tuple(f for f in DetectorSummary.__dataclass_fields__ if f != "spearman")
+    worst_all = {}
+    for rep in res.representation_names:
+        summ = res.summaries[rep]
+        assert isinstance(summ, ProtocolSummary) and isinstance(summ.mean, DetectorAverage)
+        assert isinstance(summ.worst, WorstRates) and list(summ.detectors) == list(res.detector_names)
+        legacy = {}
+        for det in (*res.detector_names, "ensemble"):
+            row, sp = legacy_summary_oracle(res, rep, det)
+            legacy[det] = row
+            s = summ.ensemble if det == "ensemble" else summ.detectors[det]
+            _same(s.stats(), row)
+            assert s.to_dict() == json_value(s.stats())
+            expected = json.loads(json.dumps(json_value({k: row[k] for k in SUMMARY_KEYS})))
+            part = d["representations"][rep]["ensemble" if det == "ensemble" else "detectors"]
+            got = part if det == "ensemble" else part[det]
+            assert list(got) == list(expected)
+            _same({k: np.nan if v is None else v for k, v in got.items()},
+                  {k: np.nan if v is None else v for k, v in expected.items()})
+            assert s.spearman == sp and d["representations"][rep]["leakage"]["spearman"][det] == sp.to_dict()
+            old_row = res.summary(rep, det)  # the dict API delegates to the typed summary
+            assert old_row["spearman_n_pairs"] == sp.n_pairs and old_row["spearman_reason"] == sp.reason
+            _same({k: old_row[k] for k in SUMMARY_KEYS}, row)
+        # mean: each statistic averaged over the detectors; worst: the largest, with the first detector that has it
+        dets = [legacy[det] for det in res.detector_names]
+        mean = {k: float(np.mean([x[k] for x in dets if np.isfinite(x[k])])) if any(np.isfinite(x[k]) for x in dets)
+                else np.nan for k in SUMMARY_KEYS}
+        mean.update(n_classes=max(x["n_classes"] for x in dets), n_detectors=len(dets))
+        _same(summ.mean.stats(), mean)
+        _same(res.detector_average(rep), mean)
+        assert list(d["representations"][rep]["mean"]) == list(mean)
+        for name in ("rho_dir", "rho_inv", "rho_inv_sig", "rho_rnd", "sigma2_auc"):
+            values = [x[name] for x in dets]
+            i = int(np.argmax(values))
+            who = res.detector_names[i] if values[i] > 0 else None
+            w = summ.worst.stats()
+            assert w[name] == values[i] and w[f"{name}_detector"] == who
+            assert w[f"{name}_where"] == (f"{who} on {rep}" if who else None)
+            assert getattr(summ.worst, name).where == w[f"{name}_where"]
+            worst_all.setdefault(name, []).extend((v, det, rep) for v, det in zip(values, res.detector_names))
+        assert res.worst(rep) == summ.worst.stats() and d["representations"][rep]["worst"] == summ.worst.to_dict()
+    for name, cands in worst_all.items():
+        top = max(v for v, _, _ in cands)
+        first = next((det, rep) for v, det, rep in cands if v == top)
+        assert res.worst()[name] == top and d["worst"][name] == top
+        assert res.worst()[f"{name}_where"] == (f"{first[0]} on {first[1]}" if top > 0 else None)
+    assert d["mean"] == d["representations"]["pixels"]["mean"]
+    assert d["ensemble"] == d["representations"]["pixels"]["ensemble"]
+
+
+def test_typed_summary_is_computed_once(digits, monkeypatch):
+    """The split loop and the Spearman correlation run once per (representation, detector), not once per call."""
+    import dataclasses
+
+    import auditad.protocol.result as result_module
+
+    res = dataclasses.replace(audit_protocol(*digits, detectors=FAST, repeats=3, leakage_k=5, random_state=0))
+    res.per_class_rows  # the per-class table has its own (cached) rates
+    calls = {"rates": 0, "spearman": 0}
+
+    def counted(name, fn):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+
+    monkeypatch.setattr(result_module, "instability_rates", counted("rates", result_module.instability_rates))
+    monkeypatch.setattr(result_module, "spearman_correlation",
+                        counted("spearman", result_module.spearman_correlation))
+    first = res.summaries
+    R, D, _, S = res.auroc.shape
+    assert calls == {"rates": R * (D + 1) * (1 + S), "spearman": R * (D + 1)}
+    for _ in range(2):
+        for rep in res.representation_names:
+            for det in (*res.detector_names, "ensemble"):
+                res.summary(rep, det)
+                res.spearman(rep, det)
+            res.detector_average(rep)
+            res.worst(rep)
+        res.worst()
+        res.to_dict()
+        res.to_frame("summary")
+        res.summary_text()
+    assert calls == {"rates": R * (D + 1) * (1 + S), "spearman": R * (D + 1)}
+    assert res.summaries is first

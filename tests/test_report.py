@@ -469,9 +469,17 @@ def _separated(n_per=12, K=3, gap=100.0):
     return rng.normal(size=(y.size, 2)) + gap * y[:, None], y
 
 
+def _conditions(summary, *names):
+    """The default gates ``names`` (keys of THRESHOLDS) evaluated on ``summary``, as the readings take them."""
+    from auditad.gates.checks import evaluate_gates
+    from auditad.gates.defaults import DEFAULT_RULES, reading_conditions
+
+    return reading_conditions(evaluate_gates(summary, [DEFAULT_RULES[n] for n in names]))
+
+
 def test_leakage_section_from_result_objects_and_degenerate_reading():
     from auditad.leakage import leakage
-    from auditad.report.sections import Context, leakage as section
+    from auditad.report.sections import Context, leakage as section, section_reading
 
     X, y = _separated()
     ctx = Context(_inputs(X, y))
@@ -479,17 +487,19 @@ def test_leakage_section_from_result_objects_and_degenerate_reading():
                                                   "half": leakage(X[:, :1], y, k=[3, 1])}, "columns": {}}
     sec = section.build(ctx)
     assert sec.id == "leakage" and sec.status == "ok" and sec.references[0][0] == "testing-the-test"
+    assert sec.reading == ""  # written by the orchestrator once the gates were evaluated
     # well separated clusters: no neighbour from another class, in both representations
     assert sec.summary["L_k"] == 0.0 and sec.summary["max_L_k"] == 0.0
-    assert "No class has a neighbour from another class" in sec.reading and "most mixed" not in sec.reading
-    assert "at most 0.5" in sec.reading
+    reading = section_reading("leakage", sec.summary, conditions=_conditions({"leakage": sec.summary}, "leakage"))
+    assert "No class has a neighbour from another class" in reading and "most mixed" not in reading
+    assert "at most 0.5" in reading
     assert {t.name for t in sec.tables} == {"leakage", "leakage_per_class", "leakage_per_class_all_k"}
     assert [f.name for f in sec.figures] == ["leakage_vs_k"]
     # one mixed class: named, with its value (a brute-force count: 1 of 3 neighbours of the moved sample)
     X2 = X.copy()
     X2[0] = X[y == 1][0] + 0.01  # a class-0 sample inside class 1
     ctx.results["leakage"] = {"representations": {"raw": leakage(X2, y, k=[3, 1])}, "columns": {}}
-    reading = section.build(ctx).reading
+    reading = section_reading("leakage", section.build(ctx).summary)
     assert "The most mixed class is" in reading
 
 
@@ -524,14 +534,48 @@ def test_reading_thresholds_switch_at_the_default_gate():
         return {"L_k": L, "chance": 0.9, "k": 10, "representation": "raw", "ratio_to_chance": L / 0.9,
                 "representations": {"raw": {"L_k": L, "per_class": []}}, "columns": {}}
 
+    def leak_reading(L):
+        return leakage.reading(lk(L), conditions=_conditions({"leakage": lk(L)}, "leakage"))
+
     t = threshold("leakage")
-    assert "at most 0.5" in leakage.reading(lk(t)) and "above 0.5" in leakage.reading(lk(np.nextafter(t, 1)))
+    assert "at most 0.5" in leak_reading(t) and "above 0.5" in leak_reading(np.nextafter(t, 1))
     t = threshold("protocol")
     m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
     part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
             "representations": {"raw": {"detectors": {}}}}
-    assert "at most 0.2" in protocol.reading({**part, "mean": m, "worst": {"rho_dir": t}})
-    assert "above 0.2" in protocol.reading({**part, "mean": m, "worst": {"rho_dir": np.nextafter(t, 1)}})
+
+    def prot_reading(rho):
+        p = {**part, "mean": m, "worst": {"rho_dir": rho}}
+        return protocol.reading(p, conditions=_conditions({"protocol": p}, "protocol"))
+
+    assert "at most 0.2" in prot_reading(t)
+    assert "above 0.2" in prot_reading(np.nextafter(t, 1))
+    # without the gate's result, no reading states a threshold
+    assert "default gate" not in leakage.reading(lk(t)) and "default gate" not in protocol.reading(
+        {**part, "mean": m, "worst": {"rho_dir": t}})
+
+
+def test_readings_state_the_gate_result_and_never_compare_again():
+    """The reading says what the gate decided: a result that (deliberately) disagrees with the number wins."""
+    from auditad.gates.checks import GateResult
+    from auditad.gates.defaults import DEFAULT_RULES
+    from auditad.report.sections import duplicates, leakage, protocol
+
+    def result(name, passed):
+        rule = DEFAULT_RULES[name]
+        return GateResult(rule, rule.level, passed, 0.0, "")
+
+    lk = {"L_k": 0.1, "chance": 0.9, "k": 10, "representation": "raw", "ratio_to_chance": 0.1 / 0.9,
+          "representations": {"raw": {"L_k": 0.1, "per_class": []}}, "columns": {}}
+    assert "L_k is above 0.5" in leakage.reading(lk, conditions={"leakage": result("leakage", False)})
+    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
+    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
+            "representations": {"raw": {"detectors": {}}}, "worst": {"rho_dir": 0.9}}
+    assert "is at most 0.2" in protocol.reading(part, conditions={"protocol": result("protocol", True)})
+    dup = {"n": 10, "representations": {"raw": {}}, "rows_in_groups": 0, "near_pairs": None, "kind": "classes",
+           "train_test_overlap": 0.5, "train_test_overlap_mean": 0.1, "max_abs_delta_auroc": None,
+           "train_test_overlap_where": {"class": 1, "representation": "raw"}}
+    assert "within the 1% of the default gate" in duplicates.reading(dup, conditions={"overlap": result("overlap", True)})
 
 
 @pytest.fixture(scope="module")
@@ -788,3 +832,54 @@ def test_the_protocol_reading_states_the_recall_of_approximate_neighbour_lists()
     text = protocol.reading(part)
     assert "approximate search; measured against exact search on 200 sampled rows per pass, their recall was " \
            "0.998" in text
+
+
+def _visible_text(html: str) -> str:
+    """The page's text as a reader sees it first: no style/script, closed <details> bodies left out."""
+    import html as html_module
+    import re
+
+    html = re.sub(r"<(style|script)\b.*?</\1>", " ", html, flags=re.S)
+    html = re.sub(r"<details>\s*<summary>(.*?)</summary>.*?</details>", r" \1 ", html, flags=re.S)
+    return html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))).strip()
+
+
+def test_the_first_screen_names_the_inverted_class_the_detector_and_every_representation(demo):
+    """Isolation Forest significantly inverts one digit on raw pixels: the verdict and the first screen say so."""
+    out = demo[0]
+    summary = json.loads((out / "digits" / "summary.json").read_text())
+    assert summary["verdict"] == "warn"
+    first = _visible_text((out / "digits" / "report.html").read_text(encoding="utf-8"))[:1800]
+    assert "iforest on pixels inverts class 8" in first
+    assert "pixels" in first and "pca16" in first
+    assert first.index("Findings") < first.index("significantly inverted classes")
+
+
+def _walk_numbers(node, path=""):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _walk_numbers(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _walk_numbers(v, f"{path}[{i}]")
+    else:
+        yield path, node
+
+
+def test_no_p_value_is_zero_and_no_interval_has_zero_width(demo):
+    import pandas as pd
+
+    out = demo[0] / "digits"
+    summary = json.loads((out / "summary.json").read_text())
+    zero_p = [p for p, v in _walk_numbers(summary) if p.rsplit(".", 1)[-1] in ("p_value", "p_holm", "max_p_value")
+              and v == 0]
+    assert zero_p == []
+    for csv in sorted(out.rglob("*.csv")):
+        frame = pd.read_csv(csv)
+        for col in frame.columns:
+            if col in ("p_value", "p_holm") or col.startswith("p "):
+                vals = pd.to_numeric(frame[col], errors="coerce")
+                assert not (vals == 0).any(), (csv.name, col)
+        if {"ci_low", "ci_high"} <= set(frame.columns):
+            both = frame[["ci_low", "ci_high"]].dropna()
+            assert (both["ci_high"] > both["ci_low"]).all(), csv.name

@@ -193,7 +193,7 @@ def test_hanley_mcneil_se_matches_monte_carlo_under_exponential_scores(A, n_pos,
     auc = u / (n_pos * n_neg)
     se = hanley_mcneil_se(A, n_pos, n_neg)
     assert np.std(auc) == pytest.approx(se, rel=0.05)
-    low, high = auroc_interval(auc, n_pos, n_neg, confidence=0.95)
+    low, high = auroc_interval(auc, n_pos, n_neg, confidence_level=0.95)
     coverage = np.mean((low <= A) & (A <= high))
     assert 0.92 <= coverage <= 0.97
 
@@ -205,7 +205,7 @@ def test_interval_and_se_values():
     lo, hi = auroc_interval(1.0, 5, 5)
     assert (lo, hi) == (1.0, 1.0)
     with pytest.raises(InvalidInputError, match="confidence"):
-        auroc_interval(0.7, 5, 5, confidence=1.0)
+        auroc_interval(0.7, 5, 5, confidence_level=1.0)
 
 
 def test_ruff_table_with_counts_large_n():

@@ -73,10 +73,15 @@ MAX_CONFIG_BYTES = 16 * 1024 * 1024
 from .settings import DEFAULT_GATES, DEFAULT_SETTINGS, check_detector_table, unknown_keys as _unknown  # noqa: E402
 from .settings import validate_settings  # noqa: E402
 
-_TOP_KEYS = {"version", "settings", "gates", "benchmarks", "detectors", "execution"}
+# the gate keys come from the gate options' declaration (auditad.gates.options)
+from ..gates.options import CONFIG_KEYS as _GATE_KEYS, gate_option as _gate_option  # noqa: E402
+
+#: The configuration key of the gate rules (global, and per benchmark) and its command-line flag.
+_GATES, _GATE_FLAG = _gate_option("gate").config, _gate_option("gate").flag
+_TOP_KEYS = {"version", "settings", "benchmarks", "detectors", "execution", *_GATE_KEYS}
 _EXECUTION_KEYS = {"scheduler"}
 _BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "embedding_columns", "embedding_prefix", "columns",
-               "manifest", "settings", "gates"}
+               "manifest", "settings", *_GATE_KEYS}
 _COLUMN_KEYS = ("label", "domain", "attribute", "anomaly")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -115,14 +120,6 @@ class BenchmarkConfig:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     name: str
@@ -165,14 +162,6 @@ class AuditConfig:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     benchmarks: tuple
@@ -251,14 +240,6 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .._io import read_input_bytes
 
@@ -282,7 +263,7 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         raise _err(where, f"version must be {CONFIG_VERSION}, got {describe(version)}")
     scheduler = _execution(raw.get("execution", {}), where)
     settings = validate_settings(_with_detector_tables(raw, where), where=f"{where}: settings")
-    gates = _check_gates(raw.get("gates", []), f"{where}: gates")
+    gates = _check_gates(raw.get(_GATES, []), f"{where}: {_GATES}")
     benches = raw.get("benchmarks")
     if not isinstance(benches, list) or not benches or not all(isinstance(b, Mapping) for b in benches):
         raise _err(where, "needs at least one [[benchmarks]] table")
@@ -327,7 +308,7 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         bsettings = validate_settings(b.get("settings", {}), where=f"{where}: {bwhere}.settings", base=settings)
         if overrides:
             bsettings = validate_settings(overrides, where="command line", base=bsettings)
-        bgates = _check_gates(b.get("gates", []), f"{where}: {bwhere}.gates")
+        bgates = _check_gates(b.get(_GATES, []), f"{where}: {bwhere}.{_GATES}")
         merged = gates + bgates + tuple(extra_gates or ())
         out.append(BenchmarkConfig(name=name, labels=labels, embeddings=embeddings, embeddings_key=key,
                                    embedding_columns=emb_columns, embedding_prefix=emb_prefix,
@@ -335,7 +316,7 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
                                    display_paths=display))
     from .settings import settings_to_flags
 
-    flags = settings_to_flags(overrides or {}) + tuple(f"--gate '{r.text}'" for r in extra_gates or ())
+    flags = settings_to_flags(overrides or {}) + tuple(f"{_GATE_FLAG} '{r.text}'" for r in extra_gates or ())
     return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags,
                        scheduler=scheduler)
 
@@ -456,14 +437,6 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     def existing(p, what) -> Path:
         p = Path(p)
@@ -497,7 +470,7 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
 def _flags_toml(bench: BenchmarkConfig) -> str:
     lines = ["# equivalent configuration of the command-line flags", f"version = {CONFIG_VERSION}"]
     if bench.gates:
-        lines.append("gates = " + toml_value([r.text for r in bench.gates]))
+        lines.append(f"{_GATES} = " + toml_value([r.text for r in bench.gates]))
     lines += ["", settings_to_toml(bench.settings)]
     lines += ["[[benchmarks]]", f"name = {toml_value(bench.name)}",
               f"labels = {toml_value(bench.display_paths['labels'])}",

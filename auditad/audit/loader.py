@@ -55,14 +55,6 @@ class BenchmarkInputs:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     name: str
@@ -132,14 +124,6 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .._validation import check_binary_labels, check_same_length
     from ..datasets import Benchmark, load_representations
@@ -274,12 +258,11 @@ def demo_settings_text() -> str:
     parts = []
     for key, value in DEMO_SETTINGS.items():
         if key == "detector_params":
-            for det, params in value.items():
-                for name, v in params.items():
-                    if (det, name) == ("iforest", "n_estimators"):
-                        parts.append(f"{v} Isolation-Forest trees instead of {trees}")
-                    else:  # pragma: no cover - only the trees are lighter today
-                        parts.append(f"{det} {name} = {v}")
+            for det, name, v in ((det, name, v) for det, params in value.items() for name, v in params.items()):
+                if (det, name) == ("iforest", "n_estimators"):
+                    parts.append(f"{v} Isolation-Forest trees instead of {trees}")
+                else:  # pragma: no cover - only the trees are lighter today
+                    parts.append(f"{det} {name} = {v}")
         else:
             what = {"null_runs": "Monte Carlo null runs", "selection_n_boot": "bootstrap replicates"}.get(key, key)
             parts.append(f"{value} {what} instead of {DEFAULT_SETTINGS[key]}")
@@ -299,14 +282,6 @@ def example_inputs(*, seed: int = 0, selection: bool = True, gates=()) -> Benchm
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from ..datasets import load_example
     from .config import CONFIG_VERSION, settings_to_toml, validate_settings

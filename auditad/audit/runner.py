@@ -5,22 +5,21 @@ The data flows one way: `BenchmarkInputs`
 `example_inputs`) goes through every section of
 `auditad.report.sections.REGISTRY`: each section's ``run`` calls the
 computing modules, its ``build`` turns the result objects into a
-`Section` (key numbers, tables, figures,
-reading). `audit_benchmark` only orders them and collects their parts
-into the JSON-safe ``summary`` (``docs/report.md``). `run_audit`
-evaluates the gates ([`auditad.gates.checks`][auditad.gates.checks]), renders the HTML
-(`auditad.report.render`) and writes everything into a temporary folder
-that is renamed into place only when all of it succeeded.
+`Section` (key numbers, tables, figures). `audit_benchmark` only orders them, collects their parts
+into the JSON-safe ``summary`` (``docs/report.md``), evaluates the gates on it once
+([`auditad.gates.checks`][auditad.gates.checks]) and only then has the readings written, which state the
+gates' results. `run_audit` renders the HTML (`auditad.report.render`) and writes everything into a
+temporary folder that is renamed into place only when all of it succeeded. An audit, once built, is
+never changed: a timestamp gives a new object (``dataclasses.replace``).
 
 Nothing here computes a statistic or reads an input file.
 """
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -29,7 +28,7 @@ from ..errors import AuditadWarning, InvalidInputError
 from ..report._slug import key as _key
 from .bounded import bound_summary
 from .loader import DEMO_SETTINGS, BenchmarkInputs, describe_dataset, example_inputs, load_inputs
-from ..report.sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module
+from ..report.sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module, section_reading
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -61,7 +60,7 @@ class BenchmarkAudit:
     ----------
     name : str
     summary : dict
-        JSON-safe content of ``summary.json`` (gates and verdict filled in by `run_audit`).
+        JSON-safe content of ``summary.json``, gates and verdict included.
     tables : tuple of TableSpec
     figures : tuple of FigureSpec
     results : dict
@@ -70,9 +69,10 @@ class BenchmarkAudit:
         (``{"classes": [ClassNulls], ...}``), ``landscapes`` (landscape, difference, regions, minimal TPR,
         coverage), ``selection`` (SelectionResult).
     gate_results : tuple of GateResult
+        The gates, evaluated once on ``summary``; ``summary["gates"]``, the readings and the findings state them.
     elapsed_seconds : float
     sections : tuple of Section
-        Every section in report order (the gates and reproducibility sections once the gates were evaluated).
+        Every section in report order, readings written.
     summary_files : dict of str -> DataFrame
         Per-class lists moved out of ``summary`` (more than
         `MAX_INLINE_CLASSES` classes): relative CSV path -> table.
@@ -82,14 +82,6 @@ class BenchmarkAudit:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     name: str
@@ -123,14 +115,6 @@ class AuditRun:
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     out: Path
@@ -156,12 +140,19 @@ class AuditRun:
         for a in self.audits:
             s = a.summary
             prot = (s.get("protocol") or {}).get("mean") or {}
-            gates = s.get("gates") or []
-            rows.append({"benchmark": a.name, "verdict": str(s.get("verdict", "")).upper(),
-                         "n": s["dataset"]["n"], "classes": s["dataset"]["n_classes"],
-                         "L_k": s["leakage"]["L_k"], "rho_dir": prot.get("rho_dir"), "rho_inv": prot.get("rho_inv"),
-                         "mean_auc": prot.get("mean_auc"),
-                         "gates passed": f"{sum(1 for g in gates if g['passed'])}/{len(gates)}"})
+            rows.append(
+                {
+                    "benchmark": a.name,
+                    "verdict": str(s.get("verdict", "")).upper(),
+                    "n": s["dataset"]["n"],
+                    "classes": s["dataset"]["n_classes"],
+                    "L_k": s["leakage"]["L_k"],
+                    "rho_dir": prot.get("rho_dir"),
+                    "rho_inv": prot.get("rho_inv"),
+                    "mean_auc": prot.get("mean_auc"),
+                    "gates passed": f"{sum(r.passed for r in a.gate_results)}/{len(a.gate_results)}",
+                }
+            )
         frame = Markup("")
         if self.audits:
             report = self.out / self.audits[0].name / "report.html"
@@ -170,43 +161,57 @@ class AuditRun:
             except OSError:
                 text = None
             if text is not None:
-                frame = Markup('<iframe srcdoc="{}" sandbox="" title="{}" style="width: 100%; height: 640px; '
-                               'border: 1px solid #999"></iframe>').format(text, f"auditad report: {report}")
-        return html_block(f"auditad audit: {self.verdict.upper()} ({len(self.audits)} benchmark(s), exit code "
-                          f"{self.exit_code})", html_table(rows, kinds={"verdict": "text", "gates passed": "text"}),
-                          frame, note=f"Reports in {self.out}; index: {self.index}")
+                frame = Markup(
+                    '<iframe srcdoc="{}" sandbox="" title="{}" style="width: 100%; height: 640px; '
+                    'border: 1px solid #999"></iframe>'
+                ).format(text, f"auditad report: {report}")
+        return html_block(
+            f"auditad audit: {self.verdict.upper()} ({len(self.audits)} benchmark(s), exit code {self.exit_code})",
+            html_table(rows, kinds={"verdict": "text", "gates passed": "text"}),
+            frame,
+            note=f"Reports in {self.out}; index: {self.index}",
+        )
 
     def summary_table(self) -> str:
         """A plain-text table (one line per benchmark) for the terminal."""
+        from .._format import stat, text_table
+
+        def fmt3(v) -> str:
+            return stat(v, target="text").replace("\u2013", "-")
+
         head = ("benchmark", "n", "classes", "reps", "L_k", "rho_dir", "rho_inv", "mean_auc", "gates", "verdict")
-        rows = [head]
+        rows = []
         for a in self.audits:
             s = a.summary
             prot = (s.get("protocol") or {}).get("mean") or {}
-            gates = s.get("gates") or []
-            passed = sum(1 for g in gates if g["passed"])
-            rows.append((a.name, str(s["dataset"]["n"]), str(s["dataset"]["n_classes"]),
-                         str(len(s["dataset"]["representations"])), _fmt3(s["leakage"]["L_k"]),
-                         _fmt3(prot.get("rho_dir")), _fmt3(prot.get("rho_inv")), _fmt3(prot.get("mean_auc")),
-                         f"{passed}/{len(gates)}", s["verdict"].upper()))
-        widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
-        return "\n".join("  ".join(v.ljust(w) if i in (0, len(head) - 1) else v.rjust(w)
-                                   for i, (v, w) in enumerate(zip(r, widths))).rstrip() for r in rows)
-
-
-
-def _fmt3(v) -> str:
-    return "-" if v is None or (isinstance(v, float) and not math.isfinite(v)) else f"{v:.3f}"
+            passed = sum(1 for r in a.gate_results if r.passed)
+            rows.append(
+                (
+                    a.name,
+                    str(s["dataset"]["n"]),
+                    str(s["dataset"]["n_classes"]),
+                    str(len(s["dataset"]["representations"])),
+                    fmt3(s["leakage"]["L_k"]),
+                    fmt3(prot.get("rho_dir")),
+                    fmt3(prot.get("rho_inv")),
+                    fmt3(prot.get("mean_auc")),
+                    f"{passed}/{len(a.gate_results)}",
+                    s["verdict"].upper(),
+                )
+            )
+        return text_table(rows, header=head, align="l" + "r" * (len(head) - 2) + "l")
 
 
 # --------------------------------------------------------------------------- the audit of one benchmark
 def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor=None) -> BenchmarkAudit:
-    """Run every applicable section of the report on one benchmark.
+    """Run every applicable section of the report on one benchmark and evaluate its gates.
 
     Sections (`REGISTRY`): leakage (every representation; also of the
     ``domain`` and ``attribute`` columns), the class-split protocol, the random-baseline nulls at each
     held-out class's test counts, metric landscapes at the benchmark's anomaly ratio, and anomaly-free model
-    selection when ``inputs.selection`` is set.
+    selection when ``inputs.selection`` is set. The gates (``inputs.gates``, else the default gates when the
+    setting ``default_gates`` is true) are evaluated once on the collected summary, before the readings are
+    written: the readings state the default gates' results instead of comparing a number with a threshold again.
 
     Parameters
     ----------
@@ -221,24 +226,28 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor
     Returns
     -------
     BenchmarkAudit
-        ``summary["gates"]`` is empty and ``summary["verdict"]`` is ``"pass"`` until `run_audit`
-        evaluates the gates.
+        Complete: ``summary["gates"]``, ``summary["verdict"]``, ``gate_results`` and every section's reading.
+
+    Raises
+    ------
+    InvalidInputError
+        A gate given for a section or statistic that is not applicable, or on a path that does not exist.
 
     See Also
     --------
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
+    rules, default = _effective_gates(inputs)
+    return _audit_one(inputs, rules, default=default, progress=progress, executor=executor)
+
+
+def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress: bool, executor) -> BenchmarkAudit:
+    """`audit_benchmark` with the gate rules already chosen (``default``: they are the default gates)."""
     from .._progress import Progress
+    from ..gates.checks import evaluate_gates
+    from ..gates.defaults import DEFAULT_RULES, reading_conditions
 
     t0 = time.perf_counter()
     ctx = Context(inputs, progress=progress, executor=executor)
@@ -264,14 +273,50 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor
     repro = section_module("reproducibility").build(ctx)
     tables = tuple(t for sec in sections for t in sec.tables)
     figures = tuple(f for sec in sections for f in sec.figures)
-    summary = {"schema_version": SCHEMA_VERSION, "benchmark": inputs.name, "dataset": describe_dataset(inputs),
-               **repro.summary, **{sec.id: sec.summary for sec in sections}, "warnings": notes,
-               "captions": {t.name: t.caption for t in tables if t.compact} | {f.name: f.caption for f in figures},
-               "gates": [], "verdict": "pass"}
+    summary = {
+        "schema_version": SCHEMA_VERSION,
+        "benchmark": inputs.name,
+        "dataset": describe_dataset(inputs),
+        **repro.summary,
+        **{sec.id: sec.summary for sec in sections},
+        "warnings": notes,
+        "captions": {t.name: t.caption for t in tables if t.compact} | {f.name: f.caption for f in figures},
+        "gates": [],
+        "verdict": "pass",
+    }  # the last two keep their place; the gates section fills them
     summary, files = bound_summary(json_safe(summary, other=str))
-    return BenchmarkAudit(name=inputs.name, summary=summary, tables=tables, figures=figures,
-                          results=ctx.results, elapsed_seconds=time.perf_counter() - t0,
-                          sections=tuple(sections) + (repro,), summary_files=files)
+
+    # the gates, once: the benchmark's rules and the default gates' conditions that the readings state
+    skipped = {sec.id: sec.reason for sec in sections if sec.status == "not_applicable"}
+    rules = _applicable_gates(rules, summary, skipped, name=inputs.name, default=default)
+    stated = _applicable_gates(tuple(DEFAULT_RULES.values()), summary, skipped, name=inputs.name, default=True)
+    try:
+        evaluated = evaluate_gates(summary, rules + stated)
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"benchmark {inputs.name!r}: {exc}") from None
+    gate_results = tuple(evaluated[: len(rules)])
+    conditions = reading_conditions(evaluated[len(rules) :])
+
+    kind = getattr(inputs, "kind", "classes")
+    sections = [
+        replace(sec, reading=section_reading(sec.id, sec.summary, conditions=conditions, kind=kind))
+        if sec.status == "ok"
+        else sec
+        for sec in sections
+    ]
+    gate_section = section_module("gates").build(Context(inputs, gate_results=gate_results))
+    summary = {**summary, **json_safe(gate_section.summary, other=str)}
+    return BenchmarkAudit(
+        name=inputs.name,
+        summary=summary,
+        tables=tables,
+        figures=figures,
+        results=ctx.results,
+        gate_results=gate_results,
+        elapsed_seconds=time.perf_counter() - t0,
+        sections=tuple(sections) + (gate_section, repro),
+        summary_files=files,
+    )
 
 
 # --------------------------------------------------------------------------- the whole run
@@ -279,27 +324,33 @@ def _check_gate_paths(rules, where: str) -> None:
     for rule in rules:
         head = rule.path.split(".", 1)[0]
         if head not in STAT_SECTIONS:
-            raise InvalidInputError(f"{where}: unknown gate metric {rule.path!r}: a path starts with one of "
-                                    f"{list(STAT_SECTIONS)}")
+            raise InvalidInputError(
+                f"{where}: unknown gate metric {rule.path!r}: a path starts with one of {list(STAT_SECTIONS)}"
+            )
 
 
-def _effective_gates(inputs: BenchmarkInputs) -> tuple:
-    from ..gates.checks import parse_rule
-    from .config import DEFAULT_GATES
+def _effective_gates(inputs: BenchmarkInputs) -> tuple[tuple, bool]:
+    """The gate rules of a benchmark and whether they are the default gates.
+
+    Its own (config and ``--gate``) when it has any, else the default gates when the setting ``default_gates``
+    is true, else none.
+    """
+    from ..gates.defaults import DEFAULT_RULES
 
     if inputs.gates:
-        return tuple(inputs.gates)
+        return tuple(inputs.gates), False
     if inputs.settings.get("default_gates", True):
-        return tuple(parse_rule(g) for g in DEFAULT_GATES)
-    return ()
+        return tuple(DEFAULT_RULES.values()), True
+    return (), False
 
 
-def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
+def _applicable_gates(rules, summary: dict, skipped: dict, *, name: str, default: bool) -> tuple:
     """The rules whose section ran; the default gates of a section that is not applicable are left out.
 
-    A statistic inside a section can be not applicable too (e.g. ``duplicates.train_test_overlap`` of a
-    benchmark without a class-split protocol): its value is ``{"status": "not_applicable", "reason": ...}``
-    and it is treated like a section that did not run.
+    ``skipped`` maps the id of a section that is not applicable to the reason. A statistic inside a section can
+    be not applicable too (e.g. ``duplicates.train_test_overlap`` of a benchmark without a class-split
+    protocol): its value is ``{"status": "not_applicable", "reason": ...}`` and it is treated like a section
+    that did not run.
 
     Raises
     ------
@@ -307,11 +358,10 @@ def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
         A rule given by the user addresses a section (or statistic) that is not applicable (the message
         says why).
     """
-    skipped = {sec.id: sec.reason for sec in audit.sections if sec.status == "not_applicable"}
     out = []
     for rule in rules:
         head = rule.path.split(".", 1)[0]
-        node, what = audit.summary, f"the {head} section"
+        node, what = summary, f"the {head} section"
         reason = skipped.get(head)
         for part in rule.path.split("."):  # a not-applicable statistic on the path
             node = node.get(part) if isinstance(node, dict) else None
@@ -320,16 +370,19 @@ def _applicable_gates(rules, audit: BenchmarkAudit, *, default: bool) -> tuple:
         if reason is None:
             out.append(rule)
         elif not default:
-            raise InvalidInputError(f"benchmark {audit.name!r}: gate {rule.text!r} addresses {what}, "
-                                    f"which is not applicable: {reason}")
+            raise InvalidInputError(
+                f"benchmark {name!r}: gate {rule.text!r} addresses {what}, which is not applicable: {reason}"
+            )
     return tuple(out)
 
 
 def _check_out(out: Path, sources: list[Path]) -> None:
     """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs."""
     if out.exists() and out.is_dir() and any(out.iterdir()) and not (out / _MARKER).is_file():
-        raise InvalidInputError(f"out={str(out)!r} is a non-empty folder that is not an auditad report; "
-                                "choose a new or empty folder (it would be replaced)")
+        raise InvalidInputError(
+            f"out={str(out)!r} is a non-empty folder that is not an auditad report; "
+            "choose a new or empty folder (it would be replaced)"
+        )
     o = out.resolve()
     for p in sources:
         p = Path(p).resolve()
@@ -337,9 +390,19 @@ def _check_out(out: Path, sources: list[Path]) -> None:
             raise InvalidInputError(f"out={str(out)!r} contains the input {str(p)!r}; choose another folder")
 
 
-def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = False, progress: bool = False,
-              junit=None, markdown=None, sources=(), on_benchmark: Callable | None = None,
-              scheduler=None) -> AuditRun:
+def run_audit(
+    inputs_list,
+    out,
+    *,
+    fail_on: str = "fail",
+    timestamp: bool = False,
+    progress: bool = False,
+    junit=None,
+    markdown=None,
+    sources=(),
+    on_benchmark: Callable | None = None,
+    scheduler=None,
+) -> AuditRun:
     """Audit every benchmark, evaluate the gates and write the report folder atomically.
 
     Parameters
@@ -386,14 +449,6 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
     --------
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .._validation import check_choice
 
@@ -404,8 +459,10 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
             path = Path(path)
             parent = path.parent if str(path.parent) else Path(".")
             if path.is_dir() or not parent.is_dir():
-                raise InvalidInputError(f"{flag}={str(path)!r}: " + ("is a folder, expected a file name" if
-                                        path.is_dir() else "its folder does not exist"))
+                raise InvalidInputError(
+                    f"{flag}={str(path)!r}: "
+                    + ("is a folder, expected a file name" if path.is_dir() else "its folder does not exist")
+                )
     inputs_list = list(inputs_list)
     if not inputs_list:
         raise InvalidInputError("nothing to audit: no benchmark given")
@@ -414,14 +471,25 @@ def run_audit(inputs_list, out, *, fail_on: str = "fail", timestamp: bool = Fals
 
         scheduler = parse_scheduler(scheduler)  # a malformed value fails before any work
     gates = {}
-    for inp in inputs_list:
+    for inp in inputs_list:  # chosen and checked once, before any work
         gates[inp.name] = _effective_gates(inp)
-        _check_gate_paths(gates[inp.name], f"benchmark {inp.name!r}")
+        _check_gate_paths(gates[inp.name][0], f"benchmark {inp.name!r}")
     out_path = Path(out)
     _check_out(out_path, list(sources))
     with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
-        return _run_into(inputs_list, out_path, gates, executor, fail_on=fail_on, timestamp=timestamp,
-                         progress=progress, junit=junit, markdown=markdown, on_benchmark=on_benchmark, t0=t0)
+        return _run_into(
+            inputs_list,
+            out_path,
+            gates,
+            executor,
+            fail_on=fail_on,
+            timestamp=timestamp,
+            progress=progress,
+            junit=junit,
+            markdown=markdown,
+            on_benchmark=on_benchmark,
+            t0=t0,
+        )
 
 
 def _executor(scheduler):
@@ -435,34 +503,26 @@ def _executor(scheduler):
     return open_executor(scheduler)
 
 
-def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown,
-              on_benchmark, t0) -> AuditRun:
+def _run_into(
+    inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown, on_benchmark, t0
+) -> AuditRun:
     from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
-    from ..gates.checks import evaluate_gates, exit_code, verdict
+    from ..gates.checks import exit_code, verdict
 
     out_path, tmp = prepare_output_dir(out_path)
     try:
         audits = []
         for inp in inputs_list:
-            audit = audit_benchmark(inp, progress=progress, executor=executor)
-            rules = _applicable_gates(gates[inp.name], audit, default=not inp.gates)
-            try:
-                gate_results = evaluate_gates(audit.summary, rules)
-            except InvalidInputError as exc:
-                raise InvalidInputError(f"benchmark {inp.name!r}: {exc}") from None
-            gate_section = section_module("gates").build(Context(inp, gate_results=tuple(gate_results)))
-            audit.summary.update(json_safe(gate_section.summary, other=str))
+            rules, default = gates[inp.name]
+            audit = _audit_one(inp, rules, default=default, progress=progress, executor=executor)
             if timestamp:
                 from datetime import datetime, timezone
 
-                audit.summary["run"] = {"timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                                        "elapsed_seconds": audit.elapsed_seconds}
-            secs = audit.sections
-            audit = BenchmarkAudit(name=audit.name, summary=audit.summary, tables=audit.tables,
-                                   figures=audit.figures, results=audit.results, gate_results=tuple(gate_results),
-                                   elapsed_seconds=audit.elapsed_seconds,
-                                   sections=secs[:-1] + (gate_section,) + secs[-1:],
-                                   summary_files=audit.summary_files)
+                run = {
+                    "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                    "elapsed_seconds": audit.elapsed_seconds,
+                }
+                audit = replace(audit, summary={**audit.summary, "run": run})
             _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
             audits.append(audit)
             if on_benchmark is not None:
@@ -486,8 +546,13 @@ def _run_into(inputs_list, out_path, gates, executor, *, fail_on, timestamp, pro
         if markdown is not None:
             export.write_markdown_summary(by_bench, markdown)
     every = [g for a in audits for g in a.gate_results]
-    return AuditRun(out=out_path, audits=tuple(audits), exit_code=exit_code(every, fail_on=fail_on),
-                    verdict=verdict(every), elapsed_seconds=time.perf_counter() - t0)
+    return AuditRun(
+        out=out_path,
+        audits=tuple(audits),
+        exit_code=exit_code(every, fail_on=fail_on),
+        verdict=verdict(every),
+        elapsed_seconds=time.perf_counter() - t0,
+    )
 
 
 def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False, executor=None) -> None:
@@ -506,8 +571,9 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
     (folder / "tables").mkdir(parents=True)
     (folder / "figures").mkdir()
     files = audit.summary_files
-    write_text_atomic(folder / "summary.json",
-                      json.dumps(audit.summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n")
+    write_text_atomic(
+        folder / "summary.json", json.dumps(audit.summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    )
     if any(not t.compact for t in audit.tables) or files:
         (folder / "data").mkdir()
     from ..report.tables import frame_to_csv  # spreadsheet-safe text cells (CSV injection)

@@ -17,7 +17,10 @@ declaration; the tests check that the shipped files equal the generated ones.
 
 The default gates (`DEFAULT_GATES`) come from the reading thresholds
 declared once in `THRESHOLDS`: the report's readings and the default
-gates use the same numbers.
+gates use the same numbers. The gate and CI-output options (``--gate``, ``--fail-on``,
+``--no-default-gates``, ``--junit``, ``--markdown``) are declared once in
+`auditad.gates.options`; ``default_gates`` takes its flag and help from there, and
+``python -m auditad.audit.settings`` also rewrites their table in ``docs/cli.md``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -32,6 +36,7 @@ from typing import Any, Callable, Mapping
 from .._validation import check_choice, check_float, check_int, describe
 from ..errors import InvalidInputError
 from ..gates.defaults import DEFAULT_GATES, THRESHOLDS
+from ..gates.options import gate_option, gate_options_markdown
 
 __all__ = ["Setting", "SETTINGS", "DEFAULT_SETTINGS", "THRESHOLDS", "DEFAULT_GATES", "validate_settings",
            "add_settings_arguments", "FLAG_GROUPS", "settings_from_args", "settings_to_flags", "settings_json_schema",
@@ -99,6 +104,10 @@ def _default_max_test_normals() -> int:
     return int(DEFAULT_MAX_TEST_NORMALS)
 
 
+#: The ``default_gates`` setting is one of the gate options (``--no-default-gates``).
+_NO_DEFAULT_GATES = gate_option("default_gates")
+
+
 # --------------------------------------------------------------------------- the declaration
 @dataclass(frozen=True)
 class Setting:
@@ -133,6 +142,9 @@ class Setting:
         turns ``default_gates`` off); None: ``help``.
     group : str
         Argument group of the flag in ``auditad audit --help``.
+    deprecated : tuple of str
+        Former names of the key, still accepted (with a `FutureWarning` naming the new one) in a
+        configuration file and, as ``--former-name``, on the command line.
     """
 
     name: str
@@ -150,6 +162,7 @@ class Setting:
     unique: bool = False
     flag_help: str | None = None
     group: str = "protocol"
+    deprecated: tuple = ()
 
     def allowed(self) -> tuple:
         """The allowed values (empty when any value of the type is allowed)."""
@@ -185,8 +198,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_test_normals", "int", _default_max_test_normals(), "Per class-split task, at most this many test "
             "normals are scored (a stratified subsample, recorded per task); 0 = every test normal.", low=0,
             flag="--max-test-normals"),
-    Setting("ci_level", "float", 0.95, "Level of the DeLong intervals; rho_nonsig counts p >= 1 - level.", low=0.0,
-            high=1.0, low_open=True, high_open=True, flag="--ci-level"),
+    Setting("confidence_level", "float", 0.95, "Confidence level of the DeLong intervals; rho_nonsig counts "
+            "p >= 1 - confidence_level.", low=0.0, high=1.0, low_open=True, high_open=True,
+            flag="--confidence-level", deprecated=("ci_level",)),
     Setting("n_jobs", "int", 1, "Parallel tasks of the protocol audit and the model selection (-1 = all cores); "
             "results do not depend on it.", nonzero=True, flag="--n-jobs", group="execution"),
     Setting("null_metrics", "choices", ["auroc", "ap", "aupr_trap", "f1", "mcc_scaled"], "Metrics whose "
@@ -217,13 +231,14 @@ SETTINGS: tuple[Setting, ...] = (
             "selection pools.", choices=_pool_by_choices, flag="--selection-pool-by", group="selection"),
     Setting("selection_n_boot", "int", 1000, "Paired bootstrap replicates of the model selection (0 = none).",
             low=0, flag="--selection-n-boot", group="selection"),
-    Setting("default_gates", "bool", True, "Apply the default warning gates when no gate is given.",
-            flag="--no-default-gates", group="gates",
-            flag_help="Do not apply the default warning gates ({default_gates}) when no gate is given; the "
-                      "report then has no gate."),
+    # declared with the other gate options (auditad.gates.options): flag, help and default come from there
+    Setting("default_gates", "bool", _NO_DEFAULT_GATES.default, _NO_DEFAULT_GATES.config_help,
+            flag=_NO_DEFAULT_GATES.flag, group="gates", flag_help=_NO_DEFAULT_GATES.help_for("audit")),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
+#: Former name of a setting -> its setting.
+_FORMER = {old: s for s in SETTINGS for old in s.deprecated}
 
 #: Audit settings and their defaults.
 DEFAULT_SETTINGS: dict[str, Any] = {s.name: copy.deepcopy(s.default) for s in SETTINGS}
@@ -266,6 +281,7 @@ def validate_settings(raw: Mapping, *, where: str = "settings", base: Mapping | 
     out = copy.deepcopy(dict(DEFAULT_SETTINGS if base is None else base))
     if not isinstance(raw, Mapping):
         raise _err(where, f"must be a table, got {describe(raw)}")
+    raw = _renamed_former_keys(raw, where)
     unknown_keys(raw, _BY_NAME, where, "")
     for key, value in raw.items():
         setting = _BY_NAME[key]
@@ -279,6 +295,28 @@ def validate_settings(raw: Mapping, *, where: str = "settings", base: Mapping | 
             msg = str(exc)
             raise InvalidInputError(msg if msg.startswith(name) else f"{name}: {msg}") from None
     _check_detectors_defined(out, where)
+    return out
+
+
+def _renamed_former_keys(raw: Mapping, where: str) -> Mapping:
+    """``raw`` with each former (deprecated) key renamed to its setting's name, with a `FutureWarning` each.
+
+    A `FutureWarning`, not a `DeprecationWarning`: the readers are the users of a configuration file or
+    of the command line, whom Python shows only the former."""
+    if not any(key in _FORMER for key in raw):
+        return raw
+    out = {}
+    for key, value in raw.items():
+        s = _FORMER.get(key)
+        if s is None:
+            out[key] = value
+            continue
+        old, new = (("--" + key.replace("_", "-"), s.flag) if where == "command line"
+                    else (f"{where}.{key}", f"{where}.{s.name}"))
+        if s.name in raw:
+            raise InvalidInputError(f"{where}: give {new} only: {old} is its former (deprecated) name")
+        warnings.warn(f"{old} is deprecated: use {new} (same meaning)", FutureWarning, stacklevel=3)
+        out[s.name] = value
     return out
 
 
@@ -425,7 +463,6 @@ def _flag_help(s: Setting) -> str:
     """The ``--help`` text of a setting's flag: what it does, the choices, the default."""
     text = (s.flag_help or s.help) if s.kind == "bool" else s.help.rstrip(".")
     if s.kind == "bool":
-        text = text.replace("{default_gates}", "; ".join(g.removeprefix("warn: ") for g in DEFAULT_GATES))
         return text[0].lower() + text[1:]
     if s.kind == "detectors":  # the 20 PyOD names once, not 20 times "pyod:"
         builtin = [c for c in s.allowed() if not c.startswith("pyod:")]
@@ -475,6 +512,9 @@ def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
         else:
             kw["metavar"] = _METAVARS.get(s.kind, "VALUE")
         group.add_argument(s.flag, **kw)
+        for old in s.deprecated:  # the former name: its own destination, renamed (with a warning) when validated
+            group.add_argument("--" + old.replace("_", "-"), **dict(kw, dest="setting_" + old,
+                                                                    help=f"deprecated name of {s.flag}"))
 
 
 def settings_from_args(args) -> dict:
@@ -486,6 +526,9 @@ def settings_from_args(args) -> dict:
         v = getattr(args, _dest(s), None)
         if v is not None:
             out[s.name] = v
+        for old in s.deprecated:
+            if getattr(args, "setting_" + old, None) is not None:
+                out[old] = getattr(args, "setting_" + old)
     return out
 
 
@@ -599,7 +642,9 @@ def settings_markdown_table() -> str:
     lines = ["| key | type | default | flag | meaning |", "|---|---|---|---|---|"]
     for s in SETTINGS:
         flag = f"`{s.flag}`" if s.flag else "–"
-        lines.append(f"| `{s.name}` | {_type_text(s)} | {_md(s.default)} | {flag} | {s.help} |")
+        former = "".join(f" Formerly `{old}` (`--{old.replace('_', '-')}`): deprecated, still accepted." for old in
+                         s.deprecated)
+        lines.append(f"| `{s.name}` | {_type_text(s)} | {_md(s.default)} | {flag} | {s.help}{former} |")
     return "\n".join(lines) + "\n"
 
 
@@ -607,8 +652,18 @@ _DOC_START = "<!-- generated by python -m auditad.audit.settings: start -->\n"
 _DOC_END = "<!-- generated by python -m auditad.audit.settings: end -->\n"
 
 
+def _between_markers(path: Path, table: str) -> str:
+    """The text of ``path`` with the part between the generated-table markers replaced by ``table``."""
+    docs = path.read_text(encoding="utf-8")
+    head, sep, rest = docs.partition(_DOC_START)
+    if not sep or _DOC_END not in rest:
+        raise InvalidInputError(f"{str(path)!r} has no generated-table markers")
+    return head + _DOC_START + table + _DOC_END + rest.partition(_DOC_END)[2]
+
+
 def regenerate(root, *, write: bool = True) -> dict:
-    """Regenerate the settings part of the shipped schema and of ``docs/config.md`` under ``root``.
+    """Regenerate the settings part of the shipped schema and of ``docs/config.md``, and the gate options'
+    table of ``docs/cli.md`` (`auditad.gates.options`), under ``root``.
 
     Returns ``{path: new text}``; with ``write=False`` nothing is written (the tests compare).
     """
@@ -616,13 +671,10 @@ def regenerate(root, *, write: bool = True) -> dict:
     schema_file = root / "auditad" / "schemas" / "summary.schema.json"
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     schema["properties"]["settings"] = settings_json_schema()
-    docs_file = root / "docs" / "config.md"
-    docs = docs_file.read_text(encoding="utf-8")
-    head, sep, rest = docs.partition(_DOC_START)
-    if not sep or _DOC_END not in rest:
-        raise InvalidInputError(f"{str(docs_file)!r} has no generated-settings markers")
-    docs = head + _DOC_START + settings_markdown_table() + _DOC_END + rest.partition(_DOC_END)[2]
-    out = {schema_file: json.dumps(schema, indent=2, ensure_ascii=False) + "\n", docs_file: docs}
+    config_doc, cli_doc = root / "docs" / "config.md", root / "docs" / "cli.md"
+    out = {schema_file: json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
+           config_doc: _between_markers(config_doc, settings_markdown_table()),
+           cli_doc: _between_markers(cli_doc, gate_options_markdown())}
     if write:
         from .._io import write_text_atomic
 

@@ -191,22 +191,8 @@ def _run_protocol(args) -> int:
                             contamination=args.contamination, repeats=args.repeats,
                             leakage_k=args.leakage_k or None, backend=args.backend, n_jobs=args.n_jobs,
                             progress=_progress_enabled(args), random_state=args.seed)
-    _refuse_all_nan(result)
-    _print_and_save(result, args)
+    _print_and_save(result, args)  # a run with nothing evaluated was refused by audit_protocol (exit 2)
     return EXIT_OK
-
-
-def _refuse_all_nan(result) -> None:
-    """A protocol run in which no task could be evaluated is bad input, never an all-NaN table with exit 0
-    (audit_protocol refuses most such runs itself; this catches the rest, e.g. constant scores everywhere)."""
-    import numpy as np
-
-    from ..errors import InvalidInputError
-
-    auroc = np.asarray(getattr(result, "auroc", ()), dtype=float)
-    if auroc.size and np.isnan(auroc).all():
-        raise InvalidInputError("no class-split task could be evaluated (every AUROC is undefined); lower --k or "
-                                "the detector settings, or give more samples per class")
 
 
 # --------------------------------------------------------------------------- nulls
@@ -336,16 +322,13 @@ def _run_landscape(args) -> int:
 
 
 # --------------------------------------------------------------------------- audit, demo (report/config, assemble, render)
-def _add_report_flags(p, group=None) -> None:
-    """The gate and CI-output flags of ``audit`` and ``demo`` (into ``group`` when given)."""
+def _add_report_flags(p, group=None, *, command: str) -> None:
+    """The gate and CI-output flags of ``audit`` and ``demo`` (into ``group`` when given): the declared gate
+    options (`auditad.gates.options`), then ``--timestamp``."""
+    from ..gates.options import add_gate_arguments
+
     g = group if group is not None else p.add_argument_group("gates and CI outputs")
-    g.add_argument("--gate", action="append", default=None, metavar="RULE",
-                   help="gate rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable; "
-                        "added to a config's gates; any gate replaces the default warning gates")
-    g.add_argument("--fail-on", default="fail", choices=["fail", "warn"], metavar="LEVEL",
-                   help="lowest level of a failed gate that makes the exit code 1: fail or warn (default: fail)")
-    g.add_argument("--junit", default=None, metavar="FILE", help="also write the gate results as JUnit XML")
-    g.add_argument("--markdown", default=None, metavar="FILE", help="also write a Markdown summary (CI job page)")
+    add_gate_arguments(g, command=command)
     g.add_argument("--timestamp", action="store_true",
                    help="record the UTC time and run time in the report (then runs no longer give identical bytes)")
 
@@ -397,7 +380,7 @@ def _add_audit(sub, *, settings: bool = True) -> None:
     g.add_argument("--manifest", default=None, metavar="FILE",
                    help="model-selection manifest (TOML, docs/manifest.md)")
     groups = {"common": common, "gates": p.add_argument_group("gates and CI outputs")}
-    _add_report_flags(p, groups["gates"])
+    _add_report_flags(p, groups["gates"], command="audit")
     if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
         from ..audit.settings import FLAG_GROUPS, add_settings_arguments
 
@@ -550,7 +533,7 @@ def _add_demo(sub) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: 0)")
     p.add_argument("--no-selection", action="store_true", help="skip the model-selection section")
     _commands.add_quiet(p)
-    _add_report_flags(p)
+    _add_report_flags(p, command="demo")
 
 
 def _run_demo(args) -> int:
@@ -689,7 +672,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from .terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, RECEIVED, debug_requested, exit_status,
                             flag_names, forget_unhandled_interrupt, on_sigint, on_sigterm, print_warnings,
-                            quiet_shutdown, speak_cli)
+                            quiet_children, quiet_shutdown, speak_cli)
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
@@ -697,6 +680,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
     previous = previous_int = None
     RECEIVED.clear()
+    quiet_children()  # the resource tracker of a local Dask cluster: no warnings after our last line
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, on_sigterm)
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
@@ -707,6 +691,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 code = _dispatch(argv, command)
                 message = ""
+                if RECEIVED:  # a library swallowed the interrupt (an optional import that it made fail): honour it
+                    raise Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
             except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
                 code, message = exit_status(exc)
                 if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python

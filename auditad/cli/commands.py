@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .._format import text_table
 from ..errors import AuditadError
+from ..gates.options import add_gate_arguments
 from .terminal import EXIT_OK, dash_nan, format_value
 
 __all__ = ["QUIET_HELP", "add_quiet", "add_json",
@@ -53,12 +55,8 @@ def add_gate(sub) -> None:
                                    "summary, OP one of < <= > >= == !=; the rule states when the gate passes. "
                                    "Exit 0: no gate at or above --fail-on failed; 1: one did; 2: bad input.")
     p.add_argument("summaries", nargs="+", metavar="SUMMARY.json", help="summary.json written by 'auditad audit'")
-    p.add_argument("--gate", action="append", default=None, metavar="RULE",
-                   help="extra rule, e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; repeatable")
-    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
-                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
-    p.add_argument("--junit", default=None, metavar="FILE", help="write the results as JUnit XML")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+    add_gate_arguments(p, command="gate")
+    add_json(p, help="write every gate result, per benchmark, and the verdict as JSON to FILE")
     add_quiet(p)
 
 
@@ -67,6 +65,7 @@ def run_gate(args) -> int:
     from ..errors import InvalidInputError
     from ..gates.checks import run_gates, verdict
 
+    check_output_file(args.json, name="--json")
     check_output_file(args.junit, name="--junit")
     check_output_file(args.markdown, name="--markdown")
     try:
@@ -75,10 +74,7 @@ def run_gate(args) -> int:
         raise InvalidInputError(str(exc).replace("no extra rules were given", "no --gate was given")) from None
     rows = [[r["benchmark"], {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r["status"]], r["level"], r["metric"],
              format_value(r["value"], r["threshold"]), r["condition"]] for r in run.rows()]
-    header = ["benchmark", "status", "level", "metric", "value", "condition"]
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
-    for row in (header, *rows):
-        print("  ".join(str(x).ljust(w) for x, w in zip(row, widths)).rstrip())
+    print(text_table(rows, header=["benchmark", "status", "level", "metric", "value", "condition"]))
     for r in run.rows():
         if not r["passed"]:
             print(f"  {r['benchmark']}: {dash_nan(r['message'])}")
@@ -96,6 +92,15 @@ def run_gate(args) -> int:
 
         write_markdown_summary(run.results, args.markdown)
         print(f"wrote {args.markdown}")
+    if args.json:
+        import json
+
+        from .._io import write_text_atomic
+
+        payload = {"verdict": str(run.verdict), "exit_code": run.exit_code, "fail_on": args.fail_on,
+                   "benchmarks": {name: [r.to_dict() for r in results] for name, results in run.results.items()}}
+        write_text_atomic(args.json, json.dumps(payload, indent=2, allow_nan=False) + "\n")
+        print(f"wrote {args.json}")
     return run.exit_code
 
 
@@ -152,13 +157,7 @@ def add_results(sub) -> None:
                         "before ranking")
     p.add_argument("--out", default=None, metavar="DIR", help="write DIR/report.html, summary.json and tables/")
     add_json(p, help="write the summary JSON to FILE")
-    p.add_argument("--gate", action="append", default=None, metavar="RULE",
-                   help="gate, e.g. 'rho_dir <= 0.2' (a bare statistic is checked for every method) or "
-                        "'warn: groups.0.rho_inv <= 0.1'; repeatable")
-    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
-                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
-    p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
+    add_gate_arguments(p, command="results")
     add_quiet(p)
 
 
@@ -172,7 +171,7 @@ def run_results(args) -> int:
     if fmt != PER_CLASS:
         return _run_leaderboard_results(args, frame, rules)
     audit = audit_results(frame, epsilon=args.epsilon, layout=args.layout, percent=args.percent,
-                          confidence=args.confidence, benchmark=args.benchmark, source=Path(args.table).name)
+                          confidence_level=args.confidence, benchmark=args.benchmark, source=Path(args.table).name)
     run = write_results_report(audit, args.out, gates=rules, fail_on=args.fail_on, json_path=args.json,
                                junit=args.junit, markdown=args.markdown)
     print(audit.summary_text())
@@ -226,16 +225,11 @@ def add_diff(sub) -> None:
                                    "2: bad input (unrelated benchmarks, incompatible summaries). See docs/diff.md.")
     p.add_argument("base", metavar="BASE", help="summary.json or audit folder of the accepted audit")
     p.add_argument("new", metavar="NEW", help="summary.json or audit folder of the new audit")
-    p.add_argument("--gate", action="append", default=None, metavar="RULE",
-                   help="e.g. 'delta leakage.L_k <= 0.02', 'warn: delta protocol.mean.rho_dir <= 0'; repeatable")
-    p.add_argument("--fail-on", default="fail", choices=["fail", "warn"],
-                   help="lowest level of a failed gate that makes the exit code 1 (default: fail)")
+    add_gate_arguments(p, command="diff")
     p.add_argument("--tolerance", type=float, default=0.0,
                    help="changes of at most this size count as unchanged in the listing (default 0)")
     p.add_argument("--all", action="store_true", help="print every compared statistic, not only the changed ones")
     add_json(p, help="write the comparison as JSON to FILE")
-    p.add_argument("--junit", default=None, metavar="FILE", help="write the gate results as JUnit XML")
-    p.add_argument("--markdown", default=None, metavar="FILE", help="write a Markdown summary (CI job page)")
     add_quiet(p)
 
 

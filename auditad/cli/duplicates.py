@@ -50,6 +50,9 @@ def add_duplicates(sub) -> None:
                    help="train/test column: the share of test rows with an identical (or near) training row")
     p.add_argument("--split-train", default="train", metavar="VALUE", help="value of a training row (default 'train')")
     p.add_argument("--split-test", default="test", metavar="VALUE", help="value of a test row (default 'test')")
+    p.add_argument("--test-embeddings", default=None, metavar="FILE",
+                   help="a separate file of test rows (same columns as --embeddings, which then holds the training "
+                        "rows): prints how many test rows have an identical (and a near) training row")
     add_json(p)
     add_quiet(p)
 
@@ -96,7 +99,10 @@ def run_duplicates(args) -> int:
                                         ("--split-column", args.split_column)) if col is not None}
     if args.labels is not None and not named:
         raise InvalidInputError("--labels names no column: give --label-column, --anomaly-column or --split-column")
-    check_input_files({"--embeddings": args.embeddings, **({"--labels": args.labels} if args.labels else {})})
+    check_input_files({"--embeddings": args.embeddings, **({"--labels": args.labels} if args.labels else {}),
+                       **({"--test-embeddings": args.test_embeddings} if args.test_embeddings else {})})
+    if args.test_embeddings is not None and args.split_column is not None:
+        raise InvalidInputError("give either --split-column or --test-embeddings, not both")
     columns = [c.strip() for c in args.embedding_columns.split(",")] if args.embedding_columns else None
     with reading_inputs([args.embeddings] + ([args.labels] if args.labels else []), name="--embeddings/--labels"):
         X = load_embeddings(args.embeddings, key=args.embeddings_key, name="--embeddings", columns=columns,
@@ -120,6 +126,21 @@ def run_duplicates(args) -> int:
         flags = res.group_conflicts(cols["--anomaly-column"])
         out["mixed"] = {"n_groups": int(flags.sum()), "n_rows": int(res.group_sizes[flags].sum())}
         print(f"  {'mixed normal/anomaly rows':<26} {out['mixed']['n_rows']:>12}  (by --anomaly-column)")
+    if args.test_embeddings is not None:
+        from ..duplicates import train_test_overlap
+
+        with reading_inputs([args.test_embeddings], name="--test-embeddings"):
+            X_test = load_embeddings(args.test_embeddings, key=args.embeddings_key, name="--test-embeddings",
+                                     columns=columns)
+        if X_test.shape[1] != X.shape[1]:
+            raise InvalidInputError(f"--test-embeddings has {X_test.shape[1]} columns, --embeddings {X.shape[1]}")
+        ov = train_test_overlap(X, X_test, near_threshold=near, metric=args.metric, backend=args.backend,
+                                random_state=args.seed)
+        out["overlap"] = ov.to_dict()
+        near_text = "" if ov.n_near is None else f"; {ov.n_near} ({ov.near_share:.2%}) more have a near copy"
+        print(f"\nTrain/test overlap ({ov.n_train} training rows in --embeddings, {ov.n_test} test rows in "
+              f"--test-embeddings)\n  {ov.n_exact} test rows ({ov.exact_share:.2%}) have an identical training "
+              f"row{near_text}")
     if is_train is not None:
         ov = res.overlap(np.flatnonzero(is_train), np.flatnonzero(~is_train))
         out["overlap"] = ov.to_dict()

@@ -27,7 +27,8 @@ from ..errors import AuditadError
 __all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
            "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
            "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
-           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli", "quiet_shutdown"]
+           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli", "quiet_shutdown",
+           "quiet_children", "TRACKER_QUIET"]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
@@ -108,8 +109,16 @@ def on_sigterm(signum, frame):
     import signal
 
     RECEIVED.append(signum)
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second SIGTERM must not interrupt the clean-up
+    # A second SIGTERM must not interrupt the clean-up.  A Python handler rather than SIG_IGN: an ignored
+    # signal stays ignored in the processes spawned during the clean-up (Dask workers still starting),
+    # which could then not be terminated.
+    signal.signal(signal.SIGTERM, _after_sigterm)
     raise Terminated()
+
+
+def _after_sigterm(signum, frame):
+    """Handler of every SIGTERM after the first: remembered, nothing else (the clean-up is under way)."""
+    RECEIVED.append(signum)
 
 
 def on_sigint(signum, frame):
@@ -120,19 +129,48 @@ def on_sigint(signum, frame):
     raise KeyboardInterrupt()
 
 
+#: A ``-W`` option that child interpreters inherit (``sys.warnoptions``): multiprocessing's resource tracker,
+#: started with a local Dask cluster, warns of "leaked semaphore objects" when a signal ends the run while
+#: workers start; the run has already said how it ended.
+TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def quiet_children() -> None:
+    """Add `TRACKER_QUIET` to the options child interpreters start with (this process's filters are untouched)."""
+    if TRACKER_QUIET not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_QUIET)
+
+
 def quiet_shutdown() -> None:
     """After a signal ended the command: close leftover Dask clusters without their shutdown noise.
 
     A signal can leave a local Dask cluster behind (caught while it started, or while the
     executor closed it); Dask's exit handler would then print a traceback after auditad's
-    last line.  See [`abandon_local_clusters`][auditad.execution.abandon_local_clusters].  Does
-    nothing (and imports nothing) when Dask was not used.
+    last line (see [`abandon_local_clusters`][auditad.execution.abandon_local_clusters]), and
+    worker processes still being spawned would each print one when they find their parent
+    gone: they are ended first (the command is ending anyway).  Does nothing (and imports
+    nothing) when Dask was not used.
     """
     if "distributed" not in sys.modules:
         return
+    import multiprocessing
+    import time
+
     from ..execution import abandon_local_clusters
 
     abandon_local_clusters()
+    # Worker processes still starting would each print a traceback when they find their parent gone: end
+    # them first (SIGTERM, then SIGKILL for those that do not go within a second); the command is ending anyway.
+    children = multiprocessing.active_children()
+    for child in children:
+        child.terminate()
+    for patience, last in ((1.0, False), (2.0, True)):
+        deadline = time.monotonic() + patience
+        for child in children:
+            child.join(max(deadline - time.monotonic(), 0.0))
+            if last or child.exitcode is not None:
+                continue
+            child.kill()
 
 
 def debug_requested(argv: list[str]) -> bool:

@@ -522,28 +522,30 @@ class DuplicatesResult:
             ceiling = self._auroc_ceiling_or_none()
             if ceiling is not None:
                 rows += [("AUROC ceiling", f"{ceiling:.6f}")]
-        lines = [f"Exact duplicates ({self.n_features} columns, {self.dtype} values compared as they are)"]
-        lines += [f"  {label:<26} {value:>12}" for label, value in rows]
+        from .._format import text_table
+
+        def counts(pairs) -> str:
+            return text_table(pairs, align="lr", sep=" ", widths=(26, 12), indent="  ")
+
+        lines = [f"Exact duplicates ({self.n_features} columns, {self.dtype} values compared as they are)",
+                 counts(rows)]
         if self.near_threshold is not None:
             how = (f"auto: {NEAR_THRESHOLD_FACTOR:g} x median nearest-neighbour distance {self.nn_distance_median:.6g}"
                    if self.near_threshold_rule == "auto" else "given")
-            lines += ["", f"Near duplicates (distance < {self.near_threshold:.6g}; {how})",
-                      f"  {'pairs':<26} {self.n_near_pairs:>12}",
-                      f"  {'rows in near groups':<26} {self.n_near_rows:>12}",
-                      f"  {'near groups':<26} {self.n_near_groups:>12}"]
+            near = [("pairs", self.n_near_pairs), ("rows in near groups", self.n_near_rows),
+                    ("near groups", self.n_near_groups)]
             if self.labels is not None:
-                lines.append(f"  {'rows in conflicting ones':<26} {self.n_near_conflicting_rows:>12}")
+                near.append(("rows in conflicting ones", self.n_near_conflicting_rows))
+            lines += ["", f"Near duplicates (distance < {self.near_threshold:.6g}; {how})", counts(near)]
             if self.n_near_unresolved:
                 lines.append(f"  (lower bounds: {self.n_near_unresolved} distinct rows have every listed neighbour "
                              "within the threshold)")
         if self.labels is not None:
             frame = self.to_frame().iloc[1:]
             cols = ["n_samples", "n_rows_in_groups", "n_extra_copies", "n_conflicting_rows"]
-            width = max([5] + [len(str(c)) for c in frame["class"].head(max_classes)])
-            lines += ["", f"  {'class':>{width}}  {'rows':>8}  {'in groups':>9}  {'extra':>8}  {'conflicting':>11}"]
-            for _, row in frame.head(max_classes).iterrows():
-                a, b, c, d = (int(row[k]) for k in cols)
-                lines.append(f"  {str(row['class']):>{width}}  {a:>8}  {b:>9}  {c:>8}  {d:>11}")
+            table = [(row["class"], *(int(row[k]) for k in cols)) for _, row in frame.head(max_classes).iterrows()]
+            lines += ["", text_table(table, header=("class", "rows", "in groups", "extra", "conflicting"), align="r",
+                                     widths=(5, 8, 9, 8, 11), indent="  ")]
             if len(frame) > max_classes:
                 lines.append(f"  ... and {len(frame) - max_classes} more classes")
         return "\n".join(lines)

@@ -26,7 +26,7 @@ Examples
 >>> from auditad.gates.checks import evaluate_gates, parse_rule, verdict
 >>> summary = {"leakage": {"L_k": 0.07}, "protocol": {"mean": {"rho_dir": 0.3}}}
 >>> results = evaluate_gates(summary, ["leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2"])
->>> [r.status for r in results], verdict(results)
+>>> [str(r.status) for r in results], str(verdict(results))
 (['pass', 'warn'], 'warn')
 >>> parse_rule("protocol.mean.rho_dir <= 0.2 [warn]") == parse_rule("warn: protocol.mean.rho_dir <= 0.2")
 True
@@ -38,7 +38,8 @@ import difflib
 import json
 import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from enum import Enum
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -50,6 +51,7 @@ __all__ = [
     "OPERATORS",
     "LEVELS",
     "GateRule",
+    "GateStatus",
     "GateResult",
     "parse_rule",
     "rules_from_config",
@@ -78,6 +80,42 @@ MAX_SUMMARY_INT_DIGITS = 40
 MAX_SUMMARY_BYTES = 256 * 1024 * 1024
 
 
+class GateStatus(str, Enum):
+    """Outcome of a gate: ``pass``, or the level of a gate that did not pass (``warn``, ``fail``).
+
+    String-valued, so ``GateStatus.PASS == "pass"``, and JSON files, templates and f-strings
+    see ``"pass"``, ``"warn"`` and ``"fail"``.
+
+    See Also
+    --------
+    - [`GateResult`][auditad.gates.checks.GateResult]: a gate's outcome, with its status.
+    - [`verdict`][auditad.gates.checks.verdict]: the worst status of several gates.
+
+    Examples
+    --------
+    >>> GateStatus("warn") == "warn", f"{GateStatus.FAIL}", GateStatus.PASS.severity
+    (True, 'fail', 0)
+    """
+
+    PASS = "pass"
+    WARN = "warn"
+    FAIL = "fail"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+    @property
+    def severity(self) -> int:
+        """0 for ``pass``, 1 for ``warn``, 2 for ``fail``."""
+        return ("pass", "warn", "fail").index(self.value)
+
+
 @dataclass(frozen=True)
 class GateResult:
     """Outcome of one gate on one summary.
@@ -99,14 +137,6 @@ class GateResult:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     rule: GateRule
@@ -116,19 +146,35 @@ class GateResult:
     message: str
 
     @property
-    def status(self) -> str:
-        """``"pass"``, or the level (``"fail"`` / ``"warn"``) of a gate that did not pass."""
-        return "pass" if self.passed else self.level
+    def status(self) -> GateStatus:
+        """[`GateStatus`][auditad.gates.checks.GateStatus]: ``pass``, or the level of a gate that did not pass."""
+        return GateStatus.PASS if self.passed else GateStatus(self.level)
+
+    @property
+    def finite_value(self) -> float | None:
+        """The value, None when it is missing, NaN or infinite (what ``summary.json`` holds)."""
+        return self.value if self.value is not None and math.isfinite(self.value) else None
 
     def to_dict(self) -> dict:
         """JSON-safe dict: the rule fields, ``passed``, ``status``, ``value``, ``message``.
 
         NaN and infinite values become None (the message keeps them).
         """
-        value = self.value if self.value is not None and math.isfinite(self.value) else None
         out = self.rule.to_dict()
-        out.update(passed=bool(self.passed), status=self.status, value=value, message=self.message)
+        out.update(passed=bool(self.passed), status=self.status.value, value=self.finite_value,
+                   message=self.message)
         return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> "GateResult":
+        """The result stored by ``to_dict`` (e.g. in the ``gates`` list of ``summary.json``).
+
+        Nothing is evaluated again: ``passed``, ``value`` and ``message`` are read as written.
+        """
+        (rule,) = rules_from_config([data], source="gate result")
+        value = data.get("value")
+        return cls(rule, rule.level, bool(data.get("passed")), None if value is None else float(value),
+                   str(data.get("message") or ""))
 
 
 # --------------------------------------------------------------------------- paths
@@ -173,13 +219,6 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -361,7 +400,8 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     Returns
     -------
     list of GateResult
-        One per rule, in order.  A null or NaN statistic gives ``passed=False``.
+        One per rule, in order.  A null or NaN statistic gives ``passed=False``.  Each comparison
+        (metric, operator, threshold) is made once; rules that differ only in their level share it.
 
     Raises
     ------
@@ -375,13 +415,6 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -391,34 +424,35 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     """
     if not isinstance(summary, Mapping):
         raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
-    return [_evaluate_one(summary, rule) for rule in _as_rules(rules)]
+    done: dict = {}  # each comparison once: rules that differ only in their level share it
+    out = []
+    for rule in _as_rules(rules):
+        key = (rule.path, rule.op, rule.threshold)
+        if key not in done:
+            done[key] = _evaluate_one(summary, rule)
+        first = done[key]
+        out.append(first if first.rule == rule else replace(first, rule=rule, level=rule.level))
+    return out
 
 
-def verdict(results: Iterable[GateResult]) -> str:
+def verdict(results: Iterable[GateResult]) -> GateStatus:
     """``"fail"`` if a fail-level gate failed, else ``"warn"`` if a warn-level gate failed, else ``"pass"``.
 
-    No gates at all give ``"pass"``.
+    The worst [`GateStatus`][auditad.gates.checks.GateStatus] of the results; no gates at all give ``"pass"``.
 
     See Also
     --------
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
-    worst = "pass"
+    worst = GateStatus.PASS
     for r in results:
-        if not r.passed:
-            if r.level == "fail":
-                return "fail"
-            worst = "warn"
+        status = r.status
+        if status is GateStatus.FAIL:
+            return status
+        if status is GateStatus.WARN:
+            worst = status
     return worst
 
 
@@ -436,14 +470,6 @@ def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     v = verdict(results)
@@ -458,14 +484,6 @@ def summary_rules(summary: Mapping, *, source: str = "summary") -> list[GateRule
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     if not isinstance(summary, Mapping):
         raise InvalidInputError(f"{source} must be a JSON object, got {type(summary).__name__}")
@@ -502,14 +520,6 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     if not isinstance(summary, Mapping) or "schema_version" not in summary:
         return
@@ -549,14 +559,6 @@ def load_summary(path) -> dict:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from .._io import check_regular_input, read_input_bytes
 
@@ -611,14 +613,6 @@ class GateRun:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     results: dict
@@ -629,7 +623,7 @@ class GateRun:
         return [r for rs in self.results.values() for r in rs]
 
     @property
-    def verdict(self) -> str:
+    def verdict(self) -> GateStatus:
         """Worst outcome over every gate (see [`verdict`][auditad.gates.checks.GateRun.verdict])."""
         return verdict(self.every)
 
@@ -643,7 +637,7 @@ class GateRun:
         out = []
         for name, results in self.results.items():
             for r in results:
-                out.append({"benchmark": name, "status": r.status, "level": r.level, "metric": r.rule.path,
+                out.append({"benchmark": name, "status": r.status.value, "level": r.level, "metric": r.rule.path,
                             "value": r.value, "condition": f"{r.rule.op} {_fmt_number(r.rule.threshold)}",
                             "threshold": r.rule.threshold, "passed": r.passed, "message": r.message})
         return out
@@ -680,14 +674,6 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
     See Also
     --------
     - [`evaluate_gates`][auditad.gates.checks.evaluate_gates]: the same on one summary dict.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     fail_on = _check_level(fail_on, name="fail_on")
     extra = _as_rules(list(rules)) if rules else []

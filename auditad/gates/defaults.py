@@ -1,12 +1,18 @@
 """The default gates: the report's reading thresholds, declared once.
 
 The reading of each statistic section and the WARN-level gates used when no gate is given
-come from `THRESHOLDS`.
+come from `THRESHOLDS`. The readings do not compare a number with a threshold themselves:
+they state the result of the default gate's condition (`reading_conditions`), evaluated once
+with the other gates.
 """
 
 from __future__ import annotations
 
-__all__ = ["THRESHOLDS", "DEFAULT_GATES"]
+from typing import Iterable
+
+from .rules import GateRule
+
+__all__ = ["THRESHOLDS", "DEFAULT_GATES", "DEFAULT_RULES", "reading_conditions"]
 
 #: Reading thresholds of the report = thresholds of the default gates: (summary path, operator, threshold).
 #: From "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection": Fashion-MNIST (stable) has
@@ -25,3 +31,38 @@ THRESHOLDS: dict[str, tuple[str, str, float]] = {
 
 #: WARN-level gates used when neither the config nor ``--gate`` defines any (and ``default_gates`` is true).
 DEFAULT_GATES: tuple[str, ...] = tuple(f"warn: {path} {op} {thr:g}" for path, op, thr in THRESHOLDS.values())
+
+#: The default gates as rules, by the name of their threshold in `THRESHOLDS`.
+DEFAULT_RULES: dict[str, GateRule] = {name: GateRule(path, op, thr, "warn")
+                                      for name, (path, op, thr) in THRESHOLDS.items()}
+
+
+def reading_conditions(results: Iterable) -> dict:
+    """The results of the default gates' conditions among ``results``, by the name of their threshold.
+
+    A result counts when its comparison (metric, operator, threshold) is the default gate's, whatever its
+    level. The report's readings state these results ("above the threshold of the default gate")
+    instead of comparing the number again.
+
+    Parameters
+    ----------
+    results : iterable of GateResult
+        Evaluated gates ([`evaluate_gates`][auditad.gates.checks.evaluate_gates]), or the stored ones
+        (``GateResult.from_dict`` of a summary's ``gates``).
+
+    Returns
+    -------
+    dict of str -> GateResult
+        Keys of `THRESHOLDS` (``"leakage"``, ``"protocol"``, ...); a condition that was not evaluated is absent.
+
+    See Also
+    --------
+    - [`evaluate_gates`][auditad.gates.checks.evaluate_gates]: the evaluation, once per comparison.
+    """
+    by_comparison = {(r.rule.path, r.rule.op, r.rule.threshold): r for r in results}
+    out = {}
+    for name, rule in DEFAULT_RULES.items():
+        found = by_comparison.get((rule.path, rule.op, rule.threshold))
+        if found is not None:
+            out[name] = found
+    return out

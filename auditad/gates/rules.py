@@ -74,14 +74,6 @@ class GateRule:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     path: str
@@ -159,13 +151,6 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
     - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -260,13 +245,6 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------

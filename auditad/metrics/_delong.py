@@ -14,7 +14,7 @@ import numpy as np
 
 from ._binary import labels_scores as _labels_scores
 from .._json import json_safe
-from .._validation import check_float
+from .._validation import check_float, renamed_parameter
 from ..errors import UndefinedValueWarning
 
 __all__ = ["auroc_ci", "AurocCIResult", "mann_whitney_log10_p", "newcombe_interval", "P_MIN"]
@@ -45,8 +45,8 @@ class AurocCIResult:
         Number of positives (anomalies) and negatives.
     method : str
         The interval: ``"delong"``, or ``"newcombe"`` when the DeLong variance is 0 or AUROC is 0 or 1.
-    level : float
-        Confidence level of the interval.
+    confidence_level : float
+        Confidence level of the interval (``level`` is its former name, a read-only alias).
     se : float
         DeLong standard error of the AUROC.
     log10_p_value : float
@@ -71,9 +71,14 @@ class AurocCIResult:
     n_pos: int
     n_neg: int
     method: str = "delong"
-    level: float = 0.95
+    confidence_level: float = 0.95
     se: float = float("nan")
     log10_p_value: float = float("nan")
+
+    @property
+    def level(self) -> float:
+        """Former name of `confidence_level` (read-only)."""
+        return self.confidence_level
 
     def to_dict(self) -> dict:
         """JSON-safe dict (nan -> None)."""
@@ -103,7 +108,8 @@ def _delong_components(pos_scores: np.ndarray, neg_scores: np.ndarray):
     return float(auc), v10, v01
 
 
-def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIResult:
+@renamed_parameter("level", "confidence_level")
+def auroc_ci(y_true, scores, *, confidence_level: float = 0.95, pos_label=None) -> AurocCIResult:
     r"""AUROC with a DeLong confidence interval and a two-sided test of AUROC = ½.
 
     The variance is DeLong's (DeLong, DeLong & Clarke-Pearson 1988), computed
@@ -121,7 +127,7 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
     with \(T_z\) the mid-ranks in the pooled sample, \(T_x, T_y\) the
     mid-ranks inside the positives and the negatives and \(s^2\) the sample
     variance (ddof 1; 0 for a class of one sample). The interval is
-    \(\mathrm{AUROC} \pm z_{(1+\text{level})/2}\,\mathrm{se}\) clipped to
+    \(\mathrm{AUROC} \pm z_{(1+\text{confidence\_level})/2}\,\mathrm{se}\) clipped to
     [0, 1].
 
     DeLong's variance is 0 at perfect separation (AUROC 0 or 1), where its interval
@@ -150,8 +156,8 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
         Binary labels, 1 = anomaly. Both classes are required.
     scores : array-like of shape (n,)
         Anomaly scores (higher = more anomalous).
-    level : float, default 0.95
-        Confidence level in (0, 1).
+    confidence_level : float, default 0.95
+        Confidence level in (0, 1). Its former name ``level`` is still accepted, with a `DeprecationWarning`.
 
     Returns
     -------
@@ -182,7 +188,7 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
     from scipy.stats import norm
 
     y, s = _labels_scores(y_true, scores, ndim=1, pos_label=pos_label, default="greater")
-    level = check_float(level, name="level", low=0.0, high=1.0, low_open=True, high_open=True)
+    level = check_float(confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True, high_open=True)
     pos = s[y == 1]
     neg = s[y == 0]
     m, n = pos.size, neg.size
@@ -191,10 +197,11 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
             "auroc_ci: the scores are constant; AUROC is 0.5 by the ties-count-½ convention "
             "and the DeLong interval is undefined (nan)",
             UndefinedValueWarning,
-            stacklevel=2,
+            stacklevel=3,  # this function, the keyword-renaming wrapper, the caller
         )
         return AurocCIResult(auroc=0.5, ci_low=float("nan"), ci_high=float("nan"), p_value=1.0,
-                             n_pos=m, n_neg=n, method="delong", level=level, se=float("nan"), log10_p_value=0.0)
+                             n_pos=m, n_neg=n, method="delong", confidence_level=level, se=float("nan"),
+                             log10_p_value=0.0)
     auc, v10, v01 = _delong_components(pos, neg)
     var10 = float(np.var(v10, ddof=1)) if m > 1 else 0.0
     var01 = float(np.var(v01, ddof=1)) if n > 1 else 0.0
@@ -208,7 +215,7 @@ def auroc_ci(y_true, scores, *, level: float = 0.95, pos_label=None) -> AurocCIR
     log10_p = mann_whitney_log10_p(auc, m, n, s)
     p = max(10.0 ** log10_p, P_MIN)
     return AurocCIResult(auroc=auc, ci_low=float(min(max(lo, 0.0), 1.0)), ci_high=float(min(max(hi, 0.0), 1.0)),
-                         p_value=min(p, 1.0), n_pos=m, n_neg=n, method=method, level=level, se=se,
+                         p_value=min(p, 1.0), n_pos=m, n_neg=n, method=method, confidence_level=level, se=se,
                          log10_p_value=min(log10_p, 0.0))
 
 

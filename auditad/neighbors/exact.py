@@ -248,27 +248,7 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
         if full:
             cand = np.broadcast_to(np.arange(n), (stop - start, n))
         else:
-            thr, mask = row_thresholds(s, c)
-            flat = np.flatnonzero(mask)
-            del mask
-            rows = flat // n
-            cols = flat - rows * n
-            counts = np.bincount(rows, minlength=stop - start)
-            first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-            cand = np.zeros((stop - start, max(1, int(counts.max()))), dtype=np.int64)
-            pad = np.ones(cand.shape, dtype=bool)
-            pos = np.arange(rows.size) - first[rows]
-            cand[rows, pos] = cols
-            pad[rows, pos] = False
-            if cand.shape[1] > c:
-                # keep the c smallest float32 values: non-kept ones are >= the c-th value
-                vals = np.where(pad, np.inf, np.take_along_axis(s, cand, axis=1))
-                sel = np.argpartition(vals, c - 1, axis=1)[:, :c]
-                thr = np.take_along_axis(vals, sel, axis=1).max(axis=1)
-                cand = np.take_along_axis(cand, sel, axis=1)
-                pad = np.take_along_axis(pad, sel, axis=1)
-            # every non-candidate has float32 value >= thr
-            cth = thr.astype(np.float64) + qsq64[start:stop]
+            cand, pad, cth = _candidate_columns(s, c, qsq64[start:stop])
         del s  # (a view of the thread's buffer)
         d2 = refine(X, frame, qraw, cand, refine_rows)
         if self_search:
@@ -288,14 +268,7 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
             ok = (kth + delta < cth - delta) & finite & np.isfinite(cth)
             bad = np.flatnonzero(~ok)
         for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
-            i = offset + start + r
-            d2_all = np.concatenate([
-                np.einsum("ij,ij->i", dc, dc)
-                for dc in (frame.raw(X[a:a + chunk]) - qraw[r] for a in range(0, n, chunk))])
-            if self_search:
-                d2_all[i] = np.inf
-            o = np.lexsort((np.arange(n), d2_all))[:k]
-            top[r], topd[r] = o, d2_all[o]
+            top[r], topd[r] = _full_row(X, frame, qraw[r], k, chunk, offset + start + r if self_search else None)
         out_idx[start:stop] = top
         out_dist[start:stop] = frame.unscale(np.sqrt(np.maximum(topd, 0.0)))
         bar.update(stop - start)
@@ -313,6 +286,51 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
                 list(pool.map(run, starts))
     check_distance_range(out_dist)
     return out_idx, out_dist
+
+
+def _candidate_columns(s: np.ndarray, c: int, qsq64: np.ndarray):
+    """The candidate columns of each row of a block of float32 values ``s = |x|² − 2 q·x``.
+
+    Returns ``(cand, pad, cth)``: at least the ``c`` smallest values of each row (exactly ``c`` when more tie
+    at the threshold), ``pad`` marking the unused slots of a row, and ``cth`` = the row's float32 threshold
+    plus ``|q|²`` (``qsq64``) in float64: every non-candidate has a float32 value at least the threshold.
+    """
+    m, n = s.shape
+    thr, mask = row_thresholds(s, c)
+    flat = np.flatnonzero(mask)
+    del mask
+    rows = flat // n
+    cols = flat - rows * n
+    counts = np.bincount(rows, minlength=m)
+    first = np.concatenate(([0], np.cumsum(counts)[:-1]))
+    cand = np.zeros((m, max(1, int(counts.max()))), dtype=np.int64)
+    pad = np.ones(cand.shape, dtype=bool)
+    pos = np.arange(rows.size) - first[rows]
+    cand[rows, pos] = cols
+    pad[rows, pos] = False
+    if cand.shape[1] > c:
+        # keep the c smallest float32 values: non-kept ones are >= the c-th value
+        vals = np.where(pad, np.inf, np.take_along_axis(s, cand, axis=1))
+        sel = np.argpartition(vals, c - 1, axis=1)[:, :c]
+        thr = np.take_along_axis(vals, sel, axis=1).max(axis=1)
+        cand = np.take_along_axis(cand, sel, axis=1)
+        pad = np.take_along_axis(pad, sel, axis=1)
+    # every non-candidate has float32 value >= thr
+    return cand, pad, thr.astype(np.float64) + qsq64
+
+
+def _full_row(X, frame, q_raw: np.ndarray, k: int, chunk: int, exclude: int | None):
+    """The ``k`` nearest rows of ``X`` to one query (``q_raw``: its row in the frame's raw units) by exact float64
+    distance against every row, ties by index; row ``exclude`` (the query itself) left out. Returns
+    ``(indices, squared distances)``: the fallback for a row that the certificate does not cover."""
+    n = X.shape[0]
+    d2_all = np.concatenate([
+        np.einsum("ij,ij->i", dc, dc)
+        for dc in (frame.raw(X[a:a + chunk]) - q_raw for a in range(0, n, chunk))])
+    if exclude is not None:
+        d2_all[exclude] = np.inf
+    o = np.lexsort((np.arange(n), d2_all))[:k]
+    return o, d2_all[o]
 
 
 def check_distance_range(dist: np.ndarray) -> None:

@@ -16,6 +16,10 @@ enumeration of all rankings for AP/AUPR when there are few, enumeration of the
 binomial (TP, FP) grid for F1/MCC), ``"analytic"`` (AUROC for large n: exact
 mean ½ and variance \((n+1)/(12 n_+ n_-)\), normal shape), or
 ``"monte_carlo"`` (seeded, vectorised, chunked simulation).
+
+An observed AUROC is placed on its null by [`place_observed`][auditad.nulls.place_observed]; the
+per-class AUROCs of a class-split audit on the nulls of their own test counts by
+[`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs].
 """
 
 from __future__ import annotations
@@ -39,8 +43,17 @@ from ._results import (  # noqa: F401  (re-exported: the result types and limits
     NullSweepResult,
     HIST_BINS as _HIST_BINS,
     TOL as _TOL,
-    place_observed as _place,
+    with_observed as _place,
     format_p_value,
+)
+from .observed import (
+    ClassNullResult,
+    ObservedResult,
+    ObservedSharesResult,
+    class_test_counts,
+    observed_shares,
+    place_observed,
+    place_protocol_aurocs,
 )
 from .._rng import check_random_state, spawn
 from .._validation import check_choice, check_float, check_int, describe
@@ -60,6 +73,13 @@ __all__ = [
     "NullResult",
     "NullSweepResult",
     "PAPER_SWEEP_RATIOS",
+    "ObservedResult",
+    "ClassNullResult",
+    "ObservedSharesResult",
+    "place_observed",
+    "class_test_counts",
+    "place_protocol_aurocs",
+    "observed_shares",
 ]
 
 THRESHOLD_FREE = ("auroc", "ap", "aupr_trap")

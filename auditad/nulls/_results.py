@@ -254,16 +254,19 @@ class NullResult:
 
     def summary_text(self) -> str:
         """A plain-text table for the command line."""
-        lines = [f"Random-baseline nulls: n_pos={self.n_pos}, n_neg={self.n_neg}, ratio={self.ratio:.4%}, "
-                 f"binary predictions: {self.prediction} (q={self.q:.4g})",
-                 f"{'metric':<11}{'method':<13}{'runs':>7}{'mean':>9}{'std':>9}{'mpd':>9}{'q95':>9}{'q99':>9}"
-                 f"{'observed':>10} {'p_value':>10}  p from"]
+        from .._format import text_table
+
+        rows = []
         for m in self.nulls:
             obs = "" if math.isnan(m.observed) else f"{m.observed:.4f}"
             p = "" if math.isnan(m.p_value) else format_p_value(m.p_value, m.log10_p, m.p_method in BOUND_METHODS)
-            lines.append(f"{m.metric:<11}{m.method:<13}{m.runs:>7}{m.mean:>9.4f}{m.std:>9.4f}"
-                         f"{m.mean_positive_deviation:>9.4f}{m.q95:>9.4f}{m.q99:>9.4f}{obs:>10} {p:>10}  {m.p_method}")
-        return "\n".join(lines)
+            rows.append((m.metric, m.method, m.runs, *(f"{v:.4f}" for v in (m.mean, m.std, m.mean_positive_deviation,
+                                                                           m.q95, m.q99)), obs, p, f"  {m.p_method}"))
+        head = ("metric", "method", "runs", "mean", "std", "mpd", "q95", "q99", "observed", "p_value", "  p from")
+        return "\n".join([f"Random-baseline nulls: n_pos={self.n_pos}, n_neg={self.n_neg}, ratio={self.ratio:.4%}, "
+                          f"binary predictions: {self.prediction} (q={self.q:.4g})",
+                          text_table(rows, header=head, align="llrrrrrrrrl", sep="",
+                                     widths=(11, 13, 7, 9, 9, 9, 9, 9, 10, 11))])
 
 
 @dataclass(frozen=True, eq=False)
@@ -339,7 +342,7 @@ def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = 
     return f"≤ {text}" if upper_bound else text
 
 
-def place_observed(null: MetricNull, observed, n_pos=0, n_neg=0, tie_term=0.0) -> MetricNull:
+def with_observed(null: MetricNull, observed, n_pos=0, n_neg=0, tie_term=0.0) -> MetricNull:
     """``null`` with the observed score and its p-value filled in."""
     if observed is None:
         return null

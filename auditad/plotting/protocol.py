@@ -55,8 +55,12 @@ def _heatmap_height(n_classes: int, pad: float) -> float:
 
 
 def _title(result, rep: str) -> str:
-    mean = result.summary(rep, "ensemble")
-    return f"{rep}: ε = {result.epsilon:g}, ρ_inv = {mean['rho_inv']:.2f}, ρ_dir = {mean['rho_dir']:.2f}"
+    """The per-detector rates averaged over the detectors, and the worst detector (never the ensemble's rates)."""
+    avg, worst = result.detector_average(rep), result.worst(rep)
+    text = f"{rep}: ε = {result.epsilon:g}, average of detectors ρ_inv = {avg['rho_inv']:.2f}, ρ_dir = {avg['rho_dir']:.2f}"
+    if worst.get("rho_dir_detector"):
+        text += f"; worst ρ_dir = {worst['rho_dir']:.2f} ({worst['rho_dir_detector']})"
+    return text
 
 
 def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None, colorbar=True):
@@ -65,8 +69,8 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
     Rows are the held-out classes, columns the detectors plus their mean; the
     diverging colour scale is centred at AUROC = ½ (blue above, red below =
     inverted). Cells inside the near-random band ``|AUROC − ½| ≤ ε`` get a
-    dashed frame (the number inside stays readable). The title gives ε and the
-    detector-averaged ρ_inv and ρ_dir. Above `MAX_HEATMAP_CLASSES`
+    dashed frame (the number inside stays readable). The title gives ε, the
+    per-detector ρ_inv and ρ_dir averaged over the detectors, and the least stable detector. Above `MAX_HEATMAP_CLASSES`
     classes the rows are not named, the cells carry neither numbers nor frames
     and a new figure is no taller than at `MAX_HEATMAP_CLASSES` classes;
     `plot_protocol_profile` reads better there.

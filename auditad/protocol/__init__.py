@@ -31,8 +31,10 @@ d(c) = \begin{cases} 0 & |\mathrm{AUROC}(c) - \tfrac12| \le \varepsilon \\
 Modules: `rates` (the statistics, Spearman),
 `detectors` (detectors, sign rules, resolution by name),
 `neighbours` and `shared` (exact
-neighbour lists, one pass for all tasks), `runner`
-([`audit_protocol`][auditad.protocol.audit_protocol]), `result` ([`ProtocolResult`][auditad.protocol.ProtocolResult]).
+neighbour lists, one pass for all tasks), `plan` (the split plan), `strategies` (the two protocols
+as strategy objects: normals, anomalies, training rows, neighbour lists of task c), `runner`
+([`audit_protocol`][auditad.protocol.audit_protocol]), `result` ([`ProtocolResult`][auditad.protocol.ProtocolResult]),
+`summary` (its typed summaries, [`ProtocolSummary`][auditad.protocol.ProtocolSummary]).
 
 References
 ----------
@@ -65,6 +67,7 @@ from .rates import (
     spearman_correlation,
 )
 from .result import MEAN, SUMMARY_KEYS, ProtocolResult
+from .summary import RATE_NAMES, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRate, WorstRates
 from .plan import SplitPlan, SplitTask, class_split_plan
 from .runner import DEFAULT_MAX_TEST_NORMALS, PROTOCOLS, audit_protocol
 
@@ -94,6 +97,12 @@ __all__ = [
     "spearman_correlation",
     "DegenerateCorrelationWarning",
     "ProtocolResult",
+    "ProtocolSummary",
+    "DetectorSummary",
+    "DetectorAverage",
+    "WorstRate",
+    "WorstRates",
+    "RATE_NAMES",
     "audit_protocol",
     "SplitPlan",
     "SplitTask",

@@ -67,13 +67,6 @@ class BaseDetector:
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
 
     _params: tuple[str, ...] = ()
@@ -395,13 +388,6 @@ def is_pyod_detector(obj) -> bool:
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
     if hasattr(obj, "decision_scores_") and callable(getattr(obj, "decision_function", None)):
         return True
@@ -449,12 +435,6 @@ class Detector(BaseDetector):
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names such as ``"pyod:ECOD"``.
     - [`resolve_detectors`][auditad.protocol.resolve_detectors]: how bare objects in ``detectors=`` are wrapped.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
 
     Examples
     --------
@@ -581,12 +561,6 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     --------
     - [`resolve_detectors`][auditad.protocol.resolve_detectors]: accepts these specs in ``detectors=``.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
 
     Examples
     --------
@@ -653,13 +627,6 @@ def is_sklearn_outlier_detector(obj) -> bool:
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
     try:
         from sklearn.base import is_outlier_detector
@@ -696,13 +663,6 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
     See Also
     --------
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the caller.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
     if isinstance(detectors, (str, bytes)) or not isinstance(detectors, Sequence):
         detectors = [detectors]
@@ -745,13 +705,6 @@ def detector_info(det) -> dict:
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
     params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
     info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),

@@ -20,8 +20,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._rng import check_random_state
-from .._validation import check_choice, check_int, check_labels, check_probability, describe
+from .._validation import check_int, check_labels, check_probability, describe
 from ..errors import InvalidInputError
+from .strategies import TrainingRows, protocol_strategy
 
 __all__ = ["DEFAULT_MAX_TEST_NORMALS", "SplitTask", "SplitPlan", "class_split_plan", "check_plan_arguments",
            "check_split", "stratified_assignment", "stratified_subsample"]
@@ -32,9 +33,6 @@ __all__ = ["DEFAULT_MAX_TEST_NORMALS", "SplitTask", "SplitPlan", "class_split_pl
 #: of 1000 × 200 000, while the normals' share of the DeLong standard error of AUROC(c) stays below
 #: √(1/(4·10⁴)) = 0.005 (≈ 0.003 near AUROC = ½) — small next to the class-to-class spread the audit measures.
 DEFAULT_MAX_TEST_NORMALS = 10_000
-
-_PROTOCOLS = ("leave_one_class_out", "one_class")
-
 
 def check_plan_arguments(train_fraction, contamination, max_test_normals, repeats) -> tuple:
     """``(train_fraction, contamination, max_test_normals, repeats)`` checked, in that order (shared with
@@ -107,17 +105,6 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
     return np.sort(np.concatenate(out)) if out else idx[:0]
 
 
-class _PoolMinusClass:
-    """The training rows of a K−1 vs 1 task: the repeat's pool minus class c, built only when asked for
-    (K tasks share one pool; K materialised copies would take K·n memory)."""
-
-    def __init__(self, pool: np.ndarray, pool_labels: np.ndarray, c: int):
-        self.pool, self.pool_labels, self.c = pool, pool_labels, c
-
-    def rows(self) -> np.ndarray:
-        return self.pool[self.pool_labels != self.c]
-
-
 @dataclass(frozen=True)
 class SplitTask:
     """One task of a class-split protocol: the rows a detector is fitted on and the rows it scores.
@@ -155,18 +142,17 @@ class SplitTask:
     n_train: int
     n_neg_available: int
     n_excluded: int = 0
-    _train: object = field(default=None, repr=False)
+    _train: TrainingRows = field(default=None, repr=False)  # the protocol's training rows of the task
 
     @property
     def train_idx(self) -> np.ndarray:
         """Training rows (sorted; built on each access for a K−1 vs 1 task)."""
-        t = self._train
-        return t.rows() if isinstance(t, _PoolMinusClass) else t
+        return self._train.rows()
 
     @property
     def shared_pool(self) -> np.ndarray | None:
         """The repeat's whole training pool when the training rows are the pool minus class c, else None."""
-        return self._train.pool if isinstance(self._train, _PoolMinusClass) else None
+        return self._train.shared_pool
 
 
 @dataclass(frozen=True)
@@ -289,7 +275,7 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
     """
     y = check_labels(y, name="y", min_classes=2)
     n = y.shape[0]
-    check_choice(protocol, _PROTOCOLS, name="protocol")
+    strategy = protocol_strategy(protocol)
     train_fraction, contamination, max_test_normals, S = check_plan_arguments(train_fraction, contamination,
                                                                              max_test_normals, repeats)
     user_split = None if split is None else check_split(split, n)
@@ -311,18 +297,13 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
         pool_counts = np.bincount(pool_labels, minlength=K)
         for c in range(K):
             in_c = y_idx == c
-            normal, anomalous = (~in_c, in_c) if protocol == "leave_one_class_out" else (in_c, ~in_c)
-            if protocol == "leave_one_class_out":  # the pool minus class c, materialised only when used
-                train_rows = _PoolMinusClass(pool_s, pool_labels, c)
-                n_train = int(pool_s.size - pool_counts[c])
-            else:
-                train_rows = np.flatnonzero(normal & is_train)
-                n_train = int(train_rows.size)
+            normal, anomalous = strategy.normal_anomalous(in_c)
+            train_rows, n_train = strategy.training_rows(c, normal, is_train, pool_s, pool_labels, pool_counts)
             test_norm = np.flatnonzero(normal & ~is_train)
             anom = np.flatnonzero(anomalous & (~is_train if user_split is not None else True))
-            if protocol == "one_class" and in_c.sum() < 2:
-                skipped.append((c, s, f"class has {int(in_c.sum())} sample(s): too few to split into train and "
-                                      "test normals"))
+            reason = strategy.skip_reason(in_c)
+            if reason is not None:
+                skipped.append((c, s, reason))
                 continue
             if n_train == 0 or test_norm.size == 0:
                 skipped.append((c, s, f"no {'training' if n_train == 0 else 'test'} normals in the split"))
@@ -343,7 +324,7 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
                     short_anomalies.append((classes[c].item(), anom.size, target))
             n_excluded = 0
             if copy_ids is not None:
-                train_idx = train_rows.rows() if isinstance(train_rows, _PoolMinusClass) else train_rows
+                train_idx = train_rows.rows()
                 seen[copy_ids[train_idx]] = True
                 keep_norm, keep_anom = ~seen[copy_ids[test_norm]], ~seen[copy_ids[anom]]
                 seen[copy_ids[train_idx]] = False
@@ -358,5 +339,5 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
             y_test = np.concatenate([np.zeros(test_norm.size, np.int8), np.ones(anom.size, np.int8)])
             tasks.append(SplitTask(c, s, test_idx, y_test, int(class_seeds[c, 1]), n_train, n_avail, n_excluded,
                                    train_rows))
-    return SplitPlan(protocol=protocol, classes=classes, repeat_seeds=repeat_seeds, tasks=tuple(tasks),
+    return SplitPlan(protocol=strategy.name, classes=classes, repeat_seeds=repeat_seeds, tasks=tuple(tasks),
                      skipped=tuple(skipped), short_anomalies=tuple(short_anomalies))

@@ -58,13 +58,6 @@ class DegenerateCorrelationWarning(UndefinedValueWarning):
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
 
 
@@ -194,13 +187,6 @@ def check_epsilon(epsilon) -> float:
     - [`audit_protocol`][auditad.protocol.audit_protocol]: the class-split protocol audit.
     - [`make_detector`][auditad.protocol.make_detector]: detectors from names.
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
     return check_float(epsilon, name="epsilon", low=0.0, high=0.5, high_open=True)
 
@@ -334,13 +320,6 @@ class SpearmanResult:
     See Also
     --------
     - [`spearman_correlation`][auditad.protocol.spearman_correlation]: computes it.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", ICDM 2008.
-    3. M. M. Breunig, H.-P. Kriegel, R. T. Ng, J. Sander, "LOF: identifying density-based local
-       outliers", SIGMOD 2000.
     """
 
     statistic: float

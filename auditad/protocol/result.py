@@ -1,8 +1,10 @@
-"""Result of the class-split protocol audit: per-task arrays, summaries computed on demand.
+"""Result of the class-split protocol audit: per-task arrays, summaries computed once on demand.
 
 [`ProtocolResult`][auditad.protocol.ProtocolResult] keeps the per-task numbers (AUROC, DeLong interval,
 p-value, counts) as arrays indexed ``[representation, detector, class,
-repeat]`` and derives every summary from them in one place:
+repeat]`` and derives every summary from them in one place,
+[`ProtocolResult.summaries`][auditad.protocol.ProtocolResult.summaries] (typed objects,
+[`ProtocolSummary`][auditad.protocol.ProtocolSummary], computed once):
 
 * a detector's AUROC(c) is its mean over repeats ([`ProtocolResult.aurocs`][auditad.protocol.ProtocolResult.aurocs]),
 and
@@ -33,7 +35,7 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 import numpy as np
@@ -41,6 +43,7 @@ import numpy as np
 from .._validation import check_choice
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .rates import InstabilityResult, SpearmanResult, instability_rates, json_value, spearman_correlation
+from .summary import RATE_NAMES, SUMMARY_KEYS, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRates
 
 __all__ = ["ProtocolResult", "SUMMARY_KEYS", "ENSEMBLE", "MEAN", "RATE_NAMES", "SIGNIFICANCE"]
 
@@ -48,17 +51,10 @@ __all__ = ["ProtocolResult", "SUMMARY_KEYS", "ENSEMBLE", "MEAN", "RATE_NAMES", "
 ENSEMBLE = "ensemble"
 #: former name of `ENSEMBLE` (the string ``"mean"`` is still accepted as a detector name for it).
 MEAN = ENSEMBLE
-#: the rates a verdict reads, worst = largest.
-RATE_NAMES = ("rho_dir", "rho_inv", "rho_inv_sig", "rho_rnd", "sigma2_auc")
 #: reading of one class of one detector, from its AUROC, ε and its Holm-corrected test of AUROC = ½.
 SIGNIFICANCE = ("significantly inverted", "below 1/2 within noise", "near random", "above 1/2", "not evaluated")
-
-#: keys of a summary row that ``to_dict()`` reports per representation and detector.
-SUMMARY_KEYS = ("n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-                "rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig", "n_inv_sig", "rho_nonsig", "rho_rnd_split_std", "rho_inv_split_std",
-                "rho_dir_split_std", "auroc_split_std", "spearman_leakage_auroc")
-_RATE_KEYS = ("n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-              "rho_rnd", "rho_inv", "rho_dir")
+#: the statistics of a summary that are those of the AUROC vector (`InstabilityResult`), in summary order.
+_VECTOR_STATS = tuple(name for name in SUMMARY_KEYS if name in {f.name for f in fields(InstabilityResult)})
 
 
 def _nan_reduce(fn, a, axis):
@@ -81,8 +77,9 @@ class ProtocolResult:
     ----------
     protocol : str
         ``"leave_one_class_out"`` or ``"one_class"``.
-    epsilon, ci_level : float
-        Near-random half-width ε and the confidence level of the per-class intervals.
+    epsilon, confidence_level : float
+        Near-random half-width ε and the confidence level of the per-class intervals (``ci_level`` is the
+        former name of ``confidence_level``, a read-only alias).
     classes : ndarray of shape (K,)
     representation_names, detector_names : tuple of str
     auroc, ci_low, ci_high, p_value : ndarray of shape (R, D, K, S)
@@ -118,7 +115,7 @@ class ProtocolResult:
 
     protocol: str
     epsilon: float
-    ci_level: float
+    confidence_level: float
     classes: np.ndarray
     representation_names: tuple
     detector_names: tuple
@@ -136,6 +133,11 @@ class ProtocolResult:
     skipped: tuple = field(default=())
     n_neg_available: np.ndarray | None = None
     log10_p_value: np.ndarray | None = None
+
+    @property
+    def ci_level(self) -> float:
+        """Former name of `confidence_level` (read-only)."""
+        return self.confidence_level
 
     # ----------------------------------------------------------------- one place for every vector
     def _index(self, representation, detector) -> tuple[int, int | None]:
@@ -165,7 +167,9 @@ class ProtocolResult:
 
         over the detectors \(D_c\) (and repeats \(S_{d,c}\)) evaluated on class c.
         """
-        r, d = self._index(representation, detector)
+        return self._aurocs(*self._index(representation, detector))
+
+    def _aurocs(self, r: int, d: int | None) -> np.ndarray:
         if d is not None:
             return _nan_reduce(np.nanmean, self.auroc[r, d], 1)
         per_det = _nan_reduce(np.nanmean, self.auroc[r], 2)  # (D, K)
@@ -173,7 +177,9 @@ class ProtocolResult:
 
     def rates(self, representation: str | None = None, detector: str = MEAN) -> InstabilityResult | None:
         """`instability_rates` of `aurocs` (None when no class could be evaluated)."""
-        vals = self.aurocs(representation, detector)
+        return self._rates_of(self.aurocs(representation, detector))
+
+    def _rates_of(self, vals: np.ndarray) -> InstabilityResult | None:
         if not np.isfinite(vals).any():
             return None
         with warnings.catch_warnings():
@@ -181,12 +187,13 @@ class ProtocolResult:
             return instability_rates(vals, epsilon=self.epsilon, classes=self.classes)
 
     def spearman(self, representation: str | None = None, detector: str = MEAN) -> SpearmanResult | None:
-        """Spearman correlation of L_k(c) and `aurocs` over classes (None without leakage)."""
-        if self.leakage_k is None:
-            return None
-        r, _ = self._index(representation, detector)
-        return spearman_correlation(self.class_leakage[r], self.aurocs(representation, detector),
-                                    names=("L_k(c)", "AUROC(c)"), warn=False)
+        """Spearman correlation of L_k(c) and `aurocs` over classes (None without leakage).
+
+        The one of the summary: ``summaries[representation].detectors[detector].spearman`` (computed once).
+        """
+        r, d = self._index(representation, detector)
+        summ = self.summaries[self.representation_names[r]]
+        return (summ.ensemble if d is None else summ.detectors[self.detector_names[d]]).spearman
 
     @property
     def instability(self) -> dict:
@@ -200,7 +207,7 @@ class ProtocolResult:
         Returns a dict of arrays over the classes: ``p_value`` and ``log10_p_value`` (the largest over the
         repeats: conservative), ``p_holm`` (Holm's adjusted p-value over the evaluated classes) and
         ``category`` (one of `SIGNIFICANCE`): *significantly inverted* when AUROC(c) < ½ and
-        ``p_holm`` ≤ 1 − ``ci_level``; else *near random* when |AUROC(c) − ½| ≤ ε; else *below 1/2 within
+        ``p_holm`` ≤ 1 − ``confidence_level``; else *near random* when |AUROC(c) − ½| ≤ ε; else *below 1/2 within
         noise* or *above 1/2*.
         """
         from .rates import holm_adjust
@@ -218,7 +225,7 @@ class ProtocolResult:
                 lp = np.log10(p)
         p_holm = holm_adjust(p)
         lp_holm = np.where(np.isfinite(lp), np.minimum(0.0, lp + np.log10(max(int(np.isfinite(p).sum()), 1))), np.nan)
-        alpha = 1.0 - self.ci_level
+        alpha = 1.0 - self.confidence_level
         cat = []
         for a_c, ph in zip(vals, p_holm):
             if not np.isfinite(a_c):
@@ -240,17 +247,11 @@ class ProtocolResult:
         This is the ``mean`` of ``to_dict()`` and ``summary.json``: e.g. ``detector_average()["rho_inv"]`` is
         the average of the detectors' inversion rates ("Testing the Test" averages the rates over its three
         detectors), the share of inverted (class, detector) pairs when every detector was evaluated on every
-        class. It is not a statistic of the `ENSEMBLE` AUROC(c), which can cancel opposite detectors.
+        class. It is not a statistic of the `ENSEMBLE` AUROC(c), which can cancel opposite detectors. The
+        typed object is ``summaries[representation].mean`` ([`DetectorAverage`][auditad.protocol.DetectorAverage]).
         """
         rep = self.representation_names[self._index(representation, ENSEMBLE)[0]]
-        rows = [row for row in self.summary_rows if row["representation"] == rep and row["detector"] != ENSEMBLE]
-        out = {}
-        for key in SUMMARY_KEYS:
-            vals = np.array([row[key] for row in rows], dtype=np.float64)
-            out[key] = float(np.mean(vals[np.isfinite(vals)])) if np.isfinite(vals).any() else float("nan")
-        out["n_classes"] = int(max((row["n_classes"] for row in rows), default=0))
-        out["n_detectors"] = len(rows)
-        return out
+        return self.summaries[rep].mean.stats()
 
     #: former name of `detector_average`.
     mean_of_detectors = detector_average
@@ -261,25 +262,14 @@ class ProtocolResult:
         With ``representation=None`` the maximum runs over every (representation, detector) pair. For each rate
         ``name``: ``name`` (the value), ``name_detector`` and ``name_representation`` (the first pair that has
         it) and ``name_where`` (``"iforest on resnet18"``). A default gate on ``protocol.worst.rho_dir`` thus
-        fails when any pair is unstable, and names it.
+        fails when any pair is unstable, and names it. The typed objects are ``summaries[representation].worst``
+        and [`overall_worst`][auditad.protocol.ProtocolResult.overall_worst]
+        ([`WorstRates`][auditad.protocol.WorstRates]).
         """
-        reps = self.representation_names if representation is None else \
-            (self.representation_names[self._index(representation, ENSEMBLE)[0]],)
-        rows = [row for row in self.summary_rows if row["representation"] in reps and row["detector"] != ENSEMBLE]
-        out: dict = {}
-        for key in RATE_NAMES:
-            vals = np.array([row[key] for row in rows], dtype=np.float64)
-            if not np.isfinite(vals).any():
-                out.update({key: float("nan"), f"{key}_detector": None, f"{key}_representation": None,
-                            f"{key}_where": None})
-                continue
-            i = int(np.nanargmax(vals))
-            det, rep = rows[i]["detector"], rows[i]["representation"]
-            if vals[i] == 0:  # no pair stands out: name none
-                det = rep = None
-            out.update({key: float(vals[i]), f"{key}_detector": det, f"{key}_representation": rep,
-                        f"{key}_where": f"{det} on {rep}" if det is not None else None})
-        return out
+        if representation is None:
+            return self.overall_worst.stats()
+        rep = self.representation_names[self._index(representation, ENSEMBLE)[0]]
+        return self.summaries[rep].worst.stats()
 
     def subset(self, classes) -> "ProtocolResult":
         """The result restricted to the tasks of ``classes`` (in the given order), every array sliced alike.
@@ -304,52 +294,75 @@ class ProtocolResult:
             log10_p_value=None if self.log10_p_value is None else self.log10_p_value[:, :, idx])
 
     # ----------------------------------------------------------------- summaries
-    def summary(self, representation: str | None = None, detector: str = MEAN) -> dict:
-        """The summary row of one (representation, detector); ``detector="mean"`` is the detector-mean AUROC(c)."""
-        r, d = self._index(representation, detector)
+    @cached_property
+    def summaries(self) -> dict:
+        """``representation -> ProtocolSummary``: every summary statistic, computed once.
+
+        Each [`ProtocolSummary`][auditad.protocol.ProtocolSummary] holds the
+        [`DetectorSummary`][auditad.protocol.DetectorSummary] of every detector (``detectors[name]``), their
+        average (``mean``), the largest rate over them (``worst``) and the statistics of the detector-mean
+        AUROC(c) (``ensemble``). `summary`, `detector_average`, `worst`, `to_frame` and `to_dict` read these
+        objects.
+        """
+        out = {}
+        for r, rep in enumerate(self.representation_names):
+            dets = {name: self._detector_summary(r, d) for d, name in enumerate(self.detector_names)}
+            out[rep] = ProtocolSummary(
+                representation=rep, mean=DetectorAverage.over(list(dets.values())),
+                worst=WorstRates.over([(rep, name, s) for name, s in dets.items()]),
+                ensemble=self._detector_summary(r, None), detectors=dets)
+        return out
+
+    @cached_property
+    def overall_worst(self) -> WorstRates:
+        """The largest value of each rate over every (representation, detector) pair (``summary.json``:
+        ``protocol.worst``)."""
+        return WorstRates.over([pair for summ in self.summaries.values() for pair in summ.pairs()])
+
+    def _detector_summary(self, r: int, d: int | None) -> DetectorSummary:
+        """The statistics of detector ``d`` (None: the detector-mean AUROC(c)) on representation ``r``."""
         rep = self.representation_names[r]
+        detector = ENSEMBLE if d is None else self.detector_names[d]
         nan = float("nan")
         S = self.auroc.shape[3]
-        inst = self.rates(rep, detector)
-        row = {"representation": rep, "detector": detector, "protocol": self.protocol, "epsilon": self.epsilon,
-               "n_repeats": S}
-        stats = inst.stats() if inst is not None else {}
-        for key in _RATE_KEYS:
-            row[key] = stats.get(key, 0 if key == "n_classes" else nan)
-        vals = self.aurocs(rep, detector)
+        vals = self._aurocs(r, d)
         fin = np.isfinite(vals)
+        inst = self._rates_of(vals)
+        stats = inst.stats() if inst is not None else {}
+        row = {key: stats.get(key, 0 if key == "n_classes" else nan) for key in _VECTOR_STATS}
         if d is None:  # no test of AUROC = 1/2 for an average of detectors
-            row["rho_nonsig"] = row["rho_inv_sig"] = nan
-            row["n_inv_sig"] = 0
+            row.update(rho_inv_sig=nan, n_inv_sig=0, rho_nonsig=nan)
         else:
             sig = self.significance(rep, detector)
-            p_c = sig["p_value"]
-            row["rho_nonsig"] = float(np.mean(p_c[fin] >= 1.0 - self.ci_level)) if fin.any() else nan
             n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
-            row["n_inv_sig"] = n_sig
-            row["rho_inv_sig"] = n_sig / int(fin.sum()) if fin.any() else nan
+            row.update(rho_inv_sig=n_sig / int(fin.sum()) if fin.any() else nan, n_inv_sig=n_sig,
+                       rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1.0 - self.confidence_level)) if fin.any() else nan)
         per_rep = self._per_repeat(r, d)
-        split = []
-        for s in range(S):
-            v = per_rep[:, s]
-            if np.isfinite(v).any():
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", UndefinedValueWarning)
-                    split.append(instability_rates(v, epsilon=self.epsilon, classes=self.classes))
+        split = [self._rates_of(per_rep[:, s]) for s in range(S)]
         for key in ("rho_rnd", "rho_inv", "rho_dir"):
             row[f"{key}_split_std"] = (float(np.std([getattr(x, key) for x in split]))
-                                       if len(split) == S and S > 1 else nan)
+                                       if S > 1 and all(x is not None for x in split) else nan)
         std_c = _nan_reduce(np.nanstd, per_rep, 1)
         row["auroc_split_std"] = float(np.mean(std_c[fin])) if fin.any() and S > 1 else nan
-        sp = self.spearman(rep, detector)
+        sp = None
+        if self.leakage_k is not None:
+            sp = spearman_correlation(self.class_leakage[r], vals, names=("L_k(c)", "AUROC(c)"), warn=False)
         row["spearman_leakage_auroc"] = sp.statistic if sp is not None else nan
-        row["spearman_n_pairs"] = sp.n_pairs if sp is not None else 0
-        row["spearman_n_distinct_leakage"] = sp.n_distinct_x if sp is not None else 0
-        row["spearman_n_distinct_auroc"] = sp.n_distinct_y if sp is not None else 0
-        row["spearman_reason"] = (sp.reason if sp is not None else "no leakage (leakage_k=None)")
-        row["leakage_k"] = self.leakage_k
-        row["leakage_L_k"] = float(self.leakage_L_k[r])
-        return row
+        return DetectorSummary(**row, spearman=sp)
+
+    def summary(self, representation: str | None = None, detector: str = MEAN) -> dict:
+        """The summary row of one (representation, detector); ``detector="mean"`` is the detector-mean AUROC(c).
+
+        A flat dict of the typed [`DetectorSummary`][auditad.protocol.DetectorSummary] in `summaries` (its
+        statistics and Spearman evidence) with the representation, detector, protocol, ε, repeats and leakage.
+        """
+        r, d = self._index(representation, detector)
+        rep = self.representation_names[r]
+        summ = self.summaries[rep]
+        s = summ.ensemble if d is None else summ.detectors[self.detector_names[d]]
+        return {"representation": rep, "detector": detector, "protocol": self.protocol, "epsilon": self.epsilon,
+                "n_repeats": self.auroc.shape[3], **s.stats(), **s.spearman_evidence(),
+                "leakage_k": self.leakage_k, "leakage_L_k": float(self.leakage_L_k[r])}
 
     @cached_property
     def summary_rows(self) -> tuple:
@@ -472,21 +485,17 @@ class ProtocolResult:
         each detector's sign rule.
         """
         reps = {}
-        rows = {(row["representation"], row["detector"]): row for row in self.summary_rows}
         for r, rep in enumerate(self.representation_names):
-            dets = {det: json_value({k: rows[(rep, det)][k] for k in SUMMARY_KEYS}) for det in self.detector_names}
+            summ = self.summaries[rep]
             leak = None
             if self.leakage_k is not None:
                 leak = {"k": int(self.leakage_k), "L_k": json_value(self.leakage_L_k[r]),
                         "per_class": [{"class": json_value(c.item()), "L_k": json_value(v)}
                                       for c, v in zip(self.classes, self.class_leakage[r])],
-                        "spearman": {det: self.spearman(rep, det).to_dict()
-                                     for det in (*self.detector_names, MEAN)}}
+                        "spearman": {**{det: s.spearman.to_dict() for det, s in summ.detectors.items()},
+                                     MEAN: summ.ensemble.spearman.to_dict()}}
             reps[rep] = {
-                "mean": json_value(self.detector_average(rep)),
-                "worst": json_value(self.worst(rep)),
-                "ensemble": json_value({k: rows[(rep, ENSEMBLE)][k] for k in SUMMARY_KEYS}),
-                "detectors": dets,
+                **summ.to_dict(),  # mean, worst, ensemble, detectors
                 "leakage": leak,
                 "per_class": [json_value(row) for row in self.per_class_rows if row["representation"] == rep],
             }
@@ -494,21 +503,49 @@ class ProtocolResult:
         return {
             "protocol": self.protocol,
             "epsilon": self.epsilon,
-            "ci_level": self.ci_level,
+            "ci_level": self.confidence_level,
             "settings": json_value(self.settings),
             "classes": json_value([c.item() for c in self.classes]),
             "detectors": json_value(list(self.detector_info)),
             "representation_names": list(self.representation_names),
             "mean": reps[first]["mean"],
-            "worst": json_value(self.worst()),
+            "worst": self.overall_worst.to_dict(),
             "ensemble": reps[first]["ensemble"],
             "representations": reps,
             "skipped": json_value(list(self.skipped)),
         }
 
+    def _repr_html_(self) -> str:
+        """Notebook display: per (representation, detector) the rates, the average and worst pair, and the
+        significantly inverted classes named (labels escaped)."""
+        from .._format import html_block, html_table, stat, svg_bars
+
+        rows = [{"representation": r["representation"], "detector": r["detector"], "mean AUROC": r["mean_auc"],
+                 "ρ_rnd": r["rho_rnd"], "ρ_inv": r["rho_inv"], "ρ_inv sig.": r["rho_inv_sig"], "ρ_dir": r["rho_dir"]}
+                for r in self.summary_rows]
+        table = html_table(rows, kinds={k: "stat" for k in ("mean AUROC", "ρ_rnd", "ρ_inv", "ρ_inv sig.", "ρ_dir")},
+                           caption="per (representation, detector); ensemble = the detector-mean AUROC(c)")
+        rep = self.representation_names[0]
+        worst = self.worst()
+        det = worst.get("rho_inv_detector") or self.detector_names[0]
+        vals = self.aurocs(rep, det)
+        bars = svg_bars([str(c.item() if hasattr(c, "item") else c) for c in self.classes], vals,
+                        title=f"AUROC(c) of {det} on {rep}", reference=0.5, vmax=1.0)
+        inverted = [f"{row['detector']} on {row['representation']}: class {row['class']} {stat(row['auroc'])}"
+                    for row in self.per_class_rows if row.get("significance") == "significantly inverted"]
+        avg = self.detector_average()
+        note = ("significantly inverted (Holm-corrected): " + "; ".join(inverted[:10])
+                + (f" and {len(inverted) - 10} more" if len(inverted) > 10 else "")) if inverted \
+            else "no class is significantly inverted by any detector"
+        return html_block(f"Class-split protocol ({self.protocol}, ε = {self.epsilon:g}): average of the per-detector "
+                          f"rates ρ_inv = {stat(avg['rho_inv'])}, ρ_dir = {stat(avg['rho_dir'])}; worst pair "
+                          f"ρ_dir = {stat(worst['rho_dir'])}" + (f" ({worst['rho_dir_where']})"
+                                                                 if worst.get("rho_dir_where") else ""),
+                          table, bars, note=note)
+
     def summary_text(self) -> str:
         """Plain-text summary table (3 decimals, "–" where undefined) for the CLI."""
-        from .._format import stat
+        from .._format import stat, text_table
 
         head = (f"Class-split protocol audit ({self.protocol}), epsilon = {self.epsilon:g}, "
                 f"{len(self.classes)} classes, {self.settings['repeats']} repeat(s)")
@@ -519,9 +556,7 @@ class ProtocolResult:
         for row in self.summary_rows:
             table.append([str(row[c]) if isinstance(row[c], str)
                           else stat(row[c], target="text") for c in cols])
-        widths = [max(len(r[i]) for r in table) for i in range(len(cols))]
-        lines = [head] + ["  ".join(v.ljust(w) if i < 2 else v.rjust(w) for i, (v, w) in enumerate(zip(r, widths)))
-                          for r in table]
+        lines = [head, text_table(table, align="llr")]
         lines.append("ensemble = statistics of the detector-mean AUROC(c) (not a headline: it can cancel detectors)")
         avg, worst = self.detector_average(), self.worst()
         lines.append("average of the per-detector rates: " + ", ".join(

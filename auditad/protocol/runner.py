@@ -1,5 +1,12 @@
 """The class-split protocol run: splits, tasks, one neighbour pass per repeat, AUROC with DeLong intervals.
 
+[`audit_protocol`][auditad.protocol.audit_protocol] runs in named stages: its arguments are checked once
+(`_audit_protocol_iv`, a frozen `_ProtocolArgs`); the task plan is drawn
+([`class_split_plan`][auditad.protocol.class_split_plan]) and the tasks a detector cannot run are set aside
+(`_task_plan`); the tasks run in this process or on an executor (`_run_serially`, `_run_on_executor`); the
+per-class leakage is attached (`_attach_leakage`) and the result assembled (`_assemble`). What differs between
+the two protocols is asked of their strategy objects (`auditad.protocol.strategies`).
+
 References
 ----------
 1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
@@ -30,6 +37,7 @@ from .._validation import (
     check_same_length,
     check_scores,
     describe,
+    renamed_parameter,
 )
 from ..errors import AuditadWarning, InvalidInputError, SkippedItemWarning, UndefinedValueWarning
 from .detectors import (
@@ -42,27 +50,49 @@ from .detectors import (
     detector_info,
     resolve_detectors,
 )
-from .neighbours import lof_tables, prepare_rows, to_distance
-from .plan import (DEFAULT_MAX_TEST_NORMALS, SplitTask, check_plan_arguments, check_split, class_split_plan,
-                   stratified_assignment, stratified_subsample)
+from .neighbours import prepare_rows, to_distance
+from .plan import (DEFAULT_MAX_TEST_NORMALS, SplitPlan, SplitTask, check_plan_arguments, check_split,
+                   class_split_plan, stratified_assignment, stratified_subsample)
 from .rates import DegenerateCorrelationWarning, check_epsilon
 from .result import MEAN, ProtocolResult
-from .shared import LeaveOneOutLists, one_class_lists
+from .strategies import PROTOCOLS, ClassSplitProtocol, protocol_strategy
 
 __all__ = ["PROTOCOLS", "DEFAULT_MAX_TEST_NORMALS", "audit_protocol", "check_representations", "check_split",
            "stratified_assignment", "stratified_subsample"]
 
-PROTOCOLS = ("leave_one_class_out", "one_class")
+#: ``stacklevel`` of a warning issued by a stage function that `audit_protocol` calls: the stage,
+#: `audit_protocol`, the wrapper that accepts its former keyword names (`renamed_parameter`), then the caller.
+_CALLER = 4
 
-@dataclass
+_TOO_FEW_TRAINING = "too few training normals for the detector"
+
+
+@dataclass(frozen=True)
 class _Task:
-    c: int
-    s: int
-    split: SplitTask  # the task's rows (training rows built on demand)
-    test_idx: np.ndarray
-    y_test: np.ndarray
-    seed: int
-    runnable: tuple  # detector indices
+    """One planned task and the detectors (indices) that can run on it."""
+
+    split: SplitTask
+    runnable: tuple
+
+    @property
+    def c(self) -> int:
+        return self.split.c
+
+    @property
+    def s(self) -> int:
+        return self.split.repeat
+
+    @property
+    def test_idx(self) -> np.ndarray:
+        return self.split.test_idx
+
+    @property
+    def y_test(self) -> np.ndarray:
+        return self.split.y_test
+
+    @property
+    def seed(self) -> int:
+        return self.split.seed
 
     @property
     def train_idx(self) -> np.ndarray:
@@ -100,17 +130,17 @@ def _need_param(det) -> str:
 
 
 # --------------------------------------------------------------------------- scoring
-def _auroc_of(scores, y_test, ci_level):
+def _auroc_of(scores, y_test, confidence_level):
     from ..metrics import auroc_ci
 
     constant = bool(np.all(scores == scores[0]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
-        res = auroc_ci(y_test, scores, level=ci_level)
+        res = auroc_ci(y_test, scores, confidence_level=confidence_level)
     return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant, res.log10_p_value)
 
 
-def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""):
+def _run_task(X, train_idx, test_idx, y_test, detector, seed, confidence_level, where=""):
     """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
     det = detector.fresh(seed)
     for step, call in (("fit", lambda: det.fit(det.take_rows(X, train_idx))),
@@ -127,98 +157,77 @@ def _run_task(X, train_idx, test_idx, y_test, detector, seed, ci_level, where=""
     if scores.shape[0] != test_idx.size:
         raise InvalidInputError(
             f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}")
-    return _auroc_of(scores, y_test, ci_level)
+    return _auroc_of(scores, y_test, confidence_level)
 
 
-def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
-    """LOF tables (k-distance, lrd) of the training rows that the queries' lists reach.
-
-    lrd(o) needs o's own list and the k-distances of o's neighbours, so two
-    rings around the queries suffice; every value equals the one computed from
-    all training rows (`lof_tables`). ``get_rows(rows)`` gives the
-    rows' lists (idx, d2), ``get_kth(rows, j)`` only their column j of d2 (the second ring needs no more).
-    """
-    from .neighbours import LOFTables
-
-    mark = np.zeros(n_total, dtype=bool)  # sorted unique indices by marking: O(n + entries), no sort
-    mark[q_nb[q_nb >= 0]] = True
-    ring1 = np.flatnonzero(mark)
-    i1, d1 = get_rows(ring1)
-    i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
-    mark2 = np.zeros(n_total, dtype=bool)
-    mark2[i1[i1 >= 0]] = True
-    mark2[ring1] = False
-    ring2 = np.flatnonzero(mark2)
-    kdist = np.full(n_total, np.nan)
-    kdist[ring1] = d1[:, -1]
-    if ring2.size:  # only their k-th distance is needed
-        kdist[ring2] = to_distance(get_kth(ring2, k - 1), metric)
-    lrd = np.full(n_total, np.nan)
-    lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
-    return LOFTables(kdist, lrd)
-
-
-def _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, backend, ci_level, executor=None,
+def _neighbour_outputs(Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None,
                        seed=None, recalls=None):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
-    (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate search). The
-    measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
+    of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
+    search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
     kmax = max(dets[d].n_needed for d in group)
     need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
     n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
         return {}
-    out, shared_rows = {}, None
-    if protocol == "leave_one_class_out":
-        # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
-        # trains every task c != c'), else the one task's pool minus its class
-        pool = tasks_s[0].shared_pool if len(tasks_s) >= 2 else tasks_s[0].train_idx
-        normals = [t.test_idx[t.y_test == 0] for t in tasks_s]
-        rows = np.concatenate(normals + ([pool] if need_train else []))
-        anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks_s}
-        lists = LeaveOneOutLists(Xp, y_idx, pool, rows, anomalies, kmax, backend=backend, n_jobs=n_jobs,
-                                 random_state=seed, executor=executor)
-        get = lists.lists
-        if lists.recall is not None and recalls is not None:
-            recalls.append((lists.recall, lists.n_recall_queries))
+    lists = strategy.neighbour_pass(Xp, y_idx, tasks_s, kmax, need_train=need_train, metric=metric, backend=backend,
+                                    n_jobs=n_jobs, seed=seed, executor=executor, recalls=recalls)
+    out = {}
     for t in tasks_s:
-        if protocol == "leave_one_class_out":
-            q_i, q_d2 = get(t.c, t.test_idx)
-            tr = None
-        else:
-            rows = np.concatenate([t.test_idx, t.train_idx]) if need_train else t.test_idx
-            # the rows travel to a cluster once for all tasks' exact searches ("auto" may pick exact per task)
-            if shared_rows is None and backend != "approximate" and distributed(executor):
-                shared_rows = executor.share(Xp)
-            a_i, a_d2 = one_class_lists(Xp, t.train_idx, rows, kmax, backend=backend, n_jobs=n_jobs,
-                                        random_state=seed, executor=executor, shared_rows=shared_rows,
-                                        recalls=recalls)
-            m = t.test_idx.size
-            q_i, q_d2 = a_i[:m], a_d2[:m]
-            tr = (a_i[m:], a_d2[m:]) if need_train else None
+        q_i, q_d2 = lists.query_lists(t)
         q_d = to_distance(q_d2, metric)
         for d in group:
-            if d not in t.runnable:
-                continue
-            det = dets[d]
-            if isinstance(det, KNNDetector):
-                scores = det.score_from_neighbours(q_d)
-            else:
-                k = det.n_needed
-                if tr is None:  # K-1 vs 1: lrd only of the training rows the queries reach (same numbers)
-                    tables = _lof_tables_reached(lambda rows, c=t.c: get(c, rows),
-                                                 lambda rows, j, c=t.c: lists.kth_d2(c, rows, j), q_i[:, :k], k,
-                                                 metric, Xp.shape[0])
-                else:
-                    tables = lof_tables(Xp.shape[0], t.train_idx, to_distance(tr[1][:, :k], metric), tr[0][:, :k])
-                scores = det.score_from_neighbours(tables, q_d, q_i)
-            out[(d, t.c)] = _auroc_of(scores, t.y_test, ci_level)
+            if d in t.runnable:
+                out[(d, t.c)] = _auroc_of(_neighbour_scores(dets[d], lists, t, q_d, q_i), t.y_test, confidence_level)
     return out
 
 
-# --------------------------------------------------------------------------- executor (Dask) path
-def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level, classes, executor=None,
+def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
+    """Scores of one kNN or LOF detector on task ``t`` from its test rows' lists."""
+    if isinstance(det, KNNDetector):
+        return det.score_from_neighbours(q_d)
+    return det.score_from_neighbours(lists.lof_tables(t, q_i, det.n_needed), q_d, q_i)
+
+
+# --------------------------------------------------------------------------- execution: serial
+def _run_serially(a: "_ProtocolArgs", tp: "_TaskPlan", groups, generic, pass_seeds, recalls):
+    """Every unit of the audit in this process, as ``(r, d_i, c, s, out)`` rows in the serial order: per
+    representation, the neighbour passes (one per metric/backend group and repeat), then the fits of the
+    other detectors (joblib with ``n_jobs != 1``)."""
+    for r, rep in enumerate(a.reps):
+        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls)
+        yield from _serial_fit_rows(a, tp, r, rep, generic)
+
+
+def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
+    for (metric, nb_backend), group in groups.items():
+        Xp = prepare_rows(X, metric)
+        for s in range(a.repeats):
+            tasks_s = [t for t in tp.tasks if t.s == s]
+            outs = _neighbour_outputs(Xp, metric, tp.y_idx, a.strategy, group, tasks_s, a.dets, nb_backend,
+                                      a.confidence_level, seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
+            for (d_i, c), out in outs.items():
+                yield r, d_i, c, s, out
+
+
+def _serial_fit_rows(a, tp, r, rep, generic):
+    X = a.reps[rep]
+    units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
+    args = ((X, t.train_idx, t.test_idx, t.y_test, a.dets[d_i], t.seed, a.confidence_level,  # one task's rows at a time
+             f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
+    if a.n_jobs == 1 or len(units) <= 1:
+        outputs = (_run_task(*x) for x in args)
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=int(a.n_jobs), return_as="generator")(delayed(_run_task)(*x) for x in args)
+    for (t, d_i), out in zip(units, outputs):
+        yield r, d_i, t.c, t.s, out
+
+
+# --------------------------------------------------------------------------- execution: executor (Dask)
+def _protocol_unit(unit, *, reps, y_idx, strategy, groups, tasks, dets, confidence_level, classes, executor=None,
                    pass_seeds=None, recalls=None):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
@@ -231,34 +240,35 @@ def _protocol_unit(unit, *, reps, y_idx, protocol, groups, tasks, dets, ci_level
             group = groups[key]
             metric = key[0]
             X = reps[list(reps)[r]]
-            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, protocol, group,
-                                      [t for t in tasks if t.s == s], dets, key[1], ci_level, executor=executor,
+            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, strategy, group,
+                                      [t for t in tasks if t.s == s], dets, key[1], confidence_level, executor=executor,
                                       seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
             _, r, t_i, d_i = unit
             t = tasks[t_i]
             rep = list(reps)[r]
-            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,
+            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, confidence_level,
                             f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})")
             rows = [(r, d_i, t.c, t.s, out)]
     return rows, [(w.category, str(w.message)) for w in caught]
 
 
-def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic, tasks, dets, S, ci_level,
-                     classes, pass_seeds, recalls):
+def _run_on_executor(a: "_ProtocolArgs", tp: "_TaskPlan", groups, generic, pass_seeds, recalls):
     """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
 
-    The fits of the generic detectors are tasks on ``executor``, started first at a low priority; a
+    The fits of the generic detectors are tasks on ``a.executor``, started first at a low priority; a
     neighbour pass (one per representation, neighbour group and repeat, a large search that would run on one
     single-threaded worker) then runs here with its exact searches' query blocks spread over the executor
     ahead of the fits still waiting.
     """
+    executor, reps, tasks = a.executor, a.reps, list(tp.tasks)
     units, nb_units = [], []
-    for r in range(len(rep_names)):
-        nb_units += [("nb", r, key, s) for key in groups for s in range(S)]
+    for r in range(len(reps)):
+        nb_units += [("nb", r, key, s) for key in groups for s in range(a.repeats)]
         units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
-    common = dict(y_idx=y_idx, protocol=protocol, groups=groups, dets=dets, ci_level=ci_level, classes=classes)
+    common = dict(y_idx=tp.y_idx, strategy=a.strategy, groups=groups, dets=a.dets, confidence_level=a.confidence_level,
+                  classes=tp.classes)
     # the fits start first, at low priority: the workers run them while this process computes (re-ranking,
     # LOF tables, AUROCs) and the passes' own query blocks overtake them
     batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
@@ -276,23 +286,299 @@ def _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic
     finally:
         batch.cancel()
     order = []
-    for r in range(len(rep_names)):
+    for r in range(len(reps)):
         order += [u for u in nb_units if u[1] == r] + [u for u in units if u[1] == r]
-    parts = [nb_parts[u] if u[0] == "nb" else gen_parts[u] for u in order]
     rows = []
-    for part, caught in parts:
+    for part, caught in (nb_parts[u] if u[0] == "nb" else gen_parts[u] for u in order):
         for category, message in caught:
-            warnings.warn(message, category, stacklevel=3)
+            warnings.warn(message, category, stacklevel=_CALLER + 1)  # this function, _execute, audit_protocol
         rows += part
     return rows
 
 
+# --------------------------------------------------------------------------- stage 1: the checked arguments
+@dataclass(frozen=True)
+class _ProtocolArgs:
+    """The arguments of `audit_protocol`, checked (scipy.stats' ``_xxx_iv`` pattern)."""
+
+    reps: dict
+    y: np.ndarray
+    strategy: ClassSplitProtocol
+    dets: list
+    k: int
+    epsilon: float
+    train_fraction: float
+    split: np.ndarray | None
+    contamination: float | None
+    max_test_normals: int | None
+    repeats: int
+    leakage_k: int | None
+    leakage_results: Mapping | None
+    confidence_level: float
+    backend: str
+    n_jobs: int
+    progress: bool
+    rng: np.random.Generator
+    random_state: object
+    executor: object
+    exclude_test_copies: object
+
+    @property
+    def rep_names(self) -> tuple:
+        return tuple(self.reps)
+
+    @property
+    def det_names(self) -> tuple:
+        return tuple(d.name for d in self.dets)
+
+
+def _audit_protocol_iv(representations, y, *, protocol, detectors, k, epsilon, train_fraction, split, contamination,
+                       max_test_normals, repeats, leakage_k, leakage_results, confidence_level, backend, n_jobs,
+                       progress, random_state, executor, exclude_test_copies) -> _ProtocolArgs:
+    """Every argument of `audit_protocol` checked, in the order of its messages."""
+    reps = check_representations(representations)
+    y = check_labels(y, name="y", min_classes=2)
+    n = y.shape[0]
+    for name, X in reps.items():
+        check_same_length(X, y, names=(f"representations[{name!r}]" if len(reps) > 1 or name != "X"
+                                       else "representations", "y"))
+    strategy = protocol_strategy(protocol)
+    epsilon = check_epsilon(epsilon)
+    k = check_int(k, name="k", low=1)
+    check_choice(backend, BACKENDS, name="backend")
+    train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(train_fraction, contamination,
+                                                                                     max_test_normals, repeats)
+    if leakage_k is not None:
+        leakage_k = check_k(leakage_k, n, name="leakage_k")
+    confidence_level = check_probability(confidence_level, name="confidence_level", open_interval=True)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
+    if not isinstance(progress, (bool, np.bool_)):
+        raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
+    user_split = None if split is None else check_split(split, n)
+    dets = resolve_detectors(detectors, k=k, backend=backend)
+    rng = check_random_state(random_state)
+    return _ProtocolArgs(reps=reps, y=y, strategy=strategy, dets=dets, k=k, epsilon=epsilon,
+                         train_fraction=train_fraction, split=user_split, contamination=contamination,
+                         max_test_normals=max_test_normals, repeats=repeats, leakage_k=leakage_k,
+                         leakage_results=leakage_results, confidence_level=confidence_level, backend=backend,
+                         n_jobs=n_jobs, progress=progress, rng=rng, random_state=random_state, executor=executor,
+                         exclude_test_copies=exclude_test_copies)
+
+
+# --------------------------------------------------------------------------- stage 2: the task plan
+@dataclass(frozen=True)
+class _TaskPlan:
+    """The drawn plan, its runnable tasks, the per-task counts and what was skipped (and why)."""
+
+    plan: SplitPlan
+    classes: np.ndarray
+    y_idx: np.ndarray
+    tasks: tuple  # of _Task
+    n_pos: np.ndarray  # (K, S)
+    n_neg: np.ndarray  # (K, S)
+    n_neg_available: np.ndarray  # (K, S)
+    max_train: np.ndarray  # (D,): the largest training set of the tasks
+    skipped: tuple  # of {"representation", "detector", "class", "repeat", "reason"}
+    skip_reasons: dict  # reason -> labels of the classes skipped for it
+
+
+def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
+    """Draw every split, subsample and seed up front (results do not depend on ``n_jobs``), then keep for each
+    task the detectors with enough training normals."""
+    classes, y_idx = np.unique(a.y, return_inverse=True)
+    K, D, S = classes.size, len(a.dets), a.repeats
+    plan = class_split_plan(a.y, protocol=a.strategy.name, train_fraction=a.train_fraction, split=a.split,
+                            contamination=a.contamination, max_test_normals=a.max_test_normals, repeats=S,
+                            random_state=a.rng, exclude_test_copies=a.exclude_test_copies)
+    n_pos, n_neg, n_neg_avail = (np.zeros((K, S), dtype=np.int64) for _ in range(3))
+    max_train = np.zeros(D, dtype=np.int64)
+    skipped, reasons = [], {}
+
+    def skip(c, s, reason, dets_=range(D)):
+        skipped.extend({"representation": r_name, "detector": a.det_names[d_i], "class": classes[c].item(),
+                        "repeat": s, "reason": reason} for d_i in dets_ for r_name in a.rep_names)
+        reasons.setdefault(reason, []).append(classes[c].item())
+
+    planned = {(t.repeat, t.c): t for t in plan.tasks}
+    not_planned = {(s, c): reason for c, s, reason in plan.skipped}
+    tasks = []
+    for s, c in ((s, c) for s in range(S) for c in range(K)):
+        if (s, c) in not_planned:
+            skip(c, s, not_planned[s, c])
+            continue
+        st = planned[s, c]
+        n_pos[c, s] = int(st.y_test.sum())
+        n_neg[c, s], n_neg_avail[c, s] = st.y_test.size - n_pos[c, s], st.n_neg_available
+        max_train = np.maximum(max_train, st.n_train)
+        too_small = [d_i for d_i, det in enumerate(a.dets) if st.n_train < det.min_train_size]
+        if too_small:
+            skip(c, s, _TOO_FEW_TRAINING, too_small)
+        runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
+        if runnable:
+            tasks.append(_Task(st, runnable))
+    return _TaskPlan(plan=plan, classes=classes, y_idx=y_idx, tasks=tuple(tasks), n_pos=n_pos, n_neg=n_neg,
+                     n_neg_available=n_neg_avail, max_train=max_train, skipped=tuple(skipped), skip_reasons=reasons)
+
+
+def _check_evaluable(a: _ProtocolArgs, tp: _TaskPlan) -> None:
+    """Nothing to evaluate for a detector is bad input, not an all-nan table."""
+    for d_i, det in enumerate(a.dets):
+        if any(d_i in t.runnable for t in tp.tasks):
+            continue
+        reasons = sorted({row["reason"] for row in tp.skipped if row["detector"] == det.name})
+        if reasons == [_TOO_FEW_TRAINING]:
+            raise InvalidInputError(
+                f"audit_protocol: detector {det.name!r} could not be evaluated on any class: it needs at least "
+                f"{det.min_train_size} training normals ({_need_param(det)}) and the largest training set has "
+                f"{int(tp.max_train[d_i])}; use a smaller value")
+        raise InvalidInputError(f"audit_protocol: no class-split task could be evaluated for detector "
+                                f"{det.name!r}: {'; '.join(reasons)}")
+
+
+def _warn_skipped(a: _ProtocolArgs, tp: _TaskPlan) -> None:
+    """One warning per reason a class was skipped, and one for tasks short of anomalies."""
+    for reason, cls in tp.skip_reasons.items():
+        uniq = sorted(set(cls), key=lambda v: (str(type(v)), v))
+        warnings.warn(f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
+                      "are left out of the rates", SkippedItemWarning, stacklevel=_CALLER)
+    short_anomalies = tp.plan.short_anomalies
+    if short_anomalies:
+        c0, have, want = short_anomalies[0]
+        warnings.warn(f"audit_protocol: contamination={a.contamination} needs more anomalies than available for "
+                      f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
+                      AuditadWarning, stacklevel=_CALLER)
+
+
+# --------------------------------------------------------------------------- stage 3: execution
+class _Outputs:
+    """Per-task AUROC, DeLong interval and p-values, indexed ``[representation, detector, class, repeat]``."""
+
+    def __init__(self, a: _ProtocolArgs, tp: _TaskPlan):
+        shape = (len(a.reps), len(a.dets), tp.classes.size, a.repeats)
+        self.auroc, self.ci_low, self.ci_high, self.p_value, self.log10_p = (np.full(shape, np.nan) for _ in range(5))
+        self.constant: list[tuple] = []  # (representation, detector, class, repeat) of constant scores
+        self.recalls: dict[int, list] = {}  # representation -> [(recall, n_queries)] of its approximate passes
+        self._names = (a.rep_names, a.det_names, tp.classes)
+
+    def store(self, r, d_i, c, s, out) -> None:
+        at = (r, d_i, c, s)
+        self.auroc[at], self.ci_low[at], self.ci_high[at], self.p_value[at] = out[:4]
+        self.log10_p[at] = out[5]
+        if out[4]:
+            rep_names, det_names, classes = self._names
+            self.constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
+
+
+def _neighbour_groups(dets) -> tuple[dict, list]:
+    """Neighbour detectors grouped by the lists they can share (metric, backend), and the other detectors."""
+    groups: dict[tuple, list[int]] = {}
+    for d_i, det in enumerate(dets):
+        if isinstance(det, NeighbourDetector):
+            groups.setdefault(det.neighbour_key(), []).append(d_i)
+    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
+    return groups, generic
+
+
+def _execute(a: _ProtocolArgs, tp: _TaskPlan) -> _Outputs:
+    """Run every task: neighbour detectors from one pass per (representation, repeat, metric/backend), the
+    others fitted per task, in this process or on ``a.executor`` (the same rows in the same order)."""
+    outputs = _Outputs(a, tp)
+    groups, generic = _neighbour_groups(a.dets)
+    n_units = sum(len(t.runnable) for t in tp.tasks) * len(a.reps)
+    seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
+    pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
+    run = _run_on_executor if distributed(a.executor) else _run_serially
+    with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
+        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls):
+            outputs.store(r, d_i, c, s, out)
+            bar.update()
+    if outputs.constant:
+        warnings.warn(f"audit_protocol: constant scores in {len(outputs.constant)} task(s) (e.g. representation, "
+                      f"detector, class, repeat = {outputs.constant[0]}); their AUROC is 0.5 by the ties-count-½ "
+                      "convention and the interval is nan", UndefinedValueWarning, stacklevel=_CALLER)
+    return outputs
+
+
+# --------------------------------------------------------------------------- stage 4: leakage and the result
+def _attach_leakage(a: _ProtocolArgs, tp: _TaskPlan) -> tuple[np.ndarray, np.ndarray]:
+    """``(class_leakage (R, K), L_k (R,))``: the given leakage results where they fit, else computed; nan
+    without ``leakage_k``."""
+    K = tp.classes.size
+    class_leakage = np.full((len(a.reps), K), np.nan)
+    leakage_L_k = np.full(len(a.reps), np.nan)
+    if a.leakage_k is None:
+        return class_leakage, leakage_L_k
+    from ..leakage import leakage as _leakage
+
+    given = dict(a.leakage_results or {})
+    for r, name in enumerate(a.rep_names):
+        lr = given.get(name)
+        if lr is None or a.leakage_k not in lr.ks or int(lr.class_sizes.sum()) != len(a.y):
+            lr = _leakage(a.reps[name], a.y, k=a.leakage_k, backend=a.backend,
+                          random_state=int(tp.plan.repeat_seeds[0] % (2**31)))
+        j = lr.ks.index(a.leakage_k)
+        leakage_L_k[r] = float(lr.L[j])
+        pos = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(np.asarray(lr.classes))}
+        per = np.asarray(lr.per_class[:, j], dtype=np.float64)
+        for c in range(K):
+            i = pos.get(tp.classes[c].item())
+            if i is not None:
+                class_leakage[r, c] = per[i]
+    return class_leakage, leakage_L_k
+
+
+def _settings(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs) -> dict:
+    """The protocol settings recorded in the result."""
+    recalls = outputs.recalls
+    settings = {
+        "protocol": a.strategy.name, "epsilon": a.epsilon, "ci_level": a.confidence_level,
+        "train_fraction": a.train_fraction, "split": "user" if a.split is not None else "random_stratified",
+        "contamination": a.contamination, "max_test_normals": a.max_test_normals,
+        "n_tasks_subsampled": int(np.sum(tp.n_neg_available > tp.n_neg)),
+        "repeats": a.repeats, "k": a.k, "leakage_k": a.leakage_k, "backend": a.backend,
+        # approximate kNN/LOF neighbour lists: their lowest measured recall per representation (None: exact)
+        "neighbour_recall": {name: (min(v for v, _ in recalls[r]) if recalls.get(r) else None)
+                             for r, name in enumerate(a.rep_names)},
+        "neighbour_recall_queries": max((n_q for v in recalls.values() for _, n_q in v), default=0),
+        "random_state": a.random_state if isinstance(a.random_state, (int, np.integer)) else None,
+        "n_samples": int(a.y.shape[0]), "n_features": {name: int(X.shape[1]) for name, X in a.reps.items()},
+    }
+    if a.exclude_test_copies is not None:  # only then: a plain audit's settings keep their keys
+        settings["excluded_test_copies"] = int(sum(t.n_excluded for t in tp.plan.tasks))
+    return settings
+
+
+def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs, leakage: tuple) -> ProtocolResult:
+    """The `ProtocolResult`, with a warning for the Spearman correlations that cannot be stated."""
+    class_leakage, leakage_L_k = leakage
+    result = ProtocolResult(
+        protocol=a.strategy.name, epsilon=a.epsilon, confidence_level=a.confidence_level, classes=tp.classes,
+        representation_names=a.rep_names, detector_names=a.det_names,
+        auroc=outputs.auroc, ci_low=outputs.ci_low, ci_high=outputs.ci_high, p_value=outputs.p_value,
+        n_pos=tp.n_pos, n_neg=tp.n_neg, class_leakage=class_leakage, leakage_L_k=leakage_L_k,
+        leakage_k=a.leakage_k, settings=_settings(a, tp, outputs),
+        detector_info=tuple(detector_info(d) for d in a.dets), skipped=tp.skipped,
+        n_neg_available=tp.n_neg_available, log10_p_value=outputs.log10_p,
+    )
+    if a.leakage_k is not None:
+        degenerate = [(rep, det, result.spearman(rep, det).reason) for rep in a.rep_names
+                      for det in (*a.det_names, MEAN) if result.spearman(rep, det).reason]
+        if degenerate:
+            rep, det, why = degenerate[0]
+            warnings.warn(f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
+                          f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
+                          DegenerateCorrelationWarning, stacklevel=_CALLER)
+    return result
+
+
 # --------------------------------------------------------------------------- main entry point
+@renamed_parameter("ci_level", "confidence_level")
 def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
                    train_fraction: float = 0.8, split=None, contamination: float | None = None,
                    max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
-                   repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, ci_level: float = 0.95,
+                   repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, confidence_level: float = 0.95,
                    backend: str = "auto", n_jobs: int = 1, progress: bool = False,
                    random_state=None, executor=None, exclude_test_copies=None) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
@@ -370,9 +656,10 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     leakage_results : mapping of representation name -> LeakageResult, optional
         Leakage already computed on the same samples with ``leakage_k`` among
         its ``ks``; used instead of a second neighbour search.
-    ci_level : float, default 0.95
+    confidence_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
-        is ≥ 1 − ci_level (AUROC(c) not distinguishable from ½).
+        is ≥ 1 − confidence_level (AUROC(c) not distinguishable from ½). Its former name ``ci_level`` is
+        still accepted, with a `DeprecationWarning`.
     backend : {"auto", "exact", "approximate"}
         kNN backend of the ``"knn"`` and ``"lof"`` detectors and of the leakage.
     n_jobs : int, default 1
@@ -442,202 +729,14 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     >>> 0.0 <= res.to_dict()["mean"]["rho_dir"] <= 1.0
     True
     """
-    reps = check_representations(representations)
-    y = check_labels(y, name="y", min_classes=2)
-    n = y.shape[0]
-    for name, X in reps.items():
-        check_same_length(X, y, names=(f"representations[{name!r}]" if len(reps) > 1 or name != "X"
-                                       else "representations", "y"))
-    check_choice(protocol, PROTOCOLS, name="protocol")
-    epsilon = check_epsilon(epsilon)
-    k = check_int(k, name="k", low=1)
-    check_choice(backend, BACKENDS, name="backend")
-    train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(train_fraction, contamination,
-                                                                                     max_test_normals, repeats)
-    if leakage_k is not None:
-        leakage_k = check_k(leakage_k, n, name="leakage_k")
-    ci_level = check_probability(ci_level, name="ci_level", open_interval=True)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
-    if not isinstance(progress, (bool, np.bool_)):
-        raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
-    user_split = None if split is None else check_split(split, n)
-    dets = resolve_detectors(detectors, k=k, backend=backend)
-    rng = check_random_state(random_state)
-
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K, R, D, S = classes.size, len(reps), len(dets), repeats
-    rep_names = tuple(reps)
-    det_names = tuple(d.name for d in dets)
-
-    # ---- draw every split, subsample and seed up front (results do not depend on n_jobs)
-    plan = class_split_plan(y, protocol=protocol, train_fraction=train_fraction, split=user_split,
-                            contamination=contamination, max_test_normals=max_test_normals, repeats=S,
-                            random_state=rng, exclude_test_copies=exclude_test_copies)
-    repeat_seeds = plan.repeat_seeds
-    tasks: list[_Task] = []
-    n_pos = np.zeros((K, S), dtype=np.int64)
-    n_neg = np.zeros((K, S), dtype=np.int64)
-    n_neg_avail = np.zeros((K, S), dtype=np.int64)
-    max_train = np.zeros(D, dtype=np.int64)
-    skipped: list[dict] = []
-    skip_warnings: dict[str, list] = {}
-    short_anomalies = list(plan.short_anomalies)
-
-    def skip(c, s, reason, dets_=None):
-        for d_i in (range(D) if dets_ is None else dets_):
-            for r_name in rep_names:
-                skipped.append({"representation": r_name, "detector": det_names[d_i], "class": classes[c].item(),
-                                "repeat": s, "reason": reason})
-        skip_warnings.setdefault(reason, []).append(classes[c].item())
-
-    planned = {(t.repeat, t.c): t for t in plan.tasks}
-    not_planned = {(s, c): reason for c, s, reason in plan.skipped}
-    for s in range(S):
-        for c in range(K):
-            if (s, c) in not_planned:
-                skip(c, s, not_planned[s, c])
-                continue
-            st = planned[s, c]
-            n_pos[c, s] = int(st.y_test.sum())
-            n_neg[c, s], n_neg_avail[c, s] = st.y_test.size - n_pos[c, s], st.n_neg_available
-            max_train = np.maximum(max_train, st.n_train)
-            too_small = [d_i for d_i, det in enumerate(dets) if st.n_train < det.min_train_size]
-            if too_small:
-                skip(c, s, "too few training normals for the detector", too_small)
-            runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
-            if runnable:
-                tasks.append(_Task(c, s, st, st.test_idx, st.y_test, st.seed, runnable))
-
-    # ---- nothing to evaluate is bad input, not an all-nan table
-    for d_i, det in enumerate(dets):
-        if not any(d_i in t.runnable for t in tasks):
-            reasons = sorted({row["reason"] for row in skipped if row["detector"] == det.name})
-            if reasons == ["too few training normals for the detector"]:
-                raise InvalidInputError(
-                    f"audit_protocol: detector {det.name!r} could not be evaluated on any class: it needs at least "
-                    f"{det.min_train_size} training normals ({_need_param(det)}) and the largest training set has "
-                    f"{int(max_train[d_i])}; use a smaller value")
-            raise InvalidInputError(f"audit_protocol: no class-split task could be evaluated for detector "
-                                    f"{det.name!r}: {'; '.join(reasons)}")
-    for reason, cls in skip_warnings.items():
-        uniq = sorted(set(cls), key=lambda v: (str(type(v)), v))
-        warnings.warn(f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
-                      "are left out of the rates", SkippedItemWarning, stacklevel=2)
-    if short_anomalies:
-        c0, have, want = short_anomalies[0]
-        warnings.warn(f"audit_protocol: contamination={contamination} needs more anomalies than available for "
-                      f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
-                      AuditadWarning, stacklevel=2)
-
-    # ---- run the tasks: neighbour detectors from one pass per (representation, repeat, metric/backend)
-    shape = (R, D, K, S)
-    auroc = np.full(shape, np.nan)
-    ci_low = np.full(shape, np.nan)
-    ci_high = np.full(shape, np.nan)
-    p_value = np.full(shape, np.nan)
-    log10_p = np.full(shape, np.nan)
-    constant = []
-    groups: dict[tuple, list[int]] = {}
-    for d_i, det in enumerate(dets):
-        if isinstance(det, NeighbourDetector):
-            groups.setdefault(det.neighbour_key(), []).append(d_i)
-    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
-    n_units = sum(len(t.runnable) for t in tasks) * R
-
-    def store(r, d_i, c, s, out):
-        auroc[r, d_i, c, s], ci_low[r, d_i, c, s], ci_high[r, d_i, c, s], p_value[r, d_i, c, s] = out[:4]
-        log10_p[r, d_i, c, s] = out[5]
-        if out[4]:
-            constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
-
-    # approximate neighbour passes: one seed per repeat (index construction, recall sample)
-    pass_seeds = [int(np.random.default_rng([int(repeat_seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(S)]
-    recalls: dict[int, list] = {}  # representation -> [(recall, n_queries)] of its approximate passes
-    on_cluster = distributed(executor)
-    with Progress(n_units, "audit_protocol", enabled=bool(progress)) as bar:
-        if on_cluster:
-            for r, d_i, c, s, out in _run_on_executor(executor, reps, rep_names, y_idx, protocol, groups, generic,
-                                                      tasks, dets, S, ci_level, classes, pass_seeds, recalls):
-                store(r, d_i, c, s, out)
-                bar.update()
-        for r, rep in enumerate(rep_names if not on_cluster else ()):
-            X = reps[rep]
-            for (metric, nb_backend), group in groups.items():
-                Xp = prepare_rows(X, metric)
-                for s in range(S):
-                    tasks_s = [t for t in tasks if t.s == s]
-                    outs = _neighbour_outputs(Xp, metric, y_idx, protocol, group, tasks_s, dets, nb_backend, ci_level,
-                                              seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
-                    for (d_i, c), out in outs.items():
-                        store(r, d_i, c, s, out)
-                        bar.update()
-            units = [(t, d_i) for t in tasks for d_i in generic if d_i in t.runnable]
-            args = ((X, t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, ci_level,  # one task's rows at a time
-                     f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
-            if n_jobs == 1 or len(units) <= 1:
-                outputs = (_run_task(*a) for a in args)
-            else:
-                from joblib import Parallel, delayed
-
-                outputs = Parallel(n_jobs=int(n_jobs), return_as="generator")(delayed(_run_task)(*a) for a in args)
-            for (t, d_i), out in zip(units, outputs):
-                store(r, d_i, t.c, t.s, out)
-                bar.update()
-    if constant:
-        warnings.warn(f"audit_protocol: constant scores in {len(constant)} task(s) (e.g. representation, detector, "
-                      f"class, repeat = {constant[0]}); their AUROC is 0.5 by the ties-count-½ convention and the "
-                      "interval is nan", UndefinedValueWarning, stacklevel=2)
-
-    # ---- leakage
-    class_leakage = np.full((R, K), np.nan)
-    leakage_L_k = np.full(R, np.nan)
-    if leakage_k is not None:
-        from ..leakage import leakage as _leakage
-
-        given = dict(leakage_results or {})
-        for r, name in enumerate(rep_names):
-            lr = given.get(name)
-            if lr is None or leakage_k not in lr.ks or int(lr.class_sizes.sum()) != len(y):
-                lr = _leakage(reps[name], y, k=leakage_k, backend=backend,
-                              random_state=int(repeat_seeds[0] % (2**31)))
-            j = lr.ks.index(leakage_k)
-            leakage_L_k[r] = float(lr.L[j])
-            pos = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(np.asarray(lr.classes))}
-            per = np.asarray(lr.per_class[:, j], dtype=np.float64)
-            for c in range(K):
-                i = pos.get(classes[c].item())
-                if i is not None:
-                    class_leakage[r, c] = per[i]
-
-    settings = {
-        "protocol": protocol, "epsilon": epsilon, "ci_level": ci_level, "train_fraction": train_fraction,
-        "split": "user" if user_split is not None else "random_stratified", "contamination": contamination,
-        "max_test_normals": max_test_normals, "n_tasks_subsampled": int(np.sum(n_neg_avail > n_neg)),
-        "repeats": S, "k": k, "leakage_k": leakage_k, "backend": backend,
-        # approximate kNN/LOF neighbour lists: their lowest measured recall per representation (None: exact)
-        "neighbour_recall": {name: (min(v for v, _ in recalls[r]) if recalls.get(r) else None)
-                             for r, name in enumerate(rep_names)},
-        "neighbour_recall_queries": max((n_q for v in recalls.values() for _, n_q in v), default=0),
-        "random_state": random_state if isinstance(random_state, (int, np.integer)) else None,
-        "n_samples": n, "n_features": {name: int(X.shape[1]) for name, X in reps.items()},
-    }
-    if exclude_test_copies is not None:  # only then: a plain audit's settings keep their keys
-        settings["excluded_test_copies"] = int(sum(t.n_excluded for t in plan.tasks))
-    result = ProtocolResult(
-        protocol=protocol, epsilon=epsilon, ci_level=ci_level, classes=classes,
-        representation_names=rep_names, detector_names=det_names,
-        auroc=auroc, ci_low=ci_low, ci_high=ci_high, p_value=p_value, n_pos=n_pos, n_neg=n_neg,
-        class_leakage=class_leakage, leakage_L_k=leakage_L_k, leakage_k=leakage_k, settings=settings,
-        detector_info=tuple(detector_info(d) for d in dets), skipped=tuple(skipped), n_neg_available=n_neg_avail,
-        log10_p_value=log10_p,
-    )
-    if leakage_k is not None:
-        degenerate = [(rep, det, result.spearman(rep, det).reason) for rep in rep_names
-                      for det in (*det_names, MEAN) if result.spearman(rep, det).reason]
-        if degenerate:
-            rep, det, why = degenerate[0]
-            warnings.warn(f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
-                          f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
-                          DegenerateCorrelationWarning, stacklevel=2)
-    return result
+    a = _audit_protocol_iv(representations, y, protocol=protocol, detectors=detectors, k=k, epsilon=epsilon,
+                           train_fraction=train_fraction, split=split, contamination=contamination,
+                           max_test_normals=max_test_normals, repeats=repeats, leakage_k=leakage_k,
+                           leakage_results=leakage_results, confidence_level=confidence_level, backend=backend,
+                           n_jobs=n_jobs, progress=progress, random_state=random_state, executor=executor,
+                           exclude_test_copies=exclude_test_copies)
+    tp = _task_plan(a)
+    _check_evaluable(a, tp)
+    _warn_skipped(a, tp)
+    outputs = _execute(a, tp)
+    return _assemble(a, tp, outputs, _attach_leakage(a, tp))

@@ -23,14 +23,6 @@ def schema_path():
     - `auditad.audit.run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     from importlib.resources import files
 

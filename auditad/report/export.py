@@ -141,13 +141,6 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
     - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -195,14 +188,6 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     - [`write_junit`][auditad.report.export.write_junit],
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     data = _check_results(results_by_benchmark)
     every = [r for results in data.values() for r in results]
@@ -247,14 +232,6 @@ def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResul
     --------
     - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     return write_text_atomic(path, markdown_summary(results_by_benchmark, title=title))
 
@@ -281,14 +258,6 @@ class AppendixResult:
     - [`write_junit`][auditad.report.export.write_junit],
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
 
     path: Path
@@ -391,14 +360,6 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     - [`write_junit`][auditad.report.export.write_junit],
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     import pandas as pd
 

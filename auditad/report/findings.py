@@ -1,6 +1,7 @@
 """The findings block: what is wrong with the benchmark, for which detector, on the first screen.
 
-Built from the audit's ``summary.json`` (the gates already evaluated), never from a new computation:
+Built from the audit's ``summary.json`` and its stored gate results
+([`GateResult`][auditad.gates.checks.GateResult], evaluated once by the pipeline), never from a new computation:
 one row per representation with its headline numbers, and a list of findings like a test report
 (each check, its status, the number, the threshold, and the named classes and detectors behind it,
 with one sentence on what it means and what to do next). Deepchecks attaches conditions to checks and
@@ -10,9 +11,10 @@ lists the failed ones first; the same order is used here: fail, warn, then pass.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from .. import _format
+from ..gates.checks import GateResult
 
 __all__ = ["Finding", "findings", "representation_rows", "MAX_NAMED"]
 
@@ -96,11 +98,16 @@ def _sig_count(rep_summary: Mapping) -> int:
     return sum(1 for r in rows if r.get("significance") == "significantly inverted")
 
 
-def findings(summary: Mapping) -> list[Finding]:
-    """The findings of one audit summary, fail first, then warn, info and pass."""
-    out: list[Finding] = []
-    for g in summary.get("gates") or ():
-        out.append(_gate_finding(g))
+def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None) -> list[Finding]:
+    """The findings of one audit summary, fail first, then warn, info and pass.
+
+    ``gate_results`` are the audit's evaluated gates; None reads the results stored in ``summary["gates"]``
+    (``GateResult.from_dict``). Either way nothing is evaluated again.
+    """
+    if gate_results is None:
+        gate_results = [GateResult.from_dict(g) for g in summary.get("gates") or ()]
+    out: list[Finding] = [_gate_finding(r) for r in gate_results]
+    out.extend(_duplicates_findings(summary.get("duplicates")))
     prot = summary.get("protocol") or {}
     eps = prot.get("epsilon")
     for rep, p in (prot.get("representations") or {}).items():
@@ -141,6 +148,23 @@ def findings(summary: Mapping) -> list[Finding]:
     return out
 
 
+def _duplicates_findings(dup) -> list[Finding]:
+    """Exact duplicates are named on the first screen whenever there are any (the gates cover conflicts and
+    overlap; this says how many copies there are at all)."""
+    if not isinstance(dup, Mapping) or not dup.get("rows_in_groups"):
+        return []
+    conflicting = dup.get("conflicting_rows") or 0
+    return [Finding(
+        "exact duplicates", "warn" if conflicting else "info",
+        f"{_format.count(dup['rows_in_groups'])} rows in {_format.count(dup.get('groups'))} groups "
+        f"({_format.count(dup.get('extra_copies'))} extra copies)", "",
+        f"The largest group holds {_format.count(dup.get('largest_group'))} identical rows"
+        + (f"; {_format.count(conflicting)} rows sit in groups with different labels." if conflicting else "."),
+        "Copies split across training and test rows give kNN and LOF a distance of 0 (an AUROC inflated by "
+        "leakage); identical rows with different labels cap every detector. The duplicates section lists them "
+        "(data/duplicates_groups.csv) and the AUROC without the copies.")]
+
+
 _GATE_MEANING = {
     "leakage.L_k": ("class leakage", "The semantic classes overlap in the representation space: a class held out as "
                     "anomalies looks like the normals, so a low AUROC may be the benchmark's, not the detector's."),
@@ -161,11 +185,11 @@ _GATE_MEANING = {
 }
 
 
-def _gate_finding(g: Mapping) -> Finding:
-    check, meaning = _GATE_MEANING.get(g.get("metric", ""), (g.get("metric", "gate"), ""))
-    value = g.get("value")
-    number = _format.stat(value) if isinstance(value, (int, float)) else _format.missing()
-    status = g.get("status") or ("pass" if g.get("passed") else g.get("level", "fail"))
-    subject = f"Gate {g.get('rule', '')}: {g.get('message', '')}." if status != "pass" else f"Gate {g.get('rule', '')}."
-    return Finding(check, status, number, f"{g.get('op', '')} {g.get('threshold', '')}".strip(), subject,
-                   meaning if status != "pass" else "")
+def _gate_finding(r: GateResult) -> Finding:
+    rule = r.rule
+    check, meaning = _GATE_MEANING.get(rule.path, (rule.path, ""))
+    value = r.finite_value
+    number = _format.stat(value) if value is not None else _format.missing()
+    status = r.status.value
+    subject = f"Gate {rule.expression}: {r.message}." if status != "pass" else f"Gate {rule.expression}."
+    return Finding(check, status, number, f"{rule.op} {rule.threshold}", subject, meaning if status != "pass" else "")

@@ -9,7 +9,8 @@
   They are inlined into the HTML (XML prolog and metadata stripped, element
   ids prefixed per figure so that figures never share an id).
 * The plain-language readings are built by the section modules
-  (`auditad.report.sections`); they are text (escaped by the templates), never HTML.
+  (`auditad.report.sections`) after the gates were evaluated; they are text (escaped by the templates),
+  never HTML.
 
 One small inline script (sortable tables; the page reads without it), no web fonts, no request to another host.
 """
@@ -140,20 +141,27 @@ def _table_context(spec, folder: str = "tables") -> dict:
 
 
 # --------------------------------------------------------------------------- readings
-def readings(summary: Mapping) -> dict:
+def readings(summary: Mapping, conditions: Mapping | None = None) -> dict:
     """The plain-language reading of each statistics section of a summary (``{section id: text}``).
 
-    The same texts as the sections' ``reading`` (each section module's ``reading`` function); sections
-    that are not applicable (no data in the summary) are left out.
+    The same texts as the sections' readings (`auditad.report.sections.section_reading`); sections
+    that are not applicable (no data in the summary) are left out. ``conditions`` are the default gates'
+    results by threshold name; None takes those stored in ``summary["gates"]``
+    ([`reading_conditions`][auditad.gates.defaults.reading_conditions]) -- a threshold whose gate was not
+    stored is not stated.
     """
-    from .sections import REGISTRY, section_module
+    from ..gates.checks import GateResult
+    from ..gates.defaults import reading_conditions
+    from .sections import REGISTRY, section_reading
 
+    if conditions is None:
+        conditions = reading_conditions(GateResult.from_dict(g) for g in summary.get("gates") or ())
+    kind = summary["dataset"].get("kind", "classes")
     out = {}
     for info in REGISTRY:
         part = summary.get(info.id) if info.statistics else None
         if part and part.get("status", "ok") == "ok":
-            kw = {"kind": summary["dataset"].get("kind", "classes")} if info.id == "leakage" else {}
-            out[info.id] = section_module(info.id).reading(part, **kw)
+            out[info.id] = section_reading(info.id, part, conditions=conditions, kind=kind)
     return out
 
 
@@ -222,7 +230,7 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
         "name": audit.name,
         "version": __version__,
         "summary": s,
-        "findings": findings(s),
+        "findings": findings(s, audit.gate_results),
         "rep_rows": representation_rows(s),
         "verdict": s["verdict"],
         "verdict_text": verdict_text(s["gates"]),

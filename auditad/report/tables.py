@@ -182,13 +182,6 @@ def latex_escape(text) -> str:
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -329,13 +322,6 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -435,13 +421,6 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
 
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
 
     Examples
     --------
@@ -481,14 +460,6 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
     - [`write_junit`][auditad.report.export.write_junit],
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
-    3. K. Wilkinghoff, Z.-H. Tan, "Can We Predict Anomaly Detection Performance from
-       Embedding-Space Geometry?".
     """
     base = str(path_without_suffix)
     tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)

@@ -28,7 +28,7 @@ import numpy as np
 from .._json import json_safe
 from .reading import GROUP_STATISTICS, SIGNIFICANCE, classify, per_class_findings
 from .table import check_table, read_results_table, to_long
-from .._validation import check_choice, check_float
+from .._validation import check_choice, check_float, renamed_parameter
 from ..errors import InvalidInputError
 
 __all__ = [
@@ -104,7 +104,8 @@ def hanley_mcneil_se(auroc, n_pos, n_neg):
     return float(se) if se.ndim == 0 else se
 
 
-def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
+@renamed_parameter("confidence", "confidence_level")
+def auroc_interval(auroc, n_pos, n_neg, *, confidence_level: float = 0.95):
     r"""Wald interval \(A \pm z_{(1+c)/2}\,\mathrm{SE}_{HM}(A)\) of an AUROC, clipped to [0, 1].
 
     The standard error is Hanley and McNeil's ([`hanley_mcneil_se`][auditad.results.hanley_mcneil_se]), the
@@ -114,8 +115,8 @@ def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
     ----------
     auroc : float or array-like
     n_pos, n_neg : int or array-like
-    confidence : float, default 0.95
-        Coverage level c in (0, 1).
+    confidence_level : float, default 0.95
+        Coverage level c in (0, 1). Its former name ``confidence`` is still accepted, with a `DeprecationWarning`.
 
     Returns
     -------
@@ -137,8 +138,9 @@ def auroc_interval(auroc, n_pos, n_neg, *, confidence: float = 0.95):
     """
     from scipy.stats import norm
 
-    confidence = check_float(confidence, name="confidence", low=0.0, high=1.0, low_open=True, high_open=True)
-    z = float(norm.ppf(0.5 + confidence / 2.0))
+    confidence_level = check_float(confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True,
+                                   high_open=True)
+    z = float(norm.ppf(0.5 + confidence_level / 2.0))
     a = np.asarray(auroc, dtype=np.float64)
     se = np.asarray(hanley_mcneil_se(a, n_pos, n_neg))
     low, high = np.clip(a - z * se, 0.0, 1.0), np.clip(a + z * se, 0.0, 1.0)
@@ -162,7 +164,7 @@ class ResultsGroup:
         benchmark has no value for them.
     n_tested, n_significant_above, n_significant_below : int
         Classes with counts (and hence a null p-value), and those whose AUROC is
-        above / below ½ at the two-sided level 1 − confidence (uncorrected).
+        above / below ½ at the two-sided level 1 − confidence_level (uncorrected).
     significance : tuple of str
         The reading of each class of ``instability.classes`` (one of
         `SIGNIFICANCE`): Holm-corrected over the method's
@@ -251,7 +253,9 @@ class ResultsAudit:
         n_pos, n_neg, epsilon, direction, near_random, inverted, in_common, and
         with counts p_greater = P(AUROC_null ≥ a), p_less = P(AUROC_null ≤ a),
         p_two_sided, null_method, se_hanley_mcneil, ci_low, ci_high.
-    epsilon, confidence : float
+    epsilon, confidence_level : float
+        Near-random half-width and the level of the intervals (``confidence`` is the former name of
+        ``confidence_level``, a read-only alias).
     layout : str
         ``"long"`` or ``"wide"`` (as read).
     percent : bool
@@ -278,12 +282,17 @@ class ResultsAudit:
     groups: tuple
     per_class: object
     epsilon: float
-    confidence: float
+    confidence_level: float
     layout: str
     percent: bool
     notes: tuple = ()
     source: str | None = None
     benchmarks: tuple = field(default=())
+
+    @property
+    def confidence(self) -> float:
+        """Former name of `confidence_level` (read-only)."""
+        return self.confidence_level
 
     def to_frame(self):
         """Tidy table, one row per group, with the scalar statistics (full precision)."""
@@ -322,7 +331,7 @@ class ResultsAudit:
             "benchmark": self.benchmarks[0] if len(self.benchmarks) == 1 else " + ".join(self.benchmarks),
             "benchmarks": list(self.benchmarks),
             "source": self.source,
-            "settings": {"epsilon": self.epsilon, "confidence": self.confidence, "layout": self.layout,
+            "settings": {"epsilon": self.epsilon, "confidence": self.confidence_level, "layout": self.layout,
                          "percent": self.percent},
             "n_groups": len(self.groups),
             "groups": [g.to_dict() for g in self.groups],
@@ -337,13 +346,16 @@ class ResultsAudit:
 
     def summary_text(self) -> str:
         """A plain-text table for the command line."""
-        lines = [f"Per-class AUROC audit: {len(self.groups)} group(s), epsilon = {self.epsilon:g}",
-                 f"{'group':<36}{'K':>4}{'mean':>8}{'sigma2':>9}{'min':>7}{'max':>7}{'rho_rnd':>9}{'rho_inv':>9}"
-                 f"{'rho_dir':>9}"]
+        from .._format import text_table
+
+        rows = []
         for g in self.groups:
             r = g.instability
-            lines.append(f"{g.label[:35]:<36}{r.n_classes:>4}{r.mean_auc:>8.3f}{r.sigma2_auc:>9.4f}{r.min_auc:>7.3f}"
-                         f"{r.max_auc:>7.3f}{r.rho_rnd:>9.3f}{r.rho_inv:>9.3f}{r.rho_dir:>9.3f}")
+            rows.append([g.label[:35], r.n_classes, f"{r.mean_auc:.3f}", f"{r.sigma2_auc:.4f}", f"{r.min_auc:.3f}",
+                         f"{r.max_auc:.3f}", f"{r.rho_rnd:.3f}", f"{r.rho_inv:.3f}", f"{r.rho_dir:.3f}"])
+        lines = [f"Per-class AUROC audit: {len(self.groups)} group(s), epsilon = {self.epsilon:g}",
+                 text_table(rows, header=("group", "K", "mean", "sigma2", "min", "max", "rho_rnd", "rho_inv", "rho_dir"),
+                            align="lr", sep="", widths=(36, 4, 8, 9, 7, 7, 9, 9, 9))]
         for n in self.notes:
             lines.append(f"note: {n}")
         return "\n".join(lines)
@@ -374,8 +386,69 @@ def _null_p_values(auroc: float, n_pos: int, n_neg: int, cache: dict):
     return cache[key]
 
 
+def _rates_by_group(cols: dict, notes: list) -> tuple:
+    """`instability_rates` of every (benchmark, representation, method) on the classes common to the methods of
+    its (benchmark, representation), in table order; notes on the dropped classes are appended to ``notes``.
+
+    Returns ``(groups, in_common, direction, near, inverted)``: ``groups`` lists ``[benchmark, representation,
+    method, rates, dropped classes, kept rows, rows]``, the arrays give each table row's part in its rates.
+    """
+    from ..protocol import instability_rates
+
+    n = len(cols["method"])
+    order: dict = {}  # groups in table order; classes in table order
+    for i in range(n):
+        order.setdefault((cols["benchmark"][i], cols["representation"][i]), {}).setdefault(cols["method"][i], []).append(i)
+    in_common = np.zeros(n, dtype=bool)
+    direction = np.zeros(n, dtype=np.int64)
+    near = np.zeros(n, dtype=bool)
+    inverted = np.zeros(n, dtype=bool)
+    groups = []
+    for (bench, rep), methods in order.items():
+        class_sets = {m: [cols["class"][i] for i in idx] for m, idx in methods.items()}
+        common = set.intersection(*(set(v) for v in class_sets.values()))
+        where = f"benchmark {bench!r}" + (f", representation {rep!r}" if rep else "")
+        if not common:
+            raise InvalidInputError(f"{where}: the methods {list(methods)} share no class, so their rates cannot be "
+                                    "compared; check the class names")
+        for m, idx in methods.items():
+            eps = {float(cols["epsilon"][i]) for i in idx}
+            if len(eps) > 1:
+                raise InvalidInputError(f"{where}, method {m!r}: epsilon differs between its rows ({sorted(eps)}); "
+                                        "one method uses one epsilon")
+            dropped = tuple(c for c in class_sets[m] if c not in common)
+            if dropped:
+                notes.append(f"{where}: class(es) {', '.join(dropped)} of method {m!r} are missing for another "
+                             f"method; the rates use the {len(common)} classes common to all methods")
+            keep = [i for i in idx if cols["class"][i] in common]
+            res = instability_rates(cols["auroc"][keep], epsilon=eps.pop(), classes=np.array(
+                [cols["class"][i] for i in keep], dtype=object))
+            in_common[keep] = True
+            direction[keep] = res.directions
+            near[keep] = res.near_random
+            inverted[keep] = res.inverted
+            groups.append([bench, rep, m, res, dropped, keep, idx])
+    return groups, in_common, direction, near, inverted
+
+
+def _where_texts(cols: dict, keep: list, res, significance, low, high, p_holm) -> dict:
+    """`ResultsGroup.where`: the classes behind a group's counts and its ρ_dir, as gate messages name them."""
+    where = {}
+    for key, cat in (("n_inverted_significant", SIGNIFICANCE[0]), ("n_inverted_untested", SIGNIFICANCE[1]),
+                     ("n_below_within_noise", SIGNIFICANCE[2])):
+        rows = sorted((i for i in keep if significance[i] == cat), key=lambda i: cols["auroc"][i])
+        where[key] = "; ".join(_class_text(cols["class"][i], cols["auroc"][i], low[i], high[i], p_holm[i])
+                               for i in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+    majority = 1 if res.n_up >= res.n_down else -1
+    dissent = [str(c) for c, dd in zip(res.classes, res.directions) if dd != majority]
+    where["rho_dir"] = ("against the majority or near random: " + ", ".join(dissent[:8])
+                        + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")) if dissent else ""
+    return where
+
+
+@renamed_parameter("confidence", "confidence_level")
 def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent: bool = False,
-                  confidence: float = 0.95, benchmark: str | None = None, source: str | None = None
+                  confidence_level: float = 0.95, benchmark: str | None = None, source: str | None = None
                   ) -> ResultsAudit:
     r"""Dispersion, instability rates and per-class significance of a published per-class AUROC table.
 
@@ -408,8 +481,9 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
         ``auto``: long when the frame has an ``auroc`` column.
     percent : bool, default False
         The AUROC values are percentages (0–100).
-    confidence : float, default 0.95
-        Level of the intervals; significance is judged at 1 − confidence.
+    confidence_level : float, default 0.95
+        Level of the intervals; significance is judged at 1 − confidence_level. Its former name
+        ``confidence`` is still accepted, with a `DeprecationWarning`.
     benchmark : str, optional
         Name of the benchmark when the table has no ``benchmark`` column (default ``"results"``).
     source : str, optional
@@ -449,13 +523,13 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     """
     import pandas as pd
 
-    from ..protocol import instability_rates
     from ..protocol.rates import holm_adjust
 
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     epsilon = check_float(epsilon, name="epsilon", low=0.0, high=0.5, high_open=True)
-    confidence = check_float(confidence, name="confidence", low=0.0, high=1.0, low_open=True, high_open=True)
+    confidence = check_float(confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True,
+                             high_open=True)
     layout = check_choice(layout, LAYOUTS, name="layout")
     if not isinstance(percent, bool):
         raise InvalidInputError(f"percent must be True or False, got {percent!r}")
@@ -465,39 +539,7 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     notes: list[str] = []
     alpha = 1.0 - confidence
 
-    # groups in table order; classes in table order
-    order: dict = {}
-    for i in range(n):
-        order.setdefault((cols["benchmark"][i], cols["representation"][i]), {}).setdefault(cols["method"][i], []).append(i)
-    in_common = np.zeros(n, dtype=bool)
-    direction = np.zeros(n, dtype=np.int64)
-    near = np.zeros(n, dtype=bool)
-    inverted = np.zeros(n, dtype=bool)
-    groups = []
-    for (bench, rep), methods in order.items():
-        class_sets = {m: [cols["class"][i] for i in idx] for m, idx in methods.items()}
-        common = set.intersection(*(set(v) for v in class_sets.values()))
-        where = f"benchmark {bench!r}" + (f", representation {rep!r}" if rep else "")
-        if not common:
-            raise InvalidInputError(f"{where}: the methods {list(methods)} share no class, so their rates cannot be "
-                                    "compared; check the class names")
-        for m, idx in methods.items():
-            eps = {float(cols["epsilon"][i]) for i in idx}
-            if len(eps) > 1:
-                raise InvalidInputError(f"{where}, method {m!r}: epsilon differs between its rows ({sorted(eps)}); "
-                                        "one method uses one epsilon")
-            dropped = tuple(c for c in class_sets[m] if c not in common)
-            if dropped:
-                notes.append(f"{where}: class(es) {', '.join(dropped)} of method {m!r} are missing for another "
-                             f"method; the rates use the {len(common)} classes common to all methods")
-            keep = [i for i in idx if cols["class"][i] in common]
-            res = instability_rates(cols["auroc"][keep], epsilon=eps.pop(), classes=np.array(
-                [cols["class"][i] for i in keep], dtype=object))
-            in_common[keep] = True
-            direction[keep] = res.directions
-            near[keep] = res.near_random
-            inverted[keep] = res.inverted
-            groups.append([bench, rep, m, res, dropped, keep, idx])
+    groups, in_common, direction, near, inverted = _rates_by_group(cols, notes)
 
     # per-class nulls and intervals (only where counts are given)
     p_gt = np.full(n, np.nan)
@@ -542,21 +584,11 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
 
     result_groups = []
     for b, r, m, res, d, keep, _ in groups:
-        reading = tuple(significance[keep])
-        where = {}
-        for key, cat in (("n_inverted_significant", SIGNIFICANCE[0]), ("n_inverted_untested", SIGNIFICANCE[1]),
-                         ("n_below_within_noise", SIGNIFICANCE[2])):
-            rows = sorted((i for i in keep if significance[i] == cat), key=lambda i: cols["auroc"][i])
-            where[key] = "; ".join(_class_text(cols["class"][i], cols["auroc"][i], low[i], high[i], p_holm[i])
-                                   for i in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
-        majority = 1 if res.n_up >= res.n_down else -1
-        dissent = [str(c) for c, dd in zip(res.classes, res.directions) if dd != majority]
-        where["rho_dir"] = ("against the majority or near random: " + ", ".join(dissent[:8])
-                            + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")) if dissent else ""
         result_groups.append(ResultsGroup(
             benchmark=b, representation=r, method=m, instability=res, dropped_classes=d,
             n_tested=int(have[keep].sum()), n_significant_above=int(sig_above[keep].sum()),
-            n_significant_below=int(sig_below[keep].sum()), significance=reading, where=where))
+            n_significant_below=int(sig_below[keep].sum()), significance=tuple(significance[keep]),
+            where=_where_texts(cols, keep, res, significance, low, high, p_holm)))
     per_class = pd.DataFrame({
         "benchmark": cols["benchmark"], "representation": cols["representation"], "method": cols["method"],
         "class": cols["class"], "auroc": cols["auroc"], "std": std, "n_pos": cols["n_pos"], "n_neg": cols["n_neg"],
@@ -567,7 +599,8 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
         "significance": significance,
     })
     benchmarks = tuple(dict.fromkeys(cols["benchmark"]))
-    return ResultsAudit(groups=tuple(result_groups), per_class=per_class, epsilon=epsilon, confidence=confidence,
+    return ResultsAudit(groups=tuple(result_groups), per_class=per_class, epsilon=epsilon,
+                        confidence_level=confidence,
                         layout=layout, percent=percent, notes=tuple(notes), source=source, benchmarks=benchmarks)
 
 

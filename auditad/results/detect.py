@@ -32,7 +32,11 @@ def _header(path: Path) -> list:
     if suffix in (".parquet", ".pq"):
         import pandas as pd
 
-        return [str(c).strip() for c in pd.read_parquet(path).columns]
+        try:
+            return [str(c).strip() for c in pd.read_parquet(path).columns]
+        except Exception as exc:  # noqa: BLE001  (a damaged file: pyarrow's errors, KeyError of broken metadata)
+            raise InvalidInputError(f"table file {str(path)!r} could not be read as Parquet: "
+                                    f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None
     with open(path, newline="", encoding="utf-8-sig") as fh:
         row = next(csv.reader(fh, delimiter="\t" if suffix == ".tsv" else ","), [])
     return [c.strip() for c in row]

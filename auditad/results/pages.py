@@ -35,14 +35,6 @@ def summary_with_gates(audit, rules, *, default_gates: bool = True) -> tuple[dic
     - [`auditad.gates.checks.evaluate_gates`][auditad.gates.checks.evaluate_gates]: the evaluation of one rule on one
       summary.
     - [`write_results_report`][auditad.results.write_results_report]: writes the summary, the report and the CI files.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
     from ..gates.checks import evaluate_gates, rules_from_config, verdict
 
@@ -86,14 +78,6 @@ def render_results_html(summary: Mapping) -> str:
     See Also
     --------
     - `auditad.report.render.environment`: the autoescaped jinja2 environment used.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
     from .. import __version__
     from ..report.render import environment
@@ -126,14 +110,6 @@ def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
     See Also
     --------
     - [`auditad.report.export.markdown_summary`][auditad.report.export.markdown_summary]: the gate section.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
     from ..report.export import markdown_summary, md_escape as _md_escape
 
@@ -184,14 +160,6 @@ class ResultsRun:
     - [`audit_results`][auditad.results.audit_results]: the audit of a per-class AUROC table.
     - [`write_results_report`][auditad.results.write_results_report]: its report, summary and gates.
     - [`auditad.diff.diff_audits`][auditad.diff.diff_audits]: compare two summaries.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
 
     out: Path | None
@@ -232,14 +200,6 @@ def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", js
     - [`audit_results`][auditad.results.audit_results]
     - [`summary_with_gates`][auditad.results.summary_with_gates]
     - [`results_markdown`][auditad.results.results_markdown]
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
     import json
     import shutil

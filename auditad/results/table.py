@@ -40,14 +40,6 @@ def read_results_table(path):
     See Also
     --------
     - [`auditad.results.audit_results`][auditad.results.audit_results]: audits the frame read here.
-
-    References
-    ----------
-    1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
-    2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
-       characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
     import pandas as pd
 
@@ -66,7 +58,7 @@ def read_results_table(path):
         raise InvalidInputError(f"table file {str(path)!r} is empty")
     try:
         if suffix in (".parquet", ".pq"):
-            frame = pd.read_parquet(path)
+            frame = _read_parquet(path)
             header = [str(c) for c in frame.columns]
         else:
             sep = "\t" if suffix == ".tsv" else ","
@@ -82,6 +74,24 @@ def read_results_table(path):
 
 #: Largest results table read (checked before reading).
 MAX_TABLE_BYTES = 512 * 1024 * 1024
+
+
+def _read_parquet(path: Path):
+    """A Parquet file as a DataFrame; whatever a damaged file makes pyarrow or pandas raise is a named error."""
+    import pandas as pd
+
+    try:
+        frame = pd.read_parquet(path)
+        for j in range(frame.shape[1]):  # pyarrow-backed text is decoded lazily: decode (and fail) here
+            if not pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]):
+                frame.iloc[:, j].to_numpy()
+    except ImportError:
+        raise InvalidInputError("reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'") \
+            from None
+    except Exception as exc:  # noqa: BLE001  (ArrowInvalid, ArrowException, KeyError/TypeError of damaged metadata)
+        raise InvalidInputError(f"table file {str(path)!r} could not be read as Parquet: {type(exc).__name__}: "
+                                f"{' '.join(str(exc).split())[:200]}") from None
+    return frame
 
 
 def _csv_header(path: Path, sep: str) -> list | None:

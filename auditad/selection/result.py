@@ -386,18 +386,20 @@ class SelectionResult:
 
     def summary_text(self) -> str:
         """Plain-text summary table (regret in percentage points)."""
+        from .._format import text_table
+
         s = self.summary_frame()
+
+        def fmt(v):
+            return "-" if v is None or not np.isfinite(v) else f"{v:.2f}"
+
+        rows = [[pretty_label(label), fmt(r.rho_rank), fmt(r.a_pair), fmt(100 * r.regret), int(r.n_units)]
+                for label, r in s.iterrows()]
         lines = [f"Anomaly-free model selection on {self.benchmark}: {self.config['n_tasks']} tasks x "
                  f"{self.config['n_candidates']} candidates, {self.config['n_units']} judged unit(s)"
                  + (f", pools by {self.config['pool_by']}" if self.config["pool_by"] else ""),
-                 f"{'estimator':<34} {'rho_rank':>8} {'A_pair':>7} {'R (pp)':>7} {'units':>5}"]
-
-        def fmt(v, spec):
-            return "-" if v is None or not np.isfinite(v) else format(v, spec)
-
-        for label, r in s.iterrows():
-            lines.append(f"{pretty_label(label):<34} {fmt(r.rho_rank, '8.2f'):>8} {fmt(r.a_pair, '7.2f'):>7} "
-                         f"{fmt(100 * r.regret, '7.2f'):>7} {int(r.n_units):>5}")
+                 text_table(rows, header=("estimator", "rho_rank", "A_pair", "R (pp)", "units"), align="lr", sep=" ",
+                            widths=(34, 8, 7, 7, 5))]
         if self.skipped:
             kinds = sorted({s['probe'] for s in self.skipped})
             lines.append(f"skipped probes (no eligible samples in some tasks): {', '.join(kinds)}")

@@ -7,9 +7,14 @@ Every statistic section (`leakage`, `protocol`, `duplicates`, `nulls`,
   object(s), stored by the orchestrator in ``ctx.results[section id]``;
 * ``build(ctx)`` turns the result objects into a `Section`: the
   JSON-safe key numbers of ``summary.json``, tables, figures (built on
-  demand), the plain-language reading and the references.
+  demand) and the references;
+* ``reading(part, ...)`` writes the plain-language reading of its part of the summary
+  (`section_reading` calls it). A section with reading thresholds states the results of the
+  default gates' conditions (``conditions=``), evaluated once with the gates; it never
+  compares a number with a threshold itself.
 
-`gates` and `reproducibility` are built after the gates were
+The orchestrator builds the statistic sections, evaluates the gates on the collected
+summary, then writes the readings; `gates` and `reproducibility` are built after the gates were
 evaluated. `REGISTRY` lists every section once (id, title, reading
 thresholds); `auditad.audit.runner` runs them in this order,
 `auditad.report.render` lays them out, `STAT_SECTIONS` tells the
@@ -25,7 +30,7 @@ from typing import Any, Callable
 from ...gates.defaults import THRESHOLDS
 
 __all__ = ["Reference", "REFERENCES", "Section", "SectionInfo", "REGISTRY", "STAT_SECTIONS", "Context",
-           "TableSpec", "FigureSpec", "section_module", "bibliography", "threshold"]
+           "TableSpec", "FigureSpec", "section_module", "section_reading", "bibliography", "threshold"]
 
 
 # --------------------------------------------------------------------------- references
@@ -112,7 +117,8 @@ class Section:
     tables : tuple of TableSpec
     figures : tuple of FigureSpec
     reading : str
-        Plain-language reading (text, escaped by the templates).
+        Plain-language reading (text, escaped by the templates); empty until the orchestrator wrote it
+        (`section_reading`) after the gates were evaluated.
     references : tuple of (str, str)
         (key of `REFERENCES`, where in that work: section, equation or table; may be empty).
     reason : str or None
@@ -174,6 +180,29 @@ def threshold(section_id: str) -> float:
 def section_module(section_id: str):
     """The module that builds a section."""
     return importlib.import_module(f".{_BY_ID[section_id].module}", __name__)
+
+
+def section_reading(section_id: str, part, *, conditions=None, kind: str = "classes") -> str:
+    """The plain-language reading of one statistic section's part of the summary.
+
+    Parameters
+    ----------
+    section_id : str
+    part : dict
+        The section's summary (`Section.summary`).
+    conditions : dict of str -> GateResult, optional
+        The default gates' results by threshold name
+        ([`reading_conditions`][auditad.gates.defaults.reading_conditions]), for the sections that have
+        reading thresholds; a reading states them and leaves out what was not evaluated.
+    kind : str
+        The benchmark's label kind (``"classes"``, ``"anomaly"``, ``"both"``), read by the leakage section.
+    """
+    kw: dict = {}
+    if _BY_ID[section_id].thresholds:
+        kw["conditions"] = dict(conditions or {})
+    if section_id == "leakage":
+        kw["kind"] = kind
+    return section_module(section_id).reading(part, **kw)
 
 
 @dataclass

@@ -150,7 +150,8 @@ def _audit_without_copies(ctx, rep, dup):
         res = audit_protocol({rep: bench.representations[rep]}, how["labels"], protocol=how["protocol"],
                              detectors=dets, k=knn_k, epsilon=s["epsilon"], train_fraction=s["train_fraction"],
                              contamination=how["contamination"], repeats=s["repeats"], leakage_k=None,
-                             max_test_normals=s["max_test_normals"] or None, ci_level=s["ci_level"],
+                             max_test_normals=s["max_test_normals"] or None,
+                             confidence_level=s["confidence_level"],
                              backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
                              random_state=s["seed"], executor=ctx.executor, exclude_test_copies=dup.value_ids)
         if how["keep"] is not None:
@@ -277,8 +278,7 @@ def build(ctx) -> Section:
                                                  f"then the largest; at most {EXAMPLE_ROWS} row indices per group)",
                             groups_frame(dups), ID, compact=False))
     out["representations"] = reps
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), reading=reading(out),
-                   references=REFERENCES)
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), references=REFERENCES)
 
 
 def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
@@ -353,8 +353,14 @@ def groups_frame(dups: Mapping):
 
 
 # --------------------------------------------------------------------------- reading
-def reading(p: Mapping) -> str:
-    """Plain-language reading of the duplicates part of a summary."""
+def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
+    """Plain-language reading of the duplicates part of a summary.
+
+    ``conditions["duplicates"]`` and ``conditions["overlap"]``, the results of the default gates on the
+    conflicting rows and the train/test overlap, give the sentences about their thresholds (left out when
+    not evaluated).
+    """
+    conflicts, overlap = (conditions or {}).get("duplicates"), (conditions or {}).get("overlap")
     n, reps = p["n"], p["representations"]
     several = len(reps) > 1
     where = " in at least one representation" if several else ""
@@ -366,10 +372,10 @@ def reading(p: Mapping) -> str:
                 f"{count(p['extra_copies'])} rows beyond the "
                 f"first of each group, the largest with {count(p['largest_group'])} rows. ")
         if p["conflicting_rows"]:
-            limit = info(ID).thresholds[0][2]
             groups = "group" if p["conflicting_groups"] == 1 else "groups"
+            allows = f" (the default gate allows {conflicts.rule.threshold:g})" if conflicts is not None else ""
             text += (f"{count(p['conflicting_rows'])} rows in {count(p['conflicting_groups'])} {groups} carry "
-                     f"different labels (the default gate allows {limit:g}): every detector gives identical rows the "
+                     f"different labels{allows}: every detector gives identical rows the "
                      "same score, so such rows are ties between a normal and an anomaly that no detector can order")
             text += (f"; no detector can exceed an AUROC of {fmt(p['auroc_ceiling'], digits=4)} on the whole set. "
                      if p["auroc_ceiling"] is not None else ". ")
@@ -384,7 +390,6 @@ def reading(p: Mapping) -> str:
     ov = p["train_test_overlap"]
     if isinstance(ov, Mapping):
         return (text + f"Train/test overlap: not applicable ({ov['reason']}).").strip()
-    limit = info(ID).thresholds[1][2]
     semi = p["kind"] == "anomaly"
     if ov == 0:
         text += (("No test row of the semi-supervised task has an identical row among its training normals"
@@ -399,10 +404,12 @@ def reading(p: Mapping) -> str:
     else:
         text += (f"In the class-split tasks, up to {pct(ov)} of a task's test rows (class {w['class']}{rep}) have "
                  f"an identical row among its training rows (over all tasks {pct(p['train_test_overlap_mean'])}); ")
-    text += ((f"above the {pct(limit, digits=0)} of the default gate. " if ov > limit else
-              f"within the {pct(limit, digits=0)} of the default gate. ")
-             + "A distance-based detector scores such a test row as perfectly normal: a copied normal is an easy "
-               "normal, a copied anomaly (a row that also carries a normal label) a missed one. ")
+    if overlap is not None:
+        limit = pct(overlap.rule.threshold, digits=0)
+        text += f"within the {limit} of the default gate. " if overlap.passed else \
+            f"above the {limit} of the default gate. "
+    text += ("A distance-based detector scores such a test row as perfectly normal: a copied normal is an easy "
+             "normal, a copied anomaly (a row that also carries a normal label) a missed one. ")
     d = p["max_abs_delta_auroc"]
     if d is None:
         text += "AUROC(c) without these rows could not be computed."

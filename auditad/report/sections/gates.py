@@ -16,7 +16,7 @@ def build(ctx) -> Section:
 
     results = list(ctx.gate_results)
     rows = [g.to_dict() for g in results]
-    out = {"gates": rows, "verdict": checks.verdict(results)}
+    out = {"gates": rows, "verdict": checks.verdict(results).value}
     return Section(ID, info(ID).title, summary=out, reading=verdict_text(rows))
 
 

@@ -134,7 +134,7 @@ def build(ctx) -> Section:
     figures.append(FigureSpec("minimal_tpr", f"{name}: minimal TPR (solid) and the TNR it then needs (dashed) to "
                               "reach each score, per ratio", build_mt, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out), references=REFERENCES)
+                   references=REFERENCES)
 
 
 def reading(ls: Mapping) -> str:

@@ -9,7 +9,7 @@ import numpy as np
 
 from ...errors import AuditadWarning
 from ..._format import name_list, percent as pct, real, stat as fmt
-from . import FigureSpec, Section, TableSpec, info, threshold
+from . import FigureSpec, Section, TableSpec, info
 
 ID = "leakage"
 REFERENCES = (("testing-the-test", "section on neighbourhood class leakage"),)
@@ -104,7 +104,7 @@ def build(ctx) -> Section:
     figures = [FigureSpec("leakage_vs_k", f"{name}: leakage L_k against k per representation; dotted: chance level",
                           figure, ID)]
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out, kind=getattr(ctx.inputs, "kind", "classes")), references=REFERENCES)
+                   references=REFERENCES)
 
 
 def _most_mixed(per: list) -> str:
@@ -139,11 +139,15 @@ def _recall(lk: Mapping) -> str:
                ", so L_k may differ slightly from the exact value."))
 
 
-def reading(lk: Mapping, *, kind: str = "classes") -> str:
-    """Plain-language reading of the leakage part of a summary (``kind`` of the benchmark's labels)."""
+def reading(lk: Mapping, *, kind: str = "classes", conditions: Mapping | None = None) -> str:
+    """Plain-language reading of the leakage part of a summary (``kind`` of the benchmark's labels).
+
+    ``conditions["leakage"]``, the result of the default gate on L_k, decides the sentence about the
+    threshold (left out when it was not evaluated).
+    """
     L, chance, k, rep = lk["L_k"], lk["chance"], lk["k"], lk["representation"]
     ratio = lk["ratio_to_chance"]
-    limit = threshold(ID)
+    gate = (conditions or {}).get("leakage")
     if kind == "anomaly":
         return (f"The benchmark has anomaly labels only, so the leakage is measured between normals and anomalies. "
                 f"In the {rep} representation, on average {pct(L)} of each sample's {k} nearest neighbours carry the "
@@ -159,14 +163,14 @@ def reading(lk: Mapping, *, kind: str = "classes") -> str:
                 f"another class label (L_k = {fmt(L)}); neighbours drawn at random would give {pct(chance)}, so L_k "
                 f"is {real(ratio)} times the chance level (1 would mean the geometry does not separate the classes "
                 "at all). ")
-    if L <= limit:
-        text += (f"L_k is at most {limit:g}, the threshold of the default gate: the classes occupy separated regions, "
-                 "as for Fashion-MNIST (L_k ≈ 0.24) in \u201cTesting the Test\u201d, so a class-split protocol on this "
-                 "representation probes semantic novelty and the per-class AUROCs below can be read that way. ")
-    else:
-        text += (f"L_k is above {limit:g}, the threshold of the default gate: the classes overlap, as for CIFAR-10 or "
-                 "Imagenette (L_k > 0.76 in \u201cTesting the Test\u201d), where the score direction of detectors "
-                 "flipped between held-out classes; per-class AUROCs on this representation say more about "
+    if gate is not None and gate.passed:
+        text += (f"L_k is at most {gate.rule.threshold:g}, the threshold of the default gate: the classes occupy "
+                 "separated regions, as for Fashion-MNIST (L_k ≈ 0.24) in \u201cTesting the Test\u201d, so a "
+                 "class-split protocol on this representation probes semantic novelty and the per-class AUROCs below can be read that way. ")
+    elif gate is not None:
+        text += (f"L_k is above {gate.rule.threshold:g}, the threshold of the default gate: the classes overlap, as "
+                 "for CIFAR-10 or Imagenette (L_k > 0.76 in \u201cTesting the Test\u201d), where the score "
+                 "direction of detectors flipped between held-out classes; per-class AUROCs on this representation say more about "
                  "overlapping neighbours than about novelty detection. ")
     reps = lk["representations"]
     if len(reps) > 1:

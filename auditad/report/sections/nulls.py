@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Mapping
 
 import numpy as np
@@ -15,65 +14,8 @@ ID = "nulls"
 REFERENCES = (("hermary", "§IV"), ("mann-whitney", ""))
 
 
-@dataclass(frozen=True)
-class ClassNulls:
-    """The nulls of one held-out class.
-
-    Attributes
-    ----------
-    label : class label
-    n_pos, n_neg : int
-        Test counts.
-    null : NullResult
-        The nulls of AUROC and the other metrics at (n_pos, n_neg), computed once per distinct pair of
-        counts (classes with equal counts share one object).
-    observed : dict of (representation, detector) -> Observed
-        The observed AUROC(c) of each detector of each representation placed on ``null`` (a detector's
-        AUROC is a Mann–Whitney statistic, so its p-value on the null is valid; an average of detectors'
-        AUROCs is not, and gets none).
-    """
-
-    label: object
-    n_pos: int
-    n_neg: int
-    null: object
-    observed: dict
-
-
-@dataclass(frozen=True)
-class Observed:
-    """An observed AUROC on its null: the value, its p-value and how the p-value was obtained.
-
-    Attributes
-    ----------
-    auroc : float
-        nan when the class could not be evaluated.
-    p_value, log10_p : float
-        From [`auditad.nulls.NullResult.p_value_details`][auditad.nulls.NullResult.p_value_details] (nan without an
-        observation).
-    p_method : str
-        ``"exact"``, ``"exact_tail"``, ``"normal"``, ``"chernoff_bound"``, ``"monte_carlo"``... ("" without one).
-    p_upper_bound : bool
-        True when ``p_value`` is an upper bound (Chernoff bound, or below 1e-300).
-    """
-
-    auroc: float
-    p_value: float = float("nan")
-    log10_p: float = float("nan")
-    p_method: str = ""
-    p_upper_bound: bool = False
-
-
 #: Fields of a MetricNull that describe an observed score (left out where no score is placed on the null).
 NO_OBSERVED = ("observed", "p_value", "p_method", "log10_p", "p_upper_bound")
-
-
-def place(null, observed: float) -> Observed:
-    """The observed AUROC placed on ``null`` (one p-value per representation from one null)."""
-    if not math.isfinite(observed):
-        return Observed(float("nan"))
-    p, log10_p, how, bound = null.p_value_details(observed, "auroc")
-    return Observed(float(observed), float(p), float(log10_p), how, bool(bound))
 
 
 def run(ctx) -> dict:
@@ -82,40 +24,32 @@ def run(ctx) -> dict:
     Each distinct (n_pos, n_neg) gets one [`null_distribution`][auditad.nulls.null_distribution] of AUROC and the other
     metrics, drawn from its own random stream (spawned from the audit's seed in order of first appearance),
     so the nulls are independent tasks: on a Dask executor they run on its workers, with the same numbers.
-    The observed AUROC(c) of every (representation, detector) pair is placed on its null with
-    [`p_value_details`][auditad.nulls.NullResult.p_value_details].
+    The observed AUROC(c) of every (representation, detector) pair is placed on its null by
+    [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs].
 
-    Returns ``{"classes": [ClassNulls], "others": metric names, "anomaly_split": NullResult or None}``.
+    Returns ``{"classes": [ClassNullResult], "others": metric names, "anomaly_split": NullResult or None}``.
     """
     from ...execution import SerialExecutor
+    from ...nulls import class_test_counts, place_protocol_aurocs
     from ..._rng import spawn
 
     s = ctx.settings
     res = ctx.results.get("protocol")
-    reps = list(ctx.inputs.benchmark.representations)
     rng = np.random.default_rng([int(s["seed"]), 3])
     others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
-    rows = []
-    if res is not None:
-        rows = [(i, row) for i, row in enumerate(res.per_class(reps[0])) if row["n_pos"] >= 1 and row["n_neg"] >= 1]
+    counted = class_test_counts(res) if res is not None else []
     split_counts = None
     if "anomaly" in ctx.inputs.columns:
         a = ctx.inputs.columns["anomaly"]
         split_counts = (int(a.sum()), int(a.size - a.sum()))
-    pairs = list(dict.fromkeys([(int(r["n_pos"]), int(r["n_neg"])) for _, r in rows]
+    pairs = list(dict.fromkeys([(n_pos, n_neg) for _, _, n_pos, n_neg in counted]
                                + ([split_counts] if split_counts else [])))  # classes of equal size share one
     executor = ctx.executor if ctx.executor is not None else SerialExecutor()
     computed = executor.map_ordered(null_at, list(zip(pairs, spawn(rng, len(pairs)))),
                                     metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
                                     runs=s["null_runs"])
     cache = dict(zip(pairs, computed))
-    classes = []
-    if rows:
-        observed = {(rep, det): res.aurocs(rep, det) for rep in reps for det in res.detector_names}
-        for i, row in rows:
-            null = cache[(int(row["n_pos"]), int(row["n_neg"]))]
-            classes.append(ClassNulls(row["class"], int(row["n_pos"]), int(row["n_neg"]), null,
-                                      {key: place(null, float(vals[i])) for key, vals in observed.items()}))
+    classes = place_protocol_aurocs(res, cache) if counted else []
     split = cache[split_counts] if split_counts else None
     return {"classes": classes, "others": others, "anomaly_split": split}
 
@@ -128,16 +62,6 @@ def null_at(item, *, metrics, q, method, runs):
     return null_distribution(n_pos, n_neg, metrics=metrics, q=q, method=method, runs=runs, random_state=rng)
 
 
-def observed_shares(per_class: list, rep: str) -> dict:
-    """Share of (class, detector) pairs whose AUROC(c) exceeds the 95 % / 99 % quantile of its null, and the largest p."""
-    obs = [o for pc in per_class for o in pc["observed"][rep].values() if o["auroc"] is not None]
-    if not obs:
-        return {"n_observed": 0, "share_above_q95": None, "share_above_q99": None, "max_p_value": None}
-    return {"n_observed": len(obs), "share_above_q95": float(np.mean([o["above_q95"] for o in obs])),
-            "share_above_q99": float(np.mean([o["above_q99"] for o in obs])),
-            "max_p_value": float(max(o["p_value"] for o in obs))}
-
-
 def _null_stats(nr) -> dict:
     return {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
                        and k not in NO_OBSERVED} for m in nr.nulls}
@@ -146,6 +70,8 @@ def _null_stats(nr) -> dict:
 def build(ctx) -> Section:
     """The nulls section from ``ctx.results["nulls"]``."""
     import pandas as pd
+
+    from ...nulls import observed_shares
 
     name = ctx.name
     r = ctx.results[ID]
@@ -157,15 +83,8 @@ def build(ctx) -> Section:
             shared[id(cn.null)] = (_null_stats(cn.null), cn.null.to_frame().to_dict("records"))
         stats, rows = shared[id(cn.null)]
         obs_by_rep: dict = {rep: {} for rep in reps}
-        an = cn.null["auroc"]
         for (rep, det), o in cn.observed.items():
-            ok = math.isfinite(o.auroc)
-            obs_by_rep[rep][det] = {"auroc": o.auroc if ok else None, "p_value": o.p_value if ok else None,
-                                    "log10_p_value": o.log10_p if ok else None,
-                                    "p_method": o.p_method if ok else None,
-                                    "p_upper_bound": o.p_upper_bound if ok else None,
-                                    "above_q95": bool(o.auroc > an.q95) if ok else None,
-                                    "above_q99": bool(o.auroc > an.q99) if ok else None}
+            obs_by_rep[rep][det] = o.to_dict()
         metric_nulls = list(cn.null.nulls)
         per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
                           "q": cn.null.q if r["others"] else None,
@@ -179,13 +98,12 @@ def build(ctx) -> Section:
         full = {**row, "ratio": cn.null.ratio}
         methods = {}
         for rep in reps:  # the page shows the detector of lowest AUROC(c); every detector is in the CSV
-            cands = [(o.auroc, det, o) for (r_, det), o in cn.observed.items() if r_ == rep and math.isfinite(o.auroc)]
-            low = min(cands, key=lambda t: t[0]) if cands else None
-            row[f"lowest AUROC {rep}"] = low[0] if low else None
-            row[f"detector {rep}"] = low[1] if low else None
-            row[f"p {rep}"] = low[2].p_value if low else None
-            bounds.setdefault(f"p {rep}", []).append(low[2].p_upper_bound if low else False)
-            methods[rep] = low[2].p_method if low else ""
+            low = cn.lowest(rep)
+            row[f"lowest AUROC {rep}"] = low[1].auroc if low else None
+            row[f"detector {rep}"] = low[0] if low else None
+            row[f"p {rep}"] = low[1].p_value if low else None
+            bounds.setdefault(f"p {rep}", []).append(low[1].p_upper_bound if low else False)
+            methods[rep] = low[1].p_method if low else ""
         for (rep, det), o in cn.observed.items():
             full[f"AUROC {rep}/{det}"] = obs_by_rep[rep][det]["auroc"]
             full[f"p {rep}/{det}"] = obs_by_rep[rep][det]["p_value"]
@@ -197,8 +115,8 @@ def build(ctx) -> Section:
     primaries = {cn.label: cn.null for cn in r["classes"]}
     out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
            "prediction": next(iter(primaries.values())).prediction if primaries else None,
-           **observed_shares(per_class, reps[0]),
-           "representations": {rep: observed_shares(per_class, rep) for rep in reps},
+           **observed_shares(r["classes"], reps[0]).to_dict(),
+           "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
            "per_class": per_class, "anomaly_split": None}
     tables = []
     split = r["anomaly_split"]
@@ -223,20 +141,17 @@ def build(ctx) -> Section:
     if primaries:
         tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
                                 "(all statistics)", pd.DataFrame(long), ID, compact=False))
-        lowest = []
-        for cn in r["classes"]:  # per class, the detector of lowest AUROC(c) in the first representation
-            cands = [(o.auroc, det, o) for (rep, det), o in cn.observed.items() if rep == reps[0]
-                     and math.isfinite(o.auroc)]
-            lowest.append((cn, min(cands, key=lambda t: t[0]) if cands else None))
+        # per class, the detector of lowest AUROC(c) in the first representation
+        lowest = [(cn, cn.lowest(reps[0])) for cn in r["classes"]]
         chosen = lowest
         if len(lowest) > MAX_NULL_PANELS:  # the classes closest to (or below) chance, in class order
-            keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][0] if lowest[i][1] else -1.0)
+            keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][1].auroc if lowest[i][1] else -1.0)
             keep = set(keep[:MAX_NULL_PANELS])
             chosen = [x for i, x in enumerate(lowest) if i in keep]
-        shown = [(f"{cn.label} ({low[1]})" if low else cn.label,
-                  replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[2].auroc, p_value=low[2].p_value,
-                                                  log10_p=low[2].log10_p, p_method=low[2].p_method,
-                                                  p_upper_bound=low[2].p_upper_bound),)) if low else cn.null)
+        shown = [(f"{cn.label} ({low[0]})" if low else cn.label,
+                  replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[1].auroc, p_value=low[1].p_value,
+                                                  log10_p=low[1].log10_p_value, p_method=low[1].p_method,
+                                                  p_upper_bound=low[1].p_upper_bound),)) if low else cn.null)
                  for cn, low in chosen]
 
         def figure():
@@ -250,7 +165,7 @@ def build(ctx) -> Section:
                                   f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
                                   f"(detector in brackets); {which}", figure, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out), references=REFERENCES)
+                   references=REFERENCES)
 
 
 #: Largest number of classes drawn in the null figure (beyond it: those closest to chance, said in the caption).

@@ -7,7 +7,7 @@ from typing import Mapping
 from .._slug import unique_slug
 from ..._format import count, percent as pct, real, stat as fmt
 from ...plotting.protocol import MAX_HEATMAP_CLASSES
-from . import FigureSpec, Section, TableSpec, info, threshold
+from . import FigureSpec, Section, TableSpec, info
 
 ID = "protocol"
 REFERENCES = (("testing-the-test", "§2"), ("delong", ""))
@@ -16,26 +16,30 @@ LOWEST_CLASSES = 20
 
 
 def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
-    """The ``detectors=`` and ``k=`` arguments of `audit_protocol` from the settings.
+    """The ``detectors=`` and ``k=`` arguments of `audit_protocol` from the settings: specs, never detector objects.
 
-    A built-in detector without parameters is passed by name (``audit_protocol`` then applies ``k``,
-    ``backend`` and threading to the kNN detector); one with ``detector_params`` is built from its public class;
-    ``"pyod:NAME"`` and a named detector table (``detector_params[name]["detector"]``) are passed as specs of
-    [`make_detector`][auditad.protocol.make_detector] (parsed, never evaluated).
+    Every detector is built in one place, by `audit_protocol` (through
+    [`resolve_detectors`][auditad.protocol.resolve_detectors]): a built-in detector is passed by name, or with its
+    ``detector_params`` as a [`make_detector`][auditad.protocol.make_detector] mapping; the kNN detector's ``k`` is
+    `audit_protocol`'s ``k=`` (recorded in the result's settings); ``"pyod:NAME"`` and a named detector table
+    (``detector_params[name]["detector"]``) are passed as specs (parsed, never evaluated).
     """
-    from ...protocol import make_detector
+    import inspect
+
+    from ...protocol import audit_protocol
 
     params = settings["detector_params"]
     out = []
     for name in settings["detectors"]:
         p = params.get(name) or {}
-        if "detector" in p:  # a named detector table: a spec of make_detector (parsed, never evaluated)
+        if "detector" in p:  # a named detector table
             out.append({**p, "name": name})
         elif name != "knn" and p:
-            out.append(make_detector({"detector": name, **p}, backend=settings["backend"]))
+            out.append({"detector": name, **p})
         else:
             out.append(name)
-    return out, int(params.get("knn", {}).get("k", 5))
+    knn = params.get("knn") or {}  # without a k of its own: audit_protocol's default, not a copy of it
+    return out, int(knn.get("k", inspect.signature(audit_protocol).parameters["k"].default))
 
 
 def applicable(ctx) -> str | None:
@@ -63,14 +67,16 @@ def run(ctx):
         res = audit_protocol(bench.representations, labels, protocol="one_class", detectors=dets, k=knn_k,
                              epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=None,
                              repeats=s["repeats"], leakage_k=None, max_test_normals=s["max_test_normals"] or None,
-                             ci_level=s["ci_level"], backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
+                             confidence_level=s["confidence_level"], backend=s["backend"], n_jobs=s["n_jobs"],
+                             progress=ctx.progress,
                              random_state=s["seed"], executor=ctx.executor)
         return res.subset(["normal"])
     leak = ctx.results.get("leakage")
     return audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
                           epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=s["contamination"],
                           repeats=s["repeats"], leakage_k=s["k"][0], max_test_normals=s["max_test_normals"] or None,
-                          leakage_results=leak["representations"] if leak else None, ci_level=s["ci_level"],
+                          leakage_results=leak["representations"] if leak else None,
+                          confidence_level=s["confidence_level"],
                           backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress, random_state=s["seed"],
                           executor=ctx.executor)
 
@@ -91,15 +97,15 @@ def build(ctx) -> Section:
                "direction to compare"}
         for w in [out["worst"]] + [r["worst"] for r in out["representations"].values()]:
             w["rho_dir"] = dict(why)
-    cols = ["representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_inv_sig",
-            "rho_dir", "rho_nonsig", "spearman_leakage_auroc"]
-    tables = [TableSpec("protocol_summary", f"{name}: class-split protocol ({res.protocol}, epsilon = "
-                                            f"{res.epsilon:g}) per representation and detector",
-                        res.to_frame("summary")[cols], ID)]
     import pandas as pd
 
     from ...protocol import MEAN
 
+    rows = [summary_row(rep, det, s) for rep, summ in res.summaries.items()
+            for det, s in (*summ.detectors.items(), (MEAN, summ.ensemble))]
+    tables = [TableSpec("protocol_summary", f"{name}: class-split protocol ({res.protocol}, epsilon = "
+                                            f"{res.epsilon:g}) per representation and detector",
+                        pd.DataFrame(rows), ID)]
     wide = pd.DataFrame([{k: row[k] for k in ("class", "n_pos", "n_neg")} for row in res.per_class()])
     for rep in res.representation_names:
         for det in (*res.detector_names, MEAN):
@@ -128,8 +134,16 @@ def build(ctx) -> Section:
         figures.append(FigureSpec(f"leakage_vs_auroc_{slug}", f"{name}, {rep}: per-class leakage L_k(c) "
                                   "against the ensemble (detector-mean) AUROC(c)", scatter, ID))
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=semi_supervised_reading(out) if semi_supervised(ctx) else reading(out),
                    references=REFERENCES)
+
+
+def summary_row(representation: str, detector: str, s) -> dict:
+    """One row of the summary table: the statistics the page shows of a
+    [`DetectorSummary`][auditad.protocol.DetectorSummary]."""
+    return {"representation": representation, "detector": detector, "mean_auc": s.mean_auc,
+            "sigma2_auc": s.sigma2_auc, "range_auc": s.range_auc, "rho_rnd": s.rho_rnd, "rho_inv": s.rho_inv,
+            "rho_inv_sig": s.rho_inv_sig, "rho_dir": s.rho_dir, "rho_nonsig": s.rho_nonsig,
+            "spearman_leakage_auroc": s.spearman_leakage_auroc}
 
 
 def semi_supervised_reading(p: Mapping) -> str:
@@ -212,8 +226,15 @@ def _least_stable(dets: Mapping) -> str:
     return f"Per detector, the least stable is {worst[0]} (ρ_dir = {fmt(hi)}). "
 
 
-def reading(p: Mapping) -> str:
-    """Plain-language reading of the protocol part of a summary."""
+def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
+    """Plain-language reading of the protocol part of a summary.
+
+    ``conditions["protocol"]``, the result of the default gate on the worst ρ_dir, decides the sentence
+    about the threshold (left out when it was not evaluated). Anomaly-labelled data (``setting``
+    ``"semi_supervised"``) get `semi_supervised_reading`.
+    """
+    if p.get("setting") == "semi_supervised":
+        return semi_supervised_reading(p)
     m, w = p["mean"], p.get("worst") or {}
     K = m["n_classes"]
     reps = p["representation_names"]
@@ -243,18 +264,18 @@ def reading(p: Mapping) -> str:
                  f"{count(p['settings'].get('neighbour_recall_queries'))} sampled rows per pass, their recall was "
                  f"{shown} (lowest over the repeats). ")
     rho = w.get("rho_dir", m.get("rho_dir"))
-    limit = threshold(ID)
+    gate = (conditions or {}).get("protocol")
     if rho is None:
         text += "The rates are undefined (no class could be evaluated). "
     elif rho == 0:
         text += ("Every detector keeps the same score direction for every class, so an AUROC averaged over the "
                  "classes does not mix opposite behaviours. ")
-    elif rho <= limit:
-        text += (f"The largest ρ_dir of a detector is at most {limit:g}, the threshold of the default gate: a few "
-                 "classes behave unlike the rest; check the heatmap before averaging AUROC over classes. ")
-    else:
-        text += (f"The largest ρ_dir of a detector is above {limit:g}, the threshold of the default gate: its score direction flips "
-                 "between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
+    elif gate is not None and gate.passed:
+        text += (f"The largest ρ_dir of a detector is at most {gate.rule.threshold:g}, the threshold of the default "
+                 "gate: a few classes behave unlike the rest; check the heatmap before averaging AUROC over classes. ")
+    elif gate is not None:
+        text += (f"The largest ρ_dir of a detector is above {gate.rule.threshold:g}, the threshold of the default "
+                 "gate: its score direction flips between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
                  "to 63 %): an AUROC averaged over classes hides opposite behaviours. ")
     text += _least_stable(p["representations"][rep]["detectors"])
     if w.get("rho_dir_where") and len(reps) > 1:

@@ -80,7 +80,7 @@ def build(ctx) -> Section:
                           "per candidate (left) and the Eq. 1 bound of the true test scores against the empirical AUC "
                           "(right)", figure, ID)]
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   reading=reading(out), references=REFERENCES)
+                   references=REFERENCES)
 
 
 def reading(sel: Mapping) -> str:
