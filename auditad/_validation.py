@@ -49,13 +49,14 @@ def describe(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64) -> np.ndarray:
+def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64,
+                     max_abs: float | None = None) -> np.ndarray:
     """Return ``X`` as a finite float array with ``ndim`` dimensions.
 
     Rejects object/pickled arrays, strings, the wrong number of dimensions,
     empty arrays, NaN or infinite entries (the message gives the first bad
-    row), and values beyond ``MAX_EMBEDDING_ABS`` in magnitude (their squared
-    distances overflow).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
+    row), and, given ``max_abs`` (e.g. `MAX_EMBEDDING_ABS`), values beyond it in
+    magnitude (their squared distances would overflow in a detector).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
     """
     try:
         arr = np.asarray(X)
@@ -86,14 +87,17 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
             f"{name} contains non-finite values ({kind} at index {tuple(int(b) for b in bad)}); "
             f"{int(np.sum(~np.isfinite(arr)))} entries are NaN or infinite"
         )
-    big = max(abs(float(arr.max())), abs(float(arr.min())))
-    if big > MAX_EMBEDDING_ABS:
-        raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between them "
-                                f"overflow float64 (at most {MAX_EMBEDDING_ABS:.0e} accepted); rescale the embeddings")
+    if max_abs is not None:
+        big = max(abs(float(arr.max())), abs(float(arr.min())))
+        if big > max_abs:
+            raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
+                                    f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings")
     return arr
 
 
-#: Largest magnitude of an embedding value: squared distances over 10**6 dimensions stay finite below it.
+#: Largest magnitude of an embedding value the detectors accept (``check_embeddings(max_abs=...)``): squared
+#: distances over 10**6 dimensions stay finite below it. The exact kNN engine (leakage, scoring) certifies its
+#: neighbours at any finite magnitude and applies no such limit.
 MAX_EMBEDDING_ABS = 1e150
 
 

@@ -673,16 +673,17 @@ def _local_clusters() -> set:
     return {id(c) for c in list(spec.SpecCluster._instances)} if spec is not None else set()
 
 
-def abandon_local_clusters(keep: set | None = None, *, timeout: float = 3.0) -> None:
+def abandon_local_clusters(keep: set | None = None, *, timeout: float = 3.0, ending: bool = False) -> None:
     """Close, without a word, the Dask clusters of this process that a signal caught half-started.
 
     A SIGTERM or Ctrl-C that arrives while ``LocalCluster`` starts leaves a cluster whose
     workers are still starting; Dask's exit handler then tries to close it, fails on an
     assertion (``Status.init``) and prints a 29-line traceback after auditad's own last line.
-    This closes each such cluster within ``timeout`` seconds with the loggers of Dask, asyncio
-    and tornado silenced (their tasks fail as the process ends),
-    ignoring what the close raises, and takes it out of the exit handler's list.  Clusters
-    whose ids are in ``keep`` are left alone.  Nothing happens when Dask was never imported.
+    This closes each such cluster within ``timeout`` seconds, ignoring what the close raises,
+    and takes it out of the exit handler's list.  Clusters whose ids are in ``keep`` are left
+    alone.  ``ending=True`` (the process is about to exit: the command line after a signal)
+    also silences the loggers of Dask, asyncio and tornado, whose half-started tasks fail as
+    the process ends.  Nothing happens when Dask was never imported.
     """
     import logging
     import sys
@@ -690,8 +691,9 @@ def abandon_local_clusters(keep: set | None = None, *, timeout: float = 3.0) -> 
     spec = sys.modules.get("distributed.deploy.spec")
     if spec is None:
         return
-    for name in ("distributed", "asyncio", "tornado"):  # the run is ending: no warnings about its half-started tasks
-        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+    if ending:
+        for name in ("distributed", "asyncio", "tornado"):
+            logging.getLogger(name).setLevel(logging.CRITICAL + 1)
     for cluster in list(spec.SpecCluster._instances):
         if keep is not None and id(cluster) in keep:
             continue

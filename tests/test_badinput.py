@@ -117,6 +117,10 @@ def _hostile_inputs(d, X, y):
     (d / "labels_none.csv").write_text("label\n" + "\n".join(["None"] * 20 + ["a"] * 40) + "\n")
     (d / "labels_1e300.csv").write_text("label\n" + "\n".join(["1e300"] * 20 + ["2e300"] * 20 + ["0"] * 20) + "\n")
     np.save(d / "X1e300.npy", X * 1e299)
+    # an audit folder whose table is a FIFO (the appendix would block reading it)
+    (d / "audit_fifo" / "b" / "tables").mkdir(parents=True)
+    (d / "audit_fifo" / "b" / "summary.json").write_text(json.dumps(SUMMARY))
+    os.mkfifo(d / "audit_fifo" / "b" / "tables" / "leakage.csv")
     # a summary larger than any audit writes: a sparse file (no disk blocks), refused before reading
     with open(d / "sparse_huge.json", "wb") as fh:
         fh.truncate(300 * 1024 * 1024)
@@ -268,12 +272,12 @@ CASES = {
     "leakage-labels-reading-none": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_none.csv"],
                                     "the cells read ['None']"),
     "leakage-labels-1e300": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_1e300.csv"], "2**53"),
-    "leakage-embeddings-1e300": (L + ["--embeddings", "{d}/X1e300.npy", "--labels", "{d}/y.npy"], "rescale"),
     "protocol-embeddings-1e300": (P + ["--embeddings", "{d}/X1e300.npy", "--labels", "{d}/y.npy"], "X1e300"),
     "results-two-columns-one-name": (["results", "{d}/wide_dup.csv"], "two columns named 'OC-SVM'"),
     "results-empty-header": (["results", "{d}/wide_empty.csv"], "column 2 has an empty header"),
     "results-boolean-auroc-wide": (["results", "{d}/wide_bool.csv"], "boolean True"),
     "results-boolean-auroc-long": (["results", "{d}/long_bool.csv"], "boolean True"),
+    "appendix-fifo-table": (["appendix", "{d}/audit_fifo", "--out", "{o}/app"], "not a regular file"),
     "nulls-exact-at-a-million": (["nulls", "--n-pos", "1000000", "--n-neg", "1000000", "--method", "exact"],
                                  "--method 'exact'"),
     # ------------------------------------------------------------------ appendix

@@ -756,17 +756,17 @@ def test_anomaly_labels_give_the_overlap_of_the_semi_supervised_task():
 
 
 def test_a_statistic_that_is_not_applicable_leaves_its_default_gate_out():
-    from auditad.audit.runner import BenchmarkAudit, _applicable_gates
+    from auditad.audit.runner import _applicable_gates
     from auditad.gates.checks import parse_rule
 
     why = {"status": "not_applicable", "reason": "no tasks"}
-    audit = BenchmarkAudit(name="b", summary={"duplicates": {"train_test_overlap": why, "conflicting_rows": 0}},
-                           tables=(), figures=(), results={})
+    summary = {"duplicates": {"train_test_overlap": why, "conflicting_rows": 0}}
     rules = [parse_rule("warn: duplicates.train_test_overlap <= 0.01"), parse_rule("duplicates.conflicting_rows <= 0")]
-    assert [r.path for r in _applicable_gates(rules, audit, default=True)] == ["duplicates.conflicting_rows"]
+    kept = _applicable_gates(rules, summary, {}, name="b", default=True)
+    assert [r.path for r in kept] == ["duplicates.conflicting_rows"]
     with pytest.raises(InvalidInputError, match=r"addresses 'duplicates.train_test_overlap', which is not "
                                                  r"applicable: no tasks"):
-        _applicable_gates(rules, audit, default=False)
+        _applicable_gates(rules, summary, {}, name="b", default=False)
 
 
 def run_cli(argv):

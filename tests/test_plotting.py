@@ -325,6 +325,12 @@ def test_profile_thins_long_curves_to_exact_order_statistics():
         def summary(self, rep, det):
             return {"rho_inv": 0.5, "rho_dir": 0.5}
 
+        def detector_average(self, rep):
+            return {"rho_inv": 0.5, "rho_dir": 0.5}
+
+        def worst(self, rep):
+            return {"rho_dir": 0.5, "rho_dir_detector": "d"}
+
     s = Stub()
     ax = plotting.plot_protocol_profile(s)
     ln = [ln for ln in ax.get_lines() if len(ln.get_xdata()) > 2][0]

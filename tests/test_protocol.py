@@ -814,7 +814,7 @@ def test_pyod_with_score_samples_is_not_negated():
     ("pyod:NotAThing", "unknown PyOD detector"),
     ("pyod:__import__('os')", "unknown PyOD detector"),
     ({"detector": "pyod:KNN", "n_neighbors": [1, 2]}, "must be a number"),
-    ({"detector": "pyod:KNN", "bogus": 1}, "bad parameters"),
+    ({"detector": "pyod:KNN", "bogus": 1}, "parameter bogus = 1 refused by PyOD KNN"),
     ({"detector": "knn", "bogus": 1}, "no parameter"),
     ({"n_neighbors": 3}, "needs 'detector'"),
 ])

@@ -267,7 +267,7 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
 
 @pytest.mark.parametrize("table, match", [
     ('detector = "pyod:Nope"', r"detectors\.x\.detector must be one of \['knn', 'iforest', 'lof', 'pyod:ABOD'"),
-    ('detector = "pyod:KNN"\nn_neighbours = 3', r"detectors\.x: detector 'pyod:KNN': bad parameters"),
+    ('detector = "pyod:KNN"\nn_neighbours = 3', r"detectors\.x: detector 'pyod:KNN': parameter n_neighbours = 3 refused by PyOD KNN"),
     ('detector = "pyod:KNN"\nn_neighbors = [3]', r"parameter 'n_neighbors' must be a number"),
     ('n_neighbors = 3', r"\[detectors\.x\] needs detector ="),
 ])

@@ -105,10 +105,35 @@ class Terminated(KeyboardInterrupt):
 RECEIVED: list[int] = []
 
 
+def _in_finaliser(frame) -> bool:
+    """The signal interrupted a garbage-collector callback or a ``__del__`` (Dask installs a gc callback):
+    an exception raised there is printed as "Exception ignored in ..." and dropped, and the run goes on."""
+    import gc
+
+    code = getattr(frame, "f_code", None)
+    if code is None:
+        return False
+    if code.co_name == "__del__":
+        return True
+    return any(getattr(getattr(cb, "__func__", cb), "__code__", None) is code for cb in list(gc.callbacks))
+
+
+def _deliver_again(signum) -> None:
+    """Send ``signum`` to this process again in 20 ms, when the finaliser it interrupted has returned."""
+    import threading
+
+    timer = threading.Timer(0.02, os.kill, (os.getpid(), signum))
+    timer.daemon = True
+    timer.start()
+
+
 def on_sigterm(signum, frame):
     import signal
 
     RECEIVED.append(signum)
+    if _in_finaliser(frame):
+        _deliver_again(signum)
+        return
     # A second SIGTERM must not interrupt the clean-up.  A Python handler rather than SIG_IGN: an ignored
     # signal stays ignored in the processes spawned during the clean-up (Dask workers still starting),
     # which could then not be terminated.
@@ -126,6 +151,9 @@ def on_sigint(signum, frame):
     a library that turns the interrupt of its import into another exception (NumPy's C modules
     fail with ``ImportError``) still ends the command with exit 130."""
     RECEIVED.append(signum)
+    if _in_finaliser(frame):
+        _deliver_again(signum)
+        return
     raise KeyboardInterrupt()
 
 
@@ -158,7 +186,7 @@ def quiet_shutdown() -> None:
 
     from ..execution import abandon_local_clusters
 
-    abandon_local_clusters()
+    abandon_local_clusters(ending=True)
     # Worker processes still starting would each print a traceback when they find their parent gone: end
     # them first (SIGTERM, then SIGKILL for those that do not go within a second); the command is ending anyway.
     children = multiprocessing.active_children()

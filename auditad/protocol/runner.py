@@ -28,6 +28,7 @@ from ..execution import ExecutionError, distributed
 from .._progress import Progress
 from .._rng import check_random_state
 from .._validation import (
+    MAX_EMBEDDING_ABS,
     check_choice,
     check_embeddings,
     check_int,
@@ -114,9 +115,9 @@ def check_representations(representations) -> dict:
         for name, X in representations.items():
             if not isinstance(name, str):
                 raise InvalidInputError(f"representation names must be strings, got {describe(name)}")
-            out[name] = check_embeddings(X, name=f"representations[{name!r}]")
+            out[name] = check_embeddings(X, name=f"representations[{name!r}]", max_abs=MAX_EMBEDDING_ABS)
         return out
-    return {"X": check_embeddings(representations, name="representations")}
+    return {"X": check_embeddings(representations, name="representations", max_abs=MAX_EMBEDDING_ABS)}
 
 
 def _need_param(det) -> str:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
+from .._io import check_regular_input, discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
 from ._slug import unique_slug
 from ..gates.checks import GateResult, evaluate_gates, gate_value_text, load_summary, summary_rules, verdict
@@ -405,6 +405,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
                 entries.append(("gates", _gate_frame(results), f"{name}: gates"))
                 stems.add("gates")
             for csv in sorted((bench / "tables").glob("*.csv")):
+                check_regular_input(csv, what="table file", max_bytes=256 * 1024 * 1024)  # no FIFO or device
                 try:
                     frame = pd.read_csv(csv)
                 except pd.errors.EmptyDataError:
@@ -427,6 +428,7 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
                 fig_dir.mkdir(parents=True)
             fig_stems: set = set()
             for pdf in pdfs:
+                check_regular_input(pdf, what="figure file")  # a FIFO would block the copy
                 stem = _slug(pdf.stem, fig_stems)
                 shutil.copyfile(pdf, fig_dir / f"{stem}.pdf")
                 rel = f"figures/{slug}/{stem}.pdf"

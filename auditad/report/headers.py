@@ -13,7 +13,7 @@ __all__ = ["HEADERS", "header"]
 #: code name -> header on the page (the code name stays in the CSV and in the header's tooltip).
 HEADERS: dict[str, str] = {
     "representation": "representation", "detector": "detector", "class": "class",
-    "n_pos": "n₊ (anomalies)", "n_neg": "n₋ (normals)", "n_classes": "classes", "n": "n",
+    "n_pos": "n₊", "n_neg": "n₋", "n_classes": "classes", "n": "n",
     "mean_auc": "mean AUROC", "sigma2_auc": "σ² AUROC", "std_auc": "std AUROC", "range_auc": "range AUROC",
     "min_auc": "min AUROC", "max_auc": "max AUROC", "auroc": "AUROC",
     "rho_rnd": "ρ_rnd", "rho_inv": "ρ_inv", "rho_dir": "ρ_dir",
@@ -23,6 +23,10 @@ HEADERS: dict[str, str] = {
     "significance": "reading", "leakage": "L_k(c)", "L_k": "L_k", "chance": "chance level",
     "ratio_to_chance": "L_k / chance", "ratio": "anomaly share π", "auroc_split_std": "AUROC spread over splits",
     "near_random": "near random", "inverted": "inverted", "direction": "direction",
+    "distinct": "distinct", "rows_in_groups": "in groups", "extra_copies": "extra", "groups": "groups",
+    "largest_group": "largest", "conflicting_groups": "conflict groups", "conflicting_rows": "conflict rows",
+    "mixed_rows": "mixed rows", "near_threshold": "near thr.", "near_pairs": "near pairs", "near_rows": "near rows",
+    "near_conflicting_rows": "near conflict",
 }
 
 

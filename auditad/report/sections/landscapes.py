@@ -92,7 +92,7 @@ def build(ctx) -> Section:
     rows = [{"metric": m, "region": g, "mean": reg.mean[r0, m_i, q], "excess_kurtosis": reg.excess_kurtosis[r0, m_i, q],
              "mean at reference": reg.mean[rr, m_i, q]}
             for m_i, m in enumerate(land.metrics) for q, g in enumerate(reg.regions)]
-    tables = [TableSpec("landscape_regions", f"{name}: metric landscapes at pi = {100 * ratio:.3g}% in the regions "
+    tables = [TableSpec("landscape_regions", f"{name}: metric landscapes at the anomaly share π = {pct(ratio)} in the regions "
                         f"R1-R5 (Hermary, Mejri and Aouada), with the mean at the reference ratio {ref:g}",
                         pd.DataFrame(rows), ID)]
     rows = [{"metric": m, "score": sc, "min_tpr": mt.min_tpr[r0, m_i, i], "tnr_needed": mt.tnr_needed[r0, m_i, i],
@@ -100,7 +100,7 @@ def build(ctx) -> Section:
             for m_i, m in enumerate(land.metrics) for i, sc in enumerate(TARGETS)
             if not (round(sc * 100) % 10 or sc < 0.5 or sc > 0.95)]  # the compact table shows 0.5, 0.6, ..., 0.9
     tables.append(TableSpec("landscape_minimal_tpr", f"{name}: minimal TPR to reach a score (and the TNR it then "
-                            f"needs) at pi = {100 * ratio:.3g}% and at the reference ratio {ref:g}",
+                            f"needs) at the anomaly share π = {pct(ratio)} and at the reference ratio {ref:g}",
                             pd.DataFrame(rows), ID))
     tables.append(TableSpec("landscape_minimal_tpr_all", f"{name}: minimal TPR, every ratio and target",
                             mt.to_frame(), ID, compact=False))
