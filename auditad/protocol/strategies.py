@@ -23,6 +23,8 @@ References
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 import numpy as np
 
 from .._validation import check_choice
@@ -93,7 +95,7 @@ class PoolMinusClass(TrainingRows):
 
 
 # --------------------------------------------------------------------------- the protocols
-class ClassSplitProtocol:
+class ClassSplitProtocol(ABC):
     """What a class-split protocol decides for task c; one subclass per protocol.
 
     Attributes
@@ -109,10 +111,11 @@ class ClassSplitProtocol:
 
     name = ""
 
+    @abstractmethod
     def normal_anomalous(self, in_c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(normal, anomalous)`` masks over the samples of task c, from ``in_c`` (the samples of class c)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def training_rows(self, c: int, normal: np.ndarray, is_train: np.ndarray, pool: np.ndarray,
                       pool_labels: np.ndarray, pool_counts: np.ndarray) -> tuple[TrainingRows, int]:
         """The training rows of task c and their number.
@@ -120,12 +123,12 @@ class ClassSplitProtocol:
         ``normal`` masks the task's normals, ``is_train`` the repeat's training pool; ``pool`` holds the pool's
         rows, ``pool_labels`` their class indices and ``pool_counts`` the pool rows per class.
         """
-        raise NotImplementedError
 
     def skip_reason(self, in_c: np.ndarray) -> str | None:
         """Why class c cannot form a task whatever the split (None: it can)."""
         return None
 
+    @abstractmethod
     def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor,
                        recalls):
         """The neighbour lists of the kNN and LOF detectors on ``tasks`` (one repeat's, each with ``c``,
@@ -134,7 +137,6 @@ class ClassSplitProtocol:
         (the LOF tables of the training rows those lists reach). ``X`` holds the prepared rows (`prepare_rows`);
         ``need_train``: a detector needs the training rows' own lists (LOF); an approximate search appends its
         measured ``(recall, n_queries)`` to ``recalls``."""
-        raise NotImplementedError
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
