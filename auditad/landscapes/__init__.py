@@ -18,7 +18,6 @@ TPR = ``tpr[i]`` and TNR = ``tnr[j]``.
 
 from __future__ import annotations
 
-import numbers
 import warnings
 from dataclasses import dataclass
 from typing import Mapping

@@ -324,7 +324,6 @@ class LeaderboardRun:
     verdict: str
 
 
-_MARKER = ".auditad-results"
 
 
 def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool = True, fail_on: str = "fail",
@@ -351,11 +350,10 @@ def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool =
     LeaderboardRun
     """
     import json
-    import shutil
 
-    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
     from ..gates.checks import exit_code
     from .leaderboard_page import leaderboard_markdown, write_leaderboard_files
+    from .pages import write_results_outputs
 
     fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
     summary, by_group = leaderboard_summary_with_gates(audit, gates, default_gates=default_gates,
@@ -364,28 +362,8 @@ def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool =
     every = [r for rs in by_group.values() for r in rs]
     code = exit_code(every, fail_on=fail_on) if every else (
         1 if summary["verdict"] == "fail" or (fail_on == "warn" and summary["verdict"] == "warn") else 0)
-    out_path = None
-    if out is not None:
-        out_path = Path(out)
-        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
-                                    "report; choose a new or empty folder (it would be replaced)")
-        out_path, tmp = prepare_output_dir(out_path)
-        try:
-            write_leaderboard_files(audit, summary, tmp, payload)
-            write_text_atomic(tmp / _MARKER, "Written by 'auditad results'; the next run into this folder "
-                                             "replaces it.\n")
-            replace_dir_atomic(tmp, out_path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    if json_path is not None:
-        write_text_atomic(json_path, payload)
-    if junit is not None:
-        from ..report.export import write_junit
-
-        write_junit(by_group, junit, name="auditad results gates")
-    if markdown is not None:
-        write_text_atomic(markdown, leaderboard_markdown(summary, by_group))
+    out_path = write_results_outputs(out, payload, lambda tmp: write_leaderboard_files(audit, summary, tmp, payload),
+                                     by_group, json_path=json_path, junit=junit, markdown=markdown,
+                                     markdown_text=lambda: leaderboard_markdown(summary, by_group))
     return LeaderboardRun(out=out_path, summary=summary, gate_results=by_group, exit_code=code,
                           verdict=summary["verdict"])

@@ -14,7 +14,7 @@ from typing import Mapping
 
 from .._validation import check_choice
 from ..errors import InvalidInputError
-from .reading import DEFAULT_RESULTS_GATES, GROUP_STATISTICS, per_class_findings, verdict_reason
+from .reading import DEFAULT_RESULTS_GATES, GROUP_STATISTICS, verdict_reason
 
 __all__ = ["summary_with_gates", "render_results_html", "results_markdown", "ResultsRun", "write_results_report"]
 
@@ -172,6 +172,50 @@ class ResultsRun:
 _MARKER = ".auditad-results"
 
 
+def write_results_outputs(out, payload: str, fill, by_group, *, json_path=None, junit=None, markdown=None,
+                          markdown_text=None):
+    """Write a results report folder atomically, then the ``--json``, ``--junit`` and ``--markdown`` files.
+
+    ``fill(tmp)`` writes the folder's files into the temporary folder (``summary.json`` is ``payload``); the
+    folder is renamed into place only when everything succeeded, and a non-empty folder that is not an earlier
+    results report is refused. ``markdown_text()`` gives the Markdown summary (called only with ``markdown``).
+    Returns the report folder's path (None without ``out``). Shared by the per-class and the leaderboard audits.
+
+    See Also
+    --------
+    - [`write_results_report`][auditad.results.write_results_report]: the per-class report.
+    """
+    import shutil
+
+    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+
+    out_path = None
+    if out is not None:
+        out_path = Path(out)
+        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
+            raise InvalidInputError(f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
+                                    "report; choose a new or empty folder (it would be replaced)")
+        out_path, tmp = prepare_output_dir(out_path)
+        try:
+            write_text_atomic(tmp / "summary.json", payload)
+            fill(tmp)
+            write_text_atomic(tmp / _MARKER, "Written by 'auditad results'; the next run into this folder "
+                                             "replaces it.\n")
+            replace_dir_atomic(tmp, out_path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    if json_path is not None:
+        write_text_atomic(json_path, payload)
+    if junit is not None:
+        from ..report.export import write_junit
+
+        write_junit(by_group, junit, name="auditad results gates")
+    if markdown is not None:
+        write_text_atomic(markdown, markdown_text())
+    return out_path
+
+
 def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", json_path=None,
                          junit=None, markdown=None, default_gates: bool = True) -> ResultsRun:
     """Evaluate gates on a `ResultsAudit` and write its report files (each atomically).
@@ -202,9 +246,8 @@ def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", js
     - [`results_markdown`][auditad.results.results_markdown]
     """
     import json
-    import shutil
 
-    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+    from .._io import write_text_atomic
     from ..gates.checks import exit_code
     from ..report.tables import write_table
 
@@ -212,34 +255,16 @@ def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", js
     summary, by_group = summary_with_gates(audit, gates, default_gates=default_gates)
     payload = json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
     every = [r for rs in by_group.values() for r in rs]
-    out_path = None
-    if out is not None:
-        out_path = Path(out)
-        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
-                                    "report; choose a new or empty folder (it would be replaced)")
-        out_path, tmp = prepare_output_dir(out_path)
-        try:
-            (tmp / "tables").mkdir()
-            write_text_atomic(tmp / "summary.json", payload)
-            write_text_atomic(tmp / "report.html", render_results_html(summary))
-            write_table(audit.to_frame(), tmp / "tables" / "groups", caption="Dispersion and instability per method",
-                        label="tab:results-groups")
-            write_table(audit.per_class, tmp / "tables" / "per_class",
-                        caption="Per class: AUROC, interval, p-values and reading", label="tab:results-per-class")
-            write_text_atomic(tmp / _MARKER, "Written by 'auditad results'; the next run into this folder "
-                                             "replaces it.\n")
-            replace_dir_atomic(tmp, out_path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
-    if json_path is not None:
-        write_text_atomic(json_path, payload)
-    if junit is not None:
-        from ..report.export import write_junit
 
-        write_junit(by_group, junit, name="auditad results gates")
-    if markdown is not None:
-        write_text_atomic(markdown, results_markdown(summary, by_group))
+    def fill(tmp):
+        (tmp / "tables").mkdir()
+        write_text_atomic(tmp / "report.html", render_results_html(summary))
+        write_table(audit.to_frame(), tmp / "tables" / "groups", caption="Dispersion and instability per method",
+                    label="tab:results-groups")
+        write_table(audit.per_class, tmp / "tables" / "per_class",
+                    caption="Per class: AUROC, interval, p-values and reading", label="tab:results-per-class")
+
+    out_path = write_results_outputs(out, payload, fill, by_group, json_path=json_path, junit=junit,
+                                     markdown=markdown, markdown_text=lambda: results_markdown(summary, by_group))
     return ResultsRun(out=out_path, summary=summary, gate_results=by_group,
                       exit_code=exit_code(every, fail_on=fail_on), verdict=summary["verdict"])
