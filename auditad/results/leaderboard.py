@@ -362,7 +362,7 @@ def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool =
     every = [r for rs in by_group.values() for r in rs]
     code = exit_code(every, fail_on=fail_on) if every else (
         1 if summary["verdict"] == "fail" or (fail_on == "warn" and summary["verdict"] == "warn") else 0)
-    out_path = write_results_outputs(out, payload, lambda tmp: write_leaderboard_files(audit, summary, tmp, payload),
+    out_path = write_results_outputs(out, payload, lambda tmp: write_leaderboard_files(audit, summary, tmp),
                                      by_group, json_path=json_path, junit=junit, markdown=markdown,
                                      markdown_text=lambda: leaderboard_markdown(summary, by_group))
     return LeaderboardRun(out=out_path, summary=summary, gate_results=by_group, exit_code=code,

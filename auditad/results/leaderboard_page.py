@@ -192,15 +192,17 @@ def _write_long_table(frame, base: Path, caption: str, label: str) -> None:
     write_text_atomic(f"{base}.tex", frame_to_latex(frame, caption=caption, label=label))
 
 
-def write_leaderboard_files(audit, summary: Mapping, folder: Path, payload: str) -> None:
-    """Write ``report.html``, ``summary.json``, ``tables/`` and ``figures/`` of a leaderboard audit into ``folder``."""
+def write_leaderboard_files(audit, summary: Mapping, folder: Path) -> None:
+    """Write ``report.html``, ``tables/`` and ``figures/`` of a leaderboard audit into ``folder``.
+
+    ``summary.json`` is written by `write_results_outputs` (it writes every results folder).
+    """
     from .._io import write_text_atomic, write_bytes_atomic
     from ..report.tables import frame_to_csv
 
     folder = Path(folder)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     (folder / "figures").mkdir(parents=True, exist_ok=True)
-    write_text_atomic(folder / "summary.json", payload)
     _write_long_table(audit.to_frame(), folder / "tables" / "findings",
                       "Findings of the leaderboard audit, one row per named item", "tab:leaderboard-findings")
     cells = audit.cells.drop(columns=["seed_key"], errors="ignore")
