@@ -97,12 +97,44 @@ def cli_seconds(path: Path, out: Path) -> float:
     return elapsed
 
 
+def show_files(files, out: Path) -> None:
+    """The findings block and the ranking of each real file, and its critical-difference diagram as PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from auditad.leaderboards import audit_leaderboard, plot_critical_difference, read_leaderboard
+
+    out.mkdir(parents=True, exist_ok=True)
+    for path in files:
+        t, audit = timed(lambda: audit_leaderboard(read_leaderboard(path)))
+        print("=" * 100)
+        print(f"{path} ({t:.2f} s)")
+        print(audit.summary_text())
+        for ranking in audit.rankings:
+            metric = getattr(ranking, "metric", "metric")
+            fig = Figure(figsize=(8, 4), layout="constrained")
+            plot_critical_difference(ranking, ax=fig.add_subplot())
+            png = out / f"cd_{path.stem}_{metric}.png"
+            fig.savefig(png, dpi=120)
+            print(f"critical-difference diagram: {png}")
+
+
 def main(argv=None) -> None:
     from auditad.leaderboards import audit_leaderboard, read_leaderboard
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the 1 000-row case")
+    parser.add_argument("--files", nargs="+", type=Path, default=(),
+                        help="published leaderboard files (e.g. ADBench result/AUCROC_*.csv, PyOD roc.csv, OpenOOD "
+                             "results/cifar10.csv, fetched by you): print each file's findings and ranking and write "
+                             "its critical-difference diagram next to --out")
+    parser.add_argument("--out", type=Path, default=Path("leaderboard-findings"),
+                        help="folder for the CD diagrams of --files (PNG)")
     args = parser.parse_args(argv)
+    if args.files:
+        return show_files(args.files, args.out)
     folder = Path(tempfile.mkdtemp(prefix="bench-leaderboards-"))
     cases = [("ADBench-like", lambda: adbench_like(folder / "AUCROC_a.csv", 334, 3, 15))]
     if not args.quick:
