@@ -182,23 +182,57 @@ def quiet_shutdown() -> None:
     if "distributed" not in sys.modules:
         return
     import multiprocessing
-    import time
 
     from ..execution import abandon_local_clusters
 
     abandon_local_clusters(ending=True)
-    # Worker processes still starting would each print a traceback when they find their parent gone: end
-    # them first (SIGTERM, then SIGKILL for those that do not go within a second); the command is ending anyway.
-    children = multiprocessing.active_children()
-    for child in children:
-        child.terminate()
-    for patience, last in ((1.0, False), (2.0, True)):
-        deadline = time.monotonic() + patience
-        for child in children:
-            child.join(max(deadline - time.monotonic(), 0.0))
-            if last or child.exitcode is not None:
-                continue
-            child.kill()
+    _end_children(multiprocessing)
+
+
+def _own_children() -> set[int]:
+    """The process ids of this process's children, from ``/proc`` (Linux); empty where it does not exist."""
+    found: set[int] = set()
+    for f in Path(f"/proc/{os.getpid()}/task").glob("*/children"):
+        try:
+            found.update(int(c) for c in f.read_text().split())
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def _end_children(multiprocessing, *, quiet_for: float = 0.3, patience: float = 5.0) -> None:
+    """End, with SIGKILL, every child process until none has appeared for ``quiet_for`` seconds.
+
+    Dask's worker processes are spawned from daemon threads: a worker created just before
+    the signal may not have been sent its start-up data yet, and would print an ``EOFError``
+    traceback when this process exits.  A killed process prints nothing.  The children are
+    found through ``/proc`` (a process being spawned is not yet in multiprocessing's own
+    list) and through ``multiprocessing.active_children()``; multiprocessing's resource
+    tracker is spared (it would be relaunched, with warnings).  The scan repeats, sleeping
+    briefly so that the spawning threads can finish, for at most ``patience`` seconds.
+    """
+    import signal
+    import time
+
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+    tracker = sys.modules.get("multiprocessing.resource_tracker")
+    spare = {getattr(getattr(tracker, "_resource_tracker", None), "_pid", None)}  # relaunched if killed
+    start = last_seen = time.monotonic()
+    while time.monotonic() - last_seen < quiet_for and time.monotonic() - start < patience:
+        pids = (_own_children() | {c.pid for c in multiprocessing.active_children() if c.pid}) - spare
+        for pid in pids:
+            try:
+                os.kill(pid, kill)
+            except OSError:
+                pass
+        if pids:
+            last_seen = time.monotonic()
+        time.sleep(0.05)
+        for pid in pids:  # reap what the killing left (multiprocessing may have reaped it already)
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except (ChildProcessError, OSError):
+                pass
 
 
 def debug_requested(argv: list[str]) -> bool:
