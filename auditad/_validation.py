@@ -23,6 +23,7 @@ __all__ = [
     "check_labels",
     "check_same_length",
     "check_k",
+    "check_off_or_int",
     "check_int",
     "check_float",
     "check_probability",
@@ -160,6 +161,30 @@ def check_int(value, *, name: str, low: int | None = None, high: int | None = No
     if high is not None and value > high:
         raise InvalidInputError(f"{name} must be <= {high}, got {value}")
     return value
+
+
+def check_off_or_int(value, *, name: str, off: str, low: int = 1) -> int | None:
+    """``value`` checked as an integer ``>= low``, or ``0`` meaning ``off``: then None is returned.
+
+    ``0`` is the one "switched off" value of the API, the configuration file and the command
+    line (TOML has no None).  ``None`` is still accepted, with a `DeprecationWarning` naming ``0``.
+    """
+    if value is None:
+        import sys
+        import warnings
+
+        level, frame, here = 1, sys._getframe(1), str(Path(__file__).resolve().parent)
+        while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(here):
+            level, frame = level + 1, frame.f_back  # the warning points at the caller's line, outside auditad
+        warnings.warn(f"{name}=None is deprecated: use {name}=0 ({off}; the same value as in a configuration "
+                      "file and on the command line)", DeprecationWarning, stacklevel=level + 1)
+        return None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
+        return None
+    try:
+        return check_int(value, name=name, low=low)
+    except InvalidInputError:
+        raise InvalidInputError(f"{name} must be an integer >= {low}, or 0 ({off}), got {describe(value)}") from None
 
 
 def check_k(k, n: int, *, name: str = "k", strict: bool = True) -> int:

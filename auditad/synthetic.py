@@ -169,7 +169,29 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
      vector_families) = _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len,
                                                 latent_dim, families, vector_families, poolings, scorings)
     rng = check_random_state(random_state)
+    world = _latent_world(rng, n_tasks, m, families, vector_families)
+    reps = world["reps"]
 
+    # ------------------------------------------------------------ tasks
+    tasks = []
+    group_of = [t % n_groups for t in range(n_tasks)]
+    for t in range(n_tasks):
+        tasks.append(_synthetic_task(world, rng, t, group_of=group_of, n_source=n_source, n_target=n_target,
+                                     n_test=n_test, n_auxiliary=n_auxiliary, seq_len=seq_len))
+
+    candidates = [Candidate(name=f"{name}-{p}-{s}" if p else f"{name}-{s}", embedding=name, pooling=p, scoring=s,
+                            family=name)
+                  for name, (spec, W, is_seq) in reps.items() for p in (poolings if is_seq else (None,))
+                  for s in scorings]
+    return SelectionBenchmark(tasks=tasks, candidates=candidates, name="synthetic",
+                              info=_ground_truth(m, seq_len, world["blind"], reps, world["u"], world["transient"],
+                                                 world["spread"]))
+
+
+def _latent_world(rng, n_tasks: int, m: int, families: tuple, vector_families: tuple) -> dict:
+    """The hidden parameters of `make_selection_benchmark`, drawn from ``rng``: class means ``mu``, spreads,
+    anomaly directions ``u``, attribute and domain shifts, transient fractions, blind dimensions and the
+    representation maps ``reps`` (embedding name -> (family spec, map W, is_sequence)); and ``m``."""
     # ------------------------------------------------------------ latent world
     mu = rng.normal(0.0, 1.5, size=(n_tasks, m))
     spread = rng.uniform(0.6, 1.4, size=(n_tasks, m))
@@ -193,88 +215,98 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
             gain[blind] = 0.15
         W = rng.normal(0.0, 1.0 / np.sqrt(m), size=(spec["dim"], m)) * 2.0 * gain[None, :]
         reps[f if is_seq else f"{f}-vec"] = (spec, W, is_seq)
+    return dict(m=m, mu=mu, spread=spread, u=u, attr_shift=attr_shift, dom_shift=dom_shift, transient=transient,
+                blind=blind, reps=reps)
+
+
+def _latent(world: dict, rng, t, n, *, attr, target, anomalous):
+    """Latent states of ``n`` samples of task ``t`` and their anomaly displacements (zero for normals)."""
+    mu, attr_shift, spread, m = world["mu"], world["attr_shift"], world["spread"], world["m"]
+    z = mu[t] + attr_shift[t, attr] + spread[t] * rng.standard_normal((n, m)) * np.where(target, 1.5, 1.0)[:, None]
+    z += np.where(target, 1.0, 0.0)[:, None] * world["dom_shift"][t]
+    c = np.where(anomalous, rng.uniform(2.0, 5.0, size=n) * spread[t].mean(), 0.0)
+    return z, c[:, None] * world["u"][t]
+
+
+def _embed(world: dict, rng, seq_len: int, name, t, z, disp):
+    """The representation ``name`` of latent states ``z`` with anomaly displacements ``disp`` (task ``t``)."""
+    spec, W, is_seq = world["reps"][name]
+    m = world["m"]
+    n = z.shape[0]
+    if is_seq:
+        k = max(1, int(round(world["transient"][t] * seq_len)))
+        on = np.zeros((n, seq_len))
+        pick = np.argsort(rng.random((n, seq_len)), axis=1)[:, :k]
+        on[np.repeat(np.arange(n), k), pick.ravel()] = 2.0
+        frames = z[:, None, :] + 0.5 * rng.standard_normal((n, seq_len, m)) + on[:, :, None] * disp[:, None, :]
+        x = _softplus(np.einsum("ntm,dm->ntd", frames, W)
+                      + spec["noise"] * rng.standard_normal((n, seq_len, spec["dim"])))
+        if spec["nuisance"]:
+            x = np.concatenate([x, _softplus(2.0 * rng.standard_normal((n, seq_len, spec["nuisance"])))], axis=2)
+        return x
+    x = (z + disp) @ W.T + spec["noise"] * rng.standard_normal((n, spec["dim"]))
+    if spec["nuisance"]:
+        x = np.concatenate([x, 2.0 * rng.standard_normal((n, spec["nuisance"]))], axis=1)
+    return x
+
+
+def _synthetic_task(world: dict, rng, t: int, *, group_of: list, n_source: int, n_target: int, n_test: int,
+                    n_auxiliary: int, seq_len: int) -> SelectionTask:
+    """Task ``t`` of `make_selection_benchmark`: reference, test and auxiliary samples, metadata and split."""
+    n_tasks = len(group_of)
+    reps = world["reps"]
 
     def latent(t, n, *, attr, target, anomalous):
-        z = mu[t] + attr_shift[t, attr] + spread[t] * rng.standard_normal((n, m)) * np.where(target, 1.5, 1.0)[:, None]
-        z += np.where(target, 1.0, 0.0)[:, None] * dom_shift[t]
-        c = np.where(anomalous, rng.uniform(2.0, 5.0, size=n) * spread[t].mean(), 0.0)
-        return z, c[:, None] * u[t]
+        return _latent(world, rng, t, n, attr=attr, target=target, anomalous=anomalous)
 
     def embed(name, t, z, disp):
-        spec, W, is_seq = reps[name]
-        n = z.shape[0]
-        if is_seq:
-            k = max(1, int(round(transient[t] * seq_len)))
-            on = np.zeros((n, seq_len))
-            pick = np.argsort(rng.random((n, seq_len)), axis=1)[:, :k]
-            on[np.repeat(np.arange(n), k), pick.ravel()] = 2.0
-            frames = z[:, None, :] + 0.5 * rng.standard_normal((n, seq_len, m)) + on[:, :, None] * disp[:, None, :]
-            x = _softplus(np.einsum("ntm,dm->ntd", frames, W)
-                          + spec["noise"] * rng.standard_normal((n, seq_len, spec["dim"])))
-            if spec["nuisance"]:
-                x = np.concatenate([x, _softplus(2.0 * rng.standard_normal((n, seq_len, spec["nuisance"])))], axis=2)
-            return x
-        x = (z + disp) @ W.T + spec["noise"] * rng.standard_normal((n, spec["dim"]))
-        if spec["nuisance"]:
-            x = np.concatenate([x, 2.0 * rng.standard_normal((n, spec["nuisance"]))], axis=1)
-        return x
+        return _embed(world, rng, seq_len, name, t, z, disp)
 
-    # ------------------------------------------------------------ tasks
-    tasks = []
-    group_of = [t % n_groups for t in range(n_tasks)]
-    for t in range(n_tasks):
-        n_ref = n_source + n_target
-        ref_target = np.r_[np.zeros(n_source, bool), np.ones(n_target, bool)]
-        n_anom = n_test // 2
-        n_norm = n_test - n_anom
-        test_anom = np.r_[np.zeros(n_norm, bool), np.ones(n_anom, bool)]
-        test_target = np.r_[np.arange(n_norm) % 2 == 1, np.arange(n_anom) % 2 == 1]
-        n_attr = n_auxiliary // 3
-        n_dom = n_auxiliary // 3
-        n_cls = n_auxiliary - n_attr - n_dom
-        others = [o for o in range(n_tasks) if o != t]
-        aux_cls = rng.choice(others, size=n_cls) if n_cls else np.zeros(0, int)
-        aux_attr = 1 + np.arange(n_attr) % 2
-        parts = {  # name -> (latent, displacement)
-            "reference": latent(t, n_ref, attr=0, target=ref_target, anomalous=np.zeros(n_ref, bool)),
-            "test": latent(t, n_test, attr=0, target=test_target, anomalous=test_anom),
+    n_ref = n_source + n_target
+    ref_target = np.r_[np.zeros(n_source, bool), np.ones(n_target, bool)]
+    n_anom = n_test // 2
+    n_norm = n_test - n_anom
+    test_anom = np.r_[np.zeros(n_norm, bool), np.ones(n_anom, bool)]
+    test_target = np.r_[np.arange(n_norm) % 2 == 1, np.arange(n_anom) % 2 == 1]
+    n_attr = n_auxiliary // 3
+    n_dom = n_auxiliary // 3
+    n_cls = n_auxiliary - n_attr - n_dom
+    others = [o for o in range(n_tasks) if o != t]
+    aux_cls = rng.choice(others, size=n_cls) if n_cls else np.zeros(0, int)
+    aux_attr = 1 + np.arange(n_attr) % 2
+    parts = {  # name -> (latent, displacement)
+        "reference": latent(t, n_ref, attr=0, target=ref_target, anomalous=np.zeros(n_ref, bool)),
+        "test": latent(t, n_test, attr=0, target=test_target, anomalous=test_anom),
+    }
+    if n_auxiliary:
+        za = [latent(t, n_attr, attr=aux_attr, target=np.zeros(n_attr, bool), anomalous=np.zeros(n_attr, bool)),
+              latent(t, n_dom, attr=0, target=np.ones(n_dom, bool), anomalous=np.zeros(n_dom, bool))]
+        zc = [latent(int(o), 1, attr=0, target=np.zeros(1, bool), anomalous=np.zeros(1, bool)) for o in aux_cls]
+        z = np.concatenate([p[0] for p in za + zc])
+        parts["auxiliary"] = (z, np.zeros_like(z))
+    embeddings = {}
+    for name in reps:
+        arrays = {k: embed(name, t, z, disp) for k, (z, disp) in parts.items()}
+        embeddings[name] = TaskEmbeddings(reference=arrays["reference"], test=arrays["test"],
+                                          auxiliary=arrays.get("auxiliary"))
+    ref_meta = {"domain": np.where(ref_target, "target", "source"),
+                "class": np.full(n_ref, f"machine{t}"), "attribute": np.full(n_ref, "a0")}
+    aux_meta = {}
+    if n_auxiliary:
+        aux_meta = {
+            "domain": np.r_[np.full(n_attr, "source"), np.full(n_dom, "target"), np.full(n_cls, "source")],
+            "class": np.r_[np.full(n_attr + n_dom, f"machine{t}"), [f"machine{o}" for o in aux_cls]],
+            "attribute": np.r_[[f"a{a}" for a in aux_attr], np.full(n_dom + n_cls, "a0")],
         }
-        if n_auxiliary:
-            za = [latent(t, n_attr, attr=aux_attr, target=np.zeros(n_attr, bool), anomalous=np.zeros(n_attr, bool)),
-                  latent(t, n_dom, attr=0, target=np.ones(n_dom, bool), anomalous=np.zeros(n_dom, bool))]
-            zc = [latent(int(o), 1, attr=0, target=np.zeros(1, bool), anomalous=np.zeros(1, bool)) for o in aux_cls]
-            z = np.concatenate([p[0] for p in za + zc])
-            parts["auxiliary"] = (z, np.zeros_like(z))
-        embeddings = {}
-        for name in reps:
-            arrays = {k: embed(name, t, z, disp) for k, (z, disp) in parts.items()}
-            embeddings[name] = TaskEmbeddings(reference=arrays["reference"], test=arrays["test"],
-                                              auxiliary=arrays.get("auxiliary"))
-        ref_meta = {"domain": np.where(ref_target, "target", "source"),
-                    "class": np.full(n_ref, f"machine{t}"), "attribute": np.full(n_ref, "a0")}
-        aux_meta = {}
-        if n_auxiliary:
-            aux_meta = {
-                "domain": np.r_[np.full(n_attr, "source"), np.full(n_dom, "target"), np.full(n_cls, "source")],
-                "class": np.r_[np.full(n_attr + n_dom, f"machine{t}"), [f"machine{o}" for o in aux_cls]],
-                "attribute": np.r_[[f"a{a}" for a in aux_attr], np.full(n_dom + n_cls, "a0")],
-            }
-        g = group_of[t]
-        in_group = [s for s in range(n_tasks) if group_of[s] == g]
-        split = "development" if in_group.index(t) < max(1, len(in_group) // 2) else "evaluation"
-        if len(in_group) == 1:
-            split = None
-        tasks.append(SelectionTask(name=f"machine{t}", embeddings=embeddings, test_labels=test_anom.astype(np.int8),
-                                   reference_meta=ref_meta, auxiliary_meta=aux_meta,
-                                   home={"domain": "source", "class": f"machine{t}", "attribute": "a0"},
-                                   split=split, group=f"set{g}"))
-
-    candidates = [Candidate(name=f"{name}-{p}-{s}" if p else f"{name}-{s}", embedding=name, pooling=p, scoring=s,
-                            family=name)
-                  for name, (spec, W, is_seq) in reps.items() for p in (poolings if is_seq else (None,))
-                  for s in scorings]
-    return SelectionBenchmark(tasks=tasks, candidates=candidates, name="synthetic",
-                              info=_ground_truth(m, seq_len, blind, reps, u, transient, spread))
+    g = group_of[t]
+    in_group = [s for s in range(n_tasks) if group_of[s] == g]
+    split = "development" if in_group.index(t) < max(1, len(in_group) // 2) else "evaluation"
+    if len(in_group) == 1:
+        split = None
+    return SelectionTask(name=f"machine{t}", embeddings=embeddings, test_labels=test_anom.astype(np.int8),
+                         reference_meta=ref_meta, auxiliary_meta=aux_meta,
+                         home={"domain": "source", "class": f"machine{t}", "attribute": "a0"},
+                         split=split, group=f"set{g}")
 
 
 def _ground_truth(m, seq_len, blind, reps, u, transient, spread) -> dict:

@@ -456,7 +456,7 @@ def test_csv_tables_are_spreadsheet_safe(tmp_path, capsys):
     rng = np.random.default_rng(0)
     np.save(tmp_path / "X.npy", np.vstack([rng.normal(3 * i, 1, (12, 3)) for i in range(3)]))
     (tmp_path / "y.csv").write_text("label\n" + "\n".join(c for c in SPREADSHEET[:3] for _ in range(12)) + "\n")
-    (tmp_path / "a.toml").write_text('version = 1\n[settings]\nk = [3]\ndetectors = ["knn"]\nnull_metrics = ["auroc"]\n'
+    (tmp_path / "a.toml").write_text('version = 1\n[settings]\nleakage_k = [3]\ndetectors = ["knn"]\nnull_metrics = ["auroc"]\n'
                                      'null_runs = 50\nlandscape_metrics = ["auroc"]\nlandscape_resolution = 11\n'
                                      '[[benchmarks]]\nname = "b"\nlabels = "y.csv"\nembeddings = { x = "X.npy" }\n')
     code, _, err, _ = _run(["audit", tmp_path / "a.toml", "--out", tmp_path / "rep", "--quiet"], capsys)

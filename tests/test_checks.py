@@ -487,7 +487,7 @@ def _tiny_inputs(gates=()):
     y = np.repeat(np.arange(3), 12)
     X = rng.normal(size=(y.size, 2)) + 100.0 * y[:, None]
     s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
-                           "null_metrics": ["auroc", "ap"], "k": [3, 1]})
+                           "null_metrics": ["auroc", "ap"], "leakage_k": [3, 1]})
     bench = Benchmark(name="tiny", y=y, representations={"raw": X}, sources={})
     return BenchmarkInputs(name="tiny", benchmark=bench, columns={}, selection=None, settings=s, gates=tuple(gates),
                            inputs=(), config_text="version = 1\n", config_name="tiny.toml", config_sha256="0" * 64,

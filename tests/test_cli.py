@@ -193,7 +193,7 @@ def test_flag_names_come_from_the_parser_actions():
             if action.option_strings and action.dest != "help":
                 assert flags[action.dest] in action.option_strings, (name, action.dest)
     assert flag_names(subs["appendix"])["out_dir"] == "--out"
-    assert flag_names(subs["audit"])["k"] == "--k" and flag_names(subs["audit"])["detectors"] == "--detector"
+    assert flag_names(subs["audit"])["leakage_k"] == "--leakage-k" and flag_names(subs["audit"])["detectors"] == "--detector"
 
 
 def test_gate_flags_are_generated_from_one_declaration():
@@ -358,7 +358,7 @@ def test_a_switch_is_named_without_a_value(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- the first hour (issue #23)
-LIGHT = ["--detector", "knn", "--null-runs", "50", "--landscape-resolution", "11", "--k", "3",
+LIGHT = ["--detector", "knn", "--null-runs", "50", "--landscape-resolution", "11", "--leakage-k", "3",
          "--null-metric", "auroc", "--quiet"]
 
 

@@ -32,7 +32,7 @@ gates = ["leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2"]
 
 [settings]
 seed = 7
-k = [5, 1]
+leakage_k = [5, 1]
 epsilon = 0.1
 detectors = ["knn", "lof"]
 detector_params = { lof = { n_neighbors = 10 } }
@@ -85,7 +85,7 @@ def test_full_config_is_parsed_with_defaults_overrides_and_resolved_paths(folder
     # defaults < [settings] < [benchmarks.settings]
     assert first.settings["seed"] == 7 and second.settings["seed"] == 7
     assert first.settings["epsilon"] == 0.02 and second.settings["epsilon"] == 0.1
-    assert first.settings["k"] == [5, 1]
+    assert first.settings["leakage_k"] == [5, 1]
     assert first.settings["detector_params"] == {"lof": {"n_neighbors": 10}}
     assert first.settings["null_runs"] == DEFAULT_SETTINGS["null_runs"]
     # global gates, then the benchmark's
@@ -96,9 +96,9 @@ def test_full_config_is_parsed_with_defaults_overrides_and_resolved_paths(folder
 
 def test_command_line_overrides_and_extra_gates(folder):
     extra = (GateRule("leakage.L_k", "<", 0.9, "fail"),)
-    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "k": [2]}, extra_gates=extra)
+    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "leakage_k": [2]}, extra_gates=extra)
     for b in cfg.benchmarks:
-        assert b.settings["seed"] == 3 and b.settings["k"] == [2]
+        assert b.settings["seed"] == 3 and b.settings["leakage_k"] == [2]
         assert b.gates[-1] == extra[0]
     assert cfg.benchmarks[0].settings["epsilon"] == 0.02  # not overridden
 
@@ -149,7 +149,7 @@ def test_absolute_path_and_symlink_outside_the_folder_are_rejected(folder):
     ("version = 2\n", r"version must be 1"),
     ("[settings]\nepsilon = 0.7\n", r"settings\.epsilon must be < 0\.5"),
     ("[settings]\ndetectors = ['knn', 'svm']\n", r"settings\.detectors must be one of"),
-    ("[settings]\nk = []\n", r"settings\.k must be an integer or a non-empty list"),
+    ("[settings]\nleakage_k = []\n", r"settings\.leakage_k must be an integer or a non-empty list"),
     ("[settings]\nn_jobs = 0\n", r"settings\.n_jobs must be a non-zero integer"),
     ("[settings]\nnull_q = 'always'\n", r"settings\.null_q must be one of"),
     ("[settings]\nlandscape_ratios = ['Atlantis']\n", r"settings\.landscape_ratios must be one of"),
@@ -285,7 +285,7 @@ def test_every_pool_by_of_the_selection_is_accepted(pool_by):
 
 
 # a non-default valid value per flag, written by hand (the expected settings are independent of the code)
-FLAGS = (["--seed", "4", "--k", "7", "--k", "2", "--metric", "cosine", "--backend", "exact",
+FLAGS = (["--seed", "4", "--leakage-k", "7", "--leakage-k", "2", "--metric", "cosine", "--backend", "exact",
           "--protocol", "one_class", "--detector", "lof", "--detector", "knn", "--detector", "pyod:ECOD",
           "--epsilon", "0.1", "--max-test-normals", "0",
           "--train-fraction", "0.6", "--repeats", "3", "--contamination", "0.2", "--confidence-level", "0.9",
@@ -294,7 +294,7 @@ FLAGS = (["--seed", "4", "--k", "7", "--k", "2", "--metric", "cosine", "--backen
           "--landscape-reference", "0.4", "--landscape-ratio", "UCR", "--landscape-ratio", "0.25",
           "--selection-estimator", "npd", "--selection-probe", "random", "--selection-pool-by", "metric",
           "--selection-n-boot", "0", "--no-default-gates"])
-EXPECTED = {"seed": 4, "k": [7, 2], "metric": "cosine", "backend": "exact", "protocol": "one_class",
+EXPECTED = {"seed": 4, "leakage_k": [7, 2], "metric": "cosine", "backend": "exact", "protocol": "one_class",
             "detectors": ["lof", "knn", "pyod:ECOD"], "max_test_normals": 0, "epsilon": 0.1, "train_fraction": 0.6, "repeats": 3, "contamination": 0.2,
             "confidence_level": 0.9, "n_jobs": -1, "null_metrics": ["f1"], "null_q": 0.3, "null_method": "exact",
             "null_runs": 50, "landscape_metrics": ["mcc"], "landscape_resolution": 11, "landscape_reference": 0.4,
@@ -351,9 +351,9 @@ def test_default_gates_and_reading_thresholds_are_one_number():
 def test_command_line_flags_on_top_of_a_file_are_recorded(folder):
     from auditad.gates.checks import parse_rule
 
-    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "k": [5, 2]},
+    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "leakage_k": [5, 2]},
                       extra_gates=[parse_rule("warn: leakage.L_k <= 0.1")])
-    assert cfg.command_line == ("--seed 3", "--k 5 --k 2", "--gate 'warn: leakage.L_k <= 0.1'")
+    assert cfg.command_line == ("--seed 3", "--leakage-k 5 --leakage-k 2", "--gate 'warn: leakage.L_k <= 0.1'")
     flags_only = config_from_paths({"raw": folder / "data" / "raw.npy"}, folder / "data" / "labels.csv",
                                    overrides={"seed": 3})
     assert flags_only.command_line == () and "seed = 3" in flags_only.text

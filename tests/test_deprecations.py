@@ -40,7 +40,7 @@ def _same(a, b) -> bool:
     (lambda **kw: auroc_interval(0.8, 50, 50, **kw), "confidence", lambda r: r),
     (lambda **kw: audit_results(TABLE, **kw), "confidence",
      lambda r: (r.confidence_level, r.confidence, tuple(r.per_class["ci_low"]), tuple(r.groups[0].significance))),
-    (lambda **kw: audit_protocol(*_protocol_data(), detectors=["knn"], leakage_k=None, random_state=0, **kw),
+    (lambda **kw: audit_protocol(*_protocol_data(), detectors=["knn"], leakage_k=0, random_state=0, **kw),
      "ci_level", lambda r: (r.confidence_level, r.ci_level, r.ci_low, r.ci_high, r.to_dict()["ci_level"])),
 ])
 def test_former_keyword_warns_and_gives_the_same_result(call, old, check):
@@ -66,7 +66,7 @@ def test_warnings_of_the_renamed_functions_still_point_at_the_caller():
     X = np.random.default_rng(0).normal(size=(y.size, 3))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        audit_protocol(X, y, protocol="one_class", detectors=["knn"], leakage_k=None, random_state=0)
+        audit_protocol(X, y, protocol="one_class", detectors=["knn"], leakage_k=0, random_state=0)
         auroc_ci([0, 1, 0, 1], [1.0, 1.0, 1.0, 1.0])
     mine = [w for w in caught if "skipped class" in str(w.message) or "constant" in str(w.message)]
     assert len(mine) == 2 and {w.filename for w in mine} == {__file__}
@@ -90,3 +90,42 @@ def test_former_settings_key_and_flag_are_renamed_with_a_warning():
     with pytest.raises(InvalidInputError, match="give --confidence-level only"):
         validate_settings(settings_from_args(parser.parse_args(["--ci-level", "0.8", "--confidence-level", "0.8"])),
                           where="command line")
+
+
+# --------------------------------------------------------------------------- one name, one "off" value (issue #28)
+def test_zero_is_the_one_off_value_and_none_is_deprecated():
+    """0 switches leakage_k / max_test_normals off in the API, as in a configuration file and on the command line."""
+    X, y = _protocol_data()
+    off = audit_protocol(X, y, detectors=["knn"], leakage_k=0, max_test_normals=0, random_state=0)
+    assert off.leakage_k is None and off.settings["max_test_normals"] is None
+    with pytest.warns(DeprecationWarning, match=r"leakage_k=None is deprecated: use leakage_k=0") as rec:
+        former = audit_protocol(X, y, detectors=["knn"], leakage_k=None, max_test_normals=0, random_state=0)
+    assert {w.filename for w in rec if "leakage_k=None" in str(w.message)} == {__file__}  # points at the caller
+    assert np.array_equal(former.auroc, off.auroc, equal_nan=True) and former.to_dict() == off.to_dict()
+    with pytest.warns(DeprecationWarning, match=r"max_test_normals=None is deprecated: use max_test_normals=0"):
+        audit_protocol(X, y, detectors=["knn"], leakage_k=0, max_test_normals=None, random_state=0)
+    from auditad.protocol import class_split_plan
+
+    with pytest.warns(DeprecationWarning, match=r"max_test_normals=None is deprecated"):
+        a = class_split_plan(y, max_test_normals=None, random_state=0)
+    b = class_split_plan(y, max_test_normals=0, random_state=0)
+    assert [t.test_idx.tolist() for t in a.tasks] == [t.test_idx.tolist() for t in b.tasks]
+    for name in ("leakage_k", "max_test_normals"):
+        with pytest.raises(InvalidInputError, match=rf"{name} must be an integer >= 1, or 0 \(.*\), got -1"):
+            audit_protocol(X, y, detectors=["knn"], random_state=0, **{name: -1})
+
+
+def test_the_leakage_neighbour_counts_are_leakage_k_everywhere():
+    """The setting was ``k`` in a configuration file and ``--k`` on ``auditad audit`` while ``k`` is the kNN
+    detector's k in the API; it is now ``leakage_k`` / ``--leakage-k``, as in `audit_protocol`."""
+    from auditad.audit.settings import add_settings_arguments, settings_from_args, validate_settings
+
+    with pytest.warns(FutureWarning, match=r"settings\.k is deprecated: use settings\.leakage_k"):
+        s = validate_settings({"k": [5, 1]})
+    assert s["leakage_k"] == [5, 1] and "k" not in s
+    parser = argparse.ArgumentParser()
+    add_settings_arguments(parser)
+    with pytest.warns(FutureWarning, match="--k is deprecated: use --leakage-k"):
+        s = validate_settings(settings_from_args(parser.parse_args(["--k", "5", "--k", "1"])), where="command line")
+    assert s["leakage_k"] == [5, 1]
+    assert "leakage_k" in inspect.signature(audit_protocol).parameters

@@ -156,7 +156,7 @@ def demo_pair(tmp_path_factory):
     from auditad.audit.config import validate_settings
 
     root = tmp_path_factory.mktemp("demos")
-    small = {"k": [10], "detectors": ["knn", "iforest"], "null_metrics": ["auroc", "f1"], "null_runs": 200,
+    small = {"leakage_k": [10], "detectors": ["knn", "iforest"], "null_metrics": ["auroc", "f1"], "null_runs": 200,
              "landscape_metrics": ["auroc", "f1"], "landscape_resolution": 21}
     for seed in (0, 1):  # the bundled demo (digits, pixels and pca16) with lighter settings
         inputs = example_inputs(seed=seed, selection=False)

@@ -607,7 +607,7 @@ def audit_inputs(X, y, *, name="planted", columns=None, **settings):
     from auditad.datasets import Benchmark
 
     s = validate_settings({"detectors": ["knn", "lof"], "null_runs": 50, "landscape_resolution": 11,
-                           "null_metrics": ["auroc"], "k": [10], **settings})
+                           "null_metrics": ["auroc"], "leakage_k": [10], **settings})
     bench = Benchmark(name=name, y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)}, sources={})
     kind = "anomaly" if columns and "anomaly" in columns and np.array_equal(columns["anomaly"], y) else "classes"
     return BenchmarkInputs(name=name, benchmark=bench, columns=columns or {}, selection=None, settings=s, gates=(),
@@ -706,7 +706,7 @@ def test_class_split_plan_reproduces_audit_protocol_and_excludes_copies():
     X, y = planted_digits(n=300, n_copies=30, n_relabelled=10, seed=3)
     kw = dict(train_fraction=0.7, contamination=0.2, max_test_normals=120, repeats=2, random_state=5)
     plan = class_split_plan(y, **kw)
-    res = audit_protocol(X, y, detectors=["knn"], leakage_k=None, **kw)
+    res = audit_protocol(X, y, detectors=["knn"], leakage_k=0, **kw)
     for t in plan.tasks:
         assert (t.y_test.sum(), (t.y_test == 0).sum()) == (res.n_pos[t.c, t.repeat], res.n_neg[t.c, t.repeat])
     ids = find_duplicates(X, near_threshold=None).value_ids

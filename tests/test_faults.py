@@ -27,7 +27,7 @@ from auditad.errors import InvalidInputError, OutputError
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = """version = 1
 [settings]
-k = [3]
+leakage_k = [3]
 detectors = ["knn"]
 null_metrics = ["auroc"]
 null_runs = 50

@@ -133,7 +133,7 @@ def audit_run(tmp_path_factory):
     np.save(d / "y.npy", y)
     cfg = config_from_paths({"raw": d / "X.npy"}, d / "y.npy", name="tiny",
                             overrides={"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
-                                       "null_metrics": ["auroc"], "k": [3]})
+                                       "null_metrics": ["auroc"], "leakage_k": [3]})
     return run_audit([load_inputs(b, cfg) for b in cfg.benchmarks], d / "out")
 
 
@@ -167,7 +167,7 @@ def test_protocol_result_display_names_the_inverted_classes_and_escapes_labels()
     X = np.concatenate([rng.normal(size=(40, 3)) + 5 * np.eye(3)[c] for c in range(3)])
     y = np.repeat(np.array(["a", "b", EVIL], dtype=object), 40)
     res = audit_protocol(X, y, detectors=["knn", Detector(Flip(), higher_is_anomalous=True, name="flip")],
-                         leakage_k=None, random_state=0)
+                         leakage_k=0, random_state=0)
     html = res._repr_html_()
     parser = _Collect()
     parser.feed(html)

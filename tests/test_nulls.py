@@ -510,7 +510,7 @@ def test_protocol_aurocs_placed_on_the_nulls_of_their_class_counts():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(c, 1.0, (40, 3)) for c in range(4)])
     y = np.repeat([0, 1, 2, 3], 40)
-    res = audit_protocol({"a": X, "b": X[:, :2]}, y, detectors=["knn", "lof"], leakage_k=None, random_state=0)
+    res = audit_protocol({"a": X, "b": X[:, :2]}, y, detectors=["knn", "lof"], leakage_k=0, random_state=0)
     counted = class_test_counts(res)
     per_class = res.per_class("a")
     assert [(lab, n_pos, n_neg) for _, lab, n_pos, n_neg in counted] == \

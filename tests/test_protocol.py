@@ -177,7 +177,7 @@ def test_isolation_forest_keeps_float32_rows_and_gives_the_same_bits(monkeypatch
     # in the protocol each task's rows are gathered as float32 from the float64 representation
     X, y = core_far_benchmark(n=60)
     seen.clear()
-    audit_protocol(X, y, detectors=[IsolationForestDetector(n_estimators=5)], leakage_k=None, random_state=4)
+    audit_protocol(X, y, detectors=[IsolationForestDetector(n_estimators=5)], leakage_k=0, random_state=4)
     assert seen and set(seen) == {np.dtype(np.float32)}
 
 
@@ -185,7 +185,7 @@ def test_sklearn_object_is_negated_and_explicit_sign_respected():
     from sklearn.ensemble import IsolationForest
 
     X, y = core_far_benchmark(n=60)
-    kw = dict(leakage_k=None, random_state=4)
+    kw = dict(leakage_k=0, random_state=4)
     builtin = audit_protocol(X, y, detectors=[IsolationForestDetector(n_estimators=20)], **kw)
     bare = audit_protocol(X, y, detectors=[IsolationForest(n_estimators=20)], **kw)
     np.testing.assert_array_equal(builtin.auroc, bare.auroc)
@@ -199,7 +199,7 @@ def test_sklearn_object_is_negated_and_explicit_sign_respected():
 # --------------------------------------------------------------------------- the protocol
 def test_core_class_is_inverted_far_class_is_not():
     X, y = core_far_benchmark()
-    res = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0)
+    res = audit_protocol(X, y, detectors=FAST, leakage_k=0, random_state=0)
     knn = res.to_frame().query("detector == 'knn'").set_index("class")
     assert knn.loc[2, "auroc"] < 0.2 and knn.loc[2, "ci_high"] < 0.5 and knn.loc[2, "p_value"] < 1e-6
     assert knn.loc[2, "direction"] == -1 and bool(knn.loc[2, "inverted"])
@@ -217,7 +217,7 @@ def test_aurocs_match_independent_recomputation_with_user_split():
     X, y = core_far_benchmark(n=50, seed=2)
     split = np.where(np.arange(y.size) % 4 == 0, "test", "train")
     res = audit_protocol(X, y, detectors=[KNNDetector(k=3), LOFDetector(n_neighbors=8)], split=split,
-                         leakage_k=None, random_state=0)
+                         leakage_k=0, random_state=0)
     test = split == "test"
     for c_i, c in enumerate(res.classes):
         train = (y != c) & ~test
@@ -237,7 +237,7 @@ def test_aurocs_match_independent_recomputation_with_user_split():
 
 def test_same_seed_identical_tables_and_parallel_equal(digits):
     X, y = digits
-    kw = dict(detectors=FAST, repeats=2, leakage_k=None, random_state=11)
+    kw = dict(detectors=FAST, repeats=2, leakage_k=0, random_state=11)
     a = audit_protocol(X, y, **kw)
     b = audit_protocol(X, y, **kw)
     c = audit_protocol(X, y, n_jobs=2, **kw)
@@ -254,7 +254,7 @@ def test_same_seed_identical_tables_and_parallel_equal(digits):
 
 def test_repeats_report_split_spread(digits):
     X, y = digits
-    res = audit_protocol(X, y, detectors=["knn"], repeats=3, leakage_k=None, random_state=0)
+    res = audit_protocol(X, y, detectors=["knn"], repeats=3, leakage_k=0, random_state=0)
     per_repeat = res.to_frame("per_repeat")
     assert len(per_repeat) == 1 * 1 * 4 * 3
     per_class = res.to_frame().query("detector == 'knn'")
@@ -268,11 +268,11 @@ def test_repeats_report_split_spread(digits):
 
 def test_contamination_subsamples_anomalies(digits):
     X, y = digits
-    res = audit_protocol(X, y, detectors=["knn"], contamination=0.1, leakage_k=None, random_state=0)
+    res = audit_protocol(X, y, detectors=["knn"], contamination=0.1, leakage_k=0, random_state=0)
     expected = np.round(0.1 / 0.9 * res.n_neg).astype(int)
     np.testing.assert_array_equal(res.n_pos, expected)
     with pytest.warns(UserWarning, match="contamination"):
-        audit_protocol(X, y, detectors=["knn"], contamination=0.9, leakage_k=None, random_state=0)
+        audit_protocol(X, y, detectors=["knn"], contamination=0.9, leakage_k=0, random_state=0)
 
 
 def detector_mean_oracle(per_repeat, rep):
@@ -288,7 +288,7 @@ def test_one_class_protocol_and_multiple_representations(digits):
     X, y = digits
     reps = {"pixels": X, "pca8": PCA(8, random_state=0).fit_transform(X)}
     res = audit_protocol(reps, y, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
-                         leakage_k=None, random_state=0)
+                         leakage_k=0, random_state=0)
     summ = res.to_frame("summary")
     assert summ["representation"].tolist() == ["pixels"] * 3 + ["pca8"] * 3
     assert summ["detector"].tolist() == ["knn", "lof", "ensemble"] * 2
@@ -330,7 +330,7 @@ def test_one_meaning_of_mean_on_digits():
     from auditad.plotting import plot_protocol_heatmap
 
     X, y = load_digits(return_X_y=True)
-    res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=None,
+    res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=0,
                          random_state=0)
     summary = res.summary(detector="mean")
     per_class = res.to_frame().query("detector == 'ensemble'")
@@ -367,7 +367,7 @@ def test_too_small_class_is_skipped_with_warning():
     X, y = core_far_benchmark(n=30)
     X, y = np.vstack([X, [[5.0, 5.0]]]), np.r_[y, 9]  # class 9 has one sample
     with pytest.warns(SkippedItemWarning, match="too few to split"):
-        res = audit_protocol(X, y, protocol="one_class", detectors=["knn"], k=2, leakage_k=None, random_state=0)
+        res = audit_protocol(X, y, protocol="one_class", detectors=["knn"], k=2, leakage_k=0, random_state=0)
     assert np.isnan(res.auroc[0, 0, -1, 0]) and np.isfinite(res.auroc[0, 0, :-1, 0]).all()
     assert res.summary(detector="knn")["n_classes"] == 4
     assert res.skipped[0]["class"] == 9
@@ -376,7 +376,7 @@ def test_too_small_class_is_skipped_with_warning():
     X2, y2 = np.vstack([X[:-1], rng.normal(5, 1, (10, 2))]), np.r_[y[:-1], np.full(10, 9)]  # class 9: 8 train
     with pytest.warns(SkippedItemWarning, match="too few training normals"):
         res = audit_protocol(X2, y2, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
-                             k=2, leakage_k=None, random_state=0)
+                             k=2, leakage_k=0, random_state=0)
     assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1, -1]).all()
     assert np.isfinite(res.auroc[0, 1, :-1]).all()
     assert res.summary(detector="lof")["n_classes"] == 4
@@ -391,7 +391,7 @@ def test_too_small_class_is_skipped_with_warning():
 def test_no_task_could_be_evaluated_is_bad_input(kwargs, match):
     X, y = core_far_benchmark(n=30)
     with pytest.raises(InvalidInputError, match=match) as info:
-        audit_protocol(X, y, leakage_k=None, random_state=0, **kwargs)
+        audit_protocol(X, y, leakage_k=0, random_state=0, **kwargs)
     assert "largest training set has 72" in str(info.value) and "--" not in str(info.value)
 
 
@@ -419,7 +419,7 @@ class _WrongLength(_Constant):
 def test_constant_scores_give_half_with_warning():
     X, y = core_far_benchmark(n=20)
     with pytest.warns(UndefinedValueWarning, match="constant scores"):
-        res = audit_protocol(X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=None,
+        res = audit_protocol(X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=0,
                              random_state=0)
     assert (res.auroc == 0.5).all()
     assert res.summary(detector="_Constant")["rho_rnd"] == 1.0
@@ -444,18 +444,18 @@ def test_constant_scores_give_half_with_warning():
 def test_bad_input_raises(kwargs, match):
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match=match):
-        audit_protocol(X, y, leakage_k=None, **kwargs)
+        audit_protocol(X, y, leakage_k=0, **kwargs)
 
 
 def test_bad_detector_output_and_labels():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match="scores"):
-        audit_protocol(X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=None,
+        audit_protocol(X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=0,
                        random_state=0)
     with pytest.raises(InvalidInputError, match="at least 2 classes"):
-        audit_protocol(X, np.zeros(len(y), int), leakage_k=None)
+        audit_protocol(X, np.zeros(len(y), int), leakage_k=0)
     with pytest.raises(InvalidInputError, match="same length"):
-        audit_protocol(X, y[:-1], leakage_k=None)
+        audit_protocol(X, y[:-1], leakage_k=0)
     with pytest.raises(InvalidInputError, match="direction of its scores is not known"):
         Detector(_NoScores())
 
@@ -463,10 +463,10 @@ def test_bad_detector_output_and_labels():
 def test_string_labels_and_progress(capsys):
     X, y = core_far_benchmark(n=25)
     names = np.array(["ant", "bee", "cat", "dog"])[y]
-    res = audit_protocol(X, names, detectors=["knn"], leakage_k=None, random_state=0, progress=True)
+    res = audit_protocol(X, names, detectors=["knn"], leakage_k=0, random_state=0, progress=True)
     assert res.classes.tolist() == ["ant", "bee", "cat", "dog"]
     assert "4/4" in capsys.readouterr().err
-    audit_protocol(X, names, detectors=["knn"], leakage_k=None, random_state=0)
+    audit_protocol(X, names, detectors=["knn"], leakage_k=0, random_state=0)
     assert capsys.readouterr().err == ""
     json.dumps(res.to_dict(), allow_nan=False)
     assert "rho_dir" in res.summary_text()
@@ -476,7 +476,7 @@ def test_no_warnings_on_clean_input(digits):
     X, y = digits
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        audit_protocol(X, y, detectors=["knn"], leakage_k=None, random_state=0)
+        audit_protocol(X, y, detectors=["knn"], leakage_k=0, random_state=0)
 
 
 # --------------------------------------------------------------------------- plots and CLI
@@ -502,7 +502,7 @@ def test_plots(digits):
     np.testing.assert_allclose(offsets[:, 1], table["auroc"])
     with pytest.raises(InvalidInputError, match="representation"):
         plot_protocol_heatmap(res, representation="nope")
-    no_leak = audit_protocol(X, y, detectors=["knn"], leakage_k=None, random_state=0)
+    no_leak = audit_protocol(X, y, detectors=["knn"], leakage_k=0, random_state=0)
     with pytest.raises(InvalidInputError, match="leakage"):
         plot_leakage_vs_auroc(no_leak)
 
@@ -663,7 +663,7 @@ def test_shared_pass_equals_per_task_computation(protocol, kind):
 
     X, y = many_class_data(kind, n=360)
     dets = [KNNDetector(k=4), LOFDetector(n_neighbors=7)]
-    res = audit_protocol(X, y, protocol=protocol, detectors=dets, repeats=2, leakage_k=None, random_state=3)
+    res = audit_protocol(X, y, protocol=protocol, detectors=dets, repeats=2, leakage_k=0, random_state=3)
     # redraw the same splits as audit_protocol (same seed sequence) and compute every task directly
     rng = np.random.default_rng(3)
     seeds = rng.integers(0, 2**63 - 1, size=2, dtype=np.int64)
@@ -700,8 +700,8 @@ def test_lof_does_not_depend_on_threads(digits):
     a = LOFDetector(n_neighbors=20, n_jobs=1).fit(X[:300]).score_samples(X[300:])
     b = LOFDetector(n_neighbors=20, n_jobs=2).fit(X[:300]).score_samples(X[300:])
     np.testing.assert_array_equal(a, b)
-    r1 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=1)], leakage_k=None, random_state=0)
-    r2 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=2)], leakage_k=None, random_state=0)
+    r1 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=1)], leakage_k=0, random_state=0)
+    r2 = audit_protocol(X, y, detectors=[LOFDetector(n_jobs=2)], leakage_k=0, random_state=0)
     np.testing.assert_array_equal(r1.auroc, r2.auroc)
 
 
@@ -722,8 +722,8 @@ def test_stratified_subsample_is_proportional_and_deterministic():
 
 def test_max_test_normals_caps_every_detector_and_is_recorded(digits):
     X, y = digits
-    full = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=None)
-    cap = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    full = audit_protocol(X, y, detectors=FAST, leakage_k=0, random_state=0, max_test_normals=0)
+    cap = audit_protocol(X, y, detectors=FAST, leakage_k=0, random_state=0, max_test_normals=40)
     assert (cap.n_neg == 40).all() and (cap.n_neg_available == full.n_neg).all() and cap.test_normals_subsampled
     assert not full.test_normals_subsampled
     assert cap.settings["max_test_normals"] == 40 and cap.settings["n_tasks_subsampled"] == 4
@@ -731,11 +731,11 @@ def test_max_test_normals_caps_every_detector_and_is_recorded(digits):
     np.testing.assert_array_equal(cap.n_pos, full.n_pos)
     # the DeLong intervals refer to the 40 normals: wider than with all of them
     assert np.nanmean(cap.ci_high - cap.ci_low) > np.nanmean(full.ci_high - full.ci_low)
-    again = audit_protocol(X, y, detectors=FAST, leakage_k=None, random_state=0, max_test_normals=40)
+    again = audit_protocol(X, y, detectors=FAST, leakage_k=0, random_state=0, max_test_normals=40)
     np.testing.assert_array_equal(cap.auroc, again.auroc)
     assert "max_test_normals = 40" in cap.summary_text()
     with pytest.raises(InvalidInputError, match="max_test_normals"):
-        audit_protocol(X, y, detectors=["knn"], leakage_k=None, max_test_normals=0)
+        audit_protocol(X, y, detectors=["knn"], leakage_k=0, max_test_normals=-1)
 
 
 # --------------------------------------------------------------------------- PyOD and user detectors
@@ -755,7 +755,7 @@ def test_pyod_knn_equals_builtin_knn_on_digits(digits):
     from auditad.protocol import SIGN_RULES
 
     X, y = digits
-    kw = dict(leakage_k=None, random_state=0)
+    kw = dict(leakage_k=0, random_state=0)
     res = audit_protocol(X, y, detectors=["knn", KNN(n_neighbors=5, method="largest"),
                                           {"detector": "pyod:KNN", "n_neighbors": 5, "name": "pyod_knn5"}], **kw)
     np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
@@ -777,13 +777,13 @@ def test_pyod_detectors_run_and_match_a_task_computed_by_hand(name, digits):
     split = np.where(np.arange(y.size) % 5 == 0, "test", "train")
     det = make_detector(name if name != "pyod:IForest" else {"detector": name, "n_estimators": 30})
     det = pickle.loads(pickle.dumps(det))  # picklable for parallel and Dask runs
-    res = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0, n_jobs=2)
+    res = audit_protocol(X, y, detectors=[det], split=split, leakage_k=0, random_state=0, n_jobs=2)
     assert np.isfinite(res.auroc).all()
     test = split == "test"
     c = res.classes[1]
     train, tn, an = (y != c) & ~test, (y != c) & test, (y == c) & test
     if "random_state" in det.estimator.get_params():  # seeded per task: same seed, same table
-        again = audit_protocol(X, y, detectors=[det], split=split, leakage_k=None, random_state=0)
+        again = audit_protocol(X, y, detectors=[det], split=split, leakage_k=0, random_state=0)
         np.testing.assert_array_equal(res.auroc, again.auroc)
         return
     model = det.fresh(None).estimator.fit(X[train])
@@ -805,7 +805,7 @@ def test_pyod_with_score_samples_is_not_negated():
     det = Det(KNNWithScoreSamples(n_neighbors=3))
     assert (det.method, det.method_, det.score_sign) == (None, "decision_function", 1)
     X, y = core_far_benchmark(n=30)
-    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=None,
+    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=0,
                          random_state=0)
     np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
 
@@ -828,10 +828,10 @@ def test_make_detector_bad_specs(spec, match):
 def test_detector_failures_name_detector_and_task():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match=r"'_Raises' raised RuntimeError in fit \(representation 'X', class"):
-        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=None,
+        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=0,
                        random_state=0)
     with pytest.raises(InvalidInputError, match=r"'_NaNScores' contains .* NaN.*\(representation 'X', class 0, repeat 0\)"):
-        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=None,
+        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=0,
                        random_state=0)
     with pytest.raises(InvalidInputError, match="neither score_samples"):
         Detector(object.__new__(type("OnlyFit", (), {"fit": lambda self, X: self})))
@@ -988,7 +988,7 @@ def test_a_neighbour_pass_on_a_cluster_sends_the_rows_once_and_equals_serial(pro
     rng = np.random.default_rng(4)
     y = np.repeat(np.arange(6), 60)
     X = rng.normal(size=(y.size, 5)) + y[:, None] * 0.4
-    kw = dict(protocol=protocol, detectors=["knn", "lof"], backend=backend, leakage_k=None, random_state=3)
+    kw = dict(protocol=protocol, detectors=["knn", "lof"], backend=backend, leakage_k=0, random_state=3)
     serial = audit_protocol(X, y, **kw)
     ex = _CountingExecutor()
     on_cluster = audit_protocol(X, y, executor=ex, **kw)
@@ -1004,7 +1004,7 @@ def test_approximate_neighbour_passes_are_seeded_and_state_their_recall(protocol
     rng = np.random.default_rng(0)
     y = rng.integers(0, 12, 3000)
     X = rng.normal(size=(y.size, 12)) + y[:, None] * 0.05
-    kw = dict(protocol=protocol, detectors=["knn", "lof"], leakage_k=None, random_state=1)
+    kw = dict(protocol=protocol, detectors=["knn", "lof"], leakage_k=0, random_state=1)
     runs = [audit_protocol(X, y, backend="approximate", **kw) for _ in range(2)]
     assert runs[0].auroc.tobytes() == runs[1].auroc.tobytes()  # the NN-descent graph is seeded
     recall = runs[0].settings["neighbour_recall"]["X"]
@@ -1104,7 +1104,7 @@ def test_a_detector_that_inverts_classes_is_not_averaged_away():
     from auditad.protocol import Detector
 
     res = audit_protocol(X, y, detectors=["knn", "lof", Detector(Flip(), higher_is_anomalous=True, name="flip")],
-                         leakage_k=None, random_state=0)
+                         leakage_k=0, random_state=0)
     flip_name = res.detector_names[2]
     flip = res.aurocs(detector=flip_name)
     assert (flip < 0.5).mean() > 0.5

@@ -252,7 +252,7 @@ def toy(tmp_path):
     import pandas as pd
 
     pd.DataFrame({"label": labels, "domain": domain, "anomaly": anomaly}).to_csv(d / "labels.csv", index=False)
-    settings = ("[settings]\nseed = 3\nk = [5, 1]\ndetectors = ['knn']\nnull_runs = 100\n"
+    settings = ("[settings]\nseed = 3\nleakage_k = [5, 1]\ndetectors = ['knn']\nnull_runs = 100\n"
                 "landscape_resolution = 21\nlandscape_metrics = ['auroc', 'aupr_trap']\n"
                 "null_metrics = ['auroc', 'ap']\n")
     bench = ("[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = { raw = 'emb.npy' }\n"
@@ -455,7 +455,7 @@ def _inputs(X, y, *, settings=None, columns=None, gates=(), command_line=()):
     from auditad.audit.loader import BenchmarkInputs
 
     s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
-                           "null_metrics": ["auroc", "ap"], "k": [3, 1], **(settings or {})})
+                           "null_metrics": ["auroc", "ap"], "leakage_k": [3, 1], **(settings or {})})
     bench = Benchmark(name="tiny", y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)},
                       sources={})
     return BenchmarkInputs(name="tiny", benchmark=bench, columns=columns or {}, selection=None, settings=s,
@@ -703,7 +703,7 @@ def anomaly_only(tmp_path_factory):
     np.savez(d / "data.npz", X=X, y=y)
     cfg = config_from_paths({"raw": d / "data.npz"}, d / "data.npz", name="adb", embeddings_key="X",
                             columns={"anomaly": "y"}, overrides={"null_runs": 50, "landscape_resolution": 11,
-                                                                 "k": [3], "detectors": ["knn"]})
+                                                                 "leakage_k": [3], "detectors": ["knn"]})
     return load_inputs(cfg.benchmarks[0], cfg), d
 
 

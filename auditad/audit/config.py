@@ -8,7 +8,7 @@ See ``docs/config.md`` for every field.  In short:
 
     [settings]                 # shared by every benchmark (all optional)
     seed = 0
-    k = [10, 1, 5, 20]         # leakage neighbour counts; the first is the primary k
+    leakage_k = [10, 1, 5, 20] # leakage neighbour counts; the first is the primary k
     epsilon = 0.05
     detectors = ["knn", "iforest", "lof"]
 

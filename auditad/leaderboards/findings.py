@@ -38,162 +38,26 @@ chance level are compared with \(E[m]\) and reported chance-adjusted,
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
-from .._json import json_safe
 from .cells import is_auroc
+from .chance_checks import below_chance_level_check, inverted_check, label_direction_check, near_chance_check
+from .finding_records import (
+    CHECKS,
+    CORRECTIONS,
+    STATUSES,
+    Finding,
+    FindingItem,
+    fmt_value,
+    make_finding,
+    name_list,
+    plural,
+    seed_label,
+)
 from .schema import metric_info
 
 __all__ = ["CHECKS", "STATUSES", "CORRECTIONS", "Finding", "FindingItem", "run_checks", "ranking_findings"]
-
-#: Status of a finding, best first.
-STATUSES = ("pass", "warn", "fail")
-#: Multiplicity corrections of the per-cell inversion tests.
-CORRECTIONS = ("holm", "none")
-
-#: Every check: id → (status when it finds something, what it looks for).
-CHECKS = {
-    "failed_runs": ("fail", "failed runs stored as scores: a method at exactly 0 on every dataset (a zero column), "
-                            "a (dataset, seed) at exactly 0 for every method (a zero row), an isolated exact 0 of "
-                            "AUROC/AP/AUPR"),
-    "missing_runs": ("warn", "cells without a value (blank, NaN, '/'): runs never finished, or never run"),
-    "single_run": ("warn", "values from a single run: a std of exactly 0, or one seed where the table has several"),
-    "no_spread": ("warn", "neither a std nor seeds: noise cannot be told from differences"),
-    "inverted": ("fail", "methods below ½ AUROC on a dataset: significantly at the known counts, on every seed, "
-                         "or more than one std below ½ (warn only when a single untested value is below ½)"),
-    "label_direction": ("fail", "datasets on which most methods are below ½ AUROC: suspect the label direction"),
-    "near_chance": ("warn", "methods within noise of chance: |AUROC − ½| at most the std, the seeds' std, or the "
-                            "null's half-width z·σ₀ at the known counts"),
-    "seed_variance": ("warn", "(dataset, method) pairs whose values spread over more than max_seed_range across seeds"),
-    "rank_flips": ("warn", "the best method of a dataset, or the order of the leaderboard, changes between seeds"),
-    "below_chance_level": ("warn", "values below the metric's chance level at the known prevalence (AP: exact E[AP]; "
-                                   "AUPR and precision@n: π)"),
-    "ranking_significance": ("warn", "the Iman–Davenport (Friedman) test does not reject that all methods rank "
-                                     "alike: the order of the leaderboard is not supported"),
-    "ranking_size": ("warn", "too few datasets for the ranking tests (N ≤ 10: coarse χ² approximation; N ≤ 5: no "
-                             "Wilcoxon test can reach p < 0.05)"),
-    "tied_with_best": ("warn", "methods not significantly worse than the best (Wilcoxon signed-rank, Holm over the "
-                               "comparisons with the best)"),
-    "ranking_coverage": ("warn", "datasets or methods left out of the ranking because of missing or failed cells"),
-}
-
-
-@dataclass(frozen=True)
-class FindingItem:
-    """One named thing behind a finding: a method, a dataset, a seed (any may be None), a value and a detail.
-
-    See Also
-    --------
-    - [`Finding`][auditad.leaderboards.Finding]
-
-    References
-    ----------
-    J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7, 2006.
-    G. O. Campos et al., "On the evaluation of unsupervised outlier detection", Data Mining and Knowledge
-    Discovery 30(4), 2016.
-    """
-
-    method: str | None = None
-    dataset: str | None = None
-    seed: object = None
-    value: float = math.nan
-    detail: str = ""
-
-    def label(self) -> str:
-        """``"LODA on Lymphography, seed 3"`` (the parts that are given)."""
-        text = "" if self.method is None else str(self.method)
-        if self.dataset is not None:
-            text = f"{text} on {self.dataset}" if text else str(self.dataset)
-        if self.seed is not None:
-            text = f"{text}, seed {self.seed}" if text else f"seed {self.seed}"
-        return text or "(whole table)"
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict."""
-        return json_safe({"method": self.method, "dataset": self.dataset, "seed": self.seed, "value": self.value,
-                          "detail": self.detail}, other=str)
-
-
-@dataclass(frozen=True)
-class Finding:
-    """The result of one check on one metric.
-
-    Attributes
-    ----------
-    check : str
-        Id from `CHECKS`.
-    status : {"pass", "warn", "fail"}
-    metric : str or None
-    number : float
-        What the threshold is compared to (usually the number of items; a
-        p-value for ``ranking_significance``, N for ``ranking_size``).
-    threshold : float
-    rule : str
-        The comparison that passes, e.g. ``"number <= 0"``.
-    items : tuple of FindingItem
-        The named methods, datasets and seeds behind it, worst first.
-    message : str
-        One sentence: what it means and what to do.
-
-    References
-    ----------
-    J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7, 2006.
-    G. O. Campos et al., "On the evaluation of unsupervised outlier detection: measures, datasets,
-    and an empirical study", Data Mining and Knowledge Discovery 30(4), 2016.
-
-    See Also
-    --------
-    - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: produces the findings.
-    """
-
-    check: str
-    status: str
-    metric: str | None
-    number: float
-    threshold: float
-    rule: str
-    items: tuple = ()
-    message: str = ""
-
-    def text(self, *, max_items: int = 8) -> str:
-        """The finding as plain text: a status line, then up to ``max_items`` items."""
-        head = f"{self.status.upper():4} {self.check}" + (f" [{self.metric}]" if self.metric else "") + \
-               f": {self.message}"
-        lines = [head]
-        for it in self.items[:max_items]:
-            lines.append(f"     - {it.label()}" + (f": {it.detail}" if it.detail else ""))
-        if len(self.items) > max_items:
-            lines.append(f"     ... {len(self.items) - max_items} more")
-        return "\n".join(lines)
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict with the items."""
-        return json_safe({"check": self.check, "status": self.status, "metric": self.metric, "number": self.number,
-                          "threshold": self.threshold, "rule": self.rule, "message": self.message,
-                          "items": [it.to_dict() for it in self.items]})
-
-
-def _finding(check, metric, items, *, number=None, threshold=0.0, message, status=None, rule="number <= 0"):
-    items = tuple(items)
-    number = float(len(items) if number is None else number)
-    if status is None:
-        status = CHECKS[check][0] if number > threshold else "pass"
-    return Finding(check=check, status=status, metric=metric, number=number, threshold=float(threshold), rule=rule,
-                   items=items, message=message)
-
-
-def _fmt(x: float) -> str:
-    return "nan" if not math.isfinite(x) else f"{x:.3f}"
-
-
-def _seed_label(s):
-    return None if s == "" else s
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 # --------------------------------------------------------------------------- per-(dataset, method) view
@@ -222,7 +86,7 @@ def _pairs(cells):
     with np.errstate(invalid="ignore", divide="ignore"):
         std = np.where(n_st > 0, np.add.reduceat(np.where(fin, st, 0.0), starts) / np.maximum(n_st, 1), np.nan)
     first = order[starts]
-    seeds = np.array([_seed_label(k) for k in use["seed_key"].to_numpy()], dtype=object)[order]
+    seeds = np.array([seed_label(k) for k in use["seed_key"].to_numpy()], dtype=object)[order]
 
     def col(name):
         return use[name].to_numpy()[first]
@@ -246,33 +110,28 @@ def _failed_runs(cells, metric):
         items.append(FindingItem(method=m, value=0.0, detail=f"exactly 0 on all {nd} of its datasets with a value"
                                  + (f" ({n_datasets} in the table)" if nd != n_datasets else "")))
     for (d, s), g in failed[failed["failure"] == "zero row"].groupby(["dataset", "seed_key"], sort=False):
-        items.append(FindingItem(dataset=d, seed=_seed_label(s), value=0.0,
+        items.append(FindingItem(dataset=d, seed=seed_label(s), value=0.0,
                                  detail=f"every method ({g.shape[0]}) exactly 0"))
     for _, r in failed[failed["failure"] == "exact zero"].iterrows():
-        items.append(FindingItem(method=r["method"], dataset=r["dataset"], seed=_seed_label(r["seed_key"]), value=0.0,
+        items.append(FindingItem(method=r["method"], dataset=r["dataset"], seed=seed_label(r["seed_key"]), value=0.0,
                                  detail="exactly 0: a failed run, or a ranking inverted without one exception"))
     n_col = sum(1 for it in items if it.dataset is None)
     n = int(failed.shape[0])
     if n:
-        cols = f" ({_plural(n_col, 'method')} at exactly 0 everywhere)" if n_col else ""
+        cols = f" ({plural(n_col, 'method')} at exactly 0 everywhere)" if n_col else ""
         msg = (f"{n} value(s) are failed runs stored as scores{cols}: "
                "they are not scores; report them as failed and leave them out of averages and ranks (the ranking "
                "here treats them as missing)")
     else:
         msg = "no value is an exact 0 of a failed run"
-    return _finding("failed_runs", metric, items, number=n, message=msg)
-
-
-def _names(names, limit: int = 6) -> str:
-    names = [str(n) for n in names]
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return make_finding("failed_runs", metric, items, number=n, message=msg)
 
 
 def _missing_runs(cells, metric):
     miss = cells[cells["value"].isna()]
     n = int(miss.shape[0])
     if not n:
-        return _finding("missing_runs", metric, [], number=0, message="every cell has a value")
+        return make_finding("missing_runs", metric, [], number=0, message="every cell has a value")
     items = []
     has_value = cells["value"].notna()
     ds_any = has_value.groupby(cells["dataset"]).any()
@@ -285,7 +144,7 @@ def _missing_runs(cells, metric):
     for (d, s), g in miss.groupby(["dataset", "seed_key"], sort=False):
         if d in skip or s == "" or row_any[(d, s)]:
             continue
-        items.append(FindingItem(dataset=d, seed=_seed_label(s), detail=f"no value for any of the {g.shape[0]} methods "
+        items.append(FindingItem(dataset=d, seed=seed_label(s), detail=f"no value for any of the {g.shape[0]} methods "
                                                                          "on this seed: the run never finished"))
         rows_done.add((d, s))
     whole_pairs = set()
@@ -302,27 +161,27 @@ def _missing_runs(cells, metric):
         g = g[[(d, m) not in whole_pairs for m in g["method"]]]
         if g.shape[0] >= 3:
             total = int((cells["dataset"] == d).to_numpy()[(cells["seed_key"] == s).to_numpy()].sum())
-            items.append(FindingItem(dataset=d, seed=_seed_label(s), detail=(
-                f"{g.shape[0]} of {total} methods without a value: {_names(g['method'])}")))
+            items.append(FindingItem(dataset=d, seed=seed_label(s), detail=(
+                f"{g.shape[0]} of {total} methods without a value: {name_list(g['method'])}")))
             continue
         for _, r in g.iterrows():
-            items.append(FindingItem(method=r["method"], dataset=d, seed=_seed_label(s),
+            items.append(FindingItem(method=r["method"], dataset=d, seed=seed_label(s),
                                      detail=f"{written.get(r['missing'], r['missing'])} cell"))
     if not_run:
-        items.append(FindingItem(detail=f"{_plural(len(not_run), 'dataset')} without any value (not run): "
-                                        f"{_names(not_run)}", value=float(len(not_run))))
+        items.append(FindingItem(detail=f"{plural(len(not_run), 'dataset')} without any value (not run): "
+                                        f"{name_list(not_run)}", value=float(len(not_run))))
     msg = (f"{n} cell(s) have no value: say whether these runs failed or were never run; the ranking leaves such "
            "datasets out (complete case)")
-    return _finding("missing_runs", metric, items, number=n, message=msg)
+    return make_finding("missing_runs", metric, items, number=n, message=msg)
 
 
 def _single_run(cells, pairs, metric):
     items = []
     zero_std = cells[cells["usable"] & (cells["std"] == 0.0)]
     for r in zero_std.itertuples(index=False):
-        items.append(FindingItem(method=r.method, dataset=r.dataset, seed=_seed_label(r.seed_key), value=float(r.value),
-                                 detail=f"{_fmt(r.value)} ± 0: one run (or identical runs) where the others report "
-                                        "a spread"))
+        items.append(FindingItem(method=r.method, dataset=r.dataset, seed=seed_label(r.seed_key), value=float(r.value),
+                                 detail=f"{fmt_value(r.value)} ± 0: one run (or identical runs) where the others "
+                                        "report a spread"))
     seeds_per_dataset = cells.groupby("dataset", sort=False)["seed_key"].nunique()
     if (seeds_per_dataset > 1).any() and len(pairs):
         total = pairs["dataset"].map(seeds_per_dataset).to_numpy()
@@ -331,10 +190,10 @@ def _single_run(cells, pairs, metric):
             items.append(FindingItem(method=p.method, dataset=p.dataset, seed=p.seeds[0], value=p.mean,
                                      detail=f"one seed of {int(t)}"))
     n_methods = len({it.method for it in items})
-    msg = (f"{len(items)} value(s) of {_plural(n_methods, 'method')} come from a single run: their spread is unknown, "
+    msg = (f"{len(items)} value(s) of {plural(n_methods, 'method')} come from a single run: their spread is unknown, "
            "so a difference to them is not evidence; rerun or mark them" if items else
            "every value with a spread comes from several runs")
-    return _finding("single_run", metric, items, message=msg)
+    return make_finding("single_run", metric, items, message=msg)
 
 
 def _no_spread(cells, metric):
@@ -343,116 +202,9 @@ def _no_spread(cells, metric):
     if has_std or has_seeds:
         return None
     n = int(cells["usable"].sum())
-    return _finding("no_spread", metric, [], number=n,
+    return make_finding("no_spread", metric, [], number=n,
                     message=f"the table gives neither a std nor seeds for its {n} values: how much of any difference "
                             "is run-to-run noise cannot be told; publish the runs or mean ± std")
-
-
-def _inverted(pairs, metric, *, alpha, correction):
-    from scipy.stats import norm
-
-    from .ranking import holm_adjust
-
-    if not len(pairs):
-        return _finding("inverted", metric, [], message="no usable value")
-    counted = pairs["null_sd"].notna().to_numpy()
-    mean = pairs["mean"].to_numpy()
-    p_less = np.full(len(pairs), np.nan)
-    p_less[counted] = norm.cdf((mean[counted] - 0.5) / pairs["null_sd"].to_numpy()[counted])
-    p_adj = p_less.copy()
-    if counted.any() and correction == "holm":
-        p_adj[counted] = holm_adjust(p_less[counted])
-    flagged, untested = [], []
-    below = np.flatnonzero(mean < 0.5)
-    for i, p in zip(below, pairs.iloc[below].itertuples(index=False)):
-        if counted[i]:
-            if p_adj[i] <= alpha:
-                flagged.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean, detail=(
-                    f"AUROC {_fmt(p.mean)} at n₊ = {int(p.n_pos)}, n₋ = {int(p.n_neg)}: p< = {p_less[i]:.2g}"
-                    + (f", Holm {p_adj[i]:.2g}" if correction == "holm" else ""))))
-        elif p.n_seeds >= 2:
-            if max(p.values) < 0.5:
-                seeds = ", ".join(f"{v:.3f}" for v in p.values)
-                flagged.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean,
-                                           detail=f"below ½ on all {p.n_seeds} seeds: {seeds}"))
-        elif math.isfinite(p.std) and p.std > 0:
-            if p.mean + p.std < 0.5:
-                flagged.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean,
-                                           detail=f"{_fmt(p.mean)} ± {_fmt(p.std)}: more than one std below ½"))
-        else:
-            untested.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean,
-                                        detail=f"{_fmt(p.mean)} (a single value; not tested)"))
-    flagged.sort(key=lambda it: it.value)
-    untested.sort(key=lambda it: it.value)
-    n_tested = int(counted.sum())
-    if flagged:
-        status = "fail"
-        how = f"Holm over {n_tested} tests" if correction == "holm" else "uncorrected"
-        msg = (f"{len(flagged)} (method, dataset) pair(s) score below chance beyond noise"
-               + (f" (one-sided test at the known counts, {how}, α = {alpha:g})" if n_tested else "") +
-               ": the scores rank normals above anomalies there; check the score sign or the labels before ranking"
-               + (f" ({len(untested)} more single value(s) below ½ are listed after them, untested)" if untested
-                  else ""))
-    elif untested:
-        status = "warn"
-        msg = (f"{len(untested)} single value(s) are below ½ with no std, seeds or counts to test them: they may be "
-               "inverted or noise")
-    else:
-        status = "pass"
-        msg = "no method is below chance beyond noise" + (f" ({n_tested} tested at the known counts)" if n_tested
-                                                          else "")
-    return _finding("inverted", metric, flagged + untested, number=len(flagged) + len(untested), status=status,
-                    message=msg, threshold=0.0)
-
-
-def _label_direction(pairs, metric, *, majority):
-    items = []
-    if len(pairs):
-        for d, g in pairs.groupby("dataset", sort=False):
-            k = g.shape[0]
-            below = int((g["mean"] < 0.5).sum())
-            if k >= 3 and below / k > majority:
-                items.append(FindingItem(dataset=d, value=below / k, detail=(
-                    f"{below} of {k} methods below ½ (median AUROC {float(g['mean'].median()):.3f})")))
-    items.sort(key=lambda it: -it.value)
-    msg = (f"on {_plural(len(items), 'dataset')} most methods are below ½: the anomaly label (or the score "
-           "direction) is likely reversed there; its AUROCs and ranks are meaningless until checked" if items else
-           f"no dataset has more than {majority:.0%} of its methods below ½")
-    return _finding("label_direction", metric, items, message=msg)
-
-
-def _near_chance(pairs, metric, *, alpha):
-    from scipy.stats import norm
-
-    z = float(norm.ppf(1.0 - alpha / 2.0))
-    items = []
-    if not len(pairs):
-        return _finding("near_chance", metric, items, message="no usable value")
-    gap = np.abs(pairs["mean"].to_numpy(dtype=np.float64) - 0.5)
-    null_sd, sd, std = (pairs[c].to_numpy(dtype=np.float64) for c in ("null_sd", "sd_seeds", "std"))
-    seeded = (pairs["n_seeds"].to_numpy() >= 2) & np.isfinite(sd)
-    with np.errstate(invalid="ignore"):
-        hit = np.where(np.isfinite(null_sd), gap <= z * null_sd,
-                       np.where(seeded, gap <= sd, np.isfinite(std) & (std > 0) & (gap <= std)))
-    for p in pairs[hit].itertuples(index=False):
-        gap = abs(p.mean - 0.5)
-        if math.isfinite(p.null_sd):
-            if gap <= z * p.null_sd:
-                items.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean, detail=(
-                    f"{_fmt(p.mean)} within ½ ± {z * p.null_sd:.3f}, the null's {1 - alpha:.0%} interval at "
-                    f"n₊ = {int(p.n_pos)}, n₋ = {int(p.n_neg)}")))
-        elif p.n_seeds >= 2 and math.isfinite(p.sd_seeds):
-            if gap <= p.sd_seeds:
-                items.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean,
-                                         detail=f"mean {_fmt(p.mean)} within one seed std ({p.sd_seeds:.3f}) of ½"))
-        elif math.isfinite(p.std) and p.std > 0:
-            if gap <= p.std:
-                items.append(FindingItem(method=p.method, dataset=p.dataset, value=p.mean,
-                                         detail=f"{_fmt(p.mean)} ± {_fmt(p.std)}: ½ lies within one std"))
-    items.sort(key=lambda it: abs(it.value - 0.5))
-    msg = (f"{len(items)} (method, dataset) pair(s) are indistinguishable from random scoring: do not count them as "
-           "wins or losses" if items else "no method is within noise of chance")
-    return _finding("near_chance", metric, items, message=msg)
 
 
 def _seed_variance(pairs, metric, *, max_seed_range):
@@ -471,7 +223,7 @@ def _seed_variance(pairs, metric, *, max_seed_range):
     msg = (f"{len(items)} (dataset, method) pair(s) move by more than {max_seed_range:g} between seeds: a difference "
            "smaller than that between methods is within run-to-run noise; report the spread" if items else
            f"no (dataset, method) moves by more than {max_seed_range:g} between seeds")
-    return _finding("seed_variance", metric, items, message=msg, threshold=0.0)
+    return make_finding("seed_variance", metric, items, message=msg, threshold=0.0)
 
 
 def _rank_flips(cells, metric, *, higher_is_better):
@@ -524,28 +276,11 @@ def _rank_flips(cells, metric, *, higher_is_better):
             items.append(FindingItem(detail=f"rank 1 by seed: {text}; {flips} of {k * (k - 1) // 2} method pairs "
                                             f"change order between seeds (average ranks over {len(common)} datasets)",
                                      value=float(flips)))
-    msg = (f"the winner changes between seeds on {_plural(n_data, 'dataset')}"
+    msg = (f"the winner changes between seeds on {plural(n_data, 'dataset')}"
            + ("; the leaderboard order itself changes between seeds" if len(items) > n_data else "")
            + ": a ranking from one seed is not reproducible; rank on the seed means and report the spread"
            if items else "the best method of every dataset and the leaderboard order agree across seeds")
-    return _finding("rank_flips", metric, items, number=len(items), message=msg)
-
-
-def _below_chance_level(pairs, metric):
-    items = []
-    chance = pairs["chance"].to_numpy(dtype=np.float64)
-    with np.errstate(invalid="ignore"):
-        hit = np.isfinite(chance) & (pairs["mean"].to_numpy(dtype=np.float64) < chance)
-    for p in pairs[hit].itertuples(index=False):
-        adj = (p.mean - p.chance) / (1.0 - p.chance)
-        items.append(FindingItem(method=p.method, dataset=p.dataset, value=adj, detail=(
-            f"{metric} {_fmt(p.mean)} < chance {p.chance:.4f} at n₊ = {int(p.n_pos)}, n₋ = {int(p.n_neg)} "
-            f"(chance-adjusted {adj:.3f})")))
-    items.sort(key=lambda it: it.value)
-    msg = (f"{len(items)} value(s) are below what random scores reach at their prevalence: compare methods on the "
-           "chance-adjusted (m − E[m])/(1 − E[m]) of Campos et al., not on the raw value" if items else
-           f"every {metric} value is above its chance level at the known prevalence")
-    return _finding("below_chance_level", metric, items, message=msg)
+    return make_finding("rank_flips", metric, items, number=len(items), message=msg)
 
 
 def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority: float = 0.5,
@@ -590,9 +325,9 @@ def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority
         else:
             findings.append(_single_run(g, pairs, metric))
         if is_auroc(metric):
-            findings.append(_inverted(pairs, metric, alpha=alpha, correction=correction))
-            findings.append(_label_direction(pairs, metric, majority=majority))
-            findings.append(_near_chance(pairs, metric, alpha=alpha))
+            findings.append(inverted_check(pairs, metric, alpha=alpha, correction=correction))
+            findings.append(label_direction_check(pairs, metric, majority=majority))
+            findings.append(near_chance_check(pairs, metric, alpha=alpha))
         f = _seed_variance(pairs, metric, max_seed_range=max_seed_range)
         if f is None:
             skipped.append(("seed_variance", metric, "no (dataset, method) has two seeds"))
@@ -605,7 +340,7 @@ def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority
             findings.append(f)
         if spec.chance in ("average_precision", "prevalence"):
             if len(pairs) and pairs["chance"].notna().any():
-                findings.append(_below_chance_level(pairs, metric))
+                findings.append(below_chance_level_check(pairs, metric))
             else:
                 skipped.append(("below_chance_level", metric, "the class counts (prevalence) are unknown; pass "
                                                               "counts= to read_leaderboard"))
@@ -663,16 +398,16 @@ def ranking_findings(result, *, size_threshold: int = 10):
            f"Holm over {len(ctrl)} comparisons, α = {alpha:g}); {len(result.within_cd_of_best()) - 1} lie within the "
            "Nemenyi CD of it: the top of the leaderboard is shared" if items else
            f"{result.best} is significantly better than every other method (Wilcoxon–Holm)")
-    out.append(_finding("tied_with_best", metric, items, message=msg))
+    out.append(make_finding("tied_with_best", metric, items, message=msg))
     not_run = [d for d, r in result.dropped_datasets if r.endswith("(not run)")]
     items = [FindingItem(dataset=d, detail=r) for d, r in result.dropped_datasets if d not in not_run] + \
             [FindingItem(method=m, detail=r) for m, r in result.dropped_methods]
     if not_run:
-        items.append(FindingItem(detail=f"{_plural(len(not_run), 'dataset')} without any usable value (not run): "
-                                        f"{_names(not_run)}"))
+        items.append(FindingItem(detail=f"{plural(len(not_run), 'dataset')} without any usable value (not run): "
+                                        f"{name_list(not_run)}"))
     msg = (f"the ranking uses {n} datasets and {result.n_methods} methods; {len(result.dropped_datasets)} dataset(s) "
            f"and {len(result.dropped_methods)} method(s) were left out ({result.missing.replace('_', ' ')}, complete "
            "case): a method missing on a hard dataset is not penalised" if items else
            f"every dataset and method of the table enters the ranking (N = {n}, k = {result.n_methods})")
-    out.append(_finding("ranking_coverage", metric, items, message=msg))
+    out.append(make_finding("ranking_coverage", metric, items, message=msg))
     return out

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._rng import check_random_state
-from .._validation import check_int, check_labels, check_probability, describe
+from .._validation import check_int, check_labels, check_off_or_int, check_probability, describe
 from ..errors import InvalidInputError
 from .strategies import TrainingRows, protocol_strategy
 
@@ -40,8 +40,7 @@ def check_plan_arguments(train_fraction, contamination, max_test_normals, repeat
     train_fraction = check_probability(train_fraction, name="train_fraction", open_interval=True)
     if contamination is not None:
         contamination = check_probability(contamination, name="contamination", open_interval=True)
-    if max_test_normals is not None:
-        max_test_normals = check_int(max_test_normals, name="max_test_normals", low=1)
+    max_test_normals = check_off_or_int(max_test_normals, name="max_test_normals", off="every test normal")
     return train_fraction, contamination, max_test_normals, check_int(repeats, name="repeats", low=1)
 
 
@@ -217,7 +216,7 @@ def _check_copy_ids(ids, n: int) -> np.ndarray:
 
 
 def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction: float = 0.8, split=None,
-                     contamination: float | None = None, max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
+                     contamination: float | None = None, max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
                      repeats: int = 1, random_state=None, exclude_test_copies=None) -> SplitPlan:
     r"""The tasks of a class-split protocol, as [`audit_protocol`][auditad.protocol.audit_protocol] draws them.
 

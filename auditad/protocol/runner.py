@@ -3,7 +3,7 @@
 [`audit_protocol`][auditad.protocol.audit_protocol] runs in named stages: its arguments are checked once
 (`_audit_protocol_iv`, a frozen `_ProtocolArgs`); the task plan is drawn
 ([`class_split_plan`][auditad.protocol.class_split_plan]) and the tasks a detector cannot run are set aside
-(`_task_plan`); the tasks run in this process or on an executor (`_run_serially`, `_run_on_executor`); the
+(`_task_plan`); the tasks run in this process or on an executor (`auditad.protocol.execution_stage`); the
 per-class leakage is attached (`_attach_leakage`) and the result assembled (`_assemble`). What differs between
 the two protocols is asked of their strategy objects (`auditad.protocol.strategies`).
 
@@ -24,8 +24,6 @@ from typing import Mapping
 
 import numpy as np
 
-from ..execution import ExecutionError, distributed
-from .._progress import Progress
 from .._rng import check_random_state
 from .._validation import (
     MAX_EMBEDDING_ABS,
@@ -34,24 +32,23 @@ from .._validation import (
     check_int,
     check_k,
     check_labels,
+    check_off_or_int,
     check_probability,
     check_same_length,
-    check_scores,
     describe,
     renamed_parameter,
 )
-from ..errors import AuditadWarning, InvalidInputError, SkippedItemWarning, UndefinedValueWarning
+from ..errors import AuditadWarning, InvalidInputError, SkippedItemWarning
 from .detectors import (
     BACKENDS,
     BUILTIN_DETECTORS,
     Detector,
     KNNDetector,
     LOFDetector,
-    NeighbourDetector,
     detector_info,
     resolve_detectors,
 )
-from .neighbours import prepare_rows, to_distance
+from .execution_stage import CALLER_STACKLEVEL, TaskOutputs, execute_tasks
 from .plan import (DEFAULT_MAX_TEST_NORMALS, SplitPlan, SplitTask, check_plan_arguments, check_split,
                    class_split_plan, stratified_assignment, stratified_subsample)
 from .rates import DegenerateCorrelationWarning, check_epsilon
@@ -60,10 +57,6 @@ from .strategies import PROTOCOLS, ClassSplitProtocol, protocol_strategy
 
 __all__ = ["PROTOCOLS", "DEFAULT_MAX_TEST_NORMALS", "audit_protocol", "check_representations", "check_split",
            "stratified_assignment", "stratified_subsample"]
-
-#: ``stacklevel`` of a warning issued by a stage function that `audit_protocol` calls: the stage,
-#: `audit_protocol`, the wrapper that accepts its former keyword names (`renamed_parameter`), then the caller.
-_CALLER = 4
 
 _TOO_FEW_TRAINING = "too few training normals for the detector"
 
@@ -130,173 +123,6 @@ def _need_param(det) -> str:
     return f"min_train_size={det.min_train_size}"
 
 
-# --------------------------------------------------------------------------- scoring
-def _auroc_of(scores, y_test, confidence_level):
-    from ..metrics import auroc_ci
-
-    constant = bool(np.all(scores == scores[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
-        res = auroc_ci(y_test, scores, confidence_level=confidence_level)
-    return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant, res.log10_p_value)
-
-
-def _run_task(X, train_idx, test_idx, y_test, detector, seed, confidence_level, where=""):
-    """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
-    det = detector.fresh(seed)
-    for step, call in (("fit", lambda: det.fit(det.take_rows(X, train_idx))),
-                       ("scoring", lambda: det.score_samples(det.take_rows(X, test_idx)))):
-        try:
-            out = call()
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"{exc}{where}") from exc
-        except Exception as exc:
-            raise InvalidInputError(f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: "
-                                    f"{exc}") from exc
-    scores = out
-    scores = check_scores(scores, name=f"scores of detector {detector.name!r}{where}")
-    if scores.shape[0] != test_idx.size:
-        raise InvalidInputError(
-            f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}")
-    return _auroc_of(scores, y_test, confidence_level)
-
-
-def _neighbour_outputs(Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None,
-                       seed=None, recalls=None):
-    """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
-    of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
-    search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
-    kmax = max(dets[d].n_needed for d in group)
-    need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
-    n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
-    tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
-    if not tasks_s:
-        return {}
-    lists = strategy.neighbour_pass(Xp, y_idx, tasks_s, kmax, need_train=need_train, metric=metric, backend=backend,
-                                    n_jobs=n_jobs, seed=seed, executor=executor, recalls=recalls)
-    out = {}
-    for t in tasks_s:
-        q_i, q_d2 = lists.query_lists(t)
-        q_d = to_distance(q_d2, metric)
-        for d in group:
-            if d in t.runnable:
-                out[(d, t.c)] = _auroc_of(_neighbour_scores(dets[d], lists, t, q_d, q_i), t.y_test, confidence_level)
-    return out
-
-
-def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
-    """Scores of one kNN or LOF detector on task ``t`` from its test rows' lists."""
-    if isinstance(det, KNNDetector):
-        return det.score_from_neighbours(q_d)
-    return det.score_from_neighbours(lists.lof_tables(t, q_i, det.n_needed), q_d, q_i)
-
-
-# --------------------------------------------------------------------------- execution: serial
-def _run_serially(a: "_ProtocolArgs", tp: "_TaskPlan", groups, generic, pass_seeds, recalls):
-    """Every unit of the audit in this process, as ``(r, d_i, c, s, out)`` rows in the serial order: per
-    representation, the neighbour passes (one per metric/backend group and repeat), then the fits of the
-    other detectors (joblib with ``n_jobs != 1``)."""
-    for r, rep in enumerate(a.reps):
-        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls)
-        yield from _serial_fit_rows(a, tp, r, rep, generic)
-
-
-def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
-    for (metric, nb_backend), group in groups.items():
-        Xp = prepare_rows(X, metric)
-        for s in range(a.repeats):
-            tasks_s = [t for t in tp.tasks if t.s == s]
-            outs = _neighbour_outputs(Xp, metric, tp.y_idx, a.strategy, group, tasks_s, a.dets, nb_backend,
-                                      a.confidence_level, seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
-            for (d_i, c), out in outs.items():
-                yield r, d_i, c, s, out
-
-
-def _serial_fit_rows(a, tp, r, rep, generic):
-    X = a.reps[rep]
-    units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
-    args = ((X, t.train_idx, t.test_idx, t.y_test, a.dets[d_i], t.seed, a.confidence_level,  # one task's rows at a time
-             f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
-    if a.n_jobs == 1 or len(units) <= 1:
-        outputs = (_run_task(*x) for x in args)
-    else:
-        from joblib import Parallel, delayed
-
-        outputs = Parallel(n_jobs=int(a.n_jobs), return_as="generator")(delayed(_run_task)(*x) for x in args)
-    for (t, d_i), out in zip(units, outputs):
-        yield r, d_i, t.c, t.s, out
-
-
-# --------------------------------------------------------------------------- execution: executor (Dask)
-def _protocol_unit(unit, *, reps, y_idx, strategy, groups, tasks, dets, confidence_level, classes, executor=None,
-                   pass_seeds=None, recalls=None):
-    """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
-    exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
-    the executor). Returns ``([(r, d_i, c, s, out), ...], [(category, message), ...])``;
-    warnings are returned (a worker's warnings would otherwise be lost) and re-issued by the caller in order."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        if unit[0] == "nb":
-            _, r, key, s = unit
-            group = groups[key]
-            metric = key[0]
-            X = reps[list(reps)[r]]
-            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, strategy, group,
-                                      [t for t in tasks if t.s == s], dets, key[1], confidence_level, executor=executor,
-                                      seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
-            rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
-        else:
-            _, r, t_i, d_i = unit
-            t = tasks[t_i]
-            rep = list(reps)[r]
-            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, confidence_level,
-                            f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})")
-            rows = [(r, d_i, t.c, t.s, out)]
-    return rows, [(w.category, str(w.message)) for w in caught]
-
-
-def _run_on_executor(a: "_ProtocolArgs", tp: "_TaskPlan", groups, generic, pass_seeds, recalls):
-    """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
-
-    The fits of the generic detectors are tasks on ``a.executor``, started first at a low priority; a
-    neighbour pass (one per representation, neighbour group and repeat, a large search that would run on one
-    single-threaded worker) then runs here with its exact searches' query blocks spread over the executor
-    ahead of the fits still waiting.
-    """
-    executor, reps, tasks = a.executor, a.reps, list(tp.tasks)
-    units, nb_units = [], []
-    for r in range(len(reps)):
-        nb_units += [("nb", r, key, s) for key in groups for s in range(a.repeats)]
-        units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
-    common = dict(y_idx=tp.y_idx, strategy=a.strategy, groups=groups, dets=a.dets, confidence_level=a.confidence_level,
-                  classes=tp.classes)
-    # the fits start first, at low priority: the workers run them while this process computes (re-ranking,
-    # LOF tables, AUROCs) and the passes' own query blocks overtake them
-    batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
-                                    tasks=executor.share(tasks), **common)
-    try:
-        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds,
-                                      recalls=recalls, **common) for u in nb_units}
-        gen_parts = dict(zip(units, batch.results()))
-    except ExecutionError as exc:
-        # a fit that killed its worker also loses data the passes' blocks needed: name the fit, the cause
-        cause = batch.failure(wait=10.0)
-        if cause is not None and str(cause) != str(exc):
-            raise cause from exc
-        raise
-    finally:
-        batch.cancel()
-    order = []
-    for r in range(len(reps)):
-        order += [u for u in nb_units if u[1] == r] + [u for u in units if u[1] == r]
-    rows = []
-    for part, caught in (nb_parts[u] if u[0] == "nb" else gen_parts[u] for u in order):
-        for category, message in caught:
-            warnings.warn(message, category, stacklevel=_CALLER + 1)  # this function, _execute, audit_protocol
-        rows += part
-    return rows
-
-
 # --------------------------------------------------------------------------- stage 1: the checked arguments
 @dataclass(frozen=True)
 class _ProtocolArgs:
@@ -349,6 +175,7 @@ def _audit_protocol_iv(representations, y, *, protocol, detectors, k, epsilon, t
     check_choice(backend, BACKENDS, name="backend")
     train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(train_fraction, contamination,
                                                                                      max_test_normals, repeats)
+    leakage_k = check_off_or_int(leakage_k, name="leakage_k", off="no leakage")
     if leakage_k is not None:
         leakage_k = check_k(leakage_k, n, name="leakage_k")
     confidence_level = check_probability(confidence_level, name="confidence_level", open_interval=True)
@@ -390,7 +217,7 @@ def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
     classes, y_idx = np.unique(a.y, return_inverse=True)
     K, D, S = classes.size, len(a.dets), a.repeats
     plan = class_split_plan(a.y, protocol=a.strategy.name, train_fraction=a.train_fraction, split=a.split,
-                            contamination=a.contamination, max_test_normals=a.max_test_normals, repeats=S,
+                            contamination=a.contamination, max_test_normals=a.max_test_normals or 0, repeats=S,
                             random_state=a.rng, exclude_test_copies=a.exclude_test_copies)
     n_pos, n_neg, n_neg_avail = (np.zeros((K, S), dtype=np.int64) for _ in range(3))
     max_train = np.zeros(D, dtype=np.int64)
@@ -442,63 +269,13 @@ def _warn_skipped(a: _ProtocolArgs, tp: _TaskPlan) -> None:
     for reason, cls in tp.skip_reasons.items():
         uniq = sorted(set(cls), key=lambda v: (str(type(v)), v))
         warnings.warn(f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
-                      "are left out of the rates", SkippedItemWarning, stacklevel=_CALLER)
+                      "are left out of the rates", SkippedItemWarning, stacklevel=CALLER_STACKLEVEL)
     short_anomalies = tp.plan.short_anomalies
     if short_anomalies:
         c0, have, want = short_anomalies[0]
         warnings.warn(f"audit_protocol: contamination={a.contamination} needs more anomalies than available for "
                       f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
-                      AuditadWarning, stacklevel=_CALLER)
-
-
-# --------------------------------------------------------------------------- stage 3: execution
-class _Outputs:
-    """Per-task AUROC, DeLong interval and p-values, indexed ``[representation, detector, class, repeat]``."""
-
-    def __init__(self, a: _ProtocolArgs, tp: _TaskPlan):
-        shape = (len(a.reps), len(a.dets), tp.classes.size, a.repeats)
-        self.auroc, self.ci_low, self.ci_high, self.p_value, self.log10_p = (np.full(shape, np.nan) for _ in range(5))
-        self.constant: list[tuple] = []  # (representation, detector, class, repeat) of constant scores
-        self.recalls: dict[int, list] = {}  # representation -> [(recall, n_queries)] of its approximate passes
-        self._names = (a.rep_names, a.det_names, tp.classes)
-
-    def store(self, r, d_i, c, s, out) -> None:
-        at = (r, d_i, c, s)
-        self.auroc[at], self.ci_low[at], self.ci_high[at], self.p_value[at] = out[:4]
-        self.log10_p[at] = out[5]
-        if out[4]:
-            rep_names, det_names, classes = self._names
-            self.constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
-
-
-def _neighbour_groups(dets) -> tuple[dict, list]:
-    """Neighbour detectors grouped by the lists they can share (metric, backend), and the other detectors."""
-    groups: dict[tuple, list[int]] = {}
-    for d_i, det in enumerate(dets):
-        if isinstance(det, NeighbourDetector):
-            groups.setdefault(det.neighbour_key(), []).append(d_i)
-    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
-    return groups, generic
-
-
-def _execute(a: _ProtocolArgs, tp: _TaskPlan) -> _Outputs:
-    """Run every task: neighbour detectors from one pass per (representation, repeat, metric/backend), the
-    others fitted per task, in this process or on ``a.executor`` (the same rows in the same order)."""
-    outputs = _Outputs(a, tp)
-    groups, generic = _neighbour_groups(a.dets)
-    n_units = sum(len(t.runnable) for t in tp.tasks) * len(a.reps)
-    seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
-    pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
-    run = _run_on_executor if distributed(a.executor) else _run_serially
-    with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
-        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls):
-            outputs.store(r, d_i, c, s, out)
-            bar.update()
-    if outputs.constant:
-        warnings.warn(f"audit_protocol: constant scores in {len(outputs.constant)} task(s) (e.g. representation, "
-                      f"detector, class, repeat = {outputs.constant[0]}); their AUROC is 0.5 by the ties-count-½ "
-                      "convention and the interval is nan", UndefinedValueWarning, stacklevel=_CALLER)
-    return outputs
+                      AuditadWarning, stacklevel=CALLER_STACKLEVEL)
 
 
 # --------------------------------------------------------------------------- stage 4: leakage and the result
@@ -529,7 +306,7 @@ def _attach_leakage(a: _ProtocolArgs, tp: _TaskPlan) -> tuple[np.ndarray, np.nda
     return class_leakage, leakage_L_k
 
 
-def _settings(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs) -> dict:
+def _settings(a: _ProtocolArgs, tp: _TaskPlan, outputs: TaskOutputs) -> dict:
     """The protocol settings recorded in the result."""
     recalls = outputs.recalls
     settings = {
@@ -550,7 +327,7 @@ def _settings(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs) -> dict:
     return settings
 
 
-def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs, leakage: tuple) -> ProtocolResult:
+def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: TaskOutputs, leakage: tuple) -> ProtocolResult:
     """The `ProtocolResult`, with a warning for the Spearman correlations that cannot be stated."""
     class_leakage, leakage_L_k = leakage
     result = ProtocolResult(
@@ -569,7 +346,7 @@ def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs, leakage: tuple
             rep, det, why = degenerate[0]
             warnings.warn(f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
                           f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
-                          DegenerateCorrelationWarning, stacklevel=_CALLER)
+                          DegenerateCorrelationWarning, stacklevel=CALLER_STACKLEVEL)
     return result
 
 
@@ -578,8 +355,8 @@ def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: _Outputs, leakage: tuple
 def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
                    detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
                    train_fraction: float = 0.8, split=None, contamination: float | None = None,
-                   max_test_normals: int | None = DEFAULT_MAX_TEST_NORMALS,
-                   repeats: int = 1, leakage_k: int | None = 10, leakage_results=None, confidence_level: float = 0.95,
+                   max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
+                   repeats: int = 1, leakage_k: int = 10, leakage_results=None, confidence_level: float = 0.95,
                    backend: str = "auto", n_jobs: int = 1, progress: bool = False,
                    random_state=None, executor=None, exclude_test_copies=None) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
@@ -645,15 +422,18 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
         Target share of anomalies in each test set; anomalies are subsampled to
         ``round(contamination / (1 - contamination) * n_test_normals)`` (at least 1).
         Too few anomalies -> all are used, with a warning.
-    max_test_normals : int or None, default 10 000
+    max_test_normals : int, default 10 000
         Per task, at most this many test normals are scored: a subsample
         stratified by class, drawn from the seed; ``n_neg`` and the DeLong
         intervals refer to the subsample and ``n_neg_available`` keeps the
-        full count. None scores every test normal. See
+        full count. 0 scores every test normal (as in a configuration file and
+        on the command line; ``None``, its former value, is deprecated). See
         `DEFAULT_MAX_TEST_NORMALS` for the choice of the default.
     repeats : int, default 1
-    leakage_k : int or None, default 10
-        k of the per-class leakage L_k(c); ``None`` skips the leakage.
+    leakage_k : int, default 10
+        k of the per-class leakage L_k(c); 0 skips the leakage (as in a
+        configuration file and on the command line; ``None``, its former value,
+        is deprecated).
     leakage_results : mapping of representation name -> LeakageResult, optional
         Leakage already computed on the same samples with ``leakage_k`` among
         its ``ks``; used instead of a second neighbour search.
@@ -726,7 +506,7 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     --------
     >>> from sklearn.datasets import load_digits
     >>> X, y = load_digits(return_X_y=True)
-    >>> res = audit_protocol(X[:400], y[:400], detectors=["knn"], leakage_k=None, random_state=0)
+    >>> res = audit_protocol(X[:400], y[:400], detectors=["knn"], leakage_k=0, random_state=0)
     >>> 0.0 <= res.to_dict()["mean"]["rho_dir"] <= 1.0
     True
     """
@@ -739,5 +519,5 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     tp = _task_plan(a)
     _check_evaluable(a, tp)
     _warn_skipped(a, tp)
-    outputs = _execute(a, tp)
+    outputs = execute_tasks(a, tp)
     return _assemble(a, tp, outputs, _attach_leakage(a, tp))

@@ -147,42 +147,62 @@ class LeaveOneOutLists:
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies = anomalies
         if backend == "approximate":
-            from ..neighbors import ApproximateIndex
-
-            # one index over the pool serves every query of the repeat (no index per class)
-            index = ApproximateIndex(gather32(X, pool), span=X, k=kA, random_state=random_state)
-
-            def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
-                return rerank(X, q, pool, index.query(gather32(X, q), width + 1), width)
-
-            queries = np.union1d(rows, anomaly_rows)
-            Q_idx, Q_d2 = approx(queries, kA)
-            at = np.searchsorted(queries, rows)
-            self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
-            self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
-            own = y_idx[anomaly_rows]
-            other = pool.size - np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)[own]
-            need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
-            at = np.searchsorted(queries, anomaly_rows)
-            lab = np.where(Q_idx[at] >= 0, y_idx[np.maximum(Q_idx[at], 0)], -1)
-            self.O_idx, self.O_d2, found = filter_own_class(Q_idx[at], Q_d2[at], lab, own, self.k)
-            del Q_idx, Q_d2
-            short = np.flatnonzero(found < need)
-            if short.size:  # a neighbourhood mostly of the row's own class: a wider query of the same index
-                kW = min(WIDE_FACTOR * self.k, pool.size)
-                W_idx, W_d2 = approx(anomaly_rows[short], kW)
-                lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
-                w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, own[short], self.k)
-                self.O_idx[short], self.O_d2[short], found[short] = w_i, w_d, w_found
-            ok = found >= need
-            self.own_pos[anomaly_rows[ok]] = np.flatnonzero(ok)
-            exact_anomalies = {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}
-            self.n_anomalies_searched = int((~ok).sum())
+            exact_anomalies = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
         else:
             self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(X, pool, rows, kA, exclude_self=True, backend=backend, n_jobs=n_jobs,
                                             random_state=random_state, executor=executor, rows=shared_rows)
             self.n_anomalies_searched = int(anomaly_rows.size)
+        short = self._majority_rows(pool, rows, kA)
+        self._search_b(X, pool, rows, exact_anomalies, short, n_jobs=n_jobs, random_state=random_state,
+                       executor=executor, shared_rows=shared_rows)
+        self.n_short = int(short.sum())
+        self._invert_heads()
+
+    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state) -> dict:
+        r"""(a) with the approximate backend: the rows' and anomaly rows' ``kA`` nearest in P from one index
+        over the pool, the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
+
+        Returns the anomaly rows (class -> rows) still to be searched exactly among P \ c.
+        """
+        from ..neighbors import ApproximateIndex
+
+        y_idx = self.y
+        # one index over the pool serves every query of the repeat (no index per class)
+        index = ApproximateIndex(gather32(X, pool), span=X, k=kA, random_state=random_state)
+
+        def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
+            return rerank(X, q, pool, index.query(gather32(X, q), width + 1), width)
+
+        queries = np.union1d(rows, anomaly_rows)
+        Q_idx, Q_d2 = approx(queries, kA)
+        at = np.searchsorted(queries, rows)
+        self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
+        self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
+        own = y_idx[anomaly_rows]
+        other = pool.size - np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)[own]
+        need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
+        at = np.searchsorted(queries, anomaly_rows)
+        lab = np.where(Q_idx[at] >= 0, y_idx[np.maximum(Q_idx[at], 0)], -1)
+        self.O_idx, self.O_d2, found = filter_own_class(Q_idx[at], Q_d2[at], lab, own, self.k)
+        del Q_idx, Q_d2
+        short = np.flatnonzero(found < need)
+        if short.size:  # a neighbourhood mostly of the row's own class: a wider query of the same index
+            kW = min(WIDE_FACTOR * self.k, pool.size)
+            W_idx, W_d2 = approx(anomaly_rows[short], kW)
+            lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
+            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, own[short], self.k)
+            self.O_idx[short], self.O_d2[short], found[short] = w_i, w_d, w_found
+        ok = found >= need
+        self.own_pos[anomaly_rows[ok]] = np.flatnonzero(ok)
+        self.n_anomalies_searched = int((~ok).sum())
+        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}
+
+    def _majority_rows(self, pool, rows, kA) -> np.ndarray:
+        """The labels of the (a) lists and each row's majority class whose removal leaves fewer than k entries
+        (``self.major``, −1: none); returns the mask of those short rows."""
+        y_idx = self.y
+        n = self.pos.shape[0]
         labels = np.where(self.A_idx >= 0, y_idx[np.maximum(self.A_idx, 0)], -1)
         self.A_lab = labels
         in_pool = np.zeros(n, dtype=bool)
@@ -196,11 +216,17 @@ class LeaveOneOutLists:
         else:
             mid, short = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=bool)
         self.major = np.where(short, mid, -1)  # the one class whose removal leaves fewer than k entries
+        return short
+
+    def _search_b(self, X, pool, rows, exact_anomalies, short, *, n_jobs, random_state, executor, shared_rows):
+        r"""(b): for each class c, its anomaly rows not yet listed and the rows whose majority class is c,
+        searched among P \ c (``self.B``: c -> (rows, idx, d2))."""
+        y_idx = self.y
         self.B: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         classes = set(exact_anomalies) | set(np.unique(self.major[short]).tolist())
         per_class = {c: np.unique(np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64),
                                                   rows[self.major == c]])) for c in sorted(classes)}
-        if backend == "approximate":  # the few fallback rows: one masked brute-force pass for every class
+        if self.backend == "approximate":  # the few fallback rows: one masked brute-force pass for every class
             qs = [q for q in per_class.values()]
             excl = [np.full(q.size, c, dtype=np.int64) for c, q in per_class.items()]
             q_all = np.concatenate(qs + [np.empty(0, np.int64)])
@@ -212,10 +238,12 @@ class LeaveOneOutLists:
         else:
             for c, q in per_class.items():
                 ref = pool[y_idx[pool] != c]
-                bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=backend, n_jobs=n_jobs,
+                bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=self.backend, n_jobs=n_jobs,
                                  random_state=random_state, executor=executor, rows=shared_rows)
                 self.B[c] = (q, bi, bd)
-        self.n_short = int(short.sum())
+
+    def _invert_heads(self) -> None:
+        """Index each row's first k labels by class, for `_plain`."""
         # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
         # from the first k entries only at the rows that list its class there
         head = self.A_lab[:, :min(self.k, self.A_lab.shape[1])]

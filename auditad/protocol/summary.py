@@ -30,7 +30,7 @@ __all__ = ["DetectorSummary", "DetectorAverage", "WorstRate", "WorstRates", "Pro
            "RATE_NAMES"]
 
 #: ``spearman_reason`` of a summary without leakage.
-NO_LEAKAGE = "no leakage (leakage_k=None)"
+NO_LEAKAGE = "no leakage (leakage_k=0)"
 
 
 def _detail(**kwargs):

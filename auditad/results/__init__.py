@@ -446,6 +446,40 @@ def _where_texts(cols: dict, keep: list, res, significance, low, high, p_holm) -
     return where
 
 
+def _class_tests(cols: dict, confidence: float) -> dict:
+    """Per row: the p-values against the AUROC null at its counts (where n_pos/n_neg are given) and the
+    interval (Hanley–McNeil from the counts, the std over runs, or both: independent sources of spread)."""
+    from scipy.stats import norm
+
+    n = len(cols["method"])
+    p_gt = np.full(n, np.nan)
+    p_lt = np.full(n, np.nan)
+    null_method = np.array([None] * n, dtype=object)
+    have = ~np.isnan(cols["n_pos"])
+    cache: dict = {}
+    for i in np.flatnonzero(have):
+        p_gt[i], p_lt[i], null_method[i] = _null_p_values(float(cols["auroc"][i]), int(cols["n_pos"][i]),
+                                                          int(cols["n_neg"][i]), cache)
+    p_two = np.minimum(1.0, 2.0 * np.minimum(p_gt, p_lt))
+    se = np.full(n, np.nan)
+    if have.any():
+        se[have] = hanley_mcneil_se(cols["auroc"][have], cols["n_pos"][have], cols["n_neg"][have])
+    # the interval: Hanley–McNeil from the counts, the std over runs, or both (independent sources of spread)
+    std = cols["std"]
+    has_std = np.isfinite(std)
+    se_total = np.where(have & has_std, np.sqrt(se * se + std * std), np.where(have, se, std))
+    interval_method = np.where(have & has_std, "hanley_mcneil+std", np.where(
+        have, "hanley_mcneil", np.where(has_std, "std", ""))).astype(object)
+    interval_method[interval_method == ""] = None
+
+    z = float(norm.ppf(0.5 + confidence / 2.0))
+    with np.errstate(invalid="ignore"):
+        low = np.clip(cols["auroc"] - z * se_total, 0.0, 1.0)
+        high = np.clip(cols["auroc"] + z * se_total, 0.0, 1.0)
+    return {"p_gt": p_gt, "p_lt": p_lt, "p_two": p_two, "null_method": null_method, "se": se, "se_total": se_total,
+            "interval_method": interval_method, "low": low, "high": high, "have": have, "has_std": has_std}
+
+
 @renamed_parameter("confidence", "confidence_level")
 def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent: bool = False,
                   confidence_level: float = 0.95, benchmark: str | None = None, source: str | None = None
@@ -541,32 +575,8 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
 
     groups, in_common, direction, near, inverted = _rates_by_group(cols, notes)
 
-    # per-class nulls and intervals (only where counts are given)
-    p_gt = np.full(n, np.nan)
-    p_lt = np.full(n, np.nan)
-    null_method = np.array([None] * n, dtype=object)
-    have = ~np.isnan(cols["n_pos"])
-    cache: dict = {}
-    for i in np.flatnonzero(have):
-        p_gt[i], p_lt[i], null_method[i] = _null_p_values(float(cols["auroc"][i]), int(cols["n_pos"][i]),
-                                                          int(cols["n_neg"][i]), cache)
-    p_two = np.minimum(1.0, 2.0 * np.minimum(p_gt, p_lt))
-    se = np.full(n, np.nan)
-    if have.any():
-        se[have] = hanley_mcneil_se(cols["auroc"][have], cols["n_pos"][have], cols["n_neg"][have])
-    # the interval: Hanley–McNeil from the counts, the std over runs, or both (independent sources of spread)
-    std = cols["std"]
-    has_std = np.isfinite(std)
-    se_total = np.where(have & has_std, np.sqrt(se * se + std * std), np.where(have, se, std))
-    interval_method = np.where(have & has_std, "hanley_mcneil+std", np.where(
-        have, "hanley_mcneil", np.where(has_std, "std", ""))).astype(object)
-    interval_method[interval_method == ""] = None
-    from scipy.stats import norm
-
-    z = float(norm.ppf(0.5 + confidence / 2.0))
-    with np.errstate(invalid="ignore"):
-        low = np.clip(cols["auroc"] - z * se_total, 0.0, 1.0)
-        high = np.clip(cols["auroc"] + z * se_total, 0.0, 1.0)
+    t = _class_tests(cols, confidence)  # per-class nulls and intervals (only where counts are given)
+    have, has_std, low, high, p_two = t["have"], t["has_std"], t["low"], t["high"], t["p_two"]
     sig_above = have & (p_two <= alpha) & (cols["auroc"] > 0.5)
     sig_below = have & (p_two <= alpha) & (cols["auroc"] < 0.5)
     if not have.all() and have.any():
@@ -591,10 +601,11 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
             where=_where_texts(cols, keep, res, significance, low, high, p_holm)))
     per_class = pd.DataFrame({
         "benchmark": cols["benchmark"], "representation": cols["representation"], "method": cols["method"],
-        "class": cols["class"], "auroc": cols["auroc"], "std": std, "n_pos": cols["n_pos"], "n_neg": cols["n_neg"],
-        "epsilon": cols["epsilon"], "direction": direction, "near_random": near, "inverted": inverted,
-        "in_common": in_common, "p_greater": p_gt, "p_less": p_lt, "p_two_sided": p_two, "p_holm": p_holm,
-        "null_method": null_method, "se_hanley_mcneil": se, "se": se_total, "interval_method": interval_method,
+        "class": cols["class"], "auroc": cols["auroc"], "std": cols["std"], "n_pos": cols["n_pos"],
+        "n_neg": cols["n_neg"], "epsilon": cols["epsilon"], "direction": direction, "near_random": near,
+        "inverted": inverted, "in_common": in_common, "p_greater": t["p_gt"], "p_less": t["p_lt"],
+        "p_two_sided": p_two, "p_holm": p_holm, "null_method": t["null_method"], "se_hanley_mcneil": t["se"],
+        "se": t["se_total"], "interval_method": t["interval_method"],
         "ci_low": low, "ci_high": high, "significant_above": sig_above, "significant_below": sig_below,
         "significance": significance,
     })

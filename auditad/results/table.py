@@ -216,6 +216,45 @@ def _mean_std(text):
     return value, spread
 
 
+def _count_columns(long, rows: np.ndarray) -> dict:
+    """``n_pos`` and ``n_neg`` (NaN where not given), whole positive numbers given together."""
+    import pandas as pd
+
+    cols = {}
+    for name in ("n_pos", "n_neg"):
+        if name in long.columns:
+            v = pd.to_numeric(long[name], errors="coerce").to_numpy(dtype=np.float64)
+            bad = long[name].notna().to_numpy() & (np.isnan(v) | (v <= 0) | (v != np.round(v)) | np.isinf(v))
+            if bad.any():
+                i = int(np.flatnonzero(bad)[0])
+                raise InvalidInputError(f"{name} must be a positive whole number, got {long[name].iloc[i]!r} in "
+                                        f"data row {rows[i] + 1}")
+            cols[name] = v
+        else:
+            cols[name] = np.full(long.shape[0], np.nan)
+    one = np.isnan(cols["n_pos"]) != np.isnan(cols["n_neg"])
+    if one.any():
+        i = int(np.flatnonzero(one)[0])
+        raise InvalidInputError(f"n_pos and n_neg must be given together; data row {rows[i] + 1} has only one")
+    return cols
+
+
+def _epsilon_column(long, rows: np.ndarray, epsilon: float) -> np.ndarray:
+    """The per-row near-random half-width: the ``epsilon`` column where given, else the argument."""
+    import pandas as pd
+
+    if "epsilon" not in long.columns:
+        return np.full(long.shape[0], float(epsilon))
+    v = pd.to_numeric(long["epsilon"], errors="coerce").to_numpy(dtype=np.float64)
+    v = np.where(long["epsilon"].isna().to_numpy(), epsilon, v)
+    bad = np.isnan(v) | (v < 0) | (v >= 0.5)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidInputError(f"epsilon must lie in [0, 0.5), got {long['epsilon'].iloc[i]!r} in data row "
+                                f"{rows[i] + 1}")
+    return v
+
+
 def check_table(long, *, percent: bool, epsilon: float, benchmark):
     """Validated plain columns of a long table (named errors for every defect)."""
     import pandas as pd
@@ -281,32 +320,8 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
             "representation": _text_column(long, "representation", "", fill=True),
             "method": _text_column(long, "method", None),
             "class": _text_column(long, "class", None)}
-    for name in ("n_pos", "n_neg"):
-        if name in long.columns:
-            v = pd.to_numeric(long[name], errors="coerce").to_numpy(dtype=np.float64)
-            bad = long[name].notna().to_numpy() & (np.isnan(v) | (v <= 0) | (v != np.round(v)) | np.isinf(v))
-            if bad.any():
-                i = int(np.flatnonzero(bad)[0])
-                raise InvalidInputError(f"{name} must be a positive whole number, got {long[name].iloc[i]!r} in "
-                                        f"data row {rows[i] + 1}")
-            cols[name] = v
-        else:
-            cols[name] = np.full(long.shape[0], np.nan)
-    one = np.isnan(cols["n_pos"]) != np.isnan(cols["n_neg"])
-    if one.any():
-        i = int(np.flatnonzero(one)[0])
-        raise InvalidInputError(f"n_pos and n_neg must be given together; data row {rows[i] + 1} has only one")
-    if "epsilon" in long.columns:
-        v = pd.to_numeric(long["epsilon"], errors="coerce").to_numpy(dtype=np.float64)
-        v = np.where(long["epsilon"].isna().to_numpy(), epsilon, v)
-        bad = np.isnan(v) | (v < 0) | (v >= 0.5)
-        if bad.any():
-            i = int(np.flatnonzero(bad)[0])
-            raise InvalidInputError(f"epsilon must lie in [0, 0.5), got {long['epsilon'].iloc[i]!r} in data row "
-                                    f"{rows[i] + 1}")
-        cols["epsilon"] = v
-    else:
-        cols["epsilon"] = np.full(long.shape[0], float(epsilon))
+    cols.update(_count_columns(long, rows))
+    cols["epsilon"] = _epsilon_column(long, rows, epsilon)
     key = list(zip(cols["benchmark"], cols["representation"], cols["method"], cols["class"]))
     seen: dict = {}
     for i, k in enumerate(key):

@@ -216,6 +216,43 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     ``estimates``, ``units``, ``bootstrap``) plus ``selectors`` and ``n_units``.
     """
     tasks = {t.name: t for t in bench.tasks}
+    cand_rows, probe_rows, est_rows, values = _output_rows(bench, outputs, labels, pool_by)
+
+    selectors = ["oracle", "random"]
+    has_fixed = any(t.split == "evaluation" for t in bench.tasks) and any(t.split == "development"
+                                                                          for t in bench.tasks)
+    if has_fixed:
+        selectors.append("fixed")
+    selectors += labels
+
+    # selection units: (task, pool) with truth
+    by_unit: dict[tuple, list[str]] = {}
+    for r in cand_rows:
+        if np.isfinite(r["true_auc"]):
+            by_unit.setdefault((r["task"], r["pool"]), []).append(r["candidate"])
+    auc_of = {(r["task"], r["candidate"]): r["true_auc"] for r in cand_rows}
+    fixed_choice = _fixed_choices(by_unit, tasks, auc_of) if has_fixed else {}
+
+    units = []
+    for (tn, pool), names in by_unit.items():
+        t = tasks[tn]
+        a = np.array([auc_of[(tn, n)] for n in names])
+        base = dict(task=tn, split=t.split, group=t.group, pool=pool, n_candidates=len(names),
+                    best_auc=float(a.max()), best_candidate=names[int(np.argmax(a))])
+        for sel in selectors:
+            r = _selector_row(sel, base, t, pool, names, a, auc_of, values, fixed_choice)
+            if r is not None:
+                units.append(r)
+
+    boot = paired_bootstrap(units, selectors, n_boot, boot_rng) if n_boot else []
+    return dict(candidates=cand_rows, probes=probe_rows, estimates=est_rows, units=units, bootstrap=boot,
+                selectors=selectors, n_units=len(by_unit))
+
+
+def _output_rows(bench, outputs, labels, pool_by) -> tuple[list, list, list, dict]:
+    """The candidate, probe and estimate rows of the workers' outputs, and the estimator values per
+    (task, candidate)."""
+    tasks = {t.name: t for t in bench.tasks}
     cands = {c.name: c for c in bench.candidates}
     cand_rows, probe_rows, est_rows = [], [], []
     values = {}  # (task, candidate) -> {label: value}
@@ -236,70 +273,54 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
             kind, probe = parse_estimator_label(lab)
             est_rows.append({**info, "true_auc": row["true_auc"], "estimator": lab, "kind": kind, "probe": probe,
                              "value": vals[lab]})
+    return cand_rows, probe_rows, est_rows, values
 
-    selectors = ["oracle", "random"]
-    has_fixed = any(t.split == "evaluation" for t in bench.tasks) and any(t.split == "development"
-                                                                          for t in bench.tasks)
-    if has_fixed:
-        selectors.append("fixed")
-    selectors += labels
 
-    # selection units: (task, pool) with truth
-    by_unit: dict[tuple, list[str]] = {}
-    for r in cand_rows:
-        if np.isfinite(r["true_auc"]):
-            by_unit.setdefault((r["task"], r["pool"]), []).append(r["candidate"])
-    auc_of = {(r["task"], r["candidate"]): r["true_auc"] for r in cand_rows}
-
-    # Fixed selection: per (group, pool), best mean development AUC
+def _fixed_choices(by_unit: dict, tasks: dict, auc_of: dict) -> dict:
+    """Fixed selection: per (group, pool), the candidate with the best mean development AUC."""
     fixed_choice = {}
-    if has_fixed:
-        dev: dict[tuple, dict[str, list]] = {}
-        for (tn, pool), names in by_unit.items():
-            t = tasks[tn]
-            if t.split == "development":
-                for n in names:
-                    dev.setdefault((t.group, pool), {}).setdefault(n, []).append(auc_of[(tn, n)])
-        for key, per in dev.items():
-            means = {n: float(np.mean(v)) for n, v in per.items()}
-            fixed_choice[key] = max(sorted(means), key=lambda n: means[n])
-
-    units = []
+    dev: dict[tuple, dict[str, list]] = {}
     for (tn, pool), names in by_unit.items():
         t = tasks[tn]
-        a = np.array([auc_of[(tn, n)] for n in names])
-        base = dict(task=tn, split=t.split, group=t.group, pool=pool, n_candidates=len(names),
-                    best_auc=float(a.max()), best_candidate=names[int(np.argmax(a))])
-        for sel in selectors:
-            kind, probe = (sel, None) if sel in BASELINES else parse_estimator_label(sel)
-            r = dict(base, selector=sel, kind=kind, probe=probe)
-            if sel == "oracle":
-                r.update(rho_rank=rank_correlation(a, a), a_pair=pairwise_accuracy(a, a), regret=0.0,
-                         selected=base["best_candidate"], selected_auc=float(a.max()))
-            elif sel == "random":
-                r.update(rho_rank=0.0, a_pair=0.5 if np.unique(a).size > 1 else np.nan,
-                         regret=float(a.max() - a.mean()), selected=None, selected_auc=float(a.mean()))
-            elif sel == "fixed":
-                choice = fixed_choice.get((t.group, pool)) if t.split == "evaluation" else None
-                if choice is None or choice not in names:
-                    continue
-                sa = auc_of[(tn, choice)]
-                r.update(rho_rank=np.nan, a_pair=np.nan, regret=float(a.max() - sa), selected=choice,
-                         selected_auc=float(sa))
-            else:
-                e = np.array([values[(tn, n)][sel] for n in names], dtype=np.float64)
-                if np.all(np.isnan(e)):
-                    continue
-                ee = np.where(np.isnan(e), -np.inf, e)
-                top = np.flatnonzero(ee == ee.max())
-                r.update(rho_rank=rank_correlation(e, a), a_pair=pairwise_accuracy(e, a), regret=regret(e, a),
-                         selected=names[int(top[0])] if top.size == 1 else None,
-                         selected_auc=_selected_auc(ee, a), n_tied=int(top.size))
-            units.append(r)
+        if t.split == "development":
+            for n in names:
+                dev.setdefault((t.group, pool), {}).setdefault(n, []).append(auc_of[(tn, n)])
+    for key, per in dev.items():
+        means = {n: float(np.mean(v)) for n, v in per.items()}
+        fixed_choice[key] = max(sorted(means), key=lambda n: means[n])
+    return fixed_choice
 
-    boot = paired_bootstrap(units, selectors, n_boot, boot_rng) if n_boot else []
-    return dict(candidates=cand_rows, probes=probe_rows, estimates=est_rows, units=units, bootstrap=boot,
-                selectors=selectors, n_units=len(by_unit))
+
+def _selector_row(sel, base: dict, t, pool, names: list, a, auc_of: dict, values: dict,
+                  fixed_choice: dict) -> dict | None:
+    """The row of one selector in one selection unit (true AUCs ``a`` of ``names``); None when it does not
+    judge the unit (Fixed outside the evaluation tasks, an estimator that is nan for every candidate)."""
+    tn = base["task"]
+    kind, probe = (sel, None) if sel in BASELINES else parse_estimator_label(sel)
+    r = dict(base, selector=sel, kind=kind, probe=probe)
+    if sel == "oracle":
+        r.update(rho_rank=rank_correlation(a, a), a_pair=pairwise_accuracy(a, a), regret=0.0,
+                 selected=base["best_candidate"], selected_auc=float(a.max()))
+    elif sel == "random":
+        r.update(rho_rank=0.0, a_pair=0.5 if np.unique(a).size > 1 else np.nan,
+                 regret=float(a.max() - a.mean()), selected=None, selected_auc=float(a.mean()))
+    elif sel == "fixed":
+        choice = fixed_choice.get((t.group, pool)) if t.split == "evaluation" else None
+        if choice is None or choice not in names:
+            return None
+        sa = auc_of[(tn, choice)]
+        r.update(rho_rank=np.nan, a_pair=np.nan, regret=float(a.max() - sa), selected=choice,
+                 selected_auc=float(sa))
+    else:
+        e = np.array([values[(tn, n)][sel] for n in names], dtype=np.float64)
+        if np.all(np.isnan(e)):
+            return None
+        ee = np.where(np.isnan(e), -np.inf, e)
+        top = np.flatnonzero(ee == ee.max())
+        r.update(rho_rank=rank_correlation(e, a), a_pair=pairwise_accuracy(e, a), regret=regret(e, a),
+                 selected=names[int(top[0])] if top.size == 1 else None,
+                 selected_auc=_selected_auc(ee, a), n_tied=int(top.size))
+    return r
 
 
 def _pool_value(candidate, pool_by) -> str:

@@ -150,8 +150,6 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     >>> list(res.summary_frame().index)
     ['oracle', 'random', 'fixed', 'pseudo_auc[feature]']
     """
-    from .._progress import Progress
-
     if not isinstance(benchmark, SelectionBenchmark):
         raise InvalidInputError(f"benchmark must be a SelectionBenchmark, got {type(benchmark).__name__}")
     if pool_by is not None:
@@ -166,6 +164,29 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
     boot_rng = np.random.default_rng([base_seed, 2**31])
     t0 = time.perf_counter()
 
+    tasks = benchmark.tasks
+    cross_by_task, skipped = _task_cross_probes(benchmark, probe_list)
+    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None,
+               recall_sample=recall_sample)
+    jobs = _unit_jobs(benchmark, cross_by_task, probe_list, base_seed, cfg)
+    outputs = _run_units(jobs, n_jobs, progress)
+    _warn_skipped(skipped)
+
+    result = judge_outputs(benchmark, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
+    config = dict(n_tasks=len(tasks), n_candidates=len(benchmark.candidates), estimators=labels,
+                  probes=probe_list, dropped_probes=dropped, pool_by=pool_by, lam=lam, n_boot=n_boot,
+                  backend=backend, recall_sample=recall_sample, npd_eps=cfg["npd_eps"],
+                  random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
+                  selectors=result["selectors"], n_units=result["n_units"],
+                  candidates=[c.to_dict() for c in benchmark.candidates], info=dict(benchmark.info))
+    return SelectionResult(benchmark=benchmark.name, config=config, candidates=result["candidates"],
+                           probes=result["probes"], estimates=result["estimates"], units=result["units"],
+                           bootstrap=result["bootstrap"], skipped=skipped,
+                           elapsed_seconds=time.perf_counter() - t0)
+
+
+def _task_cross_probes(benchmark: SelectionBenchmark, probe_list: list) -> tuple[list[dict], list[dict]]:
+    """The cross probes of every task (metadata only, computed once per task) and the skipped probes."""
     # task-level cross probes (metadata only), computed once per task
     tasks = benchmark.tasks
     present = {col for t in tasks for col in (*t.reference_meta, *t.auxiliary_meta, *(t.home or {}))}
@@ -188,17 +209,28 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
             if bad:
                 skipped.append(dict(task="*", probe=kind, reason=f"candidates without sequence embeddings: {bad}",
                                     used_by=kind))
+    return cross_by_task, skipped
 
-    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None,
-               recall_sample=recall_sample)
+
+def _unit_jobs(benchmark: SelectionBenchmark, cross_by_task: list, probe_list: list, base_seed: int,
+               cfg: dict) -> list[tuple]:
+    """The arguments of `_evaluate_unit` for every (task, candidate)."""
+    lam = cfg["lam"]
     jobs = []
-    for ti, t in enumerate(tasks):
+    for ti, t in enumerate(benchmark.tasks):
         dom = t.reference_meta.get("domain")
         if lam is not None and dom is None:
             raise InvalidInputError(f"lam={lam!r} needs 'domain' metadata of the reference set; task {t.name!r} has none")
         for c in benchmark.candidates:
             jobs.append((ti, t.name, t.test_labels, dom, t.embeddings[c.embedding], c, cross_by_task[ti],
                          probe_list, base_seed, cfg))
+    return jobs
+
+
+def _run_units(jobs: list, n_jobs: int, progress: bool) -> list[dict]:
+    """`_evaluate_unit` of every job, in order (joblib workers when ``n_jobs > 1``), with a progress bar."""
+    from .._progress import Progress
+
     outputs = []
     with Progress(len(jobs), "selection", enabled=progress) as bar:
         if n_jobs == 1:
@@ -211,24 +243,16 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
             for out in Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_evaluate_unit)(*j) for j in jobs):
                 outputs.append(out)
                 bar.update()
+    return outputs
 
+
+def _warn_skipped(skipped: list[dict]) -> None:
+    """One warning per skipped probe kind, pointing at the caller of `run_selection`."""
     for kind in sorted({s["probe"] for s in skipped}):
         which = [s["task"] for s in skipped if s["probe"] == kind]
         reason = next(s["reason"] for s in skipped if s["probe"] == kind)
         warnings.warn(f"pseudo-anomaly probe {kind!r} skipped for {len(which)} task(s) ({', '.join(which[:5])}"
-                      f"{', ...' if len(which) > 5 else ''}): {reason}", SkippedItemWarning, stacklevel=2)
-
-    result = judge_outputs(benchmark, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
-    config = dict(n_tasks=len(tasks), n_candidates=len(benchmark.candidates), estimators=labels,
-                  probes=probe_list, dropped_probes=dropped, pool_by=pool_by, lam=lam, n_boot=n_boot,
-                  backend=backend, recall_sample=recall_sample, npd_eps=cfg["npd_eps"],
-                  random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
-                  selectors=result["selectors"], n_units=result["n_units"],
-                  candidates=[c.to_dict() for c in benchmark.candidates], info=dict(benchmark.info))
-    return SelectionResult(benchmark=benchmark.name, config=config, candidates=result["candidates"],
-                           probes=result["probes"], estimates=result["estimates"], units=result["units"],
-                           bootstrap=result["bootstrap"], skipped=skipped,
-                           elapsed_seconds=time.perf_counter() - t0)
+                      f"{', ...' if len(which) > 5 else ''}): {reason}", SkippedItemWarning, stacklevel=3)
 
 
 
@@ -290,54 +314,10 @@ def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbedding
                        random_state=base_seed).fit(R)
     inl = scorer.score_reference()
     z_in = inl.scores
-    # probes: generated ones per candidate (seeded per task and kind), cross ones shared by the task
-    made: dict[str, PseudoAnomalies] = {}
     seq = emb.reference if cand.pooling is not None else None
-    for kind in probes:
-        if kind in GENERATED_KINDS or (kind == "diverse" and "feature" not in made):
-            gk = "feature" if kind == "diverse" else kind
-            made[gk] = make_probe(gk, R, sequences=seq, random_state=_probe_seed(base_seed, t_idx, gk), warn=False)
-    for kind in probes:
-        if kind in CROSS_KINDS or kind == "diverse":
-            for ck in (CROSS_KINDS if kind == "diverse" else (kind,)):
-                made.setdefault(ck, cross[ck])
-    if "diverse" in probes:
-        made["diverse"] = diverse_probe([made["feature"], cross["cross_domain"], cross["cross_class"],
-                                         cross["cross_attribute"]])
-    # one kNN search for every query: test, needed auxiliary rows, generated probes
-    blocks, spans = [], {}
-
-    def add(key, X):
-        start = sum(b.shape[0] for b in blocks)
-        blocks.append(X)
-        spans[key] = (start, start + X.shape[0])
-
-    if labels is not None:
-        add("test", _pool(emb.test, cand))
-    aux_rows = np.unique(np.concatenate([p.auxiliary_index for p in made.values()] + [np.zeros(0, np.int64)]))
-    if aux_rows.size:
-        add("aux", _pool(emb.auxiliary[aux_rows], cand))
-    for kind in GENERATED_KINDS:
-        p = made.get(kind)
-        if p is not None and not p.skipped:
-            add(kind, _pool(p.X, cand) if kind in SEQUENCE_KINDS else p.X)
-    q = scorer.score(np.concatenate(blocks, axis=0)) if blocks else None
-    part = {key: q.scores[a:b] for key, (a, b) in spans.items()}
-    pseudo = {}
-    for kind in probes:
-        p = made[kind]
-        if p.skipped:
-            pseudo[kind] = None
-            continue
-        pieces = []
-        if kind in GENERATED_KINDS:
-            pieces.append(part[kind])
-        elif kind == "diverse" and "feature" in p.parts:
-            pieces.append(part["feature"])
-        pieces.append(z_in[p.reference_index])
-        if p.auxiliary_index.size:
-            pieces.append(part["aux"][np.searchsorted(aux_rows, p.auxiliary_index)])
-        pseudo[kind] = np.concatenate(pieces)
+    made = _unit_probes(R, seq, cross, probes, base_seed, t_idx)
+    q, part, aux_rows = _query_scores(scorer, emb, cand, made, labels)
+    pseudo = _pseudo_scores(probes, made, part, z_in, aux_rows)
     est = estimate_candidate(z_in, pseudo, domain_in=ref_meta_domain if cfg["lam"] is not None else None,
                              lam=cfg["lam"], npd_eps=cfg["npd_eps"])
     row = dict(task=task_name, candidate=cand.name, n_reference=int(R.shape[0]), n_floored=inl.n_floored,
@@ -360,3 +340,68 @@ def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbedding
     return {"candidate": row, "probes": probe_rows, "inlier_variance": est.inlier_variance}
 
 
+def _unit_probes(R, seq, cross: dict, probes: list, base_seed: int, t_idx: int) -> dict[str, PseudoAnomalies]:
+    """The probes of one (task, candidate): generated ones per candidate (seeded per task and kind), cross ones
+    shared by the task, Diverse concatenated from them."""
+    # probes: generated ones per candidate (seeded per task and kind), cross ones shared by the task
+    made: dict[str, PseudoAnomalies] = {}
+    for kind in probes:
+        if kind in GENERATED_KINDS or (kind == "diverse" and "feature" not in made):
+            gk = "feature" if kind == "diverse" else kind
+            made[gk] = make_probe(gk, R, sequences=seq, random_state=_probe_seed(base_seed, t_idx, gk), warn=False)
+    for kind in probes:
+        if kind in CROSS_KINDS or kind == "diverse":
+            for ck in (CROSS_KINDS if kind == "diverse" else (kind,)):
+                made.setdefault(ck, cross[ck])
+    if "diverse" in probes:
+        made["diverse"] = diverse_probe([made["feature"], cross["cross_domain"], cross["cross_class"],
+                                         cross["cross_attribute"]])
+    return made
+
+
+def _query_scores(scorer, emb: TaskEmbeddings, cand: Candidate, made: dict, labels) -> tuple:
+    """One kNN search for every query of a unit: ``(score result or None, scores per block, auxiliary rows)``.
+
+    The blocks are the test set (when labelled), the auxiliary rows some probe uses and the generated probes.
+    """
+    # one kNN search for every query: test, needed auxiliary rows, generated probes
+    blocks, spans = [], {}
+
+    def add(key, X):
+        start = sum(b.shape[0] for b in blocks)
+        blocks.append(X)
+        spans[key] = (start, start + X.shape[0])
+
+    if labels is not None:
+        add("test", _pool(emb.test, cand))
+    aux_rows = np.unique(np.concatenate([p.auxiliary_index for p in made.values()] + [np.zeros(0, np.int64)]))
+    if aux_rows.size:
+        add("aux", _pool(emb.auxiliary[aux_rows], cand))
+    for kind in GENERATED_KINDS:
+        p = made.get(kind)
+        if p is not None and not p.skipped:
+            add(kind, _pool(p.X, cand) if kind in SEQUENCE_KINDS else p.X)
+    q = scorer.score(np.concatenate(blocks, axis=0)) if blocks else None
+    part = {key: q.scores[a:b] for key, (a, b) in spans.items()}
+    return q, part, aux_rows
+
+
+def _pseudo_scores(probes: list, made: dict, part: dict, z_in, aux_rows) -> dict:
+    """Scores of every probe's pseudo-anomalies (None for a skipped probe): generated, reference (leave-one-out)
+    and auxiliary rows, in that order."""
+    pseudo = {}
+    for kind in probes:
+        p = made[kind]
+        if p.skipped:
+            pseudo[kind] = None
+            continue
+        pieces = []
+        if kind in GENERATED_KINDS:
+            pieces.append(part[kind])
+        elif kind == "diverse" and "feature" in p.parts:
+            pieces.append(part["feature"])
+        pieces.append(z_in[p.reference_index])
+        if p.auxiliary_index.size:
+            pieces.append(part["aux"][np.searchsorted(aux_rows, p.auxiliary_index)])
+        pseudo[kind] = np.concatenate(pieces)
+    return pseudo

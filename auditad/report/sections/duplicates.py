@@ -92,7 +92,7 @@ def _protocol_plan(ctx, proto):
     if st.get("split") == "user":
         return None, "the protocol ran on a user split, which this section cannot reproduce"
     plan = class_split_plan(how["labels"], protocol=how["protocol"], train_fraction=st["train_fraction"],
-                            contamination=how["contamination"], max_test_normals=st["max_test_normals"],
+                            contamination=how["contamination"], max_test_normals=st["max_test_normals"] or 0,
                             repeats=st["repeats"], random_state=ctx.settings["seed"])
     if how["keep"] is not None:  # the tasks the protocol section kept
         kept = [t for t in plan.tasks if plan.classes[t.c].item() in how["keep"]]
@@ -149,8 +149,8 @@ def _audit_without_copies(ctx, rep, dup):
         warnings.simplefilter("always")
         res = audit_protocol({rep: bench.representations[rep]}, how["labels"], protocol=how["protocol"],
                              detectors=dets, k=knn_k, epsilon=s["epsilon"], train_fraction=s["train_fraction"],
-                             contamination=how["contamination"], repeats=s["repeats"], leakage_k=None,
-                             max_test_normals=s["max_test_normals"] or None,
+                             contamination=how["contamination"], repeats=s["repeats"], leakage_k=0,
+                             max_test_normals=s["max_test_normals"],
                              confidence_level=s["confidence_level"],
                              backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
                              random_state=s["seed"], executor=ctx.executor, exclude_test_copies=dup.value_ids)

@@ -65,25 +65,7 @@ def build(ctx) -> Section:
     land, diff, reg, mt, cov = r["landscape"], r["difference"], r["regions"], r["minimal_tpr"], r["coverage"]
     ratio, label, ref = r["ratio"], r["label"], r["reference"]
     r0, rr = land.ratio_index(label), land.ratio_index(r["reference_label"])
-    at_ratio = {}
-    nothing, everything = land.at(0.0, 1.0), land.at(1.0, 0.0)  # (ratios, metrics): flag nothing / everything
-    for m_i, m in enumerate(land.metrics):
-        at_ratio[m] = {
-            "flag_nothing": float(nothing[r0, m_i]),
-            "flag_nothing_at_reference": float(nothing[rr, m_i]),
-            "flag_everything": float(everything[r0, m_i]),
-            "mean_difference": float(diff.mean_difference[r0, m_i]),
-            "max_increase": float(diff.max_increase[r0, m_i]),
-            "max_decrease": float(diff.max_decrease[r0, m_i]),
-            "regions": {g: {"mean": float(reg.mean[r0, m_i, q]),
-                            "excess_kurtosis": float(reg.excess_kurtosis[r0, m_i, q]),
-                            "mean_at_reference": float(reg.mean[rr, m_i, q])}
-                        for q, g in enumerate(reg.regions)},
-            "minimal_tpr": [{"score": float(sc), "min_tpr": float(mt.min_tpr[r0, m_i, i]),
-                             "tnr_needed": float(mt.tnr_needed[r0, m_i, i]),
-                             "min_tpr_at_reference": float(mt.min_tpr[rr, m_i, i])}
-                            for i, sc in enumerate(TARGETS)],
-        }
+    at_ratio = _at_ratio(land, diff, reg, mt, r0, rr)
     out = {"ratio": ratio, "ratio_source": r["source"], "label": label, "reference": ref,
            "metrics": list(land.metrics), "resolution": int(land.tpr.size),
            "ratios": [{"label": lab, "ratio": float(v)} for lab, v in zip(land.labels, land.ratios)],
@@ -108,6 +90,37 @@ def build(ctx) -> Section:
                             reg.to_frame(), ID, compact=False))
     tables.append(TableSpec("landscape_coverage", f"{name}: share of the landscape area per score bin",
                             cov.to_frame(), ID, compact=False))
+    figures = _figures(name, land, diff, mt, ratio, label, ref)
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
+                   references=REFERENCES)
+
+
+def _at_ratio(land, diff, reg, mt, r0: int, rr: int) -> dict:
+    """Per metric, the landscape's figures at the benchmark's ratio (index ``r0``) and at the reference (``rr``)."""
+    at_ratio = {}
+    nothing, everything = land.at(0.0, 1.0), land.at(1.0, 0.0)  # (ratios, metrics): flag nothing / everything
+    for m_i, m in enumerate(land.metrics):
+        at_ratio[m] = {
+            "flag_nothing": float(nothing[r0, m_i]),
+            "flag_nothing_at_reference": float(nothing[rr, m_i]),
+            "flag_everything": float(everything[r0, m_i]),
+            "mean_difference": float(diff.mean_difference[r0, m_i]),
+            "max_increase": float(diff.max_increase[r0, m_i]),
+            "max_decrease": float(diff.max_decrease[r0, m_i]),
+            "regions": {g: {"mean": float(reg.mean[r0, m_i, q]),
+                            "excess_kurtosis": float(reg.excess_kurtosis[r0, m_i, q]),
+                            "mean_at_reference": float(reg.mean[rr, m_i, q])}
+                        for q, g in enumerate(reg.regions)},
+            "minimal_tpr": [{"score": float(sc), "min_tpr": float(mt.min_tpr[r0, m_i, i]),
+                             "tnr_needed": float(mt.tnr_needed[r0, m_i, i]),
+                             "min_tpr_at_reference": float(mt.min_tpr[rr, m_i, i])}
+                            for i, sc in enumerate(TARGETS)],
+        }
+    return at_ratio
+
+
+def _figures(name: str, land, diff, mt, ratio: float, label: str, ref: float) -> list:
+    """The landscapes, their differences to the reference ratio (metrics that depend on it) and the minimal TPR."""
     varying = [m for m in land.metrics if m != "auroc"]  # AUROC does not depend on the ratio: its map is 0
 
     def build_land():
@@ -133,8 +146,7 @@ def build(ctx) -> Section:
                                   "on the ratio)", build_diff, ID))
     figures.append(FigureSpec("minimal_tpr", f"{name}: minimal TPR (solid) and the TNR it then needs (dashed) to "
                               "reach each score, per ratio", build_mt, ID))
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   references=REFERENCES)
+    return figures
 
 
 def reading(ls: Mapping) -> str:

@@ -26,7 +26,7 @@ def run(ctx) -> dict:
 
     s, bench = ctx.settings, ctx.inputs.benchmark
     # the neighbour lists are kept for the duplicates section (near duplicates without a second search)
-    per_rep = {rep: leakage(X, bench.y, k=s["k"], metric=s["metric"], backend=s["backend"], random_state=s["seed"],
+    per_rep = {rep: leakage(X, bench.y, k=s["leakage_k"], metric=s["metric"], backend=s["backend"], random_state=s["seed"],
                             executor=ctx.executor, keep_neighbors=True) for rep, X in bench.representations.items()}
     cols = {}
     for col in OTHER_COLUMNS:
@@ -37,7 +37,7 @@ def run(ctx) -> dict:
             cols[col] = None
             warnings.warn(f"column {col!r} has a single value; its leakage is not defined", AuditadWarning)
             continue
-        cols[col] = {rep: leakage(X, values, k=s["k"][0], metric=s["metric"], backend=s["backend"],
+        cols[col] = {rep: leakage(X, values, k=s["leakage_k"][0], metric=s["metric"], backend=s["backend"],
                                   random_state=s["seed"]) for rep, X in bench.representations.items()}
     return {"representations": per_rep, "columns": cols}
 

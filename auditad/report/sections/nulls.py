@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -76,7 +76,55 @@ def build(ctx) -> Section:
     name = ctx.name
     r = ctx.results[ID]
     reps = list(ctx.inputs.benchmark.representations)
-    per_class, table_rows, long, bounds, observed_rows = [], [], [], {}, []
+    rows = _class_rows(r, reps)
+    primaries = {cn.label: cn.null for cn in r["classes"]}
+    out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
+           "prediction": next(iter(primaries.values())).prediction if primaries else None,
+           **observed_shares(r["classes"], reps[0]).to_dict(),
+           "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
+           "per_class": rows.per_class, "anomaly_split": None}
+    tables = []
+    split = r["anomaly_split"]
+    if split is not None:
+        out["anomaly_split"] = {"n_pos": split.n_pos, "n_neg": split.n_neg, "ratio": split.ratio,
+                                "nulls": _null_stats(split)}
+        tables.append(TableSpec("nulls_anomaly_split", f"{name}: random baselines at the anomaly column's counts "
+                                f"({split.n_pos} anomalies, {split.n_neg} normals)",
+                                split.to_frame().drop(columns=list(NO_OBSERVED)), ID))
+    frame = pd.DataFrame(rows.table)
+    if rows.table:
+        tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
+                                "per representation the detector of lowest AUROC(c) (every detector, and how each "
+                                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
+                                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
+                                "Chernoff bound or Monte Carlo (\u2264: an upper bound)", frame, ID,
+                                compact=frame.shape[0] <= 40, bounds=rows.bounds))
+    if rows.observed:
+        tables.append(TableSpec("nulls_observed", f"{name}: every detector's AUROC(c) on the null of its class, with "
+                                "its p-value", pd.DataFrame(rows.observed), ID, compact=False))
+    figures = []
+    if primaries:
+        tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
+                                "(all statistics)", pd.DataFrame(rows.long), ID, compact=False))
+        figures.append(_null_figure(name, r["classes"], reps[0], len(primaries)))
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
+                   references=REFERENCES)
+
+
+@dataclass
+class _ClassRows:
+    """The per-class rows of the nulls section: summary entries, page table, CSVs and p-value bounds."""
+
+    per_class: list = field(default_factory=list)
+    table: list = field(default_factory=list)
+    long: list = field(default_factory=list)
+    bounds: dict = field(default_factory=dict)
+    observed: list = field(default_factory=list)
+
+
+def _class_rows(r: Mapping, reps: list) -> _ClassRows:
+    """One entry per held-out class in each of the section's row lists."""
+    out = _ClassRows()
     shared: dict = {}  # one null per distinct pair of counts: its statistics and rows are built once
     for cn in r["classes"]:
         if id(cn.null) not in shared:
@@ -85,13 +133,12 @@ def build(ctx) -> Section:
         obs_by_rep: dict = {rep: {} for rep in reps}
         for (rep, det), o in cn.observed.items():
             obs_by_rep[rep][det] = o.to_dict()
-        metric_nulls = list(cn.null.nulls)
-        per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
-                          "q": cn.null.q if r["others"] else None,
-                          "nulls": {metric: dict(v) for metric, v in stats.items()},
-                          "observed": obs_by_rep})
+        out.per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
+                              "q": cn.null.q if r["others"] else None,
+                              "nulls": {metric: dict(v) for metric, v in stats.items()},
+                              "observed": obs_by_rep})
         row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg}
-        for m in metric_nulls:
+        for m in cn.null.nulls:
             row[f"{m.metric} mean"] = m.mean
             if m.metric == "auroc":
                 row["auroc q99"] = m.q99
@@ -102,70 +149,43 @@ def build(ctx) -> Section:
             row[f"lowest AUROC {rep}"] = low[1].auroc if low else None
             row[f"detector {rep}"] = low[0] if low else None
             row[f"p {rep}"] = low[1].p_value if low else None
-            bounds.setdefault(f"p {rep}", []).append(low[1].p_upper_bound if low else False)
+            out.bounds.setdefault(f"p {rep}", []).append(low[1].p_upper_bound if low else False)
             methods[rep] = low[1].p_method if low else ""
         for (rep, det), o in cn.observed.items():
             full[f"AUROC {rep}/{det}"] = obs_by_rep[rep][det]["auroc"]
             full[f"p {rep}/{det}"] = obs_by_rep[rep][det]["p_value"]
             full[f"p method {rep}/{det}"] = o.p_method or None
         full["p method (lowest)"] = _methods(methods)
-        table_rows.append(row)
-        observed_rows.append(full)
-        long.extend({**row, "class": cn.label} for row in rows)
-    primaries = {cn.label: cn.null for cn in r["classes"]}
-    out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
-           "prediction": next(iter(primaries.values())).prediction if primaries else None,
-           **observed_shares(r["classes"], reps[0]).to_dict(),
-           "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
-           "per_class": per_class, "anomaly_split": None}
-    tables = []
-    split = r["anomaly_split"]
-    if split is not None:
-        out["anomaly_split"] = {"n_pos": split.n_pos, "n_neg": split.n_neg, "ratio": split.ratio,
-                                "nulls": _null_stats(split)}
-        tables.append(TableSpec("nulls_anomaly_split", f"{name}: random baselines at the anomaly column's counts "
-                                f"({split.n_pos} anomalies, {split.n_neg} normals)",
-                                split.to_frame().drop(columns=list(NO_OBSERVED)), ID))
-    frame = pd.DataFrame(table_rows)
-    if table_rows:
-        tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
-                                "per representation the detector of lowest AUROC(c) (every detector, and how each "
-                                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
-                                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
-                                "Chernoff bound or Monte Carlo (\u2264: an upper bound)", frame, ID,
-                                compact=frame.shape[0] <= 40, bounds=bounds))
-    if observed_rows:
-        tables.append(TableSpec("nulls_observed", f"{name}: every detector's AUROC(c) on the null of its class, with "
-                                "its p-value", pd.DataFrame(observed_rows), ID, compact=False))
-    figures = []
-    if primaries:
-        tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
-                                "(all statistics)", pd.DataFrame(long), ID, compact=False))
-        # per class, the detector of lowest AUROC(c) in the first representation
-        lowest = [(cn, cn.lowest(reps[0])) for cn in r["classes"]]
-        chosen = lowest
-        if len(lowest) > MAX_NULL_PANELS:  # the classes closest to (or below) chance, in class order
-            keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][1].auroc if lowest[i][1] else -1.0)
-            keep = set(keep[:MAX_NULL_PANELS])
-            chosen = [x for i, x in enumerate(lowest) if i in keep]
-        shown = [(f"{cn.label} ({low[0]})" if low else cn.label,
-                  replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[1].auroc, p_value=low[1].p_value,
-                                                  log10_p=low[1].log10_p_value, p_method=low[1].p_method,
-                                                  p_upper_bound=low[1].p_upper_bound),)) if low else cn.null)
-                 for cn, low in chosen]
+        out.table.append(row)
+        out.observed.append(full)
+        out.long.extend({**row, "class": cn.label} for row in rows)
+    return out
 
-        def figure():
-            from ...plotting import nulls_figure
 
-            return nulls_figure(dict(shown), metric="auroc", max_panels=len(shown))
+def _null_figure(name: str, classes, rep: str, n_classes: int) -> FigureSpec:
+    """The AUROC nulls of (at most `MAX_NULL_PANELS`) classes, each with its lowest detector AUROC(c) in ``rep``."""
+    lowest = [(cn, cn.lowest(rep)) for cn in classes]
+    chosen = lowest
+    if len(lowest) > MAX_NULL_PANELS:  # the classes closest to (or below) chance, in class order
+        keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][1].auroc if lowest[i][1] else -1.0)
+        keep = set(keep[:MAX_NULL_PANELS])
+        chosen = [x for i, x in enumerate(lowest) if i in keep]
+    shown = [(f"{cn.label} ({low[0]})" if low else cn.label,
+              replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[1].auroc, p_value=low[1].p_value,
+                                              log10_p=low[1].log10_p_value, p_method=low[1].p_method,
+                                              p_upper_bound=low[1].p_upper_bound),)) if low else cn.null)
+             for cn, low in chosen]
 
-        which = (f"the {len(shown)} of {len(primaries)} classes whose lowest detector AUROC(c) is closest to "
-                 "chance (all classes: the nulls table)" if len(primaries) > len(shown) else "every class")
-        figures.append(FigureSpec("nulls_auroc", f"{name}, {reps[0]}: exact/Monte Carlo null of AUROC at each "
-                                  f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
-                                  f"(detector in brackets); {which}", figure, ID))
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   references=REFERENCES)
+    def figure():
+        from ...plotting import nulls_figure
+
+        return nulls_figure(dict(shown), metric="auroc", max_panels=len(shown))
+
+    which = (f"the {len(shown)} of {n_classes} classes whose lowest detector AUROC(c) is closest to "
+             "chance (all classes: the nulls table)" if n_classes > len(shown) else "every class")
+    return FigureSpec("nulls_auroc", f"{name}, {rep}: exact/Monte Carlo null of AUROC at each "
+                      f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
+                      f"(detector in brackets); {which}", figure, ID)
 
 
 #: Largest number of classes drawn in the null figure (beyond it: those closest to chance, said in the caption).

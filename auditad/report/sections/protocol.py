@@ -66,7 +66,7 @@ def run(ctx):
         labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
         res = audit_protocol(bench.representations, labels, protocol="one_class", detectors=dets, k=knn_k,
                              epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=None,
-                             repeats=s["repeats"], leakage_k=None, max_test_normals=s["max_test_normals"] or None,
+                             repeats=s["repeats"], leakage_k=0, max_test_normals=s["max_test_normals"],
                              confidence_level=s["confidence_level"], backend=s["backend"], n_jobs=s["n_jobs"],
                              progress=ctx.progress,
                              random_state=s["seed"], executor=ctx.executor)
@@ -74,7 +74,7 @@ def run(ctx):
     leak = ctx.results.get("leakage")
     return audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
                           epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=s["contamination"],
-                          repeats=s["repeats"], leakage_k=s["k"][0], max_test_normals=s["max_test_normals"] or None,
+                          repeats=s["repeats"], leakage_k=s["leakage_k"][0], max_test_normals=s["max_test_normals"],
                           leakage_results=leak["representations"] if leak else None,
                           confidence_level=s["confidence_level"],
                           backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress, random_state=s["seed"],

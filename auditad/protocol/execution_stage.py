@@ -1,0 +1,262 @@
+"""Stage 3 of the class-split protocol run: the tasks executed, in this process or on an executor.
+
+[`audit_protocol`][auditad.protocol.audit_protocol] hands its checked arguments and task plan (stages 1 and 2,
+`auditad.protocol.runner`) to `execute_tasks`: the neighbour detectors (kNN, LOF) are scored from one
+neighbour pass per (representation, repeat, metric/backend) group (`_neighbour_outputs`), the other detectors
+are fitted per task (`_run_task`); all of it runs in this process (`_run_serially`, joblib with
+``n_jobs != 1``) or on an executor (`_run_on_executor`), giving the same rows in the same order. The AUROC,
+DeLong interval and p-values of every task are collected in a `TaskOutputs`.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ..execution import ExecutionError, distributed
+from .._progress import Progress
+from .._validation import check_scores
+from ..errors import InvalidInputError, UndefinedValueWarning
+from .detectors import KNNDetector, LOFDetector, NeighbourDetector
+from .neighbours import prepare_rows, to_distance
+
+__all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks"]
+
+#: ``stacklevel`` of a warning issued by a stage function that `audit_protocol` calls: the stage,
+#: `audit_protocol`, the wrapper that accepts its former keyword names (`renamed_parameter`), then the caller.
+CALLER_STACKLEVEL = 4
+
+
+# --------------------------------------------------------------------------- scoring
+def _auroc_of(scores, y_test, confidence_level):
+    from ..metrics import auroc_ci
+
+    constant = bool(np.all(scores == scores[0]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
+        res = auroc_ci(y_test, scores, confidence_level=confidence_level)
+    return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant, res.log10_p_value)
+
+
+def _run_task(X, train_idx, test_idx, y_test, detector, seed, confidence_level, where=""):
+    """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
+    det = detector.fresh(seed)
+    for step, call in (("fit", lambda: det.fit(det.take_rows(X, train_idx))),
+                       ("scoring", lambda: det.score_samples(det.take_rows(X, test_idx)))):
+        try:
+            out = call()
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{exc}{where}") from exc
+        except Exception as exc:
+            raise InvalidInputError(f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: "
+                                    f"{exc}") from exc
+    scores = out
+    scores = check_scores(scores, name=f"scores of detector {detector.name!r}{where}")
+    if scores.shape[0] != test_idx.size:
+        raise InvalidInputError(
+            f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}")
+    return _auroc_of(scores, y_test, confidence_level)
+
+
+def _neighbour_outputs(Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None,
+                       seed=None, recalls=None):
+    """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
+    of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
+    search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
+    kmax = max(dets[d].n_needed for d in group)
+    need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
+    n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
+    tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
+    if not tasks_s:
+        return {}
+    lists = strategy.neighbour_pass(Xp, y_idx, tasks_s, kmax, need_train=need_train, metric=metric, backend=backend,
+                                    n_jobs=n_jobs, seed=seed, executor=executor, recalls=recalls)
+    out = {}
+    for t in tasks_s:
+        q_i, q_d2 = lists.query_lists(t)
+        q_d = to_distance(q_d2, metric)
+        for d in group:
+            if d in t.runnable:
+                out[(d, t.c)] = _auroc_of(_neighbour_scores(dets[d], lists, t, q_d, q_i), t.y_test, confidence_level)
+    return out
+
+
+def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
+    """Scores of one kNN or LOF detector on task ``t`` from its test rows' lists."""
+    if isinstance(det, KNNDetector):
+        return det.score_from_neighbours(q_d)
+    return det.score_from_neighbours(lists.lof_tables(t, q_i, det.n_needed), q_d, q_i)
+
+
+# --------------------------------------------------------------------------- execution: serial
+def _run_serially(a, tp, groups, generic, pass_seeds, recalls):
+    """Every unit of the audit in this process, as ``(r, d_i, c, s, out)`` rows in the serial order: per
+    representation, the neighbour passes (one per metric/backend group and repeat), then the fits of the
+    other detectors (joblib with ``n_jobs != 1``)."""
+    for r, rep in enumerate(a.reps):
+        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls)
+        yield from _serial_fit_rows(a, tp, r, rep, generic)
+
+
+def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
+    for (metric, nb_backend), group in groups.items():
+        Xp = prepare_rows(X, metric)
+        for s in range(a.repeats):
+            tasks_s = [t for t in tp.tasks if t.s == s]
+            outs = _neighbour_outputs(Xp, metric, tp.y_idx, a.strategy, group, tasks_s, a.dets, nb_backend,
+                                      a.confidence_level, seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
+            for (d_i, c), out in outs.items():
+                yield r, d_i, c, s, out
+
+
+def _serial_fit_rows(a, tp, r, rep, generic):
+    X = a.reps[rep]
+    units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
+    args = ((X, t.train_idx, t.test_idx, t.y_test, a.dets[d_i], t.seed, a.confidence_level,  # one task's rows at a time
+             f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
+    if a.n_jobs == 1 or len(units) <= 1:
+        outputs = (_run_task(*x) for x in args)
+    else:
+        from joblib import Parallel, delayed
+
+        outputs = Parallel(n_jobs=int(a.n_jobs), return_as="generator")(delayed(_run_task)(*x) for x in args)
+    for (t, d_i), out in zip(units, outputs):
+        yield r, d_i, t.c, t.s, out
+
+
+# --------------------------------------------------------------------------- execution: executor (Dask)
+def _protocol_unit(unit, *, reps, y_idx, strategy, groups, tasks, dets, confidence_level, classes, executor=None,
+                   pass_seeds=None, recalls=None):
+    """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
+    exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
+    the executor). Returns ``([(r, d_i, c, s, out), ...], [(category, message), ...])``;
+    warnings are returned (a worker's warnings would otherwise be lost) and re-issued by the caller in order."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        if unit[0] == "nb":
+            _, r, key, s = unit
+            group = groups[key]
+            metric = key[0]
+            X = reps[list(reps)[r]]
+            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, strategy, group,
+                                      [t for t in tasks if t.s == s], dets, key[1], confidence_level, executor=executor,
+                                      seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
+            rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
+        else:
+            _, r, t_i, d_i = unit
+            t = tasks[t_i]
+            rep = list(reps)[r]
+            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, confidence_level,
+                            f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})")
+            rows = [(r, d_i, t.c, t.s, out)]
+    return rows, [(w.category, str(w.message)) for w in caught]
+
+
+def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
+    """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
+
+    The fits of the generic detectors are tasks on ``a.executor``, started first at a low priority; a
+    neighbour pass (one per representation, neighbour group and repeat, a large search that would run on one
+    single-threaded worker) then runs here with its exact searches' query blocks spread over the executor
+    ahead of the fits still waiting.
+    """
+    executor, reps, tasks = a.executor, a.reps, list(tp.tasks)
+    units, nb_units = [], []
+    for r in range(len(reps)):
+        nb_units += [("nb", r, key, s) for key in groups for s in range(a.repeats)]
+        units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
+    common = dict(y_idx=tp.y_idx, strategy=a.strategy, groups=groups, dets=a.dets, confidence_level=a.confidence_level,
+                  classes=tp.classes)
+    # the fits start first, at low priority: the workers run them while this process computes (re-ranking,
+    # LOF tables, AUROCs) and the passes' own query blocks overtake them
+    batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
+                                    tasks=executor.share(tasks), **common)
+    try:
+        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds,
+                                      recalls=recalls, **common) for u in nb_units}
+        gen_parts = dict(zip(units, batch.results()))
+    except ExecutionError as exc:
+        # a fit that killed its worker also loses data the passes' blocks needed: name the fit, the cause
+        cause = batch.failure(wait=10.0)
+        if cause is not None and str(cause) != str(exc):
+            raise cause from exc
+        raise
+    finally:
+        batch.cancel()
+    order = []
+    for r in range(len(reps)):
+        order += [u for u in nb_units if u[1] == r] + [u for u in units if u[1] == r]
+    rows = []
+    for part, caught in (nb_parts[u] if u[0] == "nb" else gen_parts[u] for u in order):
+        for category, message in caught:  # stacklevel: this function, execute_tasks, audit_protocol, ...
+            warnings.warn(message, category, stacklevel=CALLER_STACKLEVEL + 1)
+        rows += part
+    return rows
+
+
+# --------------------------------------------------------------------------- the stage: outputs of every task
+class TaskOutputs:
+    """Per-task AUROC, DeLong interval and p-values, indexed ``[representation, detector, class, repeat]``.
+
+    Built from the checked arguments ``a`` and the task plan ``tp`` of
+    [`audit_protocol`][auditad.protocol.audit_protocol]; filled row by row by `store`.
+
+    See Also
+    --------
+    - `execute_tasks`: fills it.
+    """
+
+    def __init__(self, a, tp):
+        shape = (len(a.reps), len(a.dets), tp.classes.size, a.repeats)
+        self.auroc, self.ci_low, self.ci_high, self.p_value, self.log10_p = (np.full(shape, np.nan) for _ in range(5))
+        self.constant: list[tuple] = []  # (representation, detector, class, repeat) of constant scores
+        self.recalls: dict[int, list] = {}  # representation -> [(recall, n_queries)] of its approximate passes
+        self._names = (a.rep_names, a.det_names, tp.classes)
+
+    def store(self, r, d_i, c, s, out) -> None:
+        """Store the ``(auroc, ci_low, ci_high, p_value, constant, log10_p)`` of one task."""
+        at = (r, d_i, c, s)
+        self.auroc[at], self.ci_low[at], self.ci_high[at], self.p_value[at] = out[:4]
+        self.log10_p[at] = out[5]
+        if out[4]:
+            rep_names, det_names, classes = self._names
+            self.constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
+
+
+def _neighbour_groups(dets) -> tuple[dict, list]:
+    """Neighbour detectors grouped by the lists they can share (metric, backend), and the other detectors."""
+    groups: dict[tuple, list[int]] = {}
+    for d_i, det in enumerate(dets):
+        if isinstance(det, NeighbourDetector):
+            groups.setdefault(det.neighbour_key(), []).append(d_i)
+    generic = [d_i for d_i, det in enumerate(dets) if not isinstance(det, NeighbourDetector)]
+    return groups, generic
+
+
+def execute_tasks(a, tp) -> TaskOutputs:
+    """Run every task: neighbour detectors from one pass per (representation, repeat, metric/backend), the
+    others fitted per task, in this process or on ``a.executor`` (the same rows in the same order).
+
+    ``a`` are the checked arguments and ``tp`` the task plan of [`audit_protocol`][auditad.protocol.audit_protocol]
+    (stages 1 and 2 of `auditad.protocol.runner`).
+
+    See Also
+    --------
+    - `TaskOutputs`: what it returns.
+    """
+    outputs = TaskOutputs(a, tp)
+    groups, generic = _neighbour_groups(a.dets)
+    n_units = sum(len(t.runnable) for t in tp.tasks) * len(a.reps)
+    seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
+    pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
+    run = _run_on_executor if distributed(a.executor) else _run_serially
+    with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
+        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls):
+            outputs.store(r, d_i, c, s, out)
+            bar.update()
+    if outputs.constant:
+        warnings.warn(f"audit_protocol: constant scores in {len(outputs.constant)} task(s) (e.g. representation, "
+                      f"detector, class, repeat = {outputs.constant[0]}); their AUROC is 0.5 by the ties-count-½ "
+                      "convention and the interval is nan", UndefinedValueWarning, stacklevel=CALLER_STACKLEVEL)
+    return outputs
