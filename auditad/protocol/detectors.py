@@ -6,7 +6,8 @@ Every detector returns scores with **higher = more anomalous**:
 * [`LOFDetector`][auditad.protocol.LOFDetector] – local outlier factor, on auditad's own exact kNN
   engine (equal to scikit-learn's ``LocalOutlierFactor(novelty=True)``
   scores negated, with neighbour ties broken by index);
-* [`IsolationForestDetector`][auditad.protocol.IsolationForestDetector] – scikit-learn's Isolation Forest, negated;
+* [`IsolationForestDetector`][auditad.protocol.IsolationForestDetector] – scikit-learn's Isolation Forest
+  (negated), each tree fitted on its own subsample only (`auditad.protocol.iforest`);
 * [`Detector`][auditad.protocol.Detector] – any object with ``fit`` and ``score_samples``, with an
   explicit sign.
 
@@ -29,7 +30,8 @@ import numpy as np
 
 from .._validation import check_choice, check_embeddings, check_int, check_k, check_scores, describe
 from ..errors import InvalidInputError
-from .neighbours import METRICS, gather32, lof_scores, lof_tables, nearest, prepare_rows, to_distance
+from .iforest import RowSelection, fit_isolation_trees, isolation_scores
+from .neighbours import METRICS, lof_scores, lof_tables, nearest, prepare_rows, to_distance
 from .rates import json_value
 
 __all__ = [
@@ -307,26 +309,51 @@ class LOFDetector(NeighbourDetector):
 
 
 class IsolationForestDetector(BaseDetector):
-    r"""Isolation Forest (scikit-learn) with the sign flipped to higher = more anomalous.
+    r"""Isolation Forest with every tree grown on its own subsample only; higher = more anomalous.
 
-    scikit-learn's ``IsolationForest.score_samples`` returns \(-2^{-E[h(x)]/c(n)}\)
-    ("the lower, the more abnormal"); this detector returns its negative,
-    \(s(x) = 2^{-E[h(x)]/c(n)}\).
+    The score is \(s(x) = 2^{-E[h(x)]/c(\psi)}\), the negative of scikit-learn's
+    ``IsolationForest.score_samples`` ("the lower, the more abnormal"), with ψ = ``max_samples`` rows per tree
+    (``"auto"``: min(256, n)), h(x) the depth of x's leaf plus \(c(n_\text{leaf})\) and
+    \(c(m) = 2H(m-1) - 2(m-1)/m\) (Liu, Ting & Zhou 2008).
+
+    scikit-learn's bagging hands every tree the whole training set, the ψ drawn rows as non-zero sample
+    weights, so each tree touches all n rows; with 10⁶ rows and 10³ classes that is most of an audit. Here
+    each tree is scikit-learn's own ``ExtraTreeRegressor(max_features=1, splitter="random",
+    max_depth=⌈log₂ ψ⌉)`` fitted on just its ψ rows, drawn without replacement. A tree grown on the
+    weighted full set never sees a zero-weight row (scikit-learn's splitter drops them before the first
+    split), so it is the same random tree as one grown on the drawn rows: the same model in distribution.
+    The random numbers are also drawn as scikit-learn draws them (ensemble seeds, tree seeds, the
+    subsample, the random regression targets), so for an int ``random_state`` the trees and the scores are
+    those of ``IsolationForest(n_estimators, max_samples, random_state)`` bit for bit, at O(T·ψ) rows per
+    fit instead of O(T·n). In the protocol the training rows arrive as a `RowSelection`
+    (`take_rows`): only the T·ψ drawn rows are ever gathered.
 
     Parameters
     ----------
     n_estimators : int, default 100
     max_samples : "auto", int or float
-    random_state : None or int
+        ψ: ``"auto"`` = min(256, n); an int is capped at n (no warning); a float f in (0, 1] gives ⌊f·n⌋.
+    random_state : None, int, numpy.random.RandomState or numpy.random.Generator
+        The same int gives the same trees (those of scikit-learn with that int).
     name : str, default "iforest"
 
     See Also
     --------
-    - `sklearn.ensemble.IsolationForest`: the wrapped estimator.
+    - `sklearn.ensemble.IsolationForest`: the same model, each tree fitted on the whole weighted set.
+    - [`audit_protocol`][auditad.protocol.audit_protocol]: fits one forest per class-split task.
 
     References
     ----------
     1. F. T. Liu, K. M. Ting, Z.-H. Zhou, "Isolation Forest", IEEE ICDM 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> train = np.random.default_rng(0).normal(size=(300, 2))
+    >>> det = IsolationForestDetector(n_estimators=50, random_state=0).fit(train)
+    >>> s = det.score_samples(np.array([[0.0, 0.0], [6.0, 6.0]]))
+    >>> bool(s[1] > s[0]), det.max_samples_
+    (True, 256)
     """
 
     _params = ("n_estimators", "max_samples", "random_state", "name")
@@ -340,24 +367,26 @@ class IsolationForestDetector(BaseDetector):
         self.name = name
 
     def fit(self, X):
-        """Fit scikit-learn's IsolationForest."""
-        from sklearn.ensemble import IsolationForest
-
-        # float32 rows stay float32: the trees split in float32 whatever the input (scikit-learn converts), so
-        # a float64 copy of every training set would change no split and cost a copy and a conversion back
-        X = check_embeddings(X, name="X", dtype=None)
-        self.estimator_ = IsolationForest(n_estimators=self.n_estimators, max_samples=self.max_samples,
-                                          random_state=self.random_state).fit(X)
+        """Grow the trees, each on its own ψ rows of ``X`` (an array or a `RowSelection`) as float32."""
+        if not isinstance(X, RowSelection):
+            X = check_embeddings(X, name="X", dtype=None)
+        self.estimators_, self.node_values_, self.max_samples_ = fit_isolation_trees(
+            X, self.n_estimators, self.max_samples, self.random_state)
+        self.n_features_in_ = X.shape[1]
         return self
 
     def score_samples(self, X):
-        r"""Anomaly score \(2^{-E[h(x)]/c(n)}\)."""
-        return -self.estimator_.score_samples(check_embeddings(X, name="X", dtype=None))
+        r"""Anomaly score \(2^{-E[h(x)]/c(\psi)}\) of each row (an array or a `RowSelection`)."""
+        if not isinstance(X, RowSelection):
+            X = check_embeddings(X, name="X", dtype=None)
+        if X.shape[1] != self.n_features_in_:
+            raise InvalidInputError(f"X has {X.shape[1]} features, the forest was fitted on {self.n_features_in_}")
+        return isolation_scores(self.estimators_, self.node_values_, self.max_samples_, X)
 
-    def take_rows(self, X: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """``X[rows]`` as float32, gathered in chunks: the float32 rows the trees split on, without a float64
-        copy of a large training set in between (the same values: one float64 -> float32 rounding either way)."""
-        return gather32(X, rows)
+    def take_rows(self, X: np.ndarray, rows: np.ndarray) -> RowSelection:
+        """``X[rows]`` as a `RowSelection`: nothing is copied here; `fit` gathers only the rows its trees grow on
+        and `score_samples` gathers the queries chunk by chunk, as float32 (the values the trees split on)."""
+        return RowSelection(X, rows)
 
 
 #: PyOD detectors accepted by name in `make_detector` (``"pyod:NAME"``): class name -> module of
