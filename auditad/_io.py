@@ -22,7 +22,8 @@ Guarantees (see ``docs/cli.md``, "Outputs"):
   is restored by the next run into that folder, never removed by another.
 * **Inputs** (`read_input_bytes`, `check_regular_input`): a file read whole is refused
   unless it is a regular file (a FIFO would block, a device such as ``/dev/zero`` never
-  ends) no larger than a stated cap, checked before anything is read.
+  ends) no larger than a stated cap, checked before anything is read.  Arrays on disk
+  (`open_npy`, `open_npz_member`, `read_npy_shards`) are memory-mapped, never read whole.
 """
 
 from __future__ import annotations
@@ -39,6 +40,8 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
+
 from .errors import InvalidInputError, OutputError
 
 __all__ = [
@@ -52,6 +55,8 @@ __all__ = [
     "TMP_TAG",
     "check_regular_input",
     "read_input_bytes",
+    "open_npy", "open_npz_member", "read_npy_shards", "is_mapped_array", "mapped_empty", "as_float_array",
+    "check_disk_embeddings",
 ]
 
 #: Marker in the names of temporary files and folders; ``.<name>.auditad-tmp-<pid>-<hex>``.
@@ -558,3 +563,238 @@ def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
     if total > max_bytes:
         raise InvalidInputError(f"{where} is more than the {max_bytes:,} bytes accepted for a {what.split()[0]}")
     return b"".join(chunks)
+
+
+# --------------------------------------------------------------------------- arrays on disk
+#: Bytes of an array read per block when an array on disk is converted or checked piece by piece.
+BLOCK_BYTES = 32 << 20
+#: Arrays made by `mapped_empty` (shards concatenated, other dtypes converted) larger than this go to an unlinked
+#: temporary file instead of memory; the environment variable ``AUDITAD_SHARDS_MEMORY_BYTES`` overrides it.
+SHARDS_MEMORY_BYTES = 2 << 30
+
+
+def _float_target(dtype, where: str):
+    """The float dtype an embedding of ``dtype`` is used in: float32/64 kept, narrow types float32, wide float64."""
+    if dtype.kind not in "biuf" or dtype.hasobject:
+        raise InvalidInputError(f"{where} must hold a real numeric array, got dtype {dtype}")
+    if dtype.kind == "f" and dtype.itemsize in (4, 8):
+        return dtype.newbyteorder("=")
+    return np.dtype(np.float32) if dtype.itemsize <= 2 else np.dtype(np.float64)
+
+
+def _map_npy(path, base: int, avail: int, where: str):
+    """Read-only memory map of the ``.npy`` bytes at ``base`` of file ``path`` (``avail`` bytes long)."""
+    fmt = np.lib.format
+    with open(path, "rb") as fh:
+        fh.seek(base)
+        try:
+            version = fmt.read_magic(fh)
+            reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+            shape, fortran, dtype = reader(fh)
+        except Exception as exc:  # ValueError, SyntaxError, EOFError, tokenize errors of a damaged header
+            raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
+                                    f"({type(exc).__name__}: {exc})") from None
+        header = fh.tell() - base
+    if dtype.hasobject:
+        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
+                                "(arrays are read without pickle); save a numeric array instead")
+    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if need > avail - header:
+        raise InvalidInputError(f"{where} is truncated: its header announces shape {tuple(shape)} of {dtype} "
+                                f"({need:,} bytes) but it holds {max(avail - header, 0):,}")
+    if need == 0:
+        return np.empty(shape, dtype=dtype)
+    return np.memmap(path, dtype=dtype, mode="r", offset=base + header, shape=tuple(shape),
+                     order="F" if fortran else "C")
+
+
+def open_npy(path, *, name: str):
+    """The array of a ``.npy`` file (format 1.0 to 3.0), memory-mapped read-only: nothing is read until used.
+
+    Returns a read-only ``np.memmap`` of the file's data (a zero-size array is in memory).
+    A missing, special, truncated or corrupted file and an object (pickled) array raise
+    [`InvalidInputError`][auditad.errors.InvalidInputError] naming ``name`` and the path.
+
+    See Also
+    --------
+    - `open_npz_member`: one array of an uncompressed ``.npz`` archive.
+    - `read_npy_shards`: a folder of ``.npy`` parts read as one array.
+    """
+    st = check_regular_input(path, what=f"{name} file")
+    return _map_npy(path, 0, st.st_size, f"{name} file {str(path)!r}")
+
+
+def open_npz_member(path, key: str, *, name: str):
+    """Array ``key`` of an ``.npz`` archive, memory-mapped when the archive stores it uncompressed.
+
+    ``np.load(mmap_mode=...)`` reads archive members whole; a member written with ``np.savez`` is stored
+    (``ZIP_STORED``), so its bytes lie unchanged in the archive and are mapped in place.
+
+    Returns a read-only ``np.memmap``, or None when the member is compressed or encrypted (read it
+    with ``np.load``).  A damaged archive or member is an [`InvalidInputError`][auditad.errors.InvalidInputError].
+
+    See Also
+    --------
+    - `open_npy`: a ``.npy`` file.
+    """
+    import struct
+    import zipfile
+
+    where = f"{name} archive {str(path)!r} (array {key!r})"
+    try:
+        with zipfile.ZipFile(path) as zf:
+            info = zf.NameToInfo.get(f"{key}.npy")
+        if info is None or info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
+            return None
+        with open(path, "rb") as fh:
+            fh.seek(info.header_offset)
+            head = fh.read(30)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise InvalidInputError(f"{where} cannot be read: {type(exc).__name__}: {exc}") from None
+    if len(head) < 30 or head[:4] != b"PK\x03\x04":
+        raise InvalidInputError(f"{where} is corrupted: no local file header at offset {info.header_offset}")
+    name_len, extra_len = struct.unpack("<HH", head[26:30])
+    return _map_npy(path, info.header_offset + 30 + name_len + extra_len, info.file_size, where)
+
+
+def is_mapped_array(arr) -> bool:
+    """True when ``arr`` is (a view of) a memory map: a file (`open_npy`) or the anonymous map of `mapped_empty`.
+
+    See Also
+    --------
+    - `check_disk_embeddings`: the checks of such an array, block by block.
+    """
+    import mmap
+
+    while isinstance(arr, np.ndarray):
+        if isinstance(arr, np.memmap):
+            return True
+        arr = arr.base
+    return isinstance(arr.obj if isinstance(arr, memoryview) else arr, mmap.mmap)
+
+
+def mapped_empty(shape, dtype):
+    """A new writable array in an anonymous memory map, or past ``SHARDS_MEMORY_BYTES`` in an unlinked temporary
+    file (in ``AUDITAD_TMPDIR``, else ``TMPDIR``) that the system removes when the array is freed.
+
+    See Also
+    --------
+    - `read_npy_shards`, `as_float_array`: the arrays made with it.
+    """
+    import mmap
+    import tempfile
+
+    dtype, count = np.dtype(dtype), int(np.prod(shape))
+    if count * dtype.itemsize > int(os.environ.get("AUDITAD_SHARDS_MEMORY_BYTES", SHARDS_MEMORY_BYTES)):
+        with tempfile.TemporaryFile(dir=os.environ.get("AUDITAD_TMPDIR")) as fh:
+            return np.memmap(fh, dtype=dtype, mode="w+", shape=tuple(shape)).view(np.ndarray)
+    return np.frombuffer(mmap.mmap(-1, max(count * dtype.itemsize, 1)), dtype=dtype, count=count).reshape(shape)
+
+
+def _block_rows(arr) -> int:
+    row = max(1, arr.dtype.itemsize * (int(arr.size) // max(arr.shape[0], 1)))
+    return max(1, BLOCK_BYTES // row)
+
+
+def as_float_array(arr, *, name: str, out=None):
+    """``arr`` as a float array, converted block by block into one new array (float32/float64 kept as they are).
+
+    Narrow types (bool, 8/16-bit integers, float16) become float32, wider integers float64 (exact), never via a
+    whole float64 copy; into ``out`` (target dtype and shape) if given, else into a new `mapped_empty` array.
+
+    See Also
+    --------
+    - `check_disk_embeddings`: conversion and checks of an embedding on disk.
+    """
+    target = _float_target(arr.dtype, name)
+    if out is None and arr.dtype == target:
+        return arr
+    out = mapped_empty(arr.shape, target) if out is None else out
+    step = _block_rows(arr)
+    for a in range(0, arr.shape[0], step):
+        out[a:a + step] = arr[a:a + step]
+    out.flags.writeable = False
+    return out
+
+
+def check_disk_embeddings(arr, *, name: str, max_abs: float | None = None):
+    """An (n, d) embedding array on disk, checked block by block, as a float32 or float64 array.
+
+    The checks and messages of ``auditad._validation.check_embeddings`` (2-D, non-empty, finite, at most
+    ``max_abs`` in magnitude), without the temporary arrays of the size of the data that a whole-array
+    check allocates; float32 and float64 stay memory-mapped (see `as_float_array`).
+
+    See Also
+    --------
+    - `open_npy`, `read_npy_shards`: the arrays this checks.
+    """
+    if arr.dtype.kind not in "biuf" or arr.dtype.hasobject:
+        raise InvalidInputError(f"{name} must be a real numeric array, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise InvalidInputError(f"{name} must be 2-D (rows, columns), got a {arr.ndim}-D array of shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty: shape {arr.shape}")
+    arr = as_float_array(arr, name=name)
+    step, first, count, big = _block_rows(arr), None, 0, 0.0
+    for a in range(0, arr.shape[0], step):
+        block = np.asarray(arr[a:a + step])
+        bad = ~np.isfinite(block)
+        if bad.any():
+            count += int(bad.sum())
+            if first is None:
+                i, j = np.argwhere(bad)[0]
+                first = (a + int(i), int(j)), "NaN" if np.isnan(block[i, j]) else "inf"
+        elif first is None and max_abs is not None:
+            big = max(big, abs(float(block.max())), abs(float(block.min())))
+    if first is not None:
+        raise InvalidInputError(f"{name} contains non-finite values ({first[1]} at index {first[0]}); "
+                                f"{count} entries are NaN or infinite")
+    if max_abs is not None and big > max_abs:
+        raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
+                                f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings")
+    return arr
+
+
+def read_npy_shards(folder, *, name: str):
+    """The ``.npy`` shards of ``folder`` (``part-00000.npy``, ``part-00001.npy``, ... by name) as one array.
+
+    Each shard is memory-mapped and copied once into one preallocated read-only (n, d) array
+    (`mapped_empty`) of the float type of `as_float_array`.
+
+    Raises
+    ------
+    InvalidInputError
+        No shard, a file other than ``.npy`` (hidden files are ignored), shards of different column
+        counts or dtypes, a non-numeric dtype, a truncated or corrupted shard; naming ``name`` and the path.
+
+    See Also
+    --------
+    - `open_npy`: one shard.
+    """
+    where = f"{name} folder {str(folder)!r}"
+    try:
+        files = sorted(p for p in Path(folder).iterdir() if not p.name.startswith("."))
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    other = [p.name for p in files if p.suffix.lower() != ".npy" or not p.is_file()]
+    if not files or other:
+        raise InvalidInputError(f"{where} " + (f"holds {other[0]!r}, not a .npy shard" if other else "is empty") +
+                                "; a shards folder holds only part-00000.npy, part-00001.npy, ... (one dtype)")
+    parts = [open_npy(p, name=f"{name} shard") for p in files]
+    for p, arr in zip(files, parts):
+        what = None if arr.ndim == 2 else f"is {arr.ndim}-D of shape {arr.shape}, expected (rows, columns)"
+        if what is None and arr.shape[1] != parts[0].shape[1]:
+            what = f"has {arr.shape[1]} columns, {files[0].name!r} {parts[0].shape[1]}"
+        if what is None and arr.dtype != parts[0].dtype:
+            what = f"has dtype {arr.dtype}, {files[0].name!r} {parts[0].dtype}"
+        if what:
+            raise InvalidInputError(f"{where}: shard {p.name!r} {what}; all shards must agree")
+    target = _float_target(parts[0].dtype, f"{where} (shard {files[0].name!r})")
+    shape = (sum(a.shape[0] for a in parts), parts[0].shape[1])
+    out, row = mapped_empty(shape, target), 0
+    while parts:  # each shard unmapped once copied: its pages leave memory
+        arr = parts.pop(0)
+        as_float_array(arr, name=where, out=out[row:row + arr.shape[0]])
+        row += arr.shape[0]
+    out.flags.writeable = False
+    return out

@@ -19,12 +19,12 @@ from typing import Mapping
 
 import numpy as np
 
+from ._io import check_disk_embeddings, is_mapped_array, open_npy, open_npz_member, read_npy_shards
 from ._validation import check_embeddings, check_input_file, check_labels, check_same_length
 from .errors import InvalidInputError
 
 __all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_representations",
-           "load_example",
-           "load_anomaly_dataset", "load_anomaly_example"]
+           "load_example", "load_anomaly_dataset", "load_anomaly_example"]
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -67,7 +67,7 @@ class Benchmark:
         y = check_labels(self.y, name="y", min_classes=2)
         reps = {}
         for key, X in self.representations.items():
-            X = check_embeddings(X, name=f"representation {key!r}")
+            X = (check_disk_embeddings if is_mapped_array(X) else check_embeddings)(X, name=f"representation {key!r}")
             check_same_length(X, y, names=(f"representation {key!r}", "labels"))
             reps[str(key)] = X
         object.__setattr__(self, "y", y)
@@ -135,6 +135,8 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
     --------
     >>> X = load_embeddings("table.csv", prefix="emb_")  # doctest: +SKIP
     """
+    if Path(path).is_dir() and columns is None and prefix is None:  # a folder of .npy shards
+        return check_disk_embeddings(read_npy_shards(path, name=name), name=f"{name} ({Path(path).name}/)")
     path = _existing_file(path, name)
     if path.suffix.lower() in _TABLE_SUFFIXES:
         arr = _table_embeddings(_read_table(path, name=name), path, columns=columns, prefix=prefix, name=name,
@@ -143,8 +145,10 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
         if columns is not None or prefix is not None:
             raise InvalidInputError(f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to "
                                     f"{path.suffix!r} file {str(path)!r}")
-        arr = _array_file(path, name=name, key=key, default_keys=("X", "embeddings"))
-    return check_embeddings(arr, name=f"{name} ({path.name})", dtype=None)
+        arr = _array_file(path, name=name, key=key, default_keys=("X", "embeddings"), mapped=True)
+    where = f"{name} ({path.name})"
+    return (check_disk_embeddings(arr, name=where) if is_mapped_array(arr)
+            else check_embeddings(arr, name=where, dtype=None))
 
 
 def load_labels(path, *, column: str | None = None, key: str | None = None, name: str = "labels") -> np.ndarray:
@@ -319,8 +323,7 @@ def load_representations(paths: Mapping, *, key: str | None = None, embedding_co
     for rep, path in paths.items():
         try:
             out[str(rep)] = load_embeddings(path, key=key, name=f"embeddings {str(rep)!r}", columns=embedding_columns,
-                                            prefix=embedding_prefix,
-                                            exclude=exclude if resolve(path) == shared else ())
+                                            prefix=embedding_prefix, exclude=exclude if resolve(path) == shared else ())
         except InvalidInputError as exc:
             text = str(exc)
             for old, new in (("columns=", "embedding_columns="), ("prefix=", "embedding_prefix=")):
@@ -733,8 +736,9 @@ def _load_mat(path: Path, *, name: str) -> dict:
     return out
 
 
-def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
-    """One array of a ``.npy``, ``.npz`` or ``.mat`` file; every malformed file is an InvalidInputError."""
+def _array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False) -> np.ndarray:
+    """One array of a ``.npy``, ``.npz`` or ``.mat`` file (``mapped``: memory-mapped where possible); every malformed
+    file is an InvalidInputError."""
     import zipfile
     import zlib
 
@@ -750,6 +754,8 @@ def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
         obj = None
     else:
         check_input_file(path, name=name)  # corrupted/truncated/pickled headers: a named error before np.load
+        if suffix == ".npy":
+            return open_npy(path, name=name) if mapped else np.array(open_npy(path, name=name))
         try:
             obj = np.load(path, allow_pickle=False)
         except ValueError as exc:
@@ -762,8 +768,6 @@ def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
         except broken as exc:
             raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file (truncated or "
                                     f"corrupted): {type(exc).__name__}: {exc}") from None
-        if not isinstance(obj, np.lib.npyio.NpzFile):
-            return obj
         keys = list(obj.files)
     try:
         if key is not None:
@@ -779,6 +783,8 @@ def _array_file(path: Path, *, name: str, key, default_keys) -> np.ndarray:
                     f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option")
         if obj is None:
             return arrays[chosen]
+        if (arr := open_npz_member(path, chosen, name=name)) is not None:
+            return arr if mapped else np.array(arr)
         try:
             return obj[chosen]
         except ValueError as exc:

@@ -122,11 +122,20 @@ def test_unknown_keys_are_errors_naming_the_key(folder, text, match):
 @pytest.mark.parametrize("labels, embeddings, match", [
     ("'data/nope.csv'", "'data/raw.npy'", r"labels = 'data/nope.csv': file not found"),
     ("'data/labels.csv'", "'../outside.npy'", r"points outside the config folder"),
-    ("'data/labels.csv'", "'data'", r"is a folder, expected a file"),
+    ("'data'", "'data/raw.npy'", r"is a folder, expected a file"),  # labels: a file; embeddings: shards allowed
 ])
 def test_missing_files_and_paths_outside_the_folder(folder, labels, embeddings, match):
     with pytest.raises(InvalidInputError, match=match):
         load_config(write(folder, f"[[benchmarks]]\nlabels = {labels}\nembeddings = {embeddings}\n"))
+
+
+def test_an_embeddings_folder_is_read_as_shards_when_loaded(folder):
+    """A folder is accepted as embeddings (``.npy`` shards); one that holds other files is refused when loaded."""
+    from auditad.audit import load_inputs
+
+    cfg = load_config(write(folder, "[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data'\n"))
+    with pytest.raises(InvalidInputError, match=r"not a \.npy shard"):
+        load_inputs(cfg.benchmarks[0], cfg)
 
 
 def test_absolute_path_and_symlink_outside_the_folder_are_rejected(folder):

@@ -197,7 +197,7 @@ class _Resolver:
         self.root = root.resolve()
         self.where = where
 
-    def file(self, value, key: str) -> tuple[Path, str]:
+    def file(self, value, key: str, folder_ok: bool = False) -> tuple[Path, str]:
         if not isinstance(value, str) or not value:
             raise _err(self.where, f"{key} must be a file path (a non-empty string), got {describe(value)}")
         raw = Path(value)
@@ -207,7 +207,7 @@ class _Resolver:
                                    "put the config file next to (or above) its data")
         if not full.exists():
             raise _err(self.where, f"{key} = {value!r}: file not found ({str(full)!r})")
-        if full.is_dir():
+        if full.is_dir() and not folder_ok:  # embeddings may be a folder of .npy shards
             raise _err(self.where, f"{key} = {value!r} is a folder, expected a file")
         return full, full.relative_to(self.root).as_posix()
 
@@ -284,7 +284,8 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
             raise _err(where, f"{bwhere}.embeddings must be a path or a table name = path, got {describe(emb_raw)}")
         embeddings, display = {}, {"labels": labels_rel}
         for rep, p in emb_raw.items():
-            embeddings[rep], display[f"embeddings:{rep}"] = resolver.file(p, f"{bwhere}.embeddings.{rep}")
+            embeddings[rep], display[f"embeddings:{rep}"] = resolver.file(p, f"{bwhere}.embeddings.{rep}",
+                                                                                 folder_ok=True)
         manifest = None
         if "manifest" in b:
             manifest, display["manifest"] = resolver.file(b["manifest"], f"{bwhere}.manifest")
@@ -438,16 +439,16 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     """
-    def existing(p, what) -> Path:
+    def existing(p, what, folder_ok=False) -> Path:
         p = Path(p)
         if not p.exists():
             raise InvalidInputError(f"{what}{str(p)!r}: file does not exist")
-        if p.is_dir():
+        if p.is_dir() and not folder_ok:  # embeddings may be a folder of .npy shards
             raise InvalidInputError(f"{what}{str(p)!r} is a folder, expected a file")
         return p
 
     labels_p = existing(labels, "labels=")
-    embs = {str(rep): existing(p, f"embeddings[{rep!r}]=") for rep, p in embeddings.items()}
+    embs = {str(rep): existing(p, f"embeddings[{rep!r}]=", folder_ok=True) for rep, p in embeddings.items()}
     display = {"labels": labels_p.as_posix(), **{f"embeddings:{r}": p.as_posix() for r, p in embs.items()}}
     manifest_p = None
     if manifest is not None:

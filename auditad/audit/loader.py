@@ -1,4 +1,7 @@
-"""Load an audit's inputs: the arrays of a configured benchmark, or the bundled example, into memory.
+"""Load an audit's inputs: the arrays of a configured benchmark, or the bundled example.
+
+Embeddings in ``.npy`` files, uncompressed ``.npz`` members and folders of ``.npy`` shards are memory-mapped
+(`auditad.datasets.load_embeddings`); the other formats are read into memory.
 
 `load_inputs` reads the files of a `BenchmarkConfig`;
 `example_inputs` builds the inputs of ``auditad demo``. Both return a
@@ -73,10 +76,17 @@ class BenchmarkInputs:
 
 
 def _sha256_file(path: Path) -> str:
+    """SHA-256 of a file's bytes; of a folder of ``.npy`` shards, of each shard's name, a NUL byte and its bytes,
+    in name order (hidden files left out, as the loader leaves them out)."""
     h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
+    folder = Path(path).is_dir()
+    files = sorted(p for p in Path(path).iterdir() if not p.name.startswith(".")) if folder else [path]
+    for file in files:
+        if folder:
+            h.update(Path(file).name.encode("utf-8") + b"\0")
+        with open(file, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
     return h.hexdigest()
 
 

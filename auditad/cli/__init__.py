@@ -161,7 +161,7 @@ def _audit_inputs(config, args) -> dict:
     for b in config.benchmarks:
         where = "" if args.config is None else f"benchmark {b.name!r} "
         named[f"{where}{'--labels' if args.config is None else 'labels'}"] = b.labels
-        for rep, path in b.embeddings.items():
+        for rep, path in ((r, p) for r, p in b.embeddings.items() if not Path(p).is_dir()):  # shards: at load
             named[f"{where}{'--embeddings' if args.config is None else 'embeddings'} {rep}"] = path
         if getattr(b, "manifest", None) is not None:
             named[f"{where}{'--manifest' if args.config is None else 'manifest'}"] = b.manifest
