@@ -23,7 +23,9 @@ Guarantees (see ``docs/cli.md``, "Outputs"):
 * **Inputs** (`read_input_bytes`, `check_regular_input`): a file read whole is refused
   unless it is a regular file (a FIFO would block, a device such as ``/dev/zero`` never
   ends) no larger than a stated cap, checked before anything is read.  Arrays on disk
-  (`open_npy`, `open_npz_member`, `read_npy_shards`) are memory-mapped, never read whole.
+  (`open_npy`, `open_npz_member`, `read_npy_shards`) are memory-mapped, never read whole;
+  `as_float_array` and `check_disk_embeddings` convert and check them block by block.
+  The input checks and the memory maps are defined in `auditad.inputfiles` and re-exported here.
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ from pathlib import Path
 import numpy as np
 
 from .errors import InvalidInputError, OutputError
+from .inputfiles import (  # the input checks and arrays on disk, re-exported under their former names
+    SHARDS_MEMORY_BYTES,  # noqa: F401 - a module constant of the former auditad._io
+    check_regular_input,
+    float_target,
+    is_mapped_array,
+    mapped_empty,
+    open_npy,
+    open_npz_member,
+    read_input_bytes,
+)
 
 __all__ = [
     "write_text_atomic",
@@ -499,198 +511,9 @@ def discard_output_dir(tmp: Path) -> None:
     _release(tmp)
 
 
-# --------------------------------------------------------------------------- inputs
-def check_regular_input(path, *, what: str, max_bytes: int | None = None) -> os.stat_result:
-    """Refuse an input that is missing, a folder, not a regular file, or larger than ``max_bytes``.
-
-    ``what`` names the input in the message (``"summary file"``, ``"config"``).  Nothing is
-    opened: a FIFO would block and a device such as ``/dev/zero`` never ends.  Returns the
-    file's ``stat`` (symlinks followed).
-    """
-    p = Path(path)
-    where = f"{what} {str(p)!r}"
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{where} does not exist") from None
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InvalidInputError(f"{where} is a directory, expected a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
-                                "regular files only")
-    if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidInputError(f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted "
-                                f"for a {what.split()[0]}")
-    return st
-
-
-def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
-    """The bytes of input ``path``: a regular file of at most ``max_bytes`` bytes, else a named error.
-
-    Checked with `check_regular_input` before opening; opened without blocking (so a file
-    swapped for a FIFO in between cannot hang the run) and checked again on the open file;
-    at most ``max_bytes + 1`` bytes are ever read (a file that grows past the cap is refused).
-
-    Raises
-    ------
-    InvalidInputError
-        Missing, a folder, a device/FIFO/socket, unreadable, or larger than ``max_bytes``;
-        the message names ``what`` and the path.
-    """
-    check_regular_input(path, what=what, max_bytes=max_bytes)
-    where = f"{what} {str(path)!r}"
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
-                                    "regular files only")
-        chunks, total = [], 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if total > max_bytes:
-        raise InvalidInputError(f"{where} is more than the {max_bytes:,} bytes accepted for a {what.split()[0]}")
-    return b"".join(chunks)
-
-
 # --------------------------------------------------------------------------- arrays on disk
 #: Bytes of an array read per block when an array on disk is converted or checked piece by piece.
 BLOCK_BYTES = 32 << 20
-#: Arrays made by `mapped_empty` (shards concatenated, other dtypes converted) larger than this go to an unlinked
-#: temporary file instead of memory; the environment variable ``AUDITAD_SHARDS_MEMORY_BYTES`` overrides it.
-SHARDS_MEMORY_BYTES = 2 << 30
-
-
-def _float_target(dtype, where: str):
-    """The float dtype an embedding of ``dtype`` is used in: float32/64 kept, narrow types float32, wide float64."""
-    if dtype.kind not in "biuf" or dtype.hasobject:
-        raise InvalidInputError(f"{where} must hold a real numeric array, got dtype {dtype}")
-    if dtype.kind == "f" and dtype.itemsize in (4, 8):
-        return dtype.newbyteorder("=")
-    return np.dtype(np.float32) if dtype.itemsize <= 2 else np.dtype(np.float64)
-
-
-def _map_npy(path, base: int, avail: int, where: str):
-    """Read-only memory map of the ``.npy`` bytes at ``base`` of file ``path`` (``avail`` bytes long)."""
-    fmt = np.lib.format
-    with open(path, "rb") as fh:
-        fh.seek(base)
-        try:
-            version = fmt.read_magic(fh)
-            reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
-            shape, fortran, dtype = reader(fh)
-        except Exception as exc:  # ValueError, SyntaxError, EOFError, tokenize errors of a damaged header
-            raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
-                                    f"({type(exc).__name__}: {exc})") from None
-        header = fh.tell() - base
-    if dtype.hasobject:
-        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
-                                "(arrays are read without pickle); save a numeric array instead")
-    need = int(np.prod(shape, dtype=object)) * dtype.itemsize
-    if need > avail - header:
-        raise InvalidInputError(f"{where} is truncated: its header announces shape {tuple(shape)} of {dtype} "
-                                f"({need:,} bytes) but it holds {max(avail - header, 0):,}")
-    if need == 0:
-        return np.empty(shape, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r", offset=base + header, shape=tuple(shape),
-                     order="F" if fortran else "C")
-
-
-def open_npy(path, *, name: str):
-    """The array of a ``.npy`` file (format 1.0 to 3.0), memory-mapped read-only: nothing is read until used.
-
-    Returns a read-only ``np.memmap`` of the file's data (a zero-size array is in memory).
-    A missing, special, truncated or corrupted file and an object (pickled) array raise
-    [`InvalidInputError`][auditad.errors.InvalidInputError] naming ``name`` and the path.
-
-    See Also
-    --------
-    - `open_npz_member`: one array of an uncompressed ``.npz`` archive.
-    - `read_npy_shards`: a folder of ``.npy`` parts read as one array.
-    """
-    st = check_regular_input(path, what=f"{name} file")
-    return _map_npy(path, 0, st.st_size, f"{name} file {str(path)!r}")
-
-
-def open_npz_member(path, key: str, *, name: str):
-    """Array ``key`` of an ``.npz`` archive, memory-mapped when the archive stores it uncompressed.
-
-    ``np.load(mmap_mode=...)`` reads archive members whole; a member written with ``np.savez`` is stored
-    (``ZIP_STORED``), so its bytes lie unchanged in the archive and are mapped in place.
-
-    Returns a read-only ``np.memmap``, or None when the member is compressed or encrypted (read it
-    with ``np.load``).  A damaged archive or member is an [`InvalidInputError`][auditad.errors.InvalidInputError].
-
-    See Also
-    --------
-    - `open_npy`: a ``.npy`` file.
-    """
-    import struct
-    import zipfile
-
-    where = f"{name} archive {str(path)!r} (array {key!r})"
-    try:
-        with zipfile.ZipFile(path) as zf:
-            info = zf.NameToInfo.get(f"{key}.npy")
-        if info is None or info.compress_type != zipfile.ZIP_STORED or info.flag_bits & 0x1:
-            return None
-        with open(path, "rb") as fh:
-            fh.seek(info.header_offset)
-            head = fh.read(30)
-    except (OSError, zipfile.BadZipFile) as exc:
-        raise InvalidInputError(f"{where} cannot be read: {type(exc).__name__}: {exc}") from None
-    if len(head) < 30 or head[:4] != b"PK\x03\x04":
-        raise InvalidInputError(f"{where} is corrupted: no local file header at offset {info.header_offset}")
-    name_len, extra_len = struct.unpack("<HH", head[26:30])
-    return _map_npy(path, info.header_offset + 30 + name_len + extra_len, info.file_size, where)
-
-
-def is_mapped_array(arr) -> bool:
-    """True when ``arr`` is (a view of) a memory map: a file (`open_npy`) or the anonymous map of `mapped_empty`.
-
-    See Also
-    --------
-    - `check_disk_embeddings`: the checks of such an array, block by block.
-    """
-    import mmap
-
-    while isinstance(arr, np.ndarray):
-        if isinstance(arr, np.memmap):
-            return True
-        arr = arr.base
-    return isinstance(arr.obj if isinstance(arr, memoryview) else arr, mmap.mmap)
-
-
-def mapped_empty(shape, dtype):
-    """A new writable array in an anonymous memory map, or past ``SHARDS_MEMORY_BYTES`` in an unlinked temporary
-    file (in ``AUDITAD_TMPDIR``, else ``TMPDIR``) that the system removes when the array is freed.
-
-    See Also
-    --------
-    - `read_npy_shards`, `as_float_array`: the arrays made with it.
-    """
-    import mmap
-    import tempfile
-
-    dtype, count = np.dtype(dtype), int(np.prod(shape))
-    if count * dtype.itemsize > int(os.environ.get("AUDITAD_SHARDS_MEMORY_BYTES", SHARDS_MEMORY_BYTES)):
-        with tempfile.TemporaryFile(dir=os.environ.get("AUDITAD_TMPDIR")) as fh:
-            return np.memmap(fh, dtype=dtype, mode="w+", shape=tuple(shape)).view(np.ndarray)
-    return np.frombuffer(mmap.mmap(-1, max(count * dtype.itemsize, 1)), dtype=dtype, count=count).reshape(shape)
-
-
 def _block_rows(arr) -> int:
     row = max(1, arr.dtype.itemsize * (int(arr.size) // max(arr.shape[0], 1)))
     return max(1, BLOCK_BYTES // row)
@@ -706,7 +529,7 @@ def as_float_array(arr, *, name: str, out=None):
     --------
     - `check_disk_embeddings`: conversion and checks of an embedding on disk.
     """
-    target = _float_target(arr.dtype, name)
+    target = float_target(arr.dtype, name)
     if out is None and arr.dtype == target:
         return arr
     out = mapped_empty(arr.shape, target) if out is None else out
@@ -789,7 +612,7 @@ def read_npy_shards(folder, *, name: str):
             what = f"has dtype {arr.dtype}, {files[0].name!r} {parts[0].dtype}"
         if what:
             raise InvalidInputError(f"{where}: shard {p.name!r} {what}; all shards must agree")
-    target = _float_target(parts[0].dtype, f"{where} (shard {files[0].name!r})")
+    target = float_target(parts[0].dtype, f"{where} (shard {files[0].name!r})")
     shape = (sum(a.shape[0] for a in parts), parts[0].shape[1])
     out, row = mapped_empty(shape, target), 0
     while parts:  # each shard unmapped once copied: its pages leave memory

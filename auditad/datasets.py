@@ -19,9 +19,10 @@ from typing import Mapping
 
 import numpy as np
 
-from ._io import check_disk_embeddings, is_mapped_array, open_npy, open_npz_member, read_npy_shards
-from ._validation import check_embeddings, check_input_file, check_labels, check_same_length
+from ._io import check_disk_embeddings, is_mapped_array, read_npy_shards
+from ._validation import check_embeddings, check_labels, check_same_length
 from .errors import InvalidInputError
+from .inputfiles import array_file, existing_file, read_table, row_list, table_embeddings
 
 __all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_representations",
            "load_example", "load_anomaly_dataset", "load_anomaly_example"]
@@ -137,15 +138,15 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
     """
     if Path(path).is_dir() and columns is None and prefix is None:  # a folder of .npy shards
         return check_disk_embeddings(read_npy_shards(path, name=name), name=f"{name} ({Path(path).name}/)")
-    path = _existing_file(path, name)
+    path = existing_file(path, name)
     if path.suffix.lower() in _TABLE_SUFFIXES:
-        arr = _table_embeddings(_read_table(path, name=name), path, columns=columns, prefix=prefix, name=name,
+        arr = table_embeddings(read_table(path, name=name), path, columns=columns, prefix=prefix, name=name,
                                 exclude=exclude)
     else:
         if columns is not None or prefix is not None:
             raise InvalidInputError(f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to "
                                     f"{path.suffix!r} file {str(path)!r}")
-        arr = _array_file(path, name=name, key=key, default_keys=("X", "embeddings"), mapped=True)
+        arr = array_file(path, name=name, key=key, default_keys=("X", "embeddings"), mapped=True)
     where = f"{name} ({path.name})"
     return (check_disk_embeddings(arr, name=where) if is_mapped_array(arr)
             else check_embeddings(arr, name=where, dtype=None))
@@ -177,17 +178,17 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
     3. E. Alpaydin, C. Kaynak, "Optical Recognition of Handwritten Digits", UCI Machine Learning
        Repository, 1998 (the digits shipped with scikit-learn).
     """
-    path = _existing_file(path, name)
+    path = existing_file(path, name)
     suffix = path.suffix.lower()
     if suffix in (".npy", ".npz", ".mat"):
-        arr = _array_file(path, name=name, key=key, default_keys=("y", "labels", "label"))
+        arr = array_file(path, name=name, key=key, default_keys=("y", "labels", "label"))
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.dtype.kind == "f" and arr.ndim == 1 and np.isnan(arr).any():
             raise InvalidInputError(f"{name} file {str(path)!r} has missing labels (NaN) at row(s) "
-                                    f"{_row_list(np.isnan(arr))}")
+                                    f"{row_list(np.isnan(arr))}")
     elif suffix in _TABLE_SUFFIXES:
-        frame = _read_table(path, name=name, blank_lines=True)
+        frame = read_table(path, name=name, blank_lines=True)
         if column is None:
             if "label" in frame.columns:
                 column = "label"
@@ -206,7 +207,7 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
         missing = values.isna().to_numpy()
         if missing.any():
             lines = "" if suffix in (".parquet", ".pq") else \
-                f" (file lines {_row_list(missing, offset=2)}, the header being line 1)"
+                f" (file lines {row_list(missing, offset=2)}, the header being line 1)"
             if suffix not in (".parquet", ".pq"):  # say what the cells read: 'None', 'NA', 'null' are pandas' markers
                 import pandas as pd
                 raw = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False,
@@ -214,7 +215,7 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
                 lines += f"; the cells read {sorted(set(raw.tolist()))[:5]} (pandas' missing-value markers)"
             raise InvalidInputError(f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
                                     f"missing label(s) (empty cells, blank lines or NA/NaN/None markers) at data "
-                                    f"row(s) {_row_list(missing)}{lines}; every sample needs a label")
+                                    f"row(s) {row_list(missing)}{lines}; every sample needs a label")
         arr = values.to_numpy()  # an object column: check_labels keeps strings and integers, refuses the rest
     else:
         raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
@@ -440,7 +441,7 @@ def _binary_labels(y, *, name: str) -> np.ndarray:
     if arr.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} must hold 0 (normal) and 1 (anomaly), got dtype {arr.dtype}")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
-        raise InvalidInputError(f"{name} has missing labels (NaN) at row(s) {_row_list(np.isnan(arr))}")
+        raise InvalidInputError(f"{name} has missing labels (NaN) at row(s) {row_list(np.isnan(arr))}")
     values = np.unique(arr)
     if not set(values.tolist()) <= {0, 1}:
         raise InvalidInputError(f"{name} must hold 0 (normal) and 1 (anomaly) only, got the values "
@@ -490,10 +491,10 @@ def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = 
     - [`load_anomaly_example`][auditad.datasets.load_anomaly_example]: a bundled example made from scikit-learn's
       digits.
     """
-    path = _existing_file(path, "dataset")
+    path = existing_file(path, "dataset")
     suffix = path.suffix.lower()
     if suffix in _TABLE_SUFFIXES:
-        frame = _read_table(path, name="dataset", blank_lines=True)
+        frame = read_table(path, name="dataset", blank_lines=True)
         cols = [str(c) for c in frame.columns]
         frame = frame.set_axis(cols, axis=1)
         if label_column is None:
@@ -506,18 +507,18 @@ def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = 
         missing = frame[label_column].isna().to_numpy()
         if missing.any():
             raise InvalidInputError(f"dataset file {str(path)!r}: column {label_column!r} has missing anomaly "
-                                    f"labels at data row(s) {_row_list(missing)}")
+                                    f"labels at data row(s) {row_list(missing)}")
         y = frame[label_column].to_numpy()
         if columns is None and prefix is None:
             columns = [c for c in cols if c != label_column and c in
                        frame.select_dtypes(include="number").columns and frame[c].dtype.kind != "b"]
-        X = _table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset")
+        X = table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset")
     else:
         if columns is not None or prefix is not None or label_column is not None:
             raise InvalidInputError("columns=, prefix= and label_column= apply to CSV/Parquet tables; use x_key= "
                                     f"and y_key= for {path.suffix!r} files")
-        X = _array_file(path, name="dataset", key=x_key or "X", default_keys=("X",))
-        y = _array_file(path, name="dataset", key=y_key or "y", default_keys=("y",))
+        X = array_file(path, name="dataset", key=x_key or "X", default_keys=("X",))
+        y = array_file(path, name="dataset", key=y_key or "y", default_keys=("y",))
     X = check_embeddings(X, name=f"X ({path.name})")
     y = _binary_labels(y, name=f"y ({path.name})")
     check_same_length(X, y, names=(f"X ({X.shape[0]} rows)", f"y ({y.shape[0]} rows)"))
@@ -571,230 +572,3 @@ def load_anomaly_example(*, per_class: int = 1) -> AnomalyDataset:
     return AnomalyDataset(name="digits-0-vs-rest", X=X[idx], y=y,
                           sources={"data": f"sklearn.datasets.load_digits: digit 0 normal, the first {per_class} "
                                            "image(s) of each digit 1-9 anomalous"})
-
-
-# ----------------------------------------------------------------------------- internals
-def _existing_file(path, name) -> Path:
-    path = Path(path)
-    if not path.exists():
-        raise InvalidInputError(f"{name} file {str(path)!r} does not exist")
-    if path.is_dir():
-        raise InvalidInputError(f"{name} path {str(path)!r} is a directory, expected a file")
-    if path.stat().st_size == 0:
-        raise InvalidInputError(f"{name} file {str(path)!r} is empty")
-    return path
-
-
-def _names_text(names, *, limit: int = 12) -> str:
-    """Column names for a message: all of them up to ``limit``, else the first ones and the count."""
-    shown = ", ".join(map(repr, names[:limit]))
-    return f"[{shown}]" if len(names) <= limit else f"[{shown}, ...] ({len(names)} in total)"
-
-
-def _row_list(mask, *, offset: int = 1) -> str:
-    """Row numbers (0-based index + ``offset``) of a boolean mask, at most 20 shown."""
-    idx = [int(i) + offset for i in np.flatnonzero(np.asarray(mask))]
-    text = ", ".join(map(str, idx[:20]))
-    return text + (f", ... ({len(idx)} in total)" if len(idx) > 20 else "")
-
-
-def _read_table(path: Path, *, name: str, blank_lines: bool = False):
-    """A CSV/TSV/Parquet file as a DataFrame (pandas' missing-value markers: empty, NA, NaN, null, ...).
-
-    ``blank_lines=True`` keeps the blank lines of a CSV as rows of missing values.
-    """
-    import pandas as pd
-
-    suffix = path.suffix.lower()
-    try:
-        if suffix in (".parquet", ".pq"):
-            try:
-                frame = pd.read_parquet(path)
-                for j in range(frame.shape[1]):  # pyarrow-backed text is decoded lazily: decode (and fail) here
-                    frame.iloc[:, j].to_numpy()
-                return _without_index_column(frame, path)
-            except ImportError:
-                raise InvalidInputError(
-                    f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
-                ) from None
-        return _without_index_column(
-            pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path)
-    except pd.errors.EmptyDataError:
-        raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
-    except InvalidInputError:
-        raise
-    except Exception as exc:  # pyarrow / parser errors of a malformed file
-        raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a "
-                                f"{'Parquet' if suffix in ('.parquet', '.pq') else 'CSV'} table: {exc}") from None
-
-
-def _without_index_column(frame, path: Path):
-    """``frame`` without a leading column with an empty header (pandas reads it as ``Unnamed: 0``).
-
-    ``DataFrame.to_csv()`` writes the row index as such a column by default; audited as a feature
-    it would add a dimension that sorts the samples by their position in the file.  It is dropped
-    with a [`SkippedItemWarning`][auditad.errors.SkippedItemWarning] (one ``auditad: note:`` line on the command line).
-    """
-    import warnings
-
-    from .errors import SkippedItemWarning
-
-    if frame.shape[1] < 2 or str(frame.columns[0]).strip() not in ("", "Unnamed: 0"):
-        return frame
-    first = frame.iloc[:, 0]
-    values = first.to_numpy()
-    counting = (values.dtype.kind in "iu" and np.array_equal(values, np.arange(values.size)))
-    what = f"values 0..{values.size - 1}" if counting else "no header"
-    warnings.warn(f"{path.name}: the first column has an empty header ({what}): it is the row index that "
-                  "pandas' DataFrame.to_csv() writes by default and is not used as data (write the file with "
-                  "index=False, or give a header to use it)", SkippedItemWarning, stacklevel=3)
-    return frame.iloc[:, 1:]
-
-
-def _table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=()) -> np.ndarray:
-    """The embedding columns of a table as an (n, d) array (named errors for missing or non-numeric columns)."""
-    import pandas as pd
-
-    names = [str(c) for c in frame.columns]
-    frame = frame.set_axis(names, axis=1)
-    if columns is not None and prefix is not None:
-        raise InvalidInputError(f"{name}: give columns= or prefix=, not both")
-    if columns is not None:
-        if isinstance(columns, str):
-            raise InvalidInputError(f"{name}: columns= must be a list of column names, got the string {columns!r} "
-                                    "(use prefix= for columns sharing a prefix)")
-        chosen = [str(c) for c in columns]
-        missing = [c for c in chosen if c not in names]
-        if not chosen:
-            raise InvalidInputError(f"columns=[]: {name}: name at least one embedding column")
-        if missing:
-            raise InvalidInputError(f"columns={chosen!r}: {name} file {str(path)!r} has no column(s) {missing}; "
-                                    f"its columns are {_names_text(names)}")
-    elif prefix is not None:
-        if not isinstance(prefix, str) or not prefix:
-            raise InvalidInputError(f"prefix={prefix!r}: {name}: the prefix must be a non-empty string")
-        chosen = [c for c in names if c.startswith(prefix)]
-        if not chosen:
-            raise InvalidInputError(f"prefix={prefix!r}: {name} file {str(path)!r} has no column starting with "
-                                    f"{prefix!r}; its columns are {_names_text(names)}")
-    else:
-        chosen = [c for c in names if c not in set(map(str, exclude)) and pd.api.types.is_numeric_dtype(frame[c])
-                  and not pd.api.types.is_bool_dtype(frame[c])]
-        if not chosen:
-            raise InvalidInputError(f"{name} file {str(path)!r} has no numeric column; name the embedding columns "
-                                    "with columns= or prefix=")
-    bad = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
-    if bad:
-        raise InvalidInputError(f"{name} file {str(path)!r}: embedding column(s) {bad} are not numeric")
-    if frame.shape[0] == 0:
-        raise InvalidInputError(f"{name} file {str(path)!r} has no rows")
-    arr = frame[chosen].to_numpy(dtype=np.float64)
-    nan_rows = np.isnan(arr).any(axis=1)
-    if nan_rows.any():
-        raise InvalidInputError(f"{name} file {str(path)!r} has empty embedding values at data row(s) "
-                                f"{_row_list(nan_rows)}")
-    return arr
-
-
-def _load_mat(path: Path, *, name: str) -> dict:
-    """The arrays of a MATLAB file up to v7.2 (scipy.io.loadmat); v7.3 (HDF5) is a named error."""
-    import scipy.io
-
-    with open(path, "rb") as fh:
-        head = fh.read(128)
-    v73 = (b"MATLAB 7.3" in head)
-    if not v73:
-        try:
-            v73 = scipy.io.matlab.matfile_version(str(path))[0] == 2  # 2 = the HDF5-based v7.3 format
-        except Exception:  # not a MAT file at all: loadmat below names the problem
-            v73 = False
-    if not v73:
-        try:
-            data = scipy.io.loadmat(str(path))
-        except MemoryError:  # a byte count inside a compressed element, beyond what the file holds
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid .mat file: it declares more data "
-                                    "than memory holds") from None
-        except Exception as exc:  # ValueError (not a MAT file), OSError / EOFError (truncated), zlib errors
-            raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: "
-                                    f"{type(exc).__name__}: {exc}") from None
-    if v73:
-        raise InvalidInputError(
-            f"{name} file {str(path)!r} is a MATLAB v7.3 file (HDF5), which scipy.io cannot read; save it as "
-            "version 7 (MATLAB: save(f, 'X', 'y', '-v7')) or convert it to .npz (e.g. with h5py)")
-    out = {}
-    for key, value in data.items():
-        if key.startswith("__"):
-            continue
-        if hasattr(value, "toarray"):  # sparse matrix: indices checked first (a damaged one crashes toarray)
-            try:
-                value.check_format(full_check=True)
-            except ValueError as exc:
-                raise InvalidInputError(f"{name} file {str(path)!r}: sparse matrix {key!r} is corrupted "
-                                        f"({exc})") from None
-            value = value.toarray()
-        out[key] = np.asarray(value)
-    return out
-
-
-def _array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False) -> np.ndarray:
-    """One array of a ``.npy``, ``.npz`` or ``.mat`` file (``mapped``: memory-mapped where possible); every malformed
-    file is an InvalidInputError."""
-    import zipfile
-    import zlib
-
-    suffix = path.suffix.lower()
-    if suffix not in (".npy", ".npz", ".mat"):
-        raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
-                                "(use .npy, .npz, .mat, .csv or .parquet)")
-    broken = (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, TypeError)
-    if suffix == ".mat":
-        check_input_file(path, name=name)  # declared shapes (sparse made dense) against the file's size
-        arrays = _load_mat(path, name=name)
-        keys = list(arrays)
-        obj = None
-    else:
-        check_input_file(path, name=name)  # corrupted/truncated/pickled headers: a named error before np.load
-        if suffix == ".npy":
-            return open_npy(path, name=name) if mapped else np.array(open_npy(path, name=name))
-        try:
-            obj = np.load(path, allow_pickle=False)
-        except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-                raise InvalidInputError(
-                    f"{name} file {str(path)!r} holds an object (pickled) array, which auditad never loads; "
-                    "save a numeric array instead") from None
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file "
-                                    f"(corrupted header?): {exc}") from None
-        except broken as exc:
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file (truncated or "
-                                    f"corrupted): {type(exc).__name__}: {exc}") from None
-        keys = list(obj.files)
-    try:
-        if key is not None:
-            if key not in keys:
-                raise InvalidInputError(f"{name} archive {str(path)!r} has no array {key!r}; it has {keys}")
-            chosen = key
-        elif len(keys) == 1:
-            chosen = keys[0]
-        else:
-            chosen = next((kk for kk in default_keys if kk in keys), None)
-            if chosen is None:
-                raise InvalidInputError(
-                    f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option")
-        if obj is None:
-            return arrays[chosen]
-        if (arr := open_npz_member(path, chosen, name=name)) is not None:
-            return arr if mapped else np.array(arr)
-        try:
-            return obj[chosen]
-        except ValueError as exc:
-            if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-                raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is an object (pickled) array, "
-                                        "which auditad never loads") from None
-            raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is corrupted: {exc}") from None
-        except broken as exc:
-            raise InvalidInputError(f"{name} archive {str(path)!r} is truncated or corrupted (array {chosen!r}): "
-                                    f"{type(exc).__name__}: {exc}") from None
-    finally:
-        if obj is not None:
-            obj.close()
