@@ -81,19 +81,30 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
         arr = arr.astype(dtype, copy=False)
     elif arr.dtype.kind != "f":
         arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        bad = np.argwhere(~np.isfinite(arr))[0]
-        kind = "NaN" if np.isnan(arr[tuple(bad)]) else "inf"
-        raise InvalidInputError(
-            f"{name} contains non-finite values ({kind} at index {tuple(int(b) for b in bad)}); "
-            f"{int(np.sum(~np.isfinite(arr)))} entries are NaN or infinite"
-        )
+    step = max(1, (64 << 20) // max(1, arr.itemsize * int(np.prod(arr.shape[1:])))) if arr.ndim else 1
+    for a in range(0, max(arr.shape[0] if arr.ndim else 1, 1), step):  # in blocks: no temporary of the data's size
+        block = arr[a:a + step] if arr.ndim else arr
+        if not np.all(np.isfinite(block)):
+            bad = np.argwhere(~np.isfinite(block))[0]
+            kind = "NaN" if np.isnan(block[tuple(bad)]) else "inf"
+            bad[0] += a if arr.ndim else 0
+            raise InvalidInputError(
+                f"{name} contains non-finite values ({kind} at index {tuple(int(b) for b in bad)}); "
+                f"{int(_count_non_finite(arr, step))} entries are NaN or infinite"
+            )
     if max_abs is not None:
         big = max(abs(float(arr.max())), abs(float(arr.min())))
         if big > max_abs:
             raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
                                     f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings")
     return arr
+
+
+def _count_non_finite(arr: np.ndarray, step: int) -> int:
+    """NaN and infinite entries of ``arr``, counted ``step`` rows at a time."""
+    if arr.ndim == 0:
+        return int(not np.isfinite(arr))
+    return sum(int(np.count_nonzero(~np.isfinite(arr[a:a + step]))) for a in range(0, arr.shape[0], step))
 
 
 #: Largest magnitude of an embedding value the detectors accept (``check_embeddings(max_abs=...)``): squared

@@ -242,3 +242,32 @@ def test_an_audit_of_shards_matches_the_audit_of_one_npy(tmp_path, monkeypatch, 
     for s in (one, parts):
         s.pop("inputs"), s.pop("config"), s.pop("run", None)
     assert one == parts
+
+
+def test_the_protocol_and_the_leakage_keep_a_mapped_array_without_a_copy(tmp_path):
+    """A memory-mapped representation is checked block by block and never copied whole (no float64 copy, no
+    whole-array isfinite temporary), and gives the same numbers as the same data in memory."""
+    from auditad.leakage import leakage
+    from auditad.protocol import audit_protocol
+
+    rng = np.random.default_rng(3)
+    y = np.repeat(np.arange(4), 150)
+    X = (rng.normal(size=(y.size, 16)) + 0.5 * y[:, None]).astype(np.float32)
+    np.save(tmp_path / "X.npy", X)
+    M = load_embeddings(tmp_path / "X.npy")
+    assert isinstance(M, np.memmap)
+    kw = dict(detectors=["knn", "iforest", "lof"], backend="exact", leakage_k=5, random_state=0)
+    assert audit_protocol(M, y, **kw).to_dict() == audit_protocol(X, y, **kw).to_dict()
+    assert leakage(M, y, k=5, backend="exact").to_dict() == leakage(X, y, k=5, backend="exact").to_dict()
+    big = np.lib.format.open_memmap(tmp_path / "big.npy", mode="w+", dtype=np.float32, shape=(200_000, 64))
+    big[:] = 1.0
+    big.flush()
+    del big
+    B = load_embeddings(tmp_path / "big.npy")  # 51 MB on disk
+    from auditad.protocol.runner import check_representations
+
+    tracemalloc.start()
+    checked = check_representations({"big": B})["big"]
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert checked.dtype == np.float32 and np.shares_memory(checked, B) and peak < 0.4 * B.nbytes  # blocks only

@@ -100,7 +100,13 @@ class _Task:
 
 # --------------------------------------------------------------------------- input handling
 def check_representations(representations) -> dict:
-    """``representations`` (array or mapping name -> array) as a dict of checked float64 arrays."""
+    """``representations`` (array or mapping name -> array) as a dict of checked float arrays.
+
+    In-memory arrays are checked as float64 copies; a memory-mapped array (a ``.npy`` file opened by
+    `auditad.datasets.load_embeddings`) is checked block by block and kept as it is (float32 or float64), so
+    that data larger than memory is never copied whole: every consumer gathers its rows in the precision it
+    computes in.
+    """
     if isinstance(representations, Mapping):
         if len(representations) == 0:
             raise InvalidInputError("representations is an empty mapping: give at least one (n, d) array")
@@ -108,9 +114,17 @@ def check_representations(representations) -> dict:
         for name, X in representations.items():
             if not isinstance(name, str):
                 raise InvalidInputError(f"representation names must be strings, got {describe(name)}")
-            out[name] = check_embeddings(X, name=f"representations[{name!r}]", max_abs=MAX_EMBEDDING_ABS)
+            out[name] = _checked(X, f"representations[{name!r}]")
         return out
-    return {"X": check_embeddings(representations, name="representations", max_abs=MAX_EMBEDDING_ABS)}
+    return {"X": _checked(representations, "representations")}
+
+
+def _checked(X, name: str) -> np.ndarray:
+    from .._io import check_disk_embeddings, is_mapped_array
+
+    if is_mapped_array(X):
+        return check_disk_embeddings(X, name=name, max_abs=MAX_EMBEDDING_ABS)
+    return check_embeddings(X, name=name, max_abs=MAX_EMBEDDING_ABS)
 
 
 def _need_param(det) -> str:
