@@ -1,81 +1,60 @@
 """Where auditad's independent pieces of work run: in this process, or on Dask.
 
-An audit is a list of independent tasks (benchmarks × representations ×
-class-split tasks, or blocks of kNN queries). `open_executor` turns a
-``scheduler=`` value into an executor whose `DaskExecutor.map_ordered`
-runs a function over the tasks and returns the results **in input order**, so
-a parallel run assembles exactly the same results, in the same order, as a
-serial one (seeds are fixed per task by the caller, never by the executor).
+An audit is a list of independent tasks (benchmarks × representations × class-split tasks, or blocks of kNN
+queries). `open_executor` turns a ``scheduler=`` value into an executor whose `DaskExecutor.map_ordered` runs
+a function over the tasks and returns the results **in input order**, so a parallel run assembles exactly the
+same results, in the same order, as a serial one (seeds are fixed per task by the caller, never by the
+executor).
 
 ``scheduler=`` values (`parse_scheduler`):
 
 ``"serial"``
     A plain loop in this process (the default; no Dask needed).
 ``"local"`` or ``"local:N"``
-    A ``dask.distributed.LocalCluster`` on this machine with ``N`` worker
-    processes of one thread each (default: the number of CPUs), no dashboard.
-    Started when the executor is entered and closed when it is left.
+    A ``dask.distributed.LocalCluster`` on this machine with ``N`` worker processes of one thread each
+    (default: the number of CPUs), no dashboard; started when the executor is entered, closed when it is left.
 ``"tcp://host:8786"`` (or ``tls://``, ``ucx://``, ``ws://``, ``wss://``)
     An existing Dask cluster, reached through its scheduler address.
 
 Pointing auditad at a cluster
 -----------------------------
-Any Dask deployment works as long as its workers can import the same auditad
-version (and numpy, scipy, scikit-learn) as the client; the executor checks
-the versions on connection. Data travel from the client to the workers through
-the scheduler, so a cluster on another network needs enough bandwidth for the
-embeddings.
+Any Dask deployment works as long as its workers can import the same auditad version (and numpy, scipy,
+scikit-learn) as the client; the executor checks the versions on connection. Data travel from the client to
+the workers through the scheduler, so a cluster on another network needs enough bandwidth for the embeddings.
+Kubernetes (the ``dask/dask`` Helm chart, the dask-kubernetes operator), HPC (dask-jobqueue, ``dask-mpi``) and
+plain machines (``dask scheduler`` on one host, ``dask worker tcp://<host>:8786 --nthreads 1`` on the others)
+are described in the configuration guide (``[execution]``). A lost worker is survived (see `DaskExecutor`);
+memory-mapped inputs travel by path (`DaskExecutor.share`).
 
-* **Kubernetes** — deploy the ``dask/dask`` Helm chart or a ``DaskCluster``
-  resource of the dask-kubernetes operator with an image that has
-  ``pip install auditad[distributed]``; the scheduler is then the service
-  ``tcp://<release>-scheduler.<namespace>.svc.cluster.local:8786`` (from outside
-  the cluster, ``kubectl port-forward svc/<release>-scheduler 8786`` and use
-  ``tcp://localhost:8786``).
-* **HPC (SLURM, PBS, SGE, LSF)** — with dask-jobqueue, e.g.
-  ``SLURMCluster(cores=1, processes=1, memory="8GB").scale(jobs=32)``, and pass
-  ``cluster.scheduler_address``; or start ``dask scheduler`` on a login node and
-  ``srun dask worker tcp://<login-node>:8786 --nthreads 1`` in a job, and pass
-  that address; with MPI, ``dask-mpi`` writes the address to a scheduler file.
-* **Any machines** — ``dask scheduler`` on one host, ``dask worker
-  tcp://<host>:8786 --nthreads 1`` on the others.
-
-Use one thread per worker: auditad's numerical kernels use BLAS threads of
-their own, and Dask's nannies already limit those to one per process. The
-local clusters auditad starts also leave glibc's memory trimming at its default,
-turn off the workers' statistical profiler and the scheduler's active memory
-manager (`local_cluster_config`), which saves about 12 % and 4 % of the
-workers' time in the exact kNN search and the repeated copying of shared rows;
-for a cluster you start yourself, set the same in its Dask configuration file
+Use one thread per worker: auditad's numerical kernels use BLAS threads of their own, and Dask's nannies
+already limit those to one per process. The local clusters auditad starts also leave glibc's memory trimming
+at its default, turn off the workers' statistical profiler and the scheduler's active memory manager
+(`local_cluster_config`), which saves about 12 % and 4 % of the workers' time in the exact kNN search and the
+repeated copying of shared rows; for a cluster you start yourself, set the same in its Dask configuration file
 (e.g. ``~/.config/dask/distributed.yaml``):
 
     distributed:
-      scheduler:
-        active-memory-manager:
-          start: false
-      worker:
-        profile:
-          enabled: false
-      nanny:
-        pre-spawn-environ:
-          OMP_NUM_THREADS: 1
-          MKL_NUM_THREADS: 1
-          OPENBLAS_NUM_THREADS: 1
+      scheduler: {active-memory-manager: {start: false}}
+      worker: {profile: {enabled: false}}
+      nanny: {pre-spawn-environ: {OMP_NUM_THREADS: 1, MKL_NUM_THREADS: 1, OPENBLAS_NUM_THREADS: 1}}
 
 References
 ----------
-1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task
-   Scheduling", Proceedings of the 14th Python in Science Conference (SciPy 2015),
-   pp. 126-132.
+1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task Scheduling", Proceedings of the
+   14th Python in Science Conference (SciPy 2015), pp. 126-132.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
+import time
+import weakref
 from dataclasses import dataclass
 
+from .diskarray import call_opened, holds_token, memmap_token, readable_everywhere
 from .errors import AuditadError, InvalidInputError
 
 __all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor", "probe_scheduler",
@@ -127,10 +106,9 @@ def parse_scheduler(text) -> SchedulerSpec:
     Parameters
     ----------
     text : str or None
-        ``"serial"`` (or ``None``), ``"local"``, ``"local:N"`` with ``N >= 1``,
-        or a Dask scheduler address ``scheme://host[:port]`` with scheme
-        tcp, tls, ucx, ws or wss. Surrounding white space is ignored;
-        ``"local"`` alone means one worker per CPU.
+        ``"serial"`` (or ``None``), ``"local"`` (one worker per CPU), ``"local:N"`` with ``N >= 1``, or a Dask
+        scheduler address ``scheme://host[:port]`` with scheme tcp, tls, ucx, ws or wss; white space around it
+        is ignored.
 
     Returns
     -------
@@ -147,8 +125,7 @@ def parse_scheduler(text) -> SchedulerSpec:
 
     References
     ----------
-    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
-       Task Scheduling", SciPy 2015.
+    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task Scheduling", SciPy 2015.
 
     Examples
     --------
@@ -178,6 +155,9 @@ def parse_scheduler(text) -> SchedulerSpec:
     raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r}")
 
 
+#: Rounds in which a batch re-sends the shared data a lost worker held and restarts the tasks that needed it.
+_RESUBMITS = 5
+
 #: Largest greeting a Dask scheduler is believed to send (its handshake is ~60 bytes of msgpack).
 _GREETING_MAX = 65_536
 
@@ -185,24 +165,21 @@ _GREETING_MAX = 65_536
 def probe_scheduler(address: str, *, timeout: float = 10.0) -> None:
     """Check that a ``tcp://`` address answers like a Dask scheduler, within ``timeout`` seconds in all.
 
-    A Dask scheduler greets every new connection at once with its handshake: an 8-byte
-    little-endian length, then at most a few hundred bytes of msgpack naming ``compression``
-    and ``pickle-protocol``.  Dask's client waits for that greeting without a time limit and
-    allocates whatever length the first 8 bytes declare, so a port held by another service
-    (an HTTP server waits for a request and says nothing; a service that sends other bytes
-    declares an absurd length) would hang the run or fail deep inside Dask.  This probe
-    reads the greeting itself, bounded in time and size, and closes the connection.  Other
-    schemes (tls, ucx, ws) are left to Dask.
+    A Dask scheduler greets every new connection at once with its handshake: an 8-byte little-endian length,
+    then a few hundred bytes of msgpack naming ``compression`` and ``pickle-protocol``. Dask's client waits
+    for it without a time limit and allocates whatever length the first 8 bytes declare, so a port held by
+    another service (an HTTP server says nothing; another sends an absurd length) would hang the run or fail
+    deep inside Dask. This probe reads the greeting itself, bounded in time and size. Other schemes (tls, ucx,
+    ws) are left to Dask.
 
     Raises
     ------
     InvalidInputError
-        Naming ``scheduler=``, the address and what it answered (nothing, a closed
-        connection, or the first bytes it sent).
+        Naming ``scheduler=``, the address and what it answered (nothing, a closed connection, or the first
+        bytes it sent).
     """
     import socket
     import struct
-    import time
 
     m = _ADDRESS.match(address or "")
     if m is None or m.group(1) != "tcp":
@@ -282,8 +259,7 @@ class SerialExecutor:
     def map_ordered(self, fn, items, **shared) -> list:
         """``[fn(item, **shared) for item in items]``.
 
-        An exception of ``fn`` propagates unchanged (it is raised in this
-        process, with its own traceback).
+        An exception of ``fn`` propagates unchanged (it is raised in this process, with its own traceback).
         """
         return [fn(item, **shared) for item in items]
 
@@ -305,23 +281,28 @@ class DaskExecutor:
     Parameters
     ----------
     spec : SchedulerSpec
-        ``kind="local"`` starts a ``LocalCluster`` (``n_workers`` processes,
-        one thread each, no dashboard) on entry and closes it on exit;
-        ``kind="address"`` connects to an existing scheduler.
+        ``kind="local"`` starts a ``LocalCluster`` (``n_workers`` processes, one thread each, no dashboard) on
+        entry and closes it on exit; ``kind="address"`` connects to an existing scheduler.
     timeout : float
         Seconds to wait for the scheduler (an address) or the cluster (local).
     allowed_failures : int, optional
-        How many times a task may kill its worker before it is declared
-        failed (Dask's ``distributed.scheduler.allowed-failures``, default 3).
-        Applies to local clusters only (a remote scheduler has its own setting).
+        How many times a task may kill its worker before it is declared failed (Dask's
+        ``distributed.scheduler.allowed-failures``, default 3). Applies to local clusters only (a remote
+        scheduler has its own setting).
+    worker_wait : float, default 20
+        Seconds to wait for a worker when none is left, before failing with `ExecutionError`.
+    share_by_path : bool, default True
+        Send a memory-mapped array as its file's path when every worker can read it (`share`).
 
     Notes
     -----
-    A task that raises fails the whole map with `ExecutionError`
-    naming the task's position and the worker's exception; the other tasks are
-    cancelled and nothing is returned. A worker that dies is restarted by its
-    nanny and its task retried up to ``allowed_failures`` times, then the map
-    fails the same way.
+    A task that raises fails the whole map with `ExecutionError` naming the task's position and the worker's
+    exception; the other tasks are cancelled and nothing is returned. A worker that dies is restarted by its
+    nanny and its task retried up to ``allowed_failures`` times, then the map fails the same way. A worker
+    lost for good is survived while one is left: Dask runs its tasks again on the others, and the data shared
+    with `share` that only it held is sent again from this process's copy, the tasks that needed it started
+    again (up to 5 rounds per map): the same results, in the same order. With no worker left for
+    ``worker_wait`` seconds the map fails ("no Dask worker is left").
 
     See Also
     --------
@@ -329,7 +310,8 @@ class DaskExecutor:
     - `parse_scheduler`
     """
 
-    def __init__(self, spec: SchedulerSpec, *, timeout: float = 10.0, allowed_failures: int | None = None):
+    def __init__(self, spec: SchedulerSpec, *, timeout: float = 10.0, allowed_failures: int | None = None,
+                 worker_wait: float = 20.0, share_by_path: bool = True):
         if spec.kind not in ("local", "address"):
             raise InvalidInputError(f"scheduler= must be a local cluster or an address for Dask, got {str(spec)!r}")
         if not (isinstance(timeout, (int, float)) and timeout > 0):
@@ -337,8 +319,11 @@ class DaskExecutor:
         self.spec = spec
         self.timeout = float(timeout)
         self.allowed_failures = allowed_failures
+        self.worker_wait, self.share_by_path = float(worker_wait), bool(share_by_path)
         self.client = None
         self.cluster = None
+        # key of shared data -> [this process's copy, the future that replaced it or None]; token -> workers read it
+        self._copies, self._readable = {}, {}
 
     @property
     def n_workers(self) -> int:
@@ -361,8 +346,8 @@ class DaskExecutor:
             try:
                 with dask.config.set(cfg):
                     self.cluster = dd.LocalCluster(
-                        n_workers=self.spec.n_workers, threads_per_worker=1, processes=True,
-                        dashboard_address=None, silence_logs=logging.ERROR)
+                        n_workers=self.spec.n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
+                        dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})  # not *:8787
                 self.client = dd.Client(self.cluster, timeout=self.timeout)
             except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)
                 if self.cluster is not None:
@@ -386,6 +371,7 @@ class DaskExecutor:
         return self
 
     def __exit__(self, *exc) -> None:
+        self._copies.clear()  # this process's copies of the shared data: nothing will be sent again
         if self.client is not None:
             self.client.close()
             self.client = None
@@ -408,16 +394,67 @@ class DaskExecutor:
                 "install the same version on the workers")
 
     def share(self, obj):
-        """Send ``obj`` to the cluster once; pass the returned future as a keyword of `map_ordered`.
+        """Send ``obj`` to the cluster once; pass the returned handle as a keyword of `map_ordered`.
 
-        The data goes to one worker; another worker fetches a copy when a task
-        that needs it runs there. (Dask's ``broadcast=True`` is not used: its
-        replication loops forever when a worker dies while it copies.)
+        The data goes to one worker (the items of a dict, list or tuple one by one); others copy it when a
+        task that needs it runs there. This process keeps its copy while the handle lives, to send it again
+        when the worker holding it is lost (Dask's ``broadcast=True`` replication loops forever when a worker
+        dies while it copies). A memory-mapped array travels as its file's path
+        (`auditad.diskarray.MemmapToken`) when every worker can read the file (on a remote cluster: shared
+        storage) unless ``share_by_path=False``.
         """
         self._require_open()
-        with self._named_failure("sharing data with the workers"):
-            # hash=False: a content key could name data a finished map is releasing
-            return self.client.scatter(obj, hash=False)
+        if type(obj) is dict:
+            return {k: self._share_one(v) for k, v in obj.items()}
+        if type(obj) in (list, tuple):
+            return type(obj)(self._share_one(v) for v in obj)
+        return self._share_one(obj)
+
+    def _share_one(self, obj):
+        token = memmap_token(obj) if self.share_by_path else None
+        if token is not None and readable_everywhere(self.client, token, self._readable):
+            return token
+        future = self._scatter(obj)
+        self._copies[future.key] = [obj, None]
+        weakref.finalize(future, self._copies.pop, future.key, None)
+        return future
+
+    def _scatter(self, obj):
+        """``obj`` scattered to one worker, tried again (bounded) when a worker is lost meanwhile."""
+        for attempt in range(3):
+            try:  # hash=False: a content key could name data a finished map is releasing; [obj]: one piece
+                with self._named_failure("sharing data with the workers"):
+                    return self.client.scatter([obj], hash=False)[0]
+            except ExecutionError:
+                if attempt == 2:
+                    raise
+                self._wait_for_worker()
+
+    def _live(self, value):
+        """``value`` with each shared future that was lost replaced by a live one (sent again from the copy)."""
+        dd = _import_distributed()
+        if type(value) is dict:
+            return {k: self._live(v) for k, v in value.items()}
+        if type(value) in (list, tuple):
+            return type(value)(self._live(v) for v in value)
+        entry = self._copies.get(value.key) if isinstance(value, dd.Future) else None
+        if entry is None or value.status == "finished":
+            return value
+        if entry[1] is None or entry[1].status != "finished":
+            entry[1] = self._scatter(entry[0])
+        return entry[1]
+
+    def _wait_for_worker(self) -> None:
+        """Return when the cluster has a worker; `ExecutionError` when none joins within ``worker_wait`` s."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.worker_wait)
+        except Exception as exc:  # noqa: BLE001  (WorkerStartTimeoutError, a lost scheduler, ...)
+            raise self.no_worker_error() from exc
+
+    def no_worker_error(self) -> ExecutionError:
+        """The error of a run that lost every worker (none joined within ``worker_wait`` seconds)."""
+        return ExecutionError(f"no Dask worker is left on {str(self.spec)!r} (none joined within "
+                              f"{self.worker_wait:g} s); start workers and run the audit again")
 
     def map_ordered(self, fn, items, **shared) -> list:
         """``[fn(item, **shared) for item in items]``, computed on the cluster, in input order.
@@ -425,26 +462,24 @@ class DaskExecutor:
         Raises
         ------
         ExecutionError
-            When a task raises, a worker dies too often, or the cluster is lost;
-            the message names the task's position, ``fn`` and the cause.
+            When a task raises, a worker dies too often, or the cluster is lost; the message names the task's
+            position, ``fn`` and the cause.
         """
         return self.submit_ordered(fn, items, **shared).results()
 
     def submit_ordered(self, fn, items, *, priority: int = 0, **shared) -> "DaskBatch":
         """Start ``fn(item, **shared)`` for every item on the cluster and return at once.
 
-        The client can do other work meanwhile (e.g. a neighbour pass whose own
-        query blocks, submitted later with a higher ``priority``, go first on
-        the workers); `DaskBatch.results` waits and returns the results in
-        input order, exactly as `map_ordered` would.
+        The client can do other work meanwhile (e.g. a neighbour pass whose own query blocks, submitted later
+        with a higher ``priority``, go first on the workers); `DaskBatch.results` waits and returns the
+        results in input order, exactly as `map_ordered` would.
 
         Parameters
         ----------
         fn : callable
         items : iterable
         priority : int, default 0
-            Dask's task priority: a worker with several ready tasks runs the
-            higher priority first.
+            Dask's task priority: a worker with several ready tasks runs the higher priority first.
         **shared
             Keywords of every call; each travels to the workers once.
         """
@@ -457,15 +492,23 @@ class DaskExecutor:
         # every keyword travels once, as its own scattered piece of data: a large value passed to
         # client.map directly becomes a graph key named after the keyword, which collides between maps
         with self._named_failure(f"starting {name}"):
-            shared = {key: value if _holds_future(value, dd.Future)
-                      else self.client.scatter([value], hash=False)[0] for key, value in shared.items()}
-            return DaskBatch(self, self.client.map(fn, items, pure=False, priority=int(priority), **shared), name)
+            shared = {key: value if _holds_future(value, dd.Future) or holds_token(value)
+                      else self._share_one(value) for key, value in shared.items()}
+            if any(holds_token(value) for value in shared.values()):
+                fn = functools.partial(call_opened, fn)  # the workers map the files themselves
+            batch = DaskBatch(self, [], name, rerun=(fn, items, int(priority), shared))
+            batch.futures = self._map(fn, items, int(priority), shared)
+            return batch
+
+    def _map(self, fn, items, priority, shared) -> list:
+        return self.client.map(fn, items, pure=False, priority=priority,
+                               **{key: self._live(value) for key, value in shared.items()})
 
     def run_everywhere(self, fn, *args) -> None:
         """``fn(*args)`` once in every worker process, e.g. to drop data a finished search cached there.
 
-        Housekeeping only: a worker that cannot be reached (it died, the
-        cluster is closing) has nothing left to clean, so failures are ignored.
+        Housekeeping only: a worker that cannot be reached (it died, the cluster is closing) has nothing left
+        to clean, so failures are ignored.
         """
         self._require_open()
         try:
@@ -515,44 +558,77 @@ class SerialBatch:
 class DaskBatch:
     """Tasks started by `DaskExecutor.submit_ordered`."""
 
-    def __init__(self, executor, futures, name):
+    def __init__(self, executor, futures, name, rerun=None):
         self.executor, self.futures, self.name = executor, futures, name
+        self._rerun = rerun  # (fn, items, priority, shared): to start again the tasks a lost worker took along
 
     def results(self) -> list:
-        """Wait for every task; the results in input order.
+        """Wait for every task; the results in input order (tasks a lost worker took along started again).
 
         Raises
         ------
         ExecutionError
-            When a task raises, a worker dies too often, or the cluster is lost;
-            the message names the task's position, the function and the cause.
-            The other tasks are cancelled and nothing is returned.
+            When a task raises, a worker dies too often, no worker is left or the cluster is lost; the message
+            names the task's position, the function and the cause. The other tasks are cancelled and nothing
+            is returned.
         """
-        dd = _import_distributed()
+        from concurrent.futures import CancelledError
+
         if not self.futures:
             return []
         try:
             with self.executor._named_failure(f"running {self.name}"):  # lost scheduler, closed comms, ...
-                dd.wait(self.futures)
-                # the first task (in input order) that raised or killed its worker; other tasks may
-                # show other states meanwhile (e.g. a finished result lost with a dead worker is
-                # being recomputed), which gather() below waits for
-                failure = self._first_failure(("error", "cancelled"))
-                if failure is not None:
-                    raise failure
-                return self.executor.client.gather(self.futures, errors="raise")
+                for _ in range(_RESUBMITS + 1):
+                    self._wait_done()
+                    # the first task (in input order) that raised or killed its worker too often
+                    failure = self._first_failure(("error",))
+                    if failure is not None:
+                        raise failure
+                    # a result lost with a worker is computed again meanwhile, gather waits for it; a task whose
+                    # shared data went too is cancelled (gather raises at once) and started again below
+                    with contextlib.suppress(CancelledError):
+                        return self.executor.client.gather(self.futures, errors="raise")
+                    self._restart([pos for pos, fut in enumerate(self.futures) if fut.status == "cancelled"])
+                pos = next(p for p, fut in enumerate(self.futures) if fut.status != "finished")
+                raise ExecutionError(f"task {pos} of {len(self.futures)} ({self.name}) lost its data with a "
+                                     f"worker {_RESUBMITS + 1} times on {str(self.executor.spec)!r}")
         finally:
             self.cancel()
+
+    def _wait_done(self) -> None:
+        """Wait until every task finished, failed or was cancelled; `ExecutionError` when no worker is left."""
+        from concurrent.futures import CancelledError
+
+        dd = _import_distributed()
+        alone_since = None
+        while True:
+            try:
+                dd.wait(self.futures, timeout=1.0)
+                return
+            except CancelledError:  # some were cancelled (their shared data was lost), all are done
+                return
+            except TimeoutError:
+                pass
+            alone_since = None if self.executor.n_workers > 0 else alone_since or time.monotonic()
+            if alone_since is not None and time.monotonic() - alone_since > self.executor.worker_wait:
+                raise self.executor.no_worker_error()
+
+    def _restart(self, lost) -> None:
+        """Start again the tasks at positions ``lost`` (their shared data sent again where it was lost)."""
+        if self._rerun is None or not lost:
+            return
+        self.executor._wait_for_worker()
+        fn, items, priority, shared = self._rerun
+        for pos, fut in zip(lost, self.executor._map(fn, [items[p] for p in lost], priority, shared)):
+            self.futures[pos] = fut
 
     def failure(self, wait: float = 2.0):
         """The `ExecutionError` of the first task (in input order) that failed, or None.
 
-        For a caller whose own work failed meanwhile: a task of this batch that
-        killed its worker also loses data other work needed, and is the cause
-        to report. Waits up to ``wait`` seconds for the scheduler to mark it.
+        For a caller whose own work failed meanwhile: a task of this batch that killed its worker also loses
+        data other work needed, and is the cause to report. Waits up to ``wait`` seconds for the scheduler to
+        mark it.
         """
-        import time
-
         deadline = time.monotonic() + float(wait)
         while True:
             failure = self._first_failure(("error",))
@@ -574,7 +650,7 @@ class DaskBatch:
     def cancel(self) -> None:
         """Cancel the tasks that have not finished (after `results`, or when the caller gives up)."""
         client = self.executor.client
-        pending = [f for f in self.futures if f.status == "pending"]
+        pending = [f for f in self.futures if f.status in ("pending", "lost")]
         if pending and client is not None:
             try:
                 client.cancel(pending)
@@ -582,7 +658,8 @@ class DaskBatch:
                 pass
 
 
-def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None):
+def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None,
+                  worker_wait: float = 20.0, share_by_path: bool = True):
     """The executor for a ``scheduler=`` value, to be used as a context manager.
 
     Parameters
@@ -593,6 +670,10 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
         Seconds to wait for a scheduler address before giving up.
     allowed_failures : int, optional
         Local clusters: worker deaths tolerated per task (Dask's default 3).
+    worker_wait : float, default 20
+        Seconds to wait for a worker when none is left (see `DaskExecutor`).
+    share_by_path : bool, default True
+        Memory-mapped arrays travel by path when the workers read them (`DaskExecutor.share`).
 
     Returns
     -------
@@ -601,8 +682,8 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
     Raises
     ------
     InvalidInputError
-        A malformed ``scheduler=``, an address that cannot be reached (on
-        entering the context), or Dask not installed for a Dask scheduler.
+        A malformed ``scheduler=``, an address that cannot be reached (on entering the context), or Dask not
+        installed for a Dask scheduler.
 
     See Also
     --------
@@ -610,8 +691,7 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
 
     References
     ----------
-    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and
-       Task Scheduling", SciPy 2015.
+    1. M. Rocklin, "Dask: Parallel Computation with Blocked algorithms and Task Scheduling", SciPy 2015.
 
     Examples
     --------
@@ -623,37 +703,32 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
     if spec.kind == "serial":
         return SerialExecutor()
     _import_distributed()
-    return DaskExecutor(spec, timeout=timeout, allowed_failures=allowed_failures)
+    return DaskExecutor(spec, timeout=timeout, allowed_failures=allowed_failures, worker_wait=worker_wait,
+                        share_by_path=share_by_path)
 
 
 def local_cluster_config() -> dict:
     """The Dask settings of the local clusters auditad starts (on top of the user's Dask configuration).
 
-    Measured on 2 cores (exact kNN blocks of 12 500 queries × 100 000 rows × 128
-    dimensions, one per worker, 6.7 s of CPU each in a plain process):
+    Measured on 2 cores (exact kNN blocks of 12 500 queries × 100 000 rows × 128 dimensions, one per worker,
+    6.7 s of CPU each in a plain process):
 
-    * ``distributed.nanny.pre-spawn-environ`` without ``MALLOC_TRIM_THRESHOLD_``:
-      Dask sets glibc's trim threshold to 64 kB, which makes every large
-      temporary array a fresh ``mmap`` whose pages fault in again (7.6 s of CPU
-      per block instead of 6.7 s). The one-thread BLAS settings are kept.
-    * ``distributed.worker.profile.enabled: False``: the workers' statistical
-      profiler samples every thread every 10 ms, holding the GIL (an idle
-      worker used 3.5 % of a core); it only feeds the dashboard, which auditad
-      does not start.
-    * ``distributed.admin.tick.interval`` 1 s and
-      ``distributed.admin.system-monitor.interval`` 5 s (from 20 ms and
-      0.5 s): the event loops' bookkeeping, 5 % of a core in the client.
-    * ``distributed.scheduler.active-memory-manager.start: False``: shared data
-      (`DaskExecutor.share`) goes to one worker and the others fetch a
-      copy when they first need it. The memory manager's default policy drops,
-      every 2 s, the copies that no waiting task needs (as between two searches
-      of a pass, while the client re-ranks), so the next search fetches them
-      again. Without it the copies go when the client releases the data.
-      (The default audit at 100 000 × 128: +9.6 % wall against serial with the
-      manager, +5.5 % and +0.9 % in two runs without.)
+    * ``distributed.nanny.pre-spawn-environ`` without ``MALLOC_TRIM_THRESHOLD_``: Dask sets glibc's
+      trim threshold to 64 kB, which makes every large temporary array a fresh ``mmap`` whose pages fault in
+      again (7.6 s of CPU per block instead of 6.7 s). The one-thread BLAS settings are kept.
+    * ``distributed.worker.profile.enabled: False``: the workers' statistical profiler samples every
+      thread every 10 ms, holding the GIL (an idle worker used 3.5 % of a core); it only feeds the dashboard,
+      which auditad does not start.
+    * ``distributed.admin.tick.interval`` 1 s and ``distributed.admin.system-monitor.interval`` 5 s
+      (from 20 ms and 0.5 s): the event loops' bookkeeping, 5 % of a core in the client.
+    * ``distributed.scheduler.active-memory-manager.start: False``: shared data (`DaskExecutor.share`)
+      goes to one worker and the others fetch a copy when they first need it. The memory manager's default
+      policy drops, every 2 s, the copies that no waiting task needs (as between two searches of a pass, while
+      the client re-ranks), so the next search fetches them again. Without it the copies go when the client
+      releases the data. (The default audit at 100 000 × 128: +9.6 % wall against serial with the manager,
+      +5.5 % and +0.9 % in two runs without.)
 
-    With the first three an idle ``local:2`` cluster uses 0.12 s of CPU in 10 s
-    (1.24 s with Dask's defaults).
+    With the first three an idle ``local:2`` cluster uses 0.12 s of CPU in 10 s (1.24 s with Dask's defaults).
     """
     import dask
 
@@ -676,14 +751,12 @@ def _local_clusters() -> set:
 def abandon_local_clusters(keep: set | None = None, *, timeout: float = 3.0, ending: bool = False) -> None:
     """Close, without a word, the Dask clusters of this process that a signal caught half-started.
 
-    A SIGTERM or Ctrl-C that arrives while ``LocalCluster`` starts leaves a cluster whose
-    workers are still starting; Dask's exit handler then tries to close it, fails on an
-    assertion (``Status.init``) and prints a 29-line traceback after auditad's own last line.
-    This closes each such cluster within ``timeout`` seconds, ignoring what the close raises,
-    and takes it out of the exit handler's list.  Clusters whose ids are in ``keep`` are left
-    alone.  ``ending=True`` (the process is about to exit: the command line after a signal)
-    also silences the loggers of Dask, asyncio and tornado, whose half-started tasks fail as
-    the process ends.  Nothing happens when Dask was never imported.
+    A SIGTERM or Ctrl-C while ``LocalCluster`` starts leaves a cluster whose workers are still starting;
+    Dask's exit handler then fails to close it (``Status.init``) and prints a 29-line traceback after
+    auditad's last line. This closes each such cluster (but those whose ids are in ``keep``) within
+    ``timeout`` seconds, ignoring what the close raises, and takes it out of the exit handler's list.
+    ``ending=True`` (the process is about to exit) also silences the loggers of Dask, asyncio and tornado,
+    whose half-started tasks fail as the process ends. Nothing happens without Dask imported.
     """
     import logging
     import sys
@@ -717,13 +790,8 @@ def _import_distributed():
 
 def _holds_future(value, future_type) -> bool:
     """``value`` is a Future, or a dict/list/tuple holding one (as `DaskExecutor.share` returns)."""
-    if isinstance(value, future_type):
-        return True
-    if isinstance(value, dict):
-        return any(isinstance(v, future_type) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return any(isinstance(v, future_type) for v in value)
-    return False
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return isinstance(value, future_type) or any(isinstance(v, future_type) for v in items)
 
 
 def _worker_version() -> str:

@@ -63,6 +63,25 @@ if mode == "audit":
     from auditad.cli import main
     argv = ["audit", "--embeddings", "emb=" + cfg["X"], "--labels", cfg["y"], "--name", "synthetic",
             "--out", cfg["out"], "--quiet"] + cfg["extra"]
+    phases = []
+    if cfg.get("phases"):  # wall time and peak RSS after each stage of the audit, in the order they ran
+        import auditad.audit.loader as loader, auditad.audit.runner as runner
+        from auditad.report.sections import REGISTRY, section_module
+        def timed(owner, attr, label):
+            inner = getattr(owner, attr)
+            def wrapper(*a, **kw):
+                t = time.perf_counter()
+                try:
+                    return inner(*a, **kw)
+                finally:
+                    phases.append((label, time.perf_counter() - t,
+                                   resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0))
+            setattr(owner, attr, wrapper)
+        timed(runner, "load_inputs", "load inputs")
+        for info in REGISTRY:
+            if info.statistics:
+                timed(section_module(info.id), "run", info.id)
+        timed(runner, "_write_benchmark", "write report")
     c0, t0 = usage(), time.perf_counter()
     if cfg["profile"]:
         import cProfile, pstats, io
@@ -82,23 +101,26 @@ else:
     wall, code = time.perf_counter() - t0, 0
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 print(json.dumps({"wall": wall, "cpu": usage() - c0, "peak_mb": peak, "exit": code,
-                  "auditad": os.path.dirname(auditad.__file__)}))
+                  "auditad": os.path.dirname(auditad.__file__), "phases": phases if mode == "audit" else []}))
 """
 
 
-def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12):
+def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12, out: Path | None = None):
     """K overlapping Gaussian classes on a ``latent``-dimensional subspace of R^d (float32), labels 0..K-1.
 
     Class centres are standard normal in the latent space (so classes overlap
     more as K grows), each point is its centre plus standard normal latent
     noise, mapped by a random orthonormal ``latent × d`` map times 3, plus
-    isotropic noise of standard deviation 0.1. Generated in chunks of 10 000 rows.
+    isotropic noise of standard deviation 0.1. Generated in chunks of 10 000 rows; with ``out`` they are
+    written straight into the ``.npy`` file ``out`` (memory-mapped: data larger than memory) and the
+    memory map is returned.
     """
     rng = np.random.default_rng(seed)
     centers = rng.normal(size=(n_classes, latent))
     W = (np.linalg.qr(rng.normal(size=(d, latent)))[0].T * 3).astype(np.float32)
     y = rng.integers(0, n_classes, n)
-    X = np.empty((n, d), dtype=np.float32)
+    X = (np.empty((n, d), dtype=np.float32) if out is None
+         else np.lib.format.open_memmap(out, mode="w+", dtype=np.float32, shape=(n, d)))
     for a in range(0, n, 10000):
         b = min(a + 10000, n)
         Z = (centers[y[a:b]] + rng.normal(size=(b - a, latent))).astype(np.float32)
@@ -134,6 +156,12 @@ def main(argv=None) -> None:
     ap.add_argument("--workdir", type=Path, default=None, help="where data and reports go (default: a temp dir)")
     ap.add_argument("--skip-knn", action="store_true", help="do not time the reference kNN search")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the audit (top 25, cumulative)")
+    ap.add_argument("--phases", action="store_true",
+                    help="print the wall time and peak RSS after each stage of the audit (loading, each section, "
+                         "writing the report)")
+    ap.add_argument("--mmap-data", action="store_true",
+                    help="write the data straight into X.npy, block by block (data larger than memory); the audit "
+                         "then reads it memory-mapped")
     args = ap.parse_args(argv)
     code = args.code.resolve()
     if not (code / "auditad" / "__init__.py").is_file():
@@ -142,12 +170,17 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_audit_") as tmp:
         work = args.workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        X, y = make_data(args.n, args.d, args.classes, seed=args.seed)
-        np.save(work / "X.npy", X)
+        if args.mmap_data:
+            X, y = make_data(args.n, args.d, args.classes, seed=args.seed, out=work / "X.npy")
+            X.flush()
+        else:
+            X, y = make_data(args.n, args.d, args.classes, seed=args.seed)
+            np.save(work / "X.npy", X)
         np.save(work / "y.npy", y)
         del X
         cfg = {"X": str(work / "X.npy"), "y": str(work / "y.npy"), "out": str(work / "report"),
-               "extra": shlex.split(args.audit_args), "k": args.k, "profile": args.profile, "cwd": str(work)}
+               "extra": shlex.split(args.audit_args), "k": args.k, "profile": args.profile, "cwd": str(work),
+               "phases": args.phases}
         audit = run_child("audit", cfg, code)
         knn = None if args.skip_knn else run_child("knn", cfg, code)
 
@@ -157,6 +190,10 @@ def main(argv=None) -> None:
     knn_s = knn["wall"] if knn else float("nan")
     print(f"{args.n:>8} {args.d:>4} {args.classes:>5} | {audit['wall']:8.1f} {audit['cpu']:8.1f} "
           f"{audit['peak_mb']:8.0f} | {knn_s:7.2f} {audit['wall'] / knn_s:6.1f} | {audit['exit']}")
+    if audit["phases"]:
+        print(f"\n{'phase':<16} {'wall s':>8} {'peak MB':>8}   (peak RSS of the audit process so far)")
+        for label, seconds, peak_mb in audit["phases"]:
+            print(f"{label:<16} {seconds:8.1f} {peak_mb:8.0f}")
 
 
 if __name__ == "__main__":

@@ -116,9 +116,10 @@ def _family(module: str) -> str:
     return parts[1] if len(parts) > 1 else "auditad"
 
 
-FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml"}
+FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml",
+              "inputfiles"}
 COMPUTING = {"metrics", "nulls", "landscapes", "neighbors", "execution", "leakage", "protocol", "selection",
-             "datasets", "synthetic", "manifest", "duplicates", "leaderboards"}
+             "datasets", "synthetic", "manifest", "duplicates", "leaderboards", "diskarray"}
 APPLICATION = {"gates", "report", "audit", "cli", "plotting", "results", "diff", "landscape_study"}
 #: layer -> the layers it must never import (the data flows one way: CLI -> pipeline -> report -> statistics).
 FORBIDDEN = {
