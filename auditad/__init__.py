@@ -181,6 +181,7 @@ _MOVED_MODULES = {
     "auditad.scoring": "auditad.selection.scoring",
     "auditad.pseudo": "auditad.selection.pseudo",
     "auditad.bounds": "auditad.selection.bounds",
+    "auditad.protocol.neighbours": "auditad.protocol.neighbor_lists",  # one spelling with auditad.neighbors
 }
 #: Names ``auditad.report`` exported before the audit pipeline left it: name -> the module defining it now.
 _MOVED_REPORT_NAMES = {

@@ -36,7 +36,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from auditad.protocol import IsolationForestDetector
-from auditad.protocol.neighbours import gather32
+from auditad.protocol.neighbor_lists import gather32
 
 
 def make_data(n: int, d: int, m: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:

@@ -224,6 +224,7 @@ OLD_PUBLIC_PATHS = [
     ("auditad.scoring", ("KNNScorer", "ScoreResult", "knn_scores", "pool_sequences")),
     ("auditad.pseudo", ("PseudoAnomalies", "make_probe")),
     ("auditad.bounds", ("auc_bound", "AUCBoundResult", "domain_moments", "local_intrinsic_dimension")),
+    ("auditad.protocol.neighbours", ("prepare_rows", "nearest", "lof_tables")),
     ("auditad.metrics", ("auroc", "auroc_ci", "AurocCIResult", "score_metrics")),
     ("auditad.nulls", ("null_distribution", "null_sweep", "NullResult")),
     ("auditad.landscapes", ("landscape", "LandscapeResult", "landscape_correlations", "MetricRelationsResult",

@@ -634,7 +634,7 @@ def many_class_data(kind, n=480, K=12, seed=0):
 
 @pytest.mark.parametrize("kind", ["gauss", "grid", "dups"])
 def test_shared_lists_equal_bruteforce_per_task(kind):
-    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
     X, y = many_class_data(kind)
@@ -838,7 +838,7 @@ def test_detector_failures_name_detector_and_task():
 
 def test_shared_lists_majority_fallback_is_exact():
     """Rows whose 2k list is mostly one other class (that class's task needs the second search)."""
-    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
     rng = np.random.default_rng(7)
@@ -866,7 +866,7 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     With separated classes most anomaly rows see only their own class among the wide candidates and are
     searched exactly against P minus their class."""
     import auditad.neighbors as nb
-    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
     rng = np.random.default_rng(11)
@@ -912,7 +912,7 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
 
 
 def test_masked_lists_equal_bruteforce_without_the_excluded_class():
-    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import masked_lists
 
     X, y = many_class_data("gauss", n=400)
@@ -935,7 +935,7 @@ def test_masked_lists_equal_bruteforce_without_the_excluded_class():
 
 @pytest.mark.parametrize("backend", ["exact", "approximate"])
 def test_shared_lists_kth_distance_is_the_column_of_the_lists(backend):
-    from auditad.protocol.neighbours import prepare_rows
+    from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
     X, y = many_class_data("gauss", n=600)
@@ -1015,7 +1015,7 @@ def test_approximate_neighbour_passes_are_seeded_and_state_their_recall(protocol
 
 
 def test_list_recall_counts_the_listed_rows_within_the_exact_kth_distance():
-    from auditad.protocol.neighbours import nearest
+    from auditad.protocol.neighbor_lists import nearest
     from auditad.protocol.shared import list_recall
 
     rng = np.random.default_rng(5)
@@ -1038,7 +1038,7 @@ def test_list_recall_counts_the_listed_rows_within_the_exact_kth_distance():
 
 def test_list_recall_over_pool_blocks_equals_one_search(monkeypatch):
     from auditad.protocol import shared
-    from auditad.protocol.neighbours import nearest
+    from auditad.protocol.neighbor_lists import nearest
 
     rng = np.random.default_rng(6)
     X = rng.normal(size=(300, 3))

@@ -14,7 +14,7 @@ import numpy as np
 from .._validation import check_choice, check_embeddings, check_int, check_k
 from ..errors import InvalidInputError
 from .iforest import RowSelection, fit_isolation_trees, isolation_scores
-from .neighbours import METRICS, lof_scores, lof_tables, nearest, prepare_rows, to_distance
+from .neighbor_lists import METRICS, lof_scores, lof_tables, nearest, prepare_rows, to_distance
 
 __all__ = ["BACKENDS", "BaseDetector", "NeighbourDetector", "KNNDetector", "LOFDetector", "IsolationForestDetector"]
 
@@ -104,7 +104,7 @@ class KNNDetector(NeighbourDetector):
 
     with \(x_{(k)}\) the k-th nearest row of the training set (higher = more
     anomalous; no sign flip); distances are float64 from the rows' values and
-    ties are broken by row index (`auditad.protocol.neighbours`).
+    ties are broken by row index (`auditad.protocol.neighbor_lists`).
 
     Parameters
     ----------

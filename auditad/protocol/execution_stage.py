@@ -19,7 +19,7 @@ from .._progress import Progress
 from .._validation import check_scores
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .detectors import KNNDetector, LOFDetector, NeighbourDetector
-from .neighbours import prepare_rows, to_distance
+from .neighbor_lists import prepare_rows, to_distance
 
 __all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks"]
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..execution import distributed
-from .neighbours import gather32, nearest, rerank
+from .neighbor_lists import gather32, nearest, rerank
 
 __all__ = ["LeaveOneOutLists", "one_class_lists", "list_recall", "filter_lists", "filter_own_class",
            "masked_lists", "WIDE_FACTOR", "RECALL_POOL_BLOCK"]

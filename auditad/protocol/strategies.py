@@ -29,7 +29,7 @@ import numpy as np
 
 from .._validation import check_choice
 from ..execution import distributed
-from .neighbours import LOFTables, lof_tables, to_distance
+from .neighbor_lists import LOFTables, lof_tables, to_distance
 from .shared import LeaveOneOutLists, one_class_lists
 
 __all__ = ["PROTOCOLS", "ClassSplitProtocol", "LeaveOneClassOut", "OneClass", "protocol_strategy", "TrainingRows",
