@@ -118,8 +118,8 @@ def _family(module: str) -> str:
 
 FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml",
               "inputfiles"}
-COMPUTING = {"metrics", "nulls", "landscapes", "neighbors", "execution", "leakage", "protocol", "selection",
-             "datasets", "synthetic", "manifest", "duplicates", "leaderboards", "diskarray"}
+COMPUTING = {"metrics", "nulls", "landscapes", "neighbors", "execution", "scheduler", "leakage", "protocol",
+             "selection", "datasets", "synthetic", "manifest", "duplicates", "leaderboards", "diskarray"}
 APPLICATION = {"gates", "report", "audit", "cli", "plotting", "results", "diff", "landscape_study"}
 #: layer -> the layers it must never import (the data flows one way: CLI -> pipeline -> report -> statistics).
 FORBIDDEN = {

@@ -176,7 +176,8 @@ def test_lost_connection_while_sharing_is_a_named_error(cluster, monkeypatch):
     with pytest.raises(ExecutionError, match=r"^the Dask cluster 'local:2' failed while sharing data with the "
                                              r"workers: CommClosedError: .*Stream is closed"):
         cluster.share(np.zeros(3))
-    with pytest.raises(ExecutionError, match=r"'local:2' failed while starting abs: CommClosedError"):
+    with pytest.raises(ExecutionError, match=r"'local:2' failed while sharing data with the workers: "
+                                             r"CommClosedError: .*\(while starting abs\)"):
         cluster.submit_ordered(abs, [1, 2], offset=np.zeros(3))
 
 
