@@ -14,7 +14,11 @@ Two backends answer the same question:
     pynndescent's NN-descent graph [1]_. Much faster for large n, but the first
     call in a process pays numba's compilation (tens of seconds). Its recall
     against exact search is measured on a random sample of queries (200 by
-    default) and returned with the neighbours.
+    default) and returned with the neighbours. Rows of more than 256 columns
+    are searched in a 128-dimensional PCA projection [2]_ and the
+    ``3 k`` candidates re-ranked by their exact distances in the original
+    space (``project_dim``; `auditad.neighbors.projection`); the recall is
+    still measured in the original space.
 ``auto``
     The backend with the smaller estimated total cost (`estimate_seconds`:
     a cost model fitted to measurements on 2 cores, including numba's
@@ -25,6 +29,9 @@ References
 1. W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
    construction for generic similarity measures", Proceedings of the 20th
    International Conference on World Wide Web (WWW 2011), pp. 577-586.
+2. N. Halko, P.-G. Martinsson, J. A. Tropp, "Finding structure with
+   randomness: probabilistic algorithms for constructing approximate matrix
+   decompositions", SIAM Review 53(2), 2011, pp. 217-288.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .exact import Frame, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
+from .projection import Projection, n_candidates, projection_seconds, rerank, resolve_project_dim
 from ..execution import distributed
 from .._progress import Progress
 from .._rng import check_random_state, seed_int
@@ -116,6 +124,10 @@ class NeighborsResult:
         ``backend="auto"`` only: the cost model's estimate of the wall time of
         each backend, ``{"exact": s, "approximate": s}`` (see
         `estimate_seconds`); the cheaper one ran.
+    project_dim : int or None
+        Approximate backend only: the dimension of the PCA projection the
+        candidates were searched in (they were then re-ranked in the original
+        space), or ``None`` when the graph was built in the full dimension.
 
     See Also
     --------
@@ -135,6 +147,7 @@ class NeighborsResult:
     n_recall_queries: int = 0
     requested_backend: str = "exact"
     estimated_seconds: dict | None = None
+    project_dim: int | None = None
 
     @property
     def k(self) -> int:
@@ -145,11 +158,13 @@ class NeighborsResult:
         return {"backend": self.backend, "requested_backend": self.requested_backend, "metric": self.metric,
                 "k": self.k, "n_queries": int(self.indices.shape[0]), "recall": self.recall,
                 "n_recall_queries": self.n_recall_queries,
-                "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds)}
+                "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds),
+                "project_dim": self.project_dim}
 
 
 def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
-                     recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> dict:
+                     recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False,
+                     project_dim="auto") -> dict:
     r"""Estimated wall time of each backend for one search (2 cores, idle machine).
 
     \[
@@ -163,7 +178,13 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
     queries, \(g\) the degree of the NN-descent graph (\(\max(30, k + 1)\)
     for a self search, \(\max(30, \min(k, 64))\) for queries of another set); \(C\) are numba's compilation times (\(C_\mathrm{query}\)
     and the query term only when the queries are not the reference set
-    itself). Compilation is always counted unless ``compiled=True``: the
+    itself). When the approximate backend projects (``project_dim``, see
+    `kneighbors`), the graph and query terms use the projected dimension
+    \(p\) instead of \(d\), the degree of a self search becomes
+    \(\max(30, 3k + 1)\), and the cost of the PCA fit, of projecting the
+    rows and of re-ranking the \(3k\) candidates in the original space is
+    added (`auditad.neighbors.projection.projection_seconds`); the recall
+    sample is still searched in \(d\) dimensions. Compilation is always counted unless ``compiled=True``: the
     choice of ``auto`` depends only on the sizes, never on what ran earlier in
     the process, so the same call gives the same neighbours in any session. The constants
     (``EXACT_SECONDS_PER_OP``, ``NUMBA_*_COMPILE_SECONDS``,
@@ -183,6 +204,9 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
     compiled : bool
         Leave out numba's compilation times (for a caller that runs many
         searches in one process and accounts for them once).
+    project_dim : "auto" or int
+        As in `kneighbors`: whether, and to what dimension, the approximate
+        backend projects.
 
     Returns
     -------
@@ -201,18 +225,24 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
     """
     m, n = float(n_queries), float(n_reference)
     exact = EXACT_SECONDS_PER_OP * m * n * (d + 64)
+    p = resolve_project_dim(project_dim, d)
+    dg = d if p is None else p  # the dimension the graph is built and queried in
     approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
-    degree = max(30, k + 1) if self_search else max(30, min(k, QUERY_INDEX_MAX_DEGREE))
-    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * degree / 30.0
+    kg = k if p is None else n_candidates(k, n_reference)  # neighbours taken from the graph
+    degree = max(30, kg + 1) if self_search else max(30, min(k, QUERY_INDEX_MAX_DEGREE))
+    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (dg + 32) * degree / 30.0
     if not self_search:
         approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
-        approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
+        approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (dg + 32)
+    if p is not None:
+        approx += projection_seconds(n_queries, n_reference, d, p, k, self_search=self_search)
     approx += EXACT_SECONDS_PER_OP * min(recall_sample, m) * n * (d + 64)
     return {"exact": exact, "approximate": approx}
 
 
 def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
-                   recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False) -> str:
+                   recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False,
+                   project_dim="auto") -> str:
     """The backend ``auto`` picks: the one with the smaller `estimate_seconds`.
 
     Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
@@ -229,13 +259,13 @@ def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, sel
     if n_reference < 4 * (k + 1):
         return "exact"
     est = estimate_seconds(n_queries, n_reference, d, k=k, self_search=self_search,
-                           recall_sample=recall_sample, compiled=compiled)
+                           recall_sample=recall_sample, compiled=compiled, project_dim=project_dim)
     return "exact" if est["exact"] <= est["approximate"] else "approximate"
 
 
 def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
                n_jobs=None, random_state=None, recall_sample=None, progress=False,
-               executor=None) -> NeighborsResult:
+               executor=None, project_dim="auto") -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -277,6 +307,18 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         bit for bit, to the search in this process (each row is certified on
         its own, in the same coordinate frame). Ignored by the approximate
         backend and by a serial executor.
+    project_dim : "auto" or int
+        Approximate backend: the dimension of the PCA projection (randomized
+        PCA fitted on 4 096 sampled rows, Halko, Martinsson & Tropp 2011) in
+        which the NN-descent graph looks for ``3 k`` candidates per query,
+        which are then re-ranked by their exact float64 distances in the
+        original space (computed in blocks; no copy of the data beyond the
+        float32 projection). ``"auto"`` projects to 128 dimensions when
+        ``d > 256``; ``0`` builds the graph in the full dimension; an
+        integer ``1 <= p <= d`` projects to ``p`` dimensions whenever
+        ``p < d``. The reported recall is measured in the original space.
+        The choice of ``auto`` between the backends accounts for it. Ignored
+        by the exact backend (but checked).
 
     Returns
     -------
@@ -315,15 +357,16 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         recall_sample, name="recall_sample", low=0)
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
+    proj = resolve_project_dim(project_dim, Xr.shape[1])
     if metric == "cosine":
         Xr = _unit_rows(Xr, "X")
         Q = Xr if self_search else _unit_rows(Q, "queries")
     requested, estimate = backend, None
     if backend == "auto":
         estimate = estimate_seconds(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
-                                    recall_sample=recall_sample)
+                                    recall_sample=recall_sample, project_dim=project_dim)
         backend = choose_backend(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
-                                 recall_sample=recall_sample)
+                                 recall_sample=recall_sample, project_dim=project_dim)
 
     recall, n_rec = None, 0
     if backend == "exact":
@@ -332,15 +375,16 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         else:
             idx, dist = search(Xr, Q, k, self_search, block_memory_mb, n_jobs, progress)
     else:
-        with Progress(1, "approximate kNN (pynndescent)", enabled=progress):
-            idx, dist = _approximate(Xr, Q, k, self_search, random_state)
+        label = "approximate kNN (pynndescent" + ("" if proj is None else f", {proj}-d PCA projection") + ")"
+        with Progress(1, label, enabled=progress):
+            idx, dist = _approximate(Xr, Q, k, self_search, random_state, proj)
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":
         dist = 0.5 * dist * dist  # |a-b|^2 / 2 = 1 - cos for unit vectors
     return NeighborsResult(indices=idx, distances=dist, backend=backend, metric=metric,
                            recall=recall, n_recall_queries=n_rec, requested_backend=requested,
-                           estimated_seconds=estimate)
+                           estimated_seconds=estimate, project_dim=proj if backend == "approximate" else None)
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
@@ -362,10 +406,16 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------- approximate
-def _approximate(X, Q, k, self_search, random_state):
+def _approximate(X, Q, k, self_search, random_state, project_dim=None):
+    """Approximate k nearest neighbours; ``project_dim``: None (full dimension) or the resolved projected dimension."""
+    dist = None
     if not self_search:  # queries of another set: one ApproximateIndex, queried once
-        index = ApproximateIndex(X, span=Q, k=k, random_state=random_state)
+        index = ApproximateIndex(X, span=Q, k=k, random_state=random_state,
+                                 project_dim=0 if project_dim is None else project_dim)
         frame, idx = index.frame, index.query(Q, k)
+    elif project_dim is not None:  # candidates in a PCA projection, re-ranked in the original space
+        frame = Frame(X, None, chunk_rows(X.shape[1]))
+        idx, dist = _projected_self(X, frame, k, project_dim, random_state)
     else:
         import warnings
 
@@ -384,17 +434,43 @@ def _approximate(X, Q, k, self_search, random_state):
             gi, gd = index.neighbor_graph
             idx, _ = _drop_self(gi, gd, k)
         del X32
-    # recompute distances exactly in float64 (in the frame), so both backends agree to rounding
+    if dist is None:  # recompute distances exactly in float64 (in the frame), so both backends agree to rounding
+        dist = _frame_distances(X, Q, frame, idx)
+    order = lexsort_rows(dist, idx)
+    idx, dist = np.take_along_axis(idx, order, axis=1), frame.unscale(np.take_along_axis(dist, order, axis=1))
+    check_distance_range(dist)
+    return idx, dist
+
+
+def _frame_distances(X, Q, frame, idx):
+    """Float64 distances (frame units) from each query to its listed reference rows, in blocks."""
     dist = np.empty(idx.shape, dtype=np.float64)
     step = max(1, int(2**24 // max(idx.shape[1] * X.shape[1], 1)))
     for a in range(0, idx.shape[0], step):
         b = min(a + step, idx.shape[0])
         diff = frame.raw(X[idx[a:b]]) - frame.raw(Q[a:b])[:, None, :]
         dist[a:b] = np.sqrt(np.einsum("bkd,bkd->bk", diff, diff))
-    order = lexsort_rows(dist, idx)
-    idx, dist = np.take_along_axis(idx, order, axis=1), frame.unscale(np.take_along_axis(dist, order, axis=1))
-    check_distance_range(dist)
-    return idx, dist
+    return dist
+
+
+def _projected_self(X, frame, k, p, random_state):
+    """Self search: the NN-descent graph of the rows' p-d PCA projection gives 3k candidates, re-ranked exactly."""
+    import warnings
+
+    seed = seed_int(random_state)
+    P = Projection(X, frame, p, seed).transform(X)
+    n = X.shape[0]
+    kc = max(k, n_candidates(k, n - 2))  # the graph (at most n - 1 entries with self) holds kc others
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
+        from pynndescent import NNDescent
+
+        index = NNDescent(P, n_neighbors=min(n - 1, max(30, kc + 1)), metric="euclidean", random_state=seed,
+                          n_jobs=-1, low_memory=True, compressed=False)
+        gi, gd = index.neighbor_graph
+    del P, index
+    cand, _ = _drop_self(gi, gd, kc)
+    return rerank(X, X, frame, cand, k)
 
 
 class ApproximateIndex:
@@ -404,6 +480,11 @@ class ApproximateIndex:
     (as in [`kneighbors`][auditad.neighbors.kneighbors]); ``span`` (default: the reference rows) must hold
     every row that will be queried, so that one frame covers them all. Only
     candidate indices are returned: callers re-rank them with exact distances.
+    Rows of more than 256 columns are indexed in a PCA projection
+    (``project_dim``, as in [`kneighbors`][auditad.neighbors.kneighbors]); a
+    query then takes ``3 k`` candidates from the projection and returns the
+    ``k`` nearest of them by exact distance in the original space (``X`` is
+    kept by reference for this).
 
     Parameters
     ----------
@@ -415,6 +496,9 @@ class ApproximateIndex:
         Typical number of neighbours asked for (sets the graph degree,
         ``max(30, min(k, QUERY_INDEX_MAX_DEGREE))``).
     random_state : None, int or Generator
+    project_dim : "auto" or int
+        As in [`kneighbors`][auditad.neighbors.kneighbors]; the resolved
+        dimension (or None) is the attribute ``project_dim``.
 
     References
     ----------
@@ -426,31 +510,45 @@ class ApproximateIndex:
     - [`kneighbors`][auditad.neighbors.kneighbors]
     """
 
-    def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None):
+    def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None,
+                 project_dim="auto"):
         import warnings
 
         self._chunk = chunk_rows(X.shape[1])
         self.frame = Frame(X, span, self._chunk)
+        self.project_dim = resolve_project_dim(project_dim, X.shape[1])
         n = X.shape[0]
+        seed = seed_int(random_state)
+        self._X, self._projection = X, None
+        if self.project_dim is not None:
+            self._projection = Projection(X, self.frame, self.project_dim, seed)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
             from pynndescent import NNDescent
 
-            self._index = NNDescent(_frame_float32(self.frame, X, self._chunk),
+            self._index = NNDescent(self._rows32(X),
                                     n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
-                                    metric="euclidean", random_state=seed_int(random_state), n_jobs=-1,
-                                    low_memory=True)
+                                    metric="euclidean", random_state=seed, n_jobs=-1, low_memory=True)
         self.n = n
+
+    def _rows32(self, A: np.ndarray) -> np.ndarray:
+        """The float32 rows pynndescent sees: the frame's coordinates, or their projection."""
+        if self._projection is None:
+            return _frame_float32(self.frame, A, self._chunk)
+        return self._projection.transform(A)
 
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
         """Positions in ``X`` of about the ``k`` nearest reference rows of each row of ``Q`` (int64, (m, k))."""
         import warnings
 
         k = min(int(k), self.n)
+        kc = k if self._projection is None else n_candidates(k, self.n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gi, _ = self._index.query(_frame_float32(self.frame, Q, self._chunk), k=k)
-        return gi.astype(np.int64)
+            gi, _ = self._index.query(self._rows32(Q), k=kc)
+        if self._projection is None:
+            return gi.astype(np.int64)
+        return rerank(self._X, Q, self.frame, gi, k)[0]
 
 
 def _frame_float32(frame: Frame, A: np.ndarray, chunk: int) -> np.ndarray:
