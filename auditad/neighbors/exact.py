@@ -28,12 +28,29 @@ from .._progress import Progress
 from .._validation import check_int
 from ..errors import InvalidInputError
 
-__all__ = ["U32", "MAX_BLOCK_ROWS", "chunk_rows", "Frame", "Reference", "search", "search_distributed",
-           "search_block", "search_rows_distributed", "search_rows_block", "forget_reference",
-           "check_distance_range", "row_thresholds", "refine", "lexsort_rows", "n_workers"]
+__all__ = [
+    "U32",
+    "MAX_BLOCK_ROWS",
+    "chunk_rows",
+    "Frame",
+    "Reference",
+    "search",
+    "search_distributed",
+    "search_block",
+    "search_rows_distributed",
+    "search_rows_block",
+    "forget_reference",
+    "check_distance_range",
+    "row_thresholds",
+    "refine",
+    "lexsort_rows",
+    "n_workers",
+]
 
 U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)
+#: Every SAMPLE_STEP-th column of a block gives the first estimate of each row's candidate threshold.
+SAMPLE_STEP = 16
 
 #: References kept by a worker process, by search token (a worker may serve two searches at once).
 _KEEP_REFERENCES = 2
@@ -46,6 +63,12 @@ def chunk_rows(d: int) -> int:
     return max(1, int(2**22 // max(int(d), 1)))
 
 
+def _cache_rows(d: int) -> int:
+    """Rows per chunk of a row-by-row pass whose result does not depend on the chunks (1 MB of float64:
+    the chunk stays in a core's cache between the steps of the pass)."""
+    return max(1, int(2**17 // max(int(d), 1)))
+
+
 class Reference:
     """The reference side of an exact search, prepared once for every query block.
 
@@ -54,8 +77,9 @@ class Reference:
     gather of rows), ``X32a`` = the float32 rows of the frame augmented with
     their squared norm (n × (d+1), the only whole-set copy of a search),
     ``xsq64`` = the float64 squared norms in the frame, and ``buffers``, a
-    thread-local store for the per-thread product buffer that successive
-    blocks reuse (fresh pages per block cost page faults).
+    thread-local store for the per-thread block buffers (products, candidate
+    mask, query rows) that successive blocks reuse (fresh pages per block
+    cost page faults).
 
     Parameters
     ----------
@@ -68,14 +92,15 @@ class Reference:
     def __init__(self, X: np.ndarray, frame: "Frame"):
         X = np.require(X, requirements=["C", "A"])
         n, d = X.shape
-        chunk = chunk_rows(d)
+        chunk = _cache_rows(d)  # (row by row: the chunks do not change the result)
         # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x
         X32a = np.empty((n, d + 1), dtype=np.float32)
         xsq64 = np.empty(n, dtype=np.float64)
+        buf = np.empty((max(1, min(chunk, n)), d))
         for a in range(0, n, chunk):
-            xc = frame.rows(X, a, min(a + chunk, n))
-            X32a[a:a + xc.shape[0], :d] = xc
-            xsq64[a:a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
+            xc = frame.rows(X, a, min(a + chunk, n), out=buf)
+            X32a[a : a + xc.shape[0], :d] = xc
+            xsq64[a : a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
         X32a[:, d] = xsq64
         self.X, self.X32a, self.xsq64 = X, X32a, xsq64
         self.buffers = threading.local()
@@ -88,9 +113,17 @@ def search_distributed(X, Q, k, self_search, block_memory_mb, executor):
     `Reference` at its first block and drops it when the search ends.
     """
     frame = Frame(X, None if self_search else Q, chunk_rows(X.shape[1]))  # one frame for every block
-    return _map_blocks(executor, X.shape[0] if self_search else Q.shape[0], search_block, X=executor.share(X),
-                       Q=None if self_search else executor.share(Q), k=k, self_search=self_search,
-                       block_memory_mb=block_memory_mb, frame=frame)
+    return _map_blocks(
+        executor,
+        X.shape[0] if self_search else Q.shape[0],
+        search_block,
+        X=executor.share(X),
+        Q=None if self_search else executor.share(Q),
+        k=k,
+        self_search=self_search,
+        block_memory_mb=block_memory_mb,
+        frame=frame,
+    )
 
 
 def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_memory_mb=256):
@@ -110,8 +143,17 @@ def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_me
     """
     ref, queries = np.asarray(ref, dtype=np.int64), np.asarray(queries, dtype=np.int64)
     frame = Frame(_Subset(X, ref), _Subset(X, queries), chunk_rows(X.shape[1]))  # read in chunks, no whole copy
-    return _map_blocks(executor, queries.size, search_rows_block, X=executor.share(X) if rows is None else rows,
-                       ref=ref, queries=queries, k=k, block_memory_mb=block_memory_mb, frame=frame)
+    return _map_blocks(
+        executor,
+        queries.size,
+        search_rows_block,
+        X=executor.share(X) if rows is None else rows,
+        ref=ref,
+        queries=queries,
+        k=k,
+        block_memory_mb=block_memory_mb,
+        frame=frame,
+    )
 
 
 def _map_blocks(executor, m, task, **shared):
@@ -121,8 +163,7 @@ def _map_blocks(executor, m, task, **shared):
     step = max(MAX_BLOCK_ROWS, -(-m // (4 * workers)))
     token = uuid.uuid4().hex
     try:
-        parts = executor.map_ordered(task, [(a, min(a + step, m)) for a in range(0, m, step)], token=token,
-                                     **shared)
+        parts = executor.map_ordered(task, [(a, min(a + step, m)) for a in range(0, m, step)], token=token, **shared)
     finally:
         executor.run_everywhere(forget_reference, token)
     return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
@@ -131,8 +172,9 @@ def _map_blocks(executor, m, task, **shared):
 def search_rows_block(rows, *, X, ref, queries, k, block_memory_mb, frame, token):
     """One block of `search_rows_distributed` (run by an executor's worker)."""
     reference = _reference(token, lambda: X[ref], frame)
-    return search(reference.X, X[queries[rows[0]:rows[1]]], k, False, block_memory_mb, 1, frame=frame,
-                  reference=reference)
+    return search(
+        reference.X, X[queries[rows[0] : rows[1]]], k, False, block_memory_mb, 1, frame=frame, reference=reference
+    )
 
 
 class _Subset:
@@ -165,7 +207,7 @@ def search_block(rows, *, X, Q, k, self_search, block_memory_mb, frame, token):
     reference = _reference(token, lambda: X, frame)
     if self_search:
         return search(X, None, k, True, block_memory_mb, 1, rows=rows, frame=frame, reference=reference)
-    return search(X, Q[rows[0]:rows[1]], k, False, block_memory_mb, 1, frame=frame, reference=reference)
+    return search(X, Q[rows[0] : rows[1]], k, False, block_memory_mb, 1, frame=frame, reference=reference)
 
 
 def forget_reference(token: str) -> None:
@@ -194,85 +236,19 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
         offset, end = (0, n) if rows is None else rows
         Q = X[offset:end]
     m = Q.shape[0]
-    chunk = chunk_rows(d)
     if frame is None:
-        frame = Frame(X, None if self_search else Q, chunk)
+        frame = Frame(X, None if self_search else Q, chunk_rows(d))
     if reference is None:
         reference = Reference(X, frame)
-    X, X32a, xsq64, local = reference.X, reference.X32a, reference.xsq64, reference.buffers
-    if self_search:
-        qsq64 = xsq64[offset:offset + m]
-    else:
-        qsq64 = np.empty(m, dtype=np.float64)
-        for a in range(0, m, chunk):
-            qc = frame.rows(Q, a, min(a + chunk, m))
-            qsq64[a:a + qc.shape[0]] = np.einsum("ij,ij->i", qc, qc)
-    # Candidates per row: a margin beyond k so that certification almost always succeeds.
-    n_avail = n - 1 if self_search else n
-    c = min(n_avail, k + max(8, k // 2))
-    # Rigorous bound on |float32 squared distance - exact squared distance|, relative part:
-    # rounding of the inputs, of the dot product (length d + 1) and of the sums (2x margin) ...
-    gamma = (d + 10) * 2.0 * U32
-    # ... and absolute part: gradual underflow of inputs and products (below 2**-126 each,
-    # also when the BLAS flushes subnormals to zero), d + 1 terms, 16x margin
-    eta = (d + 10) * 2.0**-122
-    xnorm_max = float(np.sqrt(xsq64.max()))
-
-    block = max(1, int(block_memory_mb * 2**20 // (4 * max(n, 1) * 2)))
-    block = min(block, m, MAX_BLOCK_ROWS)
-    starts = list(range(0, m, block))
-    # rows per float64 refinement chunk: (rows, c, d) float64 within the budget
-    refine_rows = max(1, int(block_memory_mb * 2**20 // (8 * max(c, 1) * max(d, 1) * 2)))
+    plan = _Search(reference, frame, Q, k, self_search, offset, block_memory_mb)
+    starts = list(range(0, m, plan.block))
     out_idx = np.empty((m, k), dtype=np.int64)
     out_dist = np.empty((m, k), dtype=np.float64)
 
     def run(start):
-        stop = min(start + block, m)
-        qc = frame.rows(Q, start, stop)
-        qraw = frame.raw(Q[start:stop])
-        q32a = np.empty((stop - start, d + 1), dtype=np.float32)
-        q32a[:, :d] = -2.0 * qc
-        q32a[:, d] = 1.0
-        # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order),
-        # into a per-thread buffer reused across blocks (fresh pages per block cost page faults)
-        buf = getattr(local, "buf", None)
-        if buf is None or buf.shape[0] < stop - start:
-            buf = local.buf = np.empty((block, n), dtype=np.float32)
-        s = np.matmul(q32a, X32a.T, out=buf[:stop - start])
-        # |s| <= 3d in the frame, so this float32 sum (at most 3dn) is finite unless the GEMM produced
-        # inf/nan; summed in float32, not float64, a pass 3.5 times faster over the block
-        finite = np.isfinite(np.add.reduce(s, axis=1))
-        if self_search:
-            s[np.arange(stop - start), np.arange(offset + start, offset + stop)] = np.inf
-        full = c >= n_avail  # every other row is a candidate: nothing to certify
-        if full:
-            cand = np.broadcast_to(np.arange(n), (stop - start, n))
-        else:
-            cand, pad, cth = _candidate_columns(s, c, qsq64[start:stop])
-        del s  # (a view of the thread's buffer)
-        d2 = refine(X, frame, qraw, cand, refine_rows)
-        if self_search:
-            d2[cand == np.arange(offset + start, offset + stop)[:, None]] = np.inf
-        if not full:
-            d2[pad] = np.inf
-        order = lexsort_rows(d2, cand)[:, :k]
-        top = np.take_along_axis(cand, order, axis=1)
-        topd = np.take_along_axis(d2, order, axis=1)
-        bad = np.empty(0, dtype=np.int64)
-        if not full:
-            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2;
-            # rows with a non-finite float32 value or threshold are never certified
-            qn = np.sqrt(qsq64[start:stop])
-            delta = gamma * (qn + xnorm_max) ** 2 + eta
-            kth = np.ldexp(topd[:, -1], 2 * frame.e1)  # in the units of cth (exact)
-            ok = (kth + delta < cth - delta) & finite & np.isfinite(cth)
-            bad = np.flatnonzero(~ok)
-        for r in bad:  # rare: near-ties at the candidate boundary -> full float64 row
-            top[r], topd[r] = _full_row(X, frame, qraw[r], k, chunk, offset + start + r if self_search else None)
-        out_idx[start:stop] = top
-        out_dist[start:stop] = frame.unscale(np.sqrt(np.maximum(topd, 0.0)))
+        stop = min(start + plan.block, m)
+        out_idx[start:stop], out_dist[start:stop] = plan.run(start, stop)
         bar.update(stop - start)
-        return len(bad)
 
     workers = n_workers(n_jobs, len(starts))
     with Progress(m, "exact kNN", enabled=progress) as bar:
@@ -288,35 +264,137 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
     return out_idx, out_dist
 
 
-def _candidate_columns(s: np.ndarray, c: int, qsq64: np.ndarray):
+class _Search:
+    """The constants of one `search` and its work on one block of queries (`run`).
+
+    Float32 rows (``X`` and ``Q`` both float32) are refined in the input's own units:
+    float32 values, their float64 differences, squares and sums are all normal float64
+    numbers both there and in the frame's units (``Frame.raw``), so the squared distances
+    are exactly ``2**(-2 e0)`` times the frame's (``unit`` = ``2 e0``, else 0), bit for bit,
+    without scaling copies of the candidate rows.
+    """
+
+    def __init__(self, reference, frame, Q, k, self_search, offset, block_memory_mb):
+        X, xsq64 = reference.X, reference.xsq64
+        n, d = X.shape
+        m = Q.shape[0]
+        self.reference, self.frame, self.Q, self.k = reference, frame, Q, k
+        self.self_search, self.offset, self.chunk = self_search, offset, chunk_rows(d)
+        if self_search:
+            self.qsq64 = xsq64[offset : offset + m]
+        else:
+            self.qsq64 = np.empty(m, dtype=np.float64)
+            for a in range(0, m, self.chunk):
+                qc = frame.rows(Q, a, min(a + self.chunk, m))
+                self.qsq64[a : a + qc.shape[0]] = np.einsum("ij,ij->i", qc, qc)
+        # Candidates per row: a margin beyond k so that certification almost always succeeds.
+        n_avail = n - 1 if self_search else n
+        self.c = min(n_avail, k + max(8, k // 2))
+        self.full = self.c >= n_avail  # every other row is a candidate: nothing to certify
+        # Rigorous bound on |float32 squared distance - exact squared distance|, relative part:
+        # rounding of the inputs, of the dot product (length d + 1) and of the sums (2x margin) ...
+        self.gamma = (d + 10) * 2.0 * U32
+        # ... and absolute part: gradual underflow of inputs and products (below 2**-126 each,
+        # also when the BLAS flushes subnormals to zero), d + 1 terms, 16x margin
+        self.eta = (d + 10) * 2.0**-122
+        self.xnorm_max = float(np.sqrt(xsq64.max()))
+        block = max(1, int(block_memory_mb * 2**20 // (4 * max(n, 1) * 2)))
+        self.block = min(block, m, MAX_BLOCK_ROWS)
+        # rows per float64 refinement chunk: (rows, c, d) float64 within the budget
+        self.refine_rows = max(1, int(block_memory_mb * 2**20 // (8 * max(self.c, 1) * max(d, 1) * 2)))
+        self.unscaled = X.dtype == np.float32 and Q.dtype == np.float32
+        self.unit = 2 * frame.e0 if self.unscaled else 0
+
+    def _buffers(self):
+        """This thread's block buffers (float32 products, query operands, candidate mask), reused across blocks:
+        fresh pages per block cost page faults."""
+        local = self.reference.buffers
+        n, d = self.reference.X.shape
+        if getattr(local, "s", None) is None or local.s.shape[0] < self.block or local.s.shape[1] != n:
+            local.s = np.empty((self.block, n), dtype=np.float32)
+            local.mask = np.empty((self.block, n), dtype=bool)
+            local.q32a = np.empty((self.block, d + 1), dtype=np.float32)
+            local.q64 = np.empty((self.block, d), dtype=np.float64)
+            local.q32a[:, d] = 1.0  # [-2q, 1] . [x, |x|^2] = |x|^2 - 2 q.x
+        return local
+
+    def run(self, start, stop):
+        """Indices and distances (input units) of the ``k`` nearest rows of the queries ``start:stop``."""
+        frame, X, k, r = self.frame, self.reference.X, self.k, stop - start
+        d = X.shape[1]
+        bufs = self._buffers()
+        q32a = bufs.q32a[:r]
+        np.multiply(frame.rows(self.Q, start, stop, out=bufs.q64), -2.0, out=q32a[:, :d])
+        # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
+        s = np.matmul(q32a, self.reference.X32a.T, out=bufs.s[:r])
+        own = np.arange(self.offset + start, self.offset + stop) if self.self_search else None
+        if own is not None:
+            s[np.arange(r), own] = np.inf
+        if self.full:
+            cand, pad = np.broadcast_to(np.arange(X.shape[0]), (r, X.shape[0])), None
+        else:
+            cand, pad, cth = _candidate_columns(s, self.c, self.qsq64[start:stop], bufs.mask[:r])
+        del s  # (a view of the thread's buffer)
+        q = self.Q[start:stop] if self.unscaled else frame.raw(self.Q[start:stop])
+        d2 = refine(X, frame, q, cand, self.refine_rows, unscaled=self.unscaled)
+        if own is not None:
+            d2[cand == own[:, None]] = np.inf
+        if pad is not None:
+            d2[pad] = np.inf
+        order = lexsort_rows(d2, cand)[:, :k]
+        top = np.take_along_axis(cand, order, axis=1)
+        topd = np.take_along_axis(d2, order, axis=1)
+        if not self.full:
+            # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2;
+            # rows with a non-finite float32 value among their candidates or threshold are never certified
+            qn = np.sqrt(self.qsq64[start:stop])
+            delta = self.gamma * (qn + self.xnorm_max) ** 2 + self.eta
+            kth = np.ldexp(topd[:, -1], 2 * frame.e1 + self.unit)  # in the units of cth (exact)
+            ok = (kth + delta < cth - delta) & np.isfinite(cth)
+            for i in np.flatnonzero(~ok):  # rare: near-ties at the candidate boundary -> full float64 row
+                qraw = frame.raw(self.Q[start + i : start + i + 1])[0]
+                top[i], d2i = _full_row(X, frame, qraw, k, self.chunk, None if own is None else own[i])
+                topd[i] = np.ldexp(d2i, -self.unit)  # exact: see the class docstring
+        dist = np.sqrt(np.maximum(topd, 0.0))
+        return top, (dist if self.unscaled else frame.unscale(dist))
+
+
+def _candidate_columns(s: np.ndarray, c: int, qsq64: np.ndarray, mask: np.ndarray | None = None):
     """The candidate columns of each row of a block of float32 values ``s = |x|² − 2 q·x``.
 
     Returns ``(cand, pad, cth)``: at least the ``c`` smallest values of each row (exactly ``c`` when more tie
     at the threshold), ``pad`` marking the unused slots of a row, and ``cth`` = the row's float32 threshold
-    plus ``|q|²`` (``qsq64``) in float64: every non-candidate has a float32 value at least the threshold.
+    plus ``|q|²`` (``qsq64``) in float64: every non-candidate has a float32 value above the threshold.
+    ``cth`` is NaN for a row with a non-finite candidate value (NaN, which is never above a threshold,
+    is always a candidate) or a NaN threshold: such a row is never certified. In the frame ``|s| <= 3d``,
+    so only a faulty GEMM gives non-finite values: NaN and -inf are caught this way (no separate pass over
+    the block), +inf is a value above any finite threshold. ``mask``: a boolean buffer of the shape of ``s``.
     """
     m, n = s.shape
-    thr, mask = row_thresholds(s, c)
-    flat = np.flatnonzero(mask)
-    del mask
+    thr, _, flat = _thresholds(s, c, mask)
     rows = flat // n
     cols = flat - rows * n
+    vals = s.reshape(-1)[flat]
     counts = np.bincount(rows, minlength=m)
     first = np.concatenate(([0], np.cumsum(counts)[:-1]))
-    cand = np.zeros((m, max(1, int(counts.max()))), dtype=np.int64)
-    pad = np.ones(cand.shape, dtype=bool)
+    width = max(1, int(counts.max()))
     pos = np.arange(rows.size) - first[rows]
+    cand = np.zeros((m, width), dtype=np.int64)
     cand[rows, pos] = cols
-    pad[rows, pos] = False
-    if cand.shape[1] > c:
+    nonfinite = np.concatenate([rows[~np.isfinite(vals)], np.flatnonzero(np.isnan(thr))])
+    if width > c:
         # keep the c smallest float32 values: non-kept ones are >= the c-th value
-        vals = np.where(pad, np.inf, np.take_along_axis(s, cand, axis=1))
-        sel = np.argpartition(vals, c - 1, axis=1)[:, :c]
-        thr = np.take_along_axis(vals, sel, axis=1).max(axis=1)
+        full_vals = np.full((m, width), np.inf, dtype=np.float32)
+        full_vals[rows, pos] = vals
+        sel = np.argpartition(full_vals, c - 1, axis=1)[:, :c]
+        thr = np.take_along_axis(full_vals, sel, axis=1).max(axis=1)
         cand = np.take_along_axis(cand, sel, axis=1)
-        pad = np.take_along_axis(pad, sel, axis=1)
-    # every non-candidate has float32 value >= thr
-    return cand, pad, thr.astype(np.float64) + qsq64
+        pad = np.take_along_axis(np.arange(width) >= counts[:, None], sel, axis=1)
+    else:
+        pad = np.arange(width) >= counts[:, None]
+    cth = thr.astype(np.float64) + qsq64
+    cth[nonfinite] = np.nan
+    return cand, pad, cth
 
 
 def _full_row(X, frame, q_raw: np.ndarray, k: int, chunk: int, exclude: int | None):
@@ -324,9 +402,9 @@ def _full_row(X, frame, q_raw: np.ndarray, k: int, chunk: int, exclude: int | No
     distance against every row, ties by index; row ``exclude`` (the query itself) left out. Returns
     ``(indices, squared distances)``: the fallback for a row that the certificate does not cover."""
     n = X.shape[0]
-    d2_all = np.concatenate([
-        np.einsum("ij,ij->i", dc, dc)
-        for dc in (frame.raw(X[a:a + chunk]) - q_raw for a in range(0, n, chunk))])
+    d2_all = np.concatenate(
+        [np.einsum("ij,ij->i", dc, dc) for dc in (frame.raw(X[a : a + chunk]) - q_raw for a in range(0, n, chunk))]
+    )
     if exclude is not None:
         d2_all[exclude] = np.inf
     o = np.lexsort((np.arange(n), d2_all))[:k]
@@ -337,7 +415,8 @@ def check_distance_range(dist: np.ndarray) -> None:
     if not np.all(np.isfinite(dist)):
         raise InvalidInputError(
             "X: some neighbour distances exceed the float64 range (about 1.8e308); "
-            "divide the data by a power of two before the search")
+            "divide the data by a power of two before the search"
+        )
 
 
 def _exponent(m: float) -> int:
@@ -346,7 +425,8 @@ def _exponent(m: float) -> int:
 
 
 def _absmax(A: np.ndarray, chunk: int) -> float:
-    return max(float(np.abs(A[a:a + chunk]).max()) for a in range(0, A.shape[0], chunk))
+    """The largest absolute value of ``A`` (largest and smallest value: no copy of a chunk)."""
+    return max(max(float(c.max()), -float(c.min())) for c in (A[a : a + chunk] for a in range(0, A.shape[0], chunk)))
 
 
 class Frame:
@@ -371,25 +451,29 @@ class Frame:
         self.e0 = -_exponent(amax)
         self.e1 = 0
         acc = np.zeros(d)
+        buf = np.empty((max(1, min(chunk, n)), d))  # one buffer for every chunk: fresh pages cost page faults
         for a in range(0, n, chunk):
-            acc += self.raw(X[a:a + chunk]).sum(axis=0)
+            acc += self.raw(X[a : a + chunk], out=buf).sum(axis=0)
         self.center = acc / n
         spread = 0.0
+        step = min(_cache_rows(d), buf.shape[0])  # (the largest value does not depend on the chunks)
         for A in (X,) if Q is None else (X, Q):
-            for a in range(0, A.shape[0], chunk):
-                spread = max(spread, float(np.abs(self.rows(A, a, a + chunk)).max()))
+            for a in range(0, A.shape[0], step):
+                t = self.rows(A, a, a + step, out=buf)
+                spread = max(spread, float(t.max()), -float(t.min()))
         self.e1 = -_exponent(spread)
 
-    def raw(self, A: np.ndarray) -> np.ndarray:
-        r"""Rows scaled by \(2^{e_0}\), as a new float64 array."""
-        return np.ldexp(A.astype(np.float64), self.e0)
+    def raw(self, A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        r"""Rows scaled by \(2^{e_0}\), as a new float64 array (or in the first rows of ``out``)."""
+        out = np.empty(np.shape(A), dtype=np.float64) if out is None else out[: len(A)]
+        return _scale_into(A, self.e0, out)
 
-    def rows(self, A: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """Rows ``start:stop`` of ``A`` centred and scaled, as a new float64 array."""
-        t = self.raw(A[start:stop])
+    def rows(self, A: np.ndarray, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
+        """Rows ``start:stop`` of ``A`` centred and scaled, as a new float64 array (or in the first rows of ``out``)."""
+        t = self.raw(A[start:stop], out=out)
         t -= self.center
         if self.e1:
-            np.ldexp(t, self.e1, out=t)
+            _scale_into(t, self.e1, t)
         return t
 
     def unscale(self, dist: np.ndarray) -> np.ndarray:
@@ -397,43 +481,104 @@ class Frame:
         return np.ldexp(dist, -self.e0)
 
 
-def row_thresholds(s: np.ndarray, c: int):
-    """Per-row float32 threshold with between c and 16c entries at or below it, and that mask.
+def row_thresholds(s: np.ndarray, c: int, out: np.ndarray | None = None):
+    """Per-row float32 threshold with between c and 16c entries not above it, and that mask.
 
-    A partition of every 8th column gives the threshold cheaply (np.partition of
-    the whole row is the slowest step of the search otherwise); rows whose count
+    A partition of every 16th column (`SAMPLE_STEP`) gives the threshold cheaply (np.partition
+    of the whole row is the slowest step of the search otherwise); rows whose count
     falls outside [c, 16c] get the exact c-th smallest value instead. Returns
-    ``(thr, mask)`` with ``mask = s <= thr[:, None]``.
+    ``(thr, mask)`` with ``mask = ~(s > thr[:, None])`` (written into ``out`` if given):
+    the entries at or below the threshold and the NaN entries, so that every entry
+    outside the mask is a number above the threshold. A row that needs the exact value
+    and holds a NaN gets a NaN threshold and an empty mask (it cannot be certified).
     """
-    n = s.shape[1]
-    step = 8
-    if n < 64 * c:
-        thr = np.partition(s, c - 1, axis=1)[:, c - 1]
-        return thr, s <= thr[:, None]
-    sample = s[:, ::step]
-    cs = min(sample.shape[1], -(-c // step) + 3)
-    thr = np.partition(sample, cs - 1, axis=1)[:, cs - 1]
-    mask = s <= thr[:, None]
-    counts = np.count_nonzero(mask, axis=1)
-    redo = np.flatnonzero((counts < c) | (counts > 16 * c))
-    if redo.size:
-        thr[redo] = np.partition(s[redo], c - 1, axis=1)[:, c - 1]
-        mask[redo] = s[redo] <= thr[redo, None]
+    thr, mask, _ = _thresholds(s, c, out)
     return thr, mask
 
 
-def refine(X, frame, qraw, cand, rows):
+def _thresholds(s: np.ndarray, c: int, out: np.ndarray | None):
+    """`row_thresholds` and the flat positions of the mask's entries (``np.flatnonzero(mask)``)."""
+    m, n = s.shape
+    exact = n < 64 * c
+    if exact:
+        thr = np.partition(s, c - 1, axis=1)[:, c - 1]
+    else:
+        # the (2c/16 + 3)-th smallest of every 16th column: about 2c + 48 entries at or below it
+        sample = s[:, ::SAMPLE_STEP]
+        cs = min(sample.shape[1], -(-2 * c // SAMPLE_STEP) + 3)
+        thr = np.partition(sample, cs - 1, axis=1)[:, cs - 1]
+    mask = np.greater(s, thr[:, None], out=out)
+    np.logical_not(mask, out=mask)
+    if exact:
+        flat = np.flatnonzero(mask)
+        redo = np.flatnonzero(np.isnan(thr))
+    else:
+        # more than 16c entries in all means some row has too many: then count row by row
+        # (flat positions, at most 16c per row, are otherwise the cheaper way to the counts)
+        many = np.count_nonzero(mask) > 16 * c * m
+        flat = None if many else np.flatnonzero(mask)
+        counts = np.count_nonzero(mask, axis=1) if many else np.bincount(flat // n, minlength=m)
+        redo = np.flatnonzero((counts < c) | (counts > 16 * c))
+    if redo.size:
+        sub = s[redo]
+        thr[redo] = np.partition(sub, c - 1, axis=1)[:, c - 1]
+        lost = np.isnan(sub).any(axis=1)
+        thr[redo[lost]] = np.nan
+        fixed = ~(sub > thr[redo, None]) & ~lost[:, None]
+        mask[redo] = fixed
+        flat = _replace_rows(flat, m, n, redo, fixed) if flat is not None else np.flatnonzero(mask)
+    return thr, mask, flat
+
+
+def _replace_rows(flat: np.ndarray, m: int, n: int, redo: np.ndarray, fixed: np.ndarray) -> np.ndarray:
+    """Flat positions (row * n + column, sorted) with the rows ``redo`` replaced by the entries of ``fixed``."""
+    gone = np.zeros(m, dtype=bool)
+    gone[redo] = True
+    r, col = np.nonzero(fixed)
+    return np.sort(np.concatenate([flat[~gone[flat // n]], redo[r] * n + col]))
+
+
+#: Bytes of float64 differences that `refine` forms at a time: they stay in a core's L2 cache.
+REFINE_BYTES = 2**20
+
+
+def _scale_into(A: np.ndarray, e: int, out: np.ndarray) -> np.ndarray:
+    r"""``out`` = \(2^e A\) in float64 (``A`` may be ``out``): exact, the same bits as ``np.ldexp``."""
+    if e == 0:
+        if A is not out:
+            np.copyto(out, A)
+    elif -1074 <= e <= 1023:  # 2**e is a float64: one correctly rounded product
+        np.multiply(A, 2.0**e, out=out, dtype=np.float64)
+    else:
+        np.ldexp(A, e, out=out, dtype=np.float64)
+    return out
+
+
+def refine(X, frame, qraw, cand, rows, *, unscaled=False):
     """Float64 squared distances from each query to its candidate rows of X, in row chunks.
 
     Differences are taken between the (power-of-two scaled) rows themselves, not
     between centred rows, so no rounding of the centre enters a distance.
+    ``unscaled``: ``X`` and ``qraw`` are float32 rows as given (not `Frame.raw`), and the
+    squared distances come back in the input's units (``2**(-2 e0)`` times the frame's,
+    exactly; see `search`). At most ``rows`` query rows, and about `REFINE_BYTES` of
+    differences, are formed at a time, in buffers reused across the chunks.
     """
-    out = np.empty(cand.shape, dtype=np.float64)
-    for a in range(0, cand.shape[0], rows):
-        b = min(a + rows, cand.shape[0])
-        diff = frame.raw(np.take(X, cand[a:b].ravel(), axis=0)).reshape(b - a, cand.shape[1], -1)
-        diff -= qraw[a:b, None, :]
-        out[a:b] = np.einsum("bcd,bcd->bc", diff, diff)
+    m, w = cand.shape
+    d = X.shape[1]
+    out = np.empty((m, w), dtype=np.float64)
+    e = 0 if unscaled else frame.e0
+    qraw = np.asarray(qraw, dtype=np.float64)
+    rows = max(1, min(rows, m, REFINE_BYTES // (8 * max(w * d, 1))))
+    diff = np.empty((rows, w, d), dtype=np.float64)
+    gathered = diff if X.dtype == np.float64 else np.empty((rows, w, d), dtype=X.dtype)
+    for a in range(0, m, rows):
+        b = min(a + rows, m)
+        g, dv = gathered[: b - a], diff[: b - a]
+        np.take(X, cand[a:b], axis=0, out=g, mode="clip")  # (indices are valid; "clip" avoids a buffered copy)
+        _scale_into(g, e, dv)
+        dv -= qraw[a:b, None, :]
+        np.einsum("bcd,bcd->bc", dv, dv, out=out[a:b])
     return out
 
 
