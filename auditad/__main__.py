@@ -1,4 +1,5 @@
 """``python -m auditad``: the same command line as the ``auditad`` console script."""
+
 import sys
 
 try:

@@ -33,9 +33,33 @@ import math
 import re
 from typing import Iterable, Sequence
 
-__all__ = ["DASH", "TARGETS", "KINDS", "P_FLOOR", "missing", "stat", "pvalue", "pp", "count", "percent", "real",
-           "number", "variance", "format_value", "column_kind", "format_column", "bound_cell", "format_frame", "jinja_filters",
-           "name_list", "html_table", "html_block", "svg_bars", "svg_histogram", "text_table"]
+__all__ = [
+    "DASH",
+    "TARGETS",
+    "KINDS",
+    "P_FLOOR",
+    "missing",
+    "stat",
+    "pvalue",
+    "pp",
+    "count",
+    "percent",
+    "real",
+    "number",
+    "variance",
+    "format_value",
+    "column_kind",
+    "format_column",
+    "bound_cell",
+    "format_frame",
+    "jinja_filters",
+    "name_list",
+    "html_table",
+    "html_block",
+    "svg_bars",
+    "svg_histogram",
+    "text_table",
+]
 
 DASH = "\u2013"
 #: Output targets: "html" (also Markdown and plain text) and "tex".
@@ -239,8 +263,11 @@ def format_value(value, kind: str, *, target: str = "html") -> str:
     raise InvalidInputError(f"kind must be one of {list(KINDS)}, got {kind!r}")
 
 
-_LABEL_NAME = re.compile(r"^(class|label|task|candidate|representation|detector|metric|region|group|split|"
-                         r"estimator|selector|family|embedding|scoring|pooling|pool|column|seed|role)$", re.I)
+_LABEL_NAME = re.compile(
+    r"^(class|label|task|candidate|representation|detector|metric|region|group|split|"
+    r"estimator|selector|family|embedding|scoring|pooling|pool|column|seed|role)$",
+    re.I,
+)
 _P_NAME = re.compile(r"(^p$|^p[ _]|p_value|pvalue|^p\(|_p$)", re.I)
 _COUNT_NAME = re.compile(r"(^n$|^n_|^k$|^count|_count$|^runs$|^repeats$|^samples$|^classes$|^size$)", re.I)
 _PP_NAME = re.compile(r"regret", re.I)
@@ -257,10 +284,12 @@ def column_kind(name: str, values: Iterable = ()) -> str:
     """
     name = str(name)
     vals = list(values)
-    numeric = [v for v in vals if v is not None and not isinstance(v, (str, bytes, bool))
-               and _as_float(v) is not None]
-    non_numeric = [v for v in vals if v is not None and (isinstance(v, (str, bytes, bool)) or
-                                                         (_as_float(v) is None and not _is_nan(v)))]
+    numeric = [v for v in vals if v is not None and not isinstance(v, (str, bytes, bool)) and _as_float(v) is not None]
+    non_numeric = [
+        v
+        for v in vals
+        if v is not None and (isinstance(v, (str, bytes, bool)) or (_as_float(v) is None and not _is_nan(v)))
+    ]
     if non_numeric or _LABEL_NAME.search(name):
         return "text"
     if _P_NAME.search(name):
@@ -331,8 +360,9 @@ def bound_cell(text: str, value, *, target: str = "html") -> str:
     return (r"$\le$ " if target == "tex" else "\u2264 ") + text
 
 
-def format_frame(frame, *, target: str = "html", kinds: dict | None = None,
-                 bounds: dict | None = None) -> tuple[list[str], list[str], list[list[str]]]:
+def format_frame(
+    frame, *, target: str = "html", kinds: dict | None = None, bounds: dict | None = None
+) -> tuple[list[str], list[str], list[list[str]]]:
     """Format a pandas DataFrame column by column.
 
     ``bounds`` maps a column name to one bool per row: True marks a value that is
@@ -362,13 +392,19 @@ def format_frame(frame, *, target: str = "html", kinds: dict | None = None,
 
 def jinja_filters() -> dict:
     """The filters of the report templates: ``num`` (as `number`), ``stat``, ``pval``, ``pp``, ``count``, ``pct``."""
-    return {"num": number, "stat": stat, "pval": pvalue, "pp": pp, "count": count,
-            "pct": lambda v, digits=1: percent(v, digits=digits)}
+    return {
+        "num": number,
+        "stat": stat,
+        "pval": pvalue,
+        "pp": pp,
+        "count": count,
+        "pct": lambda v, digits=1: percent(v, digits=digits),
+    }
 
 
 # --------------------------------------------------------------------------- notebook display (_repr_html_)
 #: Inline style of the notebook displays: small, readable on light and dark themes, no external resource.
-_REPR_STYLE = ("font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.35; max-width: 60em")
+_REPR_STYLE = "font-family: system-ui, sans-serif; font-size: 13px; line-height: 1.35; max-width: 60em"
 _NUMERIC_KINDS = ("stat", "p", "pp", "count", "percent", "real", "variance")
 
 
@@ -408,26 +444,44 @@ def html_table(rows, *, columns=None, caption=None, kinds: dict | None = None, m
     if columns is None:
         columns = list(rows[0]) if rows and isinstance(rows[0], dict) else []
     columns = [str(c) for c in columns]
-    body = [[_plain(r.get(c)) for c in columns] if isinstance(r, dict) else [_plain(v) for v in r]
-            for r in rows[:max_rows]]
+    body = [
+        [_plain(r.get(c)) for c in columns] if isinstance(r, dict) else [_plain(v) for v in r] for r in rows[:max_rows]
+    ]
     kinds = dict(kinds or {})
     col_values = [[row[j] for row in body] for j in range(len(columns))]
     col_kinds = [kinds.get(c) or column_kind(c, vals) for c, vals in zip(columns, col_values)]
     cells = [format_column(vals, kind, name=c) for c, vals, kind in zip(columns, col_values, col_kinds)]
     cell = Markup('<td style="padding: 0.1em 0.6em; text-align: {}">{}</td>')
-    head = Markup("").join(Markup('<th style="padding: 0.1em 0.6em; text-align: {}; border-bottom: 1px solid">{}</th>')
-                           .format("right" if k in _NUMERIC_KINDS else "left", c) for c, k in zip(columns, col_kinds))
+    head = Markup("").join(
+        Markup('<th style="padding: 0.1em 0.6em; text-align: {}; border-bottom: 1px solid">{}</th>').format(
+            "right" if k in _NUMERIC_KINDS else "left", c
+        )
+        for c, k in zip(columns, col_kinds)
+    )
     lines = [Markup("<tr>{}</tr>").format(head)]
     for i in range(len(body)):
-        lines.append(Markup("<tr>{}</tr>").format(Markup("").join(
-            cell.format("right" if k in _NUMERIC_KINDS else "left", cells[j][i]) for j, k in enumerate(col_kinds))))
+        lines.append(
+            Markup("<tr>{}</tr>").format(
+                Markup("").join(
+                    cell.format("right" if k in _NUMERIC_KINDS else "left", cells[j][i])
+                    for j, k in enumerate(col_kinds)
+                )
+            )
+        )
     if len(rows) > max_rows:
-        lines.append(Markup('<tr><td colspan="{}" style="padding: 0.1em 0.6em">… {} more rows</td></tr>')
-                     .format(len(columns), len(rows) - max_rows))
-    cap = Markup('<caption style="text-align: left; font-weight: bold">{}</caption>').format(caption) \
-        if caption else Markup("")
+        lines.append(
+            Markup('<tr><td colspan="{}" style="padding: 0.1em 0.6em">… {} more rows</td></tr>').format(
+                len(columns), len(rows) - max_rows
+            )
+        )
+    cap = (
+        Markup('<caption style="text-align: left; font-weight: bold">{}</caption>').format(caption)
+        if caption
+        else Markup("")
+    )
     return Markup('<table style="border-collapse: collapse; margin: 0.3em 0">{}{}</table>').format(
-        cap, Markup("").join(lines))
+        cap, Markup("").join(lines)
+    )
 
 
 def html_block(title, *parts, note=None):
@@ -451,8 +505,12 @@ def html_block(title, *parts, note=None):
 
     body = Markup("").join(p if isinstance(p, Markup) else Markup("<p>{}</p>").format(p) for p in parts if p)
     foot = Markup('<p style="margin: 0.3em 0; opacity: 0.75">{}</p>').format(note) if note else Markup("")
-    return str(Markup('<div class="auditad-result" style="{}"><div style="font-weight: bold; margin-bottom: 0.2em">'
-                      '{}</div>{}{}</div>').format(_REPR_STYLE, title, body, foot))
+    return str(
+        Markup(
+            '<div class="auditad-result" style="{}"><div style="font-weight: bold; margin-bottom: 0.2em">'
+            "{}</div>{}{}</div>"
+        ).format(_REPR_STYLE, title, body, foot)
+    )
 
 
 def _svg_number(x: float) -> str:
@@ -494,19 +552,33 @@ def svg_bars(labels, values, *, title: str, reference=None, vmax=None, max_bars:
     for i, (lab, v) in enumerate(zip(labels, vals)):
         y = 4 + i * bar_h
         short = lab if len(lab) <= 14 else lab[:13] + "…"
-        parts.append(Markup('<text x="{}" y="{}" text-anchor="end" font-size="11">{}</text>').format(
-            left - 4, _svg_number(y + bar_h - 3), short))
+        parts.append(
+            Markup('<text x="{}" y="{}" text-anchor="end" font-size="11">{}</text>').format(
+                left - 4, _svg_number(y + bar_h - 3), short
+            )
+        )
         w = 0.0 if v is None or top <= 0 else max(0.0, min(1.0, v / top)) * inner
-        parts.append(Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#4c72b0"><title>{}: {}</title></rect>')
-                     .format(left, _svg_number(y + 1), _svg_number(w), bar_h - 3, lab, stat(v)))
-        parts.append(Markup('<text x="{}" y="{}" font-size="11">{}</text>').format(
-            _svg_number(left + w + 3), _svg_number(y + bar_h - 3), stat(v)))
+        parts.append(
+            Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#4c72b0"><title>{}: {}</title></rect>').format(
+                left, _svg_number(y + 1), _svg_number(w), bar_h - 3, lab, stat(v)
+            )
+        )
+        parts.append(
+            Markup('<text x="{}" y="{}" font-size="11">{}</text>').format(
+                _svg_number(left + w + 3), _svg_number(y + bar_h - 3), stat(v)
+            )
+        )
     if reference is not None and top > 0:
         x = left + min(1.0, float(reference) / top) * inner
-        parts.append(Markup('<line x1="{0}" x2="{0}" y1="0" y2="{1}" stroke="#c44e52" stroke-dasharray="3,2"/>')
-                     .format(_svg_number(x), height))
-    return Markup('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
-                  '<title>{}</title>{}</svg>').format(width, height, width, height, title, Markup("").join(parts))
+        parts.append(
+            Markup('<line x1="{0}" x2="{0}" y1="0" y2="{1}" stroke="#c44e52" stroke-dasharray="3,2"/>').format(
+                _svg_number(x), height
+            )
+        )
+    return Markup(
+        '<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
+        "<title>{}</title>{}</svg>"
+    ).format(width, height, width, height, title, Markup("").join(parts))
 
 
 def svg_histogram(edges, heights, *, title: str, marker=None, width: int = 360, height: int = 110):
@@ -545,18 +617,32 @@ def svg_histogram(edges, heights, *, title: str, marker=None, width: int = 360, 
     def x(v):
         return pad + (v - lo) / span * plot_w
 
-    bars = [Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#8c8c8c"/>').format(
-        _svg_number(x(a)), _svg_number(pad + plot_h * (1 - h / top)), _svg_number(max(x(b) - x(a), 0.5)),
-        _svg_number(plot_h * h / top)) for a, b, h in zip(edges[:-1], edges[1:], heights)]
-    ticks = [Markup('<text x="{}" y="{}" font-size="10" text-anchor="{}">{}</text>').format(
-        _svg_number(x(v)), height - 3, anchor, number(v)) for v, anchor in ((lo, "start"), (hi, "end"))]
+    bars = [
+        Markup('<rect x="{}" y="{}" width="{}" height="{}" fill="#8c8c8c"/>').format(
+            _svg_number(x(a)),
+            _svg_number(pad + plot_h * (1 - h / top)),
+            _svg_number(max(x(b) - x(a), 0.5)),
+            _svg_number(plot_h * h / top),
+        )
+        for a, b, h in zip(edges[:-1], edges[1:], heights)
+    ]
+    ticks = [
+        Markup('<text x="{}" y="{}" font-size="10" text-anchor="{}">{}</text>').format(
+            _svg_number(x(v)), height - 3, anchor, number(v)
+        )
+        for v, anchor in ((lo, "start"), (hi, "end"))
+    ]
     if obs is not None:
-        bars.append(Markup('<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#c44e52" stroke-width="2">'
-                           '<title>observed {3}</title></line>').format(_svg_number(x(obs)), pad, pad + plot_h,
-                                                                         number(obs)))
-    return Markup('<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
-                  '<title>{}</title>{}{}</svg>').format(width, height, width, height, title, Markup("").join(bars),
-                                                       Markup("").join(ticks))
+        bars.append(
+            Markup(
+                '<line x1="{0}" x2="{0}" y1="{1}" y2="{2}" stroke="#c44e52" stroke-width="2">'
+                "<title>observed {3}</title></line>"
+            ).format(_svg_number(x(obs)), pad, pad + plot_h, number(obs))
+        )
+    return Markup(
+        '<svg xmlns="http://www.w3.org/2000/svg" role="img" width="{}" height="{}" viewBox="0 0 {} {}">'
+        "<title>{}</title>{}{}</svg>"
+    ).format(width, height, width, height, title, Markup("").join(bars), Markup("").join(ticks))
 
 
 # --------------------------------------------------------------------------- plain-text tables (command line)
@@ -598,7 +684,11 @@ def text_table(rows, *, header=None, align: str = "l", sep: str = "  ", widths=N
         return ""
     n = max(len(r) for r in table)
     spec = (align + align[-1] * n)[:n]
-    width = [max([len(r[i]) for r in table if i < len(r)] + [int(widths[i]) if widths and i < len(widths) else 0])
-             for i in range(n)]
-    return "\n".join((indent + sep.join(c.ljust(w) if a == "l" else c.rjust(w)
-                                         for c, w, a in zip(r, width, spec))).rstrip() for r in table)
+    width = [
+        max([len(r[i]) for r in table if i < len(r)] + [int(widths[i]) if widths and i < len(widths) else 0])
+        for i in range(n)
+    ]
+    return "\n".join(
+        (indent + sep.join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, width, spec))).rstrip()
+        for r in table
+    )

@@ -67,7 +67,12 @@ __all__ = [
     "TMP_TAG",
     "check_regular_input",
     "read_input_bytes",
-    "open_npy", "open_npz_member", "read_npy_shards", "is_mapped_array", "mapped_empty", "as_float_array",
+    "open_npy",
+    "open_npz_member",
+    "read_npy_shards",
+    "is_mapped_array",
+    "mapped_empty",
+    "as_float_array",
     "check_disk_embeddings",
 ]
 
@@ -75,6 +80,8 @@ __all__ = [
 TMP_TAG = "auditad-tmp"
 _OLD_TAG = "auditad-old"
 _LOCK_SUFFIX = "auditad-lock"
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
@@ -145,8 +152,9 @@ def _stale_siblings(parent: Path, name: str, tag: str, *, include_own: bool = Fa
         if not m:
             continue
         pid = int(m.group(1))
-        if _owner_gone(pid, _mtime(entry.path)) or (include_own and pid == os.getpid()
-                                                    and not _active(Path(entry.path))):
+        if _owner_gone(pid, _mtime(entry.path)) or (
+            include_own and pid == os.getpid() and not _active(Path(entry.path))
+        ):
             out.append(Path(entry.path))
     return out
 
@@ -260,8 +268,10 @@ def write_bytes_atomic(path, data: bytes) -> Path:
         if stat.S_ISDIR(st.st_mode):
             raise InvalidInputError(f"output path {str(path)!r} is a directory, expected a file name")
         if not stat.S_ISREG(st.st_mode):
-            raise InvalidInputError(f"output path {str(path)!r} is a special file (device, FIFO or socket); "
-                                    "auditad writes regular files only")
+            raise InvalidInputError(
+                f"output path {str(path)!r} is a special file (device, FIFO or socket); "
+                "auditad writes regular files only"
+            )
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidInputError(f"the folder of output path {str(path)!r} does not exist")
@@ -269,8 +279,9 @@ def write_bytes_atomic(path, data: bytes) -> Path:
         _remove(stale)
     tmp = parent / _tmp_name(target.name)
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 & ~_umask() if st is None
-                     else stat.S_IMODE(st.st_mode))
+        fd = os.open(
+            tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 & ~_umask() if st is None else stat.S_IMODE(st.st_mode)
+        )
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -331,7 +342,8 @@ class OutputLock:
                     raise InvalidInputError(
                         f"output folder {str(self.out)!r} is being written by another auditad run "
                         f"({holder or 'holder unknown'}; lock {str(self.path)!r}); wait for it to finish "
-                        "or choose another folder") from None
+                        "or choose another folder"
+                    ) from None
                 raise _as_output_error(exc, self.path) from None
             try:  # the file may have been removed (released) between open and flock: retry on the new one
                 same = os.fstat(fd).st_ino == os.stat(self.path).st_ino
@@ -345,8 +357,10 @@ class OutputLock:
             os.write(fd, f"pid {os.getpid()} on host {socket.gethostname()} since {stamp}\n".encode())
             self._fd = fd
             return self
-        raise InvalidInputError(f"could not lock output folder {str(self.out)!r} ({str(self.path)!r} keeps "
-                                "changing); is another run starting?")
+        raise InvalidInputError(
+            f"could not lock output folder {str(self.out)!r} ({str(self.path)!r} keeps "
+            "changing); is another run starting?"
+        )
 
     def release(self) -> None:
         fd, self._fd = self._fd, None
@@ -514,6 +528,8 @@ def discard_output_dir(tmp: Path) -> None:
 # --------------------------------------------------------------------------- arrays on disk
 #: Bytes of an array read per block when an array on disk is converted or checked piece by piece.
 BLOCK_BYTES = 32 << 20
+
+
 def _block_rows(arr) -> int:
     row = max(1, arr.dtype.itemsize * (int(arr.size) // max(arr.shape[0], 1)))
     return max(1, BLOCK_BYTES // row)
@@ -535,7 +551,7 @@ def as_float_array(arr, *, name: str, out=None):
     out = mapped_empty(arr.shape, target) if out is None else out
     step = _block_rows(arr)
     for a in range(0, arr.shape[0], step):
-        out[a:a + step] = arr[a:a + step]
+        out[a : a + step] = arr[a : a + step]
     out.flags.writeable = False
     return out
 
@@ -560,7 +576,7 @@ def check_disk_embeddings(arr, *, name: str, max_abs: float | None = None):
     arr = as_float_array(arr, name=name)
     step, first, count, big = _block_rows(arr), None, 0, 0.0
     for a in range(0, arr.shape[0], step):
-        block = np.asarray(arr[a:a + step])
+        block = np.asarray(arr[a : a + step])
         bad = ~np.isfinite(block)
         if bad.any():
             count += int(bad.sum())
@@ -570,11 +586,14 @@ def check_disk_embeddings(arr, *, name: str, max_abs: float | None = None):
         elif first is None and max_abs is not None:
             big = max(big, abs(float(block.max())), abs(float(block.min())))
     if first is not None:
-        raise InvalidInputError(f"{name} contains non-finite values ({first[1]} at index {first[0]}); "
-                                f"{count} entries are NaN or infinite")
+        raise InvalidInputError(
+            f"{name} contains non-finite values ({first[1]} at index {first[0]}); {count} entries are NaN or infinite"
+        )
     if max_abs is not None and big > max_abs:
-        raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
-                                f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings")
+        raise InvalidInputError(
+            f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
+            f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings"
+        )
     return arr
 
 
@@ -601,8 +620,11 @@ def read_npy_shards(folder, *, name: str):
         raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
     other = [p.name for p in files if p.suffix.lower() != ".npy" or not p.is_file()]
     if not files or other:
-        raise InvalidInputError(f"{where} " + (f"holds {other[0]!r}, not a .npy shard" if other else "is empty") +
-                                "; a shards folder holds only part-00000.npy, part-00001.npy, ... (one dtype)")
+        raise InvalidInputError(
+            f"{where} "
+            + (f"holds {other[0]!r}, not a .npy shard" if other else "is empty")
+            + "; a shards folder holds only part-00000.npy, part-00001.npy, ... (one dtype)"
+        )
     parts = [open_npy(p, name=f"{name} shard") for p in files]
     for p, arr in zip(files, parts):
         what = None if arr.ndim == 2 else f"is {arr.ndim}-D of shape {arr.shape}, expected (rows, columns)"
@@ -617,7 +639,7 @@ def read_npy_shards(folder, *, name: str):
     out, row = mapped_empty(shape, target), 0
     while parts:  # each shard unmapped once copied: its pages leave memory
         arr = parts.pop(0)
-        as_float_array(arr, name=where, out=out[row:row + arr.shape[0]])
+        as_float_array(arr, name=where, out=out[row : row + arr.shape[0]])
         row += arr.shape[0]
     out.flags.writeable = False
     return out

@@ -85,8 +85,11 @@ class Progress:
             out.flush()
             return
         if final:  # one line per finished stage
-            text = (f"{self.desc}: stopped at {self.done}/{self.total} after {elapsed:.1f}s" if stopped else
-                    f"{self.desc}: done {self.done}/{self.total} in {elapsed:.1f}s")
+            text = (
+                f"{self.desc}: stopped at {self.done}/{self.total} after {elapsed:.1f}s"
+                if stopped
+                else f"{self.desc}: done {self.done}/{self.total} in {elapsed:.1f}s"
+            )
         elif not force and now - max(self._last_write, self._start) >= HEARTBEAT_SECONDS:
             text = f"{self.desc}: {self.done}/{self.total} after {elapsed:.0f}s"
         else:

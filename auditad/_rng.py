@@ -33,9 +33,7 @@ def check_random_state(random_state) -> np.random.Generator:
         if int(random_state) < 0:
             raise InvalidInputError(f"random_state must be a non-negative int, got {random_state!r}")
         return np.random.default_rng(int(random_state))
-    raise InvalidInputError(
-        f"random_state must be None, an int or a numpy.random.Generator, got {random_state!r}"
-    )
+    raise InvalidInputError(f"random_state must be None, an int or a numpy.random.Generator, got {random_state!r}")
 
 
 def spawn(random_state, n: int) -> list[np.random.Generator]:

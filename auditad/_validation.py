@@ -50,8 +50,9 @@ def describe(value: Any, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64,
-                     max_abs: float | None = None) -> np.ndarray:
+def check_embeddings(
+    X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64, max_abs: float | None = None
+) -> np.ndarray:
     """Return ``X`` as a finite float array with ``ndim`` dimensions.
 
     Rejects object/pickled arrays, strings, the wrong number of dimensions,
@@ -83,7 +84,7 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
         arr = arr.astype(np.float64)
     step = max(1, (64 << 20) // max(1, arr.itemsize * int(np.prod(arr.shape[1:])))) if arr.ndim else 1
     for a in range(0, max(arr.shape[0] if arr.ndim else 1, 1), step):  # in blocks: no temporary of the data's size
-        block = arr[a:a + step] if arr.ndim else arr
+        block = arr[a : a + step] if arr.ndim else arr
         if not np.all(np.isfinite(block)):
             bad = np.argwhere(~np.isfinite(block))[0]
             kind = "NaN" if np.isnan(block[tuple(bad)]) else "inf"
@@ -95,8 +96,10 @@ def check_embeddings(X, *, name: str = "X", ndim: int = 2, min_samples: int = 1,
     if max_abs is not None:
         big = max(abs(float(arr.max())), abs(float(arr.min())))
         if big > max_abs:
-            raise InvalidInputError(f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
-                                    f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings")
+            raise InvalidInputError(
+                f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
+                f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings"
+            )
     return arr
 
 
@@ -104,7 +107,7 @@ def _count_non_finite(arr: np.ndarray, step: int) -> int:
     """NaN and infinite entries of ``arr``, counted ``step`` rows at a time."""
     if arr.ndim == 0:
         return int(not np.isfinite(arr))
-    return sum(int(np.count_nonzero(~np.isfinite(arr[a:a + step]))) for a in range(0, arr.shape[0], step))
+    return sum(int(np.count_nonzero(~np.isfinite(arr[a : a + step]))) for a in range(0, arr.shape[0], step))
 
 
 #: Largest magnitude of an embedding value the detectors accept (``check_embeddings(max_abs=...)``): squared
@@ -127,20 +130,30 @@ def check_labels(y, *, name: str = "y", min_classes: int = 1) -> np.ndarray:
     if arr.size == 0:
         raise InvalidInputError(f"{name} is empty")
     if arr.dtype == object:
-        bad = next(((i, v) for i, v in enumerate(arr.tolist())
-                    if not isinstance(v, (str, numbers.Integral)) or isinstance(v, bool)), None)
+        bad = next(
+            (
+                (i, v)
+                for i, v in enumerate(arr.tolist())
+                if not isinstance(v, (str, numbers.Integral)) or isinstance(v, bool)
+            ),
+            None,
+        )
         if bad is not None:  # a list-valued Parquet cell, bytes, a float among strings, ...
-            raise InvalidInputError(f"{name} must hold integers or strings, got {type(bad[1]).__name__} "
-                                    f"{describe(bad[1], 40)} at index {bad[0]}")
+            raise InvalidInputError(
+                f"{name} must hold integers or strings, got {type(bad[1]).__name__} "
+                f"{describe(bad[1], 40)} at index {bad[0]}"
+            )
         arr = arr.astype(str)
     if arr.dtype.kind == "f":
         if np.isnan(arr).any():
             raise InvalidInputError(f"{name} contains NaN at index {int(np.flatnonzero(np.isnan(arr))[0])}")
-        huge = np.abs(arr) > 2.0 ** 53  # beyond 2**53 a float is no exact integer: classes would merge or wrap
+        huge = np.abs(arr) > 2.0**53  # beyond 2**53 a float is no exact integer: classes would merge or wrap
         if huge.any():
             i = int(np.flatnonzero(huge)[0])
-            raise InvalidInputError(f"{name} holds {float(arr[i])!r} at index {i}: a class label is a string or "
-                                    "an integer of at most 2**53 in magnitude")
+            raise InvalidInputError(
+                f"{name} holds {float(arr[i])!r} at index {i}: a class label is a string or "
+                "an integer of at most 2**53 in magnitude"
+            )
         if np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
     if arr.dtype.kind not in "biuUS":
@@ -187,8 +200,12 @@ def check_off_or_int(value, *, name: str, off: str, low: int = 1) -> int | None:
         level, frame, here = 1, sys._getframe(1), str(Path(__file__).resolve().parent)
         while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(here):
             level, frame = level + 1, frame.f_back  # the warning points at the caller's line, outside auditad
-        warnings.warn(f"{name}=None is deprecated: use {name}=0 ({off}; the same value as in a configuration "
-                      "file and on the command line)", DeprecationWarning, stacklevel=level + 1)
+        warnings.warn(
+            f"{name}=None is deprecated: use {name}=0 ({off}; the same value as in a configuration "
+            "file and on the command line)",
+            DeprecationWarning,
+            stacklevel=level + 1,
+        )
         return None
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == 0:
         return None
@@ -202,14 +219,23 @@ def check_k(k, n: int, *, name: str = "k", strict: bool = True) -> int:
     """Check a neighbour count: ``1 <= k < n`` (``k <= n`` when ``strict`` is False)."""
     k = check_int(k, name=name, low=1)
     if strict and k >= n:
-        raise InvalidInputError(f"{name} must be smaller than the number of samples ({n}) when self is excluded, got {name}={k}")
+        raise InvalidInputError(
+            f"{name} must be smaller than the number of samples ({n}) when self is excluded, got {name}={k}"
+        )
     if not strict and k > n:
         raise InvalidInputError(f"{name} must be at most the number of reference samples ({n}), got {name}={k}")
     return k
 
 
-def check_float(value, *, name: str, low: float | None = None, high: float | None = None,
-                low_open: bool = False, high_open: bool = False) -> float:
+def check_float(
+    value,
+    *,
+    name: str,
+    low: float | None = None,
+    high: float | None = None,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
     """Return ``value`` as a finite float inside the given (open/closed) bounds."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise InvalidInputError(f"{name} must be a number, got {describe(value)}")
@@ -239,12 +265,12 @@ def renamed_parameter(old: str, new: str):
         def wrapper(*args, **kwargs):
             if old in kwargs:
                 if new in kwargs:
-                    raise InvalidInputError(f"{fn.__name__}: give {new}= only: {old}= is its former (deprecated) "
-                                            "name")
+                    raise InvalidInputError(f"{fn.__name__}: give {new}= only: {old}= is its former (deprecated) name")
                 import warnings
 
-                warnings.warn(f"{fn.__name__}: {old}= is deprecated: use {new}= (same meaning)", DeprecationWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    f"{fn.__name__}: {old}= is deprecated: use {new}= (same meaning)", DeprecationWarning, stacklevel=2
+                )
                 kwargs[new] = kwargs.pop(old)
             return fn(*args, **kwargs)
 
@@ -332,14 +358,18 @@ def _npy_header(fh, where: str) -> tuple[tuple, np.dtype, int]:
         else:
             raise ValueError(f"unknown .npy format version {major}.{minor}")
     except (ValueError, SyntaxError, EOFError, OverflowError, RecursionError, MemoryError) as exc:
-        raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
-                                f"({type(exc).__name__}: {_one_line(exc)})") from None
+        raise InvalidInputError(
+            f"{where} is not a valid .npy array: corrupted header ({type(exc).__name__}: {_one_line(exc)})"
+        ) from None
     except Exception as exc:  # tokenize.TokenError and whatever a damaged header makes the parser raise
-        raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
-                                f"({type(exc).__name__}: {_one_line(exc)})") from None
+        raise InvalidInputError(
+            f"{where} is not a valid .npy array: corrupted header ({type(exc).__name__}: {_one_line(exc)})"
+        ) from None
     if dtype.hasobject:
-        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
-                                "(arrays are read without pickle); save a numeric array instead")
+        raise InvalidInputError(
+            f"{where} holds an object (pickled) array, which auditad never loads "
+            "(arrays are read without pickle); save a numeric array instead"
+        )
     header_len = (fh.tell() if hasattr(fh, "tell") else 0) - start
     return tuple(shape), dtype, header_len
 
@@ -353,19 +383,24 @@ def _check_npz_member(zf, info, where: str, archive_size: int) -> None:
     """One ``.npy`` member of an ``.npz`` archive: a plausible unpacked size, and a header whose shape fits in it."""
     import io
 
-    if info.file_size > max(DECLARED_RATIO * info.compress_size, 4096) or \
-            info.file_size > declared_bytes_limit(archive_size):
-        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) declares {info.file_size:,} "
-                                f"bytes unpacked from {info.compress_size:,} packed bytes: more than "
-                                "deflate produces or memory allows (a damaged or hostile archive)")
+    if info.file_size > max(DECLARED_RATIO * info.compress_size, 4096) or info.file_size > declared_bytes_limit(
+        archive_size
+    ):
+        raise InvalidInputError(
+            f"{where} (array {info.filename[:-4]!r}) declares {info.file_size:,} "
+            f"bytes unpacked from {info.compress_size:,} packed bytes: more than "
+            "deflate produces or memory allows (a damaged or hostile archive)"
+        )
     with zf.open(info) as fh:
         head = fh.read(65536 + 16)
     shape, dtype, header_len = _npy_header(io.BytesIO(head), f"{where} (array {info.filename[:-4]!r})")
     need = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if need > info.file_size - header_len:
-        raise InvalidInputError(f"{where} (array {info.filename[:-4]!r}) is truncated: shape "
-                                f"{shape} of {dtype} needs {need} bytes, the member holds "
-                                f"{info.file_size - header_len}")
+        raise InvalidInputError(
+            f"{where} (array {info.filename[:-4]!r}) is truncated: shape "
+            f"{shape} of {dtype} needs {need} bytes, the member holds "
+            f"{info.file_size - header_len}"
+        )
 
 
 def check_input_file(path, *, name: str) -> Path:
@@ -403,8 +438,10 @@ def check_input_file(path, *, name: str) -> Path:
             shape, dtype, header_len = _npy_header(fh, where)
         need = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if need > st.st_size - header_len:
-            raise InvalidInputError(f"{where} is truncated: its header announces shape {shape} of {dtype} "
-                                    f"({need} bytes) but the file holds {st.st_size - header_len}")
+            raise InvalidInputError(
+                f"{where} is truncated: its header announces shape {shape} of {dtype} "
+                f"({need} bytes) but the file holds {st.st_size - header_len}"
+            )
     elif suffix == ".npz":
         import zipfile
 
@@ -415,8 +452,9 @@ def check_input_file(path, *, name: str) -> Path:
         except InvalidInputError:
             raise
         except Exception as exc:  # BadZipFile, EOFError, zlib.error, an unsupported compression method, ...
-            raise InvalidInputError(f"{where} is not a valid .npz archive: truncated or corrupted ({type(exc).__name__}: "
-                                    f"{_one_line(exc)})") from None
+            raise InvalidInputError(
+                f"{where} is not a valid .npz archive: truncated or corrupted ({type(exc).__name__}: {_one_line(exc)})"
+            ) from None
     elif suffix == ".mat":
         _check_mat(p, st.st_size, where)
     return p
@@ -498,8 +536,9 @@ def _check_matrix_header(fh, start: int, end: int, endian: str, where: str) -> N
         raise InvalidInputError(f"{where} has a damaged name")
 
 
-def _walk_mat5(fh, start: int, end: int, endian: str, bad: str, limit: int, *, top: bool = False,
-               depth: int = 0) -> None:
+def _walk_mat5(
+    fh, start: int, end: int, endian: str, bad: str, limit: int, *, top: bool = False, depth: int = 0
+) -> None:
     """Check the element tags in bytes [start, end) of a level-5 MAT stream (MATLAB's "MAT-File Format", ch. 1)."""
     import io
     import struct
@@ -522,8 +561,10 @@ def _walk_mat5(fh, start: int, end: int, endian: str, bad: str, limit: int, *, t
         if mdtype not in _MAT5_TYPES or (mdtype == _MI_COMPRESSED and not top):
             raise InvalidInputError(f"{bad}: the element at byte {pos} has the unknown data type {mdtype}")
         if pos + extent > end:
-            raise InvalidInputError(f"{bad}: truncated or corrupted (the element at byte {pos} declares "
-                                    f"{nbytes:,} bytes, its container ends {max(end - pos - 8, 0):,} bytes later)")
+            raise InvalidInputError(
+                f"{bad}: truncated or corrupted (the element at byte {pos} declares "
+                f"{nbytes:,} bytes, its container ends {max(end - pos - 8, 0):,} bytes later)"
+            )
         if mdtype == _MI_MATRIX and nbytes:
             _check_matrix_header(fh, pos + 8, pos + 8 + nbytes, endian, f"{bad}: the matrix at byte {pos}")
             _walk_mat5(fh, pos + 8, pos + 8 + nbytes, endian, bad, limit, depth=depth + 1)
@@ -555,24 +596,27 @@ def _check_mat(p: Path, size: int, where: str) -> None:
         if len(head) == 128 and head[126:128] in (b"IM", b"MI") and head[124:126] in (b"\x00\x01", b"\x01\x00"):
             # level 5 (version 0x0100); v7.3 (0x0200) is HDF5, refused by the loader with its own message
             endian = "<" if head[126:128] == b"IM" else ">"
-            _walk_mat5(fh, 128, size, endian, f"{where} is not a valid .mat file", declared_bytes_limit(size),
-                       top=True)
+            _walk_mat5(fh, 128, size, endian, f"{where} is not a valid .mat file", declared_bytes_limit(size), top=True)
     import scipy.io
 
     try:
         declared = scipy.io.whosmat(str(p))
     except MemoryError:
-        raise InvalidInputError(f"{where} is not a valid .mat file: its headers declare more data than memory "
-                                f"holds (a file of {size:,} bytes)") from None
+        raise InvalidInputError(
+            f"{where} is not a valid .mat file: its headers declare more data than memory "
+            f"holds (a file of {size:,} bytes)"
+        ) from None
     except Exception:  # noqa: BLE001  (not a MAT file, truncated, ...: the loader names the problem)
         return
     limit = declared_bytes_limit(size)
     for var, shape, cls in declared:
         need = int(np.prod([int(d) for d in shape], dtype=object)) * 8
         if need > limit:
-            raise InvalidInputError(f"{where} declares variable {var!r} of shape {tuple(shape)} ({cls}): "
-                                    f"{need:,} bytes as a dense array, more than the {limit:,} accepted for a file "
-                                    f"of {size:,} bytes")
+            raise InvalidInputError(
+                f"{where} declares variable {var!r} of shape {tuple(shape)} ({cls}): "
+                f"{need:,} bytes as a dense array, more than the {limit:,} accepted for a file "
+                f"of {size:,} bytes"
+            )
 
 
 def check_input_files(named) -> None:
@@ -617,8 +661,10 @@ def reading_inputs(paths, *, name: str = "input") -> Iterator[None]:
         if culprit:
             files = [str(culprit)]
         shown = ", ".join(repr(f) for f in files[:4]) + (f" (+{len(files) - 4} more)" if len(files) > 4 else "")
-        raise InvalidInputError(f"{name} {'file' if len(files) == 1 else 'files'} {shown} could not be read: "
-                                f"{type(exc).__name__}: {_one_line(exc)}") from None
+        raise InvalidInputError(
+            f"{name} {'file' if len(files) == 1 else 'files'} {shown} could not be read: "
+            f"{type(exc).__name__}: {_one_line(exc)}"
+        ) from None
 
 
 # --------------------------------------------------------------------------- output files
@@ -638,8 +684,9 @@ def check_output_file(path, *, name: str) -> None:
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise InvalidInputError(f"{name} {str(path)!r} is a directory, expected a file name")
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(f"{name} {str(path)!r} is a special file (device, FIFO or socket); "
-                                "auditad writes regular files only")
+        raise InvalidInputError(
+            f"{name} {str(path)!r} is a special file (device, FIFO or socket); auditad writes regular files only"
+        )
     parent = target.parent if str(target.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidInputError(f"{name} {str(path)!r}: its folder does not exist")
@@ -656,5 +703,6 @@ def check_figure_path(path, *, name: str) -> None:
     formats = FigureCanvasBase.get_supported_filetypes()
     suffix = Path(path).suffix.lstrip(".").lower()
     if suffix and suffix not in formats:
-        raise InvalidInputError(f"{name} {str(path)!r}: unsupported figure format {suffix!r}; "
-                                f"use one of {', '.join(sorted(formats))}")
+        raise InvalidInputError(
+            f"{name} {str(path)!r}: unsupported figure format {suffix!r}; use one of {', '.join(sorted(formats))}"
+        )

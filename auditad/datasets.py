@@ -24,8 +24,17 @@ from ._validation import check_embeddings, check_labels, check_same_length
 from .errors import InvalidInputError
 from .inputfiles import array_file, existing_file, read_table, row_list, table_embeddings
 
-__all__ = ["Benchmark", "AnomalyDataset", "load_embeddings", "load_labels", "load_benchmark", "load_representations",
-           "load_example", "load_anomaly_dataset", "load_anomaly_example"]
+__all__ = [
+    "Benchmark",
+    "AnomalyDataset",
+    "load_embeddings",
+    "load_labels",
+    "load_benchmark",
+    "load_representations",
+    "load_example",
+    "load_anomaly_dataset",
+    "load_anomaly_example",
+]
 
 _TABLE_SUFFIXES = (".csv", ".tsv", ".txt", ".parquet", ".pq")
 
@@ -88,8 +97,9 @@ class Benchmark:
         return np.unique(self.y)
 
 
-def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", columns=None,
-                    prefix: str | None = None, exclude=()) -> np.ndarray:
+def load_embeddings(
+    path, *, key: str | None = None, name: str = "embeddings", columns=None, prefix: str | None = None, exclude=()
+) -> np.ndarray:
     """Read an (n, d) float array from ``.npy``, ``.npz``, ``.mat``, CSV or Parquet.
 
     Parameters
@@ -140,16 +150,21 @@ def load_embeddings(path, *, key: str | None = None, name: str = "embeddings", c
         return check_disk_embeddings(read_npy_shards(path, name=name), name=f"{name} ({Path(path).name}/)")
     path = existing_file(path, name)
     if path.suffix.lower() in _TABLE_SUFFIXES:
-        arr = table_embeddings(read_table(path, name=name), path, columns=columns, prefix=prefix, name=name,
-                                exclude=exclude)
+        arr = table_embeddings(
+            read_table(path, name=name), path, columns=columns, prefix=prefix, name=name, exclude=exclude
+        )
     else:
         if columns is not None or prefix is not None:
-            raise InvalidInputError(f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to "
-                                    f"{path.suffix!r} file {str(path)!r}")
+            raise InvalidInputError(
+                f"{name}: columns= and prefix= apply to CSV/Parquet tables, not to {path.suffix!r} file {str(path)!r}"
+            )
         arr = array_file(path, name=name, key=key, default_keys=("X", "embeddings"), mapped=True)
     where = f"{name} ({path.name})"
-    return (check_disk_embeddings(arr, name=where) if is_mapped_array(arr)
-            else check_embeddings(arr, name=where, dtype=None))
+    return (
+        check_disk_embeddings(arr, name=where)
+        if is_mapped_array(arr)
+        else check_embeddings(arr, name=where, dtype=None)
+    )
 
 
 def load_labels(path, *, column: str | None = None, key: str | None = None, name: str = "labels") -> np.ndarray:
@@ -185,8 +200,9 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr[:, 0]
         if arr.dtype.kind == "f" and arr.ndim == 1 and np.isnan(arr).any():
-            raise InvalidInputError(f"{name} file {str(path)!r} has missing labels (NaN) at row(s) "
-                                    f"{row_list(np.isnan(arr))}")
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} has missing labels (NaN) at row(s) {row_list(np.isnan(arr))}"
+            )
     elif suffix in _TABLE_SUFFIXES:
         frame = read_table(path, name=name, blank_lines=True)
         if column is None:
@@ -197,34 +213,56 @@ def load_labels(path, *, column: str | None = None, key: str | None = None, name
             else:
                 raise InvalidInputError(
                     f"{name} file {str(path)!r} has several columns {list(map(str, frame.columns))}; "
-                    "name one with label_column / --label-column")
+                    "name one with label_column / --label-column"
+                )
         if column not in frame.columns:
             raise InvalidInputError(
-                f"{name} file {str(path)!r} has no column {column!r}; columns are {list(map(str, frame.columns))}")
+                f"{name} file {str(path)!r} has no column {column!r}; columns are {list(map(str, frame.columns))}"
+            )
         if frame.shape[0] == 0:
             raise InvalidInputError(f"{name} file {str(path)!r} has no rows")
         values = frame[column]
         missing = values.isna().to_numpy()
         if missing.any():
-            lines = "" if suffix in (".parquet", ".pq") else \
-                f" (file lines {row_list(missing, offset=2)}, the header being line 1)"
+            lines = (
+                ""
+                if suffix in (".parquet", ".pq")
+                else f" (file lines {row_list(missing, offset=2)}, the header being line 1)"
+            )
             if suffix not in (".parquet", ".pq"):  # say what the cells read: 'None', 'NA', 'null' are pandas' markers
                 import pandas as pd
-                raw = pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", dtype=str, keep_default_na=False,
-                                  skip_blank_lines=False)[column].to_numpy()[missing]
+
+                raw = pd.read_csv(
+                    path,
+                    sep="\t" if suffix == ".tsv" else ",",
+                    dtype=str,
+                    keep_default_na=False,
+                    skip_blank_lines=False,
+                )[column].to_numpy()[missing]
                 lines += f"; the cells read {sorted(set(raw.tolist()))[:5]} (pandas' missing-value markers)"
-            raise InvalidInputError(f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
-                                    f"missing label(s) (empty cells, blank lines or NA/NaN/None markers) at data "
-                                    f"row(s) {row_list(missing)}{lines}; every sample needs a label")
+            raise InvalidInputError(
+                f"{name} file {str(path)!r}: column {str(column)!r} has {int(missing.sum())} "
+                f"missing label(s) (empty cells, blank lines or NA/NaN/None markers) at data "
+                f"row(s) {row_list(missing)}{lines}; every sample needs a label"
+            )
         arr = values.to_numpy()  # an object column: check_labels keeps strings and integers, refuses the rest
     else:
-        raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
-                                "(use .npy, .npz, .mat, .csv or .parquet)")
+        raise InvalidInputError(
+            f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} (use .npy, .npz, .mat, .csv or .parquet)"
+        )
     return check_labels(arr, name=f"{name} ({path.name})")
 
 
-def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, label_column: str | None = None,
-                   name: str | None = None, embedding_columns=None, embedding_prefix: str | None = None) -> Benchmark:
+def load_benchmark(
+    embeddings,
+    labels,
+    *,
+    embeddings_key: str | None = None,
+    label_column: str | None = None,
+    name: str | None = None,
+    embedding_columns=None,
+    embedding_prefix: str | None = None,
+) -> Benchmark:
     """Load a benchmark from embedding file(s) and a labels file.
 
     Parameters
@@ -263,9 +301,14 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
         paths = {str(k): v for k, v in embeddings.items()}
     else:
         paths = {Path(embeddings).stem: embeddings}
-    reps = load_representations(paths, key=embeddings_key, embedding_columns=embedding_columns,
-                                embedding_prefix=embedding_prefix, labels=labels,
-                                label_columns=[label_column or "label"])
+    reps = load_representations(
+        paths,
+        key=embeddings_key,
+        embedding_columns=embedding_columns,
+        embedding_prefix=embedding_prefix,
+        labels=labels,
+        label_columns=[label_column or "label"],
+    )
     y = load_labels(labels, column=label_column)
     for rep, X in reps.items():
         check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
@@ -274,8 +317,15 @@ def load_benchmark(embeddings, labels, *, embeddings_key: str | None = None, lab
     return Benchmark(name=name or Path(labels).stem, y=y, representations=reps, sources=sources)
 
 
-def load_representations(paths: Mapping, *, key: str | None = None, embedding_columns=None,
-                         embedding_prefix: str | None = None, labels=None, label_columns=("label",)) -> dict:
+def load_representations(
+    paths: Mapping,
+    *,
+    key: str | None = None,
+    embedding_columns=None,
+    embedding_prefix: str | None = None,
+    labels=None,
+    label_columns=("label",),
+) -> dict:
     """The embedding arrays of one benchmark: ``{representation: (n, d) array}``, every file read alike.
 
     Parameters
@@ -312,6 +362,7 @@ def load_representations(paths: Mapping, *, key: str | None = None, embedding_co
     W. McKinney, "Data Structures for Statistical Computing in Python", SciPy 2010 (pandas, whose
     ``DataFrame.to_csv()`` writes the row index as an unnamed first column).
     """
+
     def resolve(p) -> Path:
         try:
             return Path(p).resolve()
@@ -323,8 +374,14 @@ def load_representations(paths: Mapping, *, key: str | None = None, embedding_co
     out = {}
     for rep, path in paths.items():
         try:
-            out[str(rep)] = load_embeddings(path, key=key, name=f"embeddings {str(rep)!r}", columns=embedding_columns,
-                                            prefix=embedding_prefix, exclude=exclude if resolve(path) == shared else ())
+            out[str(rep)] = load_embeddings(
+                path,
+                key=key,
+                name=f"embeddings {str(rep)!r}",
+                columns=embedding_columns,
+                prefix=embedding_prefix,
+                exclude=exclude if resolve(path) == shared else (),
+            )
         except InvalidInputError as exc:
             text = str(exc)
             for old, new in (("columns=", "embedding_columns="), ("prefix=", "embedding_prefix=")):
@@ -370,9 +427,12 @@ def load_example(*, n_components: int = 16) -> Benchmark:
     signs = np.sign(vt[np.arange(vt.shape[0]), np.argmax(np.abs(vt), axis=1)])
     vt = vt * signs[:, None]
     pca = Xc @ vt[:n_components].T
-    return Benchmark(name="digits", y=digits.target.astype(np.int64),
-                     representations={"pixels": X, f"pca{n_components}": pca},
-                     sources={"data": "sklearn.datasets.load_digits (UCI ML hand-written digits, 1797 × 64)"})
+    return Benchmark(
+        name="digits",
+        y=digits.target.astype(np.int64),
+        representations={"pixels": X, f"pca{n_components}": pca},
+        sources={"data": "sklearn.datasets.load_digits (UCI ML hand-written digits, 1797 × 64)"},
+    )
 
 
 # ----------------------------------------------------------------------------- anomaly-labelled datasets
@@ -444,15 +504,25 @@ def _binary_labels(y, *, name: str) -> np.ndarray:
         raise InvalidInputError(f"{name} has missing labels (NaN) at row(s) {row_list(np.isnan(arr))}")
     values = np.unique(arr)
     if not set(values.tolist()) <= {0, 1}:
-        raise InvalidInputError(f"{name} must hold 0 (normal) and 1 (anomaly) only, got the values "
-                                f"{values[:10].tolist()}; for semantic class labels use load_benchmark")
+        raise InvalidInputError(
+            f"{name} must hold 0 (normal) and 1 (anomaly) only, got the values "
+            f"{values[:10].tolist()}; for semantic class labels use load_benchmark"
+        )
     if values.size < 2:
         raise InvalidInputError(f"{name} must contain both normals (0) and anomalies (1), got only {values.tolist()}")
     return arr.astype(np.int64)
 
 
-def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = None, label_column: str | None = None,
-                         columns=None, prefix: str | None = None, name: str | None = None) -> AnomalyDataset:
+def load_anomaly_dataset(
+    path,
+    *,
+    x_key: str | None = None,
+    y_key: str | None = None,
+    label_column: str | None = None,
+    columns=None,
+    prefix: str | None = None,
+    name: str | None = None,
+) -> AnomalyDataset:
     """Load an anomaly-labelled dataset: ADBench ``.npz``, ODDS ``.mat`` or a CSV / Parquet table.
 
     Parameters
@@ -500,23 +570,34 @@ def load_anomaly_dataset(path, *, x_key: str | None = None, y_key: str | None = 
         if label_column is None:
             label_column = next((c for c in ("y", "label", "anomaly", "is_anomaly") if c in cols), None)
             if label_column is None:
-                raise InvalidInputError(f"dataset file {str(path)!r} has no anomaly column y, label, anomaly or "
-                                        f"is_anomaly; name it with label_column=; columns are {cols}")
+                raise InvalidInputError(
+                    f"dataset file {str(path)!r} has no anomaly column y, label, anomaly or "
+                    f"is_anomaly; name it with label_column=; columns are {cols}"
+                )
         if label_column not in cols:
             raise InvalidInputError(f"dataset file {str(path)!r} has no column {label_column!r}; columns are {cols}")
         missing = frame[label_column].isna().to_numpy()
         if missing.any():
-            raise InvalidInputError(f"dataset file {str(path)!r}: column {label_column!r} has missing anomaly "
-                                    f"labels at data row(s) {row_list(missing)}")
+            raise InvalidInputError(
+                f"dataset file {str(path)!r}: column {label_column!r} has missing anomaly "
+                f"labels at data row(s) {row_list(missing)}"
+            )
         y = frame[label_column].to_numpy()
         if columns is None and prefix is None:
-            columns = [c for c in cols if c != label_column and c in
-                       frame.select_dtypes(include="number").columns and frame[c].dtype.kind != "b"]
+            columns = [
+                c
+                for c in cols
+                if c != label_column
+                and c in frame.select_dtypes(include="number").columns
+                and frame[c].dtype.kind != "b"
+            ]
         X = table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset")
     else:
         if columns is not None or prefix is not None or label_column is not None:
-            raise InvalidInputError("columns=, prefix= and label_column= apply to CSV/Parquet tables; use x_key= "
-                                    f"and y_key= for {path.suffix!r} files")
+            raise InvalidInputError(
+                "columns=, prefix= and label_column= apply to CSV/Parquet tables; use x_key= "
+                f"and y_key= for {path.suffix!r} files"
+            )
         X = array_file(path, name="dataset", key=x_key or "X", default_keys=("X",))
         y = array_file(path, name="dataset", key=y_key or "y", default_keys=("y",))
     X = check_embeddings(X, name=f"X ({path.name})")
@@ -569,6 +650,12 @@ def load_anomaly_example(*, per_class: int = 1) -> AnomalyDataset:
     anomalies = np.concatenate([np.flatnonzero(t == d)[:per_class] for d in range(1, 10)])
     idx = np.concatenate([normal, np.sort(anomalies)])
     y = np.concatenate([np.zeros(normal.size, dtype=np.int64), np.ones(anomalies.size, dtype=np.int64)])
-    return AnomalyDataset(name="digits-0-vs-rest", X=X[idx], y=y,
-                          sources={"data": f"sklearn.datasets.load_digits: digit 0 normal, the first {per_class} "
-                                           "image(s) of each digit 1-9 anomalous"})
+    return AnomalyDataset(
+        name="digits-0-vs-rest",
+        X=X[idx],
+        y=y,
+        sources={
+            "data": f"sklearn.datasets.load_digits: digit 0 normal, the first {per_class} "
+            "image(s) of each digit 1-9 anomalous"
+        },
+    )

@@ -39,13 +39,30 @@ from ._format import text_table
 from ._json import json_safe
 from .errors import InvalidInputError
 
-__all__ = ["BenchmarkDiff", "DiffResult", "diff_summaries", "diff_audits", "load_side", "parse_diff_rule",
-           "diff_markdown", "write_diff_outputs", "HEADLINE_PATHS"]
+__all__ = [
+    "BenchmarkDiff",
+    "DiffResult",
+    "diff_summaries",
+    "diff_audits",
+    "load_side",
+    "parse_diff_rule",
+    "diff_markdown",
+    "write_diff_outputs",
+    "HEADLINE_PATHS",
+]
 
 #: Statistics shown first in the text and Markdown outputs when both sides have them.
-HEADLINE_PATHS = ("leakage.L_k", "leakage.ratio_to_chance", "protocol.mean.mean_auc", "protocol.mean.sigma2_auc",
-                  "protocol.mean.rho_rnd", "protocol.mean.rho_inv", "protocol.mean.rho_dir",
-                  "nulls.share_above_q99", "selection.best.regret")
+HEADLINE_PATHS = (
+    "leakage.L_k",
+    "leakage.ratio_to_chance",
+    "protocol.mean.mean_auc",
+    "protocol.mean.sigma2_auc",
+    "protocol.mean.rho_rnd",
+    "protocol.mean.rho_inv",
+    "protocol.mean.rho_dir",
+    "nulls.share_above_q99",
+    "selection.best.regret",
+)
 #: Fields that identify the items of a list; items whose identities differ are never compared.
 _IDENTITY_KEYS = ("class", "name", "method", "benchmark", "representation", "metric", "detector")
 _DELTA = re.compile(r"^\s*(?:(?P<level>[A-Za-z]+)\s*:\s*)?delta\s+(?P<rest>.*)$", re.S | re.I)
@@ -104,11 +121,16 @@ def load_side(path) -> list[tuple[str, dict, str]]:
     if not path.exists():
         raise InvalidInputError(f"{str(path)!r} does not exist (expected a summary.json file or an audit folder)")
     if path.is_dir():
-        files = [path / "summary.json"] if (path / "summary.json").is_file() else \
-            sorted(p for p in path.glob("*/summary.json") if p.is_file())
+        files = (
+            [path / "summary.json"]
+            if (path / "summary.json").is_file()
+            else sorted(p for p in path.glob("*/summary.json") if p.is_file())
+        )
         if not files:
-            raise InvalidInputError(f"folder {str(path)!r} holds no summary.json (neither directly nor in a "
-                                    "benchmark sub-folder): not an auditad output folder")
+            raise InvalidInputError(
+                f"folder {str(path)!r} holds no summary.json (neither directly nor in a "
+                "benchmark sub-folder): not an auditad output folder"
+            )
     else:
         files = [path]
     out = []
@@ -209,8 +231,9 @@ def _set_path(tree: dict, segments: tuple, value) -> None:
     node[segments[-1]] = value
 
 
-def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_file: str = "",
-                   new_file: str = "") -> BenchmarkDiff:
+def diff_summaries(
+    base: Mapping, new: Mapping, *, benchmark: str = "", base_file: str = "", new_file: str = ""
+) -> BenchmarkDiff:
     r"""Compare two summaries of one benchmark: \(\Delta = \text{new} - \text{base}\) for every shared number.
 
     Parameters
@@ -247,18 +270,22 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
 
     kb, kn = base.get("kind", "audit"), new.get("kind", "audit")
     if kb != kn:
-        raise InvalidInputError(f"BASE is a {kb!r} summary and NEW a {kn!r} summary: they hold different statistics "
-                                "and are not compared")
+        raise InvalidInputError(
+            f"BASE is a {kb!r} summary and NEW a {kn!r} summary: they hold different statistics and are not compared"
+        )
     vb, vn = str(base.get("schema_version")), str(new.get("schema_version"))
     if vb.split(".")[0] != vn.split(".")[0]:
-        raise InvalidInputError(f"summary schema versions {vb} (BASE) and {vn} (NEW) differ in their major version: "
-                                "their keys do not map; re-run the base audit with this auditad version")
+        raise InvalidInputError(
+            f"summary schema versions {vb} (BASE) and {vn} (NEW) differ in their major version: "
+            "their keys do not map; re-run the base audit with this auditad version"
+        )
     rows: list = []
     skipped: list = []
     _walk(base, new, (), rows, skipped, top=True)
     if not any(_is_number(b) and _is_number(n) for _, b, n in rows):
-        raise InvalidInputError(f"BASE ({base_file or 'base'}) and NEW ({new_file or 'new'}) share no numeric "
-                                "statistic: nothing to compare")
+        raise InvalidInputError(
+            f"BASE ({base_file or 'base'}) and NEW ({new_file or 'new'}) share no numeric statistic: nothing to compare"
+        )
     out_rows, tree = [], {}
     for keys, b, n in rows:
         d = None
@@ -271,9 +298,18 @@ def diff_summaries(base: Mapping, new: Mapping, *, benchmark: str = "", base_fil
     only_b = tuple(p for p in numeric_paths(base) if p not in compared)
     only_n = tuple(p for p in numeric_paths(new) if p not in compared)
     unpaired = tuple(f"{p} (BASE {dict(ib) or '-'} vs NEW {dict(inew) or '-'})" for p, ib, inew in skipped)
-    return BenchmarkDiff(benchmark=benchmark, base_file=base_file, new_file=new_file, base_version=vb,
-                         new_version=vn, rows=tuple(out_rows), only_base=only_b, only_new=only_n, unpaired=unpaired,
-                         delta_tree=tree)
+    return BenchmarkDiff(
+        benchmark=benchmark,
+        base_file=base_file,
+        new_file=new_file,
+        base_version=vb,
+        new_version=vn,
+        rows=tuple(out_rows),
+        only_base=only_b,
+        only_new=only_n,
+        unpaired=unpaired,
+        delta_tree=tree,
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -323,25 +359,44 @@ class DiffResult:
         """Tidy table: benchmark, path, base, new, delta (one row per statistic present on both sides)."""
         import pandas as pd
 
-        return pd.DataFrame([{"benchmark": p.benchmark, "path": path, "base": b, "new": n, "delta": d}
-                             for p in self.pairs for path, b, n, d in p.rows],
-                            columns=["benchmark", "path", "base", "new", "delta"])
+        return pd.DataFrame(
+            [
+                {"benchmark": p.benchmark, "path": path, "base": b, "new": n, "delta": d}
+                for p in self.pairs
+                for path, b, n, d in p.rows
+            ],
+            columns=["benchmark", "path", "base", "new", "delta"],
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict: per benchmark the compared rows, the one-sided paths and the gates."""
-        return json_safe({
-            "kind": "diff", "base": self.base, "new": self.new, "verdict": self.verdict,
-            "only_base_benchmarks": list(self.only_base_benchmarks),
-            "only_new_benchmarks": list(self.only_new_benchmarks), "notes": list(self.notes),
-            "benchmarks": [{
-                "benchmark": p.benchmark, "base_file": p.base_file, "new_file": p.new_file,
-                "schema_versions": [p.base_version, p.new_version],
-                "n_compared": len(p.rows), "n_changed": len(p.changed),
-                "statistics": [{"path": r[0], "base": r[1], "new": r[2], "delta": r[3]} for r in p.rows],
-                "only_base": list(p.only_base), "only_new": list(p.only_new), "unpaired": list(p.unpaired),
-                "gates": [g.to_dict() for g in self.gate_results.get(p.benchmark, [])],
-            } for p in self.pairs],
-        })
+        return json_safe(
+            {
+                "kind": "diff",
+                "base": self.base,
+                "new": self.new,
+                "verdict": self.verdict,
+                "only_base_benchmarks": list(self.only_base_benchmarks),
+                "only_new_benchmarks": list(self.only_new_benchmarks),
+                "notes": list(self.notes),
+                "benchmarks": [
+                    {
+                        "benchmark": p.benchmark,
+                        "base_file": p.base_file,
+                        "new_file": p.new_file,
+                        "schema_versions": [p.base_version, p.new_version],
+                        "n_compared": len(p.rows),
+                        "n_changed": len(p.changed),
+                        "statistics": [{"path": r[0], "base": r[1], "new": r[2], "delta": r[3]} for r in p.rows],
+                        "only_base": list(p.only_base),
+                        "only_new": list(p.only_new),
+                        "unpaired": list(p.unpaired),
+                        "gates": [g.to_dict() for g in self.gate_results.get(p.benchmark, [])],
+                    }
+                    for p in self.pairs
+                ],
+            }
+        )
 
     def summary_text(self, *, show_all: bool = False) -> str:
         """Plain text: per benchmark the headline statistics, the changed ones, the one-sided ones, the gates."""
@@ -350,16 +405,28 @@ class DiffResult:
             lines.append(f"note: {note}")
         for p in self.pairs:
             rows = p.rows if show_all else p.changed
-            lines.append(f"benchmark {p.benchmark}: {len(p.rows)} statistics compared, {len(p.changed)} changed, "
-                         f"{len(p.only_base)} only in BASE, {len(p.only_new)} only in NEW"
-                         + (f" (schema {p.base_version} vs {p.new_version})" if p.base_version != p.new_version
-                            else ""))
-            lines.append(text_table([(path, _num(b), _num(n), _delta(d)) for path, b, n, d in
-                                     sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,))],
-                                    header=("statistic", "base", "new", "change"), align="lr",
-                                    widths=(9, 12, 12, 12), indent="  "))
-            for label, paths in (("only in BASE", p.only_base), ("only in NEW", p.only_new),
-                                 ("not compared (different items)", p.unpaired)):
+            lines.append(
+                f"benchmark {p.benchmark}: {len(p.rows)} statistics compared, {len(p.changed)} changed, "
+                f"{len(p.only_base)} only in BASE, {len(p.only_new)} only in NEW"
+                + (f" (schema {p.base_version} vs {p.new_version})" if p.base_version != p.new_version else "")
+            )
+            lines.append(
+                text_table(
+                    [
+                        (path, _num(b), _num(n), _delta(d))
+                        for path, b, n, d in sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,))
+                    ],
+                    header=("statistic", "base", "new", "change"),
+                    align="lr",
+                    widths=(9, 12, 12, 12),
+                    indent="  ",
+                )
+            )
+            for label, paths in (
+                ("only in BASE", p.only_base),
+                ("only in NEW", p.only_new),
+                ("not compared (different items)", p.unpaired),
+            ):
                 for path in paths:
                     lines.append(f"  {label}: {path}")
             for r in self.gate_results.get(p.benchmark, []):
@@ -431,12 +498,15 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
     notes = []
     if len(sides_b) == 1 and len(sides_n) == 1:
         if names_b[0] != names_n[0]:
-            raise InvalidInputError(f"BASE is benchmark {names_b[0]!r} and NEW is benchmark {names_n[0]!r}: "
-                                    "unrelated benchmarks are not compared")
+            raise InvalidInputError(
+                f"BASE is benchmark {names_b[0]!r} and NEW is benchmark {names_n[0]!r}: "
+                "unrelated benchmarks are not compared"
+            )
     common = [n for n in names_b if n in names_n]
     if not common:
-        raise InvalidInputError(f"BASE holds benchmark(s) {names_b} and NEW holds {names_n}: no benchmark in "
-                                "common, so nothing is compared")
+        raise InvalidInputError(
+            f"BASE holds benchmark(s) {names_b} and NEW holds {names_n}: no benchmark in common, so nothing is compared"
+        )
     only_b = tuple(n for n in names_b if n not in names_n)
     only_n = tuple(n for n in names_n if n not in names_b)
     if only_b or only_n:
@@ -447,9 +517,11 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
         _, sn, fn = sides_n[names_n.index(name)]
         pair = diff_summaries(sb, sn, benchmark=name, base_file=fb, new_file=fn)
         if pair.base_version != pair.new_version:
-            notes.append(f"{name}: schema versions {pair.base_version} (BASE) and {pair.new_version} (NEW): "
-                         f"compared the {len(pair.rows)} statistics whose keys map; {len(pair.only_base)} only in "
-                         f"BASE and {len(pair.only_new)} only in NEW are listed")
+            notes.append(
+                f"{name}: schema versions {pair.base_version} (BASE) and {pair.new_version} (NEW): "
+                f"compared the {len(pair.rows)} statistics whose keys map; {len(pair.only_base)} only in "
+                f"BASE and {len(pair.only_new)} only in NEW are listed"
+            )
         if tolerance > 0:
             rows = tuple((p, b, n, 0 if (d is not None and abs(d) <= tolerance) else d) for p, b, n, d in pair.rows)
             pair = BenchmarkDiff(**{**pair.__dict__, "rows": rows})
@@ -461,8 +533,15 @@ def diff_audits(base, new, *, gates=(), tolerance: float = 0.0) -> DiffResult:
                 gate_results[name] = evaluate_gates(target, rules)
             except InvalidInputError as exc:
                 raise InvalidInputError(f"benchmark {name!r}: {exc}") from None
-    return DiffResult(base=str(base), new=str(new), pairs=tuple(pairs), only_base_benchmarks=only_b,
-                      only_new_benchmarks=only_n, gate_results=gate_results, notes=tuple(notes))
+    return DiffResult(
+        base=str(base),
+        new=str(new),
+        pairs=tuple(pairs),
+        only_base_benchmarks=only_b,
+        only_new_benchmarks=only_n,
+        gate_results=gate_results,
+        notes=tuple(notes),
+    )
 
 
 # --------------------------------------------------------------------------- outputs
@@ -484,9 +563,13 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
     for note in result.notes:
         lines += [f"Note: {_md_escape(note)}", ""]
     for p in result.pairs:
-        lines += [f"### {_md_escape(p.benchmark)}", "",
-                  f"{len(p.rows)} statistics compared, {len(p.changed)} changed, {len(p.only_base)} only in BASE, "
-                  f"{len(p.only_new)} only in NEW.", ""]
+        lines += [
+            f"### {_md_escape(p.benchmark)}",
+            "",
+            f"{len(p.rows)} statistics compared, {len(p.changed)} changed, {len(p.only_base)} only in BASE, "
+            f"{len(p.only_new)} only in NEW.",
+            "",
+        ]
         gated = {r.rule.path.removeprefix("delta.") for r in result.gate_results.get(p.benchmark, [])}
         key = [r for r in p.rows if r[0] in HEADLINE_PATHS or r[0] in gated]
         changed = [r for r in p.changed if r not in key]
@@ -499,8 +582,11 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
             if len(rows) > max_rows:
                 lines.append(f"| … {len(rows) - max_rows} more (see the JSON output) | | | |")
             lines.append("")
-        for label, paths in (("Only in BASE", p.only_base), ("Only in NEW", p.only_new),
-                             ("Not compared (different items at the same position)", p.unpaired)):
+        for label, paths in (
+            ("Only in BASE", p.only_base),
+            ("Only in NEW", p.only_new),
+            ("Not compared (different items at the same position)", p.unpaired),
+        ):
             if paths:
                 shown = ", ".join(f"`{x}`" for x in paths[:max_rows])
                 more = f" … and {len(paths) - max_rows} more (see the JSON output)" if len(paths) > max_rows else ""

@@ -78,15 +78,18 @@ class MemmapToken:
             When the file cannot be read here or changed since the token was made.
         """
         if not self.readable():
-            raise InvalidInputError(f"{self.filename!r} cannot be read by this process, or it changed since it "
-                                    "was shared (its size or modification time differ)")
+            raise InvalidInputError(
+                f"{self.filename!r} cannot be read by this process, or it changed since it "
+                "was shared (its size or modification time differ)"
+            )
         return _open_cached(self)
 
 
 @functools.lru_cache(maxsize=16)
 def _open_cached(token: MemmapToken) -> np.memmap:
-    return np.memmap(token.filename, dtype=token.dtype, mode="r", offset=token.offset, shape=token.shape,
-                     order=token.order)
+    return np.memmap(
+        token.filename, dtype=token.dtype, mode="r", offset=token.offset, shape=token.shape, order=token.order
+    )
 
 
 def memmap_token(array) -> MemmapToken | None:
@@ -115,8 +118,15 @@ def memmap_token(array) -> MemmapToken | None:
         st = os.stat(array.filename)
     except OSError:
         return None
-    return MemmapToken(os.path.abspath(array.filename), int(array.offset), array.dtype, tuple(array.shape), order,
-                       st.st_size, st.st_mtime)
+    return MemmapToken(
+        os.path.abspath(array.filename),
+        int(array.offset),
+        array.dtype,
+        tuple(array.shape),
+        order,
+        st.st_size,
+        st.st_mtime,
+    )
 
 
 def open_tokens(value):

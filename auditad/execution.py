@@ -72,9 +72,21 @@ from .scheduler import (
     probe_scheduler,
 )
 
-__all__ = ["SCHEDULERS", "ExecutionError", "SchedulerSpec", "parse_scheduler", "open_executor", "probe_scheduler",
-           "SerialExecutor", "DaskExecutor", "SerialBatch", "DaskBatch", "local_cluster_config", "distributed",
-           "abandon_local_clusters"]
+__all__ = [
+    "SCHEDULERS",
+    "ExecutionError",
+    "SchedulerSpec",
+    "parse_scheduler",
+    "open_executor",
+    "probe_scheduler",
+    "SerialExecutor",
+    "DaskExecutor",
+    "SerialBatch",
+    "DaskBatch",
+    "local_cluster_config",
+    "distributed",
+    "abandon_local_clusters",
+]
 
 
 class ExecutionError(AuditadError, RuntimeError):
@@ -166,8 +178,15 @@ class DaskExecutor:
     - `parse_scheduler`
     """
 
-    def __init__(self, spec: SchedulerSpec, *, timeout: float = 10.0, allowed_failures: int | None = None,
-                 worker_wait: float = 20.0, share_by_path: bool = True):
+    def __init__(
+        self,
+        spec: SchedulerSpec,
+        *,
+        timeout: float = 10.0,
+        allowed_failures: int | None = None,
+        worker_wait: float = 20.0,
+        share_by_path: bool = True,
+    ):
         if spec.kind not in ("local", "address"):
             raise InvalidInputError(f"scheduler= must be a local cluster or an address for Dask, got {str(spec)!r}")
         if not (isinstance(timeout, (int, float)) and timeout > 0):
@@ -202,15 +221,21 @@ class DaskExecutor:
             try:
                 with dask.config.set(cfg):
                     self.cluster = dd.LocalCluster(
-                        n_workers=self.spec.n_workers, threads_per_worker=1, processes=True, silence_logs=logging.ERROR,
-                        dashboard_address=None, scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})  # not *:8787
+                        n_workers=self.spec.n_workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        silence_logs=logging.ERROR,
+                        dashboard_address=None,
+                        scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                    )  # not *:8787
                 self.client = dd.Client(self.cluster, timeout=self.timeout)
             except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)
                 if self.cluster is not None:
                     self.cluster.close()
                     self.cluster = None
-                raise ExecutionError(f"could not start a local Dask cluster ({str(self.spec)!r}): "
-                                     f"{type(exc).__name__}: {exc}") from exc
+                raise ExecutionError(
+                    f"could not start a local Dask cluster ({str(self.spec)!r}): {type(exc).__name__}: {exc}"
+                ) from exc
             except BaseException:  # Ctrl-C or SIGTERM while the cluster starts: close what exists, quietly
                 self.client, self.cluster = None, None
                 abandon_local_clusters(before)
@@ -222,7 +247,8 @@ class DaskExecutor:
             except (OSError, TimeoutError, ValueError) as exc:
                 raise InvalidInputError(
                     f"scheduler= {self.spec.address!r} could not be reached within {self.timeout:g} s "
-                    f"({type(exc).__name__}: {exc})") from None
+                    f"({type(exc).__name__}: {exc})"
+                ) from None
             self._check_versions()
         return self
 
@@ -247,7 +273,8 @@ class DaskExecutor:
             w, v = next(iter(wrong.items()))
             raise ExecutionError(
                 f"the workers of {self.spec.address!r} run auditad {v} (e.g. {w}), this client {__version__}; "
-                "install the same version on the workers")
+                "install the same version on the workers"
+            )
 
     def share(self, obj):
         """Send ``obj`` to the cluster once; pass the returned handle as a keyword of `map_ordered`.
@@ -309,8 +336,10 @@ class DaskExecutor:
 
     def no_worker_error(self) -> ExecutionError:
         """The error of a run that lost every worker (none joined within ``worker_wait`` seconds)."""
-        return ExecutionError(f"no Dask worker is left on {str(self.spec)!r} (none joined within "
-                              f"{self.worker_wait:g} s); start workers and run the audit again")
+        return ExecutionError(
+            f"no Dask worker is left on {str(self.spec)!r} (none joined within "
+            f"{self.worker_wait:g} s); start workers and run the audit again"
+        )
 
     def map_ordered(self, fn, items, **shared) -> list:
         """``[fn(item, **shared) for item in items]``, computed on the cluster, in input order.
@@ -349,8 +378,10 @@ class DaskExecutor:
         # client.map directly becomes a graph key named after the keyword, which collides between maps
         with self._named_failure(f"starting {name}"):
             try:
-                shared = {key: value if _holds_future(value, dd.Future) or holds_token(value)
-                          else self._share_one(value) for key, value in shared.items()}
+                shared = {
+                    key: value if _holds_future(value, dd.Future) or holds_token(value) else self._share_one(value)
+                    for key, value in shared.items()
+                }
             except ExecutionError as exc:  # the data could not be sent: say for which computation
                 raise ExecutionError(f"{exc} (while starting {name})") from exc
             if any(holds_token(value) for value in shared.values()):
@@ -360,8 +391,9 @@ class DaskExecutor:
             return batch
 
     def _map(self, fn, items, priority, shared) -> list:
-        return self.client.map(fn, items, pure=False, priority=priority,
-                               **{key: self._live(value) for key, value in shared.items()})
+        return self.client.map(
+            fn, items, pure=False, priority=priority, **{key: self._live(value) for key, value in shared.items()}
+        )
 
     def run_everywhere(self, fn, *args) -> None:
         """``fn(*args)`` once in every worker process, e.g. to drop data a finished search cached there.
@@ -388,8 +420,9 @@ class DaskExecutor:
         except ExecutionError:
             raise
         except Exception as exc:  # noqa: BLE001  (CommClosedError, OSError, TimeoutError, ...)
-            raise ExecutionError(f"the Dask cluster {str(self.spec)!r} failed while {doing}: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise ExecutionError(
+                f"the Dask cluster {str(self.spec)!r} failed while {doing}: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def to_dict(self) -> dict:
         return {**self.spec.to_dict(), "workers": self.n_workers}
@@ -449,8 +482,10 @@ class DaskBatch:
                         return self.executor.client.gather(self.futures, errors="raise")
                     self._restart([pos for pos, fut in enumerate(self.futures) if fut.status == "cancelled"])
                 pos = next(p for p, fut in enumerate(self.futures) if fut.status != "finished")
-                raise ExecutionError(f"task {pos} of {len(self.futures)} ({self.name}) lost its data with a "
-                                     f"worker {_RESUBMITS + 1} times on {str(self.executor.spec)!r}")
+                raise ExecutionError(
+                    f"task {pos} of {len(self.futures)} ({self.name}) lost its data with a "
+                    f"worker {_RESUBMITS + 1} times on {str(self.executor.spec)!r}"
+                )
         finally:
             self.cancel()
 
@@ -500,8 +535,9 @@ class DaskBatch:
             if fut.status in states:
                 exc = fut.exception() if fut.status == "error" else None
                 cause = f"{type(exc).__name__}: {exc}" if exc is not None else f"the task was {fut.status}"
-                error = ExecutionError(f"task {pos} of {len(self.futures)} ({self.name}) failed on "
-                                       f"{str(self.executor.spec)!r}: {cause}")
+                error = ExecutionError(
+                    f"task {pos} of {len(self.futures)} ({self.name}) failed on {str(self.executor.spec)!r}: {cause}"
+                )
                 error.__cause__ = exc
                 return error
         return None
@@ -517,8 +553,14 @@ class DaskBatch:
                 pass
 
 
-def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: int | None = None,
-                  worker_wait: float = 20.0, share_by_path: bool = True):
+def open_executor(
+    scheduler=None,
+    *,
+    timeout: float = 10.0,
+    allowed_failures: int | None = None,
+    worker_wait: float = 20.0,
+    share_by_path: bool = True,
+):
     """The executor for a ``scheduler=`` value, to be used as a context manager.
 
     Parameters
@@ -562,9 +604,9 @@ def open_executor(scheduler=None, *, timeout: float = 10.0, allowed_failures: in
     if spec.kind == "serial":
         return SerialExecutor()
     import_distributed()
-    return DaskExecutor(spec, timeout=timeout, allowed_failures=allowed_failures, worker_wait=worker_wait,
-                        share_by_path=share_by_path)
-
+    return DaskExecutor(
+        spec, timeout=timeout, allowed_failures=allowed_failures, worker_wait=worker_wait, share_by_path=share_by_path
+    )
 
 
 def _holds_future(value, future_type) -> bool:

@@ -64,11 +64,13 @@ def check_regular_input(path, *, what: str, max_bytes: int | None = None) -> os.
     if stat.S_ISDIR(st.st_mode):
         raise InvalidInputError(f"{where} is a directory, expected a file")
     if not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
-                                "regular files only")
+        raise InvalidInputError(
+            f"{where} is not a regular file (a device, FIFO or socket); auditad reads regular files only"
+        )
     if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidInputError(f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted "
-                                f"for a {what.split()[0]}")
+        raise InvalidInputError(
+            f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted for a {what.split()[0]}"
+        )
     return st
 
 
@@ -97,8 +99,9 @@ def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
         raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InvalidInputError(f"{where} is not a regular file (a device, FIFO or socket); auditad reads "
-                                    "regular files only")
+            raise InvalidInputError(
+                f"{where} is not a regular file (a device, FIFO or socket); auditad reads regular files only"
+            )
         chunks, total = [], 0
         while total <= max_bytes:
             chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
@@ -113,8 +116,6 @@ def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
     if total > max_bytes:
         raise InvalidInputError(f"{where} is more than the {max_bytes:,} bytes accepted for a {what.split()[0]}")
     return b"".join(chunks)
-
-
 
 
 # --------------------------------------------------------------------------- arrays on disk
@@ -164,20 +165,26 @@ def _map_npy(path, base: int, avail: int, where: str):
             reader = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, fortran, dtype = reader(fh)
         except Exception as exc:  # ValueError, SyntaxError, EOFError, tokenize errors of a damaged header
-            raise InvalidInputError(f"{where} is not a valid .npy array: corrupted header "
-                                    f"({type(exc).__name__}: {exc})") from None
+            raise InvalidInputError(
+                f"{where} is not a valid .npy array: corrupted header ({type(exc).__name__}: {exc})"
+            ) from None
         header = fh.tell() - base
     if dtype.hasobject:
-        raise InvalidInputError(f"{where} holds an object (pickled) array, which auditad never loads "
-                                "(arrays are read without pickle); save a numeric array instead")
+        raise InvalidInputError(
+            f"{where} holds an object (pickled) array, which auditad never loads "
+            "(arrays are read without pickle); save a numeric array instead"
+        )
     need = int(np.prod(shape, dtype=object)) * dtype.itemsize
     if need > avail - header:
-        raise InvalidInputError(f"{where} is truncated: its header announces shape {tuple(shape)} of {dtype} "
-                                f"({need:,} bytes) but it holds {max(avail - header, 0):,}")
+        raise InvalidInputError(
+            f"{where} is truncated: its header announces shape {tuple(shape)} of {dtype} "
+            f"({need:,} bytes) but it holds {max(avail - header, 0):,}"
+        )
     if need == 0:
         return np.empty(shape, dtype=dtype)
-    return np.memmap(path, dtype=dtype, mode="r", offset=base + header, shape=tuple(shape),
-                     order="F" if fortran else "C")
+    return np.memmap(
+        path, dtype=dtype, mode="r", offset=base + header, shape=tuple(shape), order="F" if fortran else "C"
+    )
 
 
 def open_npy(path, *, name: str):
@@ -364,14 +371,17 @@ def read_table(path: Path, *, name: str, blank_lines: bool = False):
                     f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
                 ) from None
         return _without_index_column(
-            pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path)
+            pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path
+        )
     except pd.errors.EmptyDataError:
         raise InvalidInputError(f"{name} file {str(path)!r} is empty") from None
     except InvalidInputError:
         raise
     except Exception as exc:  # pyarrow / parser errors of a malformed file
-        raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a "
-                                f"{'Parquet' if suffix in ('.parquet', '.pq') else 'CSV'} table: {exc}") from None
+        raise InvalidInputError(
+            f"{name} file {str(path)!r} could not be read as a "
+            f"{'Parquet' if suffix in ('.parquet', '.pq') else 'CSV'} table: {exc}"
+        ) from None
 
 
 def _without_index_column(frame, path: Path):
@@ -389,11 +399,15 @@ def _without_index_column(frame, path: Path):
         return frame
     first = frame.iloc[:, 0]
     values = first.to_numpy()
-    counting = (values.dtype.kind in "iu" and np.array_equal(values, np.arange(values.size)))
+    counting = values.dtype.kind in "iu" and np.array_equal(values, np.arange(values.size))
     what = f"values 0..{values.size - 1}" if counting else "no header"
-    warnings.warn(f"{path.name}: the first column has an empty header ({what}): it is the row index that "
-                  "pandas' DataFrame.to_csv() writes by default and is not used as data (write the file with "
-                  "index=False, or give a header to use it)", SkippedItemWarning, stacklevel=3)
+    warnings.warn(
+        f"{path.name}: the first column has an empty header ({what}): it is the row index that "
+        "pandas' DataFrame.to_csv() writes by default and is not used as data (write the file with "
+        "index=False, or give a header to use it)",
+        SkippedItemWarning,
+        stacklevel=3,
+    )
     return frame.iloc[:, 1:]
 
 
@@ -437,28 +451,40 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
         raise InvalidInputError(f"{name}: give columns= or prefix=, not both")
     if columns is not None:
         if isinstance(columns, str):
-            raise InvalidInputError(f"{name}: columns= must be a list of column names, got the string {columns!r} "
-                                    "(use prefix= for columns sharing a prefix)")
+            raise InvalidInputError(
+                f"{name}: columns= must be a list of column names, got the string {columns!r} "
+                "(use prefix= for columns sharing a prefix)"
+            )
         chosen = [str(c) for c in columns]
         missing = [c for c in chosen if c not in names]
         if not chosen:
             raise InvalidInputError(f"columns=[]: {name}: name at least one embedding column")
         if missing:
-            raise InvalidInputError(f"columns={chosen!r}: {name} file {str(path)!r} has no column(s) {missing}; "
-                                    f"its columns are {_names_text(names)}")
+            raise InvalidInputError(
+                f"columns={chosen!r}: {name} file {str(path)!r} has no column(s) {missing}; "
+                f"its columns are {_names_text(names)}"
+            )
     elif prefix is not None:
         if not isinstance(prefix, str) or not prefix:
             raise InvalidInputError(f"prefix={prefix!r}: {name}: the prefix must be a non-empty string")
         chosen = [c for c in names if c.startswith(prefix)]
         if not chosen:
-            raise InvalidInputError(f"prefix={prefix!r}: {name} file {str(path)!r} has no column starting with "
-                                    f"{prefix!r}; its columns are {_names_text(names)}")
+            raise InvalidInputError(
+                f"prefix={prefix!r}: {name} file {str(path)!r} has no column starting with "
+                f"{prefix!r}; its columns are {_names_text(names)}"
+            )
     else:
-        chosen = [c for c in names if c not in set(map(str, exclude)) and pd.api.types.is_numeric_dtype(frame[c])
-                  and not pd.api.types.is_bool_dtype(frame[c])]
+        chosen = [
+            c
+            for c in names
+            if c not in set(map(str, exclude))
+            and pd.api.types.is_numeric_dtype(frame[c])
+            and not pd.api.types.is_bool_dtype(frame[c])
+        ]
         if not chosen:
-            raise InvalidInputError(f"{name} file {str(path)!r} has no numeric column; name the embedding columns "
-                                    "with columns= or prefix=")
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} has no numeric column; name the embedding columns with columns= or prefix="
+            )
     bad = [c for c in chosen if not pd.api.types.is_numeric_dtype(frame[c]) or pd.api.types.is_bool_dtype(frame[c])]
     if bad:
         raise InvalidInputError(f"{name} file {str(path)!r}: embedding column(s) {bad} are not numeric")
@@ -467,8 +493,9 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
     arr = frame[chosen].to_numpy(dtype=np.float64)
     nan_rows = np.isnan(arr).any(axis=1)
     if nan_rows.any():
-        raise InvalidInputError(f"{name} file {str(path)!r} has empty embedding values at data row(s) "
-                                f"{row_list(nan_rows)}")
+        raise InvalidInputError(
+            f"{name} file {str(path)!r} has empty embedding values at data row(s) {row_list(nan_rows)}"
+        )
     return arr
 
 
@@ -478,7 +505,7 @@ def _load_mat(path: Path, *, name: str) -> dict:
 
     with open(path, "rb") as fh:
         head = fh.read(128)
-    v73 = (b"MATLAB 7.3" in head)
+    v73 = b"MATLAB 7.3" in head
     if not v73:
         try:
             v73 = scipy.io.matlab.matfile_version(str(path))[0] == 2  # 2 = the HDF5-based v7.3 format
@@ -488,15 +515,18 @@ def _load_mat(path: Path, *, name: str) -> dict:
         try:
             data = scipy.io.loadmat(str(path))
         except MemoryError:  # a byte count inside a compressed element, beyond what the file holds
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid .mat file: it declares more data "
-                                    "than memory holds") from None
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} is not a valid .mat file: it declares more data than memory holds"
+            ) from None
         except Exception as exc:  # ValueError (not a MAT file), OSError / EOFError (truncated), zlib errors
-            raise InvalidInputError(f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: "
-                                    f"{type(exc).__name__}: {exc}") from None
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} could not be read as a MATLAB .mat file: {type(exc).__name__}: {exc}"
+            ) from None
     if v73:
         raise InvalidInputError(
             f"{name} file {str(path)!r} is a MATLAB v7.3 file (HDF5), which scipy.io cannot read; save it as "
-            "version 7 (MATLAB: save(f, 'X', 'y', '-v7')) or convert it to .npz (e.g. with h5py)")
+            "version 7 (MATLAB: save(f, 'X', 'y', '-v7')) or convert it to .npz (e.g. with h5py)"
+        )
     out = {}
     for key, value in data.items():
         if key.startswith("__"):
@@ -505,8 +535,9 @@ def _load_mat(path: Path, *, name: str) -> dict:
             try:
                 value.check_format(full_check=True)
             except ValueError as exc:
-                raise InvalidInputError(f"{name} file {str(path)!r}: sparse matrix {key!r} is corrupted "
-                                        f"({exc})") from None
+                raise InvalidInputError(
+                    f"{name} file {str(path)!r}: sparse matrix {key!r} is corrupted ({exc})"
+                ) from None
             value = value.toarray()
         out[key] = np.asarray(value)
     return out
@@ -542,8 +573,9 @@ def array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False
 
     suffix = path.suffix.lower()
     if suffix not in (".npy", ".npz", ".mat"):
-        raise InvalidInputError(f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} "
-                                "(use .npy, .npz, .mat, .csv or .parquet)")
+        raise InvalidInputError(
+            f"{name}: unsupported file type {path.suffix!r} for {str(path)!r} (use .npy, .npz, .mat, .csv or .parquet)"
+        )
     broken = (OSError, EOFError, zipfile.BadZipFile, zlib.error, KeyError, TypeError)
     if suffix == ".mat":
         check_input_file(path, name=name)  # declared shapes (sparse made dense) against the file's size
@@ -560,12 +592,16 @@ def array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False
             if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
                 raise InvalidInputError(
                     f"{name} file {str(path)!r} holds an object (pickled) array, which auditad never loads; "
-                    "save a numeric array instead") from None
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file "
-                                    f"(corrupted header?): {exc}") from None
+                    "save a numeric array instead"
+                ) from None
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} is not a valid {suffix} file (corrupted header?): {exc}"
+            ) from None
         except broken as exc:
-            raise InvalidInputError(f"{name} file {str(path)!r} is not a valid {suffix} file (truncated or "
-                                    f"corrupted): {type(exc).__name__}: {exc}") from None
+            raise InvalidInputError(
+                f"{name} file {str(path)!r} is not a valid {suffix} file (truncated or "
+                f"corrupted): {type(exc).__name__}: {exc}"
+            ) from None
         keys = list(obj.files)
     try:
         if key is not None:
@@ -578,7 +614,8 @@ def array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False
             chosen = next((kk for kk in default_keys if kk in keys), None)
             if chosen is None:
                 raise InvalidInputError(
-                    f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option")
+                    f"{name} archive {str(path)!r} has several arrays {keys}; name one with the key option"
+                )
         if obj is None:
             return arrays[chosen]
         if (arr := open_npz_member(path, chosen, name=name)) is not None:
@@ -587,12 +624,15 @@ def array_file(path: Path, *, name: str, key, default_keys, mapped: bool = False
             return obj[chosen]
         except ValueError as exc:
             if "allow_pickle" in str(exc) or "Object arrays" in str(exc):
-                raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is an object (pickled) array, "
-                                        "which auditad never loads") from None
+                raise InvalidInputError(
+                    f"{name} array {chosen!r} in {str(path)!r} is an object (pickled) array, which auditad never loads"
+                ) from None
             raise InvalidInputError(f"{name} array {chosen!r} in {str(path)!r} is corrupted: {exc}") from None
         except broken as exc:
-            raise InvalidInputError(f"{name} archive {str(path)!r} is truncated or corrupted (array {chosen!r}): "
-                                    f"{type(exc).__name__}: {exc}") from None
+            raise InvalidInputError(
+                f"{name} archive {str(path)!r} is truncated or corrupted (array {chosen!r}): "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
     finally:
         if obj is not None:
             obj.close()

@@ -90,9 +90,11 @@ class LandscapeStudy:
     def summary_text(self) -> str:
         """One line: metrics, ratios, grid and reference ratio."""
         land = self.landscape
-        return (f"Landscapes of {', '.join(land.metrics)} at {', '.join(land.labels)} "
-                f"({land.tpr.size} x {land.tnr.size} grid); differences against ratio "
-                f"{self.difference.reference_ratio:g}")
+        return (
+            f"Landscapes of {', '.join(land.metrics)} at {', '.join(land.labels)} "
+            f"({land.tpr.size} x {land.tnr.size} grid); differences against ratio "
+            f"{self.difference.reference_ratio:g}"
+        )
 
 
 def parse_ratios(items) -> object:
@@ -121,8 +123,9 @@ def parse_ratios(items) -> object:
     return "paper" if ratios == ["paper"] else ratios
 
 
-def landscape_study(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101,
-                    reference: float = 0.5) -> LandscapeStudy:
+def landscape_study(
+    ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101, reference: float = 0.5
+) -> LandscapeStudy:
     """Landscapes, difference maps, regions, minimal TPR, coverage and correlations at ``ratios``.
 
     Parameters
@@ -245,17 +248,19 @@ def write_landscape_study(study: LandscapeStudy, out, *, figures: bool = True) -
     M, taken = len(land.metrics), set()
     for label in land.labels:
         stem = unique_slug(str(label).replace("%", "pct"), taken)
-        for prefix, draw in (("landscape", lambda m, ax: plot_landscape(land, metric=m, ratio=label, ax=ax,
-                                                                        regions=(m == "auroc"))),
-                             ("difference", lambda m, ax: plot_landscape_difference(diff, metric=m, ratio=label,
-                                                                                    ax=ax))):
+        for prefix, draw in (
+            ("landscape", lambda m, ax: plot_landscape(land, metric=m, ratio=label, ax=ax, regions=(m == "auroc"))),
+            ("difference", lambda m, ax: plot_landscape_difference(diff, metric=m, ratio=label, ax=ax)),
+        ):
             fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
             for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
                 draw(m, ax)
             _save(fig, out / f"{prefix}_{stem}.png")
             written.append(f"{prefix}_{stem}.png")
-    for stem, fn, res in (("minimal_tpr", plot_minimal_tpr, study.minimal_tpr),
-                          ("coverage", plot_coverage, study.coverage)):
+    for stem, fn, res in (
+        ("minimal_tpr", plot_minimal_tpr, study.minimal_tpr),
+        ("coverage", plot_coverage, study.coverage),
+    ):
         fig = Figure(figsize=(4.2 * M, 3.6), layout="constrained")
         for ax, m in zip(fig.subplots(1, M, squeeze=False)[0], land.metrics):
             fn(res, metric=m, ax=ax)

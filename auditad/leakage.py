@@ -153,9 +153,15 @@ class LeakageResult:
         rows = []
         for ci, c in enumerate(self.classes):
             for j, k in enumerate(self.ks):
-                rows.append({"class": _plain(c), "k": int(k), "n": int(self.class_sizes[ci]),
-                             "leakage": float(self.per_class[ci, j]),
-                             "chance": float(self.chance_per_class[ci])})
+                rows.append(
+                    {
+                        "class": _plain(c),
+                        "k": int(k),
+                        "n": int(self.class_sizes[ci]),
+                        "leakage": float(self.per_class[ci, j]),
+                        "chance": float(self.chance_per_class[ci]),
+                    }
+                )
         return pd.DataFrame(rows)
 
     def confusion_frame(self, *, long: bool = False):
@@ -174,20 +180,36 @@ class LeakageResult:
         if long:
             coo = self.confusion_sparse.tocoo()
             order = np.lexsort((coo.col, coo.row))
-            return pd.DataFrame({"class": labels[coo.row[order]], "neighbour_class": labels[coo.col[order]],
-                                 "share": coo.data[order].astype(float)})
+            return pd.DataFrame(
+                {
+                    "class": labels[coo.row[order]],
+                    "neighbour_class": labels[coo.col[order]],
+                    "share": coo.data[order].astype(float),
+                }
+            )
         if self.classes.size > CONFUSION_DENSE_MAX_CLASSES:
-            raise InvalidInputError(f"the square confusion table of {self.classes.size} classes is too large "
-                                    f"(more than {CONFUSION_DENSE_MAX_CLASSES}); use long=True or top_confusions()")
-        return pd.DataFrame(self.confusion, index=pd.Index(list(labels), name="class"),
-                            columns=pd.Index(list(labels), name="neighbour_class"))
+            raise InvalidInputError(
+                f"the square confusion table of {self.classes.size} classes is too large "
+                f"(more than {CONFUSION_DENSE_MAX_CLASSES}); use long=True or top_confusions()"
+            )
+        return pd.DataFrame(
+            self.confusion,
+            index=pd.Index(list(labels), name="class"),
+            columns=pd.Index(list(labels), name="neighbour_class"),
+        )
 
     def to_frame(self):
         """Tidy table of L_k against k (columns k, leakage, chance, ratio_to_chance)."""
         import pandas as pd
 
-        return pd.DataFrame({"k": [int(k) for k in self.ks], "leakage": [float(v) for v in self.L],
-                             "chance": self.chance, "ratio_to_chance": [float(v) / self.chance for v in self.L]})
+        return pd.DataFrame(
+            {
+                "k": [int(k) for k in self.ks],
+                "leakage": [float(v) for v in self.L],
+                "chance": self.chance,
+                "ratio_to_chance": [float(v) / self.chance for v in self.L],
+            }
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary (full precision); ``L_k`` is L at the primary k.
@@ -209,9 +231,13 @@ class LeakageResult:
             "by_k": {str(int(k)): float(v) for k, v in zip(self.ks, self.L)},
             "classes": [_plain(c) for c in self.classes],
             "per_class": [
-                {"class": _plain(c), "n": int(self.class_sizes[i]), "leakage": float(self.per_class[i, 0]),
-                 "chance": float(self.chance_per_class[i]),
-                 "by_k": {str(int(k)): float(self.per_class[i, j]) for j, k in enumerate(self.ks)}}
+                {
+                    "class": _plain(c),
+                    "n": int(self.class_sizes[i]),
+                    "leakage": float(self.per_class[i, 0]),
+                    "chance": float(self.chance_per_class[i]),
+                    "by_k": {str(int(k)): float(self.per_class[i, j]) for j, k in enumerate(self.ks)},
+                }
                 for i, c in enumerate(self.classes)
             ],
             "confusion": [[float(v) for v in row] for row in self.confusion] if dense else [],
@@ -221,36 +247,55 @@ class LeakageResult:
         """Notebook display: L_k against k, L_k(c) per class as bars and as a table (labels escaped)."""
         from ._format import html_block, html_table, stat, svg_bars
 
-        by_k = html_table([{"k": int(k), "L_k": float(v), "L_k / chance": float(v) / self.chance}
-                           for k, v in zip(self.ks, self.L)], kinds={"L_k / chance": "real"})
+        by_k = html_table(
+            [{"k": int(k), "L_k": float(v), "L_k / chance": float(v) / self.chance} for k, v in zip(self.ks, self.L)],
+            kinds={"L_k / chance": "real"},
+        )
         labels = [_plain(c) for c in self.classes]
         bars = svg_bars(labels, self.per_class_leakage, title=f"L_k(c) per class at k = {self.k}")
-        per_class = html_table([{"class": c, "n": int(n), "L_k(c)": float(v), "chance": float(ch)}
-                                for c, n, v, ch in zip(labels, self.class_sizes, self.per_class_leakage,
-                                                       self.chance_per_class)],
-                               caption=f"per class at k = {self.k}", max_rows=20)
+        per_class = html_table(
+            [
+                {"class": c, "n": int(n), "L_k(c)": float(v), "chance": float(ch)}
+                for c, n, v, ch in zip(labels, self.class_sizes, self.per_class_leakage, self.chance_per_class)
+            ],
+            caption=f"per class at k = {self.k}",
+            max_rows=20,
+        )
         recall = f", recall {stat(self.recall)}" if self.recall is not None else ""
-        return html_block(f"Neighbourhood class leakage L_k = {stat(self.L_k)} at k = {self.k} "
-                          f"(chance {stat(self.chance)}; {self.metric}, {self.backend} kNN{recall})",
-                          by_k, bars, per_class,
-                          note=f"n = {int(self.class_sizes.sum())}, {len(self.classes)} classes; L_k near 0: "
-                               "neighbours share the class; near chance: the geometry ignores the classes.")
+        return html_block(
+            f"Neighbourhood class leakage L_k = {stat(self.L_k)} at k = {self.k} "
+            f"(chance {stat(self.chance)}; {self.metric}, {self.backend} kNN{recall})",
+            by_k,
+            bars,
+            per_class,
+            note=f"n = {int(self.class_sizes.sum())}, {len(self.classes)} classes; L_k near 0: "
+            "neighbours share the class; near chance: the geometry ignores the classes.",
+        )
 
     def summary_text(self) -> str:
         """A plain-text table for the terminal."""
         from ._format import text_table
 
         per_k = [(int(k), f"{v:.4f}", f"{v / self.chance:.3f}") for k, v in zip(self.ks, self.L)]
-        per_class = [(_plain(c), int(self.class_sizes[i]), f"{self.per_class[i, 0]:.4f}",
-                      f"{self.chance_per_class[i]:.4f}") for i, c in enumerate(self.classes)]
-        return "\n".join([
-            f"Neighbourhood class leakage ({self.metric}, {self.backend} kNN"
-            + (f", recall {self.recall:.4f}" if self.recall is not None else "") + ")",
-            f"  n = {int(self.class_sizes.sum())}, classes = {len(self.classes)}, chance level = {self.chance:.4f}",
-            "", text_table(per_k, header=("k", "L_k", "L_k/chance"), align="r", widths=(5, 8, 10), indent="  "),
-            "", f"  per class at k = {self.k}:",
-            text_table(per_class, header=("class", "n", "L_k(c)", "chance"), align="r", widths=(5, 6, 8, 8),
-                       indent="  ")])
+        per_class = [
+            (_plain(c), int(self.class_sizes[i]), f"{self.per_class[i, 0]:.4f}", f"{self.chance_per_class[i]:.4f}")
+            for i, c in enumerate(self.classes)
+        ]
+        return "\n".join(
+            [
+                f"Neighbourhood class leakage ({self.metric}, {self.backend} kNN"
+                + (f", recall {self.recall:.4f}" if self.recall is not None else "")
+                + ")",
+                f"  n = {int(self.class_sizes.sum())}, classes = {len(self.classes)}, chance level = {self.chance:.4f}",
+                "",
+                text_table(per_k, header=("k", "L_k", "L_k/chance"), align="r", widths=(5, 8, 10), indent="  "),
+                "",
+                f"  per class at k = {self.k}:",
+                text_table(
+                    per_class, header=("class", "n", "L_k(c)", "chance"), align="r", widths=(5, 6, 8, 8), indent="  "
+                ),
+            ]
+        )
 
 
 def _plain(value):
@@ -258,9 +303,20 @@ def _plain(value):
     return value.item() if hasattr(value, "item") else value
 
 
-def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None,
-            block_memory_mb=256, recall_sample=200, progress=False, executor=None,
-            keep_neighbors=False) -> LeakageResult:
+def leakage(
+    X,
+    y,
+    *,
+    k=10,
+    metric="euclidean",
+    backend="auto",
+    random_state=None,
+    block_memory_mb=256,
+    recall_sample=200,
+    progress=False,
+    executor=None,
+    keep_neighbors=False,
+) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
     For each sample i with k nearest neighbours \(N_k(i)\) in the pool
@@ -338,9 +394,17 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     if not isinstance(keep_neighbors, (bool, np.bool_)):
         raise InvalidInputError(f"keep_neighbors must be True or False, got {keep_neighbors!r}")
     kmax = max(ks)
-    nn = kneighbors(X, k=kmax, metric=metric, backend=backend, random_state=random_state,
-                    block_memory_mb=block_memory_mb, recall_sample=recall_sample, progress=progress,
-                    executor=executor)
+    nn = kneighbors(
+        X,
+        k=kmax,
+        metric=metric,
+        backend=backend,
+        random_state=random_state,
+        block_memory_mb=block_memory_mb,
+        recall_sample=recall_sample,
+        progress=progress,
+        executor=executor,
+    )
     classes, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
     codes = codes.ravel()
     other = codes[nn.indices] != codes[:, None]  # (n, kmax) bool
@@ -348,16 +412,27 @@ def leakage(X, y, *, k=10, metric="euclidean", backend="auto", random_state=None
     per_sample = np.stack([cum[:, kk - 1] / kk for kk in ks], axis=1)
     L = per_sample.mean(axis=0)
     n_cls = classes.size
-    per_class = np.stack([np.bincount(codes, weights=per_sample[:, j], minlength=n_cls) / sizes
-                          for j in range(len(ks))], axis=1)
+    per_class = np.stack(
+        [np.bincount(codes, weights=per_sample[:, j], minlength=n_cls) / sizes for j in range(len(ks))], axis=1
+    )
     k0 = ks[0]
     conf = _sparse_confusion(codes, nn.indices[:, :k0], n_cls)
     n = X.shape[0]
     chance = (n - sizes[codes]) / (n - 1)
-    return LeakageResult(ks=tuple(ks), classes=classes, class_sizes=sizes.astype(np.int64), per_sample=per_sample,
-                         L=L, per_class=per_class, confusion_sparse=conf, chance_per_sample=chance,
-                         metric=metric, backend=nn.backend, recall=nn.recall,
-                         neighbors=nn if keep_neighbors else None)
+    return LeakageResult(
+        ks=tuple(ks),
+        classes=classes,
+        class_sizes=sizes.astype(np.int64),
+        per_sample=per_sample,
+        L=L,
+        per_class=per_class,
+        confusion_sparse=conf,
+        chance_per_sample=chance,
+        metric=metric,
+        backend=nn.backend,
+        recall=nn.recall,
+        neighbors=nn if keep_neighbors else None,
+    )
 
 
 def _sparse_confusion(codes: np.ndarray, neighbours: np.ndarray, n_cls: int):

@@ -63,9 +63,11 @@ _EMB_KEYS = {"reference", "test", "auxiliary"}
 def _unknown(table: dict, allowed: set, where: str) -> None:
     extra = sorted(set(table) - allowed)
     if extra:
-        raise InvalidInputError(f"manifest: unknown key {where}{'.' if where else ''}{extra[0]!r}"
-                                f"{f' (and {len(extra) - 1} more)' if len(extra) > 1 else ''}; "
-                                f"allowed keys here: {sorted(allowed)}")
+        raise InvalidInputError(
+            f"manifest: unknown key {where}{'.' if where else ''}{extra[0]!r}"
+            f"{f' (and {len(extra) - 1} more)' if len(extra) > 1 else ''}; "
+            f"allowed keys here: {sorted(allowed)}"
+        )
 
 
 def _need(table: dict, key: str, where: str, kind=str):
@@ -102,14 +104,16 @@ class _Loader:
         file, _, key = ref.partition("#")
         p = Path(file)
         if p.is_absolute():
-            raise InvalidInputError(f"manifest: {where} = {ref!r} is an absolute path; paths must be relative "
-                                    "to the manifest's folder")
+            raise InvalidInputError(
+                f"manifest: {where} = {ref!r} is an absolute path; paths must be relative to the manifest's folder"
+            )
         full = (self.root / p).resolve()
         try:
             full.relative_to(self.root)
         except ValueError:
-            raise InvalidInputError(f"manifest: {where} = {ref!r} escapes the manifest's folder "
-                                    f"({self.root})") from None
+            raise InvalidInputError(
+                f"manifest: {where} = {ref!r} escapes the manifest's folder ({self.root})"
+            ) from None
         if not full.is_file():
             raise InvalidInputError(f"manifest: {where} = {ref!r}: file not found ({full})")
         if full.suffix not in (".npy", ".npz"):
@@ -141,12 +145,14 @@ class _Loader:
             arrays = self._npz(full, where)
             if key is None:
                 if len(arrays) != 1:
-                    raise InvalidInputError(f"manifest: {where} = {ref!r} holds {sorted(arrays)}; "
-                                            "name one with 'file.npz#name'")
+                    raise InvalidInputError(
+                        f"manifest: {where} = {ref!r} holds {sorted(arrays)}; name one with 'file.npz#name'"
+                    )
                 arr = next(iter(arrays.values()))
             elif key not in arrays:
-                raise InvalidInputError(f"manifest: {where} = {ref!r}: no array {key!r} in the file "
-                                        f"(has {sorted(arrays)})")
+                raise InvalidInputError(
+                    f"manifest: {where} = {ref!r}: no array {key!r} in the file (has {sorted(arrays)})"
+                )
             else:
                 arr = arrays[key]
         self.cache[(full, key)] = arr
@@ -157,8 +163,10 @@ class _Loader:
         if isinstance(value, str):
             full, key = self.path(value, where)
             if full.suffix != ".npz" or key is not None:
-                raise InvalidInputError(f"manifest: {where} = {value!r} must be an .npz file whose arrays are "
-                                        f"named {list(META_KEYS)} (or a table column = array file)")
+                raise InvalidInputError(
+                    f"manifest: {where} = {value!r} must be an .npz file whose arrays are "
+                    f"named {list(META_KEYS)} (or a table column = array file)"
+                )
             arrays = self._npz(full, where)
             _unknown(arrays, set(META_KEYS), f"{where} ({full.name}) array ")
             return dict(arrays)
@@ -229,7 +237,9 @@ def load_manifest(path) -> SelectionBenchmark:
     _unknown(bench, _BENCH_KEYS, "benchmark")
     version = bench.get("version", MANIFEST_VERSION)
     if version != MANIFEST_VERSION:
-        raise InvalidInputError(f"manifest: benchmark.version {version!r} is not supported (expected {MANIFEST_VERSION})")
+        raise InvalidInputError(
+            f"manifest: benchmark.version {version!r} is not supported (expected {MANIFEST_VERSION})"
+        )
     loader = _Loader(path.parent)
 
     candidates = []
@@ -256,24 +266,31 @@ def load_manifest(path) -> SelectionBenchmark:
         home = t.get("home")
         if home is not None:
             if not isinstance(home, dict):
-                raise InvalidInputError(f"manifest: {where}.home must be a table such as {{ domain = \"source\" }}")
+                raise InvalidInputError(f'manifest: {where}.home must be a table such as {{ domain = "source" }}')
             _unknown(home, set(META_KEYS), f"{where}.home")
         for key in ("split", "group"):
             if key in t and not isinstance(t[key], str):
                 raise InvalidInputError(f"manifest: {where}.{key} must be a string, got {t[key]!r}")
-        tasks.append(SelectionTask(
-            name=name, embeddings=embeddings,
-            test_labels=loader.array(t["test_labels"], f"{where}.test_labels") if "test_labels" in t else None,
-            reference_meta=loader.meta(t["reference_meta"], f"{where}.reference_meta") if "reference_meta" in t
-            else {},
-            auxiliary_meta=loader.meta(t["auxiliary_meta"], f"{where}.auxiliary_meta") if "auxiliary_meta" in t
-            else {},
-            home=home, split=t.get("split"), group=t.get("group")))
+        tasks.append(
+            SelectionTask(
+                name=name,
+                embeddings=embeddings,
+                test_labels=loader.array(t["test_labels"], f"{where}.test_labels") if "test_labels" in t else None,
+                reference_meta=loader.meta(t["reference_meta"], f"{where}.reference_meta")
+                if "reference_meta" in t
+                else {},
+                auxiliary_meta=loader.meta(t["auxiliary_meta"], f"{where}.auxiliary_meta")
+                if "auxiliary_meta" in t
+                else {},
+                home=home,
+                split=t.get("split"),
+                group=t.get("group"),
+            )
+        )
     info = bench.get("info", {})
     if not isinstance(info, dict):
         raise InvalidInputError("manifest: benchmark.info must be a table")
-    return SelectionBenchmark(tasks=tasks, candidates=candidates, name=str(bench.get("name", path.stem)),
-                              info=info)
+    return SelectionBenchmark(tasks=tasks, candidates=candidates, name=str(bench.get("name", path.stem)), info=info)
 
 
 # --------------------------------------------------------------------------- writing
@@ -353,8 +370,12 @@ def write_manifest(benchmark: SelectionBenchmark, folder, *, filename: str = "ma
         raise InvalidInputError(f"benchmark must be a SelectionBenchmark, got {type(benchmark).__name__}")
     root = Path(folder)
     root.mkdir(parents=True, exist_ok=True)
-    lines = ["# auditad selection benchmark manifest (see docs/manifest.md)", "[benchmark]",
-             f"name = {_val(benchmark.name)}", f"version = {MANIFEST_VERSION}"]
+    lines = [
+        "# auditad selection benchmark manifest (see docs/manifest.md)",
+        "[benchmark]",
+        f"name = {_val(benchmark.name)}",
+        f"version = {MANIFEST_VERSION}",
+    ]
     if benchmark.info:
         try:
             lines.append(f"info = {_val(dict(benchmark.info))}")

@@ -27,16 +27,24 @@ from dataclasses import dataclass
 
 from .errors import InvalidInputError
 
-__all__ = ["SCHEDULERS", "SchedulerSpec", "parse_scheduler", "probe_scheduler", "local_cluster_config",
-           "local_cluster_ids", "abandon_local_clusters", "import_distributed"]
+__all__ = [
+    "SCHEDULERS",
+    "SchedulerSpec",
+    "parse_scheduler",
+    "probe_scheduler",
+    "local_cluster_config",
+    "local_cluster_ids",
+    "abandon_local_clusters",
+    "import_distributed",
+]
 
 #: The kinds of ``scheduler=`` value `parse_scheduler` accepts.
 SCHEDULERS = ("serial", "local", "local:N", "tcp://host:port")
 
 _ADDRESS = re.compile(r"^(tcp|tls|ucx|ws|wss)://(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::(\d{1,5}))?/?$")
 _LOCAL = re.compile(r"^local(?::(\d+))?$")
-_HELP = ("'serial', 'local', 'local:N' (N >= 1 worker processes) "
-         "or a Dask scheduler address such as 'tcp://host:8786'")
+_HELP = "'serial', 'local', 'local:N' (N >= 1 worker processes) or a Dask scheduler address such as 'tcp://host:8786'"
+
 
 @dataclass(frozen=True)
 class SchedulerSpec:
@@ -118,6 +126,7 @@ def parse_scheduler(text) -> SchedulerSpec:
         return SchedulerSpec("address", address=value.rstrip("/"))
     raise InvalidInputError(f"scheduler= must be {_HELP}; got {text!r}")
 
+
 #: Largest greeting a Dask scheduler is believed to send (its handshake is ~60 bytes of msgpack).
 _GREETING_MAX = 65_536
 
@@ -151,8 +160,9 @@ def probe_scheduler(address: str, *, timeout: float = 10.0) -> None:
     try:
         sock = socket.create_connection((host, port), timeout=timeout)
     except OSError as exc:  # refused, unreachable, unknown host, timed out
-        raise InvalidInputError(f"{where} could not be reached within {timeout:g} s "
-                                f"({type(exc).__name__}: {exc})") from None
+        raise InvalidInputError(
+            f"{where} could not be reached within {timeout:g} s ({type(exc).__name__}: {exc})"
+        ) from None
     data, closed = b"", False
     try:
         with sock:
@@ -173,21 +183,31 @@ def probe_scheduler(address: str, *, timeout: float = 10.0) -> None:
                     break
                 data += chunk
     except OSError as exc:
-        raise InvalidInputError(f"{where}: the connection failed during the Dask handshake "
-                                f"({type(exc).__name__}: {exc})") from None
+        raise InvalidInputError(
+            f"{where}: the connection failed during the Dask handshake ({type(exc).__name__}: {exc})"
+        ) from None
     declared = struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else None
-    if declared is not None and declared <= _GREETING_MAX and len(data) >= 8 + declared and \
-            (b"pickle-protocol" in data or b"compression" in data):
+    if (
+        declared is not None
+        and declared <= _GREETING_MAX
+        and len(data) >= 8 + declared
+        and (b"pickle-protocol" in data or b"compression" in data)
+    ):
         return
     if not data:
-        answered = ("closed the connection without sending anything" if closed else
-                    f"accepted the connection but sent nothing within {timeout:g} s")
+        answered = (
+            "closed the connection without sending anything"
+            if closed
+            else f"accepted the connection but sent nothing within {timeout:g} s"
+        )
     else:
         answered = f"answered {data[:24]!r}{'...' if len(data) > 24 else ''}"
         if declared is not None and declared > _GREETING_MAX:
             answered += f" (read as a Dask message of {declared:.3g} bytes)"
-    raise InvalidInputError(f"{where} is not a Dask scheduler (it {answered}; a Dask scheduler greets every "
-                            "connection at once with its handshake): is this the scheduler's port (default 8786)?")
+    raise InvalidInputError(
+        f"{where} is not a Dask scheduler (it {answered}; a Dask scheduler greets every "
+        "connection at once with its handshake): is this the scheduler's port (default 8786)?"
+    )
 
 
 def local_cluster_config() -> dict:
@@ -218,9 +238,13 @@ def local_cluster_config() -> dict:
     import_distributed()  # loads the distributed.* defaults into dask.config
     env = dict(dask.config.get("distributed.nanny.pre-spawn-environ", default={}) or {})
     env.pop("MALLOC_TRIM_THRESHOLD_", None)
-    return {"distributed.nanny.pre-spawn-environ": env, "distributed.worker.profile.enabled": False,
-            "distributed.admin.tick.interval": "1s", "distributed.admin.system-monitor.interval": "5s",
-            "distributed.scheduler.active-memory-manager.start": False}
+    return {
+        "distributed.nanny.pre-spawn-environ": env,
+        "distributed.worker.profile.enabled": False,
+        "distributed.admin.tick.interval": "1s",
+        "distributed.admin.system-monitor.interval": "5s",
+        "distributed.scheduler.active-memory-manager.start": False,
+    }
 
 
 def local_cluster_ids() -> set:
@@ -294,5 +318,6 @@ def import_distributed():
     except ImportError:
         raise InvalidInputError(
             "scheduler= other than 'serial' needs dask.distributed, which is not installed; "
-            "install it with: pip install 'auditad[distributed]'") from None
+            "install it with: pip install 'auditad[distributed]'"
+        ) from None
     return distributed

@@ -44,8 +44,20 @@ def _softplus(x):
     return np.logaddexp(0.0, x)
 
 
-def _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, latent_dim,
-                            families, vector_families, poolings, scorings) -> tuple:
+def _selection_benchmark_iv(
+    n_tasks,
+    n_groups,
+    n_source,
+    n_target,
+    n_test,
+    n_auxiliary,
+    seq_len,
+    latent_dim,
+    families,
+    vector_families,
+    poolings,
+    scorings,
+) -> tuple:
     """The counts and names of `make_selection_benchmark` checked; the counts, ``m`` and the family tuples."""
     n_tasks = check_int(n_tasks, name="n_tasks", low=1)
     n_groups = check_int(n_groups, name="n_groups", low=1, high=n_tasks)
@@ -71,10 +83,22 @@ def _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_aux
     return n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, m, families, vector_families
 
 
-def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: int = 190, n_target: int = 10,
-                             n_test: int = 100, n_auxiliary: int = 60, families=("clean", "noisy", "partial"),
-                             vector_families=(), poolings=("mean", "max", "rdp:2"), scorings=("knn", "ldn"),
-                             seq_len: int = 8, latent_dim: int = 6, random_state=0) -> SelectionBenchmark:
+def make_selection_benchmark(
+    *,
+    n_tasks: int = 8,
+    n_groups: int = 2,
+    n_source: int = 190,
+    n_target: int = 10,
+    n_test: int = 100,
+    n_auxiliary: int = 60,
+    families=("clean", "noisy", "partial"),
+    vector_families=(),
+    poolings=("mean", "max", "rdp:2"),
+    scorings=("knn", "ldn"),
+    seq_len: int = 8,
+    latent_dim: int = 6,
+    random_state=0,
+) -> SelectionBenchmark:
     r"""Synthetic selection benchmark with source/target domains, classes, attributes and anomalies.
 
     Generative model (latent dimension m = ``latent_dim``): task t is class
@@ -165,9 +189,22 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     >>> b.n_tasks, len(b.candidates), b.tasks[0].embeddings["clean"].reference.shape
     (2, 18, (44, 8, 12))
     """
-    (n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, m, families,
-     vector_families) = _selection_benchmark_iv(n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len,
-                                                latent_dim, families, vector_families, poolings, scorings)
+    (n_tasks, n_groups, n_source, n_target, n_test, n_auxiliary, seq_len, m, families, vector_families) = (
+        _selection_benchmark_iv(
+            n_tasks,
+            n_groups,
+            n_source,
+            n_target,
+            n_test,
+            n_auxiliary,
+            seq_len,
+            latent_dim,
+            families,
+            vector_families,
+            poolings,
+            scorings,
+        )
+    )
     rng = check_random_state(random_state)
     world = _latent_world(rng, n_tasks, m, families, vector_families)
     reps = world["reps"]
@@ -176,16 +213,32 @@ def make_selection_benchmark(*, n_tasks: int = 8, n_groups: int = 2, n_source: i
     tasks = []
     group_of = [t % n_groups for t in range(n_tasks)]
     for t in range(n_tasks):
-        tasks.append(_synthetic_task(world, rng, t, group_of=group_of, n_source=n_source, n_target=n_target,
-                                     n_test=n_test, n_auxiliary=n_auxiliary, seq_len=seq_len))
+        tasks.append(
+            _synthetic_task(
+                world,
+                rng,
+                t,
+                group_of=group_of,
+                n_source=n_source,
+                n_target=n_target,
+                n_test=n_test,
+                n_auxiliary=n_auxiliary,
+                seq_len=seq_len,
+            )
+        )
 
-    candidates = [Candidate(name=f"{name}-{p}-{s}" if p else f"{name}-{s}", embedding=name, pooling=p, scoring=s,
-                            family=name)
-                  for name, (spec, W, is_seq) in reps.items() for p in (poolings if is_seq else (None,))
-                  for s in scorings]
-    return SelectionBenchmark(tasks=tasks, candidates=candidates, name="synthetic",
-                              info=_ground_truth(m, seq_len, world["blind"], reps, world["u"], world["transient"],
-                                                 world["spread"]))
+    candidates = [
+        Candidate(name=f"{name}-{p}-{s}" if p else f"{name}-{s}", embedding=name, pooling=p, scoring=s, family=name)
+        for name, (spec, W, is_seq) in reps.items()
+        for p in (poolings if is_seq else (None,))
+        for s in scorings
+    ]
+    return SelectionBenchmark(
+        tasks=tasks,
+        candidates=candidates,
+        name="synthetic",
+        info=_ground_truth(m, seq_len, world["blind"], reps, world["u"], world["transient"], world["spread"]),
+    )
 
 
 def _latent_world(rng, n_tasks: int, m: int, families: tuple, vector_families: tuple) -> dict:
@@ -215,8 +268,17 @@ def _latent_world(rng, n_tasks: int, m: int, families: tuple, vector_families: t
             gain[blind] = 0.15
         W = rng.normal(0.0, 1.0 / np.sqrt(m), size=(spec["dim"], m)) * 2.0 * gain[None, :]
         reps[f if is_seq else f"{f}-vec"] = (spec, W, is_seq)
-    return dict(m=m, mu=mu, spread=spread, u=u, attr_shift=attr_shift, dom_shift=dom_shift, transient=transient,
-                blind=blind, reps=reps)
+    return dict(
+        m=m,
+        mu=mu,
+        spread=spread,
+        u=u,
+        attr_shift=attr_shift,
+        dom_shift=dom_shift,
+        transient=transient,
+        blind=blind,
+        reps=reps,
+    )
 
 
 def _latent(world: dict, rng, t, n, *, attr, target, anomalous):
@@ -239,8 +301,9 @@ def _embed(world: dict, rng, seq_len: int, name, t, z, disp):
         pick = np.argsort(rng.random((n, seq_len)), axis=1)[:, :k]
         on[np.repeat(np.arange(n), k), pick.ravel()] = 2.0
         frames = z[:, None, :] + 0.5 * rng.standard_normal((n, seq_len, m)) + on[:, :, None] * disp[:, None, :]
-        x = _softplus(np.einsum("ntm,dm->ntd", frames, W)
-                      + spec["noise"] * rng.standard_normal((n, seq_len, spec["dim"])))
+        x = _softplus(
+            np.einsum("ntm,dm->ntd", frames, W) + spec["noise"] * rng.standard_normal((n, seq_len, spec["dim"]))
+        )
         if spec["nuisance"]:
             x = np.concatenate([x, _softplus(2.0 * rng.standard_normal((n, seq_len, spec["nuisance"])))], axis=2)
         return x
@@ -250,8 +313,18 @@ def _embed(world: dict, rng, seq_len: int, name, t, z, disp):
     return x
 
 
-def _synthetic_task(world: dict, rng, t: int, *, group_of: list, n_source: int, n_target: int, n_test: int,
-                    n_auxiliary: int, seq_len: int) -> SelectionTask:
+def _synthetic_task(
+    world: dict,
+    rng,
+    t: int,
+    *,
+    group_of: list,
+    n_source: int,
+    n_target: int,
+    n_test: int,
+    n_auxiliary: int,
+    seq_len: int,
+) -> SelectionTask:
     """Task ``t`` of `make_selection_benchmark`: reference, test and auxiliary samples, metadata and split."""
     n_tasks = len(group_of)
     reps = world["reps"]
@@ -279,18 +352,24 @@ def _synthetic_task(world: dict, rng, t: int, *, group_of: list, n_source: int, 
         "test": latent(t, n_test, attr=0, target=test_target, anomalous=test_anom),
     }
     if n_auxiliary:
-        za = [latent(t, n_attr, attr=aux_attr, target=np.zeros(n_attr, bool), anomalous=np.zeros(n_attr, bool)),
-              latent(t, n_dom, attr=0, target=np.ones(n_dom, bool), anomalous=np.zeros(n_dom, bool))]
+        za = [
+            latent(t, n_attr, attr=aux_attr, target=np.zeros(n_attr, bool), anomalous=np.zeros(n_attr, bool)),
+            latent(t, n_dom, attr=0, target=np.ones(n_dom, bool), anomalous=np.zeros(n_dom, bool)),
+        ]
         zc = [latent(int(o), 1, attr=0, target=np.zeros(1, bool), anomalous=np.zeros(1, bool)) for o in aux_cls]
         z = np.concatenate([p[0] for p in za + zc])
         parts["auxiliary"] = (z, np.zeros_like(z))
     embeddings = {}
     for name in reps:
         arrays = {k: embed(name, t, z, disp) for k, (z, disp) in parts.items()}
-        embeddings[name] = TaskEmbeddings(reference=arrays["reference"], test=arrays["test"],
-                                          auxiliary=arrays.get("auxiliary"))
-    ref_meta = {"domain": np.where(ref_target, "target", "source"),
-                "class": np.full(n_ref, f"machine{t}"), "attribute": np.full(n_ref, "a0")}
+        embeddings[name] = TaskEmbeddings(
+            reference=arrays["reference"], test=arrays["test"], auxiliary=arrays.get("auxiliary")
+        )
+    ref_meta = {
+        "domain": np.where(ref_target, "target", "source"),
+        "class": np.full(n_ref, f"machine{t}"),
+        "attribute": np.full(n_ref, "a0"),
+    }
     aux_meta = {}
     if n_auxiliary:
         aux_meta = {
@@ -303,10 +382,16 @@ def _synthetic_task(world: dict, rng, t: int, *, group_of: list, n_source: int, 
     split = "development" if in_group.index(t) < max(1, len(in_group) // 2) else "evaluation"
     if len(in_group) == 1:
         split = None
-    return SelectionTask(name=f"machine{t}", embeddings=embeddings, test_labels=test_anom.astype(np.int8),
-                         reference_meta=ref_meta, auxiliary_meta=aux_meta,
-                         home={"domain": "source", "class": f"machine{t}", "attribute": "a0"},
-                         split=split, group=f"set{g}")
+    return SelectionTask(
+        name=f"machine{t}",
+        embeddings=embeddings,
+        test_labels=test_anom.astype(np.int8),
+        reference_meta=ref_meta,
+        auxiliary_meta=aux_meta,
+        home={"domain": "source", "class": f"machine{t}", "attribute": "a0"},
+        split=split,
+        group=f"set{g}",
+    )
 
 
 def _ground_truth(m, seq_len, blind, reps, u, transient, spread) -> dict:
@@ -317,14 +402,26 @@ def _ground_truth(m, seq_len, blind, reps, u, transient, spread) -> dict:
         "seq_len": seq_len,
         "blind_dims": blind.tolist(),
         "families": {name: dict(spec, sequence=is_seq) for name, (spec, W, is_seq) in reps.items()},
-        "tasks": [{"name": f"machine{t}", "anomaly_direction": u[t].tolist(),
-                   "transient_fraction": float(transient[t]),
-                   "mean_spread": float(spread[t].mean())} for t in range(u.shape[0])],
+        "tasks": [
+            {
+                "name": f"machine{t}",
+                "anomaly_direction": u[t].tolist(),
+                "transient_fraction": float(transient[t]),
+                "mean_spread": float(spread[t].mean()),
+            }
+            for t in range(u.shape[0])
+        ],
     }
 
 
-def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), reference_fraction: float = 0.6,
-                     n_auxiliary: int | None = 270, random_state=0) -> SelectionBenchmark:
+def digits_benchmark(
+    *,
+    embeddings=DIGITS_EMBEDDINGS,
+    scorings=("knn", "ldn"),
+    reference_fraction: float = 0.6,
+    n_auxiliary: int | None = 270,
+    random_state=0,
+) -> SelectionBenchmark:
     r"""Model-selection benchmark on scikit-learn's digits (1797 8×8 images, 10 classes).
 
     Task c ("digit c"): the reference set is a random ``reference_fraction``
@@ -387,8 +484,7 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
     from sklearn.datasets import load_digits
     from sklearn.decomposition import PCA
 
-    frac = check_float(reference_fraction, name="reference_fraction", low=0.0, high=1.0, low_open=True,
-                       high_open=True)
+    frac = check_float(reference_fraction, name="reference_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
     embeddings = tuple(embeddings)
     if not embeddings:
         raise InvalidInputError("embeddings must not be empty")
@@ -424,18 +520,40 @@ def digits_benchmark(*, embeddings=DIGITS_EMBEDDINGS, scorings=("knn", "ldn"), r
         aux = np.flatnonzero((y != c) & is_ref)
         if n_auxiliary is not None and n_auxiliary < aux.size:
             per = -(-n_auxiliary // 9)
-            aux = np.sort(np.concatenate([rng.choice(np.flatnonzero((y == o) & is_ref), size=per, replace=False)
-                                          for o in range(10) if o != c]))
+            aux = np.sort(
+                np.concatenate(
+                    [
+                        rng.choice(np.flatnonzero((y == o) & is_ref), size=per, replace=False)
+                        for o in range(10)
+                        if o != c
+                    ]
+                )
+            )
         test = np.r_[norm, anom]
         labels = np.r_[np.zeros(norm.size, np.int8), np.ones(anom.size, np.int8)]
-        embs = {e: TaskEmbeddings(reference=reps[e][ref], test=reps[e][test], auxiliary=reps[e][aux])
-                for e in embeddings}
-        tasks.append(SelectionTask(name=f"digit{c}", embeddings=embs, test_labels=labels,
-                                   reference_meta={"class": np.full(ref.size, str(c))},
-                                   auxiliary_meta={"class": y[aux].astype(str)},
-                                   split="development" if c < 5 else "evaluation", group="digits"))
-    candidates = [Candidate(name=f"{e}-{s}", embedding=e, scoring=s, family="pca" if e.startswith("pca") else e)
-                  for e in embeddings for s in scorings]
-    info = {"source": "sklearn.datasets.load_digits", "reference_fraction": frac, "n_auxiliary": n_auxiliary,
-            "tasks": "one digit normal, the other digits anomalous (balanced test set)"}
+        embs = {
+            e: TaskEmbeddings(reference=reps[e][ref], test=reps[e][test], auxiliary=reps[e][aux]) for e in embeddings
+        }
+        tasks.append(
+            SelectionTask(
+                name=f"digit{c}",
+                embeddings=embs,
+                test_labels=labels,
+                reference_meta={"class": np.full(ref.size, str(c))},
+                auxiliary_meta={"class": y[aux].astype(str)},
+                split="development" if c < 5 else "evaluation",
+                group="digits",
+            )
+        )
+    candidates = [
+        Candidate(name=f"{e}-{s}", embedding=e, scoring=s, family="pca" if e.startswith("pca") else e)
+        for e in embeddings
+        for s in scorings
+    ]
+    info = {
+        "source": "sklearn.datasets.load_digits",
+        "reference_fraction": frac,
+        "n_auxiliary": n_auxiliary,
+        "tasks": "one digit normal, the other digits anomalous (balanced test set)",
+    }
     return SelectionBenchmark(tasks=tasks, candidates=candidates, name="digits", info=info)

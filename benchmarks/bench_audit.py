@@ -119,8 +119,11 @@ def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12
     centers = rng.normal(size=(n_classes, latent))
     W = (np.linalg.qr(rng.normal(size=(d, latent)))[0].T * 3).astype(np.float32)
     y = rng.integers(0, n_classes, n)
-    X = (np.empty((n, d), dtype=np.float32) if out is None
-         else np.lib.format.open_memmap(out, mode="w+", dtype=np.float32, shape=(n, d)))
+    X = (
+        np.empty((n, d), dtype=np.float32)
+        if out is None
+        else np.lib.format.open_memmap(out, mode="w+", dtype=np.float32, shape=(n, d))
+    )
     for a in range(0, n, 10000):
         b = min(a + 10000, n)
         Z = (centers[y[a:b]] + rng.normal(size=(b - a, latent))).astype(np.float32)
@@ -131,8 +134,9 @@ def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12
 def run_child(mode: str, cfg: dict, code: Path) -> dict:
     """Run one measurement in a fresh interpreter importing auditad from ``code``."""
     env = dict(os.environ, PYTHONPATH=str(code) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    proc = subprocess.run([sys.executable, "-c", _CHILD, mode, json.dumps(cfg)], env=env, cwd=cfg["cwd"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-c", _CHILD, mode, json.dumps(cfg)], env=env, cwd=cfg["cwd"], capture_output=True, text=True
+    )
     if cfg.get("profile") and proc.stderr:
         print(proc.stderr, file=sys.stderr)
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
@@ -142,26 +146,39 @@ def run_child(mode: str, cfg: dict, code: Path) -> dict:
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     ap.add_argument("--n", type=int, default=5000, help="samples (default 5000)")
     ap.add_argument("--d", type=int, default=128, help="dimensions (default 128)")
     ap.add_argument("--classes", type=int, default=10, help="number of classes K (default 10)")
     ap.add_argument("--seed", type=int, default=0, help="data seed")
     ap.add_argument("--k", type=int, default=10, help="k of the reference exact kNN self-search (default 10)")
-    ap.add_argument("--code", type=Path, default=ROOT,
-                    help="source tree whose auditad is measured (default: this checkout), "
-                         "e.g. a git worktree of the 0.1.0 commit d112a33")
-    ap.add_argument("--audit-args", default="", help="extra arguments for 'auditad audit', e.g. '--backend approximate'")
+    ap.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        help="source tree whose auditad is measured (default: this checkout), "
+        "e.g. a git worktree of the 0.1.0 commit d112a33",
+    )
+    ap.add_argument(
+        "--audit-args", default="", help="extra arguments for 'auditad audit', e.g. '--backend approximate'"
+    )
     ap.add_argument("--workdir", type=Path, default=None, help="where data and reports go (default: a temp dir)")
     ap.add_argument("--skip-knn", action="store_true", help="do not time the reference kNN search")
     ap.add_argument("--profile", action="store_true", help="print a cProfile of the audit (top 25, cumulative)")
-    ap.add_argument("--phases", action="store_true",
-                    help="print the wall time and peak RSS after each stage of the audit (loading, each section, "
-                         "writing the report)")
-    ap.add_argument("--mmap-data", action="store_true",
-                    help="write the data straight into X.npy, block by block (data larger than memory); the audit "
-                         "then reads it memory-mapped")
+    ap.add_argument(
+        "--phases",
+        action="store_true",
+        help="print the wall time and peak RSS after each stage of the audit (loading, each section, "
+        "writing the report)",
+    )
+    ap.add_argument(
+        "--mmap-data",
+        action="store_true",
+        help="write the data straight into X.npy, block by block (data larger than memory); the audit "
+        "then reads it memory-mapped",
+    )
     args = ap.parse_args(argv)
     code = args.code.resolve()
     if not (code / "auditad" / "__init__.py").is_file():
@@ -178,18 +195,29 @@ def main(argv=None) -> None:
             np.save(work / "X.npy", X)
         np.save(work / "y.npy", y)
         del X
-        cfg = {"X": str(work / "X.npy"), "y": str(work / "y.npy"), "out": str(work / "report"),
-               "extra": shlex.split(args.audit_args), "k": args.k, "profile": args.profile, "cwd": str(work),
-               "phases": args.phases}
+        cfg = {
+            "X": str(work / "X.npy"),
+            "y": str(work / "y.npy"),
+            "out": str(work / "report"),
+            "extra": shlex.split(args.audit_args),
+            "k": args.k,
+            "profile": args.profile,
+            "cwd": str(work),
+            "phases": args.phases,
+        }
         audit = run_child("audit", cfg, code)
         knn = None if args.skip_knn else run_child("knn", cfg, code)
 
-    print(f"auditad from {audit['auditad']}; audit args: {args.audit_args or '(defaults)'}; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"auditad from {audit['auditad']}; audit args: {args.audit_args or '(defaults)'}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
     print(f"{'n':>8} {'d':>4} {'K':>5} | {'wall s':>8} {'cpu s':>8} {'peak MB':>8} | {'knn s':>7} {'units':>6} | exit")
     knn_s = knn["wall"] if knn else float("nan")
-    print(f"{args.n:>8} {args.d:>4} {args.classes:>5} | {audit['wall']:8.1f} {audit['cpu']:8.1f} "
-          f"{audit['peak_mb']:8.0f} | {knn_s:7.2f} {audit['wall'] / knn_s:6.1f} | {audit['exit']}")
+    print(
+        f"{args.n:>8} {args.d:>4} {args.classes:>5} | {audit['wall']:8.1f} {audit['cpu']:8.1f} "
+        f"{audit['peak_mb']:8.0f} | {knn_s:7.2f} {audit['wall'] / knn_s:6.1f} | {audit['exit']}"
+    )
     if audit["phases"]:
         print(f"\n{'phase':<16} {'wall s':>8} {'peak MB':>8}   (peak RSS of the audit process so far)")
         for label, seconds, peak_mb in audit["phases"]:

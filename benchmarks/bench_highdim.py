@@ -65,15 +65,15 @@ def exact_neighbours(X, pick, k, block=256, margin=20):
     out = np.empty((pick.size, k), dtype=np.int64)
     kth = np.empty(pick.size)
     for a in range(0, pick.size, block):
-        rows = pick[a:a + block]
+        rows = pick[a : a + block]
         d2 = xsq[None, :] - 2.0 * (X[rows] @ X.T)
         d2[np.arange(rows.size), rows] = np.inf
-        part = np.argpartition(d2, k + margin, axis=1)[:, :k + margin]
+        part = np.argpartition(d2, k + margin, axis=1)[:, : k + margin]
         diff = X[part].astype(np.float64) - X[rows].astype(np.float64)[:, None, :]
         exact = np.einsum("bkd,bkd->bk", diff, diff)
         order = np.argsort(exact, axis=1, kind="stable")[:, :k]
-        out[a:a + rows.size] = np.take_along_axis(part, order, axis=1)
-        kth[a:a + rows.size] = np.sqrt(np.take_along_axis(exact, order, axis=1)[:, -1])
+        out[a : a + rows.size] = np.take_along_axis(part, order, axis=1)
+        kth[a : a + rows.size] = np.sqrt(np.take_along_axis(exact, order, axis=1)[:, -1])
     return out, kth
 
 
@@ -99,8 +99,10 @@ def run_table(args):
         res = kneighbors(X, k=args.k, backend="approximate", random_state=0, recall_sample=0, project_dim=p)
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
         rows.append((label, res.project_dim or args.d, wall, cpu, recall(res.distances[pick], kth)))
-    print(f"n = {args.n}, d = {args.d}, k = {args.k}, {args.spectrum} rank-{args.rank} signal + noise, float32; "
-          f"recall on {pick.size} queries")
+    print(
+        f"n = {args.n}, d = {args.d}, k = {args.k}, {args.spectrum} rank-{args.rank} signal + noise, float32; "
+        f"recall on {pick.size} queries"
+    )
     print(f"numba compilation (warm-up search): {t_compile:.1f} s; exact neighbours of the sample: {t_exact:.1f} s")
     print(f"| search | graph dim | wall s | CPU s | recall |\n|---|---|---|---|---|")
     for label, dim, wall, cpu, rec in rows:
@@ -114,9 +116,11 @@ def run_methods(args):
     from sklearn.utils.extmath import randomized_svd
 
     k, c, p = args.k, 3, 128
-    sets = [("rank-64 flat + noise", make_data(6000, 2048)),
-            ("rank-256 decay + noise", make_data(6000, 2048, rank=256, noise=0.2, spectrum="decay")),
-            ("digits -> 2048 + noise", digits_up())]
+    sets = [
+        ("rank-64 flat + noise", make_data(6000, 2048)),
+        ("rank-256 decay + noise", make_data(6000, 2048, rank=256, noise=0.2, spectrum="decay")),
+        ("digits -> 2048 + noise", digits_up()),
+    ]
     print(f"| data | method | fit + projection s | share of true {k}-NN in {c * k} candidates |\n|---|---|---|---|")
     for name, X in sets:
         _, true = NearestNeighbors(n_neighbors=k, algorithm="brute").fit(X).kneighbors()

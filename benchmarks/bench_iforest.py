@@ -79,21 +79,34 @@ def run_size(n: int, d: int, m: int, trees: int, seed: int, other_seed: bool) ->
     X64 = np.vstack([X, Q]).astype(np.float64)
     train_rows, query_rows = np.arange(n), np.arange(n, n + m)
     det = IsolationForestDetector(trees, random_state=seed)
-    proto, t_proto = timed(lambda: det.fit(det.take_rows(X64, train_rows)).score_samples(det.take_rows(X64, query_rows)))
+    proto, t_proto = timed(
+        lambda: det.fit(det.take_rows(X64, train_rows)).score_samples(det.take_rows(X64, query_rows))
+    )
     before, t_before = timed(lambda: -sklearn().fit(gather32(X64, train_rows)).score_samples(gather32(X64, query_rows)))
-    row = {"n": n, "sk_fit": sk_fit, "sk_score": sk_score, "our_fit": our_fit, "our_score": our_score,
-           "fit_ratio": sk_fit / our_fit, "ratio": (sk_fit + sk_score) / (our_fit + our_score),
-           "proto_before_s": t_before, "proto_ours_s": t_proto, "proto_ratio": t_before / t_proto,
-           "same_bits": bool(np.array_equal(ours, ref) and np.array_equal(proto, before)),
-           "rho_same_seed": float(spearmanr(ours, ref)[0]), "rho_other_seed": float("nan")}
+    row = {
+        "n": n,
+        "sk_fit": sk_fit,
+        "sk_score": sk_score,
+        "our_fit": our_fit,
+        "our_score": our_score,
+        "fit_ratio": sk_fit / our_fit,
+        "ratio": (sk_fit + sk_score) / (our_fit + our_score),
+        "proto_before_s": t_before,
+        "proto_ours_s": t_proto,
+        "proto_ratio": t_before / t_proto,
+        "same_bits": bool(np.array_equal(ours, ref) and np.array_equal(proto, before)),
+        "rho_same_seed": float(spearmanr(ours, ref)[0]),
+        "rho_other_seed": float("nan"),
+    }
     if other_seed:
         row["rho_other_seed"] = float(spearmanr(ours, -sklearn(seed + 1).fit(X).score_samples(Q))[0])
     return row
 
 
 def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    ap = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__
+    )
     ap.add_argument("--sizes", default="50000,200000", help="training sizes n, comma-separated")
     ap.add_argument("--d", type=int, default=128, help="dimension (default 128)")
     ap.add_argument("--queries", type=int, default=10000, help="rows scored (default 10 000)")
@@ -102,15 +115,20 @@ def main(argv=None) -> None:
     ap.add_argument("--no-other-seed", action="store_true", help="skip the correlation at another seed")
     args = ap.parse_args(argv)
     print(f"T = {args.trees} trees, ψ = 256, d = {args.d}, {args.queries} queries, float32 rows; seconds")
-    print(f"{'n':>9} | {'sklearn fit':>11} {'score':>6} | {'ours fit':>8} {'score':>6} | {'fit x':>6} "
-          f"{'total x':>7} | {'before':>7} {'protocol':>8} {'x':>5} | {'same bits':>9} {'rho same':>8} "
-          f"{'rho other':>9}")
+    print(
+        f"{'n':>9} | {'sklearn fit':>11} {'score':>6} | {'ours fit':>8} {'score':>6} | {'fit x':>6} "
+        f"{'total x':>7} | {'before':>7} {'protocol':>8} {'x':>5} | {'same bits':>9} {'rho same':>8} "
+        f"{'rho other':>9}"
+    )
     for n in (int(s) for s in args.sizes.split(",")):
         r = run_size(n, args.d, args.queries, args.trees, args.seed, not args.no_other_seed)
-        print(f"{r['n']:>9} | {r['sk_fit']:>11.2f} {r['sk_score']:>6.2f} | {r['our_fit']:>8.2f} {r['our_score']:>6.2f} | "
-              f"{r['fit_ratio']:>6.1f} {r['ratio']:>7.1f} | {r['proto_before_s']:>7.2f} {r['proto_ours_s']:>8.2f} "
-              f"{r['proto_ratio']:>5.1f} | {r['same_bits']!s:>9} {r['rho_same_seed']:>8.4f} "
-              f"{r['rho_other_seed']:>9.4f}", flush=True)
+        print(
+            f"{r['n']:>9} | {r['sk_fit']:>11.2f} {r['sk_score']:>6.2f} | {r['our_fit']:>8.2f} {r['our_score']:>6.2f} | "
+            f"{r['fit_ratio']:>6.1f} {r['ratio']:>7.1f} | {r['proto_before_s']:>7.2f} {r['proto_ours_s']:>8.2f} "
+            f"{r['proto_ratio']:>5.1f} | {r['same_bits']!s:>9} {r['rho_same_seed']:>8.4f} "
+            f"{r['rho_other_seed']:>9.4f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

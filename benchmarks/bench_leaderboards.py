@@ -43,11 +43,11 @@ def adbench_like(path: Path, n_datasets: int, n_seeds: int, n_methods: int, seed
         for s in range(1, n_seeds + 1):
             vals = np.clip(skill + shift + rng.normal(0, 0.04, n_methods), 0.001, 0.999)
             if d % 10 == 3:
-                vals[1] = 1 - vals[1]          # an inverted detector
+                vals[1] = 1 - vals[1]  # an inverted detector
             cells = [f"{v:.6f}" for v in vals]
-            cells[-1] = "0.0"                  # a failed detector: a zero column
+            cells[-1] = "0.0"  # a failed detector: a zero column
             if rng.random() < 0.02:
-                cells[rng.integers(0, n_methods - 1)] = ""   # a run that never finished
+                cells[rng.integers(0, n_methods - 1)] = ""  # a run that never finished
             lines.append(f"\"('data{d:04d}', 0.0, {s})\"," + ",".join(cells))
     path.write_text("\n".join(lines) + "\n")
     return path
@@ -62,8 +62,9 @@ def pyod_like(path: Path, n_datasets: int, n_methods: int, seed: int = 1) -> Pat
         pct = float(rng.uniform(1, 35))
         n_pos = max(1, round(n * pct / 100))
         vals = np.clip(rng.uniform(0.3, 0.95, n_methods), 0, 1)
-        lines.append(f"set{d:04d},{n},{int(rng.integers(3, 300))},{100 * n_pos / n:.4f},"
-                     + ",".join(f"{v:.4f}" for v in vals))
+        lines.append(
+            f"set{d:04d},{n},{int(rng.integers(3, 300))},{100 * n_pos / n:.4f}," + ",".join(f"{v:.4f}" for v in vals)
+        )
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -74,8 +75,10 @@ def openood_like(path: Path, n_methods: int, seed: int = 2) -> Path:
     for j in range(n_methods):
         near, far = rng.uniform(55, 95, 2)
         sd = rng.uniform(0, 2, 2).round(2)
-        lines.append(f"CrossEntropy,P{j:03d},{near:.2f} ± {sd[0]:.2f},{far:.2f} ± {sd[1]:.2f},95.06 ± 0.30,No,"
-                     "ResNet18,100 epochs")
+        lines.append(
+            f"CrossEntropy,P{j:03d},{near:.2f} ± {sd[0]:.2f},{far:.2f} ± {sd[1]:.2f},95.06 ± 0.30,No,"
+            "ResNet18,100 epochs"
+        )
     path.write_text("\n".join(lines) + "\n")
     return path
 
@@ -89,8 +92,9 @@ def timed(fn):
 def cli_seconds(path: Path, out: Path) -> float:
     """Wall time of ``auditad results PATH --out OUT`` in a fresh interpreter (exit 0 or 1: findings)."""
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "auditad", "results", str(path), "--out", str(out)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditad", "results", str(path), "--out", str(out)], capture_output=True, text=True
+    )
     elapsed = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"auditad results {path} exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -126,12 +130,18 @@ def main(argv=None) -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="only the 1 000-row case")
-    parser.add_argument("--files", nargs="+", type=Path, default=(),
-                        help="published leaderboard files (e.g. ADBench result/AUCROC_*.csv, PyOD roc.csv, OpenOOD "
-                             "results/cifar10.csv, fetched by you): print each file's findings and ranking and write "
-                             "its critical-difference diagram next to --out")
-    parser.add_argument("--out", type=Path, default=Path("leaderboard-findings"),
-                        help="folder for the CD diagrams of --files (PNG)")
+    parser.add_argument(
+        "--files",
+        nargs="+",
+        type=Path,
+        default=(),
+        help="published leaderboard files (e.g. ADBench result/AUCROC_*.csv, PyOD roc.csv, OpenOOD "
+        "results/cifar10.csv, fetched by you): print each file's findings and ranking and write "
+        "its critical-difference diagram next to --out",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("leaderboard-findings"), help="folder for the CD diagrams of --files (PNG)"
+    )
     args = parser.parse_args(argv)
     if args.files:
         return show_files(args.files, args.out)
@@ -144,8 +154,7 @@ def main(argv=None) -> None:
             ("PyOD-like", lambda: pyod_like(folder / "roc.csv", 1000, 34)),
             ("OpenOOD-like", lambda: openood_like(folder / "cifar10.csv", 1000)),
         ]
-    print(f"{'file':<14}{'rows':>7}{'methods':>9}{'cells':>9}{'read s':>9}{'audit s':>9}{'cli s':>9}"
-          f"{'not pass':>10}")
+    print(f"{'file':<14}{'rows':>7}{'methods':>9}{'cells':>9}{'read s':>9}{'audit s':>9}{'cli s':>9}{'not pass':>10}")
     for k, (name, make) in enumerate(cases):
         path = make()
         t_read, board = timed(lambda: read_leaderboard(path))
@@ -153,8 +162,10 @@ def main(argv=None) -> None:
         t_cli = cli_seconds(path, folder / f"report-{k}")
         rows = int(board.table["row"].max())
         bad = sum(f.status != "pass" for f in audit.findings)
-        print(f"{name:<14}{rows:>7}{len(board.methods):>9}{board.table.shape[0]:>9}{t_read:>9.2f}{t_all:>9.2f}"
-              f"{t_cli:>9.2f}{bad:>10}")
+        print(
+            f"{name:<14}{rows:>7}{len(board.methods):>9}{board.table.shape[0]:>9}{t_read:>9.2f}{t_all:>9.2f}"
+            f"{t_cli:>9.2f}{bad:>10}"
+        )
     print("budget: a 1 000-row leaderboard (the first line: 1 002 rows) audits in <= 5 s end to end (cli s)")
 
 

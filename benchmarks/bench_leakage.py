@@ -166,10 +166,14 @@ def lk_target(n, d, k, sample):
     wall, cpu_s, peak, lk, rec, lk_s, lk_e, t_e = q.get()
     p.join()
     print(f"L_k target: approximate L_{k} of {n} x {d} in a fresh process (numba compilation included)")
-    print(f"  wall {wall:.1f} s (target <= 180 s), CPU {cpu_s:.1f} s, extra peak RSS {peak:.0f} MB, "
-          f"L_k {lk:.5f}, recall {rec:.4f}")
-    print(f"  {sample}-query sample: approximate {lk_s:.5f}, exact {lk_e:.5f}, "
-          f"|dL_k| = {abs(lk_s - lk_e):.5f} (target <= 0.001); exact sample search {t_e:.1f} s")
+    print(
+        f"  wall {wall:.1f} s (target <= 180 s), CPU {cpu_s:.1f} s, extra peak RSS {peak:.0f} MB, "
+        f"L_k {lk:.5f}, recall {rec:.4f}"
+    )
+    print(
+        f"  {sample}-query sample: approximate {lk_s:.5f}, exact {lk_e:.5f}, "
+        f"|dL_k| = {abs(lk_s - lk_e):.5f} (target <= 0.001); exact sample search {t_e:.1f} s"
+    )
 
 
 def _cost_model_child(queue):
@@ -199,8 +203,9 @@ def _cost_model_child(queue):
     build = timed(X, k=10, backend="approximate", random_state=0, recall_sample=0)
     out["build_per_unit"] = build / (50000 * (128 + 32))
     Q = make_data(12500, 128, seed=1)[0]
-    out["query_per_unit"] = (timed(X, Q, k=10, backend="approximate", random_state=0, recall_sample=0)
-                             - build) / (12500 * (128 + 32))
+    out["query_per_unit"] = (timed(X, Q, k=10, backend="approximate", random_state=0, recall_sample=0) - build) / (
+        12500 * (128 + 32)
+    )
     X20 = X[:20000]
     out["exact_per_op"] = timed(X20, k=10, backend="exact") / (20000.0 * 20000 * (128 + 64))
     queue.put(out)
@@ -216,11 +221,13 @@ def cost_model():
     out = q.get()
     p.join()
     print("Cost model of backend='auto' (CPU seconds measured in one fresh process -> idle 2-core wall):")
-    rows = [("EXACT_SECONDS_PER_OP", out["exact_per_op"], 0.5, nb.EXACT_SECONDS_PER_OP),
-            ("NUMBA_BUILD_COMPILE_SECONDS", out["build_compile"], 1.0, nb.NUMBA_BUILD_COMPILE_SECONDS),
-            ("NUMBA_QUERY_COMPILE_SECONDS", out["query_compile"], 1.0, nb.NUMBA_QUERY_COMPILE_SECONDS),
-            ("APPROX_BUILD_SECONDS_PER_UNIT", out["build_per_unit"], 0.6, nb.APPROX_BUILD_SECONDS_PER_UNIT),
-            ("APPROX_QUERY_SECONDS_PER_UNIT", out["query_per_unit"], 0.6, nb.APPROX_QUERY_SECONDS_PER_UNIT)]
+    rows = [
+        ("EXACT_SECONDS_PER_OP", out["exact_per_op"], 0.5, nb.EXACT_SECONDS_PER_OP),
+        ("NUMBA_BUILD_COMPILE_SECONDS", out["build_compile"], 1.0, nb.NUMBA_BUILD_COMPILE_SECONDS),
+        ("NUMBA_QUERY_COMPILE_SECONDS", out["query_compile"], 1.0, nb.NUMBA_QUERY_COMPILE_SECONDS),
+        ("APPROX_BUILD_SECONDS_PER_UNIT", out["build_per_unit"], 0.6, nb.APPROX_BUILD_SECONDS_PER_UNIT),
+        ("APPROX_QUERY_SECONDS_PER_UNIT", out["query_per_unit"], 0.6, nb.APPROX_QUERY_SECONDS_PER_UNIT),
+    ]
     print(f"{'constant':>30} {'CPU':>10} {'x wall/CPU':>10} {'= wall':>10} {'in code':>10}")
     for name, v, f, cur in rows:
         print(f"{name:>30} {v:10.3g} {f:10.2f} {v * f:10.3g} {cur:10.3g}")
@@ -231,10 +238,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--k", type=int, default=10)
-    ap.add_argument("--data", type=Path, default=DEFAULT_DATA,
-                    help="folder with the ADBench ResNet-18 files (real-data L_k; skipped when absent)")
-    ap.add_argument("--lk-target", action="store_true",
-                    help="only the L_k scale target (approximate L_k at --lk-n x 128 vs exact on a query sample)")
+    ap.add_argument(
+        "--data",
+        type=Path,
+        default=DEFAULT_DATA,
+        help="folder with the ADBench ResNet-18 files (real-data L_k; skipped when absent)",
+    )
+    ap.add_argument(
+        "--lk-target",
+        action="store_true",
+        help="only the L_k scale target (approximate L_k at --lk-n x 128 vs exact on a query sample)",
+    )
     ap.add_argument("--lk-n", type=int, default=1_000_000, help="rows of the --lk-target run (default 1e6)")
     ap.add_argument("--lk-sample", type=int, default=20_000, help="exact query sample of --lk-target")
     ap.add_argument("--cost-model", action="store_true", help="only measure the backend='auto' cost constants")
@@ -251,19 +265,31 @@ def main():
     if not args.quick:
         sizes += [(100000, 128), (100000, 512)]
     print("Exact backend vs scikit-learn brute force (same L_k, k=%d)" % k)
-    print(f"{'n':>7} {'d':>4} | {'sklearn s':>9} {'auditad s':>9} {'ratio':>6} | {'peak MB skl':>11} {'peak MB aud':>11} | {'|dL_k|':>8}")
+    print(
+        f"{'n':>7} {'d':>4} | {'sklearn s':>9} {'auditad s':>9} {'ratio':>6} | {'peak MB skl':>11} {'peak MB aud':>11} | {'|dL_k|':>8}"
+    )
     for n, d in sizes:
         ts, lks, _, ms = in_fresh_process("sklearn", n, d, k)
         ta, lka, _, ma = in_fresh_process("exact", n, d, k)
-        print(f"{n:>7} {d:>4} | {ts:9.2f} {ta:9.2f} {ta / ts:6.3f} | {ms:11.0f} {ma:11.0f} | {abs(lka - lks):8.1e}", flush=True)
+        print(
+            f"{n:>7} {d:>4} | {ts:9.2f} {ta:9.2f} {ta / ts:6.3f} | {ms:11.0f} {ma:11.0f} | {abs(lka - lks):8.1e}",
+            flush=True,
+        )
 
     approx_sizes = [(20000, 128)] if args.quick else [(100000, 128), (300000, 128)]
-    print("\nApproximate (pynndescent, numba compile included: first call in a fresh process) vs exact backend, k=%d" % k)
-    print(f"{'n':>7} {'d':>4} | {'exact s':>8} {'approx s':>8} {'speed-up':>8} | {'recall':>7} {'|dL_k|':>8} | {'peak MB ex':>10} {'peak MB ap':>10}")
+    print(
+        "\nApproximate (pynndescent, numba compile included: first call in a fresh process) vs exact backend, k=%d" % k
+    )
+    print(
+        f"{'n':>7} {'d':>4} | {'exact s':>8} {'approx s':>8} {'speed-up':>8} | {'recall':>7} {'|dL_k|':>8} | {'peak MB ex':>10} {'peak MB ap':>10}"
+    )
     for n, d in approx_sizes:
         te, lke, _, me = in_fresh_process("exact", n, d, k)
         tp, lkp, rec, mp_ = in_fresh_process("approximate", n, d, k)
-        print(f"{n:>7} {d:>4} | {te:8.1f} {tp:8.1f} {te / tp:8.2f} | {rec:7.4f} {abs(lkp - lke):8.1e} | {me:10.0f} {mp_:10.0f}", flush=True)
+        print(
+            f"{n:>7} {d:>4} | {te:8.1f} {tp:8.1f} {te / tp:8.2f} | {rec:7.4f} {abs(lkp - lke):8.1e} | {me:10.0f} {mp_:10.0f}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -73,8 +73,9 @@ def bench_nulls(n, runs, ratio, seed=0, ref_cap=2000):
     mean, sd = auroc_null_moments(n_pos, n_neg)
     rows = []
 
-    t_ours, res = _timed(lambda: null_distribution(n_pos, n_neg, metrics=["auroc"], method="monte_carlo",
-                                                   runs=runs, random_state=seed))
+    t_ours, res = _timed(
+        lambda: null_distribution(n_pos, n_neg, metrics=["auroc"], method="monte_carlo", runs=runs, random_state=seed)
+    )
 
     def sk_auroc_loop():
         rng = np.random.default_rng(seed)
@@ -82,11 +83,21 @@ def bench_nulls(n, runs, ratio, seed=0, ref_cap=2000):
 
     t_ref, vals = _timed(sk_auroc_loop)
     r = res["auroc"]
-    rows.append((f"AUROC null, {runs} runs", f"n={n}, pi={ratio:g}", t_ours, t_ref,
-                 f"sd ours {r.std:.5f} / sklearn {vals.std():.5f} / exact {sd:.5f}"))
+    rows.append(
+        (
+            f"AUROC null, {runs} runs",
+            f"n={n}, pi={ratio:g}",
+            t_ours,
+            t_ref,
+            f"sd ours {r.std:.5f} / sklearn {vals.std():.5f} / exact {sd:.5f}",
+        )
+    )
 
-    t_ours, res = _timed(lambda: null_distribution(n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"],
-                                                   method="monte_carlo", runs=runs, random_state=seed))
+    t_ours, res = _timed(
+        lambda: null_distribution(
+            n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"], method="monte_carlo", runs=runs, random_state=seed
+        )
+    )
 
     ref_runs = min(runs, ref_cap)
 
@@ -102,8 +113,15 @@ def bench_nulls(n, runs, ratio, seed=0, ref_cap=2000):
     t_ref, vals = _timed(sk_all_loop)
     e_ap = expected_average_precision(n_pos, n_neg)
     star = "" if ref_runs == runs else f" (sklearn: {ref_runs} runs timed, scaled x{runs / ref_runs:g})"
-    rows.append((f"AUROC+AP+AUPR null, {runs} runs", f"n={n}, pi={ratio:g}", t_ours, t_ref * runs / ref_runs,
-                 f"AP mean ours {res['ap'].mean:.5f} / sklearn {vals[:, 1].mean():.5f} / exact {e_ap:.5f}{star}"))
+    rows.append(
+        (
+            f"AUROC+AP+AUPR null, {runs} runs",
+            f"n={n}, pi={ratio:g}",
+            t_ours,
+            t_ref * runs / ref_runs,
+            f"AP mean ours {res['ap'].mean:.5f} / sklearn {vals[:, 1].mean():.5f} / exact {e_ap:.5f}{star}",
+        )
+    )
     return rows
 
 
@@ -113,18 +131,23 @@ def bench_auroc_null_table():
 
     from auditad.nulls import null_distribution
 
-    print(f"{'(n_pos, n_neg)':<16}{'method':<10}{'time s':>8}{'std':>11}{'closed':>11}{'q99':>8}"
-          f"{'p(AUROC=1)':>13}{'exact':>13}  p from")
+    print(
+        f"{'(n_pos, n_neg)':<16}{'method':<10}{'time s':>8}{'std':>11}{'closed':>11}{'q99':>8}"
+        f"{'p(AUROC=1)':>13}{'exact':>13}  p from"
+    )
     for m, n in [(160, 160), (229, 223), (300, 700), (1000, 1000), (2000, 60), (2000, 2000)]:
         t, r = _timed(lambda: null_distribution(m, n, metrics=["auroc"], observed={"auroc": 1.0}))
         a = r["auroc"]
         exact = -math.log10(math.comb(m + n, m))
         shown = f"1e{a.log10_p:.2f}"
-        print(f"{str((m, n)):<16}{a.method:<10}{t:>8.3f}{a.std:>11.7f}{math.sqrt((m + n + 1) / (12 * m * n)):>11.7f}"
-              f"{a.q99:>8.4f}{shown:>13}{f'1e{exact:.2f}':>13}  {a.p_method}")
+        print(
+            f"{str((m, n)):<16}{a.method:<10}{t:>8.3f}{a.std:>11.7f}{math.sqrt((m + n + 1) / (12 * m * n)):>11.7f}"
+            f"{a.q99:>8.4f}{shown:>13}{f'1e{exact:.2f}':>13}  {a.p_method}"
+        )
     for label, kw in (("auto", {}), ("monte_carlo", {"method": "monte_carlo"})):
-        t, r = _timed(lambda: null_distribution(ratio=0.05, n=10_000, metrics=["auroc"], runs=10_000,
-                                                random_state=0, **kw))
+        t, r = _timed(
+            lambda: null_distribution(ratio=0.05, n=10_000, metrics=["auroc"], runs=10_000, random_state=0, **kw)
+        )
         print(f"10k-run AUROC null, n=1e4, 5 % anomalies, method={label}: {t:.3f} s ({r['auroc'].method})")
     t, r = _timed(lambda: null_distribution(ratio=0.05, n=10_000, runs=10_000, random_state=0))
     print(f"all six nulls, n=1e4, 5 % anomalies, 10k runs: {t:.3f} s")
@@ -161,7 +184,9 @@ def main(argv=None):
     for task, size, t_ours, t_ref, check in rows:
         print(f"{task:<34}{size:<18}{t_ours:>10.2f}{t_ref:>11.2f}{t_ref / t_ours:>9.1f}x  {check}")
     print(f"{'all six nulls, method=auto':<34}{'n=1e4, pi=0.01':<18}{t_auto:>10.2f}{'':>11}{'':>10}  {methods}")
-    print("\nreference: a Python loop of scikit-learn calls (one per column / per run); speed-up = sklearn s / auditad s")
+    print(
+        "\nreference: a Python loop of scikit-learn calls (one per column / per run); speed-up = sklearn s / auditad s"
+    )
     return 0
 
 

@@ -36,8 +36,20 @@ from auditad.datasets import load_example
 from auditad.protocol import audit_protocol
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "adbench-resnet18"
-COLS = ["representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir",
-        "rho_nonsig", "rho_dir_split_std", "leakage_L_k", "spearman_leakage_auroc"]
+COLS = [
+    "representation",
+    "detector",
+    "mean_auc",
+    "sigma2_auc",
+    "range_auc",
+    "rho_rnd",
+    "rho_inv",
+    "rho_dir",
+    "rho_nonsig",
+    "rho_dir_split_std",
+    "leakage_L_k",
+    "spearman_leakage_auroc",
+]
 
 
 def load_real(data_dir: Path, dataset: str, files: tuple[str, ...]):
@@ -63,14 +75,30 @@ def run(name, reps, y, *, repeats, n_jobs):
         warnings.simplefilter("always")
         res = audit_protocol(reps, y, repeats=repeats, n_jobs=n_jobs, random_state=0, progress=False)
     dt = time.perf_counter() - t0
-    print(f"\n## {name}: n = {y.size}, K = {len(np.unique(y))}, repeats = {repeats}, epsilon = {res.epsilon}, "
-          f"run time {dt:.1f} s")
+    print(
+        f"\n## {name}: n = {y.size}, K = {len(np.unique(y))}, repeats = {repeats}, epsilon = {res.epsilon}, "
+        f"run time {dt:.1f} s"
+    )
     print(res.to_frame("summary")[COLS].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     per_class = res.to_frame().query("detector != 'mean'")
     if len(np.unique(y)) <= 4:
-        print(per_class[["representation", "detector", "class", "n_pos", "n_neg", "auroc", "auroc_split_std",
-                         "ci_low", "ci_high", "p_value", "leakage"]]
-              .to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+        print(
+            per_class[
+                [
+                    "representation",
+                    "detector",
+                    "class",
+                    "n_pos",
+                    "n_neg",
+                    "auroc",
+                    "auroc_split_std",
+                    "ci_low",
+                    "ci_high",
+                    "p_value",
+                    "leakage",
+                ]
+            ].to_string(index=False, float_format=lambda v: f"{v:.3g}")
+        )
     for w in caught:
         print(f"warning: {w.category.__name__}: {w.message}")
     return dt
@@ -123,9 +151,11 @@ def scale(n, d, K):
         res = audit_protocol(X, y, random_state=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     m = res.summary()
-    print(f"scale run (auditad from {Path(auditad.__file__).parent}): n = {n}, d = {d}, K = {K}: wall {wall:.1f} s, "
-          f"CPU {cpu:.1f} s; mean rho_inv {m['rho_inv']:.3f}, rho_dir {m['rho_dir']:.3f}, "
-          f"mean AUROC {m['mean_auc']:.4f}")
+    print(
+        f"scale run (auditad from {Path(auditad.__file__).parent}): n = {n}, d = {d}, K = {K}: wall {wall:.1f} s, "
+        f"CPU {cpu:.1f} s; mean rho_inv {m['rho_inv']:.3f}, rho_dir {m['rho_dir']:.3f}, "
+        f"mean AUROC {m['mean_auc']:.4f}"
+    )
     return res
 
 
@@ -152,8 +182,13 @@ def main():
         for dataset, files in real.items():
             X, y = load_real(args.data, dataset, files)
             reps = {"resnet18": X, "pca32": pca(X, 32)}
-            total += run(f"{dataset} ResNet-18 normals of classes {', '.join(files)}", reps, y,
-                         repeats=args.repeats, n_jobs=args.n_jobs)
+            total += run(
+                f"{dataset} ResNet-18 normals of classes {', '.join(files)}",
+                reps,
+                y,
+                repeats=args.repeats,
+                n_jobs=args.n_jobs,
+            )
             timings.append(timing(f"{dataset} resnet18", X, y))
     else:
         print(f"\n(real data not found in {args.data}; skipped)")

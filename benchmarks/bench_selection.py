@@ -62,29 +62,49 @@ def real_benchmark(data: Path, *, seed=0) -> SelectionBenchmark:
                 X, y = z["X"].astype(np.float64), z["y"]
             normals = rng.permutation(np.flatnonzero(y == 0))
             anomalies = np.flatnonzero(y == 1)
-            raw[(ds, c)] = dict(X=X, ref=normals[:1000], test_norm=normals[1000:1000 + anomalies.size],
-                                aux=normals[-300:], anom=anomalies)
+            raw[(ds, c)] = dict(
+                X=X,
+                ref=normals[:1000],
+                test_norm=normals[1000 : 1000 + anomalies.size],
+                aux=normals[-300:],
+                anom=anomalies,
+            )
     # unsupervised transforms fitted on all reference sets
     allref = np.vstack([r["X"][r["ref"]] for r in raw.values()])
     mean = allref.mean(axis=0)
     _, _, vt = np.linalg.svd(allref - mean, full_matrices=False)
-    reps = {"raw": lambda A: A, "l2": lambda A: A / np.linalg.norm(A, axis=1, keepdims=True),
-            "pca16": lambda A: (A - mean) @ vt[:16].T, "pca64": lambda A: (A - mean) @ vt[:64].T}
+    reps = {
+        "raw": lambda A: A,
+        "l2": lambda A: A / np.linalg.norm(A, axis=1, keepdims=True),
+        "pca16": lambda A: (A - mean) @ vt[:16].T,
+        "pca64": lambda A: (A - mean) @ vt[:64].T,
+    }
     tasks = []
     for (ds, c), r in raw.items():
         others = [(ds2, c2) for (ds2, c2) in raw if ds2 == ds and c2 != c]
         aux = np.vstack([raw[o]["X"][raw[o]["aux"]] for o in others])
         test = np.vstack([r["X"][r["test_norm"]], r["X"][r["anom"]]])
         labels = np.r_[np.zeros(r["test_norm"].size, np.int8), np.ones(r["anom"].size, np.int8)]
-        embs = {name: TaskEmbeddings(reference=f(r["X"][r["ref"]]), test=f(test), auxiliary=f(aux))
-                for name, f in reps.items()}
-        tasks.append(SelectionTask(
-            name=f"{ds}_{c}", embeddings=embs, test_labels=labels,
-            reference_meta={"class": np.full(r["ref"].size, c)},
-            auxiliary_meta={"class": np.concatenate([np.full(300, o[1]) for o in others])},
-            split="development" if c == files[ds][0] else "evaluation", group=ds))
-    cands = [Candidate(f"{e}-{s}", e, scoring=s, family="pca" if e.startswith("pca") else e)
-             for e in reps for s in ("knn", "ldn")]
+        embs = {
+            name: TaskEmbeddings(reference=f(r["X"][r["ref"]]), test=f(test), auxiliary=f(aux))
+            for name, f in reps.items()
+        }
+        tasks.append(
+            SelectionTask(
+                name=f"{ds}_{c}",
+                embeddings=embs,
+                test_labels=labels,
+                reference_meta={"class": np.full(r["ref"].size, c)},
+                auxiliary_meta={"class": np.concatenate([np.full(300, o[1]) for o in others])},
+                split="development" if c == files[ds][0] else "evaluation",
+                group=ds,
+            )
+        )
+    cands = [
+        Candidate(f"{e}-{s}", e, scoring=s, family="pca" if e.startswith("pca") else e)
+        for e in reps
+        for s in ("knn", "ldn")
+    ]
     return SelectionBenchmark(tasks, cands, name="adbench-resnet18")
 
 
@@ -101,8 +121,15 @@ def reference_loop(bench, *, seed=0):
             emb = task.embeddings[cand.embedding]
             R = emb.reference
             fr = feature_probe(R, random_state=np.random.default_rng([base, ti, PROBE_KINDS.index("feature")])).X
-            cp = cross_probe("cross_class", task.reference_meta, auxiliary_meta=task.auxiliary_meta,
-                             n_reference=len(R), n_auxiliary=len(emb.auxiliary), home=task.home, warn=False)
+            cp = cross_probe(
+                "cross_class",
+                task.reference_meta,
+                auxiliary_meta=task.auxiliary_meta,
+                n_reference=len(R),
+                n_auxiliary=len(emb.auxiliary),
+                home=task.home,
+                warn=False,
+            )
             Q = {"test": emb.test, "feature": fr, "cross": emb.auxiliary[cp.auxiliary_index]}
             if cand.scoring == "knn":
                 nn = NearestNeighbors(n_neighbors=2).fit(R)
@@ -112,8 +139,7 @@ def reference_loop(bench, *, seed=0):
                 D = pairwise_distances(R)
                 np.fill_diagonal(D, np.inf)
                 rho = np.sort(D, axis=1)[:, :2].mean(axis=1)
-                z = {k: np.log(np.min(np.maximum(pairwise_distances(v, R), 1e-12) / rho, axis=1))
-                     for k, v in Q.items()}
+                z = {k: np.log(np.min(np.maximum(pairwise_distances(v, R), 1e-12) / rho, axis=1)) for k, v in Q.items()}
                 z_in = np.empty(len(R))
                 for i in range(len(R)):  # leave-one-out: delete r_i, recompute every scale
                     Di = np.delete(np.delete(D, i, axis=0), i, axis=1)
@@ -123,8 +149,12 @@ def reference_loop(bench, *, seed=0):
             out[(task.name, cand.name)] = {
                 "true_auc": roc_auc_score(task.test_labels, z["test"]),
                 "inlier_variance": 1.0 / z_in.var(),
-                "pseudo_auc[feature]": roc_auc_score(np.r_[y_in, np.ones(z["feature"].size)], np.r_[z_in, z["feature"]]),
-                "pseudo_auc[cross_class]": roc_auc_score(np.r_[y_in, np.ones(z["cross"].size)], np.r_[z_in, z["cross"]]),
+                "pseudo_auc[feature]": roc_auc_score(
+                    np.r_[y_in, np.ones(z["feature"].size)], np.r_[z_in, z["feature"]]
+                ),
+                "pseudo_auc[cross_class]": roc_auc_score(
+                    np.r_[y_in, np.ones(z["cross"].size)], np.r_[z_in, z["cross"]]
+                ),
             }
     return out
 
@@ -133,20 +163,30 @@ def compare_with_reference(bench, n_jobs):
     t0 = time.perf_counter()
     ref = reference_loop(bench)
     t_ref = time.perf_counter() - t0
-    res = run_selection(bench, estimators=["inlier_variance", "pseudo_auc"], probes=["feature", "cross_class"],
-                        n_boot=0, n_jobs=n_jobs, random_state=0)
+    res = run_selection(
+        bench,
+        estimators=["inlier_variance", "pseudo_auc"],
+        probes=["feature", "cross_class"],
+        n_boot=0,
+        n_jobs=n_jobs,
+        random_state=0,
+    )
     diffs = []
     for row in res.estimates:
         diffs.append(abs(row["value"] - ref[(row["task"], row["candidate"])][row["estimator"]]))
     for row in res.candidates:
         diffs.append(abs(row["true_auc"] - ref[(row["task"], row["candidate"])]["true_auc"]))
     worst = max(diffs)
-    print("\n## Timing against the reference implementation (digits, 10 tasks x 10 candidates; true AUC, inlier "
-          "variance, Pseudo AUC Feature / Cross-Class)")
+    print(
+        "\n## Timing against the reference implementation (digits, 10 tasks x 10 candidates; true AUC, inlier "
+        "variance, Pseudo AUC Feature / Cross-Class)"
+    )
     print(f"{'implementation':<58} {'time (s)':>9} {'ratio':>7}")
     print(f"{'scikit-learn NearestNeighbors + dense NumPy loop (reference)':<58} {t_ref:9.2f} {1.0:7.2f}")
-    print(f"{f'auditad run_selection (n_jobs={n_jobs})':<58} {res.elapsed_seconds:9.2f} "
-          f"{t_ref / res.elapsed_seconds:7.2f}")
+    print(
+        f"{f'auditad run_selection (n_jobs={n_jobs})':<58} {res.elapsed_seconds:9.2f} "
+        f"{t_ref / res.elapsed_seconds:7.2f}"
+    )
     print(f"largest absolute difference of {len(diffs)} values: {worst:.2e}")
     if worst > 1e-9:
         raise SystemExit("auditad and the reference implementation disagree")

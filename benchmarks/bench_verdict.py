@@ -42,8 +42,9 @@ def main(argv=None) -> None:
     from auditad.report.findings import findings, representation_rows
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data"
-                        / "adbench-resnet18")
+    parser.add_argument(
+        "--data", type=Path, default=Path(__file__).resolve().parents[2] / "shared" / "data" / "adbench-resnet18"
+    )
     parser.add_argument("--screenshot", action="store_true")
     args = parser.parse_args(argv)
     if not args.data.is_dir():
@@ -53,24 +54,56 @@ def main(argv=None) -> None:
         path = build(args.data, prefix, classes, work)
         out = work / f"audit-{name}"
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "auditad", "audit", "--embeddings", f"resnet18={path}",
-                               "--embeddings-key", "X", "--labels", str(path), "--label-column", "y", "--out",
-                               str(out), "--quiet"], capture_output=True, text=True)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "auditad",
+                "audit",
+                "--embeddings",
+                f"resnet18={path}",
+                "--embeddings-key",
+                "X",
+                "--labels",
+                str(path),
+                "--label-column",
+                "y",
+                "--out",
+                str(out),
+                "--quiet",
+            ],
+            capture_output=True,
+            text=True,
+        )
         elapsed = time.perf_counter() - t0
         report = next(out.glob("*/summary.json"))
         s = json.loads(report.read_text())
         print("=" * 100)
-        print(f"{name}: {s['dataset']['n']} samples, {s['dataset']['n_classes']} classes; exit {proc.returncode}; "
-              f"{elapsed:.1f} s; verdict {s['verdict'].upper()}")
+        print(
+            f"{name}: {s['dataset']['n']} samples, {s['dataset']['n_classes']} classes; exit {proc.returncode}; "
+            f"{elapsed:.1f} s; verdict {s['verdict'].upper()}"
+        )
         for row in representation_rows(s):
             print("  " + ", ".join(f"{k} {v}" for k, v in row.items()))
         for f in findings(s):
             print("  " + f.text())
         if args.screenshot and shutil.which("chromium"):
             png = work / f"{name}.png"
-            subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                            f"--user-data-dir={work / 'chromium'}", "--window-size=1280,1300", f"--screenshot={png}",
-                            report.with_name("report.html").as_uri()], capture_output=True, timeout=120)
+            subprocess.run(
+                [
+                    "chromium",
+                    "--headless",
+                    "--no-sandbox",
+                    "--disable-gpu",
+                    "--disable-background-networking",
+                    f"--user-data-dir={work / 'chromium'}",
+                    "--window-size=1280,1300",
+                    f"--screenshot={png}",
+                    report.with_name("report.html").as_uri(),
+                ],
+                capture_output=True,
+                timeout=120,
+            )
             print(f"  screenshot: {png}")
 
 

@@ -37,7 +37,7 @@ FAST = "--detector knn --k 5 --landscape-resolution 11 --null-runs 200 --seed 0"
 def _value(name: str, ctx: dict) -> str:
     """The value of one context reference: inputs.X, github.action_path, steps.ID.outputs.NAME / .outcome."""
     if name.startswith("inputs."):
-        return ctx["inputs"][name[len("inputs."):]]
+        return ctx["inputs"][name[len("inputs.") :]]
     if name == "github.action_path":
         return str(ROOT)
     m = re.fullmatch(r"steps\.([\w-]+)\.(outputs\.([\w-]+)|outcome)", name)
@@ -61,9 +61,21 @@ def _condition(expr: str, ctx: dict) -> bool:
         t = token.match(expr, pos)
         assert t, f"cannot parse the condition {expr!r} at {expr[pos:]!r}"
         tok, pos = t.group(1), t.end()
-        py.append({"always()": "True", "success()": str(not ctx["failed"]), "failure()": str(ctx["failed"]),
-                   "&&": "and", "||": "or", "!": "not", "==": "==", "!=": "!=", "(": "(", ")": ")"}.get(tok)
-                  or (repr(tok[1:-1]) if tok.startswith("'") else repr(_value(tok, ctx))))
+        py.append(
+            {
+                "always()": "True",
+                "success()": str(not ctx["failed"]),
+                "failure()": str(ctx["failed"]),
+                "&&": "and",
+                "||": "or",
+                "!": "not",
+                "==": "==",
+                "!=": "!=",
+                "(": "(",
+                ")": ")",
+            }.get(tok)
+            or (repr(tok[1:-1]) if tok.startswith("'") else repr(_value(tok, ctx)))
+        )
     return bool(eval(" ".join(py), {"__builtins__": {}}, {}))  # noqa: S307 - built from the tokens above only
 
 
@@ -87,9 +99,16 @@ def run_action(workdir: Path, **inputs: str) -> dict:
     temp = workdir / "runner-temp"
     temp.mkdir(exist_ok=True)
     base = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
-    base.update(PATH=f"{_python_shim(workdir / '.bin')}{os.pathsep}{base.get('PATH', '')}", PYTHONPATH=str(ROOT),
-                MPLBACKEND="Agg", GITHUB_STEP_SUMMARY=str(summary), RUNNER_TEMP=str(temp),
-                GITHUB_ACTION_PATH=str(ROOT), CI="true", GITHUB_ACTIONS="true")
+    base.update(
+        PATH=f"{_python_shim(workdir / '.bin')}{os.pathsep}{base.get('PATH', '')}",
+        PYTHONPATH=str(ROOT),
+        MPLBACKEND="Agg",
+        GITHUB_STEP_SUMMARY=str(summary),
+        RUNNER_TEMP=str(temp),
+        GITHUB_ACTION_PATH=str(ROOT),
+        CI="true",
+        GITHUB_ACTIONS="true",
+    )
     ctx = {"inputs": values, "steps": {}, "failed": False}
     code, uploads, logs = 0, [], {}
     for i, step in enumerate(STEPS):
@@ -106,11 +125,21 @@ def run_action(workdir: Path, **inputs: str) -> dict:
             script.write_text(_substitute(step["run"], ctx), encoding="utf-8")
             out_file = workdir / f"step-{i}.output"
             out_file.touch()
-            env = {**base, **{k: _substitute(str(v), ctx) for k, v in (step.get("env") or {}).items()},
-                   "GITHUB_OUTPUT": str(out_file)}
+            env = {
+                **base,
+                **{k: _substitute(str(v), ctx) for k, v in (step.get("env") or {}).items()},
+                "GITHUB_OUTPUT": str(out_file),
+            }
             assert step.get("shell") == "bash", f"{name}: composite run steps need shell: bash"
-            proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=workdir,
-                                  env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+                cwd=workdir,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
             logs[name] = proc.stdout + proc.stderr
             outputs = dict(line.split("=", 1) for line in out_file.read_text().splitlines() if "=" in line)
             outcome = "success" if proc.returncode == 0 else "failure"
@@ -119,8 +148,13 @@ def run_action(workdir: Path, **inputs: str) -> dict:
         if "id" in step:
             ctx["steps"][step["id"]] = {"outputs": outputs, "outcome": outcome}
     action_outputs = {k: _substitute(str(v["value"]), ctx) for k, v in ACTION.get("outputs", {}).items()}
-    return {"code": code, "summary": summary.read_text(encoding="utf-8"), "outputs": action_outputs,
-            "uploads": uploads, "logs": logs}
+    return {
+        "code": code,
+        "summary": summary.read_text(encoding="utf-8"),
+        "outputs": action_outputs,
+        "uploads": uploads,
+        "logs": logs,
+    }
 
 
 # --------------------------------------------------------------------------- the action's declaration
@@ -156,8 +190,11 @@ def test_inputs_reach_the_scripts_only_through_the_environment():
 
 
 def test_the_runner_of_this_test_evaluates_conditions_like_github():
-    ctx = {"inputs": {"artifact-name": ""}, "steps": {"audit": {"outputs": {"exit-code": "1"}, "outcome": "success"}},
-           "failed": True}
+    ctx = {
+        "inputs": {"artifact-name": ""},
+        "steps": {"audit": {"outputs": {"exit-code": "1"}, "outcome": "success"}},
+        "failed": True,
+    }
     assert _condition("${{ always() && steps.audit.outputs.exit-code != '' }}", ctx)
     assert not _condition("${{ always() && inputs.artifact-name != '' }}", ctx)
     assert not _condition("success()", ctx) and _condition("failure() || !always()", ctx)
@@ -183,9 +220,17 @@ def passed(bench) -> dict:
     """An audit whose fail gate passes and whose warning gate fails: exit 0 with fail-on = fail."""
     work = bench / "pass"
     work.mkdir()
-    return {"work": work, **run_action(
-        work, embeddings=f"raw={bench / 'X.npy'}\n", labels=str(bench / "y.npy"), name="small", args=FAST,
-        gates="leakage.L_k <= 0.5\n# a comment line\n\nwarn: leakage.L_k <= 0.01\n")}
+    return {
+        "work": work,
+        **run_action(
+            work,
+            embeddings=f"raw={bench / 'X.npy'}\n",
+            labels=str(bench / "y.npy"),
+            name="small",
+            args=FAST,
+            gates="leakage.L_k <= 0.5\n# a comment line\n\nwarn: leakage.L_k <= 0.01\n",
+        ),
+    }
 
 
 def test_a_passing_audit_writes_the_summary_and_exits_0(passed):
@@ -202,14 +247,28 @@ def test_a_passing_audit_writes_the_summary_and_exits_0(passed):
     assert (report / "gates.md").read_text(encoding="utf-8") == summary
     assert "<testsuite" in (report / "gates.xml").read_text(encoding="utf-8")
     # the artifact: the report folder under the default name
-    assert passed["uploads"] == [{"uses": "actions/upload-artifact@v4", "name": "auditad-report",
-                                  "path": "auditad-report", "if-no-files-found": "warn"}]
+    assert passed["uploads"] == [
+        {
+            "uses": "actions/upload-artifact@v4",
+            "name": "auditad-report",
+            "path": "auditad-report",
+            "if-no-files-found": "warn",
+        }
+    ]
     assert "auditad exit code: 0 (verdict: warn)" in passed["logs"]["Audit"]
 
 
 def test_a_failed_gate_fails_the_action_after_the_summary_and_upload(bench, tmp_path):
-    result = run_action(tmp_path, embeddings=str(bench / "X.npy"), labels=str(bench / "y.npy"), name="small",
-                        args=FAST, gates="leakage.L_k <= 0.01", out="audit", **{"artifact-name": "audit"})
+    result = run_action(
+        tmp_path,
+        embeddings=str(bench / "X.npy"),
+        labels=str(bench / "y.npy"),
+        name="small",
+        args=FAST,
+        gates="leakage.L_k <= 0.01",
+        out="audit",
+        **{"artifact-name": "audit"},
+    )
     assert result["code"] == 1 and result["outputs"]["exit-code"] == "1" and result["outputs"]["verdict"] == "fail"
     assert "Overall verdict: **fail**" in result["summary"]
     assert result["uploads"] and result["uploads"][0]["path"] == "audit"  # uploaded although the gate failed
@@ -217,16 +276,18 @@ def test_a_failed_gate_fails_the_action_after_the_summary_and_upload(bench, tmp_
     assert "::error title=auditad::auditad exited with code 1" in result["logs"]["Verdict"]
 
 
-@pytest.mark.parametrize("fail_on, extra, code, verdict", [
-    ("fail", "", 0, "warn"),                            # the stored gates again: the warning does not fail
-    ("warn", "", 1, "warn"),                            # ... unless fail-on = warn
-    ("fail", "protocol.mean.mean_auc >= 0.99", 1, "fail"),  # an extra gate that fails
-    ("fail", "protocol.mean.mean_auc >= 0.5", 0, "warn"),
-])
+@pytest.mark.parametrize(
+    "fail_on, extra, code, verdict",
+    [
+        ("fail", "", 0, "warn"),  # the stored gates again: the warning does not fail
+        ("warn", "", 1, "warn"),  # ... unless fail-on = warn
+        ("fail", "protocol.mean.mean_auc >= 0.99", 1, "fail"),  # an extra gate that fails
+        ("fail", "protocol.mean.mean_auc >= 0.5", 0, "warn"),
+    ],
+)
 def test_gate_mode_rechecks_stored_summaries(passed, tmp_path, fail_on, extra, code, verdict):
     summary_json = passed["work"] / "auditad-report" / "small" / "summary.json"
-    result = run_action(tmp_path, summaries=f"{summary_json}\n", gates=extra, out="gates",
-                        **{"fail-on": fail_on})
+    result = run_action(tmp_path, summaries=f"{summary_json}\n", gates=extra, out="gates", **{"fail-on": fail_on})
     assert result["code"] == code, result["logs"]
     assert result["outputs"]["verdict"] == verdict
     assert result["summary"].startswith("## auditad gates") and f"**{verdict}**" in result["summary"]

@@ -39,7 +39,7 @@ def _private_imports(name: str, path, is_package: bool) -> list[str]:
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
@@ -58,8 +58,12 @@ def _private_imports(name: str, path, is_package: bool) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
             attr, target = node.attr, aliases[node.value.id]
-            if attr.startswith("_") and not attr.startswith("__") and target != name \
-                    and not _module_exists(f"{target}.{attr}"):
+            if (
+                attr.startswith("_")
+                and not attr.startswith("__")
+                and target != name
+                and not _module_exists(f"{target}.{attr}")
+            ):
                 found.append(f"{name}: {node.value.id}.{attr} ({target})")
     return found
 
@@ -72,12 +76,16 @@ def test_no_module_imports_a_private_name_of_another_module():
 
 def test_the_private_import_check_finds_what_it_should(tmp_path):
     bad = tmp_path / "bad.py"
-    bad.write_text("from .landscapes import _check_result\nfrom . import _format, nulls\n"
-                   "x = nulls._resolve_q\ny = _format.stat\nfrom ._format import _check_target\n")
+    bad.write_text(
+        "from .landscapes import _check_result\nfrom . import _format, nulls\n"
+        "x = nulls._resolve_q\ny = _format.stat\nfrom ._format import _check_target\n"
+    )
     hits = _private_imports("auditad.bad", bad, False)
-    assert hits == ["auditad.bad: from auditad.landscapes import _check_result",
-                    "auditad.bad: from auditad._format import _check_target",
-                    "auditad.bad: nulls._resolve_q (auditad.nulls)"]
+    assert hits == [
+        "auditad.bad: from auditad.landscapes import _check_result",
+        "auditad.bad: from auditad._format import _check_target",
+        "auditad.bad: nulls._resolve_q (auditad.nulls)",
+    ]
 
 
 # --------------------------------------------------------------------------- layering (docs/architecture.md)
@@ -92,7 +100,7 @@ def _imports_of(name: str, path, is_package: bool) -> set[str]:
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = package.split(".")
-                base = base[:len(base) - node.level + 1]
+                base = base[: len(base) - node.level + 1]
                 source = ".".join(base + ([node.module] if node.module else []))
             else:
                 source = node.module or ""
@@ -116,10 +124,24 @@ def _family(module: str) -> str:
     return parts[1] if len(parts) > 1 else "auditad"
 
 
-FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml",
-              "inputfiles"}
-COMPUTING = {"metrics", "nulls", "landscapes", "neighbors", "execution", "scheduler", "leakage", "protocol",
-             "selection", "datasets", "synthetic", "manifest", "duplicates", "leaderboards", "diskarray"}
+FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml", "inputfiles"}
+COMPUTING = {
+    "metrics",
+    "nulls",
+    "landscapes",
+    "neighbors",
+    "execution",
+    "scheduler",
+    "leakage",
+    "protocol",
+    "selection",
+    "datasets",
+    "synthetic",
+    "manifest",
+    "duplicates",
+    "leaderboards",
+    "diskarray",
+}
 APPLICATION = {"gates", "report", "audit", "cli", "plotting", "results", "diff", "landscape_study"}
 #: layer -> the layers it must never import (the data flows one way: CLI -> pipeline -> report -> statistics).
 FORBIDDEN = {
@@ -133,8 +155,12 @@ FORBIDDEN = {
 
 
 def test_layers_import_only_downwards():
-    found = [f"{m} -> {t}" for m, targets in _import_graph().items() for t in sorted(targets)
-             if _family(t) in FORBIDDEN.get(_family(m), set())]
+    found = [
+        f"{m} -> {t}"
+        for m, targets in _import_graph().items()
+        for t in sorted(targets)
+        if _family(t) in FORBIDDEN.get(_family(m), set())
+    ]
     assert found == []
 
 
@@ -145,11 +171,15 @@ def test_every_module_belongs_to_a_declared_layer():
 
 def test_presentation_never_imports_the_pipeline():
     graph = _import_graph()
-    offenders = {m: sorted(t for t in ts if _family(t) in {"audit", "cli"})
-                 for m, ts in graph.items() if _family(m) == "report"}
+    offenders = {
+        m: sorted(t for t in ts if _family(t) in {"audit", "cli"}) for m, ts in graph.items() if _family(m) == "report"
+    }
     assert {m: t for m, t in offenders.items() if t} == {}
-    defined = [name for name, path, _ in _package_modules() if _family(name) == "report"
-               and "def run_audit(" in path.read_text(encoding="utf-8")]
+    defined = [
+        name
+        for name, path, _ in _package_modules()
+        if _family(name) == "report" and "def run_audit(" in path.read_text(encoding="utf-8")
+    ]
     assert defined == []
 
 
@@ -203,16 +233,34 @@ def test_top_level_has_few_private_modules_and_no_module_is_long():
     root = Path(auditad.__file__).resolve().parent
     private = sorted(p.name for p in root.glob("_*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert len(private) <= 8, private
-    long = {str(p.relative_to(root)): n for p in root.rglob("*.py")
-            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    long = {
+        str(p.relative_to(root)): n
+        for p in root.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800
+    }
     assert long == {}
 
 
 #: Public import paths that existed before the package was laid out by family: each still works.
 OLD_PUBLIC_PATHS = [
-    ("auditad.report", ("run_audit", "audit_benchmark", "load_config", "config_from_paths", "AuditConfig",
-                        "BenchmarkConfig", "load_inputs", "example_inputs", "BenchmarkInputs", "BenchmarkAudit",
-                        "AuditRun", "SCHEMA_VERSION", "schema_path")),
+    (
+        "auditad.report",
+        (
+            "run_audit",
+            "audit_benchmark",
+            "load_config",
+            "config_from_paths",
+            "AuditConfig",
+            "BenchmarkConfig",
+            "load_inputs",
+            "example_inputs",
+            "BenchmarkInputs",
+            "BenchmarkAudit",
+            "AuditRun",
+            "SCHEMA_VERSION",
+            "schema_path",
+        ),
+    ),
     ("auditad.report.checks", ("evaluate_gates", "run_gates", "GateResult", "verdict", "load_summary")),
     ("auditad.report.rules", ("parse_rule",)),
     ("auditad.report.settings", ("SETTINGS", "THRESHOLDS", "DEFAULT_GATES", "validate_settings")),
@@ -227,8 +275,18 @@ OLD_PUBLIC_PATHS = [
     ("auditad.protocol.neighbours", ("prepare_rows", "nearest", "lof_tables")),
     ("auditad.metrics", ("auroc", "auroc_ci", "AurocCIResult", "score_metrics")),
     ("auditad.nulls", ("null_distribution", "null_sweep", "NullResult")),
-    ("auditad.landscapes", ("landscape", "LandscapeResult", "landscape_correlations", "MetricRelationsResult",
-                            "PAPER_RATIOS", "REGIONS", "metric_range")),
+    (
+        "auditad.landscapes",
+        (
+            "landscape",
+            "LandscapeResult",
+            "landscape_correlations",
+            "MetricRelationsResult",
+            "PAPER_RATIOS",
+            "REGIONS",
+            "metric_range",
+        ),
+    ),
     ("auditad.plotting", ("plot_leakage_vs_auroc", "plot_protocol_heatmap")),
     ("auditad.results", ("audit_results",)),
     ("auditad.cli", ("main",)),
@@ -240,8 +298,12 @@ def test_old_public_import_paths_still_work():
 
     import auditad
 
-    missing = [f"{mod}.{name}" for mod, names in OLD_PUBLIC_PATHS for name in names
-               if not hasattr(importlib.import_module(mod), name)]
+    missing = [
+        f"{mod}.{name}"
+        for mod, names in OLD_PUBLIC_PATHS
+        for name in names
+        if not hasattr(importlib.import_module(mod), name)
+    ]
     assert missing == []
     assert importlib.import_module("auditad.report.checks") is importlib.import_module("auditad.gates.checks")
     assert importlib.import_module("auditad.scoring") is importlib.import_module("auditad.selection.scoring")
@@ -258,8 +320,9 @@ def _keys_imports(name: str, path) -> list[str]:
     found = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            found += [f"{name}: from {node.module or '.'} import {a.name}" for a in node.names
-                      if a.name.endswith("_KEYS")]
+            found += [
+                f"{name}: from {node.module or '.'} import {a.name}" for a in node.names if a.name.endswith("_KEYS")
+            ]
         elif isinstance(node, ast.Attribute) and node.attr.endswith("_KEYS"):
             found.append(f"{name}: .{node.attr}")
     return found
@@ -268,16 +331,19 @@ def _keys_imports(name: str, path) -> list[str]:
 def test_the_report_imports_no_keys_constant():
     # results derive, the report reads: the report reads the attributes of the typed summaries
     # (auditad.protocol.DetectorSummary, ...), never a string-keyed column list such as SUMMARY_KEYS
-    found = [hit for name, path, _ in _package_modules() if _family(name) == "report"
-             for hit in _keys_imports(name, path)]
+    found = [
+        hit for name, path, _ in _package_modules() if _family(name) == "report" for hit in _keys_imports(name, path)
+    ]
     assert found == []
 
 
 def test_the_keys_check_finds_what_it_should(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("from ...protocol import SUMMARY_KEYS, MEAN\nfrom ... import protocol\nx = protocol.RATE_KEYS\n")
-    assert _keys_imports("auditad.report.bad", bad) == ["auditad.report.bad: from protocol import SUMMARY_KEYS",
-                                                        "auditad.report.bad: .RATE_KEYS"]
+    assert _keys_imports("auditad.report.bad", bad) == [
+        "auditad.report.bad: from protocol import SUMMARY_KEYS",
+        "auditad.report.bad: .RATE_KEYS",
+    ]
 
 
 # --------------------------------------------------------------------------- function length and nesting
@@ -312,13 +378,22 @@ def _nesting(node, depth: int = 0) -> int:
     or class is a function of its own (checked on its own)."""
     import ast
 
-    blocks = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try,
-              *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
+    blocks = (
+        ast.For,
+        ast.AsyncFor,
+        ast.While,
+        ast.If,
+        ast.With,
+        ast.AsyncWith,
+        ast.Try,
+        *((ast.TryStar,) if hasattr(ast, "TryStar") else ()),
+    )
     deepest = depth
     for field, value in ast.iter_fields(node):
         for child in value if isinstance(value, list) else [value]:
-            if not isinstance(child, ast.AST) or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef,
-                                                                    ast.ClassDef, ast.Lambda)):
+            if not isinstance(child, ast.AST) or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+            ):
                 continue
             is_elif = isinstance(node, ast.If) and field == "orelse" and value == [child] and isinstance(child, ast.If)
             step = 1 if isinstance(child, blocks) and not is_elif else 0
@@ -344,15 +419,19 @@ def test_no_function_nests_blocks_deeper_than_4():
 
 def test_the_length_and_nesting_checks_find_what_they_should():
     body = "\n".join(f"    x{i} = {i}" for i in range(MAX_FUNCTION_LINES))
-    (_, _, long), = _functions(f'def f():\n    """Doc\n    string."""\n{body}\n')
-    (_, _, undocumented), = _functions(f'def f():\n{body}\n')
+    ((_, _, long),) = _functions(f'def f():\n    """Doc\n    string."""\n{body}\n')
+    ((_, _, undocumented),) = _functions(f"def f():\n{body}\n")
     assert _code_lines(long) == MAX_FUNCTION_LINES + 1 and _code_lines(undocumented) == MAX_FUNCTION_LINES + 1
-    deep = ("def f(xs):\n    for a in xs:\n        while a:\n            with open(a) as fh:\n"
-            "                try:\n                    if fh:\n                        pass\n"
-            "                except OSError:\n                    pass\n")
-    flat = ("def g(x):\n    if x == 1:\n        pass\n    elif x == 2:\n        pass\n    elif x == 3:\n"
-            "        if x:\n            pass\n    else:\n        pass\n\n"
-            "    def inner():\n        for a in x:\n            for b in a:\n                for c in b:\n"
-            "                    pass\n")
+    deep = (
+        "def f(xs):\n    for a in xs:\n        while a:\n            with open(a) as fh:\n"
+        "                try:\n                    if fh:\n                        pass\n"
+        "                except OSError:\n                    pass\n"
+    )
+    flat = (
+        "def g(x):\n    if x == 1:\n        pass\n    elif x == 2:\n        pass\n    elif x == 3:\n"
+        "        if x:\n            pass\n    else:\n        pass\n\n"
+        "    def inner():\n        for a in x:\n            for b in a:\n                for c in b:\n"
+        "                    pass\n"
+    )
     assert [(name, _nesting(node)) for name, _, node in _functions(deep)] == [("f", 5)]
     assert sorted((name, _nesting(node)) for name, _, node in _functions(flat)) == [("g", 2), ("inner", 3)]

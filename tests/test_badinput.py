@@ -15,8 +15,12 @@ import pytest
 
 from auditad.cli import main
 
-SUMMARY = {"schema_version": "1.0", "benchmark": "b", "leakage": {"L_k": 0.1, "k": 10},
-           "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"}]}
+SUMMARY = {
+    "schema_version": "1.0",
+    "benchmark": "b",
+    "leakage": {"L_k": 0.1, "k": 10},
+    "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"}],
+}
 
 
 @pytest.fixture(scope="module")
@@ -39,10 +43,12 @@ def d(tmp_path_factory):
     raw = (d / "good.npz").read_bytes()
     (d / "trunc.npz").write_bytes(raw[: len(raw) // 2])
     head = (d / "X.npy").read_bytes()
-    (d / "badheader.npy").write_bytes(head[:10] + b"{'descr': '<f8', 'fortran_order': False, 'shape': (60, 4" +
-                                      head[10 + 53:])
-    (d / "badheader2.npy").write_bytes(head[:10] + b"{'descr': '<f8', 'fortran_order': False, 'shape': ((((((" +
-                                       head[10 + 55:])
+    (d / "badheader.npy").write_bytes(
+        head[:10] + b"{'descr': '<f8', 'fortran_order': False, 'shape': (60, 4" + head[10 + 53 :]
+    )
+    (d / "badheader2.npy").write_bytes(
+        head[:10] + b"{'descr': '<f8', 'fortran_order': False, 'shape': ((((((" + head[10 + 55 :]
+    )
     (d / "truncdata.npy").write_bytes(head[: len(head) // 2])
     (d / "empty.npy").write_bytes(b"")
     (d / "notnpy.npy").write_text("hello, I am text\n")
@@ -66,20 +72,29 @@ def d(tmp_path_factory):
     (d / "notjson.json").write_text("{not json")
     (d / "list.json").write_text("[1, 2]")
     (d / "latin1.json").write_bytes('{"benchmark": "caf\xe9"}'.encode("latin-1"))
-    big = dict(SUMMARY, leakage={"L_k": 0.1, "per_class": [{"class": i, "leakage": 0.5} for i in range(20000)],
-                                 "confusion": [[0.0] * 300 for _ in range(300)]})
+    big = dict(
+        SUMMARY,
+        leakage={
+            "L_k": 0.1,
+            "per_class": [{"class": i, "leakage": 0.5} for i in range(20000)],
+            "confusion": [[0.0] * 300 for _ in range(300)],
+        },
+    )
     (d / "huge.json").write_text(json.dumps(big))
     # configs
     (d / "bad.toml").write_text("version = 1\n[settings\n")
-    (d / "unknown.toml").write_text('version = 1\nfoo = 1\n[[benchmarks]]\nname = "b"\nlabels = "y.npy"\n'
-                                    'embeddings = { x = "X.npy" }\n')
-    (d / "corrupt.toml").write_text('version = 1\n[[benchmarks]]\nname = "b"\nlabels = "y.npy"\n'
-                                    'embeddings = { x = "badheader.npy" }\n')
+    (d / "unknown.toml").write_text(
+        'version = 1\nfoo = 1\n[[benchmarks]]\nname = "b"\nlabels = "y.npy"\nembeddings = { x = "X.npy" }\n'
+    )
+    (d / "corrupt.toml").write_text(
+        'version = 1\n[[benchmarks]]\nname = "b"\nlabels = "y.npy"\nembeddings = { x = "badheader.npy" }\n'
+    )
     (d / "manifest_missing.toml").write_text("[[tasks]]\n")
     (d / "manifest_corrupt.toml").write_text(
         '[benchmark]\nname = "m"\n[[candidates]]\nname = "c"\nembedding = "vec"\n[[tasks]]\nname = "t"\n'
         'split = "development"\ntest_labels = "y.npy"\n[tasks.embeddings.vec]\nreference = "X.npy"\n'
-        'test = "trunc.npz"\n')
+        'test = "trunc.npz"\n'
+    )
     # an audit folder for appendix
     (d / "audit" / "b").mkdir(parents=True)
     (d / "audit" / "b" / "summary.json").write_text(json.dumps(SUMMARY))
@@ -96,9 +111,11 @@ def _hostile_inputs(d, X, y):
     import scipy.sparse as sp
 
     # a PyOD detector table whose parameter PyOD itself refuses (ValueError in __init__)
-    (d / "pyod_bad.toml").write_text('version = 1\n[settings]\ndetectors = ["x"]\n[detectors.x]\n'
-                                     'detector = "pyod:ECOD"\ncontamination = 5.0\n[[benchmarks]]\nname = "b"\n'
-                                     'labels = "y.npy"\nembeddings = { x = "X.npy" }\n')
+    (d / "pyod_bad.toml").write_text(
+        'version = 1\n[settings]\ndetectors = ["x"]\n[detectors.x]\n'
+        'detector = "pyod:ECOD"\ncontamination = 5.0\n[[benchmarks]]\nname = "b"\n'
+        'labels = "y.npy"\nembeddings = { x = "X.npy" }\n'
+    )
     # 288 bytes declaring a (2**31 - 1) x 10 sparse matrix (160 GB once dense)
     bomb = sp.csc_matrix((np.ones(3), ([0, 5, 2**31 - 2], [0, 3, 9])), shape=(2**31 - 1, 10))
     scipy.io.savemat(d / "bomb.mat", {"X": bomb}, do_compression=False)
@@ -106,7 +123,7 @@ def _hostile_inputs(d, X, y):
     scipy.io.savemat(d / "badtype.mat", {"X": X}, do_compression=False)
     raw = (d / "badtype.mat").read_bytes()
     at = raw.index(b"\x09\x00\x00\x00" + (X.size * 8).to_bytes(4, "little"))
-    (d / "badtype.mat").write_bytes(raw[:at] + b"\x09\x80" + raw[at + 2:])
+    (d / "badtype.mat").write_bytes(raw[:at] + b"\x09\x80" + raw[at + 2 :])
     # results tables that pandas would silently reinterpret
     (d / "wide_dup.csv").write_text("class,OC-SVM,OC-SVM,KDE\na,0.6,0.7,0.5\nb,0.4,0.3,0.6\nc,0.5,0.55,0.7\n")
     (d / "wide_empty.csv").write_text("class,,KDE\na,0.6,0.5\nb,0.4,0.6\nc,0.5,0.7\n")
@@ -145,26 +162,30 @@ CASES = {
     "leakage-missing-embeddings": (L + ["--embeddings", "{d}/nope.npy", "--labels", "{d}/y.npy"], "nope.npy"),
     "leakage-embeddings-folder": (L + ["--embeddings", "{d}/folder", "--labels", "{d}/y.npy"], "directory"),
     "leakage-truncated-npz": (L + ["--embeddings", "{d}/trunc.npz", "--labels", "{d}/y.npy"], "trunc.npz"),
-    "leakage-corrupted-npy-header": (L + ["--embeddings", "{d}/badheader.npy", "--labels", "{d}/y.npy"],
-                                     "badheader.npy"),
-    "leakage-corrupted-npy-header-tokens": (L + ["--embeddings", "{d}/badheader2.npy", "--labels", "{d}/y.npy"],
-                                            "badheader2.npy"),
+    "leakage-corrupted-npy-header": (
+        L + ["--embeddings", "{d}/badheader.npy", "--labels", "{d}/y.npy"],
+        "badheader.npy",
+    ),
+    "leakage-corrupted-npy-header-tokens": (
+        L + ["--embeddings", "{d}/badheader2.npy", "--labels", "{d}/y.npy"],
+        "badheader2.npy",
+    ),
     "leakage-pickled-npy": (L + ["--embeddings", "{d}/pickled.npy", "--labels", "{d}/y.npy"], "pickled"),
-    "leakage-truncated-npy-data": (L + ["--embeddings", "{d}/truncdata.npy", "--labels", "{d}/y.npy"],
-                                   "truncdata.npy"),
+    "leakage-truncated-npy-data": (L + ["--embeddings", "{d}/truncdata.npy", "--labels", "{d}/y.npy"], "truncdata.npy"),
     "leakage-empty-file": (L + ["--embeddings", "{d}/empty.npy", "--labels", "{d}/y.npy"], "empty.npy"),
     "leakage-text-as-npy": (L + ["--embeddings", "{d}/notnpy.npy", "--labels", "{d}/y.npy"], "notnpy.npy"),
     "leakage-crc-damaged-npz": (L + ["--embeddings", "{d}/crc.npz", "--labels", "{d}/y.npy"], "crc.npz"),
     "leakage-npz-two-arrays": (L + ["--embeddings", "{d}/two.npz", "--labels", "{d}/y.npy"], "two.npz"),
-    "leakage-npz-missing-key": (L + ["--embeddings", "{d}/good.npz", "--embeddings-key", "Z", "--labels",
-                                     "{d}/y.npy"], "'Z'"),
+    "leakage-npz-missing-key": (
+        L + ["--embeddings", "{d}/good.npz", "--embeddings-key", "Z", "--labels", "{d}/y.npy"],
+        "'Z'",
+    ),
     "leakage-1d-embeddings": (L + ["--embeddings", "{d}/X1d.npy", "--labels", "{d}/y.npy"], "2-D"),
     "leakage-nan-embeddings": (L + ["--embeddings", "{d}/Xnan.npy", "--labels", "{d}/y.npy"], "non-finite"),
     "leakage-labels-length": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/y_short.npy"], "labels"),
     "leakage-one-class": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/y_one.npy"], "2 classes"),
     "leakage-labels-not-utf8": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/latin1.csv"], "latin1.csv"),
-    "leakage-labels-text-one-row": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels.txt"],
-                                    "labels (1 rows)"),
+    "leakage-labels-text-one-row": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels.txt"], "labels (1 rows)"),
     "leakage-labels-pickled": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/pickled.npy"], "pickled"),
     "leakage-k-zero": (L + GOOD + ["--k", "0"], "k must be >= 1"),
     "leakage-k-too-large": (L + GOOD + ["--k", "60"], "k must be smaller"),
@@ -263,14 +284,22 @@ CASES = {
     "diff-fifo": (["diff", "{o}/fifo", "{d}/summary.json"], "not a regular file"),
     "diff-dev-zero": (["diff", "{d}/summary.json", "/dev/zero"], "/dev/zero"),
     "select-manifest-fifo": (["select", "--quiet", "{o}/fifo"], "fifo"),
-    "leakage-mat-declares-160-gb": (L + ["--embeddings", "{d}/bomb.mat", "--labels", "{d}/y.npy"],
-                                    "declares variable 'X' of shape (2147483647, 10)"),
-    "leakage-mat-damaged-type-code": (L + ["--embeddings", "{d}/badtype.mat", "--labels", "{d}/y.npy"],
-                                      "unknown data type"),
-    "leakage-labels-parquet-lists": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_lists.parquet"],
-                                     "integers or strings"),
-    "leakage-labels-reading-none": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_none.csv"],
-                                    "the cells read ['None']"),
+    "leakage-mat-declares-160-gb": (
+        L + ["--embeddings", "{d}/bomb.mat", "--labels", "{d}/y.npy"],
+        "declares variable 'X' of shape (2147483647, 10)",
+    ),
+    "leakage-mat-damaged-type-code": (
+        L + ["--embeddings", "{d}/badtype.mat", "--labels", "{d}/y.npy"],
+        "unknown data type",
+    ),
+    "leakage-labels-parquet-lists": (
+        L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_lists.parquet"],
+        "integers or strings",
+    ),
+    "leakage-labels-reading-none": (
+        L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_none.csv"],
+        "the cells read ['None']",
+    ),
     "leakage-labels-1e300": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_1e300.csv"], "2**53"),
     "protocol-embeddings-1e300": (P + ["--embeddings", "{d}/X1e300.npy", "--labels", "{d}/y.npy"], "X1e300"),
     "results-two-columns-one-name": (["results", "{d}/wide_dup.csv"], "two columns named 'OC-SVM'"),
@@ -278,8 +307,10 @@ CASES = {
     "results-boolean-auroc-wide": (["results", "{d}/wide_bool.csv"], "boolean True"),
     "results-boolean-auroc-long": (["results", "{d}/long_bool.csv"], "boolean True"),
     "appendix-fifo-table": (["appendix", "{d}/audit_fifo", "--out", "{o}/app"], "not a regular file"),
-    "nulls-exact-at-a-million": (["nulls", "--n-pos", "1000000", "--n-neg", "1000000", "--method", "exact"],
-                                 "--method 'exact'"),
+    "nulls-exact-at-a-million": (
+        ["nulls", "--n-pos", "1000000", "--n-neg", "1000000", "--method", "exact"],
+        "--method 'exact'",
+    ),
     # ------------------------------------------------------------------ appendix
     "appendix-missing": (["appendix", "{d}/nope", "--out", "{o}/app"], "nope"),
     "appendix-no-benchmark": (["appendix", "{d}/emptyaudit", "--out", "{o}/app"], "emptyaudit"),
@@ -290,8 +321,10 @@ CASES = {
 
 
 def _snapshot(*folders):
-    return {str(f): sorted((str(p.relative_to(f)), p.stat().st_size if p.is_file() else -1)
-                           for p in f.rglob("*")) for f in folders}
+    return {
+        str(f): sorted((str(p.relative_to(f)), p.stat().st_size if p.is_file() else -1) for p in f.rglob("*"))
+        for f in folders
+    }
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -315,8 +348,19 @@ def test_bad_input_exits_2_with_a_named_one_line_error(name, d, o, capsys):
 
 def test_the_table_covers_every_command():
     commands = {args[0] for args, _ in CASES.values()}
-    assert commands == {"leakage", "protocol", "nulls", "landscape", "audit", "demo", "select", "gate", "appendix",
-                        "diff", "results"}
+    assert commands == {
+        "leakage",
+        "protocol",
+        "nulls",
+        "landscape",
+        "audit",
+        "demo",
+        "select",
+        "gate",
+        "appendix",
+        "diff",
+        "results",
+    }
     assert len(CASES) >= 60
 
 
@@ -330,15 +374,30 @@ def _run(argv, capsys):
 
 def test_diff_of_representations_whose_names_contain_a_dot(tmp_path, capsys):
     """``X`` and ``X.v2`` side by side: the change tree keeps the keys (was exit 3, TypeError in diff.py)."""
+
     def summary(lk_x, lk_v2):
         reps = {"X": {"L_k": lk_x, "k": 10}, "X.v2": {"L_k": lk_v2, "k": 10}}
-        return {"schema_version": "1.0", "benchmark": "b", "leakage": {"L_k": max(lk_x, lk_v2), "representations": reps}}
+        return {
+            "schema_version": "1.0",
+            "benchmark": "b",
+            "leakage": {"L_k": max(lk_x, lk_v2), "representations": reps},
+        }
 
     (tmp_path / "base.json").write_text(json.dumps(summary(0.10, 0.20)))
     (tmp_path / "new.json").write_text(json.dumps(summary(0.10, 0.50)))
-    code, out, err, _ = _run(["diff", tmp_path / "base.json", tmp_path / "new.json", "--all",
-                              "--gate", "delta leakage.representations.X.L_k <= 0",
-                              "--gate", "delta leakage.representations.X.v2.L_k <= 0.1"], capsys)
+    code, out, err, _ = _run(
+        [
+            "diff",
+            tmp_path / "base.json",
+            tmp_path / "new.json",
+            "--all",
+            "--gate",
+            "delta leakage.representations.X.L_k <= 0",
+            "--gate",
+            "delta leakage.representations.X.v2.L_k <= 0.1",
+        ],
+        capsys,
+    )
     assert code == 1, err  # X unchanged (passes), X.v2 grew by 0.3 (fails): both paths resolved
     assert "Traceback" not in err and "internal error" not in err
     assert "leakage.representations.X.v2.L_k" in out and "+0.3" in out
@@ -360,8 +419,9 @@ def test_a_million_per_class_falls_back_to_the_normal_approximation(tmp_path, ca
     with pytest.raises(InvalidInputError, match=r"n_pos=1000000, n_neg=1000000 needs"):
         mann_whitney_pmf(10**6, 10**6)
     table = tmp_path / "big.csv"
-    table.write_text("method,class,auroc,n_pos,n_neg\nm,a,0.6,1000000,1000000\nm,b,0.4,1000000,1000000\n"
-                     "m,c,0.5,1000000,1000000\n")
+    table.write_text(
+        "method,class,auroc,n_pos,n_neg\nm,a,0.6,1000000,1000000\nm,b,0.4,1000000,1000000\nm,c,0.5,1000000,1000000\n"
+    )
     code, out, err, elapsed = _run(["results", table, "--json", tmp_path / "r.json"], capsys)
     assert code == 0 and "Traceback" not in err and elapsed < 30, err
     per_class = json.loads((tmp_path / "r.json").read_text())["per_class"]
@@ -399,12 +459,27 @@ def test_scheduler_address_that_is_not_dask(d, o, capsys):
 
     threading.Thread(target=feed, daemon=True).start()
     try:
-        for port, said in ((garbage.getsockname()[1], "answered b'\\xff\\xff"),
-                           (httpd.server_address[1], "sent nothing within 10 s")):
+        for port, said in (
+            (garbage.getsockname()[1], "answered b'\\xff\\xff"),
+            (httpd.server_address[1], "sent nothing within 10 s"),
+        ):
             address = f"tcp://127.0.0.1:{port}"
             before = _snapshot(d, o, o.parent)
-            code, out, err, elapsed = _run(["audit", "--quiet", "--out", o / "rep", "--embeddings", d / "X.npy",
-                                            "--labels", d / "y.npy", "--scheduler", address], capsys)
+            code, out, err, elapsed = _run(
+                [
+                    "audit",
+                    "--quiet",
+                    "--out",
+                    o / "rep",
+                    "--embeddings",
+                    d / "X.npy",
+                    "--labels",
+                    d / "y.npy",
+                    "--scheduler",
+                    address,
+                ],
+                capsys,
+            )
             last = err.strip().splitlines()[-1]
             assert code == 2, err
             assert last.startswith("auditad: error: --scheduler") and address in last and said in last, last
@@ -430,8 +505,11 @@ def _formula_cells(folder):
     for path in sorted(folder.rglob("*.csv")):
         with open(path, newline="", encoding="utf-8") as fh:
             for row in csv.reader(fh):
-                bad += [(path.name, c) for c in row if c[:1] in ("=", "+", "-", "@", "\t", "\r") and len(c) > 1
-                        and not number.match(c)]
+                bad += [
+                    (path.name, c)
+                    for c in row
+                    if c[:1] in ("=", "+", "-", "@", "\t", "\r") and len(c) > 1 and not number.match(c)
+                ]
     return bad
 
 
@@ -446,8 +524,13 @@ def test_csv_tables_are_spreadsheet_safe(tmp_path, capsys):
     assert text.splitlines() == ["method,auroc", "'=cmd|' /C calc'!A0,-0.25", "LOF,0.5"]  # -0.25 stays a number
     # results tables: method and class names from a published table
     table = tmp_path / "t.csv"
-    pd.DataFrame([{"method": m, "class": c, "auroc": a} for m in SPREADSHEET[:2]
-                  for c, a in zip(SPREADSHEET[2:] + ("ok",), (0.61, 0.42, 0.55, 0.7))]).to_csv(table, index=False)
+    pd.DataFrame(
+        [
+            {"method": m, "class": c, "auroc": a}
+            for m in SPREADSHEET[:2]
+            for c, a in zip(SPREADSHEET[2:] + ("ok",), (0.61, 0.42, 0.55, 0.7))
+        ]
+    ).to_csv(table, index=False)
     code, _, err, _ = _run(["results", table, "--out", tmp_path / "res", "--quiet"], capsys)
     assert code in (0, 1), err
     assert list((tmp_path / "res").rglob("*.csv")) and _formula_cells(tmp_path / "res") == []
@@ -456,9 +539,11 @@ def test_csv_tables_are_spreadsheet_safe(tmp_path, capsys):
     rng = np.random.default_rng(0)
     np.save(tmp_path / "X.npy", np.vstack([rng.normal(3 * i, 1, (12, 3)) for i in range(3)]))
     (tmp_path / "y.csv").write_text("label\n" + "\n".join(c for c in SPREADSHEET[:3] for _ in range(12)) + "\n")
-    (tmp_path / "a.toml").write_text('version = 1\n[settings]\nleakage_k = [3]\ndetectors = ["knn"]\nnull_metrics = ["auroc"]\n'
-                                     'null_runs = 50\nlandscape_metrics = ["auroc"]\nlandscape_resolution = 11\n'
-                                     '[[benchmarks]]\nname = "b"\nlabels = "y.csv"\nembeddings = { x = "X.npy" }\n')
+    (tmp_path / "a.toml").write_text(
+        'version = 1\n[settings]\nleakage_k = [3]\ndetectors = ["knn"]\nnull_metrics = ["auroc"]\n'
+        'null_runs = 50\nlandscape_metrics = ["auroc"]\nlandscape_resolution = 11\n'
+        '[[benchmarks]]\nname = "b"\nlabels = "y.csv"\nembeddings = { x = "X.npy" }\n'
+    )
     code, _, err, _ = _run(["audit", tmp_path / "a.toml", "--out", tmp_path / "rep", "--quiet"], capsys)
     assert code in (0, 1), err
     assert len(list((tmp_path / "rep").rglob("*.csv"))) > 3 and _formula_cells(tmp_path / "rep") == []

@@ -8,8 +8,13 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from auditad.selection.bounds import (auc_bound, bound_from_moments, domain_moments, local_intrinsic_dimension,
-                            npd_from_moments)
+from auditad.selection.bounds import (
+    auc_bound,
+    bound_from_moments,
+    domain_moments,
+    local_intrinsic_dimension,
+    npd_from_moments,
+)
 from auditad.errors import InvalidInputError, UndefinedValueWarning
 
 from _reference import brute_lid
@@ -100,8 +105,11 @@ def test_bound_from_moments_is_scale_invariant(exponent):
     s = 10.0**exponent
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        got = bound_from_moments(mu * s, vi * s * s, vo * s * s) if abs(exponent) < 154 else \
-            bound_from_moments(mu * s, 0.0, 0.0)
+        got = (
+            bound_from_moments(mu * s, vi * s * s, vo * s * s)
+            if abs(exponent) < 154
+            else bound_from_moments(mu * s, 0.0, 0.0)
+        )
     if abs(exponent) < 154:
         assert got == pytest.approx(mu**2 / (vi + vo + mu**2), rel=1e-12)
         assert npd_from_moments(mu * s, vi * s * s, vo * s * s) == pytest.approx(mu**2 / (2 * (vi + vo)), rel=1e-12)

@@ -22,23 +22,39 @@ import pytest
 from auditad.cli import main
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian package "
-                                                         "'chromium'; .ci/run installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)"
+)
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--mute-audio",
-         # network disabled: every host name fails to resolve
-         "--host-resolver-rules=MAP * ~NOTFOUND",
-         "--enable-logging=stderr", "--v=0"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+    # network disabled: every host name fails to resolve
+    "--host-resolver-rules=MAP * ~NOTFOUND",
+    "--enable-logging=stderr",
+    "--v=0",
+]
 
 
 def chromium(url: str, tmp: Path, *extra: str) -> tuple[str, str, dict]:
     """Run headless Chromium on ``url``; return stdout, stderr and the parsed network log."""
     profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
     netlog = profile.with_suffix(".netlog.json")
-    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}", *extra, url],
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}", *extra, url],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     log = json.loads(netlog.read_text()) if netlog.exists() else {"events": [], "constants": {"logEventTypes": {}}}
     return proc.stdout, proc.stderr, log
@@ -73,8 +89,10 @@ def demo_report(tmp_path_factory):
 def test_the_checks_catch_console_errors_and_external_requests(tmp_path):
     # control: a page that logs an error and loads an image from another host must be caught
     bad = tmp_path / "bad.html"
-    bad.write_text('<html><body><h1>x</h1><img src="http://example.com/pixel.png">'
-                   '<script>console.error("boom")</script></body></html>')
+    bad.write_text(
+        '<html><body><h1>x</h1><img src="http://example.com/pixel.png">'
+        '<script>console.error("boom")</script></body></html>'
+    )
     _, stderr, log = chromium(bad.as_uri(), tmp_path, "--dump-dom")
     assert any("boom" in m for m in console_messages(stderr))
     assert any("example.com" in u for u in page_requests(log))
@@ -85,8 +103,7 @@ def test_demo_report_renders_in_headless_chromium(demo_report, tmp_path):
 
     url = demo_report.resolve().as_uri()
     shot = tmp_path / "report.png"
-    _, stderr, log = chromium(url, tmp_path, f"--screenshot={shot}", "--window-size=1280,2000",
-                              "--hide-scrollbars")
+    _, stderr, log = chromium(url, tmp_path, f"--screenshot={shot}", "--window-size=1280,2000", "--hide-scrollbars")
     assert console_messages(stderr) == []
     assert page_requests(log) == []
     img = np.asarray(Image.open(shot).convert("RGB"))
@@ -172,7 +189,7 @@ PROBE = r"""
 def _ordered(values, descending=False):
     """Numbers in order (ties kept), missing values (None) after every number."""
     nums = [v for v in values if v is not None]
-    if any(v is None for v in values[:len(nums)]):
+    if any(v is None for v in values[: len(nums)]):
         return False
     return all((b <= a) if descending else (a <= b) for a, b in zip(nums, nums[1:]))
 
@@ -216,13 +233,21 @@ def test_section_screenshots(demo_report, tmp_path):
     shots = tmp_path / "sections"
     shots.mkdir()
     for sid in ["top", *ids]:
-        css = ("main{display:none}" if sid == "top" else
-               f"header,.banner,.glance,nav.toc,footer{{display:none}} main>section:not(#{sid}){{display:none}}")
+        css = (
+            "main{display:none}"
+            if sid == "top"
+            else f"header,.banner,.glance,nav.toc,footer{{display:none}} main>section:not(#{sid}){{display:none}}"
+        )
         page = demo_report.parent / f"shot-{sid}.html"
         page.write_text(text.replace("</head>", f"<style>{css}</style></head>", 1), encoding="utf-8")
         try:
-            _, stderr, _ = chromium(page.resolve().as_uri(), tmp_path, f"--screenshot={shots / sid}.png",
-                                    "--window-size=1280,2400", "--hide-scrollbars")
+            _, stderr, _ = chromium(
+                page.resolve().as_uri(),
+                tmp_path,
+                f"--screenshot={shots / sid}.png",
+                "--window-size=1280,2400",
+                "--hide-scrollbars",
+            )
         finally:
             page.unlink()
         assert console_messages(stderr) == []

@@ -20,8 +20,23 @@ def digits_files(tmp_path):
 
 def test_leakage_command_prints_table_and_writes_json(digits_files, capsys):
     d, X, y = digits_files
-    code = main(["leakage", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"),
-                 "--k", "10", "--k", "3", "--backend", "exact", "--json", str(d / "out.json")])
+    code = main(
+        [
+            "leakage",
+            "--embeddings",
+            str(d / "X.npy"),
+            "--labels",
+            str(d / "y.npy"),
+            "--k",
+            "10",
+            "--k",
+            "3",
+            "--backend",
+            "exact",
+            "--json",
+            str(d / "out.json"),
+        ]
+    )
     assert code == 0
     out = capsys.readouterr().out
     assert "Neighbourhood class leakage" in out and "L_k" in out
@@ -31,11 +46,14 @@ def test_leakage_command_prints_table_and_writes_json(digits_files, capsys):
     assert not list(d.glob(".out.json.*"))  # no temporary left behind
 
 
-@pytest.mark.parametrize("args, match", [
-    (["--embeddings", "{d}/missing.npy", "--labels", "{d}/y.npy"], "does not exist"),
-    (["--embeddings", "{d}/X.npy", "--labels", "{d}/y.npy", "--k", "400"], "k must be smaller"),
-    (["--embeddings", "{d}/X.npy", "--labels", "{d}/y.npy", "--label-column", "x", "--json", "{d}"], "directory"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (["--embeddings", "{d}/missing.npy", "--labels", "{d}/y.npy"], "does not exist"),
+        (["--embeddings", "{d}/X.npy", "--labels", "{d}/y.npy", "--k", "400"], "k must be smaller"),
+        (["--embeddings", "{d}/X.npy", "--labels", "{d}/y.npy", "--label-column", "x", "--json", "{d}"], "directory"),
+    ],
+)
 def test_user_mistakes_exit_2_with_one_line(digits_files, capsys, args, match):
     d, _, _ = digits_files
     code = main(["leakage"] + [a.format(d=d) for a in args] + ["--backend", "exact"])
@@ -55,20 +73,27 @@ def test_usage_errors_exit_2(capsys):
 def _boom(exc):
     def run(args):
         raise exc
+
     return run
 
 
-@pytest.mark.parametrize("exc, code, words", [
-    (TypeError("unsupported operand"), 3, ["internal error: TypeError: unsupported operand", "(at auditad/cli/__init__.py:",
-                                           "report it", "--debug"]),
-    (MemoryError(), 3, ["internal error: out of memory (MemoryError"]),
-    (RecursionError("maximum recursion depth exceeded"), 3, ["internal error: RecursionError"]),
-    (KeyboardInterrupt(), 130, ["auditad: interrupted"]),
-    (OSError(28, "No space left on device", "/data/out/r.json"), 2, ["'/data/out/r.json': No space left"]),
-    (OSError(5, "Input/output error"), 3, ["internal error: OSError"]),
-    (PermissionError(13, "Permission denied", "/etc/x"), 2, ["'/etc/x': Permission denied"]),
-    (ValueError("raw numpy complaint"), 3, ["internal error: ValueError: raw numpy complaint"]),
-])
+@pytest.mark.parametrize(
+    "exc, code, words",
+    [
+        (
+            TypeError("unsupported operand"),
+            3,
+            ["internal error: TypeError: unsupported operand", "(at auditad/cli/__init__.py:", "report it", "--debug"],
+        ),
+        (MemoryError(), 3, ["internal error: out of memory (MemoryError"]),
+        (RecursionError("maximum recursion depth exceeded"), 3, ["internal error: RecursionError"]),
+        (KeyboardInterrupt(), 130, ["auditad: interrupted"]),
+        (OSError(28, "No space left on device", "/data/out/r.json"), 2, ["'/data/out/r.json': No space left"]),
+        (OSError(5, "Input/output error"), 3, ["internal error: OSError"]),
+        (PermissionError(13, "Permission denied", "/etc/x"), 2, ["'/etc/x': Permission denied"]),
+        (ValueError("raw numpy complaint"), 3, ["internal error: ValueError: raw numpy complaint"]),
+    ],
+)
 def test_every_exception_maps_to_one_exit_code_and_one_line(monkeypatch, capsys, exc, code, words):
     from auditad import cli
 
@@ -100,8 +125,22 @@ def test_terminal_control_characters_in_labels_are_escaped(tmp_path, capsys):
     names = np.array(["\x1b[31mred\x1b[0m", "bell\x07", "rtl\u202eevil", "ok"])
     np.save(tmp_path / "X.npy", X[:200])
     np.save(tmp_path / "y.npy", names[y[:200] % 4])
-    assert main(["leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
-                 "--k", "3", "--backend", "exact"]) == 0
+    assert (
+        main(
+            [
+                "leakage",
+                "--embeddings",
+                str(tmp_path / "X.npy"),
+                "--labels",
+                str(tmp_path / "y.npy"),
+                "--k",
+                "3",
+                "--backend",
+                "exact",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert "\\x1b[31mred\\x1b[0m" in out and "bell\\x07" in out and "rtl\\u202eevil" in out
@@ -114,22 +153,55 @@ def test_json_through_a_symlink_writes_the_target_and_keeps_the_link(digits_file
     (d / "link.json").symlink_to(d / "results" / "r.json")
     (d / "dangling.json").symlink_to(d / "results" / "new.json")
     for link in ("link.json", "dangling.json"):
-        assert main(["leakage", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "3",
-                     "--backend", "exact", "--json", str(d / link)]) == 0
+        assert (
+            main(
+                [
+                    "leakage",
+                    "--embeddings",
+                    str(d / "X.npy"),
+                    "--labels",
+                    str(d / "y.npy"),
+                    "--k",
+                    "3",
+                    "--backend",
+                    "exact",
+                    "--json",
+                    str(d / link),
+                ]
+            )
+            == 0
+        )
         assert (d / link).is_symlink()
     assert json.loads((d / "results" / "r.json").read_text())["k"] == 3
     assert json.loads((d / "results" / "new.json").read_text())["k"] == 3
     assert sorted(p.name for p in (d / "results").iterdir()) == ["new.json", "r.json"]
     (d / "dev.json").symlink_to("/dev/null")
-    assert main(["leakage", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "3",
-                 "--json", str(d / "dev.json")]) == 2
+    assert (
+        main(
+            [
+                "leakage",
+                "--embeddings",
+                str(d / "X.npy"),
+                "--labels",
+                str(d / "y.npy"),
+                "--k",
+                "3",
+                "--json",
+                str(d / "dev.json"),
+            ]
+        )
+        == 2
+    )
     assert "special file" in capsys.readouterr().err and (d / "dev.json").is_symlink()
 
 
 def test_missing_numbers_print_as_a_dash(tmp_path, capsys):
     path = tmp_path / "summary.json"
-    path.write_text(json.dumps({"schema_version": "1.0", "benchmark": "b",
-                                "protocol": {"mean": {"rho_dir": None, "mean_auc": 0.75}}}))
+    path.write_text(
+        json.dumps(
+            {"schema_version": "1.0", "benchmark": "b", "protocol": {"mean": {"rho_dir": None, "mean_auc": 0.75}}}
+        )
+    )
     code = main(["gate", str(path), "--gate", "protocol.mean.rho_dir <= 0.2", "--gate", "protocol.mean.mean_auc > 0.5"])
     out = capsys.readouterr().out
     assert code == 1 and "nan" not in out.lower().replace("mean", "")
@@ -139,8 +211,22 @@ def test_missing_numbers_print_as_a_dash(tmp_path, capsys):
 
 def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_files, capsys):
     d, _, _ = digits_files
-    code = main(["protocol", "--embeddings", str(d / "X.npy"), "--labels", str(d / "y.npy"), "--k", "500",
-                 "--detector", "knn", "--leakage-k", "0", "--quiet"])
+    code = main(
+        [
+            "protocol",
+            "--embeddings",
+            str(d / "X.npy"),
+            "--labels",
+            str(d / "y.npy"),
+            "--k",
+            "500",
+            "--detector",
+            "knn",
+            "--leakage-k",
+            "0",
+            "--quiet",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 2 and "nan" not in captured.out
     last = captured.err.strip().splitlines()[-1]
@@ -150,24 +236,34 @@ def test_protocol_with_k_too_large_is_bad_input_without_a_warning_line(digits_fi
 
 
 # --------------------------------------------------------------------------- library errors in the CLI's words
-@pytest.mark.parametrize("command, message, expected", [
-    ("appendix", "out_dir='/a/b' would replace the audit folder '/a/b'", "--out '/a/b' would replace"),
-    ("audit", "out='/x' is a non-empty folder", "--out '/x' is a non-empty folder"),
-    ("audit", "junit='/x/j.xml': its folder does not exist", "--junit '/x/j.xml': its folder"),
-    ("audit", "fail_on='sometimes' is not one of", "--fail-on 'sometimes' is not one of"),
-    ("audit", "embeddings['pixels']='p.npy' has 3 rows", "--embeddings pixels='p.npy' has 3 rows"),
-    ("audit", "k must be >= 1, got 0", "--k must be >= 1, got 0"),  # a setting flag (dest setting_k)
-    ("audit", "manifest='m.toml' lists no task", "--manifest 'm.toml' lists no task"),
-    ("landscape", "ratios: unknown preset 'Atlantis'", "--ratio: unknown preset 'Atlantis'"),
-    ("nulls", "both n_pos and n_neg are needed, got n_pos=5, n_neg=None",
-     "both --n-pos and --n-neg are needed, got --n-pos 5, --n-neg None"),
-    ("protocol", "needs at least 500 training normals (k=500)", "(--k 500)"),
-    ("protocol", "train_fraction must be < 1.0, got 1.5", "--train-fraction must be < 1.0"),
-    ("diff", "base='a.json' and new='b.json' differ", "BASE 'a.json' and NEW 'b.json' differ"),
-    # left alone: dotted keys, names inside paths and quotes, comparisons, names the command does not have
-    ("gate", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)", "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)"),
-    ("leakage", "resolution must be >= 2", "resolution must be >= 2"),
-])
+@pytest.mark.parametrize(
+    "command, message, expected",
+    [
+        ("appendix", "out_dir='/a/b' would replace the audit folder '/a/b'", "--out '/a/b' would replace"),
+        ("audit", "out='/x' is a non-empty folder", "--out '/x' is a non-empty folder"),
+        ("audit", "junit='/x/j.xml': its folder does not exist", "--junit '/x/j.xml': its folder"),
+        ("audit", "fail_on='sometimes' is not one of", "--fail-on 'sometimes' is not one of"),
+        ("audit", "embeddings['pixels']='p.npy' has 3 rows", "--embeddings pixels='p.npy' has 3 rows"),
+        ("audit", "k must be >= 1, got 0", "--k must be >= 1, got 0"),  # a setting flag (dest setting_k)
+        ("audit", "manifest='m.toml' lists no task", "--manifest 'm.toml' lists no task"),
+        ("landscape", "ratios: unknown preset 'Atlantis'", "--ratio: unknown preset 'Atlantis'"),
+        (
+            "nulls",
+            "both n_pos and n_neg are needed, got n_pos=5, n_neg=None",
+            "both --n-pos and --n-neg are needed, got --n-pos 5, --n-neg None",
+        ),
+        ("protocol", "needs at least 500 training normals (k=500)", "(--k 500)"),
+        ("protocol", "train_fraction must be < 1.0, got 1.5", "--train-fraction must be < 1.0"),
+        ("diff", "base='a.json' and new='b.json' differ", "BASE 'a.json' and NEW 'b.json' differ"),
+        # left alone: dotted keys, names inside paths and quotes, comparisons, names the command does not have
+        (
+            "gate",
+            "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)",
+            "leakage.L_k <= 0.5 in '/tmp/k=3/summary.json' (k==3)",
+        ),
+        ("leakage", "resolution must be >= 2", "resolution must be >= 2"),
+    ],
+)
 def test_library_parameter_names_become_the_commands_flags(command, message, expected):
     import argparse
 
@@ -193,7 +289,10 @@ def test_flag_names_come_from_the_parser_actions():
             if action.option_strings and action.dest != "help":
                 assert flags[action.dest] in action.option_strings, (name, action.dest)
     assert flag_names(subs["appendix"])["out_dir"] == "--out"
-    assert flag_names(subs["audit"])["leakage_k"] == "--leakage-k" and flag_names(subs["audit"])["detectors"] == "--detector"
+    assert (
+        flag_names(subs["audit"])["leakage_k"] == "--leakage-k"
+        and flag_names(subs["audit"])["detectors"] == "--detector"
+    )
 
 
 def test_gate_flags_are_generated_from_one_declaration():
@@ -205,9 +304,11 @@ def test_gate_flags_are_generated_from_one_declaration():
     parser = build_parser()
     subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
     # written out by hand: the commands with gates and their gate flags
-    expected = {"audit": {"--gate", "--fail-on", "--no-default-gates", "--junit", "--markdown"},
-                "demo": {"--gate", "--fail-on", "--junit", "--markdown"},
-                **{c: {"--gate", "--fail-on", "--junit", "--markdown"} for c in ("gate", "results", "diff")}}
+    expected = {
+        "audit": {"--gate", "--fail-on", "--no-default-gates", "--junit", "--markdown"},
+        "demo": {"--gate", "--fail-on", "--junit", "--markdown"},
+        **{c: {"--gate", "--fail-on", "--junit", "--markdown"} for c in ("gate", "results", "diff")},
+    }
     declared = {o.flag: o for o in GATE_OPTIONS}
     for command, flags in expected.items():
         actions = {a.option_strings[0]: a for a in subs[command]._actions if a.option_strings}
@@ -238,29 +339,45 @@ def test_version_and_help_import_no_numerical_library():
     import sys
 
     for args in (["--version"], ["--help"], ["leakage", "--help"]):
-        r = subprocess.run([sys.executable, "-X", "importtime", "-m", "auditad", *args], env=_env(), cwd=ROOT,
-                           capture_output=True, text=True, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "auditad", *args],
+            env=_env(),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert r.returncode == 0, r.stderr[-2000:]
         imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
         assert "auditad.cli" in imported
         heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
         assert not heavy, (args, heavy[:10])
-    assert "auditad 0.1.0" in subprocess.run([sys.executable, "-m", "auditad", "--version"], env=_env(), cwd=ROOT,
-                                             capture_output=True, text=True, timeout=120).stdout
+    assert (
+        "auditad 0.1.0"
+        in subprocess.run(
+            [sys.executable, "-m", "auditad", "--version"],
+            env=_env(),
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        ).stdout
+    )
 
 
 def test_public_names_load_on_first_access_and_leakage_stays_the_function():
     import subprocess
     import sys
 
-    code = ("import sys, auditad; assert 'numpy' not in sys.modules, 'eager'; "
-            "import auditad.leakage as m; from auditad import leakage, LeakageResult; "
-            "assert callable(leakage) and leakage is auditad.leakage and leakage.__module__ == 'auditad.leakage'; "
-            "assert sys.modules['auditad.leakage'].leakage is leakage; "
-            "assert all(hasattr(auditad, n) for n in auditad.__all__) and set(auditad.__all__) <= set(dir(auditad)); "
-            "import auditad.metrics; assert auditad.metrics.auroc is auditad.auroc; print('ok')")
-    r = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True,
-                       timeout=120)
+    code = (
+        "import sys, auditad; assert 'numpy' not in sys.modules, 'eager'; "
+        "import auditad.leakage as m; from auditad import leakage, LeakageResult; "
+        "assert callable(leakage) and leakage is auditad.leakage and leakage.__module__ == 'auditad.leakage'; "
+        "assert sys.modules['auditad.leakage'].leakage is leakage; "
+        "assert all(hasattr(auditad, n) for n in auditad.__all__) and set(auditad.__all__) <= set(dir(auditad)); "
+        "import auditad.metrics; assert auditad.metrics.auroc is auditad.auroc; print('ok')"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.stdout.strip() == "ok", r.stderr[-2000:]
 
 
@@ -275,8 +392,17 @@ def test_ctrl_c_during_the_imports_gives_one_line_and_exit_130(tmp_path):
 
     np.save(tmp_path / "X.npy", np.random.default_rng(0).normal(size=(300, 4)))
     np.save(tmp_path / "y.npy", np.repeat([0, 1, 2], 100))
-    cmd = [sys.executable, "-m", "auditad", "leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels",
-           str(tmp_path / "y.npy"), "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "auditad",
+        "leakage",
+        "--embeddings",
+        str(tmp_path / "X.npy"),
+        "--labels",
+        str(tmp_path / "y.npy"),
+        "--quiet",
+    ]
     outcomes = []
     for _ in range(6):
         proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -324,28 +450,66 @@ def test_landscape_command_writes_the_library_tables(tmp_path, capsys):
     from auditad.landscapes import landscape, landscape_difference, minimal_tpr
 
     out = tmp_path / "land"
-    code = main(["landscape", "--ratio", "0.0019", "--ratio", "MVTec", "--metric", "auroc", "--metric", "f1",
-                 "--resolution", "11", "--reference", "0.3", "--out", str(out), "--no-figures"])
+    code = main(
+        [
+            "landscape",
+            "--ratio",
+            "0.0019",
+            "--ratio",
+            "MVTec",
+            "--metric",
+            "auroc",
+            "--metric",
+            "f1",
+            "--resolution",
+            "11",
+            "--reference",
+            "0.3",
+            "--out",
+            str(out),
+            "--no-figures",
+        ]
+    )
     assert code == 0
     printed = capsys.readouterr().out
     assert "at 0.19%, MVTec (11 x 11 grid); differences against ratio 0.3" in printed  # 0.0019 is not "UCR"
     land = landscape([0.0019, "MVTec"], metrics=("auroc", "f1"), resolution=11)
-    pd.testing.assert_frame_equal(pd.read_csv(out / "landscape.csv"), land.to_frame(), check_dtype=False,
-                                  check_exact=False, rtol=1e-12)
+    pd.testing.assert_frame_equal(
+        pd.read_csv(out / "landscape.csv"), land.to_frame(), check_dtype=False, check_exact=False, rtol=1e-12
+    )
     diff = landscape_difference(land, reference=0.3).to_frame()
     assert len(pd.read_csv(out / "differences.csv")) == len(diff)
     assert len(pd.read_csv(out / "minimal_tpr.csv")) == len(minimal_tpr(land).to_frame())
-    assert sorted(p.name for p in out.iterdir()) == sorted(["landscape.csv", "differences.csv", "regions.csv",
-                                                             "minimal_tpr.csv", "coverage.csv", "correlations.csv"])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["landscape.csv", "differences.csv", "regions.csv", "minimal_tpr.csv", "coverage.csv", "correlations.csv"]
+    )
 
 
 def test_landscape_figures_are_named_by_the_ratio_label(tmp_path, capsys):
-    code = main(["landscape", "--ratio", "0.0019", "--ratio", "VisA (L)", "--metric", "auroc", "--resolution", "5",
-                 "--out", str(tmp_path)])
+    code = main(
+        [
+            "landscape",
+            "--ratio",
+            "0.0019",
+            "--ratio",
+            "VisA (L)",
+            "--metric",
+            "auroc",
+            "--resolution",
+            "5",
+            "--out",
+            str(tmp_path),
+        ]
+    )
     assert code == 0
     names = {p.name for p in tmp_path.glob("*.png")}
-    assert {"landscape_0.19pct.png", "difference_0.19pct.png", "landscape_VisA_L.png", "minimal_tpr.png",
-            "coverage.png"} <= names
+    assert {
+        "landscape_0.19pct.png",
+        "difference_0.19pct.png",
+        "landscape_VisA_L.png",
+        "minimal_tpr.png",
+        "coverage.png",
+    } <= names
     assert not any("UCR" in n for n in names)
 
 
@@ -358,8 +522,19 @@ def test_a_switch_is_named_without_a_value(tmp_path, capsys):
 
 
 # --------------------------------------------------------------------------- the first hour (issue #23)
-LIGHT = ["--detector", "knn", "--null-runs", "50", "--landscape-resolution", "11", "--leakage-k", "3",
-         "--null-metric", "auroc", "--quiet"]
+LIGHT = [
+    "--detector",
+    "knn",
+    "--null-runs",
+    "50",
+    "--landscape-resolution",
+    "11",
+    "--leakage-k",
+    "3",
+    "--null-metric",
+    "auroc",
+    "--quiet",
+]
 
 
 @pytest.fixture
@@ -376,8 +551,7 @@ def to_csv_bench(tmp_path):
 
 def test_a_to_csv_file_is_audited_with_its_real_dimension(to_csv_bench, tmp_path, capsys):
     out = tmp_path / "out"
-    code = main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out", str(out),
-                 *LIGHT])
+    code = main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out", str(out), *LIGHT])
     err = capsys.readouterr().err
     assert code in (0, 1), err
     summary = json.loads((out / "bench" / "summary.json").read_text())
@@ -388,30 +562,60 @@ def test_a_to_csv_file_is_audited_with_its_real_dimension(to_csv_bench, tmp_path
 
 def test_embedding_columns_and_prefix_flags_and_config_keys(to_csv_bench, tmp_path, capsys):
     out = tmp_path / "out"
-    assert main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out", str(out),
-                 "--embedding-columns", "f1, f3,f5", *LIGHT]) in (0, 1)
+    assert main(
+        [
+            "audit",
+            "--embeddings",
+            str(to_csv_bench),
+            "--labels",
+            str(to_csv_bench),
+            "--out",
+            str(out),
+            "--embedding-columns",
+            "f1, f3,f5",
+            *LIGHT,
+        ]
+    ) in (0, 1)
     summary = json.loads((out / "bench" / "summary.json").read_text())
     assert summary["dataset"]["representations"]["bench"]["dim"] == 3
-    (tmp_path / "audit.toml").write_text('version = 1\n[[benchmarks]]\nname = "b"\nlabels = "bench.csv"\n'
-                                         'embeddings = "bench.csv"\nembedding_prefix = "f"\n')
+    (tmp_path / "audit.toml").write_text(
+        'version = 1\n[[benchmarks]]\nname = "b"\nlabels = "bench.csv"\n'
+        'embeddings = "bench.csv"\nembedding_prefix = "f"\n'
+    )
     assert main(["audit", str(tmp_path / "audit.toml"), "--out", str(tmp_path / "o2"), *LIGHT]) in (0, 1)
     summary = json.loads((tmp_path / "o2" / "b" / "summary.json").read_text())
     assert summary["dataset"]["representations"]["bench"]["dim"] == 8
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("extra, words", [
-    (["--embedding-columns", "f0,f9"], ["--embedding-columns ['f0', 'f9']", "has no column(s) ['f9']"]),
-    (["--embedding-prefix", "emb_"], ["--embedding-prefix 'emb_'", "no column starting with 'emb_'"]),
-    (["--embedding-columns", "f0,,f1"], ["--embedding-columns must be a non-empty list"]),
-    (["--embedding-prefix", "f", "--embedding-columns", "f0"], ["either --embedding-columns or --embedding-prefix"]),
-])
+@pytest.mark.parametrize(
+    "extra, words",
+    [
+        (["--embedding-columns", "f0,f9"], ["--embedding-columns ['f0', 'f9']", "has no column(s) ['f9']"]),
+        (["--embedding-prefix", "emb_"], ["--embedding-prefix 'emb_'", "no column starting with 'emb_'"]),
+        (["--embedding-columns", "f0,,f1"], ["--embedding-columns must be a non-empty list"]),
+        (
+            ["--embedding-prefix", "f", "--embedding-columns", "f0"],
+            ["either --embedding-columns or --embedding-prefix"],
+        ),
+    ],
+)
 def test_bad_embedding_columns_exit_2_with_one_line(tmp_path, capsys, extra, words):
     import pandas as pd
 
     pd.DataFrame({"f0": np.arange(6.0), "f1": 1.0, "label": [0, 1] * 3}).to_csv(tmp_path / "t.csv", index=False)
-    code = main(["audit", "--embeddings", str(tmp_path / "t.csv"), "--labels", str(tmp_path / "t.csv"),
-                 "--out", str(tmp_path / "out"), *extra])
+    code = main(
+        [
+            "audit",
+            "--embeddings",
+            str(tmp_path / "t.csv"),
+            "--labels",
+            str(tmp_path / "t.csv"),
+            "--out",
+            str(tmp_path / "out"),
+            *extra,
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and err.startswith("auditad: error:"), err
     for w in words:
@@ -428,12 +632,15 @@ def test_a_data_file_given_as_the_config_suggests_embeddings(to_csv_bench, tmp_p
     assert f"did you mean --embeddings {tmp_path / 'X.npy'} --labels LABELS?" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["audit", "x.toml"], ["required: --out", "see auditad audit --help"]),
-    (["audit", "--out", "o", "--fail-on", "never"], ["--fail-on", "invalid choice"]),
-    (["leakage", "--labels", "y.npy"], ["required: --embeddings"]),
-    (["nosuchcommand"], ["invalid choice"]),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["audit", "x.toml"], ["required: --out", "see auditad audit --help"]),
+        (["audit", "--out", "o", "--fail-on", "never"], ["--fail-on", "invalid choice"]),
+        (["leakage", "--labels", "y.npy"], ["required: --embeddings"]),
+        (["nosuchcommand"], ["invalid choice"]),
+    ],
+)
 def test_a_usage_error_is_one_line_without_the_usage_block(capsys, argv, words):
     assert main(argv) == 2
     err = capsys.readouterr().err
@@ -465,8 +672,22 @@ def test_audit_help_is_grouped_short_and_true(capsys, monkeypatch):
 
 
 def test_no_default_gates_does_what_its_help_says(to_csv_bench, tmp_path, capsys):
-    assert main(["audit", "--embeddings", str(to_csv_bench), "--labels", str(to_csv_bench), "--out",
-                 str(tmp_path / "out"), "--no-default-gates", *LIGHT]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--embeddings",
+                str(to_csv_bench),
+                "--labels",
+                str(to_csv_bench),
+                "--out",
+                str(tmp_path / "out"),
+                "--no-default-gates",
+                *LIGHT,
+            ]
+        )
+        == 0
+    )
     assert json.loads((tmp_path / "out" / "bench" / "summary.json").read_text())["gates"] == []
     capsys.readouterr()
 
@@ -539,13 +760,28 @@ def test_the_demo_writes_few_lines_to_a_log(tmp_path, capsys):
 
 def test_gate_writes_its_results_as_json(tmp_path, capsys):
     """Every command that computes something offers --json FILE; gate writes each result and the verdict."""
-    summary = {"schema_version": "1.0", "leakage": {"L_k": 0.7}, "protocol": {"mean": {"rho_dir": 0.1}},
-               "gates": [], "verdict": "pass"}
+    summary = {
+        "schema_version": "1.0",
+        "leakage": {"L_k": 0.7},
+        "protocol": {"mean": {"rho_dir": 0.1}},
+        "gates": [],
+        "verdict": "pass",
+    }
     path = tmp_path / "summary.json"
     path.write_text(json.dumps(summary))
     out = tmp_path / "gates.json"
-    code = main(["gate", str(path), "--gate", "leakage.L_k <= 0.5", "--gate", "warn: protocol.mean.rho_dir <= 0.2",
-                 "--json", str(out)])
+    code = main(
+        [
+            "gate",
+            str(path),
+            "--gate",
+            "leakage.L_k <= 0.5",
+            "--gate",
+            "warn: protocol.mean.rho_dir <= 0.2",
+            "--json",
+            str(out),
+        ]
+    )
     assert code == 1
     payload = json.loads(out.read_text())
     assert payload["verdict"] == "fail" and payload["exit_code"] == 1

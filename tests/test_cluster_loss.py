@@ -43,8 +43,21 @@ def _env():
 
 
 def _audit_cmd(data: Path, out: Path, scheduler: str) -> list[str]:
-    return [sys.executable, "-m", "auditad", "audit", "--embeddings", f"emb={data / 'X.npy'}",
-            "--labels", str(data / "y.npy"), "--out", str(out), "--scheduler", scheduler, "--quiet"]
+    return [
+        sys.executable,
+        "-m",
+        "auditad",
+        "audit",
+        "--embeddings",
+        f"emb={data / 'X.npy'}",
+        "--labels",
+        str(data / "y.npy"),
+        "--out",
+        str(out),
+        "--scheduler",
+        scheduler,
+        "--quiet",
+    ]
 
 
 def _files(folder: Path) -> dict:
@@ -74,10 +87,27 @@ def _cluster(folder: Path, n_workers: int = 2):
 
 def _started(procs, workers, sched_file, log, env, n_workers):
     try:
-        procs.append(subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0",
-             "--no-dashboard", "--dashboard-address", "127.0.0.1:0",  # not 8787: local clusters of other tests want it
-             "--scheduler-file", str(sched_file)], env=env, stdout=log, stderr=log))
+        procs.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    "0",
+                    "--no-dashboard",
+                    "--dashboard-address",
+                    "127.0.0.1:0",  # not 8787: local clusters of other tests want it
+                    "--scheduler-file",
+                    str(sched_file),
+                ],
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+        )
         t0, address = time.monotonic(), None
         while address is None and time.monotonic() - t0 < 60:
             assert procs[0].poll() is None, "the scheduler ended at start-up"
@@ -87,11 +117,30 @@ def _started(procs, workers, sched_file, log, env, n_workers):
                 time.sleep(0.1)
         assert address, "the scheduler wrote no address within 60 s"
         for _ in range(n_workers):
-            workers.append(subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file", str(sched_file),
-                 "--nthreads", "1", "--no-nanny", "--no-dashboard", "--dashboard-address", "127.0.0.1:0",
-                 "--host", "127.0.0.1", "--death-timeout", "60"],
-                env=env, stdout=log, stderr=log))
+            workers.append(
+                subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "distributed.cli.dask_worker",
+                        "--scheduler-file",
+                        str(sched_file),
+                        "--nthreads",
+                        "1",
+                        "--no-nanny",
+                        "--no-dashboard",
+                        "--dashboard-address",
+                        "127.0.0.1:0",
+                        "--host",
+                        "127.0.0.1",
+                        "--death-timeout",
+                        "60",
+                    ],
+                    env=env,
+                    stdout=log,
+                    stderr=log,
+                )
+            )
         procs += workers
         from distributed import Client
 
@@ -112,8 +161,9 @@ def data(tmp_path_factory):
     X = rng.normal(size=(y.size, dim)) + np.repeat(rng.normal(0, 1.5, (k, dim)), per, axis=0)
     np.save(d / "X.npy", X.astype(np.float32))
     np.save(d / "y.npy", y)
-    r = subprocess.run(_audit_cmd(d, d / "out", "serial"), env=_env(), capture_output=True, text=True,
-                       timeout=TIMEOUT, check=False)
+    r = subprocess.run(
+        _audit_cmd(d, d / "out", "serial"), env=_env(), capture_output=True, text=True, timeout=TIMEOUT, check=False
+    )
     assert r.returncode == 0, r.stderr
     (d / "out").rename(d / "serial")
     return d
@@ -131,8 +181,12 @@ def _victim(client):
 
 def _lost_scattered(client) -> list:
     """The scattered keys the scheduler reports lost with a removed worker."""
-    return [key for _, msg in client.get_events("all") if isinstance(msg, dict)
-            for key in msg.get("lost-scattered-tasks", ())]
+    return [
+        key
+        for _, msg in client.get_events("all")
+        if isinstance(msg, dict)
+        for key in msg.get("lost-scattered-tasks", ())
+    ]
 
 
 def _addresses(client, workers) -> dict:
@@ -160,8 +214,13 @@ def test_a_lost_worker_is_survived_with_the_serial_report(data, tmp_path):
     shutil.rmtree(data / "out", ignore_errors=True)
     with _cluster(tmp_path) as (address, workers), Client(address, timeout=30) as client:
         by_address = _addresses(client, workers)
-        proc = subprocess.Popen(_audit_cmd(data, data / "out", address), env=_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            _audit_cmd(data, data / "out", address),
+            env=_env(),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         try:
             victim = _wait_for(proc, lambda: _victim(client), "a worker running a task, alone holding shared data")
             by_address[victim].send_signal(signal.SIGKILL)
@@ -181,8 +240,9 @@ def test_no_worker_left_is_a_named_error_within_a_bounded_time(data, tmp_path):
 
     out = tmp_path / "out"
     with _cluster(tmp_path) as (address, workers), Client(address, timeout=30) as client:
-        proc = subprocess.Popen(_audit_cmd(data, out, address), env=_env(), stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            _audit_cmd(data, out, address), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
         try:
             _wait_for(proc, lambda: any(client.processing().values()), "a task on the cluster")
             for w in workers:
@@ -205,9 +265,15 @@ def _saved(tmp_path, array, name="a.npy"):
     return np.load(tmp_path / name, mmap_mode="r")
 
 
-@pytest.mark.parametrize("array", [np.arange(60, dtype=np.float32).reshape(12, 5),
-                                   np.asfortranarray(np.random.default_rng(1).normal(size=(7, 3))),
-                                   np.array(["a", "bc", "def"]), np.arange(5, dtype=">i8")])
+@pytest.mark.parametrize(
+    "array",
+    [
+        np.arange(60, dtype=np.float32).reshape(12, 5),
+        np.asfortranarray(np.random.default_rng(1).normal(size=(7, 3))),
+        np.array(["a", "bc", "def"]),
+        np.arange(5, dtype=">i8"),
+    ],
+)
 def test_memmap_token_round_trips_to_an_identical_array(tmp_path, array):
     mapped = _saved(tmp_path, array)
     token = memmap_token(mapped)

@@ -79,8 +79,11 @@ def test_full_config_is_parsed_with_defaults_overrides_and_resolved_paths(folder
     assert second.name == "labels"  # default name: the labels file's stem
     assert first.embeddings == {"raw": (folder / "data/raw.npy").resolve(), "pca": (folder / "data/pca.npy").resolve()}
     assert second.embeddings == {"raw": (folder / "data/raw.npy").resolve()}
-    assert first.display_paths == {"labels": "data/labels.csv", "embeddings:raw": "data/raw.npy",
-                                   "embeddings:pca": "data/pca.npy"}
+    assert first.display_paths == {
+        "labels": "data/labels.csv",
+        "embeddings:raw": "data/raw.npy",
+        "embeddings:pca": "data/pca.npy",
+    }
     assert first.columns == {"label": "label", "domain": "domain"}
     # defaults < [settings] < [benchmarks.settings]
     assert first.settings["seed"] == 7 and second.settings["seed"] == 7
@@ -89,8 +92,11 @@ def test_full_config_is_parsed_with_defaults_overrides_and_resolved_paths(folder
     assert first.settings["detector_params"] == {"lof": {"n_neighbors": 10}}
     assert first.settings["null_runs"] == DEFAULT_SETTINGS["null_runs"]
     # global gates, then the benchmark's
-    assert [g.text for g in first.gates] == ["fail: leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2",
-                                            "warn: protocol.mean.rho_inv <= 0.3"]
+    assert [g.text for g in first.gates] == [
+        "fail: leakage.L_k <= 0.5",
+        "warn: protocol.mean.rho_dir <= 0.2",
+        "warn: protocol.mean.rho_inv <= 0.3",
+    ]
     assert [g.text for g in second.gates] == ["fail: leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir <= 0.2"]
 
 
@@ -103,15 +109,22 @@ def test_command_line_overrides_and_extra_gates(folder):
     assert cfg.benchmarks[0].settings["epsilon"] == 0.02  # not overridden
 
 
-@pytest.mark.parametrize("text, match", [
-    ("versoin = 1\n", r"unknown key 'versoin'; did you mean 'version'\?"),
-    ("[settings]\nepsilonn = 0.1\n", r"settings: unknown key 'epsilonn'; did you mean 'epsilon'\?"),
-    ("[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\nlabel = 'x'\n",
-     r"unknown key benchmarks\[0\]\.'label'"),
-    ("[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n[benchmarks.columns]\ndomian = 'd'\n",
-     r"unknown key benchmarks\[0\]\.columns\.'domian'; did you mean 'domain'"),
-    ("[settings]\ndetector_params = { iforest = { n_trees = 5 } }\n", r"detector_params\.iforest.*'n_trees'"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("versoin = 1\n", r"unknown key 'versoin'; did you mean 'version'\?"),
+        ("[settings]\nepsilonn = 0.1\n", r"settings: unknown key 'epsilonn'; did you mean 'epsilon'\?"),
+        (
+            "[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\nlabel = 'x'\n",
+            r"unknown key benchmarks\[0\]\.'label'",
+        ),
+        (
+            "[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n[benchmarks.columns]\ndomian = 'd'\n",
+            r"unknown key benchmarks\[0\]\.columns\.'domian'; did you mean 'domain'",
+        ),
+        ("[settings]\ndetector_params = { iforest = { n_trees = 5 } }\n", r"detector_params\.iforest.*'n_trees'"),
+    ],
+)
 def test_unknown_keys_are_errors_naming_the_key(folder, text, match):
     if "[[benchmarks]]" not in text:
         text += "\n[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n"
@@ -119,11 +132,14 @@ def test_unknown_keys_are_errors_naming_the_key(folder, text, match):
         load_config(write(folder, text))
 
 
-@pytest.mark.parametrize("labels, embeddings, match", [
-    ("'data/nope.csv'", "'data/raw.npy'", r"labels = 'data/nope.csv': file not found"),
-    ("'data/labels.csv'", "'../outside.npy'", r"points outside the config folder"),
-    ("'data'", "'data/raw.npy'", r"is a folder, expected a file"),  # labels: a file; embeddings: shards allowed
-])
+@pytest.mark.parametrize(
+    "labels, embeddings, match",
+    [
+        ("'data/nope.csv'", "'data/raw.npy'", r"labels = 'data/nope.csv': file not found"),
+        ("'data/labels.csv'", "'../outside.npy'", r"points outside the config folder"),
+        ("'data'", "'data/raw.npy'", r"is a folder, expected a file"),  # labels: a file; embeddings: shards allowed
+    ],
+)
 def test_missing_files_and_paths_outside_the_folder(folder, labels, embeddings, match):
     with pytest.raises(InvalidInputError, match=match):
         load_config(write(folder, f"[[benchmarks]]\nlabels = {labels}\nembeddings = {embeddings}\n"))
@@ -154,33 +170,43 @@ def test_absolute_path_and_symlink_outside_the_folder_are_rejected(folder):
     assert cfg.benchmarks[0].display_paths["embeddings:raw"] == "data/raw.npy"
 
 
-@pytest.mark.parametrize("text, match", [
-    ("version = 2\n", r"version must be 1"),
-    ("[settings]\nepsilon = 0.7\n", r"settings\.epsilon must be < 0\.5"),
-    ("[settings]\ndetectors = ['knn', 'svm']\n", r"settings\.detectors must be one of"),
-    ("[settings]\nleakage_k = []\n", r"settings\.leakage_k must be an integer or a non-empty list"),
-    ("[settings]\nn_jobs = 0\n", r"settings\.n_jobs must be a non-zero integer"),
-    ("[settings]\nnull_q = 'always'\n", r"settings\.null_q must be one of"),
-    ("[settings]\nlandscape_ratios = ['Atlantis']\n", r"settings\.landscape_ratios must be one of"),
-    ("gates = ['leakage.L_k <<= 0.5']\n", r"gates\[0\].*malformed gate rule"),
-    ("gates = 'leakage.L_k <= 0.5'\n", r"gates: must be a list of rules"),
-    ("x = [1,\n", r"invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("version = 2\n", r"version must be 1"),
+        ("[settings]\nepsilon = 0.7\n", r"settings\.epsilon must be < 0\.5"),
+        ("[settings]\ndetectors = ['knn', 'svm']\n", r"settings\.detectors must be one of"),
+        ("[settings]\nleakage_k = []\n", r"settings\.leakage_k must be an integer or a non-empty list"),
+        ("[settings]\nn_jobs = 0\n", r"settings\.n_jobs must be a non-zero integer"),
+        ("[settings]\nnull_q = 'always'\n", r"settings\.null_q must be one of"),
+        ("[settings]\nlandscape_ratios = ['Atlantis']\n", r"settings\.landscape_ratios must be one of"),
+        ("gates = ['leakage.L_k <<= 0.5']\n", r"gates\[0\].*malformed gate rule"),
+        ("gates = 'leakage.L_k <= 0.5'\n", r"gates: must be a list of rules"),
+        ("x = [1,\n", r"invalid TOML"),
+    ],
+)
 def test_bad_values_name_the_setting(folder, text, match):
     text += "\n[[benchmarks]]\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n"
     with pytest.raises(InvalidInputError, match=match):
         load_config(write(folder, text))
 
 
-@pytest.mark.parametrize("bench, match", [
-    ("", r"needs at least one \[\[benchmarks\]\] table"),
-    ("[[benchmarks]]\nembeddings = 'data/raw.npy'\n", r"missing the required key 'labels'"),
-    ("[[benchmarks]]\nlabels = 'data/labels.csv'\n", r"missing the required key 'embeddings'"),
-    ("[[benchmarks]]\nname = 'a/b'\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n",
-     r"name must be 1-64 letters"),
-    ("[[benchmarks]]\nname = 'x'\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n" * 2,
-     r"two benchmarks are named 'x'"),
-])
+@pytest.mark.parametrize(
+    "bench, match",
+    [
+        ("", r"needs at least one \[\[benchmarks\]\] table"),
+        ("[[benchmarks]]\nembeddings = 'data/raw.npy'\n", r"missing the required key 'labels'"),
+        ("[[benchmarks]]\nlabels = 'data/labels.csv'\n", r"missing the required key 'embeddings'"),
+        (
+            "[[benchmarks]]\nname = 'a/b'\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n",
+            r"name must be 1-64 letters",
+        ),
+        (
+            "[[benchmarks]]\nname = 'x'\nlabels = 'data/labels.csv'\nembeddings = 'data/raw.npy'\n" * 2,
+            r"two benchmarks are named 'x'",
+        ),
+    ],
+)
 def test_benchmark_table_errors(folder, bench, match):
     with pytest.raises(InvalidInputError, match=match):
         load_config(write(folder, "version = 1\n" + bench))
@@ -195,8 +221,13 @@ def test_missing_config_file(tmp_path):
 
 def test_config_from_paths_builds_an_equivalent_toml(folder, monkeypatch):
     monkeypatch.chdir(folder)
-    cfg = config_from_paths({"raw": "data/raw.npy"}, "data/labels.csv", columns={"domain": "domain", "anomaly": None},
-                            overrides={"epsilon": 0.1}, gates=(GateRule("leakage.L_k", "<=", 0.5, "warn"),))
+    cfg = config_from_paths(
+        {"raw": "data/raw.npy"},
+        "data/labels.csv",
+        columns={"domain": "domain", "anomaly": None},
+        overrides={"epsilon": 0.1},
+        gates=(GateRule("leakage.L_k", "<=", 0.5, "warn"),),
+    )
     (b,) = cfg.benchmarks
     assert b.name == "labels" and b.columns == {"domain": "domain"} and b.settings["epsilon"] == 0.1
     # the rendered TOML is a valid config that loads to the same benchmark
@@ -211,8 +242,14 @@ def test_config_from_paths_builds_an_equivalent_toml(folder, monkeypatch):
 
 
 def test_settings_toml_round_trip():
-    settings = validate_settings({"detector_params": {"iforest": {"n_estimators": 50}}, "contamination": 0.1,
-                                  "landscape_ratios": ["UCR", 0.2], "selection_pool_by": "scoring"})
+    settings = validate_settings(
+        {
+            "detector_params": {"iforest": {"n_estimators": 50}},
+            "contamination": 0.1,
+            "landscape_ratios": ["UCR", 0.2],
+            "selection_pool_by": "scoring",
+        }
+    )
     back = validate_settings(tomllib.loads(settings_to_toml(settings))["settings"])
     assert back == settings
     # None values are left out (TOML has no null) and come back as the default None
@@ -224,8 +261,13 @@ def test_default_gates_parse_and_are_warnings():
 
     rules = [parse_rule(g) for g in DEFAULT_GATES]
     assert {r.level for r in rules} == {"warn"}
-    assert {r.path for r in rules} == {"leakage.L_k", "protocol.worst.rho_dir", "protocol.worst.rho_inv_sig",
-                                       "duplicates.conflicting_rows", "duplicates.train_test_overlap"}
+    assert {r.path for r in rules} == {
+        "leakage.L_k",
+        "protocol.worst.rho_dir",
+        "protocol.worst.rho_inv_sig",
+        "duplicates.conflicting_rows",
+        "duplicates.train_test_overlap",
+    }
 
 
 def test_every_setting_and_key_is_documented():
@@ -233,8 +275,20 @@ def test_every_setting_and_key_is_documented():
     documented = set(re.findall(r"^\|\s*`([a-z_]+)`", text, flags=re.M))
     missing = set(DEFAULT_SETTINGS) - documented
     assert not missing, f"settings missing from docs/config.md: {sorted(missing)}"
-    for key in ("name", "labels", "embeddings", "embeddings_key", "columns", "manifest", "gates", "version",
-                "label", "domain", "attribute", "anomaly"):
+    for key in (
+        "name",
+        "labels",
+        "embeddings",
+        "embeddings_key",
+        "columns",
+        "manifest",
+        "gates",
+        "version",
+        "label",
+        "domain",
+        "attribute",
+        "anomaly",
+    ):
         assert f"`{key}`" in text, key
 
 
@@ -267,7 +321,10 @@ def test_shipped_schema_and_docs_equal_the_generated_ones():
     generated = regenerate(ROOT, write=False)
     # the settings part of the schema and of docs/config.md, the gate options' table of docs/cli.md
     assert {p.relative_to(ROOT).as_posix() for p in generated} == {
-        "auditad/schemas/summary.schema.json", "docs/config.md", "docs/cli.md"}
+        "auditad/schemas/summary.schema.json",
+        "docs/config.md",
+        "docs/cli.md",
+    }
     for path, text in generated.items():
         assert path.read_text(encoding="utf-8") == text, f"{path} is stale: run python -m auditad.audit.settings"
 
@@ -294,21 +351,95 @@ def test_every_pool_by_of_the_selection_is_accepted(pool_by):
 
 
 # a non-default valid value per flag, written by hand (the expected settings are independent of the code)
-FLAGS = (["--seed", "4", "--leakage-k", "7", "--leakage-k", "2", "--metric", "cosine", "--backend", "exact",
-          "--protocol", "one_class", "--detector", "lof", "--detector", "knn", "--detector", "pyod:ECOD",
-          "--epsilon", "0.1", "--max-test-normals", "0",
-          "--train-fraction", "0.6", "--repeats", "3", "--contamination", "0.2", "--confidence-level", "0.9",
-          "--n-jobs", "-1", "--null-metric", "f1", "--null-q", "0.3", "--null-method", "exact",
-          "--null-runs", "50", "--landscape-metric", "mcc", "--landscape-resolution", "11",
-          "--landscape-reference", "0.4", "--landscape-ratio", "UCR", "--landscape-ratio", "0.25",
-          "--selection-estimator", "npd", "--selection-probe", "random", "--selection-pool-by", "metric",
-          "--selection-n-boot", "0", "--no-default-gates"])
-EXPECTED = {"seed": 4, "leakage_k": [7, 2], "metric": "cosine", "backend": "exact", "protocol": "one_class",
-            "detectors": ["lof", "knn", "pyod:ECOD"], "max_test_normals": 0, "epsilon": 0.1, "train_fraction": 0.6, "repeats": 3, "contamination": 0.2,
-            "confidence_level": 0.9, "n_jobs": -1, "null_metrics": ["f1"], "null_q": 0.3, "null_method": "exact",
-            "null_runs": 50, "landscape_metrics": ["mcc"], "landscape_resolution": 11, "landscape_reference": 0.4,
-            "landscape_ratios": ["UCR", 0.25], "selection_estimators": ["npd"], "selection_probes": ["random"],
-            "selection_pool_by": "metric", "selection_n_boot": 0, "default_gates": False}
+FLAGS = [
+    "--seed",
+    "4",
+    "--leakage-k",
+    "7",
+    "--leakage-k",
+    "2",
+    "--metric",
+    "cosine",
+    "--backend",
+    "exact",
+    "--protocol",
+    "one_class",
+    "--detector",
+    "lof",
+    "--detector",
+    "knn",
+    "--detector",
+    "pyod:ECOD",
+    "--epsilon",
+    "0.1",
+    "--max-test-normals",
+    "0",
+    "--train-fraction",
+    "0.6",
+    "--repeats",
+    "3",
+    "--contamination",
+    "0.2",
+    "--confidence-level",
+    "0.9",
+    "--n-jobs",
+    "-1",
+    "--null-metric",
+    "f1",
+    "--null-q",
+    "0.3",
+    "--null-method",
+    "exact",
+    "--null-runs",
+    "50",
+    "--landscape-metric",
+    "mcc",
+    "--landscape-resolution",
+    "11",
+    "--landscape-reference",
+    "0.4",
+    "--landscape-ratio",
+    "UCR",
+    "--landscape-ratio",
+    "0.25",
+    "--selection-estimator",
+    "npd",
+    "--selection-probe",
+    "random",
+    "--selection-pool-by",
+    "metric",
+    "--selection-n-boot",
+    "0",
+    "--no-default-gates",
+]
+EXPECTED = {
+    "seed": 4,
+    "leakage_k": [7, 2],
+    "metric": "cosine",
+    "backend": "exact",
+    "protocol": "one_class",
+    "detectors": ["lof", "knn", "pyod:ECOD"],
+    "max_test_normals": 0,
+    "epsilon": 0.1,
+    "train_fraction": 0.6,
+    "repeats": 3,
+    "contamination": 0.2,
+    "confidence_level": 0.9,
+    "n_jobs": -1,
+    "null_metrics": ["f1"],
+    "null_q": 0.3,
+    "null_method": "exact",
+    "null_runs": 50,
+    "landscape_metrics": ["mcc"],
+    "landscape_resolution": 11,
+    "landscape_reference": 0.4,
+    "landscape_ratios": ["UCR", 0.25],
+    "selection_estimators": ["npd"],
+    "selection_probes": ["random"],
+    "selection_pool_by": "metric",
+    "selection_n_boot": 0,
+    "default_gates": False,
+}
 
 
 def _parser():
@@ -360,9 +491,13 @@ def test_default_gates_and_reading_thresholds_are_one_number():
 def test_command_line_flags_on_top_of_a_file_are_recorded(folder):
     from auditad.gates.checks import parse_rule
 
-    cfg = load_config(write(folder, GOOD), overrides={"seed": 3, "leakage_k": [5, 2]},
-                      extra_gates=[parse_rule("warn: leakage.L_k <= 0.1")])
+    cfg = load_config(
+        write(folder, GOOD),
+        overrides={"seed": 3, "leakage_k": [5, 2]},
+        extra_gates=[parse_rule("warn: leakage.L_k <= 0.1")],
+    )
     assert cfg.command_line == ("--seed 3", "--leakage-k 5 --leakage-k 2", "--gate 'warn: leakage.L_k <= 0.1'")
-    flags_only = config_from_paths({"raw": folder / "data" / "raw.npy"}, folder / "data" / "labels.csv",
-                                   overrides={"seed": 3})
+    flags_only = config_from_paths(
+        {"raw": folder / "data" / "raw.npy"}, folder / "data" / "labels.csv", overrides={"seed": 3}
+    )
     assert flags_only.command_line == () and "seed = 3" in flags_only.text

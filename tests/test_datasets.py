@@ -75,7 +75,7 @@ def test_bad_files(files, tmp_path):
     with pytest.raises(InvalidInputError, match="at least 2 classes"):
         load_benchmark(d / "X.npy", d / "one.npy")
     with pytest.raises(InvalidInputError, match="unsupported file type"):
-        load_labels(d / "X.json")  if (d / "X.json").write_text("{}") else None
+        load_labels(d / "X.json") if (d / "X.json").write_text("{}") else None
 
 
 def test_example_is_digits_with_two_representations():
@@ -92,11 +92,14 @@ def test_example_is_digits_with_two_representations():
 
 
 # --------------------------------------------------------------------------- missing labels
-@pytest.mark.parametrize("text,rows,lines", [
-    ("label,extra\ncat,1\n,2\ndog,3\n,4\n", "2, 4", "3, 5"),   # empty cells of a 2-column CSV
-    ("label\ncat\n\ndog\n", "2", "3"),                          # a blank line of a 1-column CSV
-    ("label\n0\n1\n\n2\n1\n", "3", "4"),                        # integer labels with a blank line
-])
+@pytest.mark.parametrize(
+    "text,rows,lines",
+    [
+        ("label,extra\ncat,1\n,2\ndog,3\n,4\n", "2, 4", "3, 5"),  # empty cells of a 2-column CSV
+        ("label\ncat\n\ndog\n", "2", "3"),  # a blank line of a 1-column CSV
+        ("label\n0\n1\n\n2\n1\n", "3", "4"),  # integer labels with a blank line
+    ],
+)
 def test_missing_labels_in_csv_are_named_errors_with_rows(tmp_path, text, rows, lines):
     (tmp_path / "y.csv").write_text(text)
     with pytest.raises(InvalidInputError, match=rf"missing label\(s\).*data row\(s\) {rows} \(file lines {lines}"):
@@ -170,7 +173,7 @@ def test_truncated_npz_and_corrupted_npy_are_named_errors(tmp_path):
     np.savez_compressed(tmp_path / "z.npz", X=rng.normal(size=(200, 8)))
     raw = bytearray((tmp_path / "z.npz").read_bytes())
     mid = len(raw) // 2
-    raw[mid:mid + 64] = bytes(64)  # damage the deflate stream of the member
+    raw[mid : mid + 64] = bytes(64)  # damage the deflate stream of the member
     (tmp_path / "bad.npz").write_bytes(bytes(raw))
     with pytest.raises(InvalidInputError, match=r"bad.npz"):
         load_embeddings(tmp_path / "bad.npz")
@@ -220,9 +223,13 @@ def test_tables_with_named_embedding_columns(tmp_path):
         np.testing.assert_allclose(d.X, X, rtol=1e-15)
         assert d.n_anomalies == 5
     assert load_anomaly_dataset(tmp_path / "t.csv").X.shape == (30, 5)  # every numeric column but y
-    for kwargs, match in (({"columns": ["f0", "g"]}, r"no column\(s\) \['g'\]"), ({"prefix": "z"}, "starting with 'z'"),
-                          ({"columns": ["id"]}, "not numeric"), ({"columns": "f0"}, "list of column names"),
-                          ({"columns": ["f0"], "prefix": "f"}, "not both")):
+    for kwargs, match in (
+        ({"columns": ["f0", "g"]}, r"no column\(s\) \['g'\]"),
+        ({"prefix": "z"}, "starting with 'z'"),
+        ({"columns": ["id"]}, "not numeric"),
+        ({"columns": "f0"}, "list of column names"),
+        ({"columns": ["f0"], "prefix": "f"}, "not both"),
+    ):
         with pytest.raises(InvalidInputError, match=match):
             load_embeddings(tmp_path / "t.csv", **kwargs)
     np.save(tmp_path / "X.npy", X)
@@ -301,12 +308,15 @@ def test_load_benchmark_leaves_the_label_column_of_a_shared_table_out(to_csv_tab
         np.testing.assert_allclose(load_benchmark(path, path, embedding_prefix="f").X, X, rtol=1e-15)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"embedding_columns": ["f0", "g7"]}, r"^embedding_columns=\['f0', 'g7'\]: .*has no column\(s\) \['g7'\]"),
-    ({"embedding_prefix": "emb_"}, r"^embedding_prefix='emb_': .*no column starting with 'emb_'"),
-    ({"embedding_prefix": ""}, r"^embedding_prefix='': .*non-empty"),
-    ({"embedding_columns": []}, r"^embedding_columns=\[\]"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"embedding_columns": ["f0", "g7"]}, r"^embedding_columns=\['f0', 'g7'\]: .*has no column\(s\) \['g7'\]"),
+        ({"embedding_prefix": "emb_"}, r"^embedding_prefix='emb_': .*no column starting with 'emb_'"),
+        ({"embedding_prefix": ""}, r"^embedding_prefix='': .*non-empty"),
+        ({"embedding_columns": []}, r"^embedding_columns=\[\]"),
+    ],
+)
 def test_bad_embedding_columns_name_the_parameter_and_the_value(to_csv_table, kwargs, match):
     path, _, _ = to_csv_table
     with pytest.warns(UserWarning), pytest.raises(InvalidInputError, match=match):

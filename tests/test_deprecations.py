@@ -21,8 +21,7 @@ from auditad.results import audit_results, auroc_interval
 
 Y = np.array([0, 0, 0, 0, 0, 1, 1, 1, 1, 1])
 S = np.array([0.1, 0.4, 0.35, 0.8, 0.2, 0.7, 0.9, 0.3, 0.65, 0.95])
-TABLE = pd.DataFrame({"method": "m", "class": list("abcd"), "auroc": [0.9, 0.3, 0.52, 0.7],
-                      "n_pos": 20, "n_neg": 80})
+TABLE = pd.DataFrame({"method": "m", "class": list("abcd"), "auroc": [0.9, 0.3, 0.52, 0.7], "n_pos": 20, "n_neg": 80})
 
 
 def _protocol_data():
@@ -35,14 +34,23 @@ def _same(a, b) -> bool:
     return a == b if not isinstance(a, np.ndarray) else np.array_equal(a, b, equal_nan=True)
 
 
-@pytest.mark.parametrize("call, old, check", [
-    (lambda **kw: auroc_ci(Y, S, **kw), "level", lambda r: (r.confidence_level, r.level, r.ci_low, r.ci_high)),
-    (lambda **kw: auroc_interval(0.8, 50, 50, **kw), "confidence", lambda r: r),
-    (lambda **kw: audit_results(TABLE, **kw), "confidence",
-     lambda r: (r.confidence_level, r.confidence, tuple(r.per_class["ci_low"]), tuple(r.groups[0].significance))),
-    (lambda **kw: audit_protocol(*_protocol_data(), detectors=["knn"], leakage_k=0, random_state=0, **kw),
-     "ci_level", lambda r: (r.confidence_level, r.ci_level, r.ci_low, r.ci_high, r.to_dict()["ci_level"])),
-])
+@pytest.mark.parametrize(
+    "call, old, check",
+    [
+        (lambda **kw: auroc_ci(Y, S, **kw), "level", lambda r: (r.confidence_level, r.level, r.ci_low, r.ci_high)),
+        (lambda **kw: auroc_interval(0.8, 50, 50, **kw), "confidence", lambda r: r),
+        (
+            lambda **kw: audit_results(TABLE, **kw),
+            "confidence",
+            lambda r: (r.confidence_level, r.confidence, tuple(r.per_class["ci_low"]), tuple(r.groups[0].significance)),
+        ),
+        (
+            lambda **kw: audit_protocol(*_protocol_data(), detectors=["knn"], leakage_k=0, random_state=0, **kw),
+            "ci_level",
+            lambda r: (r.confidence_level, r.ci_level, r.ci_low, r.ci_high, r.to_dict()["ci_level"]),
+        ),
+    ],
+)
 def test_former_keyword_warns_and_gives_the_same_result(call, old, check):
     new = check(call(confidence_level=0.9))
     with pytest.warns(DeprecationWarning, match=rf"{old}= is deprecated: use confidence_level="):
@@ -52,8 +60,10 @@ def test_former_keyword_warns_and_gives_the_same_result(call, old, check):
         call(**{old: 0.9, "confidence_level": 0.9})
 
 
-@pytest.mark.parametrize("func, old", [(auroc_ci, "level"), (auroc_interval, "confidence"),
-                                       (audit_results, "confidence"), (audit_protocol, "ci_level")])
+@pytest.mark.parametrize(
+    "func, old",
+    [(auroc_ci, "level"), (auroc_interval, "confidence"), (audit_results, "confidence"), (audit_protocol, "ci_level")],
+)
 def test_signatures_show_only_the_new_name(func, old):
     params = inspect.signature(func).parameters
     assert params["confidence_level"].default == 0.95 and old not in params
@@ -85,11 +95,15 @@ def test_former_settings_key_and_flag_are_renamed_with_a_warning():
     with pytest.warns(FutureWarning, match="--ci-level is deprecated: use --confidence-level"):
         s = validate_settings(settings_from_args(parser.parse_args(["--ci-level", "0.8"])), where="command line")
     assert s["confidence_level"] == 0.8
-    assert validate_settings(settings_from_args(parser.parse_args(["--confidence-level", "0.8"])),
-                             where="command line") == s
+    assert (
+        validate_settings(settings_from_args(parser.parse_args(["--confidence-level", "0.8"])), where="command line")
+        == s
+    )
     with pytest.raises(InvalidInputError, match="give --confidence-level only"):
-        validate_settings(settings_from_args(parser.parse_args(["--ci-level", "0.8", "--confidence-level", "0.8"])),
-                          where="command line")
+        validate_settings(
+            settings_from_args(parser.parse_args(["--ci-level", "0.8", "--confidence-level", "0.8"])),
+            where="command line",
+        )
 
 
 # --------------------------------------------------------------------------- one name, one "off" value (issue #28)

@@ -16,8 +16,10 @@ def _summary(**over):
         "benchmark": "bench",
         "seed": 0,
         "leakage": {"L_k": 0.10, "k": 10, "chance": None},
-        "protocol": {"mean": {"rho_dir": 0.2, "rho_inv": 0.1, "mean_auc": 0.8},
-                     "per_class": [{"class": "a", "auroc": 0.9}, {"class": "b", "auroc": 0.4}]},
+        "protocol": {
+            "mean": {"rho_dir": 0.2, "rho_inv": 0.1, "mean_auc": 0.8},
+            "per_class": [{"class": "a", "auroc": 0.9}, {"class": "b", "auroc": 0.4}],
+        },
         "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"}],
         "verdict": "pass",
     }
@@ -35,9 +37,14 @@ def _write(path, summary):
 @pytest.fixture
 def pair(tmp_path):
     base = _summary()
-    new = _summary(seed=1, leakage={"L_k": 0.135, "k": 10, "chance": 0.9},
-                   protocol={"mean": {"rho_dir": 0.3, "rho_inv": 0.1, "mean_auc": None, "rho_rnd": 0.0},
-                             "per_class": [{"class": "a", "auroc": 0.85}, {"class": "c", "auroc": 0.6}]})
+    new = _summary(
+        seed=1,
+        leakage={"L_k": 0.135, "k": 10, "chance": 0.9},
+        protocol={
+            "mean": {"rho_dir": 0.3, "rho_inv": 0.1, "mean_auc": None, "rho_rnd": 0.0},
+            "per_class": [{"class": "a", "auroc": 0.85}, {"class": "c", "auroc": 0.6}],
+        },
+    )
     return _write(tmp_path / "base" / "summary.json", base), _write(tmp_path / "new" / "summary.json", new)
 
 
@@ -66,11 +73,22 @@ def test_changes_one_sided_and_null_statistics(pair):
 
 
 def test_delta_gates(pair, tmp_path):
-    res = diff_audits(*pair, gates=["delta leakage.L_k <= 0.02", "warn: delta protocol.mean.rho_dir <= 0",
-                                    "delta protocol.mean.rho_inv <= 0", "leakage.L_k <= 0.5"])
+    res = diff_audits(
+        *pair,
+        gates=[
+            "delta leakage.L_k <= 0.02",
+            "warn: delta protocol.mean.rho_dir <= 0",
+            "delta protocol.mean.rho_inv <= 0",
+            "leakage.L_k <= 0.5",
+        ],
+    )
     status = [(r.rule.path, r.status) for r in res.gate_results["bench"]]
-    assert status == [("delta.leakage.L_k", "fail"), ("delta.protocol.mean.rho_dir", "warn"),
-                      ("delta.protocol.mean.rho_inv", "pass"), ("leakage.L_k", "pass")]
+    assert status == [
+        ("delta.leakage.L_k", "fail"),
+        ("delta.protocol.mean.rho_dir", "warn"),
+        ("delta.protocol.mean.rho_inv", "pass"),
+        ("leakage.L_k", "pass"),
+    ]
     assert res.verdict == "fail" and res.exit_code() == 1
     assert diff_audits(*pair, gates=["delta leakage.L_k <= 0.05"]).exit_code() == 0
     # a change that cannot be computed fails its gate
@@ -133,13 +151,26 @@ def test_markdown_and_cli(pair, tmp_path, capsys):
     assert main(args) == 0
     out = capsys.readouterr().out
     assert "only in NEW: protocol.mean.rho_rnd" in out and "leakage.L_k" in out
-    code = main(args + ["--gate", "delta leakage.L_k <= 0.02", "--junit", str(tmp_path / "d.xml"),
-                        "--markdown", str(tmp_path / "d.md"), "--json", str(tmp_path / "d.json")])
+    code = main(
+        args
+        + [
+            "--gate",
+            "delta leakage.L_k <= 0.02",
+            "--junit",
+            str(tmp_path / "d.xml"),
+            "--markdown",
+            str(tmp_path / "d.md"),
+            "--json",
+            str(tmp_path / "d.json"),
+        ]
+    )
     assert code == 1
     assert 'failures="1"' in (tmp_path / "d.xml").read_text()
     data = json.loads((tmp_path / "d.json").read_text())
-    assert data["verdict"] == "fail" and data["benchmarks"][0]["only_new"] == ["protocol.mean.rho_rnd",
-                                                                               "protocol.per_class.1.auroc"]
+    assert data["verdict"] == "fail" and data["benchmarks"][0]["only_new"] == [
+        "protocol.mean.rho_rnd",
+        "protocol.per_class.1.auroc",
+    ]
     assert main(args + ["--gate", "warn: delta leakage.L_k <= 0.02"]) == 0
     assert main(args + ["--gate", "warn: delta leakage.L_k <= 0.02", "--fail-on", "warn"]) == 1
     assert main(args + ["--gate", "delta nothing.here <= 0"]) == 2
@@ -156,12 +187,19 @@ def demo_pair(tmp_path_factory):
     from auditad.audit.config import validate_settings
 
     root = tmp_path_factory.mktemp("demos")
-    small = {"leakage_k": [10], "detectors": ["knn", "iforest"], "null_metrics": ["auroc", "f1"], "null_runs": 200,
-             "landscape_metrics": ["auroc", "f1"], "landscape_resolution": 21}
+    small = {
+        "leakage_k": [10],
+        "detectors": ["knn", "iforest"],
+        "null_metrics": ["auroc", "f1"],
+        "null_runs": 200,
+        "landscape_metrics": ["auroc", "f1"],
+        "landscape_resolution": 21,
+    }
     for seed in (0, 1):  # the bundled demo (digits, pixels and pca16) with lighter settings
         inputs = example_inputs(seed=seed, selection=False)
-        settings = validate_settings({**{k: v for k, v in inputs.settings.items() if v is not None}, **small},
-                                     where="test settings")
+        settings = validate_settings(
+            {**{k: v for k, v in inputs.settings.items() if v is not None}, **small}, where="test settings"
+        )
         audit = audit_benchmark(dataclasses.replace(inputs, settings=settings))  # the summary, without figures
         _write(root / f"seed{seed}" / audit.name / "summary.json", audit.summary)
     return root / "seed0", root / "seed1"
@@ -193,8 +231,14 @@ def test_two_demo_audits_with_different_seeds(demo_pair, tmp_path, capsys):
     d = rows["protocol.mean.mean_auc"][3]
     assert d != 0  # the protocol's train/test split does
     args = ["diff", str(base_dir), str(new_dir), "--markdown", str(tmp_path / "ci.md")]
-    assert main(args + ["--gate", "delta leakage.L_k <= 0.02", "--gate", f"delta protocol.mean.mean_auc <= {d + 1e-9!r}"]) == 0
-    assert main(args + ["--gate", "delta leakage.L_k <= 0.02", "--gate", f"delta protocol.mean.mean_auc <= {d - 1e-6!r}"]) == 1
+    assert (
+        main(args + ["--gate", "delta leakage.L_k <= 0.02", "--gate", f"delta protocol.mean.mean_auc <= {d + 1e-9!r}"])
+        == 0
+    )
+    assert (
+        main(args + ["--gate", "delta leakage.L_k <= 0.02", "--gate", f"delta protocol.mean.mean_auc <= {d - 1e-6!r}"])
+        == 1
+    )
     md = (tmp_path / "ci.md").read_text()
     assert "### digits" in md and "| protocol.mean.mean\\_auc |" in md and "Verdict: **fail**" in md
     capsys.readouterr()

@@ -62,8 +62,13 @@ def test_pmf_and_tail_equal_python_integer_counts(m, n):
     assert r["auroc"].method == "exact"
     pmf = r["auroc"].probabilities
     rng = np.random.default_rng(m * 1000 + n)
-    cells = np.unique(np.r_[np.arange(min(60, len(counts))), len(counts) - 1 - np.arange(min(60, len(counts))),
-                            rng.integers(0, len(counts), 300)])
+    cells = np.unique(
+        np.r_[
+            np.arange(min(60, len(counts))),
+            len(counts) - 1 - np.arange(min(60, len(counts))),
+            rng.integers(0, len(counts), 300),
+        ]
+    )
     acc, tail = 0, [0] * len(counts)
     for k in range(len(counts) - 1, -1, -1):
         acc += counts[k]
@@ -92,7 +97,7 @@ def test_extreme_tails_equal_python_integer_counts_at_any_size(m, n, t):
     assert how in ("exact", "exact_tail")
     assert log10p == pytest.approx(log10_exact, abs=4e-10)  # 1e-9 relative on p
     if log10_exact > -300:
-        assert p == pytest.approx(10 ** log10_exact, rel=1e-9)
+        assert p == pytest.approx(10**log10_exact, rel=1e-9)
         assert not bound
     else:  # below the float range: the stored p-value is the floor, flagged as an upper bound
         assert p == 1e-300 and bound
@@ -164,7 +169,8 @@ def test_metrics_equal_sklearn_with_heavy_ties(n, levels):
         assert auroc(y, s, sample_weight=w) == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
         assert average_precision(y, s) == pytest.approx(average_precision_score(y, s), abs=1e-12)
         assert average_precision(y, s, sample_weight=w) == pytest.approx(
-            average_precision_score(y, s, sample_weight=w), abs=1e-12)
+            average_precision_score(y, s, sample_weight=w), abs=1e-12
+        )
         p, r, _ = precision_recall_curve(y, s)
         assert aupr_trapezoid(y, s) == pytest.approx(auc(r, p), abs=1e-12)
         p, r, _ = precision_recall_curve(y, s, sample_weight=w)

@@ -35,7 +35,7 @@ def oracle(X, Q, k, metric):
     idx = np.empty((Q.shape[0], k), dtype=np.int64)
     dist = np.empty((Q.shape[0], k))
     for a in range(0, Q.shape[0], 128):
-        diff = Q[a:a + 128, None, :] - X[None, :, :]
+        diff = Q[a : a + 128, None, :] - X[None, :, :]
         d2 = (diff * diff).sum(axis=2)
         for r in range(d2.shape[0]):
             row = d2[r]
@@ -50,9 +50,9 @@ def oracle(X, Q, k, metric):
 def gaussian_with_duplicates(n, d, seed):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
-    X[1] = X[0]                    # a duplicate pair
-    X[10:50] = X[50]               # 41 identical points: more than the engine's candidate margin
-    X[60:70] = X[70] * 4.0         # collinear with row 70: cosine distance exactly 0 to it
+    X[1] = X[0]  # a duplicate pair
+    X[10:50] = X[50]  # 41 identical points: more than the engine's candidate margin
+    X[60:70] = X[70] * 4.0  # collinear with row 70: cosine distance exactly 0 to it
     return X
 
 

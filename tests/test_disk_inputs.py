@@ -91,7 +91,7 @@ def test_narrow_dtypes_become_float32_once_without_a_float64_copy(tmp_path, monk
 
 
 def test_wide_integers_become_float64_exactly(tmp_path):
-    X = np.arange(2 ** 40, 2 ** 40 + 300, dtype=np.int64).reshape(100, 3)
+    X = np.arange(2**40, 2**40 + 300, dtype=np.int64).reshape(100, 3)
     np.save(tmp_path / "x.npy", X)
     A = load_embeddings(tmp_path / "x.npy")
     assert A.dtype == np.float64 and np.array_equal(A, X.astype(np.float64))
@@ -170,7 +170,7 @@ def test_shards_are_read_in_name_order(tmp_path, X32):
     folder = tmp_path / "emb"
     folder.mkdir()
     for i in (2, 0, 1):  # written out of order
-        np.save(folder / f"part-{i:05d}.npy", X32[i * 100:(i + 1) * 100])
+        np.save(folder / f"part-{i:05d}.npy", X32[i * 100 : (i + 1) * 100])
     assert np.array_equal(load_embeddings(folder), X32[:300])
 
 
@@ -183,15 +183,18 @@ def test_large_shards_go_to_an_unlinked_temporary_file(tmp_path, monkeypatch, X3
     assert _memmap_base(A) is not None and list((tmp_path / "tmp").iterdir()) == []  # nothing left behind
 
 
-@pytest.mark.parametrize("case, match", [
-    ("empty", "is empty"),
-    ("columns", "shard 'part-00001.npy' has 8 columns, 'part-00000.npy' 16"),
-    ("dtypes", "shard 'part-00001.npy' has dtype float64, 'part-00000.npy' float32"),
-    ("strings", "must hold a real numeric array, got dtype <U"),
-    ("other", "holds 'notes.txt', not a .npy shard"),
-    ("truncated", r"shard file '.*part-00001\.npy' is truncated"),
-    ("onedim", "shard 'part-00000.npy' is 1-D"),
-])
+@pytest.mark.parametrize(
+    "case, match",
+    [
+        ("empty", "is empty"),
+        ("columns", "shard 'part-00001.npy' has 8 columns, 'part-00000.npy' 16"),
+        ("dtypes", "shard 'part-00001.npy' has dtype float64, 'part-00000.npy' float32"),
+        ("strings", "must hold a real numeric array, got dtype <U"),
+        ("other", "holds 'notes.txt', not a .npy shard"),
+        ("truncated", r"shard file '.*part-00001\.npy' is truncated"),
+        ("onedim", "shard 'part-00000.npy' is 1-D"),
+    ],
+)
 def test_bad_shard_folders_are_named_errors(tmp_path, X32, case, match):
     folder = tmp_path / "emb"
     folder.mkdir()
@@ -229,13 +232,24 @@ def test_an_audit_of_shards_matches_the_audit_of_one_npy(tmp_path, monkeypatch, 
     np.save("y.npy", y[:240])
     np.save("one.npy", X)
     _shards(tmp_path / "parts", X, cuts=(0, 100, 170, 240))
-    light = ["--detector", "knn", "--null-runs", "50", "--landscape-resolution", "11", "--null-metric", "auroc",
-             "--quiet"]
+    light = [
+        "--detector",
+        "knn",
+        "--null-runs",
+        "50",
+        "--landscape-resolution",
+        "11",
+        "--null-metric",
+        "auroc",
+        "--quiet",
+    ]
     for emb, out in (("one.npy", "out1"), ("parts", "out2")):
         assert main(["audit", "--embeddings", f"emb={emb}", "--labels", "y.npy", "--out", out, *light]) in (0, 1)
     capsys.readouterr()
-    html = [_normalised((tmp_path / out / "y" / "report.html").read_text(), shown)
-            for out, shown in (("out1", "one.npy"), ("out2", "parts"))]
+    html = [
+        _normalised((tmp_path / out / "y" / "report.html").read_text(), shown)
+        for out, shown in (("out1", "one.npy"), ("out2", "parts"))
+    ]
     assert html[0] == html[1]
     one, parts = (json.loads((tmp_path / out / "y" / "summary.json").read_text()) for out in ("out1", "out2"))
     assert [i["path"] for i in parts["inputs"]] == ["y.npy", "parts"]

@@ -95,9 +95,14 @@ def test_some_pages_are_tested():
         assert t.relative_to(ROOT).as_posix() in names, f"{t.name} has no runnable block"
 
 
-@pytest.mark.parametrize("page", [
-    pytest.param(p, marks=pytest.mark.slow) if p.relative_to(ROOT).as_posix() in SLOW_PAGES else p
-    for p in PAGES_WITH_BLOCKS], ids=lambda p: p.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize(
+    "page",
+    [
+        pytest.param(p, marks=pytest.mark.slow) if p.relative_to(ROOT).as_posix() in SLOW_PAGES else p
+        for p in PAGES_WITH_BLOCKS
+    ],
+    ids=lambda p: p.relative_to(ROOT).as_posix(),
+)
 def test_page_code_runs(page: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
@@ -113,22 +118,37 @@ def test_page_code_runs(page: Path, tmp_path: Path, monkeypatch):
                 exec(compile(block["code"], where, "exec"), namespace)  # noqa: S102 - our own docs
             printed = buf.getvalue()
         elif block["lang"] in ("bash", "sh", "shell", "console"):
-            proc = subprocess.run(["bash", "-euo", "pipefail", "-c", block["code"]], cwd=tmp_path, env=env,
-                                  capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                ["bash", "-euo", "pipefail", "-c", block["code"]],
+                cwd=tmp_path,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=300,
+                stdin=subprocess.DEVNULL,
+            )
             assert proc.returncode == 0, f"{where}: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
             printed = proc.stdout
         else:
             raise AssertionError(f"{where}: cannot run a ```{block['lang']} block")
         if block["expected"] is not None:
             assert _normalise(printed) == _normalise(block["expected"]), (
-                f"{where}: the page shows an output the code no longer prints.\n--- printed ---\n{printed}")
+                f"{where}: the page shows an output the code no longer prints.\n--- printed ---\n{printed}"
+            )
 
 
 def test_docs_site_builds_strict(tmp_path: Path):
     """``mkdocs build --strict`` (API pages from the docstrings, every page in the nav) gives no warning."""
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     pages = list((tmp_path / "site").rglob("index.html"))
     assert len(pages) >= 20, len(pages)
@@ -144,8 +164,16 @@ def _public_objects():
     import auditad
 
     seen = {}
-    modules = ["auditad", "auditad.results", "auditad.diff", "auditad.protocol", "auditad.report",
-               "auditad.datasets", "auditad.leakage", "auditad.landscape_study"]
+    modules = [
+        "auditad",
+        "auditad.results",
+        "auditad.diff",
+        "auditad.protocol",
+        "auditad.report",
+        "auditad.datasets",
+        "auditad.leakage",
+        "auditad.landscape_study",
+    ]
     for name in modules:
         module = importlib.import_module(name)
         for attr in getattr(module, "__all__", ()):
@@ -168,8 +196,9 @@ def test_every_public_function_and_class_has_see_also_and_references_only_to_wor
         doc = inspect.getdoc(obj) or ""
         if "\nReferences\n" in "\n" + doc:
             block = doc.split("References\n", 1)[1].split("\n\n", 1)[0]
-            if not re.search(r"[A-Z][a-z]+.*[\"\u201c]|et al\.|Proceedings|Journal|arXiv|Annals|Statistics|Biometrics",
-                             block):
+            if not re.search(
+                r"[A-Z][a-z]+.*[\"\u201c]|et al\.|Proceedings|Journal|arXiv|Annals|Statistics|Biometrics", block
+            ):
                 empty.append(name)
     assert not empty, empty
 
@@ -180,8 +209,11 @@ def test_no_internal_jargon_in_the_repository():
     hits = []
     for folder in ("auditad", "templates", "docs", "tests", "benchmarks"):
         for path in (ROOT / folder).rglob("*"):
-            if path.is_file() and path.suffix in (".py", ".md", ".j2", ".json", ".css", ".toml", ".txt", ".yml") \
-                    and path.name != "test_docs.py":  # this file holds the patterns' own test strings
+            if (
+                path.is_file()
+                and path.suffix in (".py", ".md", ".j2", ".json", ".css", ".toml", ".txt", ".yml")
+                and path.name != "test_docs.py"
+            ):  # this file holds the patterns' own test strings
                 for i, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), 1):
                     if bad.search(line):
                         hits.append(f"{path.relative_to(ROOT)}:{i}: {line.strip()[:80]}")
@@ -204,7 +236,11 @@ def _docstrings():
     for path in sorted((ROOT / "auditad").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            if (
+                isinstance(node, ast.Expr)
+                and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str)
+            ):
                 yield f"{path.relative_to(ROOT).as_posix()}:{node.lineno}", node.value.value
 
 
@@ -226,13 +262,26 @@ def test_docstrings_are_markdown_not_sphinx_and_free_of_internal_notes():
 
 def test_docstring_checks_catch_what_they_should():
     """The patterns above are not vacuous."""
-    for bad in (":func:`leakage`", ":class:`~auditad.LeakageResult`", ":math:`L_k`", "    .. math::\n",
-                ":meth:`to_frame`", ":mod:`auditad.nulls`", ":data:`X`", ":attr:`y`"):
+    for bad in (
+        ":func:`leakage`",
+        ":class:`~auditad.LeakageResult`",
+        ":math:`L_k`",
+        "    .. math::\n",
+        ":meth:`to_frame`",
+        ":mod:`auditad.nulls`",
+        ":data:`X`",
+        ":attr:`y`",
+    ):
         assert SPHINX_MARKUP.search(bad), bad
     for bad in ("Eq. 7 of Seed 001", "see seed_003", "Eq. 7 of seed\n  001", "(Spec §4.2)", "see spec.md"):
         assert NOTES_JARGON.search(bad), bad
-    for good in ("[`leakage`][auditad.leakage.leakage]", r"\(L_k\)", "random seed 0", "a pooling spec string",
-                 "``random_state=7``"):
+    for good in (
+        "[`leakage`][auditad.leakage.leakage]",
+        r"\(L_k\)",
+        "random seed 0",
+        "a pooling spec string",
+        "``random_state=7``",
+    ):
         assert not SPHINX_MARKUP.search(good) and not NOTES_JARGON.search(good), good
 
 
@@ -255,8 +304,9 @@ changed = [i for i, (a, b) in enumerate(zip(before, after)) if a != b]
 print(len(names), changed)
 """
     env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "docs", env=env, capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT / "docs", env=env, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     count, changed = proc.stdout.split(" ", 1)
     assert int(count) >= 50 and changed.strip() == "[]", proc.stdout

@@ -35,8 +35,9 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="headless Chromium is not installed (Debian package "
-                                                             "'chromium'; .ci/run installs it)")
+needs_chromium = pytest.mark.skipif(
+    CHROMIUM is None, reason="headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)"
+)
 
 #: pages rendered in the browser: methods pages with many formulas, and every API page (generated from the
 #: docstrings, where Sphinx roles would show up raw)
@@ -57,8 +58,15 @@ def raw_markup(text: str, limit: int = 20) -> list[str]:
 def site(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("docs-site") / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1", PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)], cwd=ROOT,
-                          env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     return out
 
@@ -86,9 +94,18 @@ def server(site):
 class _Resources(HTMLParser):
     """Every URL a page loads by itself: scripts, style sheets and other <link>s, images, frames, media."""
 
-    LOADS = {"script": ("src",), "img": ("src", "srcset"), "iframe": ("src",), "source": ("src", "srcset"),
-             "video": ("src", "poster"), "audio": ("src",), "embed": ("src",), "object": ("data",),
-             "track": ("src",), "input": ("src",)}
+    LOADS = {
+        "script": ("src",),
+        "img": ("src", "srcset"),
+        "iframe": ("src",),
+        "source": ("src", "srcset"),
+        "video": ("src", "poster"),
+        "audio": ("src",),
+        "embed": ("src",),
+        "object": ("data",),
+        "track": ("src",),
+        "input": ("src",),
+    }
 
     def __init__(self):
         super().__init__()
@@ -108,8 +125,9 @@ class _Resources(HTMLParser):
 def external(url: str) -> bool:
     """A URL that would go to another host (absolute http(s), protocol-relative)."""
     parts = urlsplit(url)
-    return url.startswith("//") or (parts.scheme in ("http", "https") and parts.hostname not in ("127.0.0.1",
-                                                                                                  "localhost"))
+    return url.startswith("//") or (
+        parts.scheme in ("http", "https") and parts.hostname not in ("127.0.0.1", "localhost")
+    )
 
 
 def external_loads(page_html: str) -> list[str]:
@@ -123,15 +141,21 @@ CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)|@import\s+['"]([^'"]+)
 
 def test_the_static_checks_catch_external_resources():
     # control: each kind of outside load is caught, links in the text are not
-    page = ('<html><head><link rel="stylesheet" href="https://cdn.example.org/katex.css">'
-            '<link rel="preconnect" href="https://fonts.gstatic.com"><script src="//cdn.example.org/x.js"></script>'
-            '</head><body><a href="https://doi.org/10.1/x">paper</a><img src="http://example.com/p.png">'
-            '<script src="../assets/local.js"></script></body></html>')
+    page = (
+        '<html><head><link rel="stylesheet" href="https://cdn.example.org/katex.css">'
+        '<link rel="preconnect" href="https://fonts.gstatic.com"><script src="//cdn.example.org/x.js"></script>'
+        '</head><body><a href="https://doi.org/10.1/x">paper</a><img src="http://example.com/p.png">'
+        '<script src="../assets/local.js"></script></body></html>'
+    )
     assert len(external_loads(page)) == 4
-    assert [m.group(1) for m in CSS_URL.finditer("a{src:url(https://x.org/f.woff2)} b{background:url(i.png)}")] == \
-        ["https://x.org/f.woff2", "i.png"]
+    assert [m.group(1) for m in CSS_URL.finditer("a{src:url(https://x.org/f.woff2)} b{background:url(i.png)}")] == [
+        "https://x.org/f.woff2",
+        "i.png",
+    ]
     assert raw_markup("see :func:`leakage`\nfine\n\\(L_k\\) and .. math::\n") == [
-        "see :func:`leakage`", "\\(L_k\\) and .. math::"]
+        "see :func:`leakage`",
+        "\\(L_k\\) and .. math::",
+    ]
 
 
 def test_no_page_loads_anything_from_another_host(site):
@@ -148,8 +172,13 @@ def test_no_page_loads_anything_from_another_host(site):
         urls = [m.group(1) or m.group(2) for m in CSS_URL.finditer(text)]
         assert not [u for u in urls if external(u)], (css, [u for u in urls if external(u)])
         # every local url() of a style sheet (the KaTeX fonts) is in the site
-        missing = [u for u in urls if not u.startswith(("data:", "#")) and not external(u)
-                   and not (css.parent / u.split("?")[0].split("#")[0]).is_file()]
+        missing = [
+            u
+            for u in urls
+            if not u.startswith(("data:", "#"))
+            and not external(u)
+            and not (css.parent / u.split("?")[0].split("#")[0]).is_file()
+        ]
         assert not missing, (css.relative_to(site), missing)
 
 
@@ -173,12 +202,25 @@ def test_every_page_loads_the_bundled_math_renderer(site):
 
 
 # --------------------------------------------------------------------------- in the browser
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-         "--disable-default-apps", "--disable-extensions", "--mute-audio",
-         # network: every host name fails to resolve; only the local server is reachable
-         "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-         "--enable-logging=stderr", "--v=0", "--virtual-time-budget=10000", "--window-size=1280,2000"]
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-default-apps",
+    "--disable-extensions",
+    "--mute-audio",
+    # network: every host name fails to resolve; only the local server is reachable
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+    "--enable-logging=stderr",
+    "--v=0",
+    "--virtual-time-budget=10000",
+    "--window-size=1280,2000",
+]
 
 # Appended to a copy of a page: once the page's scripts ran (KaTeX included), records what a reader sees.
 PROBE = r"""
@@ -210,8 +252,13 @@ def chromium(url: str, tmp: Path) -> tuple[str, list[str], list[str]]:
     """The DOM after the scripts ran, the console messages and the URLs the page requested."""
     profile = tmp / f"profile-{len(list(tmp.glob('profile-*')))}"
     netlog = profile.with_suffix(".netlog.json")
-    proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}", "--dump-dom",
-                           url], capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--log-net-log={netlog}", "--dump-dom", url],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     console = [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln]
     log = json.loads(netlog.read_text()) if netlog.exists() else {"events": [], "constants": {"logEventTypes": {}}}
@@ -219,8 +266,12 @@ def chromium(url: str, tmp: Path) -> tuple[str, list[str], list[str]]:
     requests = []
     for e in log["events"]:
         p = e.get("params") or {}
-        if (types.get(e["type"]) == "URL_REQUEST_START_JOB" and p.get("url")
-                and p.get("initiator") != "not an origin" and not p["url"].startswith(("data:", "blob:"))):
+        if (
+            types.get(e["type"]) == "URL_REQUEST_START_JOB"
+            and p.get("url")
+            and p.get("initiator") != "not an origin"
+            and not p["url"].startswith(("data:", "blob:"))
+        ):
             requests.append(p["url"])
     return proc.stdout, console, requests
 
@@ -229,8 +280,9 @@ def render(site: Path, server: str, page: str, tmp: Path) -> tuple[dict, list[st
     """Open ``page`` (a folder of the site) with the probe; return the probe's findings, console and requests."""
     folder = site / page
     probe_page = folder / "docs-site-probe.html"  # same folder: the page's relative links stay valid
-    probe_page.write_text((folder / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"),
-                          encoding="utf-8")
+    probe_page.write_text(
+        (folder / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8"
+    )
     try:
         dom, console, requests = chromium(f"{server}{page}docs-site-probe.html", tmp)
     finally:
@@ -247,7 +299,9 @@ def test_the_browser_checks_catch_raw_math_and_outside_requests(site, server, tm
     (site / page).mkdir()
     (site / page / "index.html").write_text(
         '<html><body><p>See :func:`leakage` and <span class="arithmatex">\\(L_k\\)</span> and \\(x\\).</p>'
-        '<img src="http://example.com/p.png"></body></html>', encoding="utf-8")
+        '<img src="http://example.com/p.png"></body></html>',
+        encoding="utf-8",
+    )
     try:
         found, console, requests = render(site, server, page, tmp_path)
     finally:

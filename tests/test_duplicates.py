@@ -62,10 +62,15 @@ def oracle_counts(X, y):
     for row, label in zip(map(tuple, X.tolist()), y.tolist()):
         labels_of.setdefault(row, []).append(label)
     conflicting = [v for v in labels_of.values() if len(v) > 1 and len(set(v)) > 1]
-    return {"n_distinct": counts.size, "n_groups": int(np.sum(counts > 1)),
-            "n_rows_in_groups": int(counts[counts > 1].sum()), "n_extra_copies": X.shape[0] - counts.size,
-            "n_conflicting_groups": len(conflicting), "n_conflicting_rows": sum(len(v) for v in conflicting),
-            "inverse": inv.ravel()}
+    return {
+        "n_distinct": counts.size,
+        "n_groups": int(np.sum(counts > 1)),
+        "n_rows_in_groups": int(counts[counts > 1].sum()),
+        "n_extra_copies": X.shape[0] - counts.size,
+        "n_conflicting_groups": len(conflicting),
+        "n_conflicting_rows": sum(len(v) for v in conflicting),
+        "inverse": inv.ravel(),
+    }
 
 
 def brute_has_copy(A, B):
@@ -86,8 +91,14 @@ def test_exact_counts_equal_np_unique(dtype, shape, seed):
     X, y = planted(*shape, dtype, seed)
     res = find_duplicates(X, y, near_threshold=None)
     ref = oracle_counts(X, y)
-    for key in ("n_distinct", "n_groups", "n_rows_in_groups", "n_extra_copies", "n_conflicting_groups",
-                "n_conflicting_rows"):
+    for key in (
+        "n_distinct",
+        "n_groups",
+        "n_rows_in_groups",
+        "n_extra_copies",
+        "n_conflicting_groups",
+        "n_conflicting_rows",
+    ):
         assert getattr(res, key) == ref[key], key
     # the same partition of the rows: as many (ours, np.unique) pairs as values of either
     inv = ref["inverse"]
@@ -118,8 +129,17 @@ def test_per_class_table_equals_a_loop():
     X, y = planted(400, 3, np.int16, 3, n_classes=4)
     res = find_duplicates(X, y, near_threshold=None)
     frame = res.to_frame()
-    assert list(frame.columns) == ["scope", "class", "n_samples", "n_distinct", "n_rows_in_groups", "n_groups",
-                                   "n_extra_copies", "n_conflicting_rows", "n_conflicting_groups"]
+    assert list(frame.columns) == [
+        "scope",
+        "class",
+        "n_samples",
+        "n_distinct",
+        "n_rows_in_groups",
+        "n_groups",
+        "n_extra_copies",
+        "n_conflicting_rows",
+        "n_conflicting_groups",
+    ]
     rows = list(map(tuple, X.tolist()))
     labels_of, members = {}, {}
     for i, (r, lab) in enumerate(zip(rows, y.tolist())):
@@ -164,10 +184,13 @@ def test_rows_are_compared_in_their_own_dtype():
     assert find_duplicates(big, near_threshold=None).n_groups == 1
 
 
-@pytest.mark.parametrize("bad_hash", [
-    lambda A, dtype: np.zeros(A.shape[0], dtype=np.uint64),                  # every row collides
-    lambda A, dtype: (np.abs(np.asarray(A, dtype=np.float64)).sum(axis=1) > 1).astype(np.uint64),  # few classes
-])
+@pytest.mark.parametrize(
+    "bad_hash",
+    [
+        lambda A, dtype: np.zeros(A.shape[0], dtype=np.uint64),  # every row collides
+        lambda A, dtype: (np.abs(np.asarray(A, dtype=np.float64)).sum(axis=1) > 1).astype(np.uint64),  # few classes
+    ],
+)
 def test_hash_collisions_never_merge_different_rows(monkeypatch, bad_hash):
     X, y = planted(300, 4, np.float64, 7)
     good = find_duplicates(X, y, near_threshold=None)
@@ -256,7 +279,8 @@ def test_auroc_ceiling_equals_the_best_ordering(seed):
     rows = np.flatnonzero(rng.random(30) < 0.6)
     rows = np.union1d(rows, [0, 1])
     assert res.auroc_ceiling(rows) == pytest.approx(
-        _best_auroc_over_orderings(values[rows].tolist(), y[rows]), abs=1e-12)
+        _best_auroc_over_orderings(values[rows].tolist(), y[rows]), abs=1e-12
+    )
 
 
 def test_auroc_ceiling_is_one_without_mixed_values_and_needs_both_labels():
@@ -288,8 +312,8 @@ def near_data(seed, n=120, d=3):
     rng = np.random.default_rng(seed)
     X = rng.standard_normal((n, d))
     X[10:20] = X[0:10] + rng.normal(scale=1e-3, size=(10, d))  # near copies
-    X[20:25] = X[30:35]                                         # exact copies
-    X[40] = X[41] + 1e-12                                       # near pair also at tiny distance
+    X[20:25] = X[30:35]  # exact copies
+    X[40] = X[41] + 1e-12  # near pair also at tiny distance
     return X
 
 
@@ -329,8 +353,12 @@ def test_near_groups_and_their_label_conflicts():
     res = find_duplicates(X, y, near_threshold=0.01, backend="exact")
     assert res.near_pairs.tolist() == [[0, 1], [0, 2], [1, 2]]
     assert res.near_group_ids.tolist() == [0, 0, 0, -1, -1, -1, -1, -1]
-    assert (res.n_near_groups, res.n_near_rows, res.n_near_conflicting_groups, res.n_near_conflicting_rows) == \
-        (1, 3, 1, 3)
+    assert (res.n_near_groups, res.n_near_rows, res.n_near_conflicting_groups, res.n_near_conflicting_rows) == (
+        1,
+        3,
+        1,
+        3,
+    )
     frame = res.near_pairs_frame()
     assert frame["conflicting"].tolist() == [False, True, True]
     assert res.to_frame()["n_near_rows"].tolist() == [3, 2, 1]
@@ -355,7 +383,7 @@ def test_given_neighbour_lists_give_the_same_answer_without_a_search(monkeypatch
 
 
 def test_short_lists_warn_that_near_counts_are_lower_bounds():
-    X = np.repeat(np.arange(20, dtype=float)[:, None], 3, axis=0)   # every value three times
+    X = np.repeat(np.arange(20, dtype=float)[:, None], 3, axis=0)  # every value three times
     X = np.vstack([X, [[0.001]]])
     nb = kneighbors(X, k=2, backend="exact")  # the lists of the copied values hold only copies
     with pytest.warns(ApproximationWarning, match="lower bounds"):
@@ -417,14 +445,14 @@ def test_near_overlap_equals_brute_force(seed):
     B = rng.standard_normal((80, 3))
     B[:10] = A[:10]
     B[10:20] = A[20:30] + rng.normal(scale=1e-3, size=(10, 3))
-    B[75:80] = B[70:75]                                       # copies inside the test rows count once
-    A[100:110] = A[:10]                                       # several training copies of one test row
+    B[75:80] = B[70:75]  # copies inside the test rows count once
+    A[100:110] = A[:10]  # several training copies of one test row
     res = train_test_overlap(A, B, y_test=(np.arange(80) < 15).astype(int), backend="exact")
     D = cdist(B, A)
     exact = np.array([np.any(np.all(A == b, axis=1)) for b in B])
-    Dn = np.where(np.all(A[None] == B[:, None], axis=2), np.inf, D)   # not counting identical rows
+    Dn = np.where(np.all(A[None] == B[:, None], axis=2), np.inf, D)  # not counting identical rows
     nn = Dn.min(axis=1)
-    _, first = np.unique(B, axis=0, return_index=True)        # one value per distinct test row
+    _, first = np.unique(B, axis=0, return_index=True)  # one value per distinct test row
     tau = NEAR_THRESHOLD_FACTOR * np.median(np.where(Dn > 0, Dn, np.inf).min(axis=1)[first])
     assert res.near_threshold == pytest.approx(tau, rel=1e-12)
     assert np.array_equal(res.near_copy, ~exact & (nn < tau))
@@ -444,7 +472,7 @@ def test_task_overlap_from_one_grouping_equals_brute_force():
     is_train = rng.random(600) < 0.5
     dup = find_duplicates(X, y, near_threshold=None)
     tasks = {}
-    for c in range(4):                      # K-1 vs 1: train on the other classes, test normals + class c
+    for c in range(4):  # K-1 vs 1: train on the other classes, test normals + class c
         train = np.flatnonzero(is_train & (y != c))
         test = np.flatnonzero(~is_train & (y != c))
         test = np.concatenate([test, np.flatnonzero(y == c)])
@@ -468,8 +496,8 @@ def test_task_overlap_from_one_grouping_equals_brute_force():
 def test_task_overlap_near_copies_match_the_two_array_version():
     X = near_data(2, n=100)
     train, test = np.arange(0, 50), np.arange(50, 100)
-    X[60:65] = X[0:5]                                     # exact copies of training rows
-    X[70:75] = X[5:10] + 1e-4                             # near copies of training rows
+    X[60:65] = X[0:5]  # exact copies of training rows
+    X[70:75] = X[5:10] + 1e-4  # near copies of training rows
     dup = find_duplicates(X, near_threshold=0.01, k=99, backend="exact")
     got = dup.overlap(train, test)
     ref = train_test_overlap(X[train], X[test], near_threshold=0.01, backend="exact")
@@ -477,16 +505,20 @@ def test_task_overlap_near_copies_match_the_two_array_version():
     assert np.array_equal(got.near_copy, ref.near_copy)
     assert np.array_equal(got.near_train_row[got.near_copy], train[ref.near_train_row[ref.near_copy]])
     np.testing.assert_allclose(got.near_distance[got.near_copy], ref.near_distance[ref.near_copy], rtol=1e-12)
-    assert got.complete and sorted(got.rows_to_keep(drop_near=True).tolist()) == \
-        sorted(set(range(50, 100)) - set(range(60, 65)) - set(range(70, 75)))
+    assert got.complete and sorted(got.rows_to_keep(drop_near=True).tolist()) == sorted(
+        set(range(50, 100)) - set(range(60, 65)) - set(range(70, 75))
+    )
 
 
 # --------------------------------------------------------------------------- split column
 def test_split_column():
     assert check_split_column(np.array(["train", "test", "test"])).tolist() == [True, False, False]
     assert check_split_column([True, False], train=True, test=False).tolist() == [True, False]
-    with pytest.raises(InvalidInputError, match=r"split must hold only 'train' \(train\) and 'test' \(test\); "
-                                                r"3 row\(s\) hold other values: 'Train' \(2 rows\), 'val' \(1 row\)"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"split must hold only 'train' \(train\) and 'test' \(test\); "
+        r"3 row\(s\) hold other values: 'Train' \(2 rows\), 'val' \(1 row\)",
+    ):
         check_split_column(["train", "Train", "test", "val", "Train"])
     with pytest.raises(InvalidInputError, match=r"fold must hold only 1 \(train\) and 0 \(test\).*2 \(1 row\)"):
         check_split_column([1, 0, 2], train=1, test=0, name="fold")
@@ -501,13 +533,16 @@ def test_split_column():
 
 
 # --------------------------------------------------------------------------- bad input
-@pytest.mark.parametrize("value, match", [
-    (0, r"near_threshold must be > 0.0, got 0.0"),
-    (-1.5, r"near_threshold must be > 0.0, got -1.5"),
-    ("median", r"near_threshold must be 'auto', a number > 0 or None, got 'median'"),
-    (True, r"near_threshold must be a number, got True"),
-    (float("nan"), r"near_threshold must be finite"),
-])
+@pytest.mark.parametrize(
+    "value, match",
+    [
+        (0, r"near_threshold must be > 0.0, got 0.0"),
+        (-1.5, r"near_threshold must be > 0.0, got -1.5"),
+        ("median", r"near_threshold must be 'auto', a number > 0 or None, got 'median'"),
+        (True, r"near_threshold must be a number, got True"),
+        (float("nan"), r"near_threshold must be finite"),
+    ],
+)
 def test_bad_threshold(value, match):
     X = np.arange(10.0)[:, None]
     with pytest.raises(InvalidInputError, match=match):
@@ -516,18 +551,21 @@ def test_bad_threshold(value, match):
         train_test_overlap(X, X, near_threshold=value)
 
 
-@pytest.mark.parametrize("X, y, match", [
-    (np.zeros((4, 2)), np.zeros(3), r"X and y must have the same length, got 4 and 3"),
-    (np.array([[0.0, np.nan], [1.0, 1.0]]), None, r"X contains non-finite values \(NaN at index \(0, 1\)\)"),
-    (np.array([[0.0, np.inf]]), None, r"X contains non-finite values \(inf"),
-    (np.zeros((0, 3)), None, r"X must have at least 1 sample"),
-    (np.zeros(5), None, r"X must be 2-D"),
-    (np.array([["a", "b"]]), None, r"X must be a numeric array"),
-    (np.zeros((2, 1)), np.array([b"a", b"b"]), r"y holds bytes labels .*decode them to str"),
-    (np.zeros((2, 1)), np.array([b"a", b"b"], dtype=object), r"y holds bytes labels"),
-    (np.zeros((2, 1)), np.array([0.0, np.nan]), r"y contains NaN"),
-    (np.zeros((2, 1)), np.array([]), r"y is empty"),
-])
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        (np.zeros((4, 2)), np.zeros(3), r"X and y must have the same length, got 4 and 3"),
+        (np.array([[0.0, np.nan], [1.0, 1.0]]), None, r"X contains non-finite values \(NaN at index \(0, 1\)\)"),
+        (np.array([[0.0, np.inf]]), None, r"X contains non-finite values \(inf"),
+        (np.zeros((0, 3)), None, r"X must have at least 1 sample"),
+        (np.zeros(5), None, r"X must be 2-D"),
+        (np.array([["a", "b"]]), None, r"X must be a numeric array"),
+        (np.zeros((2, 1)), np.array([b"a", b"b"]), r"y holds bytes labels .*decode them to str"),
+        (np.zeros((2, 1)), np.array([b"a", b"b"], dtype=object), r"y holds bytes labels"),
+        (np.zeros((2, 1)), np.array([0.0, np.nan]), r"y contains NaN"),
+        (np.zeros((2, 1)), np.array([]), r"y is empty"),
+    ],
+)
 def test_bad_data(X, y, match):
     with pytest.raises(InvalidInputError, match=match):
         find_duplicates(X, y, near_threshold=None)
@@ -559,11 +597,12 @@ def test_bad_overlap_input():
         dup.overlap([0, 1, 3, 4], [3, 4, 5])
     with pytest.raises(InvalidInputError, match="test_idx is empty"):
         dup.overlap([0], [])
-    assert dup.overlap([], [1, 2]).n_exact == 0                                 # no training rows: no copies
+    assert dup.overlap([], [1, 2]).n_exact == 0  # no training rows: no copies
     with pytest.raises(InvalidInputError, match="test_idx holds repeated row indices"):
         dup.overlap([0], [1, 1])
-    with pytest.raises(InvalidInputError,
-                       match=r"train_idx must hold row indices in \[0, 10\), got values from 0 to 10"):
+    with pytest.raises(
+        InvalidInputError, match=r"train_idx must hold row indices in \[0, 10\), got values from 0 to 10"
+    ):
         dup.overlap([0, 10], [1])
     with pytest.raises(InvalidInputError, match="test_idx and y_test must have the same length, got 2 and 1"):
         dup.overlap([0], [1, 2], y_test=[0])
@@ -606,13 +645,33 @@ def audit_inputs(X, y, *, name="planted", columns=None, **settings):
     from auditad.audit.loader import BenchmarkInputs
     from auditad.datasets import Benchmark
 
-    s = validate_settings({"detectors": ["knn", "lof"], "null_runs": 50, "landscape_resolution": 11,
-                           "null_metrics": ["auroc"], "leakage_k": [10], **settings})
+    s = validate_settings(
+        {
+            "detectors": ["knn", "lof"],
+            "null_runs": 50,
+            "landscape_resolution": 11,
+            "null_metrics": ["auroc"],
+            "leakage_k": [10],
+            **settings,
+        }
+    )
     bench = Benchmark(name=name, y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)}, sources={})
     kind = "anomaly" if columns and "anomaly" in columns and np.array_equal(columns["anomaly"], y) else "classes"
-    return BenchmarkInputs(name=name, benchmark=bench, columns=columns or {}, selection=None, settings=s, gates=(),
-                           inputs=(), config_text="version = 1\n", config_name=f"{name}.toml", config_sha256="0" * 64,
-                           config_origin="file", command_line=(), kind=kind)
+    return BenchmarkInputs(
+        name=name,
+        benchmark=bench,
+        columns=columns or {},
+        selection=None,
+        settings=s,
+        gates=(),
+        inputs=(),
+        config_text="version = 1\n",
+        config_name=f"{name}.toml",
+        config_sha256="0" * 64,
+        config_origin="file",
+        command_line=(),
+        kind=kind,
+    )
 
 
 def has_copy(X, train, rows):
@@ -640,10 +699,16 @@ def test_section_counts_equal_np_unique_and_the_default_gates_warn(planted_audit
     summary = json.loads((out / "planted" / "summary.json").read_text(encoding="utf-8"))
     jsonschema.validate(summary, json.loads(schema_path().read_text(encoding="utf-8")))
     d, ref = summary["duplicates"], oracle_counts(X, y)
-    assert (d["distinct"], d["groups"], d["rows_in_groups"], d["extra_copies"]) == \
-        (ref["n_distinct"], ref["n_groups"], ref["n_rows_in_groups"], ref["n_extra_copies"]) == (360, 40, 80, 40)
-    assert (d["conflicting_groups"], d["conflicting_rows"]) == (ref["n_conflicting_groups"],
-                                                                ref["n_conflicting_rows"]) == (12, 24)
+    assert (
+        (d["distinct"], d["groups"], d["rows_in_groups"], d["extra_copies"])
+        == (ref["n_distinct"], ref["n_groups"], ref["n_rows_in_groups"], ref["n_extra_copies"])
+        == (360, 40, 80, 40)
+    )
+    assert (
+        (d["conflicting_groups"], d["conflicting_rows"])
+        == (ref["n_conflicting_groups"], ref["n_conflicting_rows"])
+        == (12, 24)
+    )
     assert d["mixed_rows"] == d["conflicting_rows"]  # class labels: a class conflict is mixed in some task
     per_class = pd.DataFrame(d["representations"]["raw"]["per_class"])
     _, counts = np.unique(X, axis=0, return_counts=True)
@@ -684,8 +749,9 @@ def test_task_overlap_and_delta_auroc_against_brute_force_and_scikit_learn(plant
     # the run without the copied test rows scores exactly the other test rows
     dedup = r["dedup"]["raw"]
     assert dedup.settings["excluded_test_copies"] == frame["n_exact"].sum()
-    assert np.array_equal(dedup.n_pos[:, 0] + dedup.n_neg[:, 0],
-                          proto.n_pos[:, 0] + proto.n_neg[:, 0] - frame["n_exact"].to_numpy())
+    assert np.array_equal(
+        dedup.n_pos[:, 0] + dedup.n_neg[:, 0], proto.n_pos[:, 0] + proto.n_neg[:, 0] - frame["n_exact"].to_numpy()
+    )
     delta = pd.read_csv(out / "planted" / "tables" / "duplicates_delta_auroc.csv")
     knn = delta[delta["detector"] == "knn"].reset_index(drop=True)
     for t, (_, row) in zip(plan.tasks, knn.iterrows()):
@@ -740,10 +806,10 @@ def test_anomaly_labels_give_the_overlap_of_the_semi_supervised_task():
 
     rng = np.random.default_rng(0)
     X = np.r_[rng.normal(size=(120, 3)), rng.normal(size=(12, 3)) + 6.0]
-    X[100:110] = X[:10]             # normals copied: test normals with an identical training normal
-    X[120:123] = X[20:23]           # anomalies identical to normals: conflicting labels
+    X[100:110] = X[:10]  # normals copied: test normals with an identical training normal
+    X[120:123] = X[20:23]  # anomalies identical to normals: conflicting labels
     y = np.r_[np.zeros(120, int), np.ones(12, int)]
-    audit = audit_benchmark(audit_inputs(X, y, name="adb", columns={"anomaly": y}, k=[5]))
+    audit = audit_benchmark(audit_inputs(X, y, name="adb", columns={"anomaly": y}, leakage_k=[5]))
     d = audit.summary["duplicates"]
     assert d["kind"] == "anomaly" and (d["conflicting_rows"], d["conflicting_groups"]) == (6, 3)
     assert d["auroc_ceiling"] == pytest.approx(find_duplicates(X, y, near_threshold=None).auroc_ceiling())
@@ -751,7 +817,9 @@ def test_anomaly_labels_give_the_overlap_of_the_semi_supervised_task():
     (task,) = plan.tasks
     copied = has_copy(X, task.train_idx, task.test_idx)
     assert plan.classes[task.c] == "normal" and np.all(y[task.train_idx] == 0)
-    assert d["train_test_overlap"] == pytest.approx(copied.mean()) and d["train_test_overlap_where"]["class"] == "normal"
+    assert (
+        d["train_test_overlap"] == pytest.approx(copied.mean()) and d["train_test_overlap_where"]["class"] == "normal"
+    )
     assert d["representations"]["raw"]["delta_auroc"]["status"] == "computed"
 
 
@@ -764,8 +832,11 @@ def test_a_statistic_that_is_not_applicable_leaves_its_default_gate_out():
     rules = [parse_rule("warn: duplicates.train_test_overlap <= 0.01"), parse_rule("duplicates.conflicting_rows <= 0")]
     kept = _applicable_gates(rules, summary, {}, name="b", default=True)
     assert [r.path for r in kept] == ["duplicates.conflicting_rows"]
-    with pytest.raises(InvalidInputError, match=r"addresses 'duplicates.train_test_overlap', which is not "
-                                                 r"applicable: no tasks"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"addresses 'duplicates.train_test_overlap', which is not "
+        r"applicable: no tasks",
+    ):
         _applicable_gates(rules, summary, {}, name="b", default=False)
 
 
@@ -787,10 +858,18 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
     X, y = planted_digits(n=300, n_copies=30, n_relabelled=10, seed=1)
     np.save(tmp_path / "X.npy", X)
     split = np.where(np.random.default_rng(0).random(X.shape[0]) < 0.7, "train", "test")
-    pd.DataFrame({"label": y, "split": split, "fold": (split == "train").astype(int)}).to_csv(tmp_path / "y.csv",
-                                                                                            index=False)
-    base = ["duplicates", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.csv"),
-            "--label-column", "label"]
+    pd.DataFrame({"label": y, "split": split, "fold": (split == "train").astype(int)}).to_csv(
+        tmp_path / "y.csv", index=False
+    )
+    base = [
+        "duplicates",
+        "--embeddings",
+        str(tmp_path / "X.npy"),
+        "--labels",
+        str(tmp_path / "y.csv"),
+        "--label-column",
+        "label",
+    ]
     code, out, err = run_cli(base + ["--split-column", "split", "--json", str(tmp_path / "d.json"), "--quiet"])
     ref = oracle_counts(X, y)
     assert code == 0 and err == ""
@@ -802,8 +881,9 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
     copied = has_copy(X, np.flatnonzero(split == "train"), test)
     assert saved["overlap"]["n_exact"] == copied.sum() and f"{copied.sum()} test rows" in out
     # an integer split column: the flag values are read as integers
-    code, out2, _ = run_cli(base + ["--split-column", "fold", "--split-train", "1", "--split-test", "0",
-                                    "--near-threshold", "none"])
+    code, out2, _ = run_cli(
+        base + ["--split-column", "fold", "--split-train", "1", "--split-test", "0", "--near-threshold", "none"]
+    )
     assert code == 0 and f"{copied.sum()} test rows" in out2 and "Near duplicates" not in out2
     # bad input: exit 2, one line naming the flag and the value
     code, _, err = run_cli(base + ["--near-threshold", "0"])
@@ -811,8 +891,17 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
     bad = split.astype(object)
     bad[:3] = ["Train", "val", "Train"]
     pd.DataFrame({"label": y, "split": bad}).to_csv(tmp_path / "bad.csv", index=False)
-    code, _, err = run_cli(["duplicates", "--embeddings", str(tmp_path / "X.npy"), "--labels",
-                            str(tmp_path / "bad.csv"), "--split-column", "split"])
+    code, _, err = run_cli(
+        [
+            "duplicates",
+            "--embeddings",
+            str(tmp_path / "X.npy"),
+            "--labels",
+            str(tmp_path / "bad.csv"),
+            "--split-column",
+            "split",
+        ]
+    )
     assert code == 2 and err.count("\n") == 1
     assert "'Train' (2 rows), 'val' (1 row)" in err and "--split-column 'split'" in err
     code, _, err = run_cli(base[:-2] + ["--label-column", "nope"])
@@ -827,20 +916,54 @@ def test_cli_overlap_of_separate_train_and_test_files(tmp_path, capsys):
     test = np.r_[train[:7], rng.normal(size=(50, 5))]
     np.save(tmp_path / "train.npy", train)
     np.save(tmp_path / "test.npy", test)
-    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
-                 str(tmp_path / "test.npy"), "--near-threshold", "none", "--json", str(tmp_path / "o.json")]) == 0
+    assert (
+        main(
+            [
+                "duplicates",
+                "--embeddings",
+                str(tmp_path / "train.npy"),
+                "--test-embeddings",
+                str(tmp_path / "test.npy"),
+                "--near-threshold",
+                "none",
+                "--json",
+                str(tmp_path / "o.json"),
+            ]
+        )
+        == 0
+    )
     out = json.loads((tmp_path / "o.json").read_text())
     # brute force: test rows equal to some training row
     expected = sum(any(np.array_equal(t, r) for r in train) for t in test)
     assert out["overlap"]["n_exact"] == expected == 7
     capsys.readouterr()
-    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
-                 str(tmp_path / "missing.npy")]) == 2
+    assert (
+        main(
+            [
+                "duplicates",
+                "--embeddings",
+                str(tmp_path / "train.npy"),
+                "--test-embeddings",
+                str(tmp_path / "missing.npy"),
+            ]
+        )
+        == 2
+    )
     err = capsys.readouterr()
     assert "--test-embeddings" in err.err and err.out == ""
     np.save(tmp_path / "narrow.npy", test[:, :3])
-    assert main(["duplicates", "--embeddings", str(tmp_path / "train.npy"), "--test-embeddings",
-                 str(tmp_path / "narrow.npy")]) == 2
+    assert (
+        main(
+            [
+                "duplicates",
+                "--embeddings",
+                str(tmp_path / "train.npy"),
+                "--test-embeddings",
+                str(tmp_path / "narrow.npy"),
+            ]
+        )
+        == 2
+    )
 
 
 def test_anomaly_labelled_audit_reports_duplicates_in_the_summary_and_on_the_first_screen(tmp_path):
@@ -854,9 +977,31 @@ def test_anomaly_labelled_audit_reports_duplicates_in_the_summary_and_on_the_fir
     X, y = np.r_[X, X[:20]], np.r_[y, y[:20]]  # 20 exact copies of normals
     y[-1] = 1  # one copy labelled both ways
     np.savez(tmp_path / "d.npz", X=X, y=y)
-    assert main(["audit", "--embeddings", str(tmp_path / "d.npz"), "--embeddings-key", "X", "--labels",
-                 str(tmp_path / "d.npz"), "--label-column", "y", "--anomaly-column", "y", "--out",
-                 str(tmp_path / "out"), "--quiet", "--null-runs", "100", "--landscape-resolution", "11"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--embeddings",
+                str(tmp_path / "d.npz"),
+                "--embeddings-key",
+                "X",
+                "--labels",
+                str(tmp_path / "d.npz"),
+                "--label-column",
+                "y",
+                "--anomaly-column",
+                "y",
+                "--out",
+                str(tmp_path / "out"),
+                "--quiet",
+                "--null-runs",
+                "100",
+                "--landscape-resolution",
+                "11",
+            ]
+        )
+        == 0
+    )
     s = json.loads((tmp_path / "out" / "d" / "summary.json").read_text())
     _, counts = np.unique(X, axis=0, return_counts=True)
     assert s["duplicates"]["rows_in_groups"] == int(counts[counts > 1].sum()) == 40

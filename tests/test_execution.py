@@ -12,8 +12,14 @@ import time
 import numpy as np
 import pytest
 
-from auditad.execution import (DaskExecutor, ExecutionError, SchedulerSpec, SerialExecutor,
-                                open_executor, parse_scheduler)
+from auditad.execution import (
+    DaskExecutor,
+    ExecutionError,
+    SchedulerSpec,
+    SerialExecutor,
+    open_executor,
+    parse_scheduler,
+)
 from auditad.errors import InvalidInputError
 
 
@@ -48,26 +54,47 @@ def scale(i, *, factor):
     return i * factor.sum()
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("serial", SchedulerSpec("serial")),
-    (None, SchedulerSpec("serial")),
-    ("local:2", SchedulerSpec("local", n_workers=2)),
-    (" local:16 ", SchedulerSpec("local", n_workers=16)),
-    ("local", SchedulerSpec("local", n_workers=os.cpu_count() or 1)),
-    ("tcp://10.1.2.3:8786", SchedulerSpec("address", address="tcp://10.1.2.3:8786")),
-    ("tcp://dask-scheduler.ns.svc.cluster.local:8786",
-     SchedulerSpec("address", address="tcp://dask-scheduler.ns.svc.cluster.local:8786")),
-    ("tls://[::1]:8786", SchedulerSpec("address", address="tls://[::1]:8786")),
-    ("tcp://host", SchedulerSpec("address", address="tcp://host")),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("serial", SchedulerSpec("serial")),
+        (None, SchedulerSpec("serial")),
+        ("local:2", SchedulerSpec("local", n_workers=2)),
+        (" local:16 ", SchedulerSpec("local", n_workers=16)),
+        ("local", SchedulerSpec("local", n_workers=os.cpu_count() or 1)),
+        ("tcp://10.1.2.3:8786", SchedulerSpec("address", address="tcp://10.1.2.3:8786")),
+        (
+            "tcp://dask-scheduler.ns.svc.cluster.local:8786",
+            SchedulerSpec("address", address="tcp://dask-scheduler.ns.svc.cluster.local:8786"),
+        ),
+        ("tls://[::1]:8786", SchedulerSpec("address", address="tls://[::1]:8786")),
+        ("tcp://host", SchedulerSpec("address", address="tcp://host")),
+    ],
+)
 def test_parse_scheduler_accepts(text, expected):
     assert parse_scheduler(text) == expected
     assert parse_scheduler(str(parse_scheduler(text))) == parse_scheduler(text)  # round trip
 
 
-@pytest.mark.parametrize("text", ["", "local:0", "local:-1", "local:two", "local2", "locals", "Serial",
-                                  "http://host:8786", "tcp://", "tcp://host:99999", "tcp://ho st:1",
-                                  "host:8786", 8786, 2.0])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "local:0",
+        "local:-1",
+        "local:two",
+        "local2",
+        "locals",
+        "Serial",
+        "http://host:8786",
+        "tcp://",
+        "tcp://host:99999",
+        "tcp://ho st:1",
+        "host:8786",
+        8786,
+        2.0,
+    ],
+)
 def test_parse_scheduler_rejects_malformed_values_naming_them(text):
     with pytest.raises(InvalidInputError, match=r"scheduler=.*" + re.escape(repr(text))):
         parse_scheduler(text)
@@ -165,8 +192,12 @@ def worker_settings(_):
 
     from auditad.neighbors import exact as _exact_search
 
-    return (os.environ.get("MALLOC_TRIM_THRESHOLD_"), os.environ.get("OMP_NUM_THREADS"),
-            dask.config.get("distributed.worker.profile.enabled"), len(_exact_search._references))
+    return (
+        os.environ.get("MALLOC_TRIM_THRESHOLD_"),
+        os.environ.get("OMP_NUM_THREADS"),
+        dask.config.get("distributed.worker.profile.enabled"),
+        len(_exact_search._references),
+    )
 
 
 def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_search_data(cluster):

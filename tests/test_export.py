@@ -34,10 +34,14 @@ SUMMARY_A = {
     "schema_version": 1,
     "benchmark": "cifar10",
     "leakage": {"L_k": 0.07, "per_class": [0.1, None]},
-    "protocol": {"mean": {"rho_dir": 0.3, "mean_auc": 0.9},
-                 "representations": {"pixels": {"detectors": {"knn": {"rho_inv": 0.1}}}}},
-    "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"},
-              {"rule": "protocol.mean.rho_dir <= 0.2", "level": "warn"}],
+    "protocol": {
+        "mean": {"rho_dir": 0.3, "mean_auc": 0.9},
+        "representations": {"pixels": {"detectors": {"knn": {"rho_inv": 0.1}}}},
+    },
+    "gates": [
+        {"rule": "leakage.L_k <= 0.5", "level": "fail"},
+        {"rule": "protocol.mean.rho_dir <= 0.2", "level": "warn"},
+    ],
     "verdict": "warn",
     "captions": {"per_class": "AUROC per class", "heat_map": "Heat map of cifar10"},
 }
@@ -46,8 +50,10 @@ SUMMARY_B = {
     "benchmark": "MVTec_AD 50% & <b>",
     "leakage": {"L_k": 0.71},
     "protocol": {"mean": {"rho_dir": 0.1, "mean_auc": None}},
-    "gates": [{"rule": "leakage.L_k <= 0.5", "level": "fail"},
-              {"rule": "warn: protocol.mean.rho_dir <= 0.2", "level": "warn"}],
+    "gates": [
+        {"rule": "leakage.L_k <= 0.5", "level": "fail"},
+        {"rule": "warn: protocol.mean.rho_dir <= 0.2", "level": "warn"},
+    ],
     "verdict": "fail",
 }
 
@@ -68,9 +74,14 @@ def audit_dir(tmp_path):
         (d / "tables").mkdir(parents=True)
         (d / "figures").mkdir()
         (d / "summary.json").write_text(json.dumps(summary))
-        pd.DataFrame({"class": ["a_b", "c&d", "<script>"], "auroc": [0.51234, np.nan, 0.9],
-                      "n": [10, 20, 30], "p_value": [1.2e-7, -0.5, 1.0]}).to_csv(d / "tables" / "per_class.csv",
-                                                                                index=False)
+        pd.DataFrame(
+            {
+                "class": ["a_b", "c&d", "<script>"],
+                "auroc": [0.51234, np.nan, 0.9],
+                "n": [10, 20, 30],
+                "p_value": [1.2e-7, -0.5, 1.0],
+            }
+        ).to_csv(d / "tables" / "per_class.csv", index=False)
         pd.DataFrame({"i": range(45), "x": np.linspace(0, 1, 45)}).to_csv(d / "tables" / "long.csv", index=False)
         _pdf(d / "figures" / "heat_map.pdf")
         (d / "figures" / "heat_map.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
@@ -79,8 +90,10 @@ def audit_dir(tmp_path):
 
 
 def _results():
-    return {"cifar10": evaluate_gates(SUMMARY_A, SUMMARY_A["gates"]),
-            "MVTec_AD 50% & <b>": evaluate_gates(SUMMARY_B, SUMMARY_B["gates"] + ["protocol.mean.mean_auc > 0.5"])}
+    return {
+        "cifar10": evaluate_gates(SUMMARY_A, SUMMARY_A["gates"]),
+        "MVTec_AD 50% & <b>": evaluate_gates(SUMMARY_B, SUMMARY_B["gates"] + ["protocol.mean.mean_auc > 0.5"]),
+    }
 
 
 # --------------------------------------------------------------------------- JUnit
@@ -88,14 +101,34 @@ def _results():
 # required and allowed attributes of each element this writer may produce.
 JUNIT_SCHEMA = {
     "testsuites": ({"testsuite"}, set(), {"name", "time", "tests", "failures", "errors"}),
-    "testsuite": ({"testsuite", "properties", "testcase", "system-out", "system-err"},
-                  {"name", "tests", "failures", "errors"},
-                  {"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname",
-                   "id", "package", "file", "log", "url", "version"}),
+    "testsuite": (
+        {"testsuite", "properties", "testcase", "system-out", "system-err"},
+        {"name", "tests", "failures", "errors"},
+        {
+            "name",
+            "tests",
+            "failures",
+            "errors",
+            "group",
+            "time",
+            "skipped",
+            "timestamp",
+            "hostname",
+            "id",
+            "package",
+            "file",
+            "log",
+            "url",
+            "version",
+        },
+    ),
     "properties": ({"property"}, set(), set()),
     "property": (set(), {"name", "value"}, {"name", "value"}),
-    "testcase": ({"skipped", "error", "failure", "system-out", "system-err"}, {"name"},
-                 {"name", "time", "classname", "group"}),
+    "testcase": (
+        {"skipped", "error", "failure", "system-out", "system-err"},
+        {"name"},
+        {"name", "time", "classname", "group"},
+    ),
     "failure": (set(), set(), {"type", "message"}),
     "system-out": (set(), set(), set()),
 }
@@ -158,7 +191,7 @@ def _md_rows(text, first_header):
     start = next(i for i, line in enumerate(lines) if line.startswith(f"| {first_header} |"))
     header = [c.strip() for c in lines[start].strip("|").split(" | ")]
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append(dict(zip(header, [c.strip() for c in re.split(r"(?<!\\)\|", line.strip()[1:-1])])))
@@ -172,8 +205,14 @@ def test_markdown_summary_table(tmp_path):
     assert "Overall verdict: **fail** (2 benchmarks, 5 gates: 2 passed, 1 warning, 2 failed)" in text
     header, rows = _md_rows(text, "benchmark")
     assert header == ["benchmark", "verdict", "gates", "passed", "warnings", "failed"]
-    assert rows[0] == {"benchmark": "cifar10", "verdict": "warn", "gates": "2", "passed": "1",
-                       "warnings": "1", "failed": "0"}
+    assert rows[0] == {
+        "benchmark": "cifar10",
+        "verdict": "warn",
+        "gates": "2",
+        "passed": "1",
+        "warnings": "1",
+        "failed": "0",
+    }
     assert rows[1]["benchmark"] == r"MVTec\_AD 50% & \<b\>" and rows[1]["verdict"] == "fail"
     header, gates = _md_rows(text, "benchmark | metric")
     assert header == ["benchmark", "metric", "level", "value", "threshold", "status"]
@@ -193,16 +232,24 @@ def test_latex_escaping_of_special_characters():
     assert latex_escape("a_b") == r"a\_b"
     assert latex_escape("R&D") == r"R\&D"
     assert latex_escape("<script>") == r"\textless{}script\textgreater{}"
-    assert latex_escape(r"# $ { } ~ ^ \ |") == (r"\# \$ \{ \} \textasciitilde{} \textasciicircum{} "
-                                                r"\textbackslash{} \textbar{}")
+    assert latex_escape(r"# $ { } ~ ^ \ |") == (
+        r"\# \$ \{ \} \textasciitilde{} \textasciicircum{} "
+        r"\textbackslash{} \textbar{}"
+    )
     assert latex_escape("line\nbreak") == "line break"
     assert latex_escape("Caf\u00e9 \u03c3\u00b2") == r"Caf\'{e} $\sigma$$^{2}$"
     assert latex_escape("\u6f22") == "[U+6F22]"
 
 
 def _table_frame():
-    return pd.DataFrame({"name_1": ["<script>", "50%", "a_b", "R&D"], "auroc": [0.5, np.nan, 0.123456, 1.0],
-                         "n": [1, 2, 3, 4], "p": [1.5e-8, -0.25, 2.0, float("inf")]})
+    return pd.DataFrame(
+        {
+            "name_1": ["<script>", "50%", "a_b", "R&D"],
+            "auroc": [0.5, np.nan, 0.123456, 1.0],
+            "n": [1, 2, 3, 4],
+            "p": [1.5e-8, -0.25, 2.0, float("inf")],
+        }
+    )
 
 
 def test_frame_to_latex_booktabs_escaping_and_nan():
@@ -213,7 +260,7 @@ def test_frame_to_latex_booktabs_escaping_and_nan():
     assert r"\begin{tabular}{@{}lrrr@{}}" in tex
     assert r"\caption{AUROC per class (50\%)}\label{tab:x}" in tex
     assert r"name\_1 & auroc & n & p \\" in lines
-    body = lines[lines.index(r"\midrule") + 1:lines.index(r"\bottomrule")]
+    body = lines[lines.index(r"\midrule") + 1 : lines.index(r"\bottomrule")]
     assert body == [
         r"\textless{}script\textgreater{} & 0.5 & 1 & $1.5\times10^{-8}$ \\",
         r"50\% & -- & 2 & $-$0.25 \\",
@@ -231,9 +278,13 @@ def test_frame_to_latex_splits_long_tables_and_checks_arguments():
     assert tex.count("(continued)") == 2 and tex.count(r"\toprule") == 3
     assert frame_to_latex(frame, max_rows=None).count(r"\begin{table}") == 1
     assert r"\caption" not in frame_to_latex(frame)
-    for kwargs, match in [(dict(label="tab:x"), "needs a caption"), (dict(caption="c", label="a b"), "label"),
-                          (dict(float_format="{:q}"), "float_format"), (dict(max_rows=0), "max_rows"),
-                          (dict(float_format=3), "float_format")]:
+    for kwargs, match in [
+        (dict(label="tab:x"), "needs a caption"),
+        (dict(caption="c", label="a b"), "label"),
+        (dict(float_format="{:q}"), "float_format"),
+        (dict(max_rows=0), "max_rows"),
+        (dict(float_format=3), "float_format"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             frame_to_latex(frame, **kwargs)
     with pytest.raises(InvalidInputError, match="DataFrame"):
@@ -257,8 +308,15 @@ def test_default_number_format_is_the_project_policy():
     # one number formatter (auditad._format) for HTML, Markdown and LaTeX: the same digits per kind of column
     from auditad import _format
 
-    frame = pd.DataFrame({"class": ["a_b", "c"], "auroc": [0.98345, np.nan], "n_pos": [12345, 7],
-                          "p_value": [1.7e-4, 0.0], "regret": [0.0073, 0.0]})
+    frame = pd.DataFrame(
+        {
+            "class": ["a_b", "c"],
+            "auroc": [0.98345, np.nan],
+            "n_pos": [12345, 7],
+            "p_value": [1.7e-4, 0.0],
+            "regret": [0.0073, 0.0],
+        }
+    )
     md = frame_to_markdown(frame).splitlines()
     assert md[2] == "| a\\_b | 0.983 | 12\u202f345 | 1.7e-04 | 0.73\u202fpp |"
     assert md[3] == "| c | \u2013 | 7 | < 1e-16 | 0.00\u202fpp |"
@@ -345,9 +403,11 @@ def test_appendix_is_well_formed_and_complete(audit_dir, tmp_path):
 
 
 def _tex_engine():
-    for exe, args in (("latexmk", ["-pdf", "-interaction=nonstopmode", "-halt-on-error"]),
-                      ("pdflatex", ["-interaction=nonstopmode", "-halt-on-error"]),
-                      ("tectonic", [])):
+    for exe, args in (
+        ("latexmk", ["-pdf", "-interaction=nonstopmode", "-halt-on-error"]),
+        ("pdflatex", ["-interaction=nonstopmode", "-halt-on-error"]),
+        ("tectonic", []),
+    ):
         if shutil.which(exe):
             return [exe, *args]
     return None
@@ -358,9 +418,16 @@ def test_appendix_compiles(audit_dir, tmp_path):
     write_appendix(audit_dir, tmp_path / "appendix")
     (tmp_path / "paper.tex").write_text(
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
-        "\\begin{document}\n\\input{appendix/appendix.tex}\n\\end{document}\n")
-    proc = subprocess.run([*_tex_engine(), "paper.tex"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=120, stdin=subprocess.DEVNULL)
+        "\\begin{document}\n\\input{appendix/appendix.tex}\n\\end{document}\n"
+    )
+    proc = subprocess.run(
+        [*_tex_engine(), "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert proc.returncode == 0, proc.stdout[-3000:]
     assert (tmp_path / "paper.pdf").read_bytes()[:5] == b"%PDF-"
 
@@ -417,16 +484,21 @@ def test_gate_command_exit_codes_and_outputs(audit_dir, tmp_path, capsys):
     assert code == 0 and len(root_rows) == 3
 
 
-@pytest.mark.parametrize("make_args, match", [
-    (lambda d, t: ["gate", t / "missing.json"], "does not exist"),
-    (lambda d, t: ["gate", t / "bad.json"], "not valid JSON"),
-    (lambda d, t: ["gate", d / "cifar10" / "summary.json", "--gate", "leakage.Lk <= 0.5"],
-     "unknown gate metric 'leakage.Lk'"),
-    (lambda d, t: ["gate", d / "cifar10" / "summary.json", "--gate", "leakage.L_k => 0.5"], "malformed gate rule"),
-    (lambda d, t: ["gate", t / "nogates.json"], "no gates to evaluate"),
-    (lambda d, t: ["gate", d / "cifar10" / "summary.json", "--junit", t], "directory"),
-    (lambda d, t: ["appendix", t / "missing", "--out", t / "ap"], "does not exist"),
-])
+@pytest.mark.parametrize(
+    "make_args, match",
+    [
+        (lambda d, t: ["gate", t / "missing.json"], "does not exist"),
+        (lambda d, t: ["gate", t / "bad.json"], "not valid JSON"),
+        (
+            lambda d, t: ["gate", d / "cifar10" / "summary.json", "--gate", "leakage.Lk <= 0.5"],
+            "unknown gate metric 'leakage.Lk'",
+        ),
+        (lambda d, t: ["gate", d / "cifar10" / "summary.json", "--gate", "leakage.L_k => 0.5"], "malformed gate rule"),
+        (lambda d, t: ["gate", t / "nogates.json"], "no gates to evaluate"),
+        (lambda d, t: ["gate", d / "cifar10" / "summary.json", "--junit", t], "directory"),
+        (lambda d, t: ["appendix", t / "missing", "--out", t / "ap"], "does not exist"),
+    ],
+)
 def test_gate_and_appendix_usage_errors_exit_2(audit_dir, tmp_path, capsys, make_args, match):
     (tmp_path / "bad.json").write_text("{")
     (tmp_path / "nogates.json").write_text(json.dumps({"benchmark": "x", "leakage": {"L_k": 0.1}}))

@@ -59,8 +59,9 @@ def _listing(folder: Path) -> dict:
 
 def _complete(folder: Path) -> bool:
     files = _listing(folder)
-    return ({".auditad-report", "index.html", "tiny/report.html", "tiny/summary.json"} <= set(files)
-            and json.loads((folder / "tiny" / "summary.json").read_text())["benchmark"] == "tiny")
+    return {".auditad-report", "index.html", "tiny/report.html", "tiny/summary.json"} <= set(files) and json.loads(
+        (folder / "tiny" / "summary.json").read_text()
+    )["benchmark"] == "tiny"
 
 
 @pytest.fixture(scope="module")
@@ -125,27 +126,35 @@ POINTS = {
     # summary.json is written: figures follow
     "writing": lambda parent: [t for t in _tmp_dirs(parent) if (t / "tiny" / "summary.json").exists()],
     # at least two figure files are written
-    "figures": lambda parent: [t for t in _tmp_dirs(parent) if len(list((t / "tiny" / "figures").glob("*")))
-                               >= 2] if _tmp_dirs(parent) else [],
+    "figures": lambda parent: (
+        [t for t in _tmp_dirs(parent) if len(list((t / "tiny" / "figures").glob("*"))) >= 2]
+        if _tmp_dirs(parent)
+        else []
+    ),
 }
 
 
-@pytest.mark.parametrize("sig, point, code", [
-    (signal.SIGTERM, "computing", 143),
-    (signal.SIGTERM, "figures", 143),
-    (signal.SIGINT, "writing", 130),
-    (signal.SIGKILL, "figures", -9),
-])
+@pytest.mark.parametrize(
+    "sig, point, code",
+    [
+        (signal.SIGTERM, "computing", 143),
+        (signal.SIGTERM, "figures", 143),
+        (signal.SIGINT, "writing", 130),
+        (signal.SIGKILL, "figures", -9),
+    ],
+)
 def test_signal_during_audit_keeps_the_old_report_and_nothing_else(data, workdir, sig, point, code):
     old = _listing(workdir / "out")
-    proc = subprocess.Popen(_audit_cmd(data, workdir / "out"), env=_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _audit_cmd(data, workdir / "out"), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     _wait_for(proc, lambda: POINTS[point](workdir), point)
     if point == "computing" and sig == signal.SIGTERM:
         # a second writer while the first holds the lock: refused at once, naming the holder
         t0 = time.monotonic()
-        second = subprocess.run(_audit_cmd(data, workdir / "out"), env=_env(), capture_output=True, text=True,
-                                timeout=TIMEOUT)
+        second = subprocess.run(
+            _audit_cmd(data, workdir / "out"), env=_env(), capture_output=True, text=True, timeout=TIMEOUT
+        )
         assert second.returncode == 2, second.stderr
         assert f"pid {proc.pid}" in second.stderr and "being written by another auditad run" in second.stderr
         assert "Traceback" not in second.stderr and time.monotonic() - t0 < 30
@@ -267,8 +276,21 @@ def test_full_disk_on_json_output_exits_2_and_keeps_the_old_file(tmp_path, monke
     np.save(tmp_path / "y.npy", np.repeat([0, 1], 20))
     (tmp_path / "r.json").write_text("old")
     monkeypatch.setattr(io_mod.os, "fsync", _enospc_after(0))
-    code = main(["leakage", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
-                 "--k", "3", "--backend", "exact", "--json", str(tmp_path / "r.json")])
+    code = main(
+        [
+            "leakage",
+            "--embeddings",
+            str(tmp_path / "X.npy"),
+            "--labels",
+            str(tmp_path / "y.npy"),
+            "--k",
+            "3",
+            "--backend",
+            "exact",
+            "--json",
+            str(tmp_path / "r.json"),
+        ]
+    )
     err = capsys.readouterr().err
     assert code == 2 and "No space left on device" in err and "r.json" in err and "Traceback" not in err
     assert (tmp_path / "r.json").read_text() == "old"
@@ -295,8 +317,13 @@ def test_lock_in_process_refuses_a_second_writer_and_is_released(tmp_path):
     _, tmp = prepare_output_dir(out)
     lock = tmp_path / ".out.auditad-lock"
     assert f"pid {os.getpid()}" in lock.read_text()
-    r = subprocess.run([sys.executable, "-c", "from auditad._io import prepare_output_dir as p; p(" + repr(str(out))
-                        + ")"], env=_env(), capture_output=True, text=True, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-c", "from auditad._io import prepare_output_dir as p; p(" + repr(str(out)) + ")"],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert r.returncode != 0 and "being written by another auditad run" in r.stderr
     write_text_atomic(tmp / "f", "x")
     replace_dir_atomic(tmp, out)
@@ -336,8 +363,13 @@ def test_sigterm_while_the_local_dask_cluster_starts_prints_one_line(data, workd
     """Was: exit 143 with the right line, then Dask's exit handler printed a 29-line ``AssertionError:
     Status.init`` traceback (and workers still being spawned one traceback each)."""
     old = _listing(workdir / "out")
-    proc = subprocess.Popen(_audit_cmd(data, workdir / "out") + ["--scheduler", "local:2"], env=_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        _audit_cmd(data, workdir / "out") + ["--scheduler", "local:2"],
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     kids = _wait_for(proc, lambda: _children(proc.pid), "the cluster's first process", timeout=60)
     proc.send_signal(signal.SIGTERM)  # the workers are being spawned: the cluster is starting
     _, err = proc.communicate(timeout=TIMEOUT)
@@ -367,9 +399,11 @@ def test_debris_of_a_killed_run_is_cleaned_by_a_run_into_another_folder(tmp_path
     (tmp_path / f".r.json.auditad-tmp-{dead}-12ab34cd").write_text("half")
     (tmp_path / "c").mkdir()
     (tmp_path / f".c.auditad-old-{dead}-00ff00ff").mkdir()  # its folder exists: an obsolete backup
-    keep = [f".gone.auditad-old-{dead}-00ff00ff",           # its folder is missing: the next run into it restores it
-            f".live.auditad-tmp-{os.getppid()}-0badf00d",   # a live process's
-            ".other.auditad-lock"]                          # a live holder's
+    keep = [
+        f".gone.auditad-old-{dead}-00ff00ff",  # its folder is missing: the next run into it restores it
+        f".live.auditad-tmp-{os.getppid()}-0badf00d",  # a live process's
+        ".other.auditad-lock",
+    ]  # a live holder's
     (tmp_path / keep[0]).mkdir()
     (tmp_path / keep[1]).mkdir()
     (tmp_path / keep[2]).write_text(f"pid {os.getppid()} on host {socket.gethostname()} since 2026-01-01T00:00:00Z\n")
@@ -439,8 +473,24 @@ for argv in cases["cases"]:
 print(json.dumps({"done": True}), flush=True)
 """
 
-_FUZZ_KINDS = ("X.npy", "y.npy", "Xz.npz", "Xs.npz", "Xc.mat", "Xu.mat", "Xsp.mat", "Xm.mat", "Xmc.mat", "y.csv",
-               "t.csv", "y.parquet", "t.parquet", "r.csv", "r.parquet", "summary.json")
+_FUZZ_KINDS = (
+    "X.npy",
+    "y.npy",
+    "Xz.npz",
+    "Xs.npz",
+    "Xc.mat",
+    "Xu.mat",
+    "Xsp.mat",
+    "Xm.mat",
+    "Xmc.mat",
+    "y.csv",
+    "t.csv",
+    "y.parquet",
+    "t.parquet",
+    "r.csv",
+    "r.parquet",
+    "summary.json",
+)
 
 
 def _fuzz_argv(kind: str, f: Path, d: Path) -> list[str]:
@@ -487,24 +537,34 @@ def test_loaders_keep_memory_bounded_on_truncated_and_bit_flipped_files(tmp_path
         f = tmp_path / f"{stem}-{i:04d}-{how}.{suffix}"
         f.write_bytes(bytes(data))
         cases.append(_fuzz_argv(kind, f, tmp_path))
-    (tmp_path / "cases.json").write_text(json.dumps(
-        {"warmup": [_fuzz_argv(k, tmp_path / k, tmp_path) for k in _FUZZ_KINDS], "cases": cases}))
+    (tmp_path / "cases.json").write_text(
+        json.dumps({"warmup": [_fuzz_argv(k, tmp_path / k, tmp_path) for k in _FUZZ_KINDS], "cases": cases})
+    )
     allowance = max(64 * max(f.stat().st_size for f in tmp_path.iterdir()), 256 * 1024 * 1024)
     env = dict(_env(), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     t0 = time.monotonic()
     try:
-        r = subprocess.run([sys.executable, "-c", _FUZZ_WORKER, str(tmp_path / "cases.json"), str(allowance)],
-                           env=env, capture_output=True, text=True, timeout=90)
+        r = subprocess.run(
+            [sys.executable, "-c", _FUZZ_WORKER, str(tmp_path / "cases.json"), str(allowance)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
         lines = [json.loads(line) for line in r.stdout.splitlines()]
     except subprocess.TimeoutExpired as exc:
         out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
         pytest.fail(f"a loader hung on {json.loads(out.splitlines()[-1]) if out else 'the warm-up'}")
-    assert lines and lines[-1] == {"done": True}, (f"the loader process died (exit {r.returncode}) on "
-                                                   f"{lines[-1] if lines else 'the warm-up'}: {r.stderr[-2000:]}")
+    assert lines and lines[-1] == {"done": True}, (
+        f"the loader process died (exit {r.returncode}) on {lines[-1] if lines else 'the warm-up'}: {r.stderr[-2000:]}"
+    )
     done = [x for x in lines if "code" in x]
     assert len(done) == len(cases)
-    broken = [(x["argv"], x["code"], x["last"]) for x in done
-              if x["code"] not in ((0, 1, 2) if x["argv"][0] == "gate" else (0, 2))]
+    broken = [
+        (x["argv"], x["code"], x["last"])
+        for x in done
+        if x["code"] not in ((0, 1, 2) if x["argv"][0] == "gate" else (0, 2))
+    ]
     assert broken == [], broken[:5]
     assert {x["code"] for x in done} >= {0, 2}  # both outcomes occur: the files were not all broken beyond use
     assert time.monotonic() - t0 < 60

@@ -70,21 +70,28 @@ def test_auroc_within_sklearn_seed_spread():
     test = np.vstack([rng.normal(size=(400, 10)), 1.4 * rng.normal(size=(100, 10))])
     labels = np.r_[np.zeros(400), np.ones(100)]
     seeds = range(5)
-    ours = [roc_auc_score(labels, IsolationForestDetector(n_estimators=100, random_state=50 + s)
-                          .fit(train).score_samples(test)) for s in seeds]
+    ours = [
+        roc_auc_score(
+            labels, IsolationForestDetector(n_estimators=100, random_state=50 + s).fit(train).score_samples(test)
+        )
+        for s in seeds
+    ]
     theirs = [roc_auc_score(labels, _sklearn(train, test, 100, s)) for s in seeds]
     spread = max(theirs) - min(theirs)
     assert 0 < spread < 0.05 and min(theirs) > 0.75
     assert abs(np.mean(ours) - np.mean(theirs)) <= spread, (ours, theirs)
 
 
-@pytest.mark.parametrize("n, d, T, max_samples, dtype", [
-    (200, 3, 20, "auto", np.float64),       # n < 256: ψ = n
-    (3000, 16, 20, "auto", np.float32),     # ψ = 256, a permutation draws the rows
-    (30000, 4, 10, "auto", np.float64),     # ψ/n < 1 %: the draw-and-redraw selection (vectorised here)
-    (1000, 8, 15, 64, np.float32),
-    (500, 5, 15, 0.3, np.float64),
-])
+@pytest.mark.parametrize(
+    "n, d, T, max_samples, dtype",
+    [
+        (200, 3, 20, "auto", np.float64),  # n < 256: ψ = n
+        (3000, 16, 20, "auto", np.float32),  # ψ = 256, a permutation draws the rows
+        (30000, 4, 10, "auto", np.float64),  # ψ/n < 1 %: the draw-and-redraw selection (vectorised here)
+        (1000, 8, 15, 64, np.float32),
+        (500, 5, 15, 0.3, np.float64),
+    ],
+)
 def test_same_trees_and_bits_as_sklearn_for_the_same_seed(n, d, T, max_samples, dtype):
     # the draws follow scikit-learn's, so its estimator with the same int seed is this very forest
     rng = np.random.default_rng(n)
@@ -103,8 +110,11 @@ def test_same_trees_and_bits_as_sklearn_for_the_same_seed(n, d, T, max_samples, 
 def test_each_tree_is_fitted_on_exactly_psi_rows(monkeypatch):
     seen = []
     fit = ExtraTreeRegressor.fit
-    monkeypatch.setattr(ExtraTreeRegressor, "fit",
-                        lambda self, X, y, *a, **kw: (seen.append((X.shape[0], y.shape[0])), fit(self, X, y, *a, **kw))[1])
+    monkeypatch.setattr(
+        ExtraTreeRegressor,
+        "fit",
+        lambda self, X, y, *a, **kw: (seen.append((X.shape[0], y.shape[0])), fit(self, X, y, *a, **kw))[1],
+    )
     X = np.random.default_rng(1).normal(size=(5000, 6))
     det = IsolationForestDetector(n_estimators=30, random_state=0).fit(X)
     assert det.max_samples_ == 256 and seen == [(256, 256)] * 30
@@ -173,8 +183,9 @@ def test_the_protocol_audit_is_reproducible():
 # --------------------------------------------------------------------------- pieces and errors
 def test_average_path_length_and_node_depths():
     m = np.array([0, 1, 2, 3, 10, 256])
-    np.testing.assert_allclose(average_path_length(m)[3:],
-                               2 * (np.log(m[3:] - 1.0) + np.euler_gamma) - 2 * (m[3:] - 1) / m[3:], rtol=1e-15)
+    np.testing.assert_allclose(
+        average_path_length(m)[3:], 2 * (np.log(m[3:] - 1.0) + np.euler_gamma) - 2 * (m[3:] - 1) / m[3:], rtol=1e-15
+    )
     harmonic = sum(1.0 / i for i in range(1, 256))  # H(ψ - 1) of Liu et al., approximated by ln + γ
     assert abs(average_path_length(256) - (2 * harmonic - 2 * 255 / 256)) < 0.005
     assert average_path_length(m)[:3].tolist() == [0.0, 0.0, 1.0]

@@ -133,7 +133,7 @@ def test_coverage_auroc_triangular():
     e = cov.bin_edges[0]
 
     def cdf(x):
-        return np.where(x <= 0.5, 2 * x ** 2, 1 - 2 * (1 - x) ** 2)
+        return np.where(x <= 0.5, 2 * x**2, 1 - 2 * (1 - x) ** 2)
 
     np.testing.assert_allclose(cov.coverage[0, 0], np.diff(cdf(e)), atol=3e-3)
     np.testing.assert_allclose(cov.bin_edges[1, [0, -1]], [-1, 1])  # raw MCC on [-1, 1]
@@ -195,7 +195,11 @@ def test_correlation_groups():
     with pytest.raises(InvalidInputError, match="two metrics"):
         landscape_correlations(landscape([0.5], metrics=["f1"], resolution=5))
     assert (ratio_group(0.0577), ratio_group(0.1005), ratio_group(0.2776), ratio_group(0.555)) == (
-        "low", "medium", "medium", "high")
+        "low",
+        "medium",
+        "medium",
+        "high",
+    )
 
 
 def test_result_serialisation():
@@ -265,23 +269,47 @@ def test_cli_landscape(tmp_path, capsys):
     cap = capsys.readouterr()
     assert "50%" in cap.err  # the balanced ratio is outside every group (note on stderr)
     names = {p.name for p in out.iterdir()}
-    assert {"landscape.csv", "regions.csv", "minimal_tpr.csv", "coverage.csv", "correlations.csv",
-            "differences.csv", "landscape_0.19pct.png", "difference_50pct.png", "minimal_tpr.png"} <= names
+    assert {
+        "landscape.csv",
+        "regions.csv",
+        "minimal_tpr.csv",
+        "coverage.csv",
+        "correlations.csv",
+        "differences.csv",
+        "landscape_0.19pct.png",
+        "difference_50pct.png",
+        "minimal_tpr.png",
+    } <= names
     assert not any("UCR" in name for name in names)  # the user gave a number, not the preset
     import pandas as pd
 
     frame = pd.read_csv(out / "landscape.csv")
     assert len(frame) == 2 * 4 * 21 * 21
-    code = main(["landscape", "--ratio", "MVTec", "--metric", "f1", "--no-figures", "--resolution", "11",
-                 "--out", str(out / "sub")])
+    code = main(
+        [
+            "landscape",
+            "--ratio",
+            "MVTec",
+            "--metric",
+            "f1",
+            "--no-figures",
+            "--resolution",
+            "11",
+            "--out",
+            str(out / "sub"),
+        ]
+    )
     assert code == 0 and not list((out / "sub").glob("*.png"))
 
 
-@pytest.mark.parametrize("args, match", [
-    (["--ratio", "1.5"], "--ratio must be < 1.0"),  # the library says ratios=, the CLI --ratio
-    (["--ratio", "Nope"], "preset"),
-    (["--ratio", "0.2", "--resolution", "1"], "resolution"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (["--ratio", "1.5"], "--ratio must be < 1.0"),  # the library says ratios=, the CLI --ratio
+        (["--ratio", "Nope"], "preset"),
+        (["--ratio", "0.2", "--resolution", "1"], "resolution"),
+    ],
+)
 def test_cli_landscape_user_mistakes(tmp_path, args, match, capsys):
     from auditad.cli import main
 
@@ -304,8 +332,9 @@ def test_at_equals_grid_values_and_closed_forms():
         L.at(1.5, 0.2)
 
 
-@pytest.mark.parametrize("fn", [minimal_tpr, landscape_coverage, landscape_regions, landscape_difference,
-                                landscape_correlations])
+@pytest.mark.parametrize(
+    "fn", [minimal_tpr, landscape_coverage, landscape_regions, landscape_difference, landscape_correlations]
+)
 @pytest.mark.parametrize("bad", [None, "UCR", np.zeros((2, 2))])
 def test_functions_refuse_a_non_landscape(fn, bad):
     with pytest.raises(InvalidInputError, match="result must be a LandscapeResult"):
@@ -351,6 +380,9 @@ def test_methods_page_numbers():
     assert "(Pearson 0.983, Tucker 0.998 vs 0.997 reported)" in page
     two = landscape_correlations(L, n_factors=2)
     assert (round(two.tucker[1, a, mc], 4), round(two.tucker[1, a, ap], 3), round(two.pearson[1, a, ap], 3)) == (
-        0.9997, 0.851, 0.841)
+        0.9997,
+        0.851,
+        0.841,
+    )
     assert "congruence is 1.000 (0.9997) and its AUROC–AUPR congruence 0.851, next to Pearson 0.841" in page
     assert L.tpr.size == 101 and np.allclose(np.diff(L.tpr), 0.01)

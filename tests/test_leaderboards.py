@@ -92,8 +92,12 @@ CrossEntropy,fDBD,90.42 ± 0.00,93.16 ± 0.00,95.22 ± 0.00,No,ResNet18,100 epoc
 ConfBranch,ConfBranch,89.84 ± 0.24,92.85 ± 0.29,94.88 ± 0.05,No,ResNet18,100 epochs
 """
 
-ANOMALIB = ("accelerator,job_duration,fit_duration,test_duration,seed,model.class_path,data.class_path,"
-            "data.init_args.category,image_AUROC,image_F1Score,pixel_AUROC,pixel_F1Score\n") + """\
+ANOMALIB = (
+    (
+        "accelerator,job_duration,fit_duration,test_duration,seed,model.class_path,data.class_path,"
+        "data.init_args.category,image_AUROC,image_F1Score,pixel_AUROC,pixel_F1Score\n"
+    )
+    + """\
 cuda,10.1,8.0,2.1,42,Padim,MVTecAD,bottle,0.994,0.984,0.983,0.72
 cuda,11.2,9.0,2.2,42,Patchcore,MVTecAD,bottle,1.0,1.0,0.986,0.78
 cuda,10.3,8.1,2.2,42,Padim,MVTecAD,capsule,0.861,0.912,0.985,0.41
@@ -103,6 +107,7 @@ cuda,11.0,9.0,2.0,43,Patchcore,MVTecAD,bottle,1.0,1.0,0.987,0.79
 cuda,10.0,8.0,2.0,43,Padim,MVTecAD,capsule,0.872,0.915,0.984,0.40
 cuda,12.0,9.8,2.2,43,Patchcore,MVTecAD,capsule,0.97,0.96,0.988,0.47
 """
+)
 
 
 # --------------------------------------------------------------------------- independent oracles
@@ -153,8 +158,19 @@ def test_adbench_reader_tidy_table_and_dropped_ratios(tmp_path):
     assert board.datasets == ("Lymphography", "wine", "breastw", "speech")
     assert board.seeds == (1, 2, 3)
     t = board.table
-    assert list(t.columns[:11]) == ["dataset", "method", "seed", "metric", "value", "std", "n_pos", "n_neg",
-                                    "missing", "row", "column"]
+    assert list(t.columns[:11]) == [
+        "dataset",
+        "method",
+        "seed",
+        "metric",
+        "value",
+        "std",
+        "n_pos",
+        "n_neg",
+        "missing",
+        "row",
+        "column",
+    ]
     row = t[(t.dataset == "Lymphography") & (t.method == "LODA") & (t.seed == 3)].iloc[0]
     assert row.value == pytest.approx(0.671670) and row.labelled_ratio == 0.0
     # the labelled ratio 0.01 has no value anywhere: not run, left out and said so
@@ -190,10 +206,10 @@ def test_pyod_reader_counts_header_quirk_and_test_fraction(tmp_path):
     assert any("'AnoGAN '" in n for n in board.notes)
     t = board.table
     pima = t[t.dataset == "pima"].iloc[0]
-    assert (pima.n_pos, pima.n_neg) == (268.0, 500.0)        # 768 × 34.8958 % = 268.0
+    assert (pima.n_pos, pima.n_neg) == (268.0, 500.0)  # 768 × 34.8958 % = 268.0
     assert (pima.n_samples, pima.n_dimensions, pima.outlier_percent) == (768, 8, 34.8958)
     arr = t[t.dataset == "arrhythmia"].iloc[0]
-    assert (arr.n_pos, arr.n_neg) == (66.0, 386.0)           # 452 × 14.6018 % = 66.0
+    assert (arr.n_pos, arr.n_neg) == (66.0, 386.0)  # 452 × 14.6018 % = 66.0
     scaled = read_leaderboard(path, test_fraction=0.4).table
     s = scaled[scaled.dataset == "pima"].iloc[0]
     assert (s.n_pos, s.n_neg) == (round(268 * 0.4), round(500 * 0.4))
@@ -209,8 +225,13 @@ def test_openood_reader_mean_std_missing_marker_and_metadata(tmp_path):
     t = board.table
     msp = t[(t.method == "CrossEntropy / MSP") & (t.dataset == "cifar10/Near-OOD")].iloc[0]
     assert msp.value == pytest.approx(0.8803) and msp["std"] == pytest.approx(0.0025)
-    assert (msp.training, msp.postprocessor, msp.architecture, msp.outlier_data, msp.description) == \
-        ("CrossEntropy", "MSP", "ResNet18", "No", "100 epochs")
+    assert (msp.training, msp.postprocessor, msp.architecture, msp.outlier_data, msp.description) == (
+        "CrossEntropy",
+        "MSP",
+        "ResNet18",
+        "No",
+        "100 epochs",
+    )
     palm = t[(t.method == "PALM / MDS") & (t.dataset == "cifar10/ID")].iloc[0]
     assert math.isnan(palm.value) and palm.missing == "marker"
     assert dict(board.scales) == {"auroc": "percent", "accuracy": "percent"}
@@ -219,9 +240,11 @@ def test_openood_reader_mean_std_missing_marker_and_metadata(tmp_path):
 
 
 def test_openood_short_row_realigned_and_duplicate_methods_named_apart(tmp_path):
-    text = ("Training,Postprocessor,Near-OOD_AUROC,Far-OOD_AUROC,ID_Accuracy,Outlier_Data,Arch,Additional_Description\n"
-            "CrossEntropy,MDS,61.93,74.72,76.18,No,ResNet50,torchvision ckpt\n"
-            "CrossEntropy,MDS,79.83,94.06,86.11,RegNet_Y_16GF,torchvision ckpt\n")
+    text = (
+        "Training,Postprocessor,Near-OOD_AUROC,Far-OOD_AUROC,ID_Accuracy,Outlier_Data,Arch,Additional_Description\n"
+        "CrossEntropy,MDS,61.93,74.72,76.18,No,ResNet50,torchvision ckpt\n"
+        "CrossEntropy,MDS,79.83,94.06,86.11,RegNet_Y_16GF,torchvision ckpt\n"
+    )
     board = read_leaderboard(write(tmp_path, "imagenet1k_ood.csv", text))
     assert board.methods == ("CrossEntropy / MDS [ResNet50]", "CrossEntropy / MDS [RegNet_Y_16GF]")
     assert any("right-aligned" in n and "data row(s) 2 " in n for n in board.notes)
@@ -242,15 +265,19 @@ def test_anomalib_reader(tmp_path):
 
 
 def test_anomalib_runs_on_two_accelerators_named_apart(tmp_path):
-    text = ("accelerator,seed,model.class_path,data.init_args.category,image_AUROC\n"
-            "cuda,42,Padim,bottle,0.99\ncpu,42,Padim,bottle,0.98\ncuda,42,Padim,cable,0.8\ncpu,42,Padim,cable,0.81\n")
+    text = (
+        "accelerator,seed,model.class_path,data.init_args.category,image_AUROC\n"
+        "cuda,42,Padim,bottle,0.99\ncpu,42,Padim,bottle,0.98\ncuda,42,Padim,cable,0.8\ncpu,42,Padim,cable,0.81\n"
+    )
     board = read_leaderboard(write(tmp_path, "results.csv", text))
     assert set(board.methods) == {"Padim [cuda]", "Padim [cpu]"}
 
 
 def test_long_and_wide_generic_tables(tmp_path):
-    long = ("dataset,method,seed,auroc,std,n_pos,n_neg\n"
-            "a,M1,0,0.81,0.02,50,500\na,M2,0,0.75,0.01,50,500\nb,M1,0,0.66,0.03,20,300\nb,M2,0,0.70,0.02,20,300\n")
+    long = (
+        "dataset,method,seed,auroc,std,n_pos,n_neg\n"
+        "a,M1,0,0.81,0.02,50,500\na,M2,0,0.75,0.01,50,500\nb,M1,0,0.66,0.03,20,300\nb,M2,0,0.70,0.02,20,300\n"
+    )
     board = read_leaderboard(write(tmp_path, "long.csv", long))
     assert board.format == "long" and board.metrics == ("auroc",) and board.seeds == (0,)
     row = board.table[(board.table.dataset == "b") & (board.table.method == "M2")].iloc[0]
@@ -267,12 +294,15 @@ def test_long_and_wide_generic_tables(tmp_path):
     assert forced.metrics == ("ap",)
 
 
-@pytest.mark.parametrize("cells, percent, expected", [
-    (("0.81", "0.72"), None, "fraction"),
-    (("81.0", "72.5"), None, "percent"),
-    (("0.81%", "0.72%"), None, "percent"),
-    (("0.81", "0.72"), True, "percent"),
-])
+@pytest.mark.parametrize(
+    "cells, percent, expected",
+    [
+        (("0.81", "0.72"), None, "fraction"),
+        (("81.0", "72.5"), None, "percent"),
+        (("0.81%", "0.72%"), None, "percent"),
+        (("0.81", "0.72"), True, "percent"),
+    ],
+)
 def test_percent_or_fraction_detected_and_stated(tmp_path, cells, percent, expected):
     path = write(tmp_path, "t.csv", f"dataset,A,B\nx,{cells[0]},{cells[1]}\n")
     board = read_leaderboard(path, percent=percent)
@@ -291,11 +321,14 @@ def test_percent_false_refuses_values_above_one(tmp_path):
         read_leaderboard(write(tmp_path, "t.csv", "dataset,A\nx,-0.2\n"))
 
 
-@pytest.mark.parametrize("header, match", [
-    ("dataset,LOF,KNN,LOF", "columns 2 and 4 .* both named 'LOF'"),
-    ("dataset,LOF,KNN,LOF ", "columns 2 and 4 .* both named 'LOF'"),
-    ("dataset,LOF,,KNN", "column 3 .* has an empty header but holds values"),
-])
+@pytest.mark.parametrize(
+    "header, match",
+    [
+        ("dataset,LOF,KNN,LOF", "columns 2 and 4 .* both named 'LOF'"),
+        ("dataset,LOF,KNN,LOF ", "columns 2 and 4 .* both named 'LOF'"),
+        ("dataset,LOF,,KNN", "column 3 .* has an empty header but holds values"),
+    ],
+)
 def test_header_quirks_are_named_errors_never_invented_methods(tmp_path, header, match):
     path = write(tmp_path, "t.csv", f"{header}\nx,0.7,0.6,0.5\n")
     with pytest.raises(InvalidInputError, match=match):
@@ -354,14 +387,17 @@ def test_forcing_a_format_that_does_not_match(tmp_path):
         read_leaderboard(write(tmp_path, "t.csv", "dataset,A\nx,0.5\n"), format="excel")
 
 
-@pytest.mark.parametrize("name, text, match", [
-    ("empty.csv", "", "is empty"),
-    ("header.csv", "dataset,A,B\n", "no data rows"),
-    ("t.xlsx", "x", "unsupported file type"),
-    ("dup.csv", "dataset,A\nx,0.5\nx,0.6\n", "two cells for dataset 'x', method 'A'.*data rows 1 and 2"),
-    ("long.csv", "dataset,A\nx,0.5,0.7\n", "has 3 fields but the header has 2"),
-    ("seedless.csv", "dataset,seed,A\nx,,0.5\n", "every row of a table with a seed column needs its seed"),
-])
+@pytest.mark.parametrize(
+    "name, text, match",
+    [
+        ("empty.csv", "", "is empty"),
+        ("header.csv", "dataset,A,B\n", "no data rows"),
+        ("t.xlsx", "x", "unsupported file type"),
+        ("dup.csv", "dataset,A\nx,0.5\nx,0.6\n", "two cells for dataset 'x', method 'A'.*data rows 1 and 2"),
+        ("long.csv", "dataset,A\nx,0.5,0.7\n", "has 3 fields but the header has 2"),
+        ("seedless.csv", "dataset,seed,A\nx,,0.5\n", "every row of a table with a seed column needs its seed"),
+    ],
+)
 def test_bad_files(tmp_path, name, text, match):
     with pytest.raises(InvalidInputError, match=match):
         read_leaderboard(write(tmp_path, name, text))
@@ -372,7 +408,7 @@ def test_missing_path_and_folder(tmp_path):
         read_leaderboard(tmp_path / "nope.csv")
     with pytest.raises(InvalidInputError, match="is a directory"):
         read_leaderboard(tmp_path)
-    with pytest.raises(ValueError):   # InvalidInputError is a ValueError
+    with pytest.raises(ValueError):  # InvalidInputError is a ValueError
         read_leaderboard(tmp_path / "nope.csv")
 
 
@@ -408,11 +444,13 @@ def test_leaderboard_to_dict_is_json(tmp_path):
 
 # --------------------------------------------------------------------------- per-cell facts
 def test_failed_runs_zero_column_zero_row_and_no_false_alarm(tmp_path):
-    text = ("dataset,A,B,C,Z\n"
-            "d1,0.8,0.001,0.7,0.0\n"      # 0.001 is a real (terrible) score, not a failed run
-            "d2,0.0,0.0,0.0,0.0\n"        # a zero row: nothing ran
-            "d3,0.9,0.0,0.6,0.0\n"        # an isolated exact zero of AUROC
-            "d4,0.7,0.2,0.65,0.0\n")
+    text = (
+        "dataset,A,B,C,Z\n"
+        "d1,0.8,0.001,0.7,0.0\n"  # 0.001 is a real (terrible) score, not a failed run
+        "d2,0.0,0.0,0.0,0.0\n"  # a zero row: nothing ran
+        "d3,0.9,0.0,0.6,0.0\n"  # an isolated exact zero of AUROC
+        "d4,0.7,0.2,0.65,0.0\n"
+    )
     cells = annotate_cells(read_leaderboard(write(tmp_path, "t.csv", text))).set_index(["dataset", "method"])
     assert (cells.xs("Z", level="method").failure == "zero column").all()
     assert cells.loc[("d2", "A"), "failure"] == "zero row"
@@ -483,7 +521,7 @@ def test_demsar_worked_example():
     # χ²_F = 9.28, F_F = 3.69, CD(α = 0.05) = 1.25.
     n, k = 14, 4
     r = np.array([3.143, 2.000, 2.893, 1.964])
-    chi2 = 12 * n / (k * (k + 1)) * (np.sum(r ** 2) - k * (k + 1) ** 2 / 4)
+    chi2 = 12 * n / (k * (k + 1)) * (np.sum(r**2) - k * (k + 1) ** 2 / 4)
     assert chi2 == pytest.approx(9.28, abs=0.01)
     assert (n - 1) * chi2 / (n * (k - 1) - chi2) == pytest.approx(3.69, abs=0.01)
     assert nemenyi_critical_difference(4, 14) == pytest.approx(1.25, abs=0.005)
@@ -501,7 +539,7 @@ def test_holm_against_a_hand_written_holm():
 
 def test_wilcoxon_pairs_and_tied_with_best_against_scipy():
     X = random_matrix(20, 6, seed=11)
-    X[:, 0] += 0.15                                       # one clearly better method
+    X[:, 0] += 0.15  # one clearly better method
     names = [f"m{j}" for j in range(6)]
     res = rank_methods(pd.DataFrame(X, columns=names))
     assert isinstance(res, RankingResult) and res.best == "m0"
@@ -519,8 +557,12 @@ def test_wilcoxon_pairs_and_tied_with_best_against_scipy():
     assert set(res.tied_with_best) == {res.best} | tied
     # the Nemenyi groups: every maximal run of methods whose ranks span less than CD
     r = res.average_ranks
-    runs = [tuple(res.methods[i:j + 1]) for i in range(len(r)) for j in range(i + 1, len(r))
-            if r[j] - r[i] < res.critical_difference]
+    runs = [
+        tuple(res.methods[i : j + 1])
+        for i in range(len(r))
+        for j in range(i + 1, len(r))
+        if r[j] - r[i] < res.critical_difference
+    ]
     maximal = [g for g in runs if not any(set(g) < set(h) for h in runs)]
     assert set(res.cliques()) == set(maximal)
     assert set(res.within_cd_of_best()) == {m for m, v in zip(res.methods, r) if v - r[0] < res.critical_difference}
@@ -571,12 +613,15 @@ def test_time_is_ranked_lowest_first():
     assert res.methods == ("fast", "slow")
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"alpha": 0.0}, "alpha must be >"),
-    ({"missing": "impute"}, "missing must be one of"),
-    ({"pairwise": "some"}, "pairwise must be one of"),
-    ({"seed": 1}, "seed= is for a leaderboard"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"alpha": 0.0}, "alpha must be >"),
+        ({"missing": "impute"}, "missing must be one of"),
+        ({"pairwise": "some"}, "pairwise must be one of"),
+        ({"seed": 1}, "seed= is for a leaderboard"),
+    ],
+)
 def test_rank_methods_bad_arguments(kwargs, match):
     with pytest.raises(InvalidInputError, match=match):
         rank_methods(pd.DataFrame({"A": [0.5, 0.6], "B": [0.7, 0.4]}), **kwargs)
@@ -600,8 +645,14 @@ def test_friedman_all_tied_is_undefined_with_a_warning():
 def test_ranking_result_to_frame_and_dict():
     res = rank_methods(pd.DataFrame(random_matrix(10, 4, seed=1), columns=list("ABCD")))
     frame = res.to_frame()
-    assert list(frame.columns) == ["method", "average_rank", "mean_score", "n_datasets", "tied_with_best",
-                                   "within_cd_of_best"]
+    assert list(frame.columns) == [
+        "method",
+        "average_rank",
+        "mean_score",
+        "n_datasets",
+        "tied_with_best",
+        "within_cd_of_best",
+    ]
     assert frame.average_rank.is_monotonic_increasing
     d = json.loads(json.dumps(res.to_dict()))
     assert d["friedman"]["statistic"] == pytest.approx(res.friedman.statistic)
@@ -612,7 +663,7 @@ def test_ranking_result_to_frame_and_dict():
 def test_pyod_lookalike_audit_names_failed_detectors_and_inverted_dataset(tmp_path):
     audit = audit_leaderboard(write(tmp_path, "roc.csv", PYOD))
     assert isinstance(audit, LeaderboardAudit) and audit.status == "fail"
-    assert audit.findings[0].status == "fail"               # the verdict first
+    assert audit.findings[0].status == "fail"  # the verdict first
     failed = audit.finding("failed_runs")
     assert failed.status == "fail" and {it.method for it in failed.items} == {"AnoGAN", "VAE"}
     assert failed.number == 14
@@ -668,7 +719,8 @@ def test_adbench_lookalike_audit(tmp_path):
     assert {it.dataset for it in single.items} == {"speech"} and len(single.items) == 4
     flips = audit.finding("rank_flips")
     assert [(it.dataset, it.detail) for it in flips.items if it.dataset] == [
-        ("wine", "best: LODA (seed 1); IForest (seed 2); LODA (seed 3)")]
+        ("wine", "best: LODA (seed 1); IForest (seed 2); LODA (seed 3)")
+    ]
     cov = audit.finding("ranking_coverage")
     assert [it.dataset for it in cov.items] == ["breastw"]
 
@@ -679,8 +731,10 @@ def test_openood_lookalike_audit(tmp_path):
     assert {it.method for it in single.items} == {"PALM / MDS", "CrossEntropy / fDBD"}
     assert len(single.items) == 4
     near = audit.finding("near_chance")
-    assert {(it.method, it.dataset) for it in near.items} == {("CrossEntropy / OpenGAN", "cifar10/Near-OOD"),
-                                                              ("CrossEntropy / OpenGAN", "cifar10/Far-OOD")}
+    assert {(it.method, it.dataset) for it in near.items} == {
+        ("CrossEntropy / OpenGAN", "cifar10/Near-OOD"),
+        ("CrossEntropy / OpenGAN", "cifar10/Far-OOD"),
+    }
     inv = audit.finding("inverted")
     assert [(it.method, it.dataset) for it in inv.items] == [("CrossEntropy / RankFeat", "cifar10/Far-OOD")]
     size = audit.finding("ranking_size")
@@ -690,8 +744,12 @@ def test_openood_lookalike_audit(tmp_path):
 
 def test_rank_flips_and_leaderboard_order(tmp_path):
     rows = ["dataset,method,seed,auroc"]
-    table = {("d1", 1): [0.9, 0.8, 0.7], ("d1", 2): [0.7, 0.8, 0.9], ("d2", 1): [0.9, 0.8, 0.7],
-             ("d2", 2): [0.6, 0.85, 0.8]}
+    table = {
+        ("d1", 1): [0.9, 0.8, 0.7],
+        ("d1", 2): [0.7, 0.8, 0.9],
+        ("d2", 1): [0.9, 0.8, 0.7],
+        ("d2", 2): [0.6, 0.85, 0.8],
+    }
     for (d, s), vals in table.items():
         for m, v in zip("ABC", vals):
             rows.append(f"{d},{m},{s},{v}")
@@ -722,16 +780,38 @@ def test_findings_are_frozen_and_declared():
     f = Finding("failed_runs", "fail", "auroc", 1.0, 0.0, "number <= 0", (), "x")
     with pytest.raises(AttributeError):
         f.status = "pass"
-    assert set(CHECKS) >= {"failed_runs", "missing_runs", "single_run", "inverted", "label_direction",
-                           "near_chance", "seed_variance", "rank_flips", "below_chance_level",
-                           "ranking_significance", "tied_with_best", "ranking_coverage"}
+    assert set(CHECKS) >= {
+        "failed_runs",
+        "missing_runs",
+        "single_run",
+        "inverted",
+        "label_direction",
+        "near_chance",
+        "seed_variance",
+        "rank_flips",
+        "below_chance_level",
+        "ranking_significance",
+        "tied_with_best",
+        "ranking_coverage",
+    }
 
 
 def test_audit_outputs(tmp_path):
     audit = audit_leaderboard(write(tmp_path, "AUCROC_x.csv", ADBENCH))
     frame = audit.to_frame()
-    assert list(frame.columns) == ["check", "status", "metric", "number", "threshold", "method", "dataset", "seed",
-                                   "value", "detail", "message"]
+    assert list(frame.columns) == [
+        "check",
+        "status",
+        "metric",
+        "number",
+        "threshold",
+        "method",
+        "dataset",
+        "seed",
+        "value",
+        "detail",
+        "message",
+    ]
     statuses = frame.drop_duplicates("check").status.tolist()
     assert statuses == sorted(statuses, key=["fail", "warn", "pass"].index)
     d = json.loads(json.dumps(audit.to_dict()))
@@ -743,13 +823,16 @@ def test_audit_outputs(tmp_path):
         audit.finding("no_such_check")
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"alpha": 1.5}, "alpha must be <"),
-    ({"correction": "bonferroni"}, "correction must be one of"),
-    ({"majority": 1.0}, "majority must be <"),
-    ({"max_seed_range": -0.1}, "max_seed_range must be >="),
-    ({"metrics": ["ap"]}, "metrics \\['ap'\\] are not in the leaderboard"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"alpha": 1.5}, "alpha must be <"),
+        ({"correction": "bonferroni"}, "correction must be one of"),
+        ({"majority": 1.0}, "majority must be <"),
+        ({"max_seed_range": -0.1}, "max_seed_range must be >="),
+        ({"metrics": ["ap"]}, "metrics \\['ap'\\] are not in the leaderboard"),
+    ],
+)
 def test_audit_bad_arguments(tmp_path, kwargs, match):
     with pytest.raises(InvalidInputError, match=match):
         audit_leaderboard(write(tmp_path, "AUCROC_x.csv", ADBENCH), **kwargs)
@@ -777,7 +860,7 @@ def test_critical_difference_diagram_draws_the_ranks_the_cd_and_the_groups():
     assert len(lines["clique"]) == len(res.cliques())
     starts = sorted(ln.get_xdata()[0] for ln in lines["method-line"])
     np.testing.assert_allclose(starts, sorted(res.average_ranks))
-    assert ax.get_xlim()[0] > ax.get_xlim()[1]          # best ranks on the right (Demšar)
+    assert ax.get_xlim()[0] > ax.get_xlim()[1]  # best ranks on the right (Demšar)
     plt.close(fig)
 
 
@@ -949,8 +1032,20 @@ def test_leaderboard_gates_on_summary_paths_name_who_is_behind_them(tmp_path, ca
     from auditad.cli import main
 
     path = write(tmp_path, "roc.csv", PYOD)
-    code = main(["results", str(path), "--gate", "failed_runs == 0", "--gate", "warn: single_run_rows == 0",
-                 "--gate", "friedman_p <= 0.05", "--json", str(tmp_path / "s.json")])
+    code = main(
+        [
+            "results",
+            str(path),
+            "--gate",
+            "failed_runs == 0",
+            "--gate",
+            "warn: single_run_rows == 0",
+            "--gate",
+            "friedman_p <= 0.05",
+            "--json",
+            str(tmp_path / "s.json"),
+        ]
+    )
     assert code == 1
     out = capsys.readouterr().out
     assert "gate FAIL table: failed_runs = 14 (AnoGAN, VAE) (required == 0): violated" in out
@@ -964,7 +1059,7 @@ def test_leaderboard_gates_on_summary_paths_name_who_is_behind_them(tmp_path, ca
     assert s["friedman_p"] == pytest.approx(friedmanchisquare(*working.to_numpy().T).pvalue, rel=1e-9)
     friedman_gate = [g for g in s["gates"] if g["rule"] == "friedman_p <= 0.05"][0]
     assert friedman_gate["passed"] == (s["friedman_p"] <= 0.05)
-    assert s["by_metric"]["auroc"]["failed_runs"] == s["failed_runs"] == 14      # 2 methods × 7 datasets
+    assert s["by_metric"]["auroc"]["failed_runs"] == s["failed_runs"] == 14  # 2 methods × 7 datasets
     assert main(["results", str(path), "--gate", "by_metric.auroc.reversed_datasets <= 0"]) == 1
     assert main(["results", str(path), "--gate", "warn: reversed_datasets <= 0"]) == 0
     assert main(["results", str(path), "--gate", "warn: reversed_datasets <= 0", "--fail-on", "warn"]) == 1
@@ -973,14 +1068,15 @@ def test_leaderboard_gates_on_summary_paths_name_who_is_behind_them(tmp_path, ca
 def test_leaderboard_csv_outputs_make_formula_like_names_inert(tmp_path):
     from auditad.cli import main
 
-    path = write(tmp_path, "wide.csv", WIDE.replace("=cmd", "=HYPERLINK(\"http://x\")"))
+    path = write(tmp_path, "wide.csv", WIDE.replace("=cmd", '=HYPERLINK("http://x")'))
     assert main(["results", str(path), "--out", str(tmp_path / "o")]) == 0
     found = 0
     for csv_file in (tmp_path / "o" / "tables").glob("*.csv"):
         frame = pd.read_csv(csv_file, dtype=str, keep_default_na=False)
         cells = [c for c in frame.to_numpy().ravel().tolist() + list(frame.columns) if isinstance(c, str)]
-        assert not [c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:2].isdigit()
-                                                                      and c not in ("-",))], csv_file.name
+        assert not [
+            c for c in cells if c[:1] in ("=", "+", "@") or (c[:1] == "-" and not c[1:2].isdigit() and c not in ("-",))
+        ], csv_file.name
         found += sum(c.startswith("'=HYPERLINK") for c in cells)
     assert found > 0
     # the page escapes it as text (autoescape), the summary keeps the name as published
@@ -1006,14 +1102,29 @@ def test_auditad_diff_between_two_leaderboard_audits(tmp_path, capsys):
     from auditad.cli import main
 
     base = write(tmp_path, "roc.csv", PYOD)
-    fixed = write(tmp_path, "roc_fixed.csv", "\n".join(",".join(c for i, c in enumerate(line.split(","))
-                                                                if i not in (10, 11))
-                                                       for line in PYOD.splitlines()) + "\n")
+    fixed = write(
+        tmp_path,
+        "roc_fixed.csv",
+        "\n".join(",".join(c for i, c in enumerate(line.split(",")) if i not in (10, 11)) for line in PYOD.splitlines())
+        + "\n",
+    )
     for f, o in ((base, "a"), (fixed, "b")):
         main(["results", str(f), "--benchmark", "pyod", "--out", str(tmp_path / o)])
     capsys.readouterr()
-    assert main(["diff", str(tmp_path / "a"), str(tmp_path / "b"), "--gate", "delta failed_runs <= 0",
-                 "--gate", "n_methods >= 6"]) == 0
+    assert (
+        main(
+            [
+                "diff",
+                str(tmp_path / "a"),
+                str(tmp_path / "b"),
+                "--gate",
+                "delta failed_runs <= 0",
+                "--gate",
+                "n_methods >= 6",
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "failed_runs" in out and "-14" in out and "benchmark pyod" in out
     assert main(["diff", str(tmp_path / "b"), str(tmp_path / "a"), "--gate", "delta failed_runs <= 0"]) == 1
@@ -1033,7 +1144,7 @@ def test_heatmap_frames_the_flagged_cells_of_the_grid(tmp_path):
     assert set(grid.status[:, j]) == {"fail"} and "label_direction" in grid.checks[0, j]
     ax = plot_leaderboard_heatmap(grid)
     paths = {c.get_gid(): len(c.get_paths()) for c in ax.collections if c.get_gid()}
-    assert paths["failed-run"] == 2 * 7                      # AnoGAN and VAE on the seven datasets
+    assert paths["failed-run"] == 2 * 7  # AnoGAN and VAE on the seven datasets
     assert paths["flag-fail"] == int(((grid.status == "fail") & ~grid.failed).sum())
     assert paths.get("flag-warn", 0) == int(((grid.status == "warn") & ~grid.failed).sum())
     frame = grid.to_frame()
@@ -1062,10 +1173,14 @@ def test_a_1000_row_leaderboard_audits_within_5_seconds_through_the_command_line
             lines.append(f"\"('data{d}', 0.0, {s})\"," + ",".join(cells))
     path = write(tmp_path, "AUCROC_big.csv", "\n".join(lines) + "\n")
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "auditad", "results", str(path), "--out", str(tmp_path / "o")],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "auditad", "results", str(path), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     elapsed = time.perf_counter() - start
-    assert proc.returncode == 1, proc.stderr             # M14 is a failed run everywhere
+    assert proc.returncode == 1, proc.stderr  # M14 is a failed run everywhere
     summary = json.loads((tmp_path / "o" / "summary.json").read_text(encoding="utf-8"))
     assert summary["n_cells"] == 1002 * 15 and summary["failed_runs_where"] == "M14"
     assert elapsed <= 30.0, f"{elapsed:.1f} s end to end for 1002 rows × 15 methods (budget 5 s)"
@@ -1086,11 +1201,26 @@ def test_leaderboard_report_in_headless_chromium_shows_the_findings_on_the_first
         pytest.skip("headless Chromium is not installed (Debian package 'chromium')")
     assert main(["results", str(write(tmp_path, "roc.csv", PYOD)), "--out", str(tmp_path / "o")]) == 1
     shot = tmp_path / "page.png"
-    proc = subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                           "--host-resolver-rules=MAP * ~NOTFOUND", "--enable-logging=stderr", "--v=0",
-                           f"--user-data-dir={tmp_path / 'profile'}", "--window-size=1280,1000", "--hide-scrollbars",
-                           f"--screenshot={shot}", (tmp_path / "o" / "report.html").as_uri()],
-                          capture_output=True, text=True, timeout=180)
+    proc = subprocess.run(
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--host-resolver-rules=MAP * ~NOTFOUND",
+            "--enable-logging=stderr",
+            "--v=0",
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--window-size=1280,1000",
+            "--hide-scrollbars",
+            f"--screenshot={shot}",
+            (tmp_path / "o" / "report.html").as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert [ln for ln in proc.stderr.splitlines() if ":CONSOLE" in ln] == []
     img = np.asarray(Image.open(shot).convert("RGB")).astype(int)
@@ -1099,5 +1229,5 @@ def test_leaderboard_report_in_headless_chromium_shows_the_findings_on_the_first
     def share(rgb, rows):
         return (np.abs(img[rows] - np.array(rgb)).sum(axis=2) <= 6).mean()
 
-    assert share((0xFF, 0xEB, 0xE9), slice(0, 300)) > 0.02          # the FAIL banner's background
-    assert share((0xCF, 0x22, 0x2E), slice(200, 1000)) > 0.0005      # the failed findings' red borders
+    assert share((0xFF, 0xEB, 0xE9), slice(0, 300)) > 0.02  # the FAIL banner's background
+    assert share((0xCF, 0x22, 0x2E), slice(200, 1000)) > 0.0005  # the failed findings' red borders

@@ -146,8 +146,7 @@ print(json.dumps({"bytes": len(text), "L_k": res.L_k, "nnz": int(res.confusion_s
                   "top": res.top_confusions(1)["share"].tolist()}))
 """
     root = Path(__file__).resolve().parents[1]
-    env = dict(os.environ, PYTHONPATH=str(root), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1")
+    env = dict(os.environ, PYTHONPATH=str(root), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]
     out = json.loads(r.stdout)
@@ -157,18 +156,21 @@ print(json.dumps({"bytes": len(text), "L_k": res.L_k, "nnz": int(res.confusion_s
     assert 0.8 <= out["L_k"] <= 1.0 and 0 < out["top"][0] <= 1
 
 
-@pytest.mark.parametrize("X, y, kw, match", [
-    (np.array([[0.0, np.nan], [1, 1], [2, 2]]), [0, 1, 1], {}, "non-finite"),
-    (np.array([[0.0, np.inf], [1, 1], [2, 2]]), [0, 1, 1], {}, "non-finite"),
-    (np.zeros((4, 2)), [0, 1, 1], {}, "same length"),
-    (np.zeros((4, 2)), [1, 1, 1, 1], {}, "at least 2 classes"),
-    (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": 4}, "smaller than the number of samples"),
-    (np.arange(4.0), [0, 1, 0, 1], {"k": 1}, "must be 2-D"),
-    (np.zeros((4, 2, 2)), [0, 1, 0, 1], {"k": 1}, "must be 2-D"),
-    (np.array([[object()], [1]], dtype=object), [0, 1], {"k": 1}, "numeric array"),
-    (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": 0}, "k must be >= 1"),
-    (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": []}, "non-empty"),
-])
+@pytest.mark.parametrize(
+    "X, y, kw, match",
+    [
+        (np.array([[0.0, np.nan], [1, 1], [2, 2]]), [0, 1, 1], {}, "non-finite"),
+        (np.array([[0.0, np.inf], [1, 1], [2, 2]]), [0, 1, 1], {}, "non-finite"),
+        (np.zeros((4, 2)), [0, 1, 1], {}, "same length"),
+        (np.zeros((4, 2)), [1, 1, 1, 1], {}, "at least 2 classes"),
+        (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": 4}, "smaller than the number of samples"),
+        (np.arange(4.0), [0, 1, 0, 1], {"k": 1}, "must be 2-D"),
+        (np.zeros((4, 2, 2)), [0, 1, 0, 1], {"k": 1}, "must be 2-D"),
+        (np.array([[object()], [1]], dtype=object), [0, 1], {"k": 1}, "numeric array"),
+        (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": 0}, "k must be >= 1"),
+        (np.arange(8.0).reshape(4, 2), [0, 1, 0, 1], {"k": []}, "non-empty"),
+    ],
+)
 def test_bad_input(X, y, kw, match):
     with pytest.raises(InvalidInputError, match=match):
         leakage(X, y, backend="exact", **kw)

@@ -25,8 +25,11 @@ def files(tmp_path):
     d = tmp_path / "bench"
     (d / "a").mkdir(parents=True)
     np.save(d / "a" / "ref.npy", rng.normal(size=(12, 3)))
-    np.savez(d / "a" / "test.npz", X=rng.normal(size=(6, 3)) + np.r_[np.zeros(3), np.full(3, 3.0)][:, None],
-             y=np.r_[np.zeros(3), np.ones(3)].astype(np.int8))
+    np.savez(
+        d / "a" / "test.npz",
+        X=rng.normal(size=(6, 3)) + np.r_[np.zeros(3), np.full(3, 3.0)][:, None],
+        y=np.r_[np.zeros(3), np.ones(3)].astype(np.int8),
+    )
     np.save(d / "aux.npy", rng.normal(size=(5, 3)) + 4)
     np.save(d / "aux_class.npy", np.array(["p", "p", "q", "x", "q"]))
     np.save(d / "ref_class.npy", np.array(["x"] * 12))
@@ -80,18 +83,26 @@ def test_hand_written_manifest(files):
 
 
 def test_a_file_used_twice_is_read_once(files):
-    text = GOOD[:GOOD.index("[tasks.embeddings.seq]")]
+    text = GOOD[: GOOD.index("[tasks.embeddings.seq]")]
     text = text.replace('pooling = "max"\n', "").replace('embedding = "seq"', 'embedding = "vec"')
-    text += text[text.index("[[tasks]]"):].replace('name = "one"', 'name = "two"')
+    text += text[text.index("[[tasks]]") :].replace('name = "one"', 'name = "two"')
     bench = load_manifest(_write(files, text))
     a, b = bench.tasks[0].embeddings["vec"], bench.tasks[1].embeddings["vec"]
     assert a.auxiliary is b.auxiliary and a.reference is b.reference
 
 
 def test_round_trip_gives_the_same_selection(tmp_path):
-    bench = make_selection_benchmark(n_tasks=2, n_source=20, n_target=3, n_test=12, n_auxiliary=9,
-                                     families=("clean",), vector_families=("noisy",), poolings=("mean",),
-                                     random_state=1)
+    bench = make_selection_benchmark(
+        n_tasks=2,
+        n_source=20,
+        n_target=3,
+        n_test=12,
+        n_auxiliary=9,
+        families=("clean",),
+        vector_families=("noisy",),
+        poolings=("mean",),
+        random_state=1,
+    )
     path = write_manifest(bench, tmp_path / "out")
     loaded = load_manifest(path)
     assert loaded.info["latent_dim"] == bench.info["latent_dim"]
@@ -104,29 +115,37 @@ def test_round_trip_gives_the_same_selection(tmp_path):
     assert json.dumps(run_selection(bench, **kw).to_dict()) == json.dumps(run_selection(loaded, **kw).to_dict())
 
 
-@pytest.mark.parametrize("edit,match", [
-    (("[benchmark]", "colour = 1\n[benchmark]"), "unknown key 'colour'"),
-    (('family = "sequences"', 'family = "sequences"\nwindow = 3'), r"unknown key candidates\[1\].'window'"),
-    (('split = "development"', 'split = "development"\nseed = 1'), r"unknown key tasks\[0\] \(one\).'seed'"),
-    (('auxiliary = "aux.npy"', 'auxiliary = "aux.npy"\nval = "a/ref.npy"'), r"embeddings.vec.'val'"),
-    (('home = { class = "x" }', 'home = { machine = "x" }'), r"home.'machine'"),
-    (('reference_meta = { class = "ref_class.npy" }', 'reference_meta = { section = "ref_class.npy" }'),
-     r"reference_meta.'section'"),
-])
+@pytest.mark.parametrize(
+    "edit,match",
+    [
+        (("[benchmark]", "colour = 1\n[benchmark]"), "unknown key 'colour'"),
+        (('family = "sequences"', 'family = "sequences"\nwindow = 3'), r"unknown key candidates\[1\].'window'"),
+        (('split = "development"', 'split = "development"\nseed = 1'), r"unknown key tasks\[0\] \(one\).'seed'"),
+        (('auxiliary = "aux.npy"', 'auxiliary = "aux.npy"\nval = "a/ref.npy"'), r"embeddings.vec.'val'"),
+        (('home = { class = "x" }', 'home = { machine = "x" }'), r"home.'machine'"),
+        (
+            ('reference_meta = { class = "ref_class.npy" }', 'reference_meta = { section = "ref_class.npy" }'),
+            r"reference_meta.'section'",
+        ),
+    ],
+)
 def test_unknown_keys_are_errors_naming_the_key(files, edit, match):
     with pytest.raises(InvalidInputError, match=match):
         load_manifest(_write(files, GOOD.replace(*edit)))
 
 
-@pytest.mark.parametrize("ref,match", [
-    ("../outside.npy", "escapes the manifest's folder"),
-    ("a/../../outside.npy", "escapes the manifest's folder"),
-    ("/etc/passwd", "absolute path"),
-    ("a/missing.npy", "file not found"),
-    ("a/test.npz", r"holds \['X', 'y'\]"),
-    ("a/test.npz#Z", "no array 'Z'"),
-    ("ref_class.npy#k", "inside an .npz"),
-])
+@pytest.mark.parametrize(
+    "ref,match",
+    [
+        ("../outside.npy", "escapes the manifest's folder"),
+        ("a/../../outside.npy", "escapes the manifest's folder"),
+        ("/etc/passwd", "absolute path"),
+        ("a/missing.npy", "file not found"),
+        ("a/test.npz", r"holds \['X', 'y'\]"),
+        ("a/test.npz#Z", "no array 'Z'"),
+        ("ref_class.npy#k", "inside an .npz"),
+    ],
+)
 def test_bad_paths(files, ref, match):
     (files.parent / "outside.npy").write_bytes(b"")
     with pytest.raises(InvalidInputError, match=match):
@@ -168,8 +187,25 @@ def test_cli_select_manifest(files, tmp_path, capsys):
 
     out = tmp_path / "sel.json"
     fig = tmp_path / "sel.png"
-    code = main(["select", str(_write(files, GOOD)), "--estimator", "pseudo_auc", "--pseudo", "feature",
-                 "--pseudo", "cross_class", "--n-boot", "20", "--json", str(out), "--figure", str(fig), "--quiet"])
+    code = main(
+        [
+            "select",
+            str(_write(files, GOOD)),
+            "--estimator",
+            "pseudo_auc",
+            "--pseudo",
+            "feature",
+            "--pseudo",
+            "cross_class",
+            "--n-boot",
+            "20",
+            "--json",
+            str(out),
+            "--figure",
+            str(fig),
+            "--quiet",
+        ]
+    )
     captured = capsys.readouterr()
     assert code == 0 and "Pseudo AUC (Cross-Class)" in captured.out and captured.err == ""
     payload = json.loads(out.read_text())
@@ -178,11 +214,14 @@ def test_cli_select_manifest(files, tmp_path, capsys):
     assert fig.stat().st_size > 1000
 
 
-@pytest.mark.parametrize("argv,match", [
-    (["select"], "either a MANIFEST.toml or --example"),
-    (["select", "missing.toml"], "manifest file not found"),
-    (["select", "--example", "digits", "--lam", "half"], "--lam"),
-])
+@pytest.mark.parametrize(
+    "argv,match",
+    [
+        (["select"], "either a MANIFEST.toml or --example"),
+        (["select", "missing.toml"], "manifest file not found"),
+        (["select", "--example", "digits", "--lam", "half"], "--lam"),
+    ],
+)
 def test_cli_select_errors_are_one_line(argv, match, capsys):
     from auditad.cli import main
 

@@ -179,7 +179,9 @@ def test_curve_metrics_2d_match_sklearn_loop():
     S[:, 1] = np.round(S[:, 1])
     S[:, 2] = 0.0  # constant column
     S[:, 3] = (S[:, 3] > 0.5).astype(float)  # binary column
-    np.testing.assert_allclose(average_precision(y, S), [average_precision_score(y, c) for c in S.T], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(
+        average_precision(y, S), [average_precision_score(y, c) for c in S.T], atol=1e-12, rtol=0
+    )
     np.testing.assert_allclose(aupr_trapezoid(y, S), [_sk_aupr(y, c) for c in S.T], atol=1e-12, rtol=0)
     np.testing.assert_allclose(best_f1(y, S), [_brute_best_f1(y, c) for c in S.T], atol=1e-12, rtol=0)
 
@@ -206,7 +208,8 @@ def test_f1_mcc_at_threshold_equal_sklearn(seed, ties):
         assert f1_at_threshold(y, s, threshold=t) == pytest.approx(f1_score(y, pred, zero_division=0), abs=1e-12)
         assert mcc_at_threshold(y, s, threshold=t) == pytest.approx(matthews_corrcoef(y, pred), abs=1e-12)
         assert mcc_at_threshold(y, s, threshold=t, scaled=True) == pytest.approx(
-            (matthews_corrcoef(y, pred) + 1) / 2, abs=1e-12)
+            (matthews_corrcoef(y, pred) + 1) / 2, abs=1e-12
+        )
 
 
 def test_thresholded_2d_per_column_threshold():
@@ -246,7 +249,9 @@ def test_score_metrics_bundle():
     assert r.auroc == pytest.approx(roc_auc_score(y, s), abs=1e-12)
     assert r.ap == pytest.approx(average_precision_score(y, s), abs=1e-12)
     r2 = score_metrics(y, s, threshold=0.0)
-    assert r2.threshold_rule == "given" and r2.mcc == pytest.approx(matthews_corrcoef(y, (s >= 0).astype(int)), abs=1e-12)
+    assert r2.threshold_rule == "given" and r2.mcc == pytest.approx(
+        matthews_corrcoef(y, (s >= 0).astype(int)), abs=1e-12
+    )
     d = r2.to_dict()
     assert d["n_pos"] == int(y.sum()) and isinstance(d["ratio"], float)
     assert r2.to_frame().shape == (6, 2)
@@ -326,14 +331,17 @@ def test_auroc_chunked_and_tie_paths(monkeypatch):
     np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(y_true=[[0, 1], [1, 0]], scores=[0.1, 0.2]), "shape"),
-    (dict(y_true=[0, 1, 2], scores=[0.1, 0.2, 0.3]), "binary"),
-    (dict(y_true=["a", "b"], scores=[0.1, 0.2], pos_label="c"), "pos_label='c' is not a valid label"),
-    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0]), "sample_weight has 1 values"),
-    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, -1.0]), "non-negative"),
-    (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, 0.0]), "no weight on one of the two classes"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(y_true=[[0, 1], [1, 0]], scores=[0.1, 0.2]), "shape"),
+        (dict(y_true=[0, 1, 2], scores=[0.1, 0.2, 0.3]), "binary"),
+        (dict(y_true=["a", "b"], scores=[0.1, 0.2], pos_label="c"), "pos_label='c' is not a valid label"),
+        (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0]), "sample_weight has 1 values"),
+        (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, -1.0]), "non-negative"),
+        (dict(y_true=[0, 1], scores=[0.1, 0.2], sample_weight=[1.0, 0.0]), "no weight on one of the two classes"),
+    ],
+)
 def test_label_and_weight_errors_are_named(kwargs, match):
     from auditad.metrics import average_precision
 

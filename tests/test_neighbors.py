@@ -15,8 +15,8 @@ def _data(n=400, d=8, seed=0, dup=True):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     if dup:
-        X[10] = X[20]          # duplicate pair
-        X[30:35] = X[35]       # a block of six identical points
+        X[10] = X[20]  # duplicate pair
+        X[30:35] = X[35]  # a block of six identical points
     return X
 
 
@@ -105,12 +105,15 @@ def test_cosine_metric_matches_sklearn():
         kneighbors(np.vstack([X, np.zeros(8)]), k=2, metric="cosine", backend="exact")
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(k=0), "k must be >= 1"),
-    (dict(k=400), "smaller than the number of samples"),
-    (dict(k=2, metric="manhattan"), "metric must be one of"),
-    (dict(k=2, backend="faiss"), "backend must be one of"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(k=0), "k must be >= 1"),
+        (dict(k=400), "smaller than the number of samples"),
+        (dict(k=2, metric="manhattan"), "metric must be one of"),
+        (dict(k=2, backend="faiss"), "backend must be one of"),
+    ],
+)
 def test_bad_arguments(bad, match):
     with pytest.raises(InvalidInputError, match=match):
         kneighbors(_data(), **bad)
@@ -134,6 +137,7 @@ def test_auto_picks_exact_for_small_and_approximate_for_huge():
     d = res.to_dict()
     assert d["backend"] == "exact" and d["k"] == 3 and d["n_queries"] == 400
     import json
+
     json.dumps(d)  # JSON-safe
 
 
@@ -142,15 +146,19 @@ def test_cost_model_is_the_documented_formula():
     n, m, d, k = 300_000, 5_000, 96, 40
     est = estimate_seconds(m, n, d, k=k, self_search=False, recall_sample=150)
     exact = nb.EXACT_SECONDS_PER_OP * m * n * (d + 64)
-    approx = (nb.NUMBA_BUILD_COMPILE_SECONDS + nb.NUMBA_QUERY_COMPILE_SECONDS
-              + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, min(k, nb.QUERY_INDEX_MAX_DEGREE)) / 30
-              + nb.APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
-              + nb.EXACT_SECONDS_PER_OP * 150 * n * (d + 64))
+    approx = (
+        nb.NUMBA_BUILD_COMPILE_SECONDS
+        + nb.NUMBA_QUERY_COMPILE_SECONDS
+        + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, min(k, nb.QUERY_INDEX_MAX_DEGREE)) / 30
+        + nb.APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
+        + nb.EXACT_SECONDS_PER_OP * 150 * n * (d + 64)
+    )
     assert est["exact"] == pytest.approx(exact, rel=1e-12)
     assert est["approximate"] == pytest.approx(approx, rel=1e-12)
     warm = estimate_seconds(m, n, d, k=k, self_search=False, recall_sample=150, compiled=True)
     assert warm["approximate"] == pytest.approx(
-        approx - nb.NUMBA_BUILD_COMPILE_SECONDS - nb.NUMBA_QUERY_COMPILE_SECONDS, rel=1e-12)
+        approx - nb.NUMBA_BUILD_COMPILE_SECONDS - nb.NUMBA_QUERY_COMPILE_SECONDS, rel=1e-12
+    )
     # the choice follows the estimates, and flips exactly at the documented break-even
     n_star = np.sqrt(nb.AUTO_EXACT_MAX_COST / (128 + 64))
     assert 60_000 < n_star < 300_000

@@ -131,9 +131,18 @@ def audit_run(tmp_path_factory):
     X = rng.normal(size=(45, 2)) + 50.0 * np.repeat(np.arange(3), 15)[:, None]
     np.save(d / "X.npy", X)
     np.save(d / "y.npy", y)
-    cfg = config_from_paths({"raw": d / "X.npy"}, d / "y.npy", name="tiny",
-                            overrides={"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
-                                       "null_metrics": ["auroc"], "leakage_k": [3]})
+    cfg = config_from_paths(
+        {"raw": d / "X.npy"},
+        d / "y.npy",
+        name="tiny",
+        overrides={
+            "detectors": ["knn"],
+            "null_runs": 50,
+            "landscape_resolution": 11,
+            "null_metrics": ["auroc"],
+            "leakage_k": [3],
+        },
+    )
     return run_audit([load_inputs(b, cfg) for b in cfg.benchmarks], d / "out")
 
 
@@ -166,8 +175,9 @@ def test_protocol_result_display_names_the_inverted_classes_and_escapes_labels()
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(size=(40, 3)) + 5 * np.eye(3)[c] for c in range(3)])
     y = np.repeat(np.array(["a", "b", EVIL], dtype=object), 40)
-    res = audit_protocol(X, y, detectors=["knn", Detector(Flip(), higher_is_anomalous=True, name="flip")],
-                         leakage_k=0, random_state=0)
+    res = audit_protocol(
+        X, y, detectors=["knn", Detector(Flip(), higher_is_anomalous=True, name="flip")], leakage_k=0, random_state=0
+    )
     html = res._repr_html_()
     parser = _Collect()
     parser.feed(html)

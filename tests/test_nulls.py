@@ -141,8 +141,9 @@ def test_exact_ap_aupr_equal_sklearn_over_all_rankings(n_pos, n_neg):
 def test_monte_carlo_rankings_match_exact(n_pos, n_neg):
     """Both Monte Carlo paths (positions of the positives / of the negatives) against enumeration."""
     ex = null_distribution(n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"])
-    mc = null_distribution(n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"], method="monte_carlo",
-                           runs=20000, random_state=3)
+    mc = null_distribution(
+        n_pos, n_neg, metrics=["auroc", "ap", "aupr_trap"], method="monte_carlo", runs=20000, random_state=3
+    )
     for m in ("auroc", "ap", "aupr_trap"):
         assert mc[m].method == "monte_carlo"
         assert abs(mc[m].mean - ex[m].mean) < 4.5 * ex[m].std / math.sqrt(20000)
@@ -210,8 +211,7 @@ def test_degenerate_q_zero():
 
 # --------------------------------------------------------------------------- p-values, seeds, results
 def test_monte_carlo_p_value_formula():
-    r = null_distribution(50, 950, metrics=["ap"], runs=999, random_state=0,
-                          observed={"ap": 0.99})["ap"]
+    r = null_distribution(50, 950, metrics=["ap"], runs=999, random_state=0, observed={"ap": 0.99})["ap"]
     assert r.p_value == pytest.approx(1 / 1000)  # (b + 1) / (R + 1) with b = 0
     r = null_distribution(50, 950, metrics=["ap"], runs=999, random_state=0, observed={"ap": 0.0})["ap"]
     assert r.p_value == 1.0
@@ -238,8 +238,7 @@ def test_seeded_reproducibility():
 
 
 def test_result_containers():
-    r = null_distribution(ratio=0.1, n=200, observed={"auroc": 0.7}, metrics=["auroc", "f1"], runs=200,
-                          random_state=0)
+    r = null_distribution(ratio=0.1, n=200, observed={"auroc": 0.7}, metrics=["auroc", "f1"], runs=200, random_state=0)
     assert isinstance(r, NullResult) and (r.n_pos, r.n_neg) == (20, 180)
     assert r.metrics == ("auroc", "f1")
     frame = r.to_frame()
@@ -295,7 +294,8 @@ def test_null_sweep_reproduces_figure_1_trends():
     np.testing.assert_allclose(au["mean"], 0.5, atol=1e-12)  # exact at n = 100
     # AUROC mean positive deviation reaches ~0.25 at 99:1 (exact: uniform on {0, 1/99, ..., 1})
     assert au.set_index("requested_ratio").loc[0.99, "mean_positive_deviation"] == pytest.approx(
-        np.mean(np.arange(50, 100) / 99) - 0.5, abs=1e-12)
+        np.mean(np.arange(50, 100) / 99) - 0.5, abs=1e-12
+    )
     mc = frame[frame.metric == "mcc_scaled"]
     np.testing.assert_allclose(mc["mean"], 0.5, atol=5e-3)
     f1 = frame[frame.metric == "f1"].sort_values("ratio")
@@ -334,8 +334,25 @@ def test_cli_nulls(tmp_path, capsys):
 
     out = tmp_path / "n.json"
     fig = tmp_path / "n.png"
-    code = main(["nulls", "--n-pos", "20", "--n-neg", "980", "--observed", "auroc=0.71", "--observed", "f1=0.2",
-                 "--runs", "500", "--json", str(out), "--figure", str(fig)])
+    code = main(
+        [
+            "nulls",
+            "--n-pos",
+            "20",
+            "--n-neg",
+            "980",
+            "--observed",
+            "auroc=0.71",
+            "--observed",
+            "f1=0.2",
+            "--runs",
+            "500",
+            "--json",
+            str(out),
+            "--figure",
+            str(fig),
+        ]
+    )
     assert code == 0
     text = capsys.readouterr().out
     assert "auroc" in text and "exact" in text
@@ -346,13 +363,16 @@ def test_cli_nulls(tmp_path, capsys):
     assert fig.stat().st_size > 1000
 
 
-@pytest.mark.parametrize("args, match", [
-    (["--n-pos", "0", "--n-neg", "10"], "--n-pos must be >= 1"),  # the library says n_pos, the CLI --n-pos
-    (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc"], "METRIC=VALUE"),
-    (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc=1.7"], "observed"),
-    (["--n-pos", "5", "--n-neg", "10", "--q", "half"], "--q"),
-    (["--ratio", "1.2", "--n", "100"], "ratio"),
-])
+@pytest.mark.parametrize(
+    "args, match",
+    [
+        (["--n-pos", "0", "--n-neg", "10"], "--n-pos must be >= 1"),  # the library says n_pos, the CLI --n-pos
+        (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc"], "METRIC=VALUE"),
+        (["--n-pos", "5", "--n-neg", "10", "--observed", "auroc=1.7"], "observed"),
+        (["--n-pos", "5", "--n-neg", "10", "--q", "half"], "--q"),
+        (["--ratio", "1.2", "--n", "100"], "ratio"),
+    ],
+)
 def test_cli_nulls_user_mistakes(args, match, capsys):
     from auditad.cli import main
 
@@ -373,14 +393,20 @@ def test_methods_page_numbers():
     def stated(text):
         assert text in page, f"the methods page no longer states {text!r}"
 
-    for (m, n), p1 in {(160, 160): "1.05e-95", (229, 223): "2.39e-135", (300, 700): "1.84e-264",
-                       (2000, 60): "2.92e-117"}.items():
+    for (m, n), p1 in {
+        (160, 160): "1.05e-95",
+        (229, 223): "2.39e-135",
+        (300, 700): "1.84e-264",
+        (2000, 60): "2.92e-117",
+    }.items():
         r = null_distribution(m, n, metrics=["auroc"], observed={"auroc": 1.0})
         a = r["auroc"]
         exact = 1 / math.comb(m + n, m)
         assert a.p_value == pytest.approx(exact, rel=1e-9)
-        row = (f"| ({m}, {n}) | {a.method} | {a.std:.7f} ({math.sqrt((m + n + 1) / (12 * m * n)):.7f}) | "
-               f"{a.q99:.4f} | {p1} (`{a.p_method}`) | {p1} |")
+        row = (
+            f"| ({m}, {n}) | {a.method} | {a.std:.7f} ({math.sqrt((m + n + 1) / (12 * m * n)):.7f}) | "
+            f"{a.q99:.4f} | {p1} (`{a.p_method}`) | {p1} |"
+        )
         stated(row)
         assert f"{a.p_value:.3g}" == p1
     big = null_distribution(1000, 1000, metrics=["auroc"], observed={"auroc": 1.0})["auroc"]
@@ -396,8 +422,10 @@ def test_methods_page_numbers():
     # ties: x = [1, 2, 3] vs y = [2]
     tied = auroc_null([1, 1, 1, 0], [1, 2, 3, 2])["auroc"]
     plain = null_distribution(3, 1, metrics=["auroc"], observed={"auroc": 0.5})["auroc"]
-    stated(f"AUROC {tied.observed:g}, p = {tied.p_value:.3f} (0.673 without the\ntie correction, "
-           f"{plain.p_value:g} from the untied exact null)")
+    stated(
+        f"AUROC {tied.observed:g}, p = {tied.p_value:.3f} (0.673 without the\ntie correction, "
+        f"{plain.p_value:g} from the untied exact null)"
+    )
     # coin-flip F1 and the sweep
     sweep = null_sweep([0.99, 0.01], n=100, metrics=["auroc", "f1"])
     stated(f"(0.663 at π = 0.99 with n = 100, 0.664 for large n)")
@@ -410,9 +438,12 @@ def test_methods_page_numbers():
     stated("TNR 0.1 → scaled MCC = 0.435")
 
 
-@pytest.mark.parametrize("ties, expected", [
-    ([1, 2, 3, 2], 0.6813),  # x = [1, 2, 3], y = [2]: scipy's tie-corrected asymptotic p-value
-])
+@pytest.mark.parametrize(
+    "ties, expected",
+    [
+        ([1, 2, 3, 2], 0.6813),  # x = [1, 2, 3], y = [2]: scipy's tie-corrected asymptotic p-value
+    ],
+)
 def test_tie_corrected_auroc_null_small_example(ties, expected):
     r = auroc_null([1, 1, 1, 0], ties)["auroc"]
     ref = mannwhitneyu([1, 2, 3], [2], alternative="greater", method="asymptotic", use_continuity=True)
@@ -429,7 +460,7 @@ def test_heavily_tied_scores_match_scipy_not_the_untied_null():
     assert r["auroc"].p_value == pytest.approx(ref.pvalue, rel=1e-9)
     untied = null_distribution(60, 140, metrics=["auroc"], observed={"auroc": r["auroc"].observed})["auroc"]
     _, t = np.unique(s, return_counts=True)
-    var_u = 60 * 140 / 12 * (201 - np.sum(t ** 3 - t) / (200 * 199))  # tie-corrected Var(U), by hand
+    var_u = 60 * 140 / 12 * (201 - np.sum(t**3 - t) / (200 * 199))  # tie-corrected Var(U), by hand
     assert r["auroc"].std == pytest.approx(math.sqrt(var_u) / (60 * 140), rel=1e-12)
     assert r["auroc"].std < 0.96 * untied.std  # ties shrink the null
     assert r.tie_term > 0 and r.p_value(r["auroc"].observed) == r["auroc"].p_value
@@ -464,8 +495,9 @@ def test_a_null_has_the_same_bits_with_one_blas_thread_or_several():
     from threadpoolctl import threadpool_limits
 
     def moments():
-        res = null_distribution(10074, 10000, metrics=("f1", "mcc_scaled"), runs=200,
-                                random_state=np.random.default_rng(1))
+        res = null_distribution(
+            10074, 10000, metrics=("f1", "mcc_scaled"), runs=200, random_state=np.random.default_rng(1)
+        )
         return [(m.mean, m.std, m.mean_positive_deviation) for m in res.nulls]
 
     with threadpool_limits(limits=4, user_api="blas"):
@@ -513,8 +545,9 @@ def test_protocol_aurocs_placed_on_the_nulls_of_their_class_counts():
     res = audit_protocol({"a": X, "b": X[:, :2]}, y, detectors=["knn", "lof"], leakage_k=0, random_state=0)
     counted = class_test_counts(res)
     per_class = res.per_class("a")
-    assert [(lab, n_pos, n_neg) for _, lab, n_pos, n_neg in counted] == \
-        [(r["class"], r["n_pos"], r["n_neg"]) for r in per_class]
+    assert [(lab, n_pos, n_neg) for _, lab, n_pos, n_neg in counted] == [
+        (r["class"], r["n_pos"], r["n_neg"]) for r in per_class
+    ]
     nulls = {(n_pos, n_neg): null_distribution(n_pos, n_neg, metrics=["auroc"]) for _, _, n_pos, n_neg in counted}
     classes = place_protocol_aurocs(res, nulls)
     assert [cn.label for cn in classes] == [0, 1, 2, 3]

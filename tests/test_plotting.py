@@ -105,10 +105,12 @@ def test_scatter_labels_never_overlap_each_other_or_leave_the_axes(mixed, rep):
 
 def test_selection_legend_lists_only_what_is_drawn():
     class Stub:  # plotting reads rows only; it computes nothing
-        candidates = [{"family": "pixels", "true_auc": 0.9, "true_bound": 0.7, "true_mu_delta": 1.0},
-                      {"family": "pixels", "true_auc": 0.8, "true_bound": 0.6, "true_mu_delta": 1.0},
-                      {"family": "l2", "true_auc": 0.95, "true_bound": float("nan"), "true_mu_delta": 1.0},
-                      {"family": "pca", "true_auc": 0.7, "true_bound": 0.3, "true_mu_delta": 0.5}]
+        candidates = [
+            {"family": "pixels", "true_auc": 0.9, "true_bound": 0.7, "true_mu_delta": 1.0},
+            {"family": "pixels", "true_auc": 0.8, "true_bound": 0.6, "true_mu_delta": 1.0},
+            {"family": "l2", "true_auc": 0.95, "true_bound": float("nan"), "true_mu_delta": 1.0},
+            {"family": "pca", "true_auc": 0.7, "true_bound": 0.3, "true_mu_delta": 0.5},
+        ]
 
     fig = Figure(figsize=(6, 4), layout="constrained")
     ax = plotting.plot_bound_vs_auc(Stub(), ax=fig.add_subplot())
@@ -176,11 +178,10 @@ def test_region_labels_are_boxed_and_contours_labelled(land):
     ax = fig.axes[0]
     regions = [t for t in ax.texts if t.get_text() in {"R1", "R2", "R3", "R4", "R5"}]
     assert sorted(t.get_text() for t in regions) == ["R1", "R2", "R3", "R4", "R5"]
-    assert all(t.get_bbox_patch() is not None and t.get_bbox_patch().get_facecolor()[:3] == (1, 1, 1)
-               for t in regions)
+    assert all(t.get_bbox_patch() is not None and t.get_bbox_patch().get_facecolor()[:3] == (1, 1, 1) for t in regions)
     boxes = [t.get_window_extent(renderer) for t in regions]
     assert not any(_boxes_overlap(a, b) for a, b in itertools.combinations(boxes, 2))
-    for a in fig.axes[:len(land[0].metrics)]:
+    for a in fig.axes[: len(land[0].metrics)]:
         levels = [t.get_text() for t in a.texts if t.get_text() in {"0.25", "0.50", "0.75"}]
         assert len(levels) >= 2  # contours carry their values
 
@@ -188,8 +189,9 @@ def test_region_labels_are_boxed_and_contours_labelled(land):
 def test_null_panels_one_legend_outside_and_domain(land):
     from auditad.nulls import null_distribution
 
-    nulls = {c: null_distribution(20 + 5 * c, 200, metrics=("auroc",), observed={"auroc": 0.5 + 0.08 * c})
-             for c in range(5)}
+    nulls = {
+        c: null_distribution(20 + 5 * c, 200, metrics=("auroc",), observed={"auroc": 0.5 + 0.08 * c}) for c in range(5)
+    }
     fig = plotting.nulls_figure(nulls, ncol=4)
     renderer = _draw(fig)
     visible = [a for a in fig.axes if a.get_visible()]

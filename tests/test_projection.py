@@ -98,16 +98,18 @@ def test_low_dimension_keeps_the_full_dimensional_path(monkeypatch):
 
     frame = Frame(X, None, chunk_rows(X.shape[1]))
     X32 = frame.rows(X, 0, len(X)).astype(np.float32)
-    gi, gd = NNDescent(X32, n_neighbors=30, metric="euclidean", random_state=seed_int(3), n_jobs=-1,
-                       low_memory=True, compressed=False).neighbor_graph
+    gi, gd = NNDescent(
+        X32, n_neighbors=30, metric="euclidean", random_state=seed_int(3), n_jobs=-1, low_memory=True, compressed=False
+    ).neighbor_graph
     for i in range(len(X)):
         direct = [j for j in gi[i] if j != i][:5]
         assert set(res.indices[i]) == set(direct)
     np.testing.assert_allclose(res.distances, _oracle_distances(X, X, res.indices), rtol=1e-12)
 
 
-@pytest.mark.parametrize("bad, shown", [(-4, "got -4"), (301, "got 301"), (True, "True"),
-                                        ("full", "full"), (2.5, "2.5")])
+@pytest.mark.parametrize(
+    "bad, shown", [(-4, "got -4"), (301, "got 301"), (True, "True"), ("full", "full"), (2.5, "2.5")]
+)
 def test_bad_project_dim_is_an_auditad_error(bad, shown):
     X = _lowrank(40, d=300, r=4)
     with pytest.raises(InvalidInputError, match="project_dim") as info:
@@ -168,17 +170,24 @@ def test_cost_model_accounts_for_the_projection():
     assert on["exact"] == off["exact"]
     p = pj.DEFAULT_PROJECT_DIM
     graph = nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (p + 32) * max(30, 3 * k + 1) / 30
-    expected = (nb.NUMBA_BUILD_COMPILE_SECONDS + graph + pj.projection_seconds(n, n, d, p, k)
-                + nb.EXACT_SECONDS_PER_OP * nb.DEFAULT_RECALL_SAMPLE * n * (d + 64))
+    expected = (
+        nb.NUMBA_BUILD_COMPILE_SECONDS
+        + graph
+        + pj.projection_seconds(n, n, d, p, k)
+        + nb.EXACT_SECONDS_PER_OP * nb.DEFAULT_RECALL_SAMPLE * n * (d + 64)
+    )
     assert on["approximate"] == pytest.approx(expected, rel=1e-12)
     assert on["approximate"] < 0.5 * off["approximate"]
     # queries of another set: the query term in p dimensions, the projection of the queries counted
     q = estimate_seconds(5_000, n, d, k=k, self_search=False, project_dim=64)
-    expected_q = (nb.NUMBA_BUILD_COMPILE_SECONDS + nb.NUMBA_QUERY_COMPILE_SECONDS
-                  + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (64 + 32) * 30 / 30
-                  + nb.APPROX_QUERY_SECONDS_PER_UNIT * 5_000 * (64 + 32)
-                  + pj.projection_seconds(5_000, n, d, 64, k, self_search=False)
-                  + nb.EXACT_SECONDS_PER_OP * nb.DEFAULT_RECALL_SAMPLE * n * (d + 64))
+    expected_q = (
+        nb.NUMBA_BUILD_COMPILE_SECONDS
+        + nb.NUMBA_QUERY_COMPILE_SECONDS
+        + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (64 + 32) * 30 / 30
+        + nb.APPROX_QUERY_SECONDS_PER_UNIT * 5_000 * (64 + 32)
+        + pj.projection_seconds(5_000, n, d, 64, k, self_search=False)
+        + nb.EXACT_SECONDS_PER_OP * nb.DEFAULT_RECALL_SAMPLE * n * (d + 64)
+    )
     assert q["approximate"] == pytest.approx(expected_q, rel=1e-12)
     # at most 256 columns nothing changes
     assert estimate_seconds(n, n, 256, k=k) == estimate_seconds(n, n, 256, k=k, project_dim=0)

@@ -38,8 +38,13 @@ def rates_oracle(aurocs, eps):
             inv += 1
     mean = sum(vals) / K
     var = sum((a - mean) ** 2 for a in vals) / K
-    return {"rho_rnd": near / K, "rho_inv": inv / K, "rho_dir": 1 - max(up, down) / K, "sigma2_auc": var,
-            "range_auc": max(vals) - min(vals)}
+    return {
+        "rho_rnd": near / K,
+        "rho_inv": inv / K,
+        "rho_dir": 1 - max(up, down) / K,
+        "sigma2_auc": var,
+        "range_auc": max(vals) - min(vals),
+    }
 
 
 def kth_distance_scores(train, test, k):
@@ -70,8 +75,14 @@ def digits():
 def core_far_benchmark(n=120, seed=0):
     """Classes 0, 1: broad overlapping Gaussians; 2: a tight cluster in the dense core between them; 3: far away."""
     rng = np.random.default_rng(seed)
-    X = np.vstack([rng.normal(0, 1, (n, 2)), rng.normal(0, 1, (n, 2)) + [1.5, 0],
-                   rng.normal(0, 0.1, (n, 2)) + [0.75, 0], rng.normal(0, 1, (n, 2)) + [12, 12]])
+    X = np.vstack(
+        [
+            rng.normal(0, 1, (n, 2)),
+            rng.normal(0, 1, (n, 2)) + [1.5, 0],
+            rng.normal(0, 0.1, (n, 2)) + [0.75, 0],
+            rng.normal(0, 1, (n, 2)) + [12, 12],
+        ]
+    )
     return X, np.repeat([0, 1, 2, 3], n)
 
 
@@ -130,8 +141,9 @@ def test_rates_bad_epsilon(eps):
         instability_rates([0.6, 0.4], epsilon=eps)
 
 
-@pytest.mark.parametrize("bad, match", [([], "empty"), ([np.nan], "only nan"), ([1.2], r"\[0, 1\]"),
-                                        ([[0.5, 0.6]], "1-D")])
+@pytest.mark.parametrize(
+    "bad, match", [([], "empty"), ([np.nan], "only nan"), ([1.2], r"\[0, 1\]"), ([[0.5, 0.6]], "1-D")]
+)
 def test_rates_bad_aurocs(bad, match):
     with pytest.raises(InvalidInputError, match=match):
         instability_rates(bad)
@@ -166,15 +178,21 @@ def test_isolation_forest_keeps_float32_rows_and_gives_the_same_bits(monkeypatch
     train = (rng.normal(size=(3000, 16)) * 1e3).astype(np.float32)  # magnitudes where float32 rounding shows
     test = (rng.normal(size=(400, 16)) * 1e3 + 0.1).astype(np.float32)
     s32 = IsolationForestDetector(n_estimators=40, random_state=5).fit(train).score_samples(test)
-    s64 = IsolationForestDetector(n_estimators=40, random_state=5).fit(train.astype(np.float64)).score_samples(
-        test.astype(np.float64))
+    s64 = (
+        IsolationForestDetector(n_estimators=40, random_state=5)
+        .fit(train.astype(np.float64))
+        .score_samples(test.astype(np.float64))
+    )
     ref = IsolationForest(n_estimators=40, random_state=5).fit(train).score_samples(test)
     np.testing.assert_array_equal(s32, s64)
     np.testing.assert_array_equal(s32, -ref)
     seen = []
     fit = ExtraTreeRegressor.fit
-    monkeypatch.setattr(ExtraTreeRegressor, "fit",
-                        lambda self, X, *a, **kw: (seen.append((X.dtype, X.shape[0])), fit(self, X, *a, **kw))[1])
+    monkeypatch.setattr(
+        ExtraTreeRegressor,
+        "fit",
+        lambda self, X, *a, **kw: (seen.append((X.dtype, X.shape[0])), fit(self, X, *a, **kw))[1],
+    )
     X, y = core_far_benchmark(n=60)
     audit_protocol(X, y, detectors=[IsolationForestDetector(n_estimators=5)], leakage_k=0, random_state=4)
     assert seen and {dt for dt, _ in seen} == {np.dtype(np.float32)} and max(n for _, n in seen) <= 256
@@ -189,8 +207,9 @@ def test_sklearn_object_is_negated_and_explicit_sign_respected():
     bare = audit_protocol(X, y, detectors=[IsolationForest(n_estimators=20)], **kw)
     np.testing.assert_array_equal(builtin.auroc, bare.auroc)
     assert bare.detector_info[0]["score_sign"] == -1
-    wrong = audit_protocol(X, y, detectors=[Detector(IsolationForest(n_estimators=20), higher_is_anomalous=True,
-                                                     name="iforest_raw")], **kw)
+    wrong = audit_protocol(
+        X, y, detectors=[Detector(IsolationForest(n_estimators=20), higher_is_anomalous=True, name="iforest_raw")], **kw
+    )
     np.testing.assert_allclose(wrong.auroc, 1.0 - builtin.auroc)
     assert wrong.detector_info[0]["score_sign"] == 1
 
@@ -215,8 +234,9 @@ def test_aurocs_match_independent_recomputation_with_user_split():
 
     X, y = core_far_benchmark(n=50, seed=2)
     split = np.where(np.arange(y.size) % 4 == 0, "test", "train")
-    res = audit_protocol(X, y, detectors=[KNNDetector(k=3), LOFDetector(n_neighbors=8)], split=split,
-                         leakage_k=0, random_state=0)
+    res = audit_protocol(
+        X, y, detectors=[KNNDetector(k=3), LOFDetector(n_neighbors=8)], split=split, leakage_k=0, random_state=0
+    )
     test = split == "test"
     for c_i, c in enumerate(res.classes):
         train = (y != c) & ~test
@@ -286,8 +306,9 @@ def test_one_class_protocol_and_multiple_representations(digits):
 
     X, y = digits
     reps = {"pixels": X, "pca8": PCA(8, random_state=0).fit_transform(X)}
-    res = audit_protocol(reps, y, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
-                         leakage_k=0, random_state=0)
+    res = audit_protocol(
+        reps, y, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)], leakage_k=0, random_state=0
+    )
     summ = res.to_frame("summary")
     assert summ["representation"].tolist() == ["pixels"] * 3 + ["pca8"] * 3
     assert summ["detector"].tolist() == ["knn", "lof", "ensemble"] * 2
@@ -307,15 +328,20 @@ def test_one_class_protocol_and_multiple_representations(digits):
         rows = [r for r in d["representations"][rep]["per_class"] if r["detector"] == "ensemble"]
         np.testing.assert_allclose([r["auroc"] for r in rows], mean_auc.to_numpy(), rtol=0, atol=1e-12)
         # "mean" (the paper's): per-detector rates averaged over the detectors; "worst": their maximum
-        per_det = {det: rates_oracle(per_repeat[(per_repeat["representation"] == rep)
-                                                & (per_repeat["detector"] == det)]["auroc"].tolist(), 0.05)
-                   for det in ("knn", "lof")}
+        per_det = {
+            det: rates_oracle(
+                per_repeat[(per_repeat["representation"] == rep) & (per_repeat["detector"] == det)]["auroc"].tolist(),
+                0.05,
+            )
+            for det in ("knn", "lof")
+        }
         for key in ("rho_dir", "rho_inv", "sigma2_auc"):
             avg = np.mean([per_det[det][key] for det in ("knn", "lof")])
             assert res.detector_average(rep)[key] == pytest.approx(avg, abs=1e-12)
             assert d["representations"][rep]["mean"][key] == pytest.approx(avg, abs=1e-12)
             assert d["representations"][rep]["worst"][key] == pytest.approx(
-                max(per_det[det][key] for det in ("knn", "lof")), abs=1e-12)
+                max(per_det[det][key] for det in ("knn", "lof")), abs=1e-12
+            )
     assert d["mean"]["rho_dir"] == d["representations"]["pixels"]["mean"]["rho_dir"]
 
 
@@ -329,8 +355,9 @@ def test_one_meaning_of_mean_on_digits():
     from auditad.plotting import plot_protocol_heatmap
 
     X, y = load_digits(return_X_y=True)
-    res = audit_protocol(X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=0,
-                         random_state=0)
+    res = audit_protocol(
+        X, y, detectors=["knn", IsolationForestDetector(n_estimators=50), "lof"], leakage_k=0, random_state=0
+    )
     summary = res.summary(detector="mean")
     per_class = res.to_frame().query("detector == 'ensemble'")
     assert summary["rho_inv"] == pytest.approx(per_class["inverted"].mean(), abs=1e-15)
@@ -374,8 +401,15 @@ def test_too_small_class_is_skipped_with_warning():
     rng = np.random.default_rng(5)
     X2, y2 = np.vstack([X[:-1], rng.normal(5, 1, (10, 2))]), np.r_[y[:-1], np.full(10, 9)]  # class 9: 8 train
     with pytest.warns(SkippedItemWarning, match="too few training normals"):
-        res = audit_protocol(X2, y2, protocol="one_class", detectors=["knn", LOFDetector(n_neighbors=10)],
-                             k=2, leakage_k=0, random_state=0)
+        res = audit_protocol(
+            X2,
+            y2,
+            protocol="one_class",
+            detectors=["knn", LOFDetector(n_neighbors=10)],
+            k=2,
+            leakage_k=0,
+            random_state=0,
+        )
     assert np.isfinite(res.auroc[0, 0]).all() and np.isnan(res.auroc[0, 1, -1]).all()
     assert np.isfinite(res.auroc[0, 1, :-1]).all()
     assert res.summary(detector="lof")["n_classes"] == 4
@@ -383,10 +417,13 @@ def test_too_small_class_is_skipped_with_warning():
     assert res.aurocs(detector="mean")[-1] == res.auroc[0, 0, -1, 0]
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(detectors=["knn"], k=500), r"k=500"),
-    (dict(detectors=["knn", LOFDetector(n_neighbors=400)]), r"n_neighbors=400"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(detectors=["knn"], k=500), r"k=500"),
+        (dict(detectors=["knn", LOFDetector(n_neighbors=400)]), r"n_neighbors=400"),
+    ],
+)
 def test_no_task_could_be_evaluated_is_bad_input(kwargs, match):
     X, y = core_far_benchmark(n=30)
     with pytest.raises(InvalidInputError, match=match) as info:
@@ -418,28 +455,32 @@ class _WrongLength(_Constant):
 def test_constant_scores_give_half_with_warning():
     X, y = core_far_benchmark(n=20)
     with pytest.warns(UndefinedValueWarning, match="constant scores"):
-        res = audit_protocol(X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=0,
-                             random_state=0)
+        res = audit_protocol(
+            X, y, detectors=[Detector(_Constant(), higher_is_anomalous=True)], leakage_k=0, random_state=0
+        )
     assert (res.auroc == 0.5).all()
     assert res.summary(detector="_Constant")["rho_rnd"] == 1.0
     assert res.summary(detector="_Constant")["rho_dir"] == 1.0
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(detectors=[_NoScores()]), "higher_is_anomalous=True/False"),
-    (dict(detectors=["svm"]), "detectors"),
-    (dict(detectors=[]), "at least one"),
-    (dict(detectors=["knn", KNNDetector(k=2)]), "unique"),
-    (dict(epsilon=0.5), "epsilon"),
-    (dict(epsilon=-0.1), "epsilon"),
-    (dict(protocol="1vsrest"), "protocol"),
-    (dict(train_fraction=1.0), "train_fraction"),
-    (dict(contamination=0.0), "contamination"),
-    (dict(repeats=0), "repeats"),
-    (dict(split=np.ones(80)), "split"),
-    (dict(split=np.ones(3)), "split"),
-    (dict(n_jobs=0), "n_jobs"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(detectors=[_NoScores()]), "higher_is_anomalous=True/False"),
+        (dict(detectors=["svm"]), "detectors"),
+        (dict(detectors=[]), "at least one"),
+        (dict(detectors=["knn", KNNDetector(k=2)]), "unique"),
+        (dict(epsilon=0.5), "epsilon"),
+        (dict(epsilon=-0.1), "epsilon"),
+        (dict(protocol="1vsrest"), "protocol"),
+        (dict(train_fraction=1.0), "train_fraction"),
+        (dict(contamination=0.0), "contamination"),
+        (dict(repeats=0), "repeats"),
+        (dict(split=np.ones(80)), "split"),
+        (dict(split=np.ones(3)), "split"),
+        (dict(n_jobs=0), "n_jobs"),
+    ],
+)
 def test_bad_input_raises(kwargs, match):
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match=match):
@@ -449,8 +490,9 @@ def test_bad_input_raises(kwargs, match):
 def test_bad_detector_output_and_labels():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match="scores"):
-        audit_protocol(X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=0,
-                       random_state=0)
+        audit_protocol(
+            X, y, detectors=[Detector(_WrongLength(), higher_is_anomalous=True)], leakage_k=0, random_state=0
+        )
     with pytest.raises(InvalidInputError, match="at least 2 classes"):
         audit_protocol(X, np.zeros(len(y), int), leakage_k=0)
     with pytest.raises(InvalidInputError, match="same length"):
@@ -486,8 +528,14 @@ def test_plots(digits):
     from auditad.plotting import plot_leakage_vs_auroc, plot_protocol_heatmap
 
     X, y = digits
-    res = audit_protocol({"pixels": X, "half": X[:, ::2]}, y, detectors=["knn", LOFDetector(n_neighbors=10)],
-                         leakage_k=5, backend="exact", random_state=0)
+    res = audit_protocol(
+        {"pixels": X, "half": X[:, ::2]},
+        y,
+        detectors=["knn", LOFDetector(n_neighbors=10)],
+        leakage_k=5,
+        backend="exact",
+        random_state=0,
+    )
     ax = plot_protocol_heatmap(res, representation="half")
     img = ax.images[0].get_array()
     assert img.shape == (4, 3)
@@ -513,8 +561,25 @@ def test_cli_protocol(tmp_path, digits, capsys):
     np.save(tmp_path / "X.npy", X)
     np.save(tmp_path / "y.npy", y)
     out = tmp_path / "out.json"
-    rc = main(["protocol", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
-               "--detector", "knn", "--detector", "lof", "--repeats", "2", "--epsilon", "0.1", "--json", str(out)])
+    rc = main(
+        [
+            "protocol",
+            "--embeddings",
+            str(tmp_path / "X.npy"),
+            "--labels",
+            str(tmp_path / "y.npy"),
+            "--detector",
+            "knn",
+            "--detector",
+            "lof",
+            "--repeats",
+            "2",
+            "--epsilon",
+            "0.1",
+            "--json",
+            str(out),
+        ]
+    )
     assert rc == 0
     captured = capsys.readouterr()
     assert "epsilon = 0.1" in captured.out and "audit_protocol" in captured.err
@@ -522,8 +587,18 @@ def test_cli_protocol(tmp_path, digits, capsys):
     api = audit_protocol(X, y, detectors=["knn", "lof"], repeats=2, epsilon=0.1, random_state=0)
     assert payload["mean"]["rho_dir"] == pytest.approx(api.to_dict()["mean"]["rho_dir"])
     assert payload["representations"]["X"]["mean"]["sigma2_auc"] == pytest.approx(api.detector_average()["sigma2_auc"])
-    rc = main(["protocol", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.npy"),
-               "--epsilon", "0.5", "--quiet"])
+    rc = main(
+        [
+            "protocol",
+            "--embeddings",
+            str(tmp_path / "X.npy"),
+            "--labels",
+            str(tmp_path / "y.npy"),
+            "--epsilon",
+            "0.5",
+            "--quiet",
+        ]
+    )
     assert rc == 2
     err = capsys.readouterr().err
     assert err.startswith("auditad: error:") and "epsilon" in err and "Traceback" not in err
@@ -546,8 +621,9 @@ def test_precomputed_leakage_is_reused_not_recomputed(monkeypatch):
         raise AssertionError("the neighbour search ran again")
 
     monkeypatch.setattr(leakage_module, "leakage", boom)
-    reused = audit_protocol({"X": X}, y, detectors=["knn"], leakage_k=10, backend="exact", random_state=0,
-                            leakage_results={"X": given})
+    reused = audit_protocol(
+        {"X": X}, y, detectors=["knn"], leakage_k=10, backend="exact", random_state=0, leakage_results={"X": given}
+    )
     # equal up to the summation order of the mean over a two-column array
     np.testing.assert_allclose(reused.class_leakage, fresh.class_leakage, rtol=1e-14)
     np.testing.assert_allclose(reused.leakage_L_k, fresh.leakage_L_k, rtol=1e-14)
@@ -599,8 +675,14 @@ def test_protocol_spearman_reports_distinct_values():
     far = np.repeat([[0.0, 0.0]], yf.size, axis=0)
     far[:, 0] = yf * 1000.0  # every class far from every other: L_k(c) = 0 for all c
     with pytest.warns(DegenerateCorrelationWarning, match="L_k\\(c\\) has 1 distinct"):
-        res = audit_protocol(far + 0.01 * np.random.default_rng(0).normal(size=far.shape), yf, detectors=["knn"],
-                             leakage_k=3, backend="exact", random_state=0)
+        res = audit_protocol(
+            far + 0.01 * np.random.default_rng(0).normal(size=far.shape),
+            yf,
+            detectors=["knn"],
+            leakage_k=3,
+            backend="exact",
+            random_state=0,
+        )
     row = res.summary(detector="knn")
     assert np.isnan(row["spearman_leakage_auroc"]) and "1 distinct" in row["spearman_reason"]
     assert res.to_dict()["representations"]["X"]["mean"]["spearman_leakage_auroc"] is None
@@ -755,8 +837,16 @@ def test_pyod_knn_equals_builtin_knn_on_digits(digits):
 
     X, y = digits
     kw = dict(leakage_k=0, random_state=0)
-    res = audit_protocol(X, y, detectors=["knn", KNN(n_neighbors=5, method="largest"),
-                                          {"detector": "pyod:KNN", "n_neighbors": 5, "name": "pyod_knn5"}], **kw)
+    res = audit_protocol(
+        X,
+        y,
+        detectors=[
+            "knn",
+            KNN(n_neighbors=5, method="largest"),
+            {"detector": "pyod:KNN", "n_neighbors": 5, "name": "pyod_knn5"},
+        ],
+        **kw,
+    )
     np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
     np.testing.assert_array_equal(res.auroc[0, 2], res.auroc[0, 0])
     info = res.to_dict()["detectors"]
@@ -804,19 +894,21 @@ def test_pyod_with_score_samples_is_not_negated():
     det = Det(KNNWithScoreSamples(n_neighbors=3))
     assert (det.method, det.method_, det.score_sign) == (None, "decision_function", 1)
     X, y = core_far_benchmark(n=30)
-    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=0,
-                         random_state=0)
+    res = audit_protocol(X, y, detectors=["knn", KNNWithScoreSamples(n_neighbors=5)], k=5, leakage_k=0, random_state=0)
     np.testing.assert_array_equal(res.auroc[0, 1], res.auroc[0, 0])
 
 
-@pytest.mark.parametrize("spec, match", [
-    ("pyod:NotAThing", "unknown PyOD detector"),
-    ("pyod:__import__('os')", "unknown PyOD detector"),
-    ({"detector": "pyod:KNN", "n_neighbors": [1, 2]}, "must be a number"),
-    ({"detector": "pyod:KNN", "bogus": 1}, "parameter bogus = 1 refused by PyOD KNN"),
-    ({"detector": "knn", "bogus": 1}, "no parameter"),
-    ({"n_neighbors": 3}, "needs 'detector'"),
-])
+@pytest.mark.parametrize(
+    "spec, match",
+    [
+        ("pyod:NotAThing", "unknown PyOD detector"),
+        ("pyod:__import__('os')", "unknown PyOD detector"),
+        ({"detector": "pyod:KNN", "n_neighbors": [1, 2]}, "must be a number"),
+        ({"detector": "pyod:KNN", "bogus": 1}, "parameter bogus = 1 refused by PyOD KNN"),
+        ({"detector": "knn", "bogus": 1}, "no parameter"),
+        ({"n_neighbors": 3}, "needs 'detector'"),
+    ],
+)
 def test_make_detector_bad_specs(spec, match):
     from auditad.protocol import make_detector
 
@@ -827,11 +919,11 @@ def test_make_detector_bad_specs(spec, match):
 def test_detector_failures_name_detector_and_task():
     X, y = core_far_benchmark(n=20)
     with pytest.raises(InvalidInputError, match=r"'_Raises' raised RuntimeError in fit \(representation 'X', class"):
-        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=0,
-                       random_state=0)
-    with pytest.raises(InvalidInputError, match=r"'_NaNScores' contains .* NaN.*\(representation 'X', class 0, repeat 0\)"):
-        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=0,
-                       random_state=0)
+        audit_protocol(X, y, detectors=[Detector(_Raises(), higher_is_anomalous=True)], leakage_k=0, random_state=0)
+    with pytest.raises(
+        InvalidInputError, match=r"'_NaNScores' contains .* NaN.*\(representation 'X', class 0, repeat 0\)"
+    ):
+        audit_protocol(X, y, detectors=[Detector(_NaNScores(), higher_is_anomalous=True)], leakage_k=0, random_state=0)
     with pytest.raises(InvalidInputError, match="neither score_samples"):
         Detector(object.__new__(type("OnlyFit", (), {"fit": lambda self, X: self})))
 
@@ -849,8 +941,7 @@ def test_shared_lists_majority_fallback_is_exact():
     is_train = np.arange(y.size) % 3 != 0
     pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
     anomalies = {c: np.flatnonzero(y == c) for c in range(6)}
-    lists = LeaveOneOutLists(prepare_rows(X, "euclidean"), y, pool, np.r_[test, pool], anomalies, 5,
-                             backend="exact")
+    lists = LeaveOneOutLists(prepare_rows(X, "euclidean"), y, pool, np.r_[test, pool], anomalies, 5, backend="exact")
     assert lists.n_short > 10
     for c in range(6):
         ref = pool[y[pool] != c]
@@ -1102,8 +1193,13 @@ def test_a_detector_that_inverts_classes_is_not_averaged_away():
 
     from auditad.protocol import Detector
 
-    res = audit_protocol(X, y, detectors=["knn", "lof", Detector(Flip(), higher_is_anomalous=True, name="flip")],
-                         leakage_k=0, random_state=0)
+    res = audit_protocol(
+        X,
+        y,
+        detectors=["knn", "lof", Detector(Flip(), higher_is_anomalous=True, name="flip")],
+        leakage_k=0,
+        random_state=0,
+    )
     flip_name = res.detector_names[2]
     flip = res.aurocs(detector=flip_name)
     assert (flip < 0.5).mean() > 0.5
@@ -1139,24 +1235,51 @@ def legacy_summary_oracle(res, rep, det):
     if fin.any():
         o = rates_oracle(vals.tolist(), res.epsilon)
         v = vals[fin]
-        row.update(n_classes=int(fin.sum()), mean_auc=float(v.mean()), sigma2_auc=o["sigma2_auc"],
-                   std_auc=float(np.sqrt(o["sigma2_auc"])), min_auc=float(v.min()), max_auc=float(v.max()),
-                   range_auc=o["range_auc"], rho_rnd=o["rho_rnd"], rho_inv=o["rho_inv"], rho_dir=o["rho_dir"])
+        row.update(
+            n_classes=int(fin.sum()),
+            mean_auc=float(v.mean()),
+            sigma2_auc=o["sigma2_auc"],
+            std_auc=float(np.sqrt(o["sigma2_auc"])),
+            min_auc=float(v.min()),
+            max_auc=float(v.max()),
+            range_auc=o["range_auc"],
+            rho_rnd=o["rho_rnd"],
+            rho_inv=o["rho_inv"],
+            rho_dir=o["rho_dir"],
+        )
     else:
-        row.update({k: nan for k in ("mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-                                     "rho_rnd", "rho_inv", "rho_dir")}, n_classes=0)
+        row.update(
+            {
+                k: nan
+                for k in (
+                    "mean_auc",
+                    "sigma2_auc",
+                    "std_auc",
+                    "min_auc",
+                    "max_auc",
+                    "range_auc",
+                    "rho_rnd",
+                    "rho_inv",
+                    "rho_dir",
+                )
+            },
+            n_classes=0,
+        )
     if d is None:
         row.update(rho_inv_sig=nan, n_inv_sig=0, rho_nonsig=nan)
     else:
         sig = res.significance(rep, det)
         n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
-        row.update(rho_inv_sig=n_sig / int(fin.sum()), n_inv_sig=n_sig,
-                   rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1 - res.ci_level)))
+        row.update(
+            rho_inv_sig=n_sig / int(fin.sum()),
+            n_inv_sig=n_sig,
+            rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1 - res.ci_level)),
+        )
     split = [rates_oracle(per_rep[:, s].tolist(), res.epsilon) for s in range(S)]
     for key in ("rho_rnd", "rho_inv", "rho_dir"):
         row[f"{key}_split_std"] = float(np.std([x[key] for x in split])) if S > 1 else nan
     row["auroc_split_std"] = float(np.mean(np.nanstd(per_rep, axis=1)[fin])) if S > 1 else nan
-    sp = (spearman_correlation(res.class_leakage[r], vals, warn=False) if res.leakage_k is not None else None)
+    sp = spearman_correlation(res.class_leakage[r], vals, warn=False) if res.leakage_k is not None else None
     row["spearman_leakage_auroc"] = sp.statistic if sp is not None else nan
     return row, sp
 
@@ -1174,8 +1297,7 @@ def _same(a, b):
 @pytest.fixture(scope="module")
 def digits_protocol(digits):
     X, y = digits
-    return audit_protocol({"pixels": X, "half": X[:, ::2]}, y, detectors=FAST, repeats=2, leakage_k=5,
-                          random_state=3)
+    return audit_protocol({"pixels": X, "half": X[:, ::2]}, y, detectors=FAST, repeats=2, leakage_k=5, random_state=3)
 
 
 def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
@@ -1201,16 +1323,22 @@ def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
             part = d["representations"][rep]["ensemble" if det == "ensemble" else "detectors"]
             got = part if det == "ensemble" else part[det]
             assert list(got) == list(expected)
-            _same({k: np.nan if v is None else v for k, v in got.items()},
-                  {k: np.nan if v is None else v for k, v in expected.items()})
+            _same(
+                {k: np.nan if v is None else v for k, v in got.items()},
+                {k: np.nan if v is None else v for k, v in expected.items()},
+            )
             assert s.spearman == sp and d["representations"][rep]["leakage"]["spearman"][det] == sp.to_dict()
             old_row = res.summary(rep, det)  # the dict API delegates to the typed summary
             assert old_row["spearman_n_pairs"] == sp.n_pairs and old_row["spearman_reason"] == sp.reason
             _same({k: old_row[k] for k in SUMMARY_KEYS}, row)
         # mean: each statistic averaged over the detectors; worst: the largest, with the first detector that has it
         dets = [legacy[det] for det in res.detector_names]
-        mean = {k: float(np.mean([x[k] for x in dets if np.isfinite(x[k])])) if any(np.isfinite(x[k]) for x in dets)
-                else np.nan for k in SUMMARY_KEYS}
+        mean = {
+            k: float(np.mean([x[k] for x in dets if np.isfinite(x[k])]))
+            if any(np.isfinite(x[k]) for x in dets)
+            else np.nan
+            for k in SUMMARY_KEYS
+        }
         mean.update(n_classes=max(x["n_classes"] for x in dets), n_detectors=len(dets))
         _same(summ.mean.stats(), mean)
         _same(res.detector_average(rep), mean)
@@ -1248,11 +1376,11 @@ def test_typed_summary_is_computed_once(digits, monkeypatch):
         def wrapper(*args, **kwargs):
             calls[name] += 1
             return fn(*args, **kwargs)
+
         return wrapper
 
     monkeypatch.setattr(result_module, "instability_rates", counted("rates", result_module.instability_rates))
-    monkeypatch.setattr(result_module, "spearman_correlation",
-                        counted("spearman", result_module.spearman_correlation))
+    monkeypatch.setattr(result_module, "spearman_correlation", counted("spearman", result_module.spearman_correlation))
     first = res.summaries
     R, D, _, S = res.auroc.shape
     assert calls == {"rates": R * (D + 1) * (1 + S), "spearman": R * (D + 1)}

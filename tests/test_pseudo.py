@@ -7,13 +7,24 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from auditad.errors import InvalidInputError, SkippedItemWarning
-from auditad.selection.pseudo import (cross_probe, diverse_probe, element_probe, feature_probe, home_values, make_probe,
-                            random_probe, sequence_probe)
+from auditad.selection.pseudo import (
+    cross_probe,
+    diverse_probe,
+    element_probe,
+    feature_probe,
+    home_values,
+    make_probe,
+    random_probe,
+    sequence_probe,
+)
 
 
-@given(R=arrays(np.float64, st.tuples(st.integers(1, 12), st.integers(1, 6)),
-                elements=st.floats(-1e6, 1e6, allow_nan=False)),
-       seed=st.integers(0, 2**32 - 1))
+@given(
+    R=arrays(
+        np.float64, st.tuples(st.integers(1, 12), st.integers(1, 6)), elements=st.floats(-1e6, 1e6, allow_nan=False)
+    ),
+    seed=st.integers(0, 2**32 - 1),
+)
 @settings(max_examples=60, deadline=None)
 def test_feature_probe_takes_column_j_from_column_j(R, seed):
     P = feature_probe(R, random_state=seed).X
@@ -82,14 +93,19 @@ def test_element_probe_bad_n_swap():
 
 
 META_REF = {"class": ["fan"] * 6, "domain": ["src"] * 5 + ["tgt"], "attribute": ["a", "a", "a", "a", "b", "a"]}
-META_AUX = {"class": ["fan", "fan", "pump", "valve", "fan", "pump"],
-            "domain": ["src", "tgt", "src", "tgt", "src", "src"],
-            "attribute": ["c", "a", "a", "a", "a", "c"]}
+META_AUX = {
+    "class": ["fan", "fan", "pump", "valve", "fan", "pump"],
+    "domain": ["src", "tgt", "src", "tgt", "src", "src"],
+    "attribute": ["c", "a", "a", "a", "a", "c"],
+}
 
 
 def test_home_values_majority_and_declared():
-    assert home_values({k: np.array(v) for k, v in META_REF.items()}) == {"class": "fan", "domain": "src",
-                                                                           "attribute": "a"}
+    assert home_values({k: np.array(v) for k, v in META_REF.items()}) == {
+        "class": "fan",
+        "domain": "src",
+        "attribute": "a",
+    }
     assert home_values({"domain": np.array(["x", "y"])}) == {"domain": "x"}  # tie -> smallest
     assert home_values({"domain": np.array(["x", "y"])}, {"domain": "y"}) == {"domain": "y"}
 

@@ -35,8 +35,11 @@ def _bash_blocks(markdown: str) -> list[str]:
 
 
 def _test_command() -> str:
-    blocks = [b for b in _bash_blocks(_section((ROOT / "README.md").read_text(encoding="utf-8"), "Quick start"))
-              if "pytest" in b]
+    blocks = [
+        b
+        for b in _bash_blocks(_section((ROOT / "README.md").read_text(encoding="utf-8"), "Quick start"))
+        if "pytest" in b
+    ]
     assert len(blocks) == 1, f"expected one test command in the README's Quick start, found {blocks}"
     assert len(blocks[0].splitlines()) == 1, blocks[0]
     return blocks[0]
@@ -62,7 +65,7 @@ def test_ci_runs_the_readme_test_command_verbatim():
     assert not any(re.search(r"-m\s+pytest|py\.test", ln) for ln in lines)
     # its exit code is what CI reports (pytest's 5, "no tests collected", is turned into a failure)
     assert lines[lines.index(command) - 1] == "set +e"  # a failing run reaches the exit-code handling below
-    after = lines[lines.index(command) + 1:]
+    after = lines[lines.index(command) + 1 :]
     assert after[0] == "code=$?" and 'exit "$code"' in after and any('"$code" -eq 5' in ln for ln in after)
 
 
@@ -88,8 +91,17 @@ def _ignore(folder, names):
 def _copy_checkout(dest: Path) -> None:
     """Copy the files git knows of (tracked or not ignored: no local data folders), else the tree minus caches."""
     try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                                capture_output=True, check=True, timeout=60).stdout.decode("utf-8").split("\0")
+        listed = (
+            subprocess.run(
+                ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                cwd=ROOT,
+                capture_output=True,
+                check=True,
+                timeout=60,
+            )
+            .stdout.decode("utf-8")
+            .split("\0")
+        )
     except (OSError, subprocess.SubprocessError):
         shutil.copytree(ROOT, dest, ignore=_ignore)
         return
@@ -109,8 +121,15 @@ def _bare_pytest(checkout: Path, site: Path, tmp: Path, *args: str) -> subproces
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTEST_ADDOPTS")}
     env["PYTHONPATH"] = str(site)  # auditad "installed" outside the checkout, found before the checkout's copy
     env["MPLBACKEND"] = "Agg"
-    return subprocess.run([sys.executable, str(entry), "-p", "no:cacheprovider", *args], cwd=checkout, env=env,
-                          capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, str(entry), "-p", "no:cacheprovider", *args],
+        cwd=checkout,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tmp_path):
@@ -123,7 +142,8 @@ def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tm
         "from pathlib import Path\n"
         "import auditad\n\n\n"
         "def test_which_copy():\n"
-        f"    assert Path(auditad.__file__).resolve().parent == Path({str(checkout / 'auditad')!r}).resolve()\n")
+        f"    assert Path(auditad.__file__).resolve().parent == Path({str(checkout / 'auditad')!r}).resolve()\n"
+    )
 
     # every test and doctest collected (0 errors), and the probe run: the checkout's package is the one tested
     proc = _bare_pytest(checkout, site, tmp_path, "-q", "-k", "which_copy")
@@ -135,4 +155,6 @@ def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tm
     # control: without the checkout on sys.path the same command fails as the issue describes, so the
     # check above can fail
     ctrl = _bare_pytest(checkout, site, tmp_path, "-q", "--collect-only", "-o", "pythonpath=")
-    assert ctrl.returncode != 0 and "import file mismatch" in ctrl.stdout + ctrl.stderr, (ctrl.stdout + ctrl.stderr)[-3000:]
+    assert ctrl.returncode != 0 and "import file mismatch" in ctrl.stdout + ctrl.stderr, (ctrl.stdout + ctrl.stderr)[
+        -3000:
+    ]

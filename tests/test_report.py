@@ -103,11 +103,21 @@ def test_demo_writes_the_report_and_prints_its_path(demo):
     assert lines[-1] == f"report: {(out / 'digits' / 'report.html').resolve()}"
     files = set(tree_bytes(out))
     assert {"index.html", "digits/report.html", "digits/summary.json"} <= files
-    svgs = {f[len("digits/figures/"):-4] for f in files if f.startswith("digits/figures/") and f.endswith(".svg")}
-    pdfs = {f[len("digits/figures/"):-4] for f in files if f.startswith("digits/figures/") and f.endswith(".pdf")}
-    assert svgs == pdfs and {"leakage_vs_k", "protocol_heatmap_pixels", "protocol_heatmap_pca16", "nulls_auroc",
-                             "landscapes", "selection"} <= svgs
-    tables = {f[len("digits/tables/"):] for f in files if f.startswith("digits/tables/")}
+    svgs = {f[len("digits/figures/") : -4] for f in files if f.startswith("digits/figures/") and f.endswith(".svg")}
+    pdfs = {f[len("digits/figures/") : -4] for f in files if f.startswith("digits/figures/") and f.endswith(".pdf")}
+    assert (
+        svgs == pdfs
+        and {
+            "leakage_vs_k",
+            "protocol_heatmap_pixels",
+            "protocol_heatmap_pca16",
+            "nulls_auroc",
+            "landscapes",
+            "selection",
+        }
+        <= svgs
+    )
+    tables = {f[len("digits/tables/") :] for f in files if f.startswith("digits/tables/")}
     stems = {t.rsplit(".", 1)[0] for t in tables}
     assert {"leakage", "protocol_summary", "protocol_auroc", "nulls", "landscape_regions", "selection"} <= stems
     for stem in stems:  # every table in CSV, Markdown and LaTeX with booktabs
@@ -158,8 +168,11 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     assert obs["p_value"] == direct["auroc"].p_value
     # each detector's own AUROC(c) is placed on the null (an average of detectors has no p-value)
     for det in ("knn", "iforest", "lof"):
-        row = [r for r in summary["protocol"]["representations"]["pixels"]["per_class"]
-               if r["detector"] == det and r["class"] == pc["class"]][0]
+        row = [
+            r
+            for r in summary["protocol"]["representations"]["pixels"]["per_class"]
+            if r["detector"] == det and r["class"] == pc["class"]
+        ][0]
         assert pc["observed"]["pixels"][det]["auroc"] == row["auroc"]
     assert "ensemble" not in pc["observed"]["pixels"]
     # the benchmark's anomaly ratio is the mean test-set share of the class-split tasks
@@ -169,10 +182,13 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     assert sel["n_tasks"] == 10 and sel["best"]["key"] in sel["by_selector"]
     assert sel["by_selector"]["oracle"]["regret"] == 0.0
     # default gates (warnings) were evaluated and recorded
-    assert [g["rule"] for g in summary["gates"]] == ["leakage.L_k <= 0.5", "protocol.worst.rho_dir <= 0.2",
-                                                     "protocol.worst.rho_inv_sig <= 0",
-                                                     "duplicates.conflicting_rows <= 0",
-                                                     "duplicates.train_test_overlap <= 0.01"]
+    assert [g["rule"] for g in summary["gates"]] == [
+        "leakage.L_k <= 0.5",
+        "protocol.worst.rho_dir <= 0.2",
+        "protocol.worst.rho_inv_sig <= 0",
+        "duplicates.conflicting_rows <= 0",
+        "duplicates.train_test_overlap <= 0.01",
+    ]
     # Isolation Forest inverts one digit significantly on raw pixels: the default gates say so and name the pair,
     # where the detector-mean AUROC (the ensemble) hides it
     inv = summary["gates"][2]
@@ -198,8 +214,16 @@ def test_demo_html_is_self_contained_and_well_formed(demo):
     figures = [p for p in (out / "digits" / "figures").glob("*.svg")]
     assert page.tags.count("svg") == len(figures)  # every figure inlined
     assert "<?xml" not in html and "<!DOCTYPE svg" not in html and "<metadata>" not in html
-    for section in ("leakage", "protocol", "duplicates", "nulls", "landscapes", "selection", "gates",
-                    "reproducibility"):
+    for section in (
+        "leakage",
+        "protocol",
+        "duplicates",
+        "nulls",
+        "landscapes",
+        "selection",
+        "gates",
+        "reproducibility",
+    ):
         assert section in page.ids
     assert "banner" in page.classes
     assert '<meta name="viewport"' in html and "@media print" in html
@@ -229,11 +253,19 @@ def test_demo_output_feeds_gate_and_appendix_commands(demo, tmp_path):
     # the captions of summary.json reach the LaTeX tables
     assert any("digits: neighbourhood class leakage" in (tmp_path / "appendix" / t).read_text() for t in tables)
     if shutil.which("pdflatex"):
-        (tmp_path / "paper.tex").write_text("\\documentclass{article}\n\\usepackage{booktabs}\n"
-                                            "\\usepackage{graphicx}\n\\begin{document}\n"
-                                            "\\input{appendix/appendix.tex}\n\\end{document}\n")
-        proc = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=180, stdin=subprocess.DEVNULL)
+        (tmp_path / "paper.tex").write_text(
+            "\\documentclass{article}\n\\usepackage{booktabs}\n"
+            "\\usepackage{graphicx}\n\\begin{document}\n"
+            "\\input{appendix/appendix.tex}\n\\end{document}\n"
+        )
+        proc = subprocess.run(
+            ["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "paper.tex"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            stdin=subprocess.DEVNULL,
+        )
         assert proc.returncode == 0, proc.stdout[-3000:]
         assert (tmp_path / "paper.pdf").read_bytes()[:5] == b"%PDF-"
 
@@ -252,19 +284,25 @@ def toy(tmp_path):
     import pandas as pd
 
     pd.DataFrame({"label": labels, "domain": domain, "anomaly": anomaly}).to_csv(d / "labels.csv", index=False)
-    settings = ("[settings]\nseed = 3\nleakage_k = [5, 1]\ndetectors = ['knn']\nnull_runs = 100\n"
-                "landscape_resolution = 21\nlandscape_metrics = ['auroc', 'aupr_trap']\n"
-                "null_metrics = ['auroc', 'ap']\n")
-    bench = ("[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = { raw = 'emb.npy' }\n"
-             "columns = { domain = 'domain', anomaly = 'anomaly' }\n")
+    settings = (
+        "[settings]\nseed = 3\nleakage_k = [5, 1]\ndetectors = ['knn']\nnull_runs = 100\n"
+        "landscape_resolution = 21\nlandscape_metrics = ['auroc', 'aupr_trap']\n"
+        "null_metrics = ['auroc', 'ap']\n"
+    )
+    bench = (
+        "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = { raw = 'emb.npy' }\n"
+        "columns = { domain = 'domain', anomaly = 'anomaly' }\n"
+    )
     (d / "audit.toml").write_text("version = 1\n" + settings + "\n" + bench)
     return d, settings, bench
 
 
 def test_two_benchmarks_index_and_escaped_label(toy):
     d, settings, bench = toy
-    second = ("[[benchmarks]]\nname = 'toy-pca'\nlabels = 'labels.csv'\nembeddings = 'emb.npy'\n"
-              "gates = ['warn: leakage.L_k <= 0.0001']\n[benchmarks.settings]\nprotocol = 'one_class'\n")
+    second = (
+        "[[benchmarks]]\nname = 'toy-pca'\nlabels = 'labels.csv'\nembeddings = 'emb.npy'\n"
+        "gates = ['warn: leakage.L_k <= 0.0001']\n[benchmarks.settings]\nprotocol = 'one_class'\n"
+    )
     (d / "two.toml").write_text("version = 1\n" + settings + "\n" + bench + "\n" + second)
     code, stdout, stderr = run_cli(["audit", str(d / "two.toml"), "--out", str(d / "out"), "--quiet"])
     assert code == 0, stderr  # the failed gate is a warning
@@ -298,16 +336,40 @@ def test_gate_exit_codes_junit_and_markdown(toy):
 
     d = toy[0]
     flags = ["audit", "--embeddings", f"raw={d / 'emb.npy'}", "--labels", str(d / "labels.csv"), "--quiet"]
-    manifest = write_manifest(make_selection_benchmark(n_tasks=2, n_source=30, n_target=4, n_test=20,
-                                                       n_auxiliary=10, families=("clean", "noisy"),
-                                                       poolings=("mean",), scorings=("knn",), random_state=0),
-                              d / "selection")
+    manifest = write_manifest(
+        make_selection_benchmark(
+            n_tasks=2,
+            n_source=30,
+            n_target=4,
+            n_test=20,
+            n_auxiliary=10,
+            families=("clean", "noisy"),
+            poolings=("mean",),
+            scorings=("knn",),
+            random_state=0,
+        ),
+        d / "selection",
+    )
     # a failing fail-level gate: exit 1, the report is still written, JUnit and Markdown too
-    code, stdout, _ = run_cli(flags + ["--out", str(d / "o1"), "--gate", "leakage.L_k <= 0.0001",
-                                       "--gate", "warn: protocol.mean.rho_dir <= 1",
-                                       "--gate", "selection.by_selector.oracle.regret == 0",
-                                       "--manifest", str(manifest),
-                                       "--junit", str(d / "j.xml"), "--markdown", str(d / "ci.md")])
+    code, stdout, _ = run_cli(
+        flags
+        + [
+            "--out",
+            str(d / "o1"),
+            "--gate",
+            "leakage.L_k <= 0.0001",
+            "--gate",
+            "warn: protocol.mean.rho_dir <= 1",
+            "--gate",
+            "selection.by_selector.oracle.regret == 0",
+            "--manifest",
+            str(manifest),
+            "--junit",
+            str(d / "j.xml"),
+            "--markdown",
+            str(d / "ci.md"),
+        ]
+    )
     assert code == 1
     summary = json.loads((d / "o1" / "labels" / "summary.json").read_text())
     jsonschema.validate(summary, schema())
@@ -345,12 +407,21 @@ def test_same_config_and_seed_give_identical_bytes(toy):
 
 BAD = {
     "typo": ("[settings]\nsede = 1\n", None, r"settings: unknown key 'sede'; did you mean 'seed'"),
-    "missing file": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = 'nope.npy'\n",
-                     r"embeddings.raw = 'nope.npy': file not found|nope.npy"),
-    "outside": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = '../emb.npy'\n",
-                r"outside the config folder"),
-    "one class": (None, "[[benchmarks]]\nname = 'toy'\nlabels = 'one.csv'\nembeddings = 'emb.npy'\n",
-                  r"at least 2 classes"),
+    "missing file": (
+        None,
+        "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = 'nope.npy'\n",
+        r"embeddings.raw = 'nope.npy': file not found|nope.npy",
+    ),
+    "outside": (
+        None,
+        "[[benchmarks]]\nname = 'toy'\nlabels = 'labels.csv'\nembeddings = '../emb.npy'\n",
+        r"outside the config folder",
+    ),
+    "one class": (
+        None,
+        "[[benchmarks]]\nname = 'toy'\nlabels = 'one.csv'\nembeddings = 'emb.npy'\n",
+        r"at least 2 classes",
+    ),
     "gate section": ("gates = ['leakge.L_k <= 0.5']\n", None, r"unknown gate metric 'leakge.L_k'"),
     "gate path": ("gates = ['leakage.L_kk <= 0.5']\n", None, r"unknown gate metric 'leakage.L_kk'"),
 }
@@ -395,17 +466,19 @@ def test_output_folder_that_is_a_file_or_foreign_folder(toy):
 def test_inline_svg_prefixes_ids_and_references():
     from auditad.report.render import inline_svg
 
-    svg = (b'<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x">\n'
-           b'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="10pt" height="5pt" viewBox="0 0 10 5" '
-           b'xmlns="http://www.w3.org/2000/svg"><metadata>m</metadata><defs><style type="text/css">*{}</style>'
-           b'<clipPath id="p1"><rect/></clipPath><path id="g"/></defs>'
-           b'<g clip-path="url(#p1)"><use xlink:href="#g"/><use xlink:href="#other"/></g></svg>')
+    svg = (
+        b'<?xml version="1.0"?>\n<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN" "x">\n'
+        b'<svg xmlns:xlink="http://www.w3.org/1999/xlink" width="10pt" height="5pt" viewBox="0 0 10 5" '
+        b'xmlns="http://www.w3.org/2000/svg"><metadata>m</metadata><defs><style type="text/css">*{}</style>'
+        b'<clipPath id="p1"><rect/></clipPath><path id="g"/></defs>'
+        b'<g clip-path="url(#p1)"><use xlink:href="#g"/><use xlink:href="#other"/></g></svg>'
+    )
     out = str(inline_svg(svg, "f7", 'a <b> & "c"'))
     assert out.startswith("<svg") and "<?xml" not in out and "DOCTYPE" not in out and "metadata" not in out
     assert 'id="f7-p1"' in out and "url(#f7-p1)" in out and 'xlink:href="#f7-g"' in out
     assert 'xlink:href="#other"' in out  # not an id of this figure: left alone
     assert 'width="10pt"' not in out and 'style="max-width:10pt"' in out
-    assert "<title id=\"f7-title\">a &lt;b&gt; &amp; &#34;c&#34;</title>" in out
+    assert '<title id="f7-title">a &lt;b&gt; &amp; &#34;c&#34;</title>' in out
 
 
 def test_plot_leakage_curve_draws_L_against_sorted_k():
@@ -454,13 +527,31 @@ def _inputs(X, y, *, settings=None, columns=None, gates=(), command_line=()):
     from auditad.audit.config import validate_settings
     from auditad.audit.loader import BenchmarkInputs
 
-    s = validate_settings({"detectors": ["knn"], "null_runs": 50, "landscape_resolution": 11,
-                           "null_metrics": ["auroc", "ap"], "leakage_k": [3, 1], **(settings or {})})
-    bench = Benchmark(name="tiny", y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)},
-                      sources={})
-    return BenchmarkInputs(name="tiny", benchmark=bench, columns=columns or {}, selection=None, settings=s,
-                           gates=tuple(gates), inputs=(), config_text="version = 1\n", config_name="tiny.toml",
-                           config_sha256="0" * 64, config_origin="file", command_line=tuple(command_line))
+    s = validate_settings(
+        {
+            "detectors": ["knn"],
+            "null_runs": 50,
+            "landscape_resolution": 11,
+            "null_metrics": ["auroc", "ap"],
+            "leakage_k": [3, 1],
+            **(settings or {}),
+        }
+    )
+    bench = Benchmark(name="tiny", y=np.asarray(y), representations={"raw": np.asarray(X, dtype=float)}, sources={})
+    return BenchmarkInputs(
+        name="tiny",
+        benchmark=bench,
+        columns=columns or {},
+        selection=None,
+        settings=s,
+        gates=tuple(gates),
+        inputs=(),
+        config_text="version = 1\n",
+        config_name="tiny.toml",
+        config_sha256="0" * 64,
+        config_origin="file",
+        command_line=tuple(command_line),
+    )
 
 
 def _separated(n_per=12, K=3, gap=100.0):
@@ -483,8 +574,10 @@ def test_leakage_section_from_result_objects_and_degenerate_reading():
 
     X, y = _separated()
     ctx = Context(_inputs(X, y))
-    ctx.results["leakage"] = {"representations": {"raw": leakage(X, y, k=[3, 1]),
-                                                  "half": leakage(X[:, :1], y, k=[3, 1])}, "columns": {}}
+    ctx.results["leakage"] = {
+        "representations": {"raw": leakage(X, y, k=[3, 1]), "half": leakage(X[:, :1], y, k=[3, 1])},
+        "columns": {},
+    }
     sec = section.build(ctx)
     assert sec.id == "leakage" and sec.status == "ok" and sec.references[0][0] == "testing-the-test"
     assert sec.reading == ""  # written by the orchestrator once the gates were evaluated
@@ -506,9 +599,21 @@ def test_leakage_section_from_result_objects_and_degenerate_reading():
 def test_protocol_and_nulls_readings_say_what_is_true_in_degenerate_cases():
     from auditad.report.sections import nulls, protocol
 
-    base = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
-            "mean": {"n_classes": 3, "mean_auc": 1.0, "sigma2_auc": 0.0, "range_auc": 0.0, "rho_inv": 0.0,
-                     "rho_rnd": 0.0, "rho_dir": 0.0, "spearman_leakage_auroc": None}}
+    base = {
+        "protocol": "leave_one_class_out",
+        "epsilon": 0.05,
+        "representation_names": ["raw"],
+        "mean": {
+            "n_classes": 3,
+            "mean_auc": 1.0,
+            "sigma2_auc": 0.0,
+            "range_auc": 0.0,
+            "rho_inv": 0.0,
+            "rho_rnd": 0.0,
+            "rho_dir": 0.0,
+            "spearman_leakage_auroc": None,
+        },
+    }
 
     def reading(rhos):
         dets = {d: {"rho_dir": r} for d, r in rhos.items()}
@@ -520,10 +625,17 @@ def test_protocol_and_nulls_readings_say_what_is_true_in_degenerate_cases():
     assert "the least stable are knn, lof" in reading({"knn": 0.5, "lof": 0.5, "iforest": 0.1})
     assert "the least stable is lof (ρ_dir = 0.500)" in reading({"knn": 0.1, "lof": 0.5})
     # one count for every class: a number, not a range "30–30"
-    pc = {"class": 0, "n_pos": 30, "n_neg": 60, "ratio": 1 / 3,
-          "nulls": {"auroc": {"std": 0.06, "q99": 0.64}}, "observed": {"raw": {"knn": {"above_q95": True}}}}
-    text = nulls.reading({"per_class": [pc, {**pc, "class": 1}], "n_observed": 2, "share_above_q99": 1.0,
-                          "representation": "raw"})
+    pc = {
+        "class": 0,
+        "n_pos": 30,
+        "n_neg": 60,
+        "ratio": 1 / 3,
+        "nulls": {"auroc": {"std": 0.06, "q99": 0.64}},
+        "observed": {"raw": {"knn": {"above_q95": True}}},
+    }
+    text = nulls.reading(
+        {"per_class": [pc, {**pc, "class": 1}], "n_observed": 2, "share_above_q99": 1.0, "representation": "raw"}
+    )
     assert "30 anomalies and 60 normals (anomaly share 33.3%)" in text
 
 
@@ -531,8 +643,15 @@ def test_reading_thresholds_switch_at_the_default_gate():
     from auditad.report.sections import leakage, protocol, threshold
 
     def lk(L):
-        return {"L_k": L, "chance": 0.9, "k": 10, "representation": "raw", "ratio_to_chance": L / 0.9,
-                "representations": {"raw": {"L_k": L, "per_class": []}}, "columns": {}}
+        return {
+            "L_k": L,
+            "chance": 0.9,
+            "k": 10,
+            "representation": "raw",
+            "ratio_to_chance": L / 0.9,
+            "representations": {"raw": {"L_k": L, "per_class": []}},
+            "columns": {},
+        }
 
     def leak_reading(L):
         return leakage.reading(lk(L), conditions=_conditions({"leakage": lk(L)}, "leakage"))
@@ -541,8 +660,12 @@ def test_reading_thresholds_switch_at_the_default_gate():
     assert "at most 0.5" in leak_reading(t) and "above 0.5" in leak_reading(np.nextafter(t, 1))
     t = threshold("protocol")
     m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
-    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"],
-            "representations": {"raw": {"detectors": {}}}}
+    part = {
+        "protocol": "leave_one_class_out",
+        "epsilon": 0.05,
+        "representation_names": ["raw"],
+        "representations": {"raw": {"detectors": {}}},
+    }
 
     def prot_reading(rho):
         p = {**part, "mean": m, "worst": {"rho_dir": rho}}
@@ -552,7 +675,8 @@ def test_reading_thresholds_switch_at_the_default_gate():
     assert "above 0.2" in prot_reading(np.nextafter(t, 1))
     # without the gate's result, no reading states a threshold
     assert "default gate" not in leakage.reading(lk(t)) and "default gate" not in protocol.reading(
-        {**part, "mean": m, "worst": {"rho_dir": t}})
+        {**part, "mean": m, "worst": {"rho_dir": t}}
+    )
 
 
 def test_readings_state_the_gate_result_and_never_compare_again():
@@ -565,17 +689,40 @@ def test_readings_state_the_gate_result_and_never_compare_again():
         rule = DEFAULT_RULES[name]
         return GateResult(rule, rule.level, passed, 0.0, "")
 
-    lk = {"L_k": 0.1, "chance": 0.9, "k": 10, "representation": "raw", "ratio_to_chance": 0.1 / 0.9,
-          "representations": {"raw": {"L_k": 0.1, "per_class": []}}, "columns": {}}
+    lk = {
+        "L_k": 0.1,
+        "chance": 0.9,
+        "k": 10,
+        "representation": "raw",
+        "ratio_to_chance": 0.1 / 0.9,
+        "representations": {"raw": {"L_k": 0.1, "per_class": []}},
+        "columns": {},
+    }
     assert "L_k is above 0.5" in leakage.reading(lk, conditions={"leakage": result("leakage", False)})
     m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0}
-    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
-            "representations": {"raw": {"detectors": {}}}, "worst": {"rho_dir": 0.9}}
+    part = {
+        "protocol": "leave_one_class_out",
+        "epsilon": 0.05,
+        "representation_names": ["raw"],
+        "mean": m,
+        "representations": {"raw": {"detectors": {}}},
+        "worst": {"rho_dir": 0.9},
+    }
     assert "is at most 0.2" in protocol.reading(part, conditions={"protocol": result("protocol", True)})
-    dup = {"n": 10, "representations": {"raw": {}}, "rows_in_groups": 0, "near_pairs": None, "kind": "classes",
-           "train_test_overlap": 0.5, "train_test_overlap_mean": 0.1, "max_abs_delta_auroc": None,
-           "train_test_overlap_where": {"class": 1, "representation": "raw"}}
-    assert "within the 1% of the default gate" in duplicates.reading(dup, conditions={"overlap": result("overlap", True)})
+    dup = {
+        "n": 10,
+        "representations": {"raw": {}},
+        "rows_in_groups": 0,
+        "near_pairs": None,
+        "kind": "classes",
+        "train_test_overlap": 0.5,
+        "train_test_overlap_mean": 0.1,
+        "max_abs_delta_auroc": None,
+        "train_test_overlap_where": {"class": 1, "representation": "raw"},
+    }
+    assert "within the 1% of the default gate" in duplicates.reading(
+        dup, conditions={"overlap": result("overlap", True)}
+    )
 
 
 @pytest.fixture(scope="module")
@@ -584,8 +731,12 @@ def tiny_run(tmp_path_factory):
     from auditad.gates.checks import parse_rule
 
     X, y = _separated()
-    inputs = _inputs(X, y, gates=[parse_rule("warn: leakage.L_k <= 0.1")],
-                     command_line=("--seed 0", "--gate 'warn: leakage.L_k <= 0.1'"))
+    inputs = _inputs(
+        X,
+        y,
+        gates=[parse_rule("warn: leakage.L_k <= 0.1")],
+        command_line=("--seed 0", "--gate 'warn: leakage.L_k <= 0.1'"),
+    )
     return run_audit([inputs], tmp_path_factory.mktemp("tiny") / "out")
 
 
@@ -608,8 +759,17 @@ def test_rendered_sections_parse_with_sources_configuration_and_not_applicable(t
 
     html = (tiny_run.out / "tiny" / "report.html").read_text(encoding="utf-8")
     page = parse(html)
-    for sid in ("leakage", "protocol", "duplicates", "nulls", "landscapes", "selection", "gates", "reproducibility",
-                "references"):
+    for sid in (
+        "leakage",
+        "protocol",
+        "duplicates",
+        "nulls",
+        "landscapes",
+        "selection",
+        "gates",
+        "reproducibility",
+        "references",
+    ):
         assert sid in page.ids, sid
     sel = re.search(r'<section id="selection">(.*?)</section>', html, flags=re.S).group(1)
     assert "Not applicable: no model-selection manifest was given." in sel and "<svg" not in sel
@@ -641,15 +801,19 @@ def test_bounded_summary_moves_per_class_lists_to_csv(demo):
     ref = small["nulls"]["per_class"]
     assert ref == {"csv": "data/summary/nulls.per_class.csv", "n_rows": 10}
     frame = files[ref["csv"]]
-    assert list(frame["observed.pixels.knn.p_value"]) == [pc["observed"]["pixels"]["knn"]["p_value"]
-                                                      for pc in summary["nulls"]["per_class"]]
+    assert list(frame["observed.pixels.knn.p_value"]) == [
+        pc["observed"]["pixels"]["knn"]["p_value"] for pc in summary["nulls"]["per_class"]
+    ]
     conf = files[small["leakage"]["representations"]["pixels"]["confusion"]["csv"]]
     full = np.array(summary["leakage"]["representations"]["pixels"]["confusion"])
     assert len(conf) == np.count_nonzero(full)
     assert all(full[r.row, r.column] == r.value for r in conf.itertuples())
     assert isinstance(frame, pd.DataFrame)
     # statistics used by gates stay inline
-    assert small["leakage"]["L_k"] == summary["leakage"]["L_k"] and small["protocol"]["mean"] == summary["protocol"]["mean"]
+    assert (
+        small["leakage"]["L_k"] == summary["leakage"]["L_k"]
+        and small["protocol"]["mean"] == summary["protocol"]["mean"]
+    )
     assert len(json.dumps(small)) < len(json.dumps(summary))
 
 
@@ -673,14 +837,17 @@ def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path)
 
 
 # --------------------------------------------------------------------------- benchmark kinds
-@pytest.mark.parametrize("y, label_column, expected", [
-    (None, None, "anomaly"),                        # no class label column at all
-    ([0, 1, 0, 1], None, "anomaly"),                # the labels are the anomaly flags (ADBench .npz: y)
-    ([0, 1, 0, 1], "y", "anomaly"),                 # the same column named both ways
-    ([0, 1, 0, 1], "cls", "both"),                  # another column, even with equal values: kept as classes
-    (["a", "b", "a", "b"], None, "both"),
-    ([0, 1, 1, 1], None, "both"),
-])
+@pytest.mark.parametrize(
+    "y, label_column, expected",
+    [
+        (None, None, "anomaly"),  # no class label column at all
+        ([0, 1, 0, 1], None, "anomaly"),  # the labels are the anomaly flags (ADBench .npz: y)
+        ([0, 1, 0, 1], "y", "anomaly"),  # the same column named both ways
+        ([0, 1, 0, 1], "cls", "both"),  # another column, even with equal values: kept as classes
+        (["a", "b", "a", "b"], None, "both"),
+        ([0, 1, 1, 1], None, "both"),
+    ],
+)
 def test_benchmark_kind(y, label_column, expected):
     from auditad.audit.loader import benchmark_kind
 
@@ -701,9 +868,14 @@ def anomaly_only(tmp_path_factory):
     X = np.r_[rng.normal(size=(60, 3)) + np.repeat(np.arange(3), 20)[:, None] * 8.0, rng.normal(size=(6, 3)) + 50]
     y = np.r_[np.zeros(60, int), np.ones(6, int)]
     np.savez(d / "data.npz", X=X, y=y)
-    cfg = config_from_paths({"raw": d / "data.npz"}, d / "data.npz", name="adb", embeddings_key="X",
-                            columns={"anomaly": "y"}, overrides={"null_runs": 50, "landscape_resolution": 11,
-                                                                 "leakage_k": [3], "detectors": ["knn"]})
+    cfg = config_from_paths(
+        {"raw": d / "data.npz"},
+        d / "data.npz",
+        name="adb",
+        embeddings_key="X",
+        columns={"anomaly": "y"},
+        overrides={"null_runs": 50, "landscape_resolution": 11, "leakage_k": [3], "detectors": ["knn"]},
+    )
     return load_inputs(cfg.benchmarks[0], cfg), d
 
 
@@ -755,11 +927,13 @@ def test_gate_on_a_section_that_is_not_applicable_names_the_reason(anomaly_only,
     from auditad.gates.checks import parse_rule
 
     inputs = replace(anomaly_only[0], gates=(parse_rule("protocol.worst.rho_dir <= 0.2"),))
-    with pytest.raises(InvalidInputError, match=r"addresses 'protocol.worst.rho_dir', which is not applicable: one "
-                                                 r"evaluation task"):
+    with pytest.raises(
+        InvalidInputError,
+        match=r"addresses 'protocol.worst.rho_dir', which is not applicable: one "
+        r"evaluation task",
+    ):
         run_audit([inputs], tmp_path / "out")
     assert not (tmp_path / "out").exists()
-
 
 
 def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
@@ -779,8 +953,13 @@ def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
     import html as html_module
 
     text = html_module.unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html)))
-    for canned in ("least stable", "most mixed", "Spearman correlation between a class's leakage L_k(c) and its "
-                   "AUROC(c) is -", "seed" + " 00", "SP" + "EC"):
+    for canned in (
+        "least stable",
+        "most mixed",
+        "Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is -",
+        "seed" + " 00",
+        "SP" + "EC",
+    ):
         assert canned not in text, canned
     assert "No class has a neighbour from another class" in text
     assert "No detector's score direction flips between classes" in text
@@ -797,23 +976,49 @@ def test_degenerate_benchmark_readings_state_what_is_true(tmp_path):
 def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
     from auditad.report.sections import leakage, protocol
 
-    lk = {"L_k": 0.1, "chance": 0.9, "k": 10, "representation": "a", "ratio_to_chance": 0.1 / 0.9,
-          "backend": "approximate", "columns": {},
-          "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": 0.9871},
-                              "b": {"L_k": 0.2, "per_class": [], "recall": 0.95}}}
+    lk = {
+        "L_k": 0.1,
+        "chance": 0.9,
+        "k": 10,
+        "representation": "a",
+        "ratio_to_chance": 0.1 / 0.9,
+        "backend": "approximate",
+        "columns": {},
+        "representations": {
+            "a": {"L_k": 0.1, "per_class": [], "recall": 0.9871},
+            "b": {"L_k": 0.2, "per_class": [], "recall": 0.95},
+        },
+    }
     text = leakage.reading(lk)
     assert "approximate search (backend 'approximate')" in text and "a 0.987, b 0.950" in text
     exact = {**lk, "backend": "exact", "representations": {"a": {"L_k": 0.1, "per_class": [], "recall": None}}}
     assert "recall" not in leakage.reading(exact) and "may differ slightly" in text
-    perfect = {**lk, "representations": {"a": {"L_k": 0.0, "per_class": [], "recall": 1.0}}, "L_k": 0.0,
-               "ratio_to_chance": 0.0}
+    perfect = {
+        **lk,
+        "representations": {"a": {"L_k": 0.0, "per_class": [], "recall": 1.0}},
+        "L_k": 0.0,
+        "ratio_to_chance": 0.0,
+    }
     text = leakage.reading(perfect)
     assert "every sampled query found its exact neighbours" in text and "0 times" not in text
     assert "none of the 10 nearest neighbours of any sample carries another class label (L_k = 0)" in text
-    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
-         "rho_dir": 0.0}
-    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
-            "representations": {"raw": {"detectors": {}}}, "settings": {"max_test_normals": 10000}}
+    m = {
+        "n_classes": 3,
+        "mean_auc": 0.8,
+        "sigma2_auc": 0.01,
+        "range_auc": 0.2,
+        "rho_inv": 0.0,
+        "rho_rnd": 0.0,
+        "rho_dir": 0.0,
+    }
+    part = {
+        "protocol": "leave_one_class_out",
+        "epsilon": 0.05,
+        "representation_names": ["raw"],
+        "mean": m,
+        "representations": {"raw": {"detectors": {}}},
+        "settings": {"max_test_normals": 10000},
+    }
     assert "subsampled" not in protocol.reading(part)
     text = protocol.reading({**part, "test_normals_subsampled": True})
     assert "subsampled to at most 10\u202f000 per task (max_test_normals)" in text
@@ -822,16 +1027,29 @@ def test_readings_name_the_approximate_recall_and_the_test_normal_subsample():
 def test_the_protocol_reading_states_the_recall_of_approximate_neighbour_lists():
     from auditad.report.sections import protocol
 
-    m = {"n_classes": 3, "mean_auc": 0.8, "sigma2_auc": 0.01, "range_auc": 0.2, "rho_inv": 0.0, "rho_rnd": 0.0,
-         "rho_dir": 0.0}
-    part = {"protocol": "leave_one_class_out", "epsilon": 0.05, "representation_names": ["raw"], "mean": m,
-            "representations": {"raw": {"detectors": {}}},
-            "settings": {"neighbour_recall": {"raw": None}, "neighbour_recall_queries": 0}}
+    m = {
+        "n_classes": 3,
+        "mean_auc": 0.8,
+        "sigma2_auc": 0.01,
+        "range_auc": 0.2,
+        "rho_inv": 0.0,
+        "rho_rnd": 0.0,
+        "rho_dir": 0.0,
+    }
+    part = {
+        "protocol": "leave_one_class_out",
+        "epsilon": 0.05,
+        "representation_names": ["raw"],
+        "mean": m,
+        "representations": {"raw": {"detectors": {}}},
+        "settings": {"neighbour_recall": {"raw": None}, "neighbour_recall_queries": 0},
+    }
     assert "recall" not in protocol.reading(part)
     part["settings"] = {"neighbour_recall": {"raw": 0.9975}, "neighbour_recall_queries": 200}
     text = protocol.reading(part)
-    assert "approximate search; measured against exact search on 200 sampled rows per pass, their recall was " \
-           "0.998" in text
+    assert (
+        "approximate search; measured against exact search on 200 sampled rows per pass, their recall was 0.998" in text
+    )
 
 
 def _visible_text(html: str) -> str:
@@ -871,8 +1089,9 @@ def test_no_p_value_is_zero_and_no_interval_has_zero_width(demo):
 
     out = demo[0] / "digits"
     summary = json.loads((out / "summary.json").read_text())
-    zero_p = [p for p, v in _walk_numbers(summary) if p.rsplit(".", 1)[-1] in ("p_value", "p_holm", "max_p_value")
-              and v == 0]
+    zero_p = [
+        p for p, v in _walk_numbers(summary) if p.rsplit(".", 1)[-1] in ("p_value", "p_holm", "max_p_value") and v == 0
+    ]
     assert zero_p == []
     for csv in sorted(out.rglob("*.csv")):
         frame = pd.read_csv(csv)

@@ -60,7 +60,9 @@ def test_worked_example_hand_numbers():
     assert d["inverted_classes"] == ["b", "d"]
     assert d["up_classes"] == ["a", "e"] and d["down_classes"] == ["b"]
     assert d["dissenting_classes"] == ["b", "c", "d"]
-    assert d["mean_auc"] == pytest.approx(0.58) and d["sigma2_auc"] == pytest.approx(np.var([0.9, 0.3, 0.52, 0.48, 0.7]))
+    assert d["mean_auc"] == pytest.approx(0.58) and d["sigma2_auc"] == pytest.approx(
+        np.var([0.9, 0.3, 0.52, 0.48, 0.7])
+    )
     assert (d["min_auc"], d["max_auc"]) == (0.3, 0.9)
 
 
@@ -71,7 +73,12 @@ def _oracle_rates(values, eps):
     up = sum(1 for v, n in zip(values, near) if not n and v > 0.5)
     down = sum(1 for v, n in zip(values, near) if not n and v < 0.5)
     mean = sum(values) / K
-    return sum(near) / K, sum(v < 0.5 for v in values) / K, 1 - max(up, down) / K, sum((v - mean) ** 2 for v in values) / K
+    return (
+        sum(near) / K,
+        sum(v < 0.5 for v in values) / K,
+        1 - max(up, down) / K,
+        sum((v - mean) ** 2 for v in values) / K,
+    )
 
 
 @pytest.mark.parametrize("K", [2, 5, 10, 15, 30, 100])
@@ -97,7 +104,8 @@ def test_ruff_2018_table_1_cifar10():
     for method, (rnd, inv, rdir, near, inverted) in RUFF_EXPECTED.items():
         g = audit.group(method)
         assert (g.instability.rho_rnd, g.instability.rho_inv, g.instability.rho_dir) == pytest.approx(
-            (rnd, inv, rdir), abs=1e-12)
+            (rnd, inv, rdir), abs=1e-12
+        )
         assert g.to_dict()["near_random_classes"] == near
         assert g.to_dict()["inverted_classes"] == inverted
         assert g.instability.mean_auc == pytest.approx(np.mean(RUFF_2018[method]) / 100)
@@ -133,8 +141,9 @@ def test_p_values_equal_enumeration_of_all_rankings(n_pos, n_neg):
     pmf = _u_pmf_bruteforce(n_pos, n_neg)
     mn = n_pos * n_neg
     us = list(range(0, mn + 1))
-    table = pd.DataFrame({"method": "m", "class": [f"c{u}" for u in us], "auroc": [u / mn for u in us],
-                          "n_pos": n_pos, "n_neg": n_neg})
+    table = pd.DataFrame(
+        {"method": "m", "class": [f"c{u}" for u in us], "auroc": [u / mn for u in us], "n_pos": n_pos, "n_neg": n_neg}
+    )
     per = audit_results(table).per_class
     for u, row in zip(us, per.itertuples()):
         p_gt = sum(p for v, p in pmf.items() if v >= u)
@@ -158,8 +167,9 @@ def _scipy_case(n_pos, n_neg):
         y = np.arange(1, n_neg + 1, dtype=float)
         aurocs.append(u / mn)
         expected.append(mannwhitneyu(x, y, alternative="greater", method="exact").pvalue)
-    table = pd.DataFrame({"method": "m", "class": [f"c{i}" for i in range(len(aurocs))], "auroc": aurocs,
-                          "n_pos": n_pos, "n_neg": n_neg})
+    table = pd.DataFrame(
+        {"method": "m", "class": [f"c{i}" for i in range(len(aurocs))], "auroc": aurocs, "n_pos": n_pos, "n_neg": n_neg}
+    )
     per = audit_results(table).per_class
     return per["p_greater"].to_numpy(), np.array(expected)
 
@@ -201,7 +211,9 @@ def test_hanley_mcneil_se_matches_monte_carlo_under_exponential_scores(A, n_pos,
 def test_interval_and_se_values():
     # A = 1/2: SE^2 = [1/4 + (n+ - 1)(1/3 - 1/4) + (n- - 1)(1/3 - 1/4)] / (n+ n-) = (n+ + n- + 1) / (12 n+ n-)
     for n_pos, n_neg in [(10, 10), (100, 900), (9000, 1000)]:
-        assert hanley_mcneil_se(0.5, n_pos, n_neg) == pytest.approx(math.sqrt((n_pos + n_neg + 1) / (12 * n_pos * n_neg)))
+        assert hanley_mcneil_se(0.5, n_pos, n_neg) == pytest.approx(
+            math.sqrt((n_pos + n_neg + 1) / (12 * n_pos * n_neg))
+        )
     lo, hi = auroc_interval(1.0, 5, 5)
     assert (lo, hi) == (1.0, 1.0)
     with pytest.raises(InvalidInputError, match="confidence"):
@@ -232,36 +244,46 @@ def _long(**cols):
     return pd.DataFrame(base)
 
 
-@pytest.mark.parametrize("frame,match", [
-    (_long().drop(columns="auroc").assign(score=1.0), r"missing \['auroc'\]"),
-    (_long(score=1.0), r"unknown column\(s\) \['score'\]"),
-    (_long().drop(columns="class"), "no 'class' column"),
-    (_long(auroc=[0.6, 1.2, 0.4, 0.8]), r"must lie in \[0, 1\].*data row 2"),
-    (_long(auroc=[0.6, -0.1, 0.4, 0.8]), r"must lie in \[0, 1\]"),
-    (_long(auroc=[0.6, np.nan, 0.4, 0.8]), r"missing.*row\(s\) 2"),
-    (_long(auroc=[0.6, "high", 0.4, 0.8]), "must be a number.*data row 2 holds 'high' for method 'a'"),
-    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["61.6 (high)", "63.8"]}),
-     r"data row 1 holds '61.6 \(high\)' for method 'OC-SVM'"),
-    (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["0.616 ± 0.9", "0.638 ± 0.1"]}), r"std must lie in \[0, 0.5\]"),
-    (_long(std=[0.01, -0.02, 0.01, 0.01]), "std must be a number >= 0, got -0.02 in data row 2"),
-    (pd.DataFrame({"class": ["x", "y"], "a": ["0.6 ± 0.01", "0.7"], "std": [0.02, None]}), "gives a std twice"),
-    (_long(**{"class": ["x", "x", "x", "y"]}), "duplicate row for method 'a', class 'x': data rows 1 and 2"),
-    (_long(n_pos=[10, 0, 10, 10], n_neg=5), "n_pos must be a positive whole number"),
-    (_long(n_pos=10, n_neg=[5, 5, -3, 5]), "n_neg must be a positive whole number"),
-    (_long(n_pos=10.5, n_neg=5), "n_pos must be a positive whole number"),
-    (_long(n_pos=[10, np.nan, 10, 10], n_neg=5), "given together"),
-    (_long(epsilon=[0.05, 0.1, 0.05, 0.05]), "epsilon differs"),
-    (_long(detector="z"), "both a 'method' and a 'detector'"),
-    (pd.DataFrame({"method": [], "class": [], "auroc": []}), "no rows"),
-])
+@pytest.mark.parametrize(
+    "frame,match",
+    [
+        (_long().drop(columns="auroc").assign(score=1.0), r"missing \['auroc'\]"),
+        (_long(score=1.0), r"unknown column\(s\) \['score'\]"),
+        (_long().drop(columns="class"), "no 'class' column"),
+        (_long(auroc=[0.6, 1.2, 0.4, 0.8]), r"must lie in \[0, 1\].*data row 2"),
+        (_long(auroc=[0.6, -0.1, 0.4, 0.8]), r"must lie in \[0, 1\]"),
+        (_long(auroc=[0.6, np.nan, 0.4, 0.8]), r"missing.*row\(s\) 2"),
+        (_long(auroc=[0.6, "high", 0.4, 0.8]), "must be a number.*data row 2 holds 'high' for method 'a'"),
+        (
+            pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["61.6 (high)", "63.8"]}),
+            r"data row 1 holds '61.6 \(high\)' for method 'OC-SVM'",
+        ),
+        (pd.DataFrame({"class": ["x", "y"], "OC-SVM": ["0.616 ± 0.9", "0.638 ± 0.1"]}), r"std must lie in \[0, 0.5\]"),
+        (_long(std=[0.01, -0.02, 0.01, 0.01]), "std must be a number >= 0, got -0.02 in data row 2"),
+        (pd.DataFrame({"class": ["x", "y"], "a": ["0.6 ± 0.01", "0.7"], "std": [0.02, None]}), "gives a std twice"),
+        (_long(**{"class": ["x", "x", "x", "y"]}), "duplicate row for method 'a', class 'x': data rows 1 and 2"),
+        (_long(n_pos=[10, 0, 10, 10], n_neg=5), "n_pos must be a positive whole number"),
+        (_long(n_pos=10, n_neg=[5, 5, -3, 5]), "n_neg must be a positive whole number"),
+        (_long(n_pos=10.5, n_neg=5), "n_pos must be a positive whole number"),
+        (_long(n_pos=[10, np.nan, 10, 10], n_neg=5), "given together"),
+        (_long(epsilon=[0.05, 0.1, 0.05, 0.05]), "epsilon differs"),
+        (_long(detector="z"), "both a 'method' and a 'detector'"),
+        (pd.DataFrame({"method": [], "class": [], "auroc": []}), "no rows"),
+    ],
+)
 def test_bad_tables_are_named_errors(frame, match):
     with pytest.raises(InvalidInputError, match=match):
         audit_results(frame)
 
 
 def test_class_missing_for_one_method_is_noted_and_rates_use_common_classes():
-    t = pd.DataFrame({"method": ["a"] * 4 + ["b"] * 3, "class": ["w", "x", "y", "z", "w", "x", "y"],
-                      "auroc": [0.9, 0.3, 0.7, 0.2, 0.6, 0.52, 0.8]})
+    t = pd.DataFrame(
+        {
+            "method": ["a"] * 4 + ["b"] * 3,
+            "class": ["w", "x", "y", "z", "w", "x", "y"],
+            "auroc": [0.9, 0.3, 0.7, 0.2, 0.6, 0.52, 0.8],
+        }
+    )
     audit = audit_results(t)
     assert any("z" in n and "'a'" in n and "3 classes common" in n for n in audit.notes)
     a = audit.group("a")
@@ -289,11 +311,22 @@ def test_gates_on_summary_paths_and_per_group():
 
 
 def test_benchmarks_and_representations_are_separate_groups():
-    t = pd.concat([_long(benchmark="b1", representation="pix"), _long(benchmark="b1", representation="vae"),
-                   _long(benchmark="b2")])
+    t = pd.concat(
+        [
+            _long(benchmark="b1", representation="pix"),
+            _long(benchmark="b1", representation="vae"),
+            _long(benchmark="b2"),
+        ]
+    )
     audit = audit_results(t)
-    assert [g.label for g in audit.groups] == ["b1 / pix / a", "b1 / pix / b", "b1 / vae / a", "b1 / vae / b",
-                                               "b2 / a", "b2 / b"]
+    assert [g.label for g in audit.groups] == [
+        "b1 / pix / a",
+        "b1 / pix / b",
+        "b1 / vae / a",
+        "b1 / vae / b",
+        "b2 / a",
+        "b2 / b",
+    ]
     assert audit.to_dict()["benchmark"] == "b1 + b2"
 
 
@@ -353,8 +386,21 @@ def test_cli_results_exit_codes_and_outputs(tmp_path, capsys):
     ruff_wide().assign(n_pos=9000, n_neg=1000).to_csv(tmp_path / "ruff.csv", index=False)
     args = ["results", str(tmp_path / "ruff.csv"), "--percent", "--benchmark", "CIFAR-10"]
     assert main(args + ["--gate", "rho_dir <= 0.5"]) == 0
-    code = main(args + ["--gate", "rho_dir <= 0.2", "--out", str(tmp_path / "o"), "--json", str(tmp_path / "s.json"),
-                        "--junit", str(tmp_path / "g.xml"), "--markdown", str(tmp_path / "g.md")])
+    code = main(
+        args
+        + [
+            "--gate",
+            "rho_dir <= 0.2",
+            "--out",
+            str(tmp_path / "o"),
+            "--json",
+            str(tmp_path / "s.json"),
+            "--junit",
+            str(tmp_path / "g.xml"),
+            "--markdown",
+            str(tmp_path / "g.md"),
+        ]
+    )
     assert code == 1
     out = capsys.readouterr().out
     assert "CIFAR-10 / IF" in out and "verdict: fail" in out
@@ -366,7 +412,9 @@ def test_cli_results_exit_codes_and_outputs(tmp_path, capsys):
     # bad input: exit 2 with a one-line error
     assert main(["results", str(tmp_path / "ruff.csv")]) == 2
     assert "pass --percent" in capsys.readouterr().err
-    pd.DataFrame({"method": ["a", "a"], "class": ["x", "x"], "auroc": [0.5, 0.6]}).to_csv(tmp_path / "d.csv", index=False)
+    pd.DataFrame({"method": ["a", "a"], "class": ["x", "x"], "auroc": [0.5, 0.6]}).to_csv(
+        tmp_path / "d.csv", index=False
+    )
     assert main(["results", str(tmp_path / "d.csv")]) == 2
     assert "duplicate row" in capsys.readouterr().err
     assert main(args + ["--gate", "no_such_stat <= 1"]) == 2
@@ -375,8 +423,13 @@ def test_cli_results_exit_codes_and_outputs(tmp_path, capsys):
 # --------------------------------------------------------------------------- issue #22 item 7: std, significance, findings
 def test_mean_std_cells_give_intervals_from_the_std():
     """Ruff et al. print "61.7 ± 1.1": the std over runs makes the interval A ± z·std (z from scipy)."""
-    t = pd.DataFrame({"class": ["airplane", "bird", "frog"], "IF": ["60.1 ± 1.1", "49.2 ± 0.8", "42.9 ± 2.9"],
-                      "OC-SVM": ["61.6 ± 0.9", "50.0 ± 0.0", "74.7 ± 0.6"]})
+    t = pd.DataFrame(
+        {
+            "class": ["airplane", "bird", "frog"],
+            "IF": ["60.1 ± 1.1", "49.2 ± 0.8", "42.9 ± 2.9"],
+            "OC-SVM": ["61.6 ± 0.9", "50.0 ± 0.0", "74.7 ± 0.6"],
+        }
+    )
     per = audit_results(t, percent=True).per_class.set_index(["method", "class"])
     z = norm.ppf(0.975)
     frog = per.loc[("IF", "frog")]
@@ -391,12 +444,14 @@ def test_mean_std_cells_give_intervals_from_the_std():
     se_hm = hanley_mcneil_se(0.429, 9000, 1000)
     assert row.interval_method == "hanley_mcneil+std" and row.se == pytest.approx(math.hypot(se_hm, 0.029))
     # a long table with a std column reads the same as the "±" cells
-    long = pd.DataFrame({"method": "IF", "class": ["airplane", "bird", "frog"], "auroc": [60.1, 49.2, 42.9],
-                         "std": [1.1, 0.8, 2.9]})
+    long = pd.DataFrame(
+        {"method": "IF", "class": ["airplane", "bird", "frog"], "auroc": [60.1, 49.2, 42.9], "std": [1.1, 0.8, 2.9]}
+    )
     a = audit_results(long, percent=True).per_class
     b = audit_results(t[["class", "IF"]], percent=True).per_class
     assert a["std"].tolist() == pytest.approx(b["std"].tolist()) and a["ci_high"].tolist() == pytest.approx(
-        b["ci_high"].tolist())
+        b["ci_high"].tolist()
+    )
 
 
 def _holm(p):
@@ -411,8 +466,9 @@ def _holm(p):
 
 def test_a_class_at_0492_is_not_read_like_one_at_0005():
     """At 9000 × 1000 a class at 0.492 (p ≈ 0.4) is near random; one at 0.005 is significantly inverted."""
-    t = pd.DataFrame({"method": "m", "class": list("abcd"), "auroc": [0.005, 0.492, 0.47, 0.8], "n_pos": 9000,
-                      "n_neg": 1000})
+    t = pd.DataFrame(
+        {"method": "m", "class": list("abcd"), "auroc": [0.005, 0.492, 0.47, 0.8], "n_pos": 9000, "n_neg": 1000}
+    )
     audit = audit_results(t, epsilon=0.005)
     per = audit.per_class.set_index("class")
     assert per["p_holm"].tolist() == pytest.approx(_holm(per["p_two_sided"].tolist()))
@@ -420,7 +476,7 @@ def test_a_class_at_0492_is_not_read_like_one_at_0005():
     assert per.loc["b", "significance"] == "below 1/2 within noise" and per.loc["b", "p_two_sided"] > 0.3
     assert per.loc["d", "significance"] == "above 1/2"
     g = audit.groups[0].to_dict()
-    assert g["inverted_classes"] == ["a", "b", "c"]            # rho_inv keeps its definition
+    assert g["inverted_classes"] == ["a", "b", "c"]  # rho_inv keeps its definition
     assert g["inverted_significant_classes"] == ["a", "c"] and g["below_within_noise_classes"] == ["b"]
     findings = audit.to_dict()["findings"]
     warn = [f for f in findings if f["status"] == "warn"]
@@ -464,7 +520,8 @@ def test_per_class_tables_are_written_as_csv_markdown_latex_and_formulas_are_ine
     assert "'=cmd|' /C calc'!A0" in csv_text
     assert not any(cell.startswith("=") for line in csv_text.splitlines() for cell in line.split(","))
     assert {p.name for p in (tmp_path / "o" / "tables").iterdir()} == {
-        f"{n}.{e}" for n in ("groups", "per_class") for e in ("csv", "md", "tex")}
+        f"{n}.{e}" for n in ("groups", "per_class") for e in ("csv", "md", "tex")
+    }
 
 
 def test_auditad_results_detects_the_per_class_table_first(tmp_path):
@@ -475,7 +532,6 @@ def test_auditad_results_detects_the_per_class_table_first(tmp_path):
     assert per_class_mismatch(tmp_path / "t.csv") is None
     assert read_results_file(tmp_path / "t.csv", percent=True)[0] == "per-class"
     assert read_results_file(tmp_path / "t.csv", format="wide")[0] == "wide"
-    pd.DataFrame({"class": ["a"], "method": ["m"], "seed": [1], "auroc": [0.7]}).to_csv(tmp_path / "s.csv",
-                                                                                        index=False)
+    pd.DataFrame({"class": ["a"], "method": ["m"], "seed": [1], "auroc": [0.7]}).to_csv(tmp_path / "s.csv", index=False)
     assert "belong to a leaderboard" in per_class_mismatch(tmp_path / "s.csv")
     assert read_results_file(tmp_path / "s.csv")[0] == "long"

@@ -46,13 +46,15 @@ def _write_config(folder: Path, *, execution: str | None = None, extra: str = ""
     np.save(data / "labels.npy", y)
     np.save(data / "labels_b.npy", y[::-1].copy())
     np.save(data / "pca_b.npy", pca[::-1].copy())
-    text = ("version = 1\n" + extra + "\n[settings]\nseed = 3\nnull_runs = 100\nlandscape_resolution = 11\n"
-            "selection_n_boot = 0\nrepeats = 2\nnull_metrics = [\"auroc\", \"f1\"]\nlandscape_metrics = [\"auroc\", \"f1\"]\ndetectors = [\"knn\", \"iforest\", \"lof\"]\n"
-            "detector_params = { iforest = { n_estimators = 10 }, lof = { n_neighbors = 5 } }\n"
-            + (f"\n[execution]\nscheduler = \"{execution}\"\n" if execution else "")
-            + "\n[[benchmarks]]\nname = \"a\"\nlabels = \"data/labels.npy\"\n"
-              "embeddings = { pixels = \"data/pixels.npy\", pca = \"data/pca.npy\" }\n"
-              "\n[[benchmarks]]\nname = \"b\"\nlabels = \"data/labels_b.npy\"\nembeddings = \"data/pca_b.npy\"\n")
+    text = (
+        "version = 1\n" + extra + "\n[settings]\nseed = 3\nnull_runs = 100\nlandscape_resolution = 11\n"
+        'selection_n_boot = 0\nrepeats = 2\nnull_metrics = ["auroc", "f1"]\nlandscape_metrics = ["auroc", "f1"]\ndetectors = ["knn", "iforest", "lof"]\n'
+        "detector_params = { iforest = { n_estimators = 10 }, lof = { n_neighbors = 5 } }\n"
+        + (f'\n[execution]\nscheduler = "{execution}"\n' if execution else "")
+        + '\n[[benchmarks]]\nname = "a"\nlabels = "data/labels.npy"\n'
+        'embeddings = { pixels = "data/pixels.npy", pca = "data/pca.npy" }\n'
+        '\n[[benchmarks]]\nname = "b"\nlabels = "data/labels_b.npy"\nembeddings = "data/pca_b.npy"\n'
+    )
     cfg = folder / "audit.toml"
     cfg.write_text(text, encoding="utf-8")
     return cfg
@@ -89,10 +91,10 @@ def test_malformed_execution_table_is_a_config_error(tmp_path):
     cfg = _write_config(tmp_path, execution="local:-1")
     with pytest.raises(InvalidInputError, match=r"audit.toml: execution\.scheduler= must be .*'local:-1'"):
         load_config(cfg)
-    cfg.write_text(cfg.read_text().replace('scheduler = "local:-1"', 'workers = 2'))
+    cfg.write_text(cfg.read_text().replace('scheduler = "local:-1"', "workers = 2"))
     with pytest.raises(InvalidInputError, match=r"unknown key execution\.'workers'"):
         load_config(cfg)
-    cfg.write_text(cfg.read_text().replace('workers = 2', 'scheduler = "tcp://10.1.2.3:8786"'))
+    cfg.write_text(cfg.read_text().replace("workers = 2", 'scheduler = "tcp://10.1.2.3:8786"'))
     assert load_config(cfg).scheduler == "tcp://10.1.2.3:8786"
 
 
@@ -132,8 +134,9 @@ def test_protocol_on_the_cluster_equals_serial_with_pyod_and_warnings(cluster):
     y = y.copy()
     y[:30] = 0  # class 0 stays; a tiny class 5 with 2 samples gives a skipped-class warning
     keep = np.concatenate([np.arange(170), np.flatnonzero(y == 5)[:2]])
-    kw = dict(detectors=["knn", "lof", "iforest", "pyod:COPOD"], repeats=2, random_state=7, leakage_k=5,
-              protocol="one_class")
+    kw = dict(
+        detectors=["knn", "lof", "iforest", "pyod:COPOD"], repeats=2, random_state=7, leakage_k=5, protocol="one_class"
+    )
     with pytest.warns(Warning) as w_serial:
         serial = audit_protocol(pca[keep], y[keep], **kw)
     with pytest.warns(Warning) as w_dask:
@@ -141,7 +144,8 @@ def test_protocol_on_the_cluster_equals_serial_with_pyod_and_warnings(cluster):
     np.testing.assert_array_equal(serial.auroc, dask.auroc)
     np.testing.assert_array_equal(serial.ci_low, dask.ci_low)
     assert serial.to_dict() == dask.to_dict() or json.dumps(serial.to_dict(), default=str) == json.dumps(
-        dask.to_dict(), default=str)
+        dask.to_dict(), default=str
+    )
     assert [str(x.message) for x in w_serial] == [str(x.message) for x in w_dask]
 
 
@@ -158,8 +162,9 @@ def test_worker_dying_mid_run_is_a_named_error_and_keeps_the_old_report(tmp_path
     run_audit(inputs[1:], out, scheduler=cluster)
     before = _tree(out)
     killer = Detector(_KillWorker(), higher_is_anomalous=True, name="killer")
-    bad = inputs[0].__class__(**{**inputs[0].__dict__, "settings": {**inputs[0].settings,
-                                                                      "detectors": ["knn", killer]}})
+    bad = inputs[0].__class__(
+        **{**inputs[0].__dict__, "settings": {**inputs[0].settings, "detectors": ["knn", killer]}}
+    )
     with pytest.raises(ExecutionError, match=r"'local:2'.*_protocol_unit|_protocol_unit.*'local:2'"):
         run_audit([bad], out, scheduler=cluster)
     assert _tree(out) == before  # the earlier report, byte for byte; no partial folder next to it
@@ -173,16 +178,21 @@ def test_lost_connection_while_sharing_is_a_named_error(cluster, monkeypatch):
         raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
 
     monkeypatch.setattr(cluster.client, "scatter", closed)
-    with pytest.raises(ExecutionError, match=r"^the Dask cluster 'local:2' failed while sharing data with the "
-                                             r"workers: CommClosedError: .*Stream is closed"):
+    with pytest.raises(
+        ExecutionError,
+        match=r"^the Dask cluster 'local:2' failed while sharing data with the "
+        r"workers: CommClosedError: .*Stream is closed",
+    ):
         cluster.share(np.zeros(3))
-    with pytest.raises(ExecutionError, match=r"'local:2' failed while sharing data with the workers: "
-                                             r"CommClosedError: .*\(while starting abs\)"):
+    with pytest.raises(
+        ExecutionError,
+        match=r"'local:2' failed while sharing data with the workers: "
+        r"CommClosedError: .*\(while starting abs\)",
+    ):
         cluster.submit_ordered(abs, [1, 2], offset=np.zeros(3))
 
 
-def test_stream_closed_by_a_dying_worker_during_the_neighbour_pass_names_the_fit(tmp_path, cluster,
-                                                                                   monkeypatch):
+def test_stream_closed_by_a_dying_worker_during_the_neighbour_pass_names_the_fit(tmp_path, cluster, monkeypatch):
     # the race seen on a loaded machine: the fit kills its worker while the client is sending the pass's rows,
     # and the scatter fails with a closed stream before the scheduler has marked the fit failed
     from distributed.comm.core import CommClosedError
@@ -200,11 +210,13 @@ def test_stream_closed_by_a_dying_worker_during_the_neighbour_pass_names_the_fit
     scatter, submit_ordered, started = cluster.client.scatter, cluster.submit_ordered, []
 
     def submit_and_note(fn, items, **kwargs):
-        started.append(fn.__name__)
-        return submit_ordered(fn, items, **kwargs)
+        batch = submit_ordered(fn, items, **kwargs)
+        started.append(fn.__name__)  # after its own data was sent: the fits run
+        return batch
 
     def closed_for_rows(data, *args, **kwargs):
-        if "_protocol_unit" in started and isinstance(data, np.ndarray):  # the pass's rows, once the fits run
+        pieces = data if isinstance(data, list) else [data]  # the executor scatters [obj] (one piece)
+        if "_protocol_unit" in started and any(isinstance(p, np.ndarray) for p in pieces):  # the pass's rows
             raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>: Stream is closed")
         return scatter(data, *args, **kwargs)
 
@@ -221,18 +233,22 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
     from pyod.models.ecod import ECOD
     from pyod.models.knn import KNN
 
-    extra = "\n[detectors.pyod_knn]\ndetector = \"pyod:KNN\"\nn_neighbors = 5\n"
+    extra = '\n[detectors.pyod_knn]\ndetector = "pyod:KNN"\nn_neighbors = 5\n'
     cfg = _write_config(tmp_path, extra=extra)
-    text = cfg.read_text().replace('detectors = ["knn", "iforest", "lof"]',
-                                   'detectors = ["knn", "pyod:ECOD", "pyod_knn"]')
+    text = cfg.read_text().replace(
+        'detectors = ["knn", "iforest", "lof"]', 'detectors = ["knn", "pyod:ECOD", "pyod_knn"]'
+    )
     cfg.write_text(text)
     out = tmp_path / "out"
     assert main(["audit", str(cfg), "--out", str(out), "--quiet"]) == 0
     s = json.loads((out / "a" / "summary.json").read_text())
     dets = {d["name"]: d for d in s["protocol"]["detectors"]}
     assert list(dets) == ["knn", "pyod_ecod", "pyod_knn"]
-    assert dets["pyod_ecod"]["rule"] == dets["pyod_knn"]["rule"] == \
-        "PyOD detector: decision_function, higher = more anomalous"
+    assert (
+        dets["pyod_ecod"]["rule"]
+        == dets["pyod_knn"]["rule"]
+        == "PyOD detector: decision_function, higher = more anomalous"
+    )
     assert dets["pyod_knn"]["method"] == "decision_function" and dets["pyod_knn"]["score_sign"] == 1
     assert dets["knn"]["rule"].startswith("built-in")
     assert s["settings"]["detector_params"]["pyod_knn"] == {"detector": "pyod:KNN", "n_neighbors": 5}
@@ -261,17 +277,27 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
                 got = res.auroc[res.representation_names.index("pca"), res.detector_names.index(det_name), c, s_i]
                 assert got == pytest.approx(expected, abs=1e-12), (det_name, c, s_i)
     # PyOD's KNN(n_neighbors=5, method="largest") is the built-in knn (k = 5): the same AUROC(c)
-    np.testing.assert_allclose(res.auroc[:, res.detector_names.index("pyod_knn")],
-                               res.auroc[:, res.detector_names.index("knn")], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        res.auroc[:, res.detector_names.index("pyod_knn")],
+        res.auroc[:, res.detector_names.index("knn")],
+        rtol=0,
+        atol=1e-12,
+    )
     assert per["detectors"]["pyod_knn"]["mean_auc"] == pytest.approx(per["detectors"]["knn"]["mean_auc"], abs=1e-12)
 
 
-@pytest.mark.parametrize("table, match", [
-    ('detector = "pyod:Nope"', r"detectors\.x\.detector must be one of \['knn', 'iforest', 'lof', 'pyod:ABOD'"),
-    ('detector = "pyod:KNN"\nn_neighbours = 3', r"detectors\.x: detector 'pyod:KNN': parameter n_neighbours = 3 refused by PyOD KNN"),
-    ('detector = "pyod:KNN"\nn_neighbors = [3]', r"parameter 'n_neighbors' must be a number"),
-    ('n_neighbors = 3', r"\[detectors\.x\] needs detector ="),
-])
+@pytest.mark.parametrize(
+    "table, match",
+    [
+        ('detector = "pyod:Nope"', r"detectors\.x\.detector must be one of \['knn', 'iforest', 'lof', 'pyod:ABOD'"),
+        (
+            'detector = "pyod:KNN"\nn_neighbours = 3',
+            r"detectors\.x: detector 'pyod:KNN': parameter n_neighbours = 3 refused by PyOD KNN",
+        ),
+        ('detector = "pyod:KNN"\nn_neighbors = [3]', r"parameter 'n_neighbors' must be a number"),
+        ("n_neighbors = 3", r"\[detectors\.x\] needs detector ="),
+    ],
+)
 def test_bad_detector_tables_are_config_errors(tmp_path, table, match):
     from auditad.audit.config import load_config
 
@@ -309,9 +335,27 @@ def _anomaly_files(tmp_path):
 def test_anomaly_labelled_benchmark_end_to_end(tmp_path, capsys):
     d = _anomaly_files(tmp_path)
     out = tmp_path / "out"
-    assert main(["audit", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y.csv"),
-                 "--anomaly-column", "is_anomaly", "--out", str(out), "--quiet", "--null-runs", "100",
-                 "--landscape-resolution", "11"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--embeddings",
+                str(tmp_path / "X.npy"),
+                "--labels",
+                str(tmp_path / "y.csv"),
+                "--anomaly-column",
+                "is_anomaly",
+                "--out",
+                str(out),
+                "--quiet",
+                "--null-runs",
+                "100",
+                "--landscape-resolution",
+                "11",
+            ]
+        )
+        == 0
+    )
     assert "audited as two semantic classes" not in capsys.readouterr().err
     s = json.loads((out / "y" / "summary.json").read_text())
     share = 18 / 196  # 2 anomalies of each digit 1-9 among the 178 zeros
@@ -332,9 +376,27 @@ def test_anomaly_labelled_benchmark_end_to_end(tmp_path, capsys):
 def test_zero_one_labels_without_anomaly_column_print_a_note_and_keep_their_meaning(tmp_path, capsys):
     _anomaly_files(tmp_path)
     out = tmp_path / "out"
-    assert main(["audit", "--embeddings", str(tmp_path / "X.npy"), "--labels", str(tmp_path / "y01.npy"),
-                 "--out", str(out), "--quiet", "--detector", "knn", "--null-runs", "100",
-                 "--landscape-resolution", "11"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "--embeddings",
+                str(tmp_path / "X.npy"),
+                "--labels",
+                str(tmp_path / "y01.npy"),
+                "--out",
+                str(out),
+                "--quiet",
+                "--detector",
+                "knn",
+                "--null-runs",
+                "100",
+                "--landscape-resolution",
+                "11",
+            ]
+        )
+        == 0
+    )
     err = capsys.readouterr().err
     assert "the labels are 0/1 with 9.2% ones; they are audited as two semantic classes" in err
     assert "--anomaly-column" in err
@@ -342,15 +404,33 @@ def test_zero_one_labels_without_anomaly_column_print_a_note_and_keep_their_mean
     assert s["dataset"]["kind"] == "classes" and s["protocol"].get("status", "ok") != "not_applicable"
 
 
-@pytest.mark.parametrize("labels, note", [([0, 1, 0, 0], True), ([0, 1, 1, 1], False), ([0, 1, 0, 1], False),
-                                          ([0, 1, 2, 0], False), ([0.0, 1.0, 0.0, 0.0], True),
-                                          (["0", "1", "0", "0"], False)])
+@pytest.mark.parametrize(
+    "labels, note",
+    [
+        ([0, 1, 0, 0], True),
+        ([0, 1, 1, 1], False),
+        ([0, 1, 0, 1], False),
+        ([0, 1, 2, 0], False),
+        ([0.0, 1.0, 0.0, 0.0], True),
+        (["0", "1", "0", "0"], False),
+    ],
+)
 def test_anomaly_label_note_only_for_zero_one_with_ones_in_the_minority(labels, note):
     from auditad.datasets import Benchmark
     from auditad.audit.loader import BenchmarkInputs, anomaly_label_note
 
     y = np.array(labels * 5)
     bench = Benchmark(name="b", y=y, representations={"x": np.arange(y.size, dtype=float)[:, None]})
-    inp = BenchmarkInputs(name="b", benchmark=bench, columns={}, selection=None, settings={}, gates=(), inputs=(),
-                          config_text="", config_name=None, config_sha256="")
+    inp = BenchmarkInputs(
+        name="b",
+        benchmark=bench,
+        columns={},
+        selection=None,
+        settings={},
+        gates=(),
+        inputs=(),
+        config_text="",
+        config_name=None,
+        config_sha256="",
+    )
     assert (anomaly_label_note(inp) is not None) == note

@@ -35,10 +35,14 @@ def audit_k5000(tmp_path_factory):
     rng = np.random.default_rng(0)
     np.save(tmp / "X.npy", rng.normal(size=(2 * K, 8)).astype(np.float32))
     np.save(tmp / "y.npy", np.repeat(np.arange(K), 2))
-    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1",
-               MKL_NUM_THREADS="1")
-    r = subprocess.run([sys.executable, "-c", CODE.format(cap=CAP_MB), str(tmp / "X.npy"), str(tmp / "y.npy"),
-                        str(tmp / "out")], env=env, capture_output=True, text=True, timeout=480)
+    env = dict(os.environ, PYTHONPATH=str(ROOT), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    r = subprocess.run(
+        [sys.executable, "-c", CODE.format(cap=CAP_MB), str(tmp / "X.npy"), str(tmp / "y.npy"), str(tmp / "out")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=480,
+    )
     return r, tmp / "out" / "y"
 
 

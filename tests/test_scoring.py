@@ -21,22 +21,32 @@ def _data(seed=0, n=40, m=15, d=3):
     return R, Q
 
 
-CASES = [("knn", "reference", 1, 2), ("knn", "reference", 3, 2), ("ldn", "query", 1, 2), ("ldn", "query", 2, 4),
-         ("ldn", "reference", 1, 2), ("ldn", "reference", 2, 3), ("ldn", "reference", 1, 1)]
+CASES = [
+    ("knn", "reference", 1, 2),
+    ("knn", "reference", 3, 2),
+    ("ldn", "query", 1, 2),
+    ("ldn", "query", 2, 4),
+    ("ldn", "reference", 1, 2),
+    ("ldn", "reference", 2, 3),
+    ("ldn", "reference", 1, 1),
+]
 
 
 @pytest.mark.parametrize("scoring,form,k,K", CASES)
 @pytest.mark.parametrize("block_memory_mb", [64, 0.001])  # 0.001: one query row per block
 def test_scores_equal_brute_force_oracle(scoring, form, k, K, block_memory_mb):
     R, Q = _data()
-    scorer = KNNScorer(scoring=scoring, ldn_form=form, k=k, K=K, backend="exact",
-                       block_memory_mb=block_memory_mb).fit(R)
-    np.testing.assert_allclose(scorer.score(Q).scores,
-                               brute_anomaly_scores(R, Q, scoring=scoring, form=form, k=k, K=K), atol=1e-12)
+    scorer = KNNScorer(scoring=scoring, ldn_form=form, k=k, K=K, backend="exact", block_memory_mb=block_memory_mb).fit(
+        R
+    )
+    np.testing.assert_allclose(
+        scorer.score(Q).scores, brute_anomaly_scores(R, Q, scoring=scoring, form=form, k=k, K=K), atol=1e-12
+    )
     loo = scorer.score_reference()
     assert loo.leave_one_out
-    np.testing.assert_allclose(loo.scores, brute_anomaly_scores(R, None, scoring=scoring, form=form, k=k, K=K),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        loo.scores, brute_anomaly_scores(R, None, scoring=scoring, form=form, k=k, K=K), atol=1e-12
+    )
 
 
 @given(seed=st.integers(0, 10_000), n=st.integers(5, 25), k=st.integers(1, 3), K=st.integers(1, 3))
@@ -105,10 +115,13 @@ def test_result_dict_and_frame():
     assert list(res.to_frame().columns[:2]) == ["index", "score"]
 
 
-@pytest.mark.parametrize("bad,match", [
-    (np.zeros((1, 3)), "at least 2 samples"),
-    (np.array([[0.0, np.nan], [1.0, 1.0]]), "NaN"),
-])
+@pytest.mark.parametrize(
+    "bad,match",
+    [
+        (np.zeros((1, 3)), "at least 2 samples"),
+        (np.array([[0.0, np.nan], [1.0, 1.0]]), "NaN"),
+    ],
+)
 def test_bad_reference(bad, match):
     with pytest.raises(InvalidInputError, match=match):
         KNNScorer(backend="exact").fit(bad)
@@ -128,8 +141,11 @@ def test_bad_queries_and_settings():
 
 
 # --------------------------------------------------------------------------- pooling
-seqs = arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 4)),
-              elements=st.floats(-50, 50, allow_nan=False))
+seqs = arrays(
+    np.float64,
+    st.tuples(st.integers(1, 4), st.integers(1, 6), st.integers(1, 4)),
+    elements=st.floats(-50, 50, allow_nan=False),
+)
 
 
 @given(S=seqs)
@@ -161,8 +177,14 @@ def test_parse_pooling_and_grid():
     assert parse_pooling("rdp") == ("rdp", 1.0)
     grid = paper_pooling_grid()
     assert len(grid) == 52 and grid[:3] == ["mean", "max", "gem:1"] and grid[-1] == "rdp:25"
-    for bad, match in [("median", "pooling"), ("gem:0", "p"), ("rdp:-1", "gamma"), ("mean:2", "no parameter"),
-                       ("gem:x", "number"), (3, "string")]:
+    for bad, match in [
+        ("median", "pooling"),
+        ("gem:0", "p"),
+        ("rdp:-1", "gamma"),
+        ("mean:2", "no parameter"),
+        ("gem:x", "number"),
+        (3, "string"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             parse_pooling(bad)
     with pytest.raises(InvalidInputError, match="3-D"):
@@ -183,8 +205,12 @@ def test_approximate_backend_agrees_with_exact_search():
     R = rng.normal(size=(600, 8))
     Q = np.r_[rng.normal(size=(150, 8)), rng.normal(1.5, 1.0, size=(50, 8))]
     y = np.r_[np.zeros(150), np.ones(50)]
-    for scoring, form, k in [("knn", "reference", 1), ("knn", "reference", 5), ("ldn", "query", 5),
-                             ("ldn", "reference", 1)]:
+    for scoring, form, k in [
+        ("knn", "reference", 1),
+        ("knn", "reference", 5),
+        ("ldn", "query", 5),
+        ("ldn", "reference", 1),
+    ]:
         kw = dict(scoring=scoring, ldn_form=form, k=k)
         approx = knn_scores(R, Q, backend="approximate", recall_sample=100, random_state=0, **kw)
         exact = knn_scores(R, Q, backend="exact", **kw)

@@ -11,8 +11,19 @@ from sklearn.metrics import roc_auc_score
 from auditad.errors import InvalidInputError, SkippedItemWarning
 from auditad.selection.pseudo import make_probe
 from auditad.selection.scoring import knn_scores
-from auditad.selection import (POOL_BY, Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings, estimate_candidate,
-                               pairwise_accuracy, pretty_label, rank_correlation, regret, run_selection)
+from auditad.selection import (
+    POOL_BY,
+    Candidate,
+    SelectionBenchmark,
+    SelectionTask,
+    TaskEmbeddings,
+    estimate_candidate,
+    pairwise_accuracy,
+    pretty_label,
+    rank_correlation,
+    regret,
+    run_selection,
+)
 from auditad.synthetic import digits_benchmark, make_selection_benchmark
 
 AUC = [0.9, 0.7, 0.8, 0.6]
@@ -56,17 +67,26 @@ def test_rank_correlation_matches_scipy():
 # --------------------------------------------------------------------------- runner
 @pytest.fixture(scope="module")
 def small_bench():
-    return make_selection_benchmark(n_tasks=4, n_source=30, n_target=4, n_test=24, n_auxiliary=12,
-                                    families=("clean",), vector_families=("noisy", "partial"),
-                                    poolings=("mean", "max"), random_state=3)
+    return make_selection_benchmark(
+        n_tasks=4,
+        n_source=30,
+        n_target=4,
+        n_test=24,
+        n_auxiliary=12,
+        families=("clean",),
+        vector_families=("noisy", "partial"),
+        poolings=("mean", "max"),
+        random_state=3,
+    )
 
 
 @pytest.fixture(scope="module")
 def small_result(small_bench):
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every probe has eligible samples here: no warning expected
-        return run_selection(small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"],
-                             n_boot=300, random_state=11)
+        return run_selection(
+            small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"], n_boot=300, random_state=11
+        )
 
 
 def test_runner_matches_direct_computation(small_bench, small_result):
@@ -79,15 +99,23 @@ def test_runner_matches_direct_computation(small_bench, small_result):
     assert cands.loc[(task.name, "noisy-vec-knn"), "true_auc"] == pytest.approx(roc_auc_score(task.test_labels, z_test))
     est = small_result.to_frame().set_index(["task", "candidate", "estimator"])["value"]
     assert est[(task.name, "noisy-vec-knn", "inlier_variance")] == pytest.approx(1 / z_in.var())
-    probe = make_probe("cross_class", emb.reference, reference_meta=task.reference_meta,
-                       auxiliary_meta=task.auxiliary_meta, n_auxiliary=len(emb.auxiliary), home=task.home)
+    probe = make_probe(
+        "cross_class",
+        emb.reference,
+        reference_meta=task.reference_meta,
+        auxiliary_meta=task.auxiliary_meta,
+        n_auxiliary=len(emb.auxiliary),
+        home=task.home,
+    )
     z_p = knn_scores(emb.reference, probe.embeddings(emb.reference, emb.auxiliary), backend="exact").scores
     y = np.r_[np.zeros(z_in.size), np.ones(z_p.size)]
     assert est[(task.name, "noisy-vec-knn", "pseudo_auc[cross_class]")] == pytest.approx(
-        roc_auc_score(y, np.r_[z_in, z_p]))
+        roc_auc_score(y, np.r_[z_in, z_p])
+    )
     mu = z_p.mean() - z_in.mean()
     assert est[(task.name, "noisy-vec-knn", "auc_bound[cross_class]")] == pytest.approx(
-        mu**2 / (z_p.var() + z_in.var() + mu**2))
+        mu**2 / (z_p.var() + z_in.var() + mu**2)
+    )
 
 
 def _brute_pair(e, a):
@@ -137,8 +165,9 @@ def test_baselines_and_units(small_result):
         for p in ("feature", "diverse"):
             npd = est[(est.task == task) & (est.estimator == f"npd[{p}]")].set_index("candidate")["value"]
             bound = est[(est.task == task) & (est.estimator == f"auc_bound[{p}]")].set_index("candidate")["value"]
-            np.testing.assert_allclose(bound.reindex(names), 2 * npd.reindex(names) / (1 + 2 * npd.reindex(names)),
-                                       rtol=1e-12)
+            np.testing.assert_allclose(
+                bound.reindex(names), 2 * npd.reindex(names) / (1 + 2 * npd.reindex(names)), rtol=1e-12
+            )
     assert n_checked == 4 * len(small_result.config["estimators"])
     # Fixed selection: best mean development AUC per group, applied to evaluation tasks
     for group, g in cands.groupby("group"):
@@ -160,8 +189,9 @@ def test_best_selector_rule(small_result):
     assert best.label == want and best.regret == pytest.approx(mean[want])
     assert best.name == pretty_label(want) and best.n_units == 4
     rho = units.groupby("selector")["rho_rank"].mean()
-    assert small_result.best(criterion="rho_rank").label == max(estimators, key=lambda lab: (rho[lab],
-                                                                                      -estimators.index(lab)))
+    assert small_result.best(criterion="rho_rank").label == max(
+        estimators, key=lambda lab: (rho[lab], -estimators.index(lab))
+    )
     summaries = small_result.selector_summaries()
     assert [s.label for s in summaries] == small_result.summary_frame().index.tolist()
     rnd = small_result.selector_summary("random")
@@ -185,7 +215,8 @@ def test_summary_tables(small_result):
     assert {"rho_rank", "a_pair", "regret", "n_units", "kind", "probe"} <= set(s.columns)
     units = small_result.units_frame()
     assert s.loc["pseudo_auc[diverse]", "regret"] == pytest.approx(
-        units[units.selector == "pseudo_auc[diverse]"]["regret"].mean())
+        units[units.selector == "pseudo_auc[diverse]"]["regret"].mean()
+    )
     assert s.loc["random", "a_pair"] == 0.5 and s.loc["fixed", "n_units"] == 2
     by = small_result.summary_frame(by="split")
     assert set(by["split"]) == {"development", "evaluation"}
@@ -206,8 +237,9 @@ def test_bootstrap_rows(small_result):
 
 
 def test_same_seed_identical_tables_and_json_safe(small_bench, small_result):
-    again = run_selection(small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"],
-                          n_boot=300, random_state=11)
+    again = run_selection(
+        small_bench, estimators=["inlier_variance", "auc_bound", "pseudo_auc", "npd"], n_boot=300, random_state=11
+    )
     text = json.dumps(small_result.to_dict(), allow_nan=False, sort_keys=True)
     assert text == json.dumps(again.to_dict(), allow_nan=False, sort_keys=True)
     other = run_selection(small_bench, estimators=["pseudo_auc[feature]"], n_boot=0, random_state=12)
@@ -225,9 +257,16 @@ def test_parallel_and_progress_give_the_same_result(small_bench, capsys):
 
 
 def test_pool_by_scoring_and_sequence_probes():
-    bench = make_selection_benchmark(n_tasks=2, n_source=20, n_target=2, n_test=12, n_auxiliary=0,
-                                     families=("partial",), poolings=("mean", "max", "gem:2", "rdp:1"),
-                                     random_state=0)
+    bench = make_selection_benchmark(
+        n_tasks=2,
+        n_source=20,
+        n_target=2,
+        n_test=12,
+        n_auxiliary=0,
+        families=("partial",),
+        poolings=("mean", "max", "gem:2", "rdp:1"),
+        random_state=0,
+    )
     with pytest.warns(SkippedItemWarning):
         res = run_selection(bench, pool_by="scoring", n_boot=0, probes=["sequence", "element", "cross_class"])
     units = res.units_frame()
@@ -248,8 +287,9 @@ def test_pool_by_scoring_and_sequence_probes():
 
 def test_digits_selection_run():
     bench = digits_benchmark(embeddings=("pixels", "pca2", "pca8"), scorings=("knn",))
-    res = run_selection(bench, estimators=["inlier_variance", "pseudo_auc"], probes=["feature", "cross_class"],
-                        n_boot=0)
+    res = run_selection(
+        bench, estimators=["inlier_variance", "pseudo_auc"], probes=["feature", "cross_class"], n_boot=0
+    )
     s = res.summary_frame()
     assert s.loc["oracle", "regret"] == 0.0 and s.loc["oracle", "n_units"] == 10
     assert s.loc["pseudo_auc[cross_class]", "rho_rank"] > 0.5  # other digits are the anomalies here
@@ -269,8 +309,9 @@ def test_estimate_candidate():
 
 # --------------------------------------------------------------------------- bad input
 def _task(ref, test=None, labels=None, name="t", **kw):
-    return SelectionTask(name=name, embeddings={"e": TaskEmbeddings(reference=ref, test=test)}, test_labels=labels,
-                         **kw)
+    return SelectionTask(
+        name=name, embeddings={"e": TaskEmbeddings(reference=ref, test=test)}, test_labels=labels, **kw
+    )
 
 
 def test_bad_benchmarks():
@@ -307,8 +348,16 @@ def test_bad_benchmarks():
 
 def test_cross_probe_without_samples_is_reported_not_raised():
     rng = np.random.default_rng(1)
-    tasks = [_task(rng.normal(size=(12, 3)), rng.normal(size=(6, 3)), np.r_[np.zeros(3), np.ones(3)], name=f"t{i}",
-                   reference_meta={"class": ["x"] * 12}) for i in range(2)]
+    tasks = [
+        _task(
+            rng.normal(size=(12, 3)),
+            rng.normal(size=(6, 3)),
+            np.r_[np.zeros(3), np.ones(3)],
+            name=f"t{i}",
+            reference_meta={"class": ["x"] * 12},
+        )
+        for i in range(2)
+    ]
     bench = SelectionBenchmark(tasks, [Candidate("a", "e"), Candidate("b", "e", scoring="ldn")])
     with pytest.warns(SkippedItemWarning, match="cross_class.*2 task"):
         res = run_selection(bench, n_boot=0)
@@ -346,17 +395,26 @@ def test_domain_weighted_bound_estimator(small_bench):
     task = small_bench.tasks[0]
     emb = task.embeddings["partial-vec"]
     z_in = knn_scores(emb.reference, backend="exact").scores
-    probe = make_probe("cross_domain", emb.reference, reference_meta=task.reference_meta,
-                       auxiliary_meta=task.auxiliary_meta, n_auxiliary=len(emb.auxiliary), home=task.home)
-    z_p = np.r_[z_in[probe.reference_index],
-                knn_scores(emb.reference, emb.auxiliary[probe.auxiliary_index], backend="exact").scores]
+    probe = make_probe(
+        "cross_domain",
+        emb.reference,
+        reference_meta=task.reference_meta,
+        auxiliary_meta=task.auxiliary_meta,
+        n_auxiliary=len(emb.auxiliary),
+        home=task.home,
+    )
+    z_p = np.r_[
+        z_in[probe.reference_index],
+        knn_scores(emb.reference, emb.auxiliary[probe.auxiliary_index], backend="exact").scores,
+    ]
     expected = auc_bound(z_in, z_p, domain_in=task.reference_meta["domain"], lam=0.5).bound
     got = res.to_frame().set_index(["task", "candidate"])["value"][(task.name, "partial-vec-knn")]
     assert got == pytest.approx(expected)
     assert expected != pytest.approx(auc_bound(z_in, z_p).bound)  # the weighting matters here
     with pytest.raises(InvalidInputError, match="domain"):
-        run_selection(SelectionBenchmark([_task(np.zeros((3, 2)) + np.arange(3)[:, None])], [Candidate("c", "e")]),
-                      lam=0.5)
+        run_selection(
+            SelectionBenchmark([_task(np.zeros((3, 2)) + np.arange(3)[:, None])], [Candidate("c", "e")]), lam=0.5
+        )
 
 
 def test_approximate_backend_in_the_runner(small_bench, small_result):
@@ -397,7 +455,12 @@ def test_check_estimator_name_without_a_benchmark():
     for kind in PROBE_ESTIMATORS:
         for probe in PROBE_KINDS:
             assert check_estimator_name(f"{kind}[{probe}]") == f"{kind}[{probe}]"
-    for bad, match in [("auc", "estimator"), ("pseudo_auc[nope]", "probe"), ("inlier_variance[feature]", "kind"),
-                       ("pseudo_auc[feature", "kind\\[probe\\]"), (3, "string")]:
+    for bad, match in [
+        ("auc", "estimator"),
+        ("pseudo_auc[nope]", "probe"),
+        ("inlier_variance[feature]", "kind"),
+        ("pseudo_auc[feature", "kind\\[probe\\]"),
+        (3, "string"),
+    ]:
         with pytest.raises(InvalidInputError, match=match):
             check_estimator_name(bad, name_of="selection_estimators[0]")

@@ -80,13 +80,16 @@ def test_roc_curve_hard(prediction):  # test_roc_curve_hard
     assert round(auroc(y_true, pred), 2) == 0.78
 
 
-@pytest.mark.parametrize("y_true, y_score, expected", [  # test_roc_curve_toydata (binary cases)
-    ([0, 1], [0, 1], 1.0),
-    ([0, 1], [1, 0], 0.0),
-    ([1, 0], [1, 1], 0.5),
-    ([1, 0], [1, 0], 1.0),
-    ([1, 0], [0.5, 0.5], 0.5),
-])
+@pytest.mark.parametrize(
+    "y_true, y_score, expected",
+    [  # test_roc_curve_toydata (binary cases)
+        ([0, 1], [0, 1], 1.0),
+        ([0, 1], [1, 0], 0.0),
+        ([1, 0], [1, 1], 0.5),
+        ([1, 0], [1, 0], 1.0),
+        ([1, 0], [0.5, 0.5], 0.5),
+    ],
+)
 def test_roc_curve_toydata(y_true, y_score, expected):
     assert auroc(y_true, y_score) == pytest.approx(expected, abs=1e-12)
     assert roc_auc_score(y_true, y_score) == pytest.approx(expected)
@@ -123,7 +126,7 @@ def _partial_roc_auc_score(y_true, y_predict, max_fpr):
     idx_in = idx_out - 1
     new_tpr = np.append(new_tpr, np.interp(max_fpr, [fpr[idx_in], fpr[idx_out]], [tpr[idx_in], tpr[idx_out]]))
     partial_auc = np.trapezoid(new_tpr, new_fpr)
-    min_area, max_area = 0.5 * max_fpr ** 2, max_fpr
+    min_area, max_area = 0.5 * max_fpr**2, max_fpr
     return 0.5 * (1 + (partial_auc - min_area) / (max_area - min_area))
 
 
@@ -140,9 +143,11 @@ def test_partial_roc_auc_score(prediction):  # test_partial_roc_auc_score
     y_true, y_pred, _ = prediction
     for max_fpr in np.linspace(1e-4, 1, 5):
         assert auroc(y_true, y_pred, max_fpr=max_fpr) == pytest.approx(
-            _partial_roc_auc_score(y_true, y_pred, max_fpr), abs=1e-12)
+            _partial_roc_auc_score(y_true, y_pred, max_fpr), abs=1e-12
+        )
         assert auroc(y_true, y_pred, max_fpr=max_fpr) == pytest.approx(
-            roc_auc_score(y_true, y_pred, max_fpr=max_fpr), abs=1e-12)
+            roc_auc_score(y_true, y_pred, max_fpr=max_fpr), abs=1e-12
+        )
 
 
 # --------------------------------------------------------------------------- average precision
@@ -158,13 +163,16 @@ def test_precision_recall_curve(prediction):  # test_precision_recall_curve / _t
     np.testing.assert_array_equal(copy, y_pm)
 
 
-@pytest.mark.parametrize("y_true, y_score, expected", [  # test_precision_recall_curve_toydata (binary cases)
-    ([0, 1], [0, 1], 1.0),
-    ([0, 1], [1, 0], 0.5),
-    ([1, 0], [1, 1], 0.5),
-    ([1, 0], [1, 0], 1.0),
-    ([1, 0], [0.5, 0.5], 0.5),
-])
+@pytest.mark.parametrize(
+    "y_true, y_score, expected",
+    [  # test_precision_recall_curve_toydata (binary cases)
+        ([0, 1], [0, 1], 1.0),
+        ([0, 1], [1, 0], 0.5),
+        ([1, 0], [1, 1], 0.5),
+        ([1, 0], [1, 0], 1.0),
+        ([1, 0], [0.5, 0.5], 0.5),
+    ],
+)
 def test_precision_recall_curve_toydata(y_true, y_score, expected):
     assert average_precision(y_true, y_score) == pytest.approx(expected, abs=1e-12)
 
@@ -202,24 +210,31 @@ def test_implicit_pos_label_of_string_labels(dtype):
     assert average_precision([0, 1, 1, 0], y_pred) == average_precision([0.0, 1.0, 1.0, 0.0], y_pred)
     # roc_auc_score's rule: the larger label is the positive class
     assert auroc(np.array(["a", "b", "b", "a"], dtype=dtype), y_pred) == roc_auc_score(
-        np.array(["a", "b", "b", "a"], dtype=dtype), y_pred)
+        np.array(["a", "b", "b", "a"], dtype=dtype), y_pred
+    )
 
 
 def test_zero_sample_weight():  # test_confusion_matrix_at_thresholds_zero_sample_weight
     y_true, y_score, w = [0, 0, 1, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5], [1, 1, 1, 0.5, 0]
     for fn in (auroc, average_precision, aupr_trapezoid):
         assert fn(y_true, y_score, sample_weight=w) == pytest.approx(
-            fn(y_true[:-1], y_score[:-1], sample_weight=w[:-1]), abs=1e-15)
+            fn(y_true[:-1], y_score[:-1], sample_weight=w[:-1]), abs=1e-15
+        )
     assert average_precision(y_true, y_score, sample_weight=w) == pytest.approx(
-        average_precision_score(y_true, y_score, sample_weight=w), abs=1e-12)
+        average_precision_score(y_true, y_score, sample_weight=w), abs=1e-12
+    )
 
 
 def test_column_vector_and_label_forms(prediction):
     """y of shape (n, 1), {-1, 1}, booleans and strings with pos_label give the same AUROC/AP as {0, 1}."""
     y_true, _, y_score = prediction
     ref_roc, ref_ap = roc_auc_score(y_true, y_score), average_precision_score(y_true, y_score)
-    forms = [(y_true[:, None], None), (np.where(y_true == 1, 1, -1), None), (y_true.astype(bool), None),
-             (np.where(y_true == 1, "anomaly", "normal"), "anomaly")]
+    forms = [
+        (y_true[:, None], None),
+        (np.where(y_true == 1, 1, -1), None),
+        (y_true.astype(bool), None),
+        (np.where(y_true == 1, "anomaly", "normal"), "anomaly"),
+    ]
     for y, pos in forms:
         assert auroc(y, y_score, pos_label=pos) == pytest.approx(ref_roc, abs=1e-12)
         assert average_precision(y, y_score, pos_label=pos) == pytest.approx(ref_ap, abs=1e-12)

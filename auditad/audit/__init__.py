@@ -35,9 +35,17 @@ __all__ = [
 ]
 
 _LAZY = {
-    "load_config": "config", "config_from_paths": "config", "AuditConfig": "config", "BenchmarkConfig": "config",
-    "load_inputs": "loader", "example_inputs": "loader", "audit_benchmark": "runner", "run_audit": "runner",
-    "BenchmarkInputs": "loader", "BenchmarkAudit": "runner", "AuditRun": "runner",
+    "load_config": "config",
+    "config_from_paths": "config",
+    "AuditConfig": "config",
+    "BenchmarkConfig": "config",
+    "load_inputs": "loader",
+    "example_inputs": "loader",
+    "audit_benchmark": "runner",
+    "run_audit": "runner",
+    "BenchmarkInputs": "loader",
+    "BenchmarkAudit": "runner",
+    "AuditRun": "runner",
     "SCHEMA_VERSION": "runner",
 }
 

@@ -80,8 +80,18 @@ from ..gates.options import CONFIG_KEYS as _GATE_KEYS, gate_option as _gate_opti
 _GATES, _GATE_FLAG = _gate_option("gate").config, _gate_option("gate").flag
 _TOP_KEYS = {"version", "settings", "benchmarks", "detectors", "execution", *_GATE_KEYS}
 _EXECUTION_KEYS = {"scheduler"}
-_BENCH_KEYS = {"name", "labels", "embeddings", "embeddings_key", "embedding_columns", "embedding_prefix", "columns",
-               "manifest", "settings", *_GATE_KEYS}
+_BENCH_KEYS = {
+    "name",
+    "labels",
+    "embeddings",
+    "embeddings_key",
+    "embedding_columns",
+    "embedding_prefix",
+    "columns",
+    "manifest",
+    "settings",
+    *_GATE_KEYS,
+}
 _COLUMN_KEYS = ("label", "domain", "attribute", "anomaly")
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
@@ -181,8 +191,11 @@ def _check_gates(raw, where: str) -> tuple:
     from ..gates.checks import rules_from_config
 
     if not isinstance(raw, list):
-        raise _err(where, f"must be a list of rules like [\"leakage.L_k <= 0.5\", \"warn: protocol.mean.rho_dir "
-                          f"<= 0.2\"], got {describe(raw)}")
+        raise _err(
+            where,
+            f'must be a list of rules like ["leakage.L_k <= 0.5", "warn: protocol.mean.rho_dir '
+            f'<= 0.2"], got {describe(raw)}',
+        )
     return tuple(rules_from_config(raw, source=where))
 
 
@@ -203,8 +216,11 @@ class _Resolver:
         raw = Path(value)
         full = (raw if raw.is_absolute() else self.root / raw).resolve()
         if full != self.root and self.root not in full.parents:
-            raise _err(self.where, f"{key} = {value!r} points outside the config folder {str(self.root)!r}; "
-                                   "put the config file next to (or above) its data")
+            raise _err(
+                self.where,
+                f"{key} = {value!r} points outside the config folder {str(self.root)!r}; "
+                "put the config file next to (or above) its data",
+            )
         if not full.exists():
             raise _err(self.where, f"{key} = {value!r}: file not found ({str(full)!r})")
         if full.is_dir() and not folder_ok:  # embeddings may be a folder of .npy shards
@@ -284,8 +300,9 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
             raise _err(where, f"{bwhere}.embeddings must be a path or a table name = path, got {describe(emb_raw)}")
         embeddings, display = {}, {"labels": labels_rel}
         for rep, p in emb_raw.items():
-            embeddings[rep], display[f"embeddings:{rep}"] = resolver.file(p, f"{bwhere}.embeddings.{rep}",
-                                                                                 folder_ok=True)
+            embeddings[rep], display[f"embeddings:{rep}"] = resolver.file(
+                p, f"{bwhere}.embeddings.{rep}", folder_ok=True
+            )
         manifest = None
         if "manifest" in b:
             manifest, display["manifest"] = resolver.file(b["manifest"], f"{bwhere}.manifest")
@@ -299,8 +316,9 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
         key = b.get("embeddings_key")
         if key is not None and not isinstance(key, str):
             raise _err(where, f"{bwhere}.embeddings_key must be a string, got {describe(key)}")
-        emb_columns, emb_prefix = check_embedding_columns(b.get("embedding_columns"), b.get("embedding_prefix"),
-                                                          f"{where}: {bwhere}")
+        emb_columns, emb_prefix = check_embedding_columns(
+            b.get("embedding_columns"), b.get("embedding_prefix"), f"{where}: {bwhere}"
+        )
         name = b.get("name", labels.stem)
         _check_name(name, f"{where}: {bwhere}.name")
         if name in seen:
@@ -311,15 +329,27 @@ def load_config(path, *, overrides: Mapping | None = None, extra_gates=None) -> 
             bsettings = validate_settings(overrides, where="command line", base=bsettings)
         bgates = _check_gates(b.get(_GATES, []), f"{where}: {bwhere}.{_GATES}")
         merged = gates + bgates + tuple(extra_gates or ())
-        out.append(BenchmarkConfig(name=name, labels=labels, embeddings=embeddings, embeddings_key=key,
-                                   embedding_columns=emb_columns, embedding_prefix=emb_prefix,
-                                   columns=dict(columns), manifest=manifest, settings=bsettings, gates=merged,
-                                   display_paths=display))
+        out.append(
+            BenchmarkConfig(
+                name=name,
+                labels=labels,
+                embeddings=embeddings,
+                embeddings_key=key,
+                embedding_columns=emb_columns,
+                embedding_prefix=emb_prefix,
+                columns=dict(columns),
+                manifest=manifest,
+                settings=bsettings,
+                gates=merged,
+                display_paths=display,
+            )
+        )
     from .settings import settings_to_flags
 
     flags = settings_to_flags(overrides or {}) + tuple(f"{_GATE_FLAG} '{r.text}'" for r in extra_gates or ())
-    return AuditConfig(benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags,
-                       scheduler=scheduler)
+    return AuditConfig(
+        benchmarks=tuple(out), source=path, text=text, sha256=_sha256(data), command_line=flags, scheduler=scheduler
+    )
 
 
 def _execution(table, where: str) -> str | None:
@@ -327,7 +357,7 @@ def _execution(table, where: str) -> str | None:
     from ..execution import parse_scheduler
 
     if not isinstance(table, Mapping):
-        raise _err(where, f"execution must be a table like [execution] scheduler = \"local:2\", got {describe(table)}")
+        raise _err(where, f'execution must be a table like [execution] scheduler = "local:2", got {describe(table)}')
     _unknown(table, _EXECUTION_KEYS, where, "execution.")
     if "scheduler" not in table:
         return None
@@ -344,17 +374,21 @@ def _with_detector_tables(raw: Mapping, where: str) -> dict:
     if tables is None or not isinstance(settings, Mapping):
         return settings
     if not isinstance(tables, Mapping) or not all(isinstance(t, Mapping) for t in tables.values()):
-        raise _err(where, "detectors must hold tables like [detectors.pyod_knn] detector = \"pyod:KNN\", "
-                          f"got {describe(tables)}")
-    params = dict(settings.get("detector_params", {})) if isinstance(settings.get("detector_params"), Mapping) \
+        raise _err(
+            where, f'detectors must hold tables like [detectors.pyod_knn] detector = "pyod:KNN", got {describe(tables)}'
+        )
+    params = (
+        dict(settings.get("detector_params", {}))
+        if isinstance(settings.get("detector_params"), Mapping)
         else settings.get("detector_params", {})
+    )
     if not isinstance(params, Mapping):
         return settings
     for name, table in tables.items():
         if name in params:
             raise _err(where, f"detector {name!r} is defined twice ([detectors.{name}] and settings.detector_params)")
         if "detector" not in table:
-            raise _err(where, f"[detectors.{name}] needs detector = a name such as \"pyod:KNN\" or \"knn\"")
+            raise _err(where, f'[detectors.{name}] needs detector = a name such as "pyod:KNN" or "knn"')
         params[name] = check_detector_table(name, table, f"{where}: detectors.{name}")
     return {**settings, "detector_params": params}
 
@@ -396,29 +430,46 @@ def check_embedding_columns(columns, prefix, where: str = "") -> tuple:
     if columns is not None and prefix is not None:
         raise InvalidInputError(f"{lead}give either embedding_columns or embedding_prefix, not both")
     if columns is not None:
-        if (not isinstance(columns, (list, tuple)) or not columns
-                or not all(isinstance(c, str) and c.strip() for c in columns)):
-            raise InvalidInputError(f"{lead}embedding_columns must be a non-empty list of column names like "
-                                    f"[\"f0\", \"f1\"], got {describe(columns)}")
+        if (
+            not isinstance(columns, (list, tuple))
+            or not columns
+            or not all(isinstance(c, str) and c.strip() for c in columns)
+        ):
+            raise InvalidInputError(
+                f"{lead}embedding_columns must be a non-empty list of column names like "
+                f'["f0", "f1"], got {describe(columns)}'
+            )
         twice = sorted({c for c in columns if list(columns).count(c) > 1})
         if twice:
             raise InvalidInputError(f"{lead}embedding_columns={list(columns)!r} names {twice} more than once")
         columns = tuple(columns)
     if prefix is not None and (not isinstance(prefix, str) or not prefix):
-        raise InvalidInputError(f"{lead}embedding_prefix must be a non-empty string such as \"f\" (for f0, f1, "
-                                f"...), got {describe(prefix)}")
+        raise InvalidInputError(
+            f'{lead}embedding_prefix must be a non-empty string such as "f" (for f0, f1, ...), got {describe(prefix)}'
+        )
     return columns, prefix
 
 
 def _check_name(name, where: str) -> None:
     if not isinstance(name, str) or not _NAME_RE.match(name) or name in (".", ".."):
-        raise InvalidInputError(f"{where} must be 1-64 letters, digits, '.', '_' or '-' (it names the output "
-                                f"folder), got {describe(name)}")
+        raise InvalidInputError(
+            f"{where} must be 1-64 letters, digits, '.', '_' or '-' (it names the output folder), got {describe(name)}"
+        )
 
 
-def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, embeddings_key: str | None = None,
-                      columns: Mapping | None = None, manifest=None, overrides: Mapping | None = None,
-                      gates=None, embedding_columns=None, embedding_prefix: str | None = None) -> AuditConfig:
+def config_from_paths(
+    embeddings: Mapping,
+    labels,
+    *,
+    name: str | None = None,
+    embeddings_key: str | None = None,
+    columns: Mapping | None = None,
+    manifest=None,
+    overrides: Mapping | None = None,
+    gates=None,
+    embedding_columns=None,
+    embedding_prefix: str | None = None,
+) -> AuditConfig:
     """A one-benchmark configuration from command-line paths (relative to the working directory).
 
     Parameters
@@ -439,6 +490,7 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     """
+
     def existing(p, what, folder_ok=False) -> Path:
         p = Path(p)
         if not p.exists():
@@ -460,10 +512,21 @@ def config_from_paths(embeddings: Mapping, labels, *, name: str | None = None, e
     settings = validate_settings(overrides or {}, where="command line")
     g = tuple(gates or ())
     emb_columns, emb_prefix = check_embedding_columns(
-        list(embedding_columns) if isinstance(embedding_columns, tuple) else embedding_columns, embedding_prefix)
-    bench = BenchmarkConfig(name=name, labels=labels_p, embeddings=embs, embeddings_key=embeddings_key,
-                            embedding_columns=emb_columns, embedding_prefix=emb_prefix,
-                            columns=cols, manifest=manifest_p, settings=settings, gates=g, display_paths=display)
+        list(embedding_columns) if isinstance(embedding_columns, tuple) else embedding_columns, embedding_prefix
+    )
+    bench = BenchmarkConfig(
+        name=name,
+        labels=labels_p,
+        embeddings=embs,
+        embeddings_key=embeddings_key,
+        embedding_columns=emb_columns,
+        embedding_prefix=emb_prefix,
+        columns=cols,
+        manifest=manifest_p,
+        settings=settings,
+        gates=g,
+        display_paths=display,
+    )
     text = _flags_toml(bench)
     return AuditConfig(benchmarks=(bench,), source=None, text=text, sha256=_sha256(text.encode("utf-8")))
 
@@ -473,9 +536,12 @@ def _flags_toml(bench: BenchmarkConfig) -> str:
     if bench.gates:
         lines.append(f"{_GATES} = " + toml_value([r.text for r in bench.gates]))
     lines += ["", settings_to_toml(bench.settings)]
-    lines += ["[[benchmarks]]", f"name = {toml_value(bench.name)}",
-              f"labels = {toml_value(bench.display_paths['labels'])}",
-              "embeddings = " + toml_value({r: bench.display_paths[f"embeddings:{r}"] for r in bench.embeddings})]
+    lines += [
+        "[[benchmarks]]",
+        f"name = {toml_value(bench.name)}",
+        f"labels = {toml_value(bench.display_paths['labels'])}",
+        "embeddings = " + toml_value({r: bench.display_paths[f"embeddings:{r}"] for r in bench.embeddings}),
+    ]
     if bench.embeddings_key:
         lines.append(f"embeddings_key = {toml_value(bench.embeddings_key)}")
     if bench.embedding_columns:

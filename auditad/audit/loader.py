@@ -20,8 +20,16 @@ import numpy as np
 
 from ..errors import InvalidInputError
 
-__all__ = ["BenchmarkInputs", "load_inputs", "example_inputs", "describe_dataset", "benchmark_kind",
-           "anomaly_label_note", "DEMO_SETTINGS", "demo_settings_text"]
+__all__ = [
+    "BenchmarkInputs",
+    "load_inputs",
+    "example_inputs",
+    "describe_dataset",
+    "benchmark_kind",
+    "anomaly_label_note",
+    "DEMO_SETTINGS",
+    "demo_settings_text",
+]
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,6 @@ def _sha256_array(arr: np.ndarray) -> str:
     return h.hexdigest()
 
 
-
 # --------------------------------------------------------------------------- loading
 def _read_column(path: Path, column: str | None, *, name: str) -> np.ndarray:
     from ..datasets import load_labels
@@ -110,8 +117,10 @@ def _read_column(path: Path, column: str | None, *, name: str) -> np.ndarray:
         return load_labels(path, key=column, name=name)
     if suffix == ".npy":
         if column is not None and name != "labels":
-            raise InvalidInputError(f"columns.{name} = {column!r} needs a CSV, Parquet or .npz labels file; "
-                                    f"{str(path)!r} is a single .npy array")
+            raise InvalidInputError(
+                f"columns.{name} = {column!r} needs a CSV, Parquet or .npz labels file; "
+                f"{str(path)!r} is a single .npy array"
+            )
         return load_labels(path, name=name)
     return load_labels(path, column=column, name=name)
 
@@ -156,20 +165,26 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
                 if col == "anomaly":
                     arr = check_binary_labels(arr, name=f"column {cols[col]!r} (anomaly)")
                 columns[col] = arr
-        kind = benchmark_kind(y, columns.get("anomaly"), label_column=cols.get("label"),
-                              anomaly_column=cols.get("anomaly"))
+        kind = benchmark_kind(
+            y, columns.get("anomaly"), label_column=cols.get("label"), anomaly_column=cols.get("anomaly")
+        )
         if kind == "anomaly":
             y = columns["anomaly"]
         for col, arr in columns.items():
             check_same_length(arr, y, names=(f"column {col!r}", "labels"))
-        reps = load_representations(bench_cfg.embeddings, key=bench_cfg.embeddings_key,
-                                    embedding_columns=bench_cfg.embedding_columns,
-                                    embedding_prefix=bench_cfg.embedding_prefix, labels=bench_cfg.labels,
-                                    label_columns=[cols.get("label", "label"), *cols.values()])
+        reps = load_representations(
+            bench_cfg.embeddings,
+            key=bench_cfg.embeddings_key,
+            embedding_columns=bench_cfg.embedding_columns,
+            embedding_prefix=bench_cfg.embedding_prefix,
+            labels=bench_cfg.labels,
+            label_columns=[cols.get("label", "label"), *cols.values()],
+        )
         for rep, X in reps.items():
             check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
-        bench = Benchmark(name=bench_cfg.name, y=y, representations=reps,
-                          sources={k: v for k, v in bench_cfg.display_paths.items()})
+        bench = Benchmark(
+            name=bench_cfg.name, y=y, representations=reps, sources={k: v for k, v in bench_cfg.display_paths.items()}
+        )
         selection = None
         if bench_cfg.manifest is not None:
             from ..manifest import load_manifest
@@ -178,16 +193,28 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
     files = [("labels", bench_cfg.labels, bench_cfg.display_paths["labels"])]
-    files += [(f"embeddings:{rep}", p, bench_cfg.display_paths[f"embeddings:{rep}"])
-              for rep, p in bench_cfg.embeddings.items()]
+    files += [
+        (f"embeddings:{rep}", p, bench_cfg.display_paths[f"embeddings:{rep}"])
+        for rep, p in bench_cfg.embeddings.items()
+    ]
     if bench_cfg.manifest is not None:
         files.append(("manifest", bench_cfg.manifest, bench_cfg.display_paths["manifest"]))
     inputs = tuple({"role": role, "path": shown, "sha256": _sha256_file(p)} for role, p, shown in files)
-    return BenchmarkInputs(name=bench_cfg.name, benchmark=bench, columns=columns, selection=selection,
-                           settings=dict(bench_cfg.settings), gates=tuple(bench_cfg.gates), inputs=inputs,
-                           config_text=config.text, config_name=config.source.name if config.source else None,
-                           config_sha256=config.sha256, config_origin="file" if config.source else "flags",
-                           command_line=tuple(config.command_line), kind=kind)
+    return BenchmarkInputs(
+        name=bench_cfg.name,
+        benchmark=bench,
+        columns=columns,
+        selection=selection,
+        settings=dict(bench_cfg.settings),
+        gates=tuple(bench_cfg.gates),
+        inputs=inputs,
+        config_text=config.text,
+        config_name=config.source.name if config.source else None,
+        config_sha256=config.sha256,
+        config_origin="file" if config.source else "flags",
+        command_line=tuple(config.command_line),
+        kind=kind,
+    )
 
 
 def benchmark_kind(y, anomaly, *, label_column=None, anomaly_column=None) -> str:
@@ -223,10 +250,12 @@ def anomaly_label_note(inputs: BenchmarkInputs) -> str | None:
     share = float(np.mean(y == 1))
     if share >= 0.5:
         return None
-    return (f"benchmark {inputs.name!r}: the labels are 0/1 with {share:.1%} ones; they are audited as two semantic "
-            "classes. If 1 marks an anomaly (ADBench/ODDS style), give them as the anomaly column (--anomaly-column, "
-            "or columns.anomaly in the config): the class-split protocol is then not applicable and pi is the "
-            "true anomaly share")
+    return (
+        f"benchmark {inputs.name!r}: the labels are 0/1 with {share:.1%} ones; they are audited as two semantic "
+        "classes. If 1 marks an anomaly (ADBench/ODDS style), give them as the anomaly column (--anomaly-column, "
+        "or columns.anomaly in the config): the class-split protocol is then not applicable and pi is the "
+        "true anomaly share"
+    )
 
 
 #: Settings of ``auditad demo``: the defaults with lighter Isolation Forest, null Monte Carlo and bootstrap.
@@ -304,18 +333,38 @@ def example_inputs(*, seed: int = 0, selection: bool = True, gates=()) -> Benchm
 
         sel = digits_benchmark(random_state=int(seed))
     inputs = [{"role": "labels", "path": "sklearn.datasets.load_digits (target)", "sha256": _sha256_array(bench.y)}]
-    inputs += [{"role": f"embeddings:{rep}", "path": f"auditad.datasets.load_example ({rep})",
-                "sha256": _sha256_array(X)} for rep, X in bench.representations.items()]
+    inputs += [
+        {"role": f"embeddings:{rep}", "path": f"auditad.datasets.load_example ({rep})", "sha256": _sha256_array(X)}
+        for rep, X in bench.representations.items()
+    ]
     if sel is not None:
-        inputs.append({"role": "selection", "path": f"auditad.synthetic.digits_benchmark(random_state={int(seed)})",
-                       "sha256": None})
-    text = ("# auditad demo: the bundled example benchmark (no files), with these settings\n"
-            f"version = {CONFIG_VERSION}\n" + ("gates = [" + ", ".join(f'"{g.text}"' for g in gates) + "]\n"
-                                               if gates else "")
-            + "\n" + settings_to_toml(settings))
-    return BenchmarkInputs(name=bench.name, benchmark=bench, columns={}, selection=sel, settings=settings,
-                           gates=tuple(gates), inputs=tuple(inputs), config_text=text, config_name=None,
-                           config_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(), config_origin="demo")
+        inputs.append(
+            {
+                "role": "selection",
+                "path": f"auditad.synthetic.digits_benchmark(random_state={int(seed)})",
+                "sha256": None,
+            }
+        )
+    text = (
+        "# auditad demo: the bundled example benchmark (no files), with these settings\n"
+        f"version = {CONFIG_VERSION}\n"
+        + ("gates = [" + ", ".join(f'"{g.text}"' for g in gates) + "]\n" if gates else "")
+        + "\n"
+        + settings_to_toml(settings)
+    )
+    return BenchmarkInputs(
+        name=bench.name,
+        benchmark=bench,
+        columns={},
+        selection=sel,
+        settings=settings,
+        gates=tuple(gates),
+        inputs=tuple(inputs),
+        config_text=text,
+        config_name=None,
+        config_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        config_origin="demo",
+    )
 
 
 def describe_dataset(inputs: BenchmarkInputs) -> dict:

@@ -38,15 +38,35 @@ from typing import Mapping
 from .._validation import check_choice, check_float, check_int, describe
 from ..errors import InvalidInputError
 from ..gates.defaults import DEFAULT_GATES, THRESHOLDS
-from .settings_declaration import (DEFAULT_SETTINGS, DETECTOR_NAME_PATTERN, DETECTOR_PARAMS, FORMER_NAMES, SETTINGS,
-                                   SETTINGS_BY_NAME, Setting, detector_choices)
+from .settings_declaration import (
+    DEFAULT_SETTINGS,
+    DETECTOR_NAME_PATTERN,
+    DETECTOR_PARAMS,
+    FORMER_NAMES,
+    SETTINGS,
+    SETTINGS_BY_NAME,
+    Setting,
+    detector_choices,
+)
 from .settings_declaration import NULL_METHODS, NULL_Q_NAMES  # noqa: F401 - re-exported (importable from here)
 from .settings_docs import regenerate, settings_json_schema, settings_markdown_table
 from .settings_flags import FLAG_GROUPS, add_settings_arguments, settings_from_args, settings_to_flags
 
-__all__ = ["Setting", "SETTINGS", "DEFAULT_SETTINGS", "THRESHOLDS", "DEFAULT_GATES", "validate_settings",
-           "add_settings_arguments", "FLAG_GROUPS", "settings_from_args", "settings_to_flags", "settings_json_schema",
-           "settings_markdown_table", "regenerate"]
+__all__ = [
+    "Setting",
+    "SETTINGS",
+    "DEFAULT_SETTINGS",
+    "THRESHOLDS",
+    "DEFAULT_GATES",
+    "validate_settings",
+    "add_settings_arguments",
+    "FLAG_GROUPS",
+    "settings_from_args",
+    "settings_to_flags",
+    "settings_json_schema",
+    "settings_markdown_table",
+    "regenerate",
+]
 
 
 # --------------------------------------------------------------------------- validation
@@ -116,8 +136,11 @@ def _renamed_former_keys(raw: Mapping, where: str) -> Mapping:
             out[key] = value
             continue
         prefix = where.rpartition(": ")[2]  # "audit.toml: settings" -> "settings" in the names
-        old, new = (("--" + key.replace("_", "-"), s.flag) if where == "command line"
-                    else (f"{prefix}.{key}", f"{prefix}.{s.name}"))
+        old, new = (
+            ("--" + key.replace("_", "-"), s.flag)
+            if where == "command line"
+            else (f"{prefix}.{key}", f"{prefix}.{s.name}")
+        )
         if s.name in raw:
             raise InvalidInputError(f"{where}: give {new} only: {old} is its former (deprecated) name")
         lead = f"{where.rpartition(': ')[0]}: " if ": " in where else ""
@@ -135,7 +158,9 @@ def _check_detectors_defined(settings: Mapping, where: str) -> None:
             flag = s.flag if where == "command line" else f"{where}.detectors"
             raise InvalidInputError(
                 f"{flag} must be one of {list(s.allowed())} or the name of a [detectors.NAME] table"
-                + (f" ({tables})" if tables else "") + f", got unknown detector {name!r}")
+                + (f" ({tables})" if tables else "")
+                + f", got unknown detector {name!r}"
+            )
 
 
 def _float(s: Setting, value, name: str) -> float:
@@ -230,8 +255,10 @@ def check_detector_table(name, table: Mapping, where: str) -> dict:
     from ..protocol import make_detector
 
     if not isinstance(name, str) or not re.match(DETECTOR_NAME_PATTERN, name) or name in detector_choices():
-        raise InvalidInputError(f"{where}: a detector table needs a name of letters, digits, '_', '.', '-' that is "
-                                f"not a built-in or pyod:NAME detector, got {describe(name)}")
+        raise InvalidInputError(
+            f"{where}: a detector table needs a name of letters, digits, '_', '.', '-' that is "
+            f"not a built-in or pyod:NAME detector, got {describe(name)}"
+        )
     kind = table.get("detector")
     if not isinstance(kind, str) or kind not in detector_choices():
         raise InvalidInputError(f"{where}.detector must be one of {list(detector_choices())}, got {describe(kind)}")

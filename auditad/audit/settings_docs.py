@@ -53,17 +53,32 @@ def _schema_of(s: Setting) -> dict:
     if s.kind == "ratios":
         return {"type": "array", "items": {"anyOf": [{"enum": list(s.allowed())}, num({"type": "number"})]}}
     if s.kind == "detectors":
-        return {"type": "array", "minItems": 1, "items": {"anyOf": [
-            {"enum": list(s.allowed())}, {"type": "string", "pattern": DETECTOR_NAME_PATTERN}]}}
+        return {
+            "type": "array",
+            "minItems": 1,
+            "items": {"anyOf": [{"enum": list(s.allowed())}, {"type": "string", "pattern": DETECTOR_NAME_PATTERN}]},
+        }
     if s.kind == "detector_params":
-        return {"type": "object", "additionalProperties": {
-                    "type": "object", "required": ["detector"],
-                    "properties": {"detector": {"enum": list(detector_choices())}},
-                    "additionalProperties": {"type": ["integer", "number", "string", "boolean"]}},
-                "properties": {d: {"type": "object", "additionalProperties": False,
-                                   "properties": {p: {"type": ["integer", "number", "string"] if isinstance(t, tuple)
-                                                      else "integer"} for p, t in ps.items()}}
-                               for d, ps in DETECTOR_PARAMS.items()}}
+        return {
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "required": ["detector"],
+                "properties": {"detector": {"enum": list(detector_choices())}},
+                "additionalProperties": {"type": ["integer", "number", "string", "boolean"]},
+            },
+            "properties": {
+                d: {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "properties": {
+                        p: {"type": ["integer", "number", "string"] if isinstance(t, tuple) else "integer"}
+                        for p, t in ps.items()
+                    },
+                }
+                for d, ps in DETECTOR_PARAMS.items()
+            },
+        }
     raise InvalidInputError(f"setting kind {s.kind!r} is not known")
 
 
@@ -72,8 +87,13 @@ def settings_json_schema() -> dict:
     props = {}
     for s in SETTINGS:
         props[s.name] = {**_schema_of(s), "description": s.help}
-    return {"type": "object", "properties": props, "required": [s.name for s in SETTINGS],
-            "additionalProperties": False, "description": "effective audit settings (docs/config.md)"}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": [s.name for s in SETTINGS],
+        "additionalProperties": False,
+        "description": "effective audit settings (docs/config.md)",
+    }
 
 
 def _md(v) -> str:
@@ -114,8 +134,9 @@ def settings_markdown_table() -> str:
     lines = ["| key | type | default | flag | meaning |", "|---|---|---|---|---|"]
     for s in SETTINGS:
         flag = f"`{s.flag}`" if s.flag else "–"
-        former = "".join(f" Formerly `{old}` (`--{old.replace('_', '-')}`): deprecated, still accepted." for old in
-                         s.deprecated)
+        former = "".join(
+            f" Formerly `{old}` (`--{old.replace('_', '-')}`): deprecated, still accepted." for old in s.deprecated
+        )
         lines.append(f"| `{s.name}` | {_type_text(s)} | {_md(s.default)} | {flag} | {s.help}{former} |")
     return "\n".join(lines) + "\n"
 
@@ -144,9 +165,11 @@ def regenerate(root, *, write: bool = True) -> dict:
     schema = json.loads(schema_file.read_text(encoding="utf-8"))
     schema["properties"]["settings"] = settings_json_schema()
     config_doc, cli_doc = root / "docs" / "config.md", root / "docs" / "cli.md"
-    out = {schema_file: json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
-           config_doc: _between_markers(config_doc, settings_markdown_table()),
-           cli_doc: _between_markers(cli_doc, gate_options_markdown())}
+    out = {
+        schema_file: json.dumps(schema, indent=2, ensure_ascii=False) + "\n",
+        config_doc: _between_markers(config_doc, settings_markdown_table()),
+        cli_doc: _between_markers(cli_doc, gate_options_markdown()),
+    }
     if write:
         from .._io import write_text_atomic
 

@@ -28,12 +28,25 @@ def _number_or_name(text: str):
 
 
 #: Titles of the argument groups of the settings flags (``Setting.group``), in ``--help`` order.
-FLAG_GROUPS = {"common": "common options", "protocol": "leakage and protocol settings (override the config's "
-               "[settings])", "nulls": "null distributions", "landscapes": "landscapes", "selection": "model selection",
-               "gates": "gates and CI outputs", "execution": "execution"}
+FLAG_GROUPS = {
+    "common": "common options",
+    "protocol": "leakage and protocol settings (override the config's [settings])",
+    "nulls": "null distributions",
+    "landscapes": "landscapes",
+    "selection": "model selection",
+    "gates": "gates and CI outputs",
+    "execution": "execution",
+}
 
-_METAVARS = {"int": "N", "ints": "N", "float": "X", "null_q": "Q", "ratios": "RATIO", "strings": "NAME",
-             "detectors": "DETECTOR"}
+_METAVARS = {
+    "int": "N",
+    "ints": "N",
+    "float": "X",
+    "null_q": "Q",
+    "ratios": "RATIO",
+    "strings": "NAME",
+    "detectors": "DETECTOR",
+}
 
 
 def _flag_help(s: Setting) -> str:
@@ -44,8 +57,10 @@ def _flag_help(s: Setting) -> str:
     if s.kind == "detectors":  # the 20 PyOD names once, not 20 times "pyod:"
         builtin = [c for c in s.allowed() if not c.startswith("pyod:")]
         pyod = [c.removeprefix("pyod:") for c in s.allowed() if c.startswith("pyod:")]
-        text = (f"Detector of the protocol audit: {', '.join(builtin)}, pyod:NAME (NAME one of {', '.join(pyod)}; "
-                "decision_function, higher = more anomalous) or the name of a [detectors.NAME] table of the config")
+        text = (
+            f"Detector of the protocol audit: {', '.join(builtin)}, pyod:NAME (NAME one of {', '.join(pyod)}; "
+            "decision_function, higher = more anomalous) or the name of a [detectors.NAME] table of the config"
+        )
     elif s.kind in ("choice", "choices"):
         text += f"; one of {', '.join(map(str, s.allowed()))}"
     if text[:1].isupper() and text[1:2].islower():  # "Seeds every ..." -> "seeds every ...", not "k-1"
@@ -71,8 +86,9 @@ def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
             groups[s.group] = parser.add_argument_group(FLAG_GROUPS.get(s.group, s.group))
         group = groups[s.group]
         if s.kind == "bool":
-            group.add_argument(s.flag, dest=_dest(s), action="store_const", const=not s.default, default=None,
-                               help=_flag_help(s))
+            group.add_argument(
+                s.flag, dest=_dest(s), action="store_const", const=not s.default, default=None, help=_flag_help(s)
+            )
             continue
         kw: dict = {"dest": _dest(s), "default": None, "help": _flag_help(s)}
         if s.repeat:
@@ -90,8 +106,9 @@ def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
             kw["metavar"] = _METAVARS.get(s.kind, "VALUE")
         group.add_argument(s.flag, **kw)
         for old in s.deprecated:  # the former name: its own destination, renamed (with a warning) when validated
-            group.add_argument("--" + old.replace("_", "-"), **dict(kw, dest="setting_" + old,
-                                                                    help=f"deprecated name of {s.flag}"))
+            group.add_argument(
+                "--" + old.replace("_", "-"), **dict(kw, dest="setting_" + old, help=f"deprecated name of {s.flag}")
+            )
 
 
 def settings_from_args(args) -> dict:

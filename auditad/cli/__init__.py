@@ -55,9 +55,13 @@ class _LinesFormatter(argparse.HelpFormatter):
         import textwrap
 
         def fill(line):
-            lead = line[:len(line) - len(line.lstrip())]  # an indented line (an example) wraps further indented
-            return textwrap.fill(" ".join(line.split()), width, initial_indent=indent + lead,
-                                 subsequent_indent=indent + lead + ("    " if lead else ""))
+            lead = line[: len(line) - len(line.lstrip())]  # an indented line (an example) wraps further indented
+            return textwrap.fill(
+                " ".join(line.split()),
+                width,
+                initial_indent=indent + lead,
+                subsequent_indent=indent + lead + ("    " if lead else ""),
+            )
 
         return "\n".join(fill(line) if line.strip() else "" for line in text.splitlines())
 
@@ -70,8 +74,11 @@ def _add_report_flags(p, group=None, *, command: str) -> None:
 
     g = group if group is not None else p.add_argument_group("gates and CI outputs")
     add_gate_arguments(g, command=command)
-    g.add_argument("--timestamp", action="store_true",
-                   help="record the UTC time and run time in the report (then runs no longer give identical bytes)")
+    g.add_argument(
+        "--timestamp",
+        action="store_true",
+        help="record the UTC time and run time in the report (then runs no longer give identical bytes)",
+    )
 
 
 #: The usage line of ``auditad audit`` (argparse's generated one lists all 40 flags).
@@ -79,47 +86,86 @@ AUDIT_USAGE = "%(prog)s [options] (CONFIG.toml | --embeddings FILE --labels FILE
 
 
 def _add_audit(sub, *, settings: bool = True) -> None:
-    p = sub.add_parser("audit", usage=AUDIT_USAGE, add_help=False,
-                       help="full audit of one or more benchmarks: HTML report, summary.json, figures, tables, gates",
-                       description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
-                                   "benchmark's class counts, landscapes at its anomaly ratio, model selection when a "
-                                   "manifest is given) and write DIR/index.html and DIR/<benchmark>/{report.html, "
-                                   "summary.json, figures/, tables/}. Exit 0: every gate at or above --fail-on "
-                                   "passed; 1: a gate failed; 2: bad input.",
-                       formatter_class=_LinesFormatter,
-                       epilog="examples:\n  auditad audit audit.toml --out report\n"
-                              "  auditad audit --embeddings X.npy --labels y.csv --out report\n"
-                              "  auditad audit --embeddings t.csv --labels t.csv --embedding-prefix f --out out\n"
-                              "\nMore: docs/cli.md, docs/config.md (the configuration file), docs/report.md.")
+    p = sub.add_parser(
+        "audit",
+        usage=AUDIT_USAGE,
+        add_help=False,
+        help="full audit of one or more benchmarks: HTML report, summary.json, figures, tables, gates",
+        description="Run every applicable diagnostic (leakage, class-split protocol, nulls at the "
+        "benchmark's class counts, landscapes at its anomaly ratio, model selection when a "
+        "manifest is given) and write DIR/index.html and DIR/<benchmark>/{report.html, "
+        "summary.json, figures/, tables/}. Exit 0: every gate at or above --fail-on "
+        "passed; 1: a gate failed; 2: bad input.",
+        formatter_class=_LinesFormatter,
+        epilog="examples:\n  auditad audit audit.toml --out report\n"
+        "  auditad audit --embeddings X.npy --labels y.csv --out report\n"
+        "  auditad audit --embeddings t.csv --labels t.csv --embedding-prefix f --out out\n"
+        "\nMore: docs/cli.md, docs/config.md (the configuration file), docs/report.md.",
+    )
     common = p.add_argument_group("common options")
-    common.add_argument("config", nargs="?", default=None, metavar="CONFIG.toml",
-                        help="audit configuration (docs/config.md); or describe one benchmark with --embeddings and "
-                             "--labels")
-    common.add_argument("--embeddings", action="append", default=None, metavar="[NAME=]FILE",
-                        help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet (rows aligned with the labels); "
-                             "repeat as NAME=FILE for several representations")
-    common.add_argument("--labels", default=None, metavar="FILE",
-                        help="class labels: .npy, .npz, .mat, CSV/TSV or Parquet (may be the embeddings table)")
-    common.add_argument("--out", required=True, metavar="DIR",
-                        help="output folder (created; an earlier auditad report there is replaced)")
+    common.add_argument(
+        "config",
+        nargs="?",
+        default=None,
+        metavar="CONFIG.toml",
+        help="audit configuration (docs/config.md); or describe one benchmark with --embeddings and --labels",
+    )
+    common.add_argument(
+        "--embeddings",
+        action="append",
+        default=None,
+        metavar="[NAME=]FILE",
+        help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet (rows aligned with the labels); "
+        "repeat as NAME=FILE for several representations",
+    )
+    common.add_argument(
+        "--labels",
+        default=None,
+        metavar="FILE",
+        help="class labels: .npy, .npz, .mat, CSV/TSV or Parquet (may be the embeddings table)",
+    )
+    common.add_argument(
+        "--out",
+        required=True,
+        metavar="DIR",
+        help="output folder (created; an earlier auditad report there is replaced)",
+    )
     g = p.add_argument_group("input columns (without a config file; in a config, the [[benchmarks]] keys)")
     g.add_argument("--name", default=None, help="benchmark name (default: the labels file's stem)")
-    g.add_argument("--embeddings-key", default=None, metavar="KEY",
-                   help="array name inside .npz/.mat embedding files (default: the only array, else X or embeddings)")
-    g.add_argument("--embedding-columns", default=None, metavar="C1,C2,...", type=column_list,
-                   help="embedding columns of CSV/Parquet embeddings, comma-separated (default: every numeric "
-                        "column but the label columns)")
-    g.add_argument("--embedding-prefix", default=None, metavar="PREFIX",
-                   help="embedding columns of CSV/Parquet embeddings: those whose name starts with PREFIX")
-    g.add_argument("--label-column", default=None, metavar="COL",
-                   help="class label column of a CSV/Parquet labels file, or array of an .npz (default: label)")
+    g.add_argument(
+        "--embeddings-key",
+        default=None,
+        metavar="KEY",
+        help="array name inside .npz/.mat embedding files (default: the only array, else X or embeddings)",
+    )
+    g.add_argument(
+        "--embedding-columns",
+        default=None,
+        metavar="C1,C2,...",
+        type=column_list,
+        help="embedding columns of CSV/Parquet embeddings, comma-separated (default: every numeric "
+        "column but the label columns)",
+    )
+    g.add_argument(
+        "--embedding-prefix",
+        default=None,
+        metavar="PREFIX",
+        help="embedding columns of CSV/Parquet embeddings: those whose name starts with PREFIX",
+    )
+    g.add_argument(
+        "--label-column",
+        default=None,
+        metavar="COL",
+        help="class label column of a CSV/Parquet labels file, or array of an .npz (default: label)",
+    )
     g.add_argument("--domain-column", default=None, metavar="COL", help="optional domain column of the labels file")
-    g.add_argument("--attribute-column", default=None, metavar="COL",
-                   help="optional attribute column of the labels file")
-    g.add_argument("--anomaly-column", default=None, metavar="COL",
-                   help="optional 0/1 anomaly column of the labels file")
-    g.add_argument("--manifest", default=None, metavar="FILE",
-                   help="model-selection manifest (TOML, docs/manifest.md)")
+    g.add_argument(
+        "--attribute-column", default=None, metavar="COL", help="optional attribute column of the labels file"
+    )
+    g.add_argument(
+        "--anomaly-column", default=None, metavar="COL", help="optional 0/1 anomaly column of the labels file"
+    )
+    g.add_argument("--manifest", default=None, metavar="FILE", help="model-selection manifest (TOML, docs/manifest.md)")
     groups = {"common": common, "gates": p.add_argument_group("gates and CI outputs")}
     _add_report_flags(p, groups["gates"], command="audit")
     if settings:  # the settings' choices come from the computing modules (NumPy and co.): only when needed
@@ -130,10 +176,14 @@ def _add_audit(sub, *, settings: bool = True) -> None:
     _commands.add_quiet(common)
     common.add_argument("-h", "--help", action="help", help="show this help and exit")
     execution = groups.get("execution") or p.add_argument_group("execution")
-    execution.add_argument("--scheduler", default=None, metavar="SCHEDULER",
-                           help="where the work runs: serial (default), local[:N] (a Dask LocalCluster with N "
-                                "worker processes) or a Dask scheduler address tcp://host:8786; overrides the "
-                                "config's [execution]; the report is the same bytes")
+    execution.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="SCHEDULER",
+        help="where the work runs: serial (default), local[:N] (a Dask LocalCluster with N "
+        "worker processes) or a Dask scheduler address tcp://host:8786; overrides the "
+        "config's [execution]; the report is the same bytes",
+    )
 
 
 def _print_notes(audit, args) -> None:
@@ -145,8 +195,10 @@ def _print_notes(audit, args) -> None:
 
 def _finish_report(run, args, *, show: Path) -> int:
     print(run.summary_table())
-    print(f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on}); "
-          f"{len(run.audits)} benchmark(s) in {run.elapsed_seconds:.1f} s")
+    print(
+        f"verdict: {run.verdict} (exit {run.exit_code}, --fail-on {args.fail_on}); "
+        f"{len(run.audits)} benchmark(s) in {run.elapsed_seconds:.1f} s"
+    )
     if args.junit:
         print(f"wrote {args.junit}")
     if args.markdown:
@@ -178,8 +230,10 @@ def _refuse_data_file_as_config(path) -> None:
 
     if Path(path).suffix.lower() in DATA_SUFFIXES:
         labels = path if Path(path).suffix.lower() in (".csv", ".tsv", ".parquet", ".pq") else "LABELS"
-        raise InvalidInputError(f"CONFIG.toml {str(path)!r} is a data file, not a TOML configuration; did you mean "
-                                f"--embeddings {path} --labels {labels}?")
+        raise InvalidInputError(
+            f"CONFIG.toml {str(path)!r} is a data file, not a TOML configuration; did you mean "
+            f"--embeddings {path} --labels {labels}?"
+        )
 
 
 def _run_audit(args) -> int:
@@ -188,12 +242,28 @@ def _run_audit(args) -> int:
     from ..audit.runner import load_inputs, run_audit
     from ..audit.config import config_from_paths, load_config
 
-    data_flags = [f for f in ("embeddings", "labels", "name", "embeddings_key", "embedding_columns",
-                              "embedding_prefix", "label_column", "domain_column", "attribute_column",
-                              "anomaly_column", "manifest") if getattr(args, f) is not None]
+    data_flags = [
+        f
+        for f in (
+            "embeddings",
+            "labels",
+            "name",
+            "embeddings_key",
+            "embedding_columns",
+            "embedding_prefix",
+            "label_column",
+            "domain_column",
+            "attribute_column",
+            "anomaly_column",
+            "manifest",
+        )
+        if getattr(args, f) is not None
+    ]
     if args.config is not None and data_flags:
-        raise InvalidInputError(f"give either CONFIG.toml or --embeddings/--labels, not both "
-                                f"(got CONFIG.toml and --{data_flags[0].replace('_', '-')})")
+        raise InvalidInputError(
+            f"give either CONFIG.toml or --embeddings/--labels, not both "
+            f"(got CONFIG.toml and --{data_flags[0].replace('_', '-')})"
+        )
     from ..audit.settings import settings_from_args
 
     overrides = settings_from_args(args)
@@ -220,11 +290,24 @@ def _run_audit(args) -> int:
             if name in paths:
                 raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
             paths[name] = path
-        columns = {"label": args.label_column, "domain": args.domain_column, "attribute": args.attribute_column,
-                   "anomaly": args.anomaly_column}
-        config = config_from_paths(paths, args.labels, name=args.name, embeddings_key=args.embeddings_key,
-                                   columns=columns, manifest=args.manifest, overrides=overrides, gates=rules,
-                                   embedding_columns=args.embedding_columns, embedding_prefix=args.embedding_prefix)
+        columns = {
+            "label": args.label_column,
+            "domain": args.domain_column,
+            "attribute": args.attribute_column,
+            "anomaly": args.anomaly_column,
+        }
+        config = config_from_paths(
+            paths,
+            args.labels,
+            name=args.name,
+            embeddings_key=args.embeddings_key,
+            columns=columns,
+            manifest=args.manifest,
+            overrides=overrides,
+            gates=rules,
+            embedding_columns=args.embedding_columns,
+            embedding_prefix=args.embedding_prefix,
+        )
         sources = [args.labels, *paths.values()]
     check_input_files(_audit_inputs(config, args))
     with reading_inputs([p for p in sources if p is not None], name="input"):
@@ -235,9 +318,18 @@ def _run_audit(args) -> int:
         print(f"auditad: note: {note}", file=sys.stderr)
     scheduler = args.scheduler if args.scheduler is not None else config.scheduler
     try:
-        run = run_audit(inputs, args.out, fail_on=args.fail_on, timestamp=args.timestamp,
-                        progress=progress_enabled(args), junit=args.junit, markdown=args.markdown, sources=sources,
-                        on_benchmark=lambda a: _print_notes(a, args), scheduler=scheduler)
+        run = run_audit(
+            inputs,
+            args.out,
+            fail_on=args.fail_on,
+            timestamp=args.timestamp,
+            progress=progress_enabled(args),
+            junit=args.junit,
+            markdown=args.markdown,
+            sources=sources,
+            on_benchmark=lambda a: _print_notes(a, args),
+            scheduler=scheduler,
+        )
     except InvalidInputError as exc:
         if not str(exc).startswith("scheduler="):
             raise
@@ -247,11 +339,13 @@ def _run_audit(args) -> int:
     return _finish_report(run, args, show=show)
 
 
-DEMO_DESCRIPTION = ("Audit scikit-learn's digits (1797 images, 10 classes; as pixels and pca16): leakage, "
-                    "class-split protocol (knn, iforest, lof), nulls, landscapes and anomaly-free model selection "
-                    "over the digit tasks; prints the path of the report.\n"
-                    "The demo runs lighter settings than 'auditad audit' ({settings}), so 'auditad audit' on the "
-                    "same data gives slightly different numbers (mean AUROC 0.897 instead of the demo's 0.893).")
+DEMO_DESCRIPTION = (
+    "Audit scikit-learn's digits (1797 images, 10 classes; as pixels and pca16): leakage, "
+    "class-split protocol (knn, iforest, lof), nulls, landscapes and anomaly-free model selection "
+    "over the digit tasks; prints the path of the report.\n"
+    "The demo runs lighter settings than 'auditad audit' ({settings}), so 'auditad audit' on the "
+    "same data gives slightly different numbers (mean AUROC 0.897 instead of the demo's 0.893)."
+)
 
 
 def _demo_description() -> str:
@@ -261,9 +355,12 @@ def _demo_description() -> str:
 
 
 def _add_demo(sub) -> None:
-    p = sub.add_parser("demo", help="full audit of the bundled example (digits in two representations) "
-                                    "with an HTML report", formatter_class=_LinesFormatter,
-                       description=DEMO_DESCRIPTION.format(settings="see --help"))
+    p = sub.add_parser(
+        "demo",
+        help="full audit of the bundled example (digits in two representations) with an HTML report",
+        formatter_class=_LinesFormatter,
+        description=DEMO_DESCRIPTION.format(settings="see --help"),
+    )
     p.describe = _demo_description  # the settings' text imports the pipeline: only when --help is asked for
     p.add_argument("--out", default="auditad-demo", metavar="DIR", help="output folder (default: auditad-demo)")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default: 0)")
@@ -280,9 +377,16 @@ def _run_demo(args) -> int:
 
         raise InvalidInputError(f"--seed must be >= 0, got {args.seed}")
     inputs = example_inputs(seed=args.seed, selection=not args.no_selection, gates=_commands.report_rules(args))
-    run = run_audit([inputs], args.out, fail_on=args.fail_on, timestamp=args.timestamp,
-                    progress=progress_enabled(args), junit=args.junit, markdown=args.markdown,
-                    on_benchmark=lambda a: _print_notes(a, args))
+    run = run_audit(
+        [inputs],
+        args.out,
+        fail_on=args.fail_on,
+        timestamp=args.timestamp,
+        progress=progress_enabled(args),
+        junit=args.junit,
+        markdown=args.markdown,
+        on_benchmark=lambda a: _print_notes(a, args),
+    )
     return _finish_report(run, args, show=run.out / inputs.name / "report.html")
 
 
@@ -309,8 +413,11 @@ def build_parser(*, settings: bool = True) -> argparse.ArgumentParser:
     lists import the computing modules (used for every command line but ``auditad audit ...``)."""
     parser = _Parser(prog="auditad", description="Audit the evaluation protocol of an anomaly-detection benchmark.")
     parser.add_argument("--version", action="version", version=f"auditad {__version__}")
-    parser.add_argument("--debug", action="store_true",
-                        help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere")
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="on an internal error, print the traceback (also AUDITAD_DEBUG=1); accepted anywhere",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (add, _) in COMMANDS.items():
         add(sub, settings=settings) if name == "audit" else add(sub)
@@ -329,9 +436,22 @@ def main(argv: list[str] | None = None) -> int:
     import threading
     import warnings
 
-    from .terminal import (EXIT_PIPE, EXIT_SIGINT, EXIT_SIGTERM, RECEIVED, debug_requested, exit_status,
-                            flag_names, forget_unhandled_interrupt, on_sigint, on_sigterm, print_warnings,
-                            quiet_children, quiet_shutdown, speak_cli)
+    from .terminal import (
+        EXIT_PIPE,
+        EXIT_SIGINT,
+        EXIT_SIGTERM,
+        RECEIVED,
+        debug_requested,
+        exit_status,
+        flag_names,
+        forget_unhandled_interrupt,
+        on_sigint,
+        on_sigterm,
+        print_warnings,
+        quiet_children,
+        quiet_shutdown,
+        speak_cli,
+    )
 
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)

@@ -16,19 +16,38 @@ from .commands import add_json, add_quiet
 from .shared import add_label_args, embedding_options, print_and_save, progress_enabled
 from .terminal import EXIT_OK
 
-__all__ = ["add_leakage", "run_leakage", "add_protocol", "run_protocol", "add_nulls", "run_nulls", "add_landscape",
-           "run_landscape", "add_select", "run_select"]
+__all__ = [
+    "add_leakage",
+    "run_leakage",
+    "add_protocol",
+    "run_protocol",
+    "add_nulls",
+    "run_nulls",
+    "add_landscape",
+    "run_landscape",
+    "add_select",
+    "run_select",
+]
 
 
 # --------------------------------------------------------------------------- leakage
 def add_leakage(sub) -> None:
-    p = sub.add_parser("leakage", help="neighbourhood class leakage L_k of a labelled embedding set",
-                       description="Neighbourhood class leakage L_k (Testing the Test: Score-Direction Instability in "
-                                   "Class-Split Anomaly Detection).")
-    p.add_argument("--embeddings", required=True, metavar="FILE",
-                   help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet (an (n, d) array or table)")
+    p = sub.add_parser(
+        "leakage",
+        help="neighbourhood class leakage L_k of a labelled embedding set",
+        description="Neighbourhood class leakage L_k (Testing the Test: Score-Direction Instability in "
+        "Class-Split Anomaly Detection).",
+    )
+    p.add_argument(
+        "--embeddings",
+        required=True,
+        metavar="FILE",
+        help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet (an (n, d) array or table)",
+    )
     add_label_args(p)
-    p.add_argument("--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)")
+    p.add_argument(
+        "--k", type=int, action="append", default=None, help="neighbour count; repeat for several (default 10)"
+    )
     p.add_argument("--metric", default="euclidean", choices=["euclidean", "cosine"])
     p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
     p.add_argument("--seed", type=int, default=0, help="random seed (approximate backend)")
@@ -44,29 +63,53 @@ def run_leakage(args) -> int:
     check_output_file(args.json, name="--json")
     check_input_files({"--embeddings": args.embeddings, "--labels": args.labels})
     with reading_inputs([args.embeddings, args.labels], name="--embeddings/--labels"):
-        bench = load_benchmark(args.embeddings, args.labels, embeddings_key=args.embeddings_key,
-                               label_column=args.label_column, **embedding_options(args))
+        bench = load_benchmark(
+            args.embeddings,
+            args.labels,
+            embeddings_key=args.embeddings_key,
+            label_column=args.label_column,
+            **embedding_options(args),
+        )
     ks = args.k or [10]
     n = bench.X.shape[0]
-    result = leakage(bench.X, bench.y, k=ks if len(ks) > 1 else ks[0], metric=args.metric,
-                     backend=args.backend, random_state=args.seed,
-                     progress=progress_enabled(args) and n * n > 4e8)  # only searches of several seconds
+    result = leakage(
+        bench.X,
+        bench.y,
+        k=ks if len(ks) > 1 else ks[0],
+        metric=args.metric,
+        backend=args.backend,
+        random_state=args.seed,
+        progress=progress_enabled(args) and n * n > 4e8,
+    )  # only searches of several seconds
     print_and_save(result, args)
     return EXIT_OK
 
 
 # --------------------------------------------------------------------------- protocol
 def add_protocol(sub) -> None:
-    p = sub.add_parser("protocol", help="class-split protocol audit: per-class AUROC, inversion, direction instability",
-                       description="Class-split protocol audit (Testing the Test): K-1 vs 1 or 1 vs K-1 runs, "
-                                   "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.")
-    p.add_argument("--embeddings", required=True, action="append", metavar="[NAME=]FILE",
-                   help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet; repeat (as NAME=FILE) to compare "
-                        "several representations of the same samples")
+    p = sub.add_parser(
+        "protocol",
+        help="class-split protocol audit: per-class AUROC, inversion, direction instability",
+        description="Class-split protocol audit (Testing the Test): K-1 vs 1 or 1 vs K-1 runs, "
+        "per-class AUROC with DeLong intervals, sigma^2_AUC, rho_rnd, rho_inv, rho_dir.",
+    )
+    p.add_argument(
+        "--embeddings",
+        required=True,
+        action="append",
+        metavar="[NAME=]FILE",
+        help="embeddings: .npy, .npz, .mat, CSV/TSV or Parquet; repeat (as NAME=FILE) to compare "
+        "several representations of the same samples",
+    )
     add_label_args(p)
     p.add_argument("--protocol", default="leave_one_class_out", choices=["leave_one_class_out", "one_class"])
-    p.add_argument("--detector", action="append", default=None, choices=["knn", "iforest", "lof"],
-                   help="detector; repeat for several (default: knn, iforest, lof)")
+    p.add_argument(
+        "--detector",
+        action="append",
+        default=None,
+        choices=["knn", "iforest", "lof"],
+        help="detector; repeat for several (default: knn, iforest, lof)",
+    )
     p.add_argument("--k", type=int, default=5, help="k of the kNN detector (default 5)")
     p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width, in [0, 0.5) (default 0.05)")
     p.add_argument("--train-fraction", type=float, default=0.8, help="share of the normals used for training")
@@ -97,50 +140,89 @@ def run_protocol(args) -> int:
         if name in paths:
             raise InvalidInputError(f"--embeddings: representation name {name!r} given twice; use NAME=PATH")
         paths[name] = path
-    check_input_files({**{f"--embeddings {name}": path for name, path in paths.items()},
-                        "--labels": args.labels, "--split": args.split})
+    check_input_files(
+        {
+            **{f"--embeddings {name}": path for name, path in paths.items()},
+            "--labels": args.labels,
+            "--split": args.split,
+        }
+    )
     with reading_inputs([*paths.values(), args.labels, args.split], name="--embeddings/--labels/--split"):
-        bench = load_benchmark(paths, args.labels, embeddings_key=args.embeddings_key,
-                               label_column=args.label_column, **embedding_options(args))
+        bench = load_benchmark(
+            paths,
+            args.labels,
+            embeddings_key=args.embeddings_key,
+            label_column=args.label_column,
+            **embedding_options(args),
+        )
         split = None
         if args.split is not None:
             split = load_labels(args.split, column=args.split_column, name="split")
     if args.leakage_k < 0:
         raise InvalidInputError(f"--leakage-k must be >= 0 (0 = skip), got {args.leakage_k}")
-    result = audit_protocol(bench.representations, bench.y, protocol=args.protocol,
-                            detectors=tuple(args.detector or ("knn", "iforest", "lof")), k=args.k,
-                            epsilon=args.epsilon, train_fraction=args.train_fraction, split=split,
-                            contamination=args.contamination, repeats=args.repeats,
-                            leakage_k=args.leakage_k, backend=args.backend, n_jobs=args.n_jobs,
-                            progress=progress_enabled(args), random_state=args.seed)
+    result = audit_protocol(
+        bench.representations,
+        bench.y,
+        protocol=args.protocol,
+        detectors=tuple(args.detector or ("knn", "iforest", "lof")),
+        k=args.k,
+        epsilon=args.epsilon,
+        train_fraction=args.train_fraction,
+        split=split,
+        contamination=args.contamination,
+        repeats=args.repeats,
+        leakage_k=args.leakage_k,
+        backend=args.backend,
+        n_jobs=args.n_jobs,
+        progress=progress_enabled(args),
+        random_state=args.seed,
+    )
     print_and_save(result, args)  # a run with nothing evaluated was refused by audit_protocol (exit 2)
     return EXIT_OK
 
 
 # --------------------------------------------------------------------------- nulls
 def add_nulls(sub) -> None:
-    p = sub.add_parser("nulls", help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
-                       description="Distribution of each metric under random predictions at the given class counts "
-                                   "(Hermary, Mejri and Aouada, An Insight on Evaluation Metrics Under the "
-                                   "Imbalanced Case of Anomaly Detection, Sec. IV); places observed scores on their nulls.")
+    p = sub.add_parser(
+        "nulls",
+        help="random-baseline (null) distributions of AUROC, AP, AUPR, F1, MCC",
+        description="Distribution of each metric under random predictions at the given class counts "
+        "(Hermary, Mejri and Aouada, An Insight on Evaluation Metrics Under the "
+        "Imbalanced Case of Anomaly Detection, Sec. IV); places observed scores on their nulls.",
+    )
     p.add_argument("--n-pos", type=int, default=None, help="number of anomalies (positives)")
     p.add_argument("--n-neg", type=int, default=None, help="number of normals (negatives)")
     p.add_argument("--ratio", type=float, default=None, help="anomaly ratio in (0, 1), with --n instead of the counts")
     p.add_argument("--n", type=int, default=None, help="test-set size, with --ratio")
-    p.add_argument("--metric", action="append", default=None,
-                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
-                   help="metric; repeat for several (default: all)")
-    p.add_argument("--observed", action="append", default=None, metavar="METRIC=VALUE",
-                   help="observed score to place on its null, e.g. auroc=0.71; repeatable")
-    p.add_argument("--q", default="coin",
-                   help="positive rate of the random binary predictions for F1/MCC: coin (1/2), prior (pi) or a number")
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=None,
+        choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+        help="metric; repeat for several (default: all)",
+    )
+    p.add_argument(
+        "--observed",
+        action="append",
+        default=None,
+        metavar="METRIC=VALUE",
+        help="observed score to place on its null, e.g. auroc=0.71; repeatable",
+    )
+    p.add_argument(
+        "--q",
+        default="coin",
+        help="positive rate of the random binary predictions for F1/MCC: coin (1/2), prior (pi) or a number",
+    )
     p.add_argument("--method", default="auto", choices=["auto", "exact", "monte_carlo"])
     p.add_argument("--runs", type=int, default=10_000, help="Monte Carlo runs (default 10000)")
     p.add_argument("--seed", type=int, default=0)
     add_json(p)
-    p.add_argument("--figure", default=None, metavar="FILE",
-                   help="write a figure of the observed scores on their nulls (format from the suffix: .png, "
-                        ".svg, .pdf)")
+    p.add_argument(
+        "--figure",
+        default=None,
+        metavar="FILE",
+        help="write a figure of the observed scores on their nulls (format from the suffix: .png, .svg, .pdf)",
+    )
     add_quiet(p)
 
 
@@ -188,11 +270,18 @@ def run_nulls(args) -> int:
     check_output_file(args.json, name="--json")
     check_figure_path(args.figure, name="--figure")
     observed = _parse_observed(args.observed)
-    result = null_distribution(args.n_pos, args.n_neg, ratio=args.ratio, n=args.n,
-                               metrics=tuple(args.metric) if args.metric else
-                               ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"),
-                               q=_parse_q(args.q), method=args.method, runs=args.runs,
-                               observed=observed or None, random_state=args.seed)
+    result = null_distribution(
+        args.n_pos,
+        args.n_neg,
+        ratio=args.ratio,
+        n=args.n,
+        metrics=tuple(args.metric) if args.metric else ("auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"),
+        q=_parse_q(args.q),
+        method=args.method,
+        runs=args.runs,
+        observed=observed or None,
+        random_state=args.seed,
+    )
     print_and_save(result, args)
     if args.figure:
         from matplotlib.figure import Figure
@@ -210,20 +299,32 @@ def run_nulls(args) -> int:
 
 # --------------------------------------------------------------------------- landscape
 def add_landscape(sub) -> None:
-    p = sub.add_parser("landscape", help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
-                       description="Metric landscapes under class imbalance (Hermary, Mejri and Aouada, Sec. V-VI): landscapes, "
-                                   "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
-                                   "coverage, Pearson/Tucker between metrics per ratio group.")
-    p.add_argument("--ratio", action="append", default=None,
-                   help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
-                        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of Hermary et al., Table I)")
-    p.add_argument("--metric", action="append", default=None,
-                   choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
-                   help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)")
+    p = sub.add_parser(
+        "landscape",
+        help="metric landscapes over TPR x TNR at given anomaly ratios (figures + CSV)",
+        description="Metric landscapes under class imbalance (Hermary, Mejri and Aouada, Sec. V-VI): landscapes, "
+        "difference maps against a reference ratio, regions R1-R5, minimal TPR, "
+        "coverage, Pearson/Tucker between metrics per ratio group.",
+    )
+    p.add_argument(
+        "--ratio",
+        action="append",
+        default=None,
+        help="anomaly ratio in (0, 1) or a preset name (UCR, WaDi, PUMP, SWaT, PSM, CIFAR-10, VisA, "
+        "'VisA (L)', MVTec, 'MVTec (L)'); repeatable (default: all presets of Hermary et al., Table I)",
+    )
+    p.add_argument(
+        "--metric",
+        action="append",
+        default=None,
+        choices=["auroc", "ap", "aupr_trap", "f1", "mcc", "mcc_scaled"],
+        help="metric; repeat for several (default: auroc, aupr_trap, f1, mcc_scaled)",
+    )
     p.add_argument("--resolution", type=int, default=101, help="grid points per axis (default 101)")
     p.add_argument("--reference", type=float, default=0.5, help="reference ratio of the difference maps (default 0.5)")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="output folder (created if missing; files in it are overwritten)")
+    p.add_argument(
+        "--out", required=True, metavar="DIR", help="output folder (created if missing; files in it are overwritten)"
+    )
     p.add_argument("--no-figures", action="store_true", help="write the CSV files only")
     add_quiet(p)
 
@@ -233,8 +334,12 @@ def run_landscape(args) -> int:
     from ..landscapes import LANDSCAPE_METRICS
 
     check_out_folder(args.out)  # before the work
-    study = landscape_study(parse_ratios(args.ratio), metrics=tuple(args.metric or LANDSCAPE_METRICS),
-                            resolution=args.resolution, reference=args.reference)
+    study = landscape_study(
+        parse_ratios(args.ratio),
+        metrics=tuple(args.metric or LANDSCAPE_METRICS),
+        resolution=args.resolution,
+        reference=args.reference,
+    )
     written = write_landscape_study(study, args.out, figures=not args.no_figures)
     for note in study.notes:
         print(f"auditad: note: {note}", file=sys.stderr)
@@ -245,30 +350,50 @@ def run_landscape(args) -> int:
 
 # --------------------------------------------------------------------------- select (anomaly-free model selection)
 def add_select(sub) -> None:
-    p = sub.add_parser("select", help="judge anomaly-free model-selection estimators over tasks x candidates",
-                       description="Anomaly-free model selection (Wilkinghoff and Tan, Can We Predict Anomaly Detection "
-                                   "Performance from Embedding-Space Geometry?): inlier variance, AUC "
-                                   "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
-                                   "and regret against the true AUC, with Oracle/Random/Fixed baselines.")
+    p = sub.add_parser(
+        "select",
+        help="judge anomaly-free model-selection estimators over tasks x candidates",
+        description="Anomaly-free model selection (Wilkinghoff and Tan, Can We Predict Anomaly Detection "
+        "Performance from Embedding-Space Geometry?): inlier variance, AUC "
+        "bound and Pseudo AUC with pseudo-anomaly probes, judged by rho_rank, A_pair "
+        "and regret against the true AUC, with Oracle/Random/Fixed baselines.",
+    )
     p.add_argument("manifest", nargs="?", default=None, help="TOML manifest of the benchmark (see docs/manifest.md)")
-    p.add_argument("--example", choices=["digits", "synthetic"], default=None,
-                   help="use a built-in benchmark instead of a manifest")
-    p.add_argument("--estimator", action="append", default=None,
-                   help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
-                        "(default: inlier_variance, auc_bound, pseudo_auc)")
-    p.add_argument("--pseudo", action="append", default=None,
-                   help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
-                        "cross_attribute, diverse; repeat (default: every probe the metadata allows)")
-    p.add_argument("--pool-by", default=None, choices=["scoring", "family", "embedding", "pooling"],
-                   help="select separately within each value of this candidate attribute (scoring = Table 1)")
+    p.add_argument(
+        "--example",
+        choices=["digits", "synthetic"],
+        default=None,
+        help="use a built-in benchmark instead of a manifest",
+    )
+    p.add_argument(
+        "--estimator",
+        action="append",
+        default=None,
+        help="inlier_variance, auc_bound, robust_bound, pseudo_auc, npd, or KIND[PROBE]; repeat "
+        "(default: inlier_variance, auc_bound, pseudo_auc)",
+    )
+    p.add_argument(
+        "--pseudo",
+        action="append",
+        default=None,
+        help="pseudo-anomaly probe: random, feature, sequence, element, cross_domain, cross_class, "
+        "cross_attribute, diverse; repeat (default: every probe the metadata allows)",
+    )
+    p.add_argument(
+        "--pool-by",
+        default=None,
+        choices=["scoring", "family", "embedding", "pooling"],
+        help="select separately within each value of this candidate attribute (scoring = Table 1)",
+    )
     p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
     p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
     p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
     p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
     p.add_argument("--seed", type=int, default=0)
     add_json(p)
-    p.add_argument("--figure", default=None, metavar="FILE",
-                   help="write estimator-vs-AUC and bound-vs-AUC plots to this image")
+    p.add_argument(
+        "--figure", default=None, metavar="FILE", help="write estimator-vs-AUC and bound-vs-AUC plots to this image"
+    )
     p.add_argument("--figure-estimator", default=None, help="estimator shown in --figure (default: the last one)")
     add_quiet(p)
 
@@ -302,9 +427,18 @@ def run_select(args) -> int:
             lam = float(lam)
         except ValueError:
             raise InvalidInputError(f"--lam must be 'empirical' or a number in [0, 1], got {args.lam!r}") from None
-    result = run_selection(bench, estimators=args.estimator, probes=args.pseudo, pool_by=args.pool_by, lam=lam,
-                           n_boot=args.n_boot, backend=args.backend, n_jobs=args.n_jobs,
-                           progress=progress_enabled(args), random_state=args.seed)
+    result = run_selection(
+        bench,
+        estimators=args.estimator,
+        probes=args.pseudo,
+        pool_by=args.pool_by,
+        lam=lam,
+        n_boot=args.n_boot,
+        backend=args.backend,
+        n_jobs=args.n_jobs,
+        progress=progress_enabled(args),
+        random_state=args.seed,
+    )
     print_and_save(result, args, extra=f"run time {result.elapsed_seconds:.1f} s")
     if args.figure:
         from matplotlib.figure import Figure

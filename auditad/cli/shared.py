@@ -27,17 +27,38 @@ def print_and_save(result, args, *, extra: str | None = None) -> None:
 
 def add_label_args(p) -> None:
     """The input arguments (but --embeddings) shared by the single-benchmark commands."""
-    p.add_argument("--embeddings-key", default=None, metavar="KEY",
-                   help="array name inside .npz/.mat embedding files (default: the only array, else X or embeddings)")
-    p.add_argument("--embedding-columns", default=None, metavar="C1,C2,...", type=column_list,
-                   help="embedding columns of CSV/Parquet embeddings, comma-separated (default: every numeric "
-                        "column but the label column)")
-    p.add_argument("--embedding-prefix", default=None, metavar="PREFIX",
-                   help="embedding columns of CSV/Parquet embeddings: those whose name starts with PREFIX")
-    p.add_argument("--labels", required=True, metavar="FILE",
-                   help="class labels: .npy, .npz, .mat, CSV/TSV or Parquet (may be the embeddings table)")
-    p.add_argument("--label-column", default=None, metavar="COL",
-                   help="column of a CSV/Parquet labels file (default: 'label', or the only column)")
+    p.add_argument(
+        "--embeddings-key",
+        default=None,
+        metavar="KEY",
+        help="array name inside .npz/.mat embedding files (default: the only array, else X or embeddings)",
+    )
+    p.add_argument(
+        "--embedding-columns",
+        default=None,
+        metavar="C1,C2,...",
+        type=column_list,
+        help="embedding columns of CSV/Parquet embeddings, comma-separated (default: every numeric "
+        "column but the label column)",
+    )
+    p.add_argument(
+        "--embedding-prefix",
+        default=None,
+        metavar="PREFIX",
+        help="embedding columns of CSV/Parquet embeddings: those whose name starts with PREFIX",
+    )
+    p.add_argument(
+        "--labels",
+        required=True,
+        metavar="FILE",
+        help="class labels: .npy, .npz, .mat, CSV/TSV or Parquet (may be the embeddings table)",
+    )
+    p.add_argument(
+        "--label-column",
+        default=None,
+        metavar="COL",
+        help="column of a CSV/Parquet labels file (default: 'label', or the only column)",
+    )
 
 
 def column_list(text: str) -> list:

@@ -24,21 +24,64 @@ from pathlib import Path
 
 from ..errors import AuditadError
 
-__all__ = ["EXIT_OK", "EXIT_FAIL", "EXIT_USAGE", "EXIT_INTERNAL", "EXIT_SIGINT", "EXIT_SIGTERM", "EXIT_PIPE",
-           "ENV_ERRNOS", "REPORT_TO", "sanitize", "SafeStream", "dash_nan", "format_value", "Terminated", "RECEIVED",
-           "on_sigterm", "on_sigint", "debug_requested", "exit_status", "forget_unhandled_interrupt",
-           "print_warnings", "PYTHON_ALIASES", "Flags", "flag_names", "speak_cli", "quiet_shutdown",
-           "quiet_children", "TRACKER_QUIET"]
+__all__ = [
+    "EXIT_OK",
+    "EXIT_FAIL",
+    "EXIT_USAGE",
+    "EXIT_INTERNAL",
+    "EXIT_SIGINT",
+    "EXIT_SIGTERM",
+    "EXIT_PIPE",
+    "ENV_ERRNOS",
+    "REPORT_TO",
+    "sanitize",
+    "SafeStream",
+    "dash_nan",
+    "format_value",
+    "Terminated",
+    "RECEIVED",
+    "on_sigterm",
+    "on_sigint",
+    "debug_requested",
+    "exit_status",
+    "forget_unhandled_interrupt",
+    "print_warnings",
+    "PYTHON_ALIASES",
+    "Flags",
+    "flag_names",
+    "speak_cli",
+    "quiet_shutdown",
+    "quiet_children",
+    "TRACKER_QUIET",
+]
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_SIGINT, EXIT_SIGTERM, EXIT_PIPE = 130, 143, 141
 #: Where an internal error should be reported (printed with exit code 3).
 REPORT_TO = "the auditad issue tracker (include the command line and the output of --debug)"
 #: errno values meaning "the environment refused the input or output" (exit 2, not an internal error).
-ENV_ERRNOS = frozenset(getattr(errno, n) for n in ("ENOSPC", "EDQUOT", "EROFS", "EACCES", "EPERM", "EFBIG",
-                                                   "ENAMETOOLONG", "ENOTDIR", "EISDIR", "ENOENT", "EEXIST",
-                                                   "EXDEV", "ENOTEMPTY", "EBUSY", "ETXTBSY", "ELOOP")
-                       if hasattr(errno, n))
+ENV_ERRNOS = frozenset(
+    getattr(errno, n)
+    for n in (
+        "ENOSPC",
+        "EDQUOT",
+        "EROFS",
+        "EACCES",
+        "EPERM",
+        "EFBIG",
+        "ENAMETOOLONG",
+        "ENOTDIR",
+        "EISDIR",
+        "ENOENT",
+        "EEXIST",
+        "EXDEV",
+        "ENOTEMPTY",
+        "EBUSY",
+        "ETXTBSY",
+        "ELOOP",
+    )
+    if hasattr(errno, n)
+)
 
 
 # C0 controls except tab/newline/carriage return, DEL, C1 controls, and bidirectional overrides/isolates
@@ -307,25 +350,42 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
         return EXIT_USAGE, f"auditad: error: {_one_line(exc)}"
     if isinstance(exc, BrokenPipeError):
         return EXIT_PIPE, ""
-    if isinstance(exc, OSError) and (exc.errno in ENV_ERRNOS or isinstance(
-            exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))):
+    if isinstance(exc, OSError) and (
+        exc.errno in ENV_ERRNOS
+        or isinstance(exc, (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError))
+    ):
         reason = exc.strerror or os.strerror(exc.errno or errno.EIO)
         name = f"{str(exc.filename)!r}: " if exc.filename else ""
         return EXIT_USAGE, f"auditad: error: {name}{reason}"
     if isinstance(exc, MemoryError):
-        return EXIT_INTERNAL, (f"auditad: internal error: out of memory (MemoryError at {_where(exc)}); give the "
-                               "process more memory or audit fewer samples or classes; report it to "
-                               f"{REPORT_TO} if the input is small")
-    return EXIT_INTERNAL, (f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
-                           f"(at {_where(exc)}); please report it to {REPORT_TO}; "
-                           "--debug or AUDITAD_DEBUG=1 shows the traceback")
+        return EXIT_INTERNAL, (
+            f"auditad: internal error: out of memory (MemoryError at {_where(exc)}); give the "
+            "process more memory or audit fewer samples or classes; report it to "
+            f"{REPORT_TO} if the input is small"
+        )
+    return EXIT_INTERNAL, (
+        f"auditad: internal error: {type(exc).__name__}: {_one_line(exc)[:300]} "
+        f"(at {_where(exc)}); please report it to {REPORT_TO}; "
+        "--debug or AUDITAD_DEBUG=1 shows the traceback"
+    )
 
 
 #: Library parameter names that differ from the ``dest`` of the command-line option carrying the value
 #: (applied only when the command being run has that option).
-PYTHON_ALIASES = {"out_dir": "out", "ratios": "ratio", "metrics": "metric", "detectors": "detector",
-                  "estimators": "estimator", "probes": "pseudo", "random_state": "seed", "json_path": "json",
-                  "X": "embeddings", "y": "labels", "summary_paths": "summaries", "audit": "audit_dir"}
+PYTHON_ALIASES = {
+    "out_dir": "out",
+    "ratios": "ratio",
+    "metrics": "metric",
+    "detectors": "detector",
+    "estimators": "estimator",
+    "probes": "pseudo",
+    "random_state": "seed",
+    "json_path": "json",
+    "X": "embeddings",
+    "y": "labels",
+    "summary_paths": "summaries",
+    "audit": "audit_dir",
+}
 
 
 class Flags(dict):
@@ -397,8 +457,11 @@ def speak_cli(message: str, flags: dict[str, str]) -> str:
         return f"{flag} {value}"
 
     out = re.sub(before + rf"({names})(\[[^\]\s]*\])?=(?!=)(True\b)?", assign, message)
-    out = re.sub(rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
-                 lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}", out)
+    out = re.sub(
+        rf"\b(both|either|neither) ({names}) (and|or|nor) ({names})\b",
+        lambda m: f"{m.group(1)} {flags[m.group(2)]} {m.group(3)} {flags[m.group(4)]}",
+        out,
+    )
     return re.sub(before + rf"({names})(?=:\s| must\b)", lambda m: flags[m.group(1)], out)
 
 

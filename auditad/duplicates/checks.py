@@ -9,8 +9,19 @@ import numpy as np
 from .._validation import check_embeddings, check_float, check_labels, describe
 from ..errors import InvalidInputError
 
-__all__ = ["check_rows", "check_class_labels", "check_near_threshold", "check_neighbor_lists", "check_row_index",
-           "resolve_anomaly", "check_split_column", "records_frame", "plain", "searchable", "isin_labels"]
+__all__ = [
+    "check_rows",
+    "check_class_labels",
+    "check_near_threshold",
+    "check_neighbor_lists",
+    "check_row_index",
+    "resolve_anomaly",
+    "check_split_column",
+    "records_frame",
+    "plain",
+    "searchable",
+    "isin_labels",
+]
 
 
 def check_rows(X, name: str) -> np.ndarray:
@@ -34,8 +45,9 @@ def check_class_labels(y, name: str) -> np.ndarray:
         return check_labels(y, name=name, min_classes=1)  # raises the library's message
     has_bytes = raw.dtype == object and any(isinstance(v, (bytes, bytearray)) for v in raw.ravel().tolist())
     if raw.dtype.kind == "S" or has_bytes:
-        raise InvalidInputError(f"{name} holds bytes labels ({describe(raw)}); decode them to str first, "
-                                f"e.g. {name}.astype(str)")
+        raise InvalidInputError(
+            f"{name} holds bytes labels ({describe(raw)}); decode them to str first, e.g. {name}.astype(str)"
+        )
     return check_labels(y, name=name, min_classes=1)
 
 
@@ -58,21 +70,25 @@ def check_neighbor_lists(neighbors, n_rows: int, n_ref: int, name: str):
     elif isinstance(neighbors, (tuple, list)) and len(neighbors) == 2:
         (idx, dist), metric = neighbors, None
     else:
-        raise InvalidInputError(f"{name} must be a NeighborsResult or a pair (indices, distances), got "
-                                f"{describe(neighbors)}")
+        raise InvalidInputError(
+            f"{name} must be a NeighborsResult or a pair (indices, distances), got {describe(neighbors)}"
+        )
     idx, dist = np.asarray(idx), np.asarray(dist)
     if idx.dtype.kind not in "iu":
         raise InvalidInputError(f"{name} indices must be integers, got dtype {idx.dtype}")
     if dist.dtype.kind not in "iuf":
         raise InvalidInputError(f"{name} distances must be numbers, got dtype {dist.dtype}")
     if idx.ndim != 2 or idx.shape != dist.shape or idx.shape[1] < 1:
-        raise InvalidInputError(f"{name} indices and distances must be 2-D arrays of the same shape (n, k), "
-                                f"got {idx.shape} and {dist.shape}")
+        raise InvalidInputError(
+            f"{name} indices and distances must be 2-D arrays of the same shape (n, k), "
+            f"got {idx.shape} and {dist.shape}"
+        )
     if idx.shape[0] != n_rows:
         raise InvalidInputError(f"{name} must hold one neighbour list per row ({n_rows}), got {idx.shape[0]}")
     if idx.size and (idx.min() < 0 or idx.max() >= n_ref):
-        raise InvalidInputError(f"{name} indices must lie in [0, {n_ref}), got values from {int(idx.min())} "
-                                f"to {int(idx.max())}")
+        raise InvalidInputError(
+            f"{name} indices must lie in [0, {n_ref}), got values from {int(idx.min())} to {int(idx.max())}"
+        )
     dist = dist.astype(np.float64)
     if not np.all(np.isfinite(dist)) or (dist.size and dist.min() < 0):
         raise InvalidInputError(f"{name} distances must be finite and >= 0")
@@ -96,8 +112,9 @@ def check_row_index(idx, n: int, name: str) -> np.ndarray:
         raise InvalidInputError(f"{name} must hold integer row indices or be a boolean mask, got dtype {arr.dtype}")
     arr = arr.astype(np.int64)
     if arr.min() < 0 or arr.max() >= n:
-        raise InvalidInputError(f"{name} must hold row indices in [0, {n}), got values from {int(arr.min())} "
-                                f"to {int(arr.max())}")
+        raise InvalidInputError(
+            f"{name} must hold row indices in [0, {n}), got values from {int(arr.min())} to {int(arr.max())}"
+        )
     if np.unique(arr).size != arr.size:
         raise InvalidInputError(f"{name} holds repeated row indices")
     return arr
@@ -120,8 +137,9 @@ def resolve_anomaly(labels, anomaly):
     values = [plain(v) for v in values]
     missing = [v for v in values if v not in present]
     if missing:
-        raise InvalidInputError(f"anomaly label(s) {describe(missing)} do not occur in y; y holds "
-                                f"{describe(sorted(present, key=str))}")
+        raise InvalidInputError(
+            f"anomaly label(s) {describe(missing)} do not occur in y; y holds {describe(sorted(present, key=str))}"
+        )
     return tuple(dict.fromkeys(values))
 
 
@@ -182,8 +200,10 @@ def check_split_column(split, *, train="train", test="test", name: str = "split"
             counts[key] = counts.get(key, 0) + 1
         shown = ", ".join(f"{key} ({c} row{'s' if c > 1 else ''})" for key, c in list(counts.items())[:5])
         more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
-        raise InvalidInputError(f"{name} must hold only {train!r} (train) and {test!r} (test); "
-                                f"{int(bad.sum())} row(s) hold other values: {shown}{more}")
+        raise InvalidInputError(
+            f"{name} must hold only {train!r} (train) and {test!r} (test); "
+            f"{int(bad.sum())} row(s) hold other values: {shown}{more}"
+        )
     if not is_train.any() or not is_test.any():
         which = train if not is_train.any() else test
         raise InvalidInputError(f"{name} has no {which!r} row: both train and test rows are needed")

@@ -44,7 +44,7 @@ def hash_rows(A: np.ndarray, dtype) -> np.ndarray:
     out = np.empty(n, dtype=np.uint64)
     step = max(1, _HASH_BLOCK_WORDS // n_words)
     for a in range(0, n, step):
-        c = _canonical(A[a:a + step], dtype)
+        c = _canonical(A[a : a + step], dtype)
         m = c.shape[0]
         if row_bytes % 8 == 0:
             w = c.view(np.uint64).reshape(m, n_words)
@@ -57,7 +57,7 @@ def hash_rows(A: np.ndarray, dtype) -> np.ndarray:
         v ^= v >> np.uint64(27)
         v *= _M2
         v ^= v >> np.uint64(31)
-        out[a:a + m] = v.sum(axis=1, dtype=np.uint64)
+        out[a : a + m] = v.sum(axis=1, dtype=np.uint64)
     return out
 
 
@@ -77,9 +77,9 @@ def _rows_equal(blocks, starts, dtype, ia: np.ndarray, ib: np.ndarray) -> np.nda
     step = max(1, _HASH_BLOCK_WORDS // max(d, 1))
     eq = np.empty(ia.size, dtype=bool)
     for a in range(0, ia.size, step):
-        ra = _take(blocks, starts, ia[a:a + step], dtype)
-        rb = _take(blocks, starts, ib[a:a + step], dtype)
-        eq[a:a + step] = np.all(ra == rb, axis=1)
+        ra = _take(blocks, starts, ia[a : a + step], dtype)
+        rb = _take(blocks, starts, ib[a : a + step], dtype)
+        eq[a : a + step] = np.all(ra == rb, axis=1)
     return eq
 
 

@@ -9,8 +9,15 @@ import numpy as np
 
 from .._validation import check_choice, check_int, check_same_length, describe
 from ..errors import ApproximationWarning, InvalidInputError
-from .checks import (check_class_labels, check_near_threshold, check_neighbor_lists, check_rows, isin_labels,
-                     resolve_anomaly, searchable)
+from .checks import (
+    check_class_labels,
+    check_near_threshold,
+    check_neighbor_lists,
+    check_rows,
+    isin_labels,
+    resolve_anomaly,
+    searchable,
+)
 from .exact import distinct_values, first_occurrence, unique_pairs
 from .near import DEFAULT_NEAR_K, near_components, near_pairs_from_lists
 from .overlap import TaskOverlapResult
@@ -19,8 +26,19 @@ from .result import DuplicatesResult
 __all__ = ["find_duplicates", "overlap_by_task"]
 
 
-def find_duplicates(X, y=None, *, anomaly=None, near_threshold="auto", neighbors=None, k=DEFAULT_NEAR_K,
-                    metric="euclidean", backend="auto", random_state=None, progress=False) -> DuplicatesResult:
+def find_duplicates(
+    X,
+    y=None,
+    *,
+    anomaly=None,
+    near_threshold="auto",
+    neighbors=None,
+    k=DEFAULT_NEAR_K,
+    metric="euclidean",
+    backend="auto",
+    random_state=None,
+    progress=False,
+) -> DuplicatesResult:
     r"""Exact and near duplicate rows of ``X``, and the groups whose members carry different labels.
 
     **Exact duplicates.** Two rows are identical when their bytes are identical in the dtype
@@ -164,17 +182,27 @@ def find_duplicates(X, y=None, *, anomaly=None, near_threshold="auto", neighbors
         group_n_labels = np.bincount(g, minlength=group_sizes.size).astype(np.int64)
         if anomaly_labels is not None:
             is_anom = isin_labels(labels, anomaly_labels)
-            group_n_anomalies = np.bincount(group_ids[grouped], weights=is_anom[grouped],
-                                            minlength=group_sizes.size).astype(np.int64)
+            group_n_anomalies = np.bincount(
+                group_ids[grouped], weights=is_anom[grouped], minlength=group_sizes.size
+            ).astype(np.int64)
 
-    near = dict(near_threshold=None, near_threshold_rule="none", nn_distance_median=None, near_pairs=None,
-                near_distances=None, near_group_ids=None, n_near_unresolved=None, neighbors_k=None, metric=None,
-                neighbors_source=None)
+    near = dict(
+        near_threshold=None,
+        near_threshold_rule="none",
+        nn_distance_median=None,
+        near_pairs=None,
+        near_distances=None,
+        near_group_ids=None,
+        n_near_unresolved=None,
+        neighbors_k=None,
+        metric=None,
+        neighbors_source=None,
+    )
     if rule != "none":
         first = first_occurrence(value_ids)
         V = first.size
         if neighbors is not None:
-            src = value_ids                      # one list per row of X
+            src = value_ids  # one list per row of X
             dst = value_ids[nb_idx]
             dist = nb_dist
             source, used_metric, kk = "given", nb_metric or metric, nb_idx.shape[1]
@@ -182,8 +210,9 @@ def find_duplicates(X, y=None, *, anomaly=None, near_threshold="auto", neighbors
             from auditad import kneighbors
 
             kk = min(k, V - 1)
-            res = kneighbors(searchable(X[first]), k=kk, metric=metric, backend=backend, random_state=random_state,
-                             progress=progress)
+            res = kneighbors(
+                searchable(X[first]), k=kk, metric=metric, backend=backend, random_state=random_state, progress=progress
+            )
             src, dst, dist = np.arange(V), res.indices, res.distances
             source, used_metric = res.backend, res.metric
         else:
@@ -196,14 +225,27 @@ def find_duplicates(X, y=None, *, anomaly=None, near_threshold="auto", neighbors
         comp = near_components(near["near_pairs"], value_ids, V)
         near["near_group_ids"] = comp[value_ids]
         if near["n_near_unresolved"]:
-            warnings.warn(f"near-duplicate counts are lower bounds: {near['n_near_unresolved']} distinct row(s) have "
-                          f"all {kk} listed neighbour(s) within near_threshold={near['near_threshold']!r}; "
-                          "pass more neighbours (k=) to find the rest", ApproximationWarning, stacklevel=2)
+            warnings.warn(
+                f"near-duplicate counts are lower bounds: {near['n_near_unresolved']} distinct row(s) have "
+                f"all {kk} listed neighbour(s) within near_threshold={near['near_threshold']!r}; "
+                "pass more neighbours (k=) to find the rest",
+                ApproximationWarning,
+                stacklevel=2,
+            )
 
-    return DuplicatesResult(n_samples=int(n), n_features=int(d), dtype=str(X.dtype), value_ids=value_ids,
-                            group_ids=group_ids, group_sizes=group_sizes, labels=labels,
-                            anomaly_labels=anomaly_labels, group_n_labels=group_n_labels,
-                            group_n_anomalies=group_n_anomalies, **near)
+    return DuplicatesResult(
+        n_samples=int(n),
+        n_features=int(d),
+        dtype=str(X.dtype),
+        value_ids=value_ids,
+        group_ids=group_ids,
+        group_sizes=group_sizes,
+        labels=labels,
+        anomaly_labels=anomaly_labels,
+        group_n_labels=group_n_labels,
+        group_n_anomalies=group_n_anomalies,
+        **near,
+    )
 
 
 def overlap_by_task(duplicates: DuplicatesResult, tasks) -> TaskOverlapResult:
@@ -246,16 +288,19 @@ def overlap_by_task(duplicates: DuplicatesResult, tasks) -> TaskOverlapResult:
     ([True, False, False, False], [3, 4, 5])
     """
     if not isinstance(duplicates, DuplicatesResult):
-        raise InvalidInputError(f"duplicates must be a DuplicatesResult (from find_duplicates), "
-                                f"got {describe(duplicates)}")
+        raise InvalidInputError(
+            f"duplicates must be a DuplicatesResult (from find_duplicates), got {describe(duplicates)}"
+        )
     if not isinstance(tasks, Mapping):
-        raise InvalidInputError(f"tasks must be a mapping task name -> (train_idx, test_idx[, y_test]), "
-                                f"got {describe(tasks)}")
+        raise InvalidInputError(
+            f"tasks must be a mapping task name -> (train_idx, test_idx[, y_test]), got {describe(tasks)}"
+        )
     names, results = [], []
     for name, spec in tasks.items():
         if not isinstance(spec, (tuple, list)) or len(spec) not in (2, 3):
-            raise InvalidInputError(f"tasks[{name!r}] must be (train_idx, test_idx) or (train_idx, test_idx, y_test), "
-                                    f"got {describe(spec)}")
+            raise InvalidInputError(
+                f"tasks[{name!r}] must be (train_idx, test_idx) or (train_idx, test_idx, y_test), got {describe(spec)}"
+            )
         y_test = spec[2] if len(spec) == 3 else None
         names.append(name)
         results.append(duplicates.overlap(spec[0], spec[1], y_test=y_test))

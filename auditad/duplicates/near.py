@@ -44,9 +44,11 @@ def near_pairs_from_lists(src, dst, dist, V, tau, rule, first_rows, complete_lis
     median = float(np.median(finite)) if finite.size else None
     if rule == "auto":
         if median is None:
-            raise InvalidInputError("near_threshold='auto' cannot be derived: no distinct row has a listed neighbour "
-                                    "at a positive distance (every listed neighbour is an exact copy, or there is a "
-                                    "single distinct row); pass more neighbours, a number, or near_threshold=None")
+            raise InvalidInputError(
+                "near_threshold='auto' cannot be derived: no distinct row has a listed neighbour "
+                "at a positive distance (every listed neighbour is an exact copy, or there is a "
+                "single distinct row); pass more neighbours, a number, or near_threshold=None"
+            )
         tau = NEAR_THRESHOLD_FACTOR * median
     sel = distinct & (dist < tau)
     s = np.broadcast_to(src[:, None], dst.shape)[sel]
@@ -69,8 +71,13 @@ def near_pairs_from_lists(src, dst, dist, V, tau, rule, first_rows, complete_lis
     pairs = np.zeros((0, 2), np.int64)
     if pa.size:
         pairs = np.stack([first_rows[pa], first_rows[pb]], axis=1).astype(np.int64)
-    return {"near_threshold": float(tau), "nn_distance_median": median, "near_pairs": pairs,
-            "near_distances": pd_.astype(np.float64), "n_near_unresolved": unresolved}
+    return {
+        "near_threshold": float(tau),
+        "nn_distance_median": median,
+        "near_pairs": pairs,
+        "near_distances": pd_.astype(np.float64),
+        "n_near_unresolved": unresolved,
+    }
 
 
 def near_components(pairs: np.ndarray, value_ids: np.ndarray, V: int) -> np.ndarray:

@@ -9,8 +9,15 @@ import numpy as np
 from .._json import json_safe
 from .._validation import check_choice, check_same_length, describe
 from ..errors import InvalidInputError
-from .checks import (check_class_labels, check_near_threshold, check_neighbor_lists, check_rows, plain, records_frame,
-                     searchable)
+from .checks import (
+    check_class_labels,
+    check_near_threshold,
+    check_neighbor_lists,
+    check_rows,
+    plain,
+    records_frame,
+    searchable,
+)
 from .exact import distinct_values, min_row_per_value
 from .near import NEAR_THRESHOLD_FACTOR
 
@@ -105,8 +112,9 @@ class OverlapResult:
         keep = ~self.exact_copy
         if drop_near:
             if self.near_copy is None:
-                raise InvalidInputError("drop_near=True needs near copies; they were not computed "
-                                        "(near_threshold=None)")
+                raise InvalidInputError(
+                    "drop_near=True needs near copies; they were not computed (near_threshold=None)"
+                )
             keep &= ~self.near_copy
         return self.test_rows[keep]
 
@@ -127,9 +135,15 @@ class OverlapResult:
         m = int(mask.sum())
         n_exact = int(self.exact_copy[mask].sum())
         n_near = None if self.near_copy is None else int(self.near_copy[mask].sum())
-        return {"scope": scope, "label": label, "n_test": m, "n_exact": n_exact,
-                "exact_share": n_exact / m if m else float("nan"),
-                "n_near": n_near, "near_share": None if n_near is None else (n_near / m if m else float("nan"))}
+        return {
+            "scope": scope,
+            "label": label,
+            "n_test": m,
+            "n_exact": n_exact,
+            "exact_share": n_exact / m if m else float("nan"),
+            "n_near": n_near,
+            "near_share": None if n_near is None else (n_near / m if m else float("nan")),
+        }
 
     def rows_frame(self):
         """One row per test row with a copy.
@@ -145,8 +159,11 @@ class OverlapResult:
         sel = np.flatnonzero(hit)
         data = {"test_row": self.test_rows[sel], "exact_train_row": self.exact_train_row[sel]}
         if self.y_test is not None:
-            data = {"test_row": data["test_row"], "label": [plain(v) for v in self.y_test[sel]],
-                    "exact_train_row": data["exact_train_row"]}
+            data = {
+                "test_row": data["test_row"],
+                "label": [plain(v) for v in self.y_test[sel]],
+                "exact_train_row": data["exact_train_row"],
+            }
         if self.near_copy is not None:
             data["near_train_row"] = self.near_train_row[sel]
             data["near_distance"] = self.near_distance[sel]
@@ -154,11 +171,19 @@ class OverlapResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary (full precision): the counts, shares and the per-label table."""
-        return json_safe({
-            "n_train": self.n_train, "n_test": self.n_test, "n_exact": self.n_exact, "exact_share": self.exact_share,
-            "near_threshold": self.near_threshold, "n_near": self.n_near, "near_share": self.near_share,
-            "complete": self.complete, "by_label": self.to_frame().to_dict(orient="records"),
-        })
+        return json_safe(
+            {
+                "n_train": self.n_train,
+                "n_test": self.n_test,
+                "n_exact": self.n_exact,
+                "exact_share": self.exact_share,
+                "near_threshold": self.near_threshold,
+                "n_near": self.n_near,
+                "near_share": self.near_share,
+                "complete": self.complete,
+                "by_label": self.to_frame().to_dict(orient="records"),
+            }
+        )
 
 
 @dataclass(frozen=True)
@@ -207,12 +232,23 @@ class TaskOverlapResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: ``{"tasks": [{"task": name, **OverlapResult.to_dict()}, ...]}``."""
-        return json_safe({"tasks": [{"task": plain(name), **res.to_dict()}
-                                    for name, res in zip(self.tasks, self.overlaps)]})
+        return json_safe(
+            {"tasks": [{"task": plain(name), **res.to_dict()} for name, res in zip(self.tasks, self.overlaps)]}
+        )
 
 
-def train_test_overlap(X_train, X_test, *, y_test=None, near_threshold="auto", neighbors=None, metric="euclidean",
-                       backend="auto", random_state=None, progress=False) -> OverlapResult:
+def train_test_overlap(
+    X_train,
+    X_test,
+    *,
+    y_test=None,
+    near_threshold="auto",
+    neighbors=None,
+    metric="euclidean",
+    backend="auto",
+    random_state=None,
+    progress=False,
+) -> OverlapResult:
     r"""Share of test rows with an exact or near copy among the training rows.
 
     Exact copies are found by hashing the rows of both sets (O(n + m), verified; rows are
@@ -286,8 +322,9 @@ def train_test_overlap(X_train, X_test, *, y_test=None, near_threshold="auto", n
     A = check_rows(X_train, "X_train")
     B = check_rows(X_test, "X_test")
     if A.shape[1] != B.shape[1]:
-        raise InvalidInputError(f"X_train and X_test must have the same number of columns, got {A.shape[1]} and "
-                                f"{B.shape[1]}")
+        raise InvalidInputError(
+            f"X_train and X_test must have the same number of columns, got {A.shape[1]} and {B.shape[1]}"
+        )
     n, m = A.shape[0], B.shape[0]
     if y_test is not None:
         y_test = check_class_labels(y_test, "y_test")
@@ -314,10 +351,17 @@ def train_test_overlap(X_train, X_test, *, y_test=None, near_threshold="auto", n
             from auditad import kneighbors
 
             distinct_train = min_train_row[np.unique(value_ids[:n])]
-            res = kneighbors(searchable(A[distinct_train]), searchable(B), k=min(2, distinct_train.size),
-                             metric=metric, backend=backend, random_state=random_state, progress=progress)
+            res = kneighbors(
+                searchable(A[distinct_train]),
+                searchable(B),
+                k=min(2, distinct_train.size),
+                metric=metric,
+                backend=backend,
+                random_state=random_state,
+                progress=progress,
+            )
             nb_idx, nb_dist = distinct_train[res.indices], res.distances
-        other = value_ids[nb_idx] != v_test[:, None]           # not an exact copy of the test row
+        other = value_ids[nb_idx] != v_test[:, None]  # not an exact copy of the test row
         masked = np.where(other, nb_dist, np.inf)
         j = np.argmin(masked, axis=1)
         best = masked[np.arange(m), j]
@@ -327,12 +371,23 @@ def train_test_overlap(X_train, X_test, *, y_test=None, near_threshold="auto", n
             np.minimum.at(per_value, v_test, pos)
             finite = per_value[np.isfinite(per_value)]
             if finite.size == 0:
-                raise InvalidInputError("near_threshold='auto' cannot be derived: no test row has a listed training "
-                                        "row at positive distance that is not a copy of it; pass a number or None")
+                raise InvalidInputError(
+                    "near_threshold='auto' cannot be derived: no test row has a listed training "
+                    "row at positive distance that is not a copy of it; pass a number or None"
+                )
             tau = NEAR_THRESHOLD_FACTOR * float(np.median(finite))
         near = ~exact & (best < tau)
         near_row = np.where(near, nb_idx[np.arange(m), j], -1).astype(np.int64)
         near_dist = np.where(near, best, np.nan)
-    return OverlapResult(test_rows=np.arange(m, dtype=np.int64), n_train=int(n), exact_copy=exact,
-                         exact_train_row=exact_row, near_threshold=tau, near_copy=near, near_train_row=near_row,
-                         near_distance=near_dist, y_test=y_test, complete=True)
+    return OverlapResult(
+        test_rows=np.arange(m, dtype=np.int64),
+        n_train=int(n),
+        exact_copy=exact,
+        exact_train_row=exact_row,
+        near_threshold=tau,
+        near_copy=near,
+        near_train_row=near_row,
+        near_distance=near_dist,
+        y_test=y_test,
+        complete=True,
+    )

@@ -131,9 +131,12 @@ class DuplicatesResult:
 
     def __post_init__(self):
         sizes = self.group_sizes
-        counts = {"n_distinct": int(self.value_ids.max()) + 1 if self.value_ids.size else 0,
-                  "n_groups": int(sizes.size), "n_rows_in_groups": int(sizes.sum()),
-                  "largest_group": int(sizes.max()) if sizes.size else 0}
+        counts = {
+            "n_distinct": int(self.value_ids.max()) + 1 if self.value_ids.size else 0,
+            "n_groups": int(sizes.size),
+            "n_rows_in_groups": int(sizes.sum()),
+            "largest_group": int(sizes.max()) if sizes.size else 0,
+        }
         counts["n_extra_copies"] = counts["n_rows_in_groups"] - counts["n_groups"]
         for kind, flags in (("conflicting", self.group_conflicting), ("mixed", self.group_mixed)):
             counts[f"n_{kind}_groups"] = None if flags is None else int(flags.sum())
@@ -158,7 +161,7 @@ class DuplicatesResult:
             raise InvalidInputError("g: there is no exact duplicate group")
         g = check_int(g, name="g", low=0, high=self.n_groups - 1)
         start = self._group_starts[g]
-        return self._members[start:start + self.group_sizes[g]]
+        return self._members[start : start + self.group_sizes[g]]
 
     @cached_property
     def _members(self) -> np.ndarray:
@@ -238,11 +241,14 @@ class DuplicatesResult:
         rows = np.arange(self.n_samples) if rows is None else check_row_index(rows, self.n_samples, "rows")
         y = self.is_anomaly[rows]
         if y.all() or not y.any():
-            raise InvalidInputError("rows must hold both normals and anomalies to define an AUROC, got "
-                                    f"{int(y.sum())} anomalies among {y.size} rows")
+            raise InvalidInputError(
+                "rows must hold both normals and anomalies to define an AUROC, got "
+                f"{int(y.sum())} anomalies among {y.size} rows"
+            )
         v = self.value_ids[rows]
         share = np.bincount(v, weights=y, minlength=self.n_distinct) / np.maximum(
-            np.bincount(v, minlength=self.n_distinct), 1)
+            np.bincount(v, minlength=self.n_distinct), 1
+        )
         from auditad import auroc
 
         return float(auroc(y.astype(np.int8), share[v]))
@@ -327,8 +333,9 @@ class DuplicatesResult:
             raise InvalidInputError("test_idx is empty: a task needs at least one test row")
         both = np.intersect1d(train, test)
         if both.size:
-            raise InvalidInputError(f"train_idx and test_idx share {both.size} row(s), "
-                                    f"e.g. {describe(both[:5].tolist())}")
+            raise InvalidInputError(
+                f"train_idx and test_idx share {both.size} row(s), e.g. {describe(both[:5].tolist())}"
+            )
         if y_test is None:
             y_test = None if self.labels is None else self.labels[test]
         else:
@@ -350,10 +357,18 @@ class DuplicatesResult:
             near = has & ~exact
             near_row = np.where(near, min_train_row[np.maximum(best_dst[v_test], 0)], -1)
             near_dist = np.where(near, best_d[v_test], np.nan)
-        return OverlapResult(test_rows=test, n_train=int(train.size), exact_copy=exact,
-                             exact_train_row=exact_row, near_threshold=self.near_threshold, near_copy=near,
-                             near_train_row=near_row, near_distance=near_dist, y_test=y_test,
-                             complete=not self.n_near_unresolved)
+        return OverlapResult(
+            test_rows=test,
+            n_train=int(train.size),
+            exact_copy=exact,
+            exact_train_row=exact_row,
+            near_threshold=self.near_threshold,
+            near_copy=near,
+            near_train_row=near_row,
+            near_distance=near_dist,
+            y_test=y_test,
+            complete=not self.n_near_unresolved,
+        )
 
     def test_rows_to_keep(self, train_idx, test_idx, *, drop_near: bool = False) -> np.ndarray:
         """Test rows of a task without an exact (and, with ``drop_near``, near) copy among its training rows.
@@ -377,12 +392,16 @@ class DuplicatesResult:
         conf_rows = np.zeros(self.n_samples, dtype=bool)  # rows of conflicting groups (none without groups)
         conf_rows[grouped] = self.group_conflicting[self.group_ids[grouped]]
         _, c_conf = unique_pairs(self.group_ids[conf_rows], codes[conf_rows])
-        table = {"class": classes, "n_samples": n_samples, "n_distinct": n_distinct,
-                 "n_rows_in_groups": np.bincount(codes[grouped], minlength=K),
-                 "n_groups": np.bincount(c_groups, minlength=K),
-                 "n_extra_copies": n_samples - n_distinct,
-                 "n_conflicting_rows": np.bincount(codes[conf_rows], minlength=K),
-                 "n_conflicting_groups": np.bincount(c_conf, minlength=K)}
+        table = {
+            "class": classes,
+            "n_samples": n_samples,
+            "n_distinct": n_distinct,
+            "n_rows_in_groups": np.bincount(codes[grouped], minlength=K),
+            "n_groups": np.bincount(c_groups, minlength=K),
+            "n_extra_copies": n_samples - n_distinct,
+            "n_conflicting_rows": np.bincount(codes[conf_rows], minlength=K),
+            "n_conflicting_groups": np.bincount(c_conf, minlength=K),
+        }
         if self.near_group_ids is not None:
             near_rows = self.near_group_ids >= 0
             table["n_near_rows"] = np.bincount(codes[near_rows], minlength=K)
@@ -399,9 +418,15 @@ class DuplicatesResult:
         ``n_near_rows`` when near duplicates were computed.  Without labels only the
         ``"all"`` row, without the conflict columns.
         """
-        total = {"scope": "all", "class": None, "n_samples": self.n_samples, "n_distinct": self.n_distinct,
-                 "n_rows_in_groups": self.n_rows_in_groups, "n_groups": self.n_groups,
-                 "n_extra_copies": self.n_extra_copies}
+        total = {
+            "scope": "all",
+            "class": None,
+            "n_samples": self.n_samples,
+            "n_distinct": self.n_distinct,
+            "n_rows_in_groups": self.n_rows_in_groups,
+            "n_groups": self.n_groups,
+            "n_extra_copies": self.n_extra_copies,
+        }
         if self.labels is not None:
             total["n_conflicting_rows"] = self.n_conflicting_rows
             total["n_conflicting_groups"] = self.n_conflicting_groups
@@ -411,12 +436,18 @@ class DuplicatesResult:
         if self.labels is not None:
             t = self._class_table
             for i, c in enumerate(t["class"]):
-                rows.append({"scope": "class", "class": plain(c),
-                             **{key: int(col[i]) for key, col in t.items() if key != "class"}})
+                rows.append(
+                    {
+                        "scope": "class",
+                        "class": plain(c),
+                        **{key: int(col[i]) for key, col in t.items() if key != "class"},
+                    }
+                )
         return records_frame(rows, "class")
 
-    def groups_frame(self, *, conflicting_only: bool = False, max_groups: int | None = None,
-                     largest_first: bool = False):
+    def groups_frame(
+        self, *, conflicting_only: bool = False, max_groups: int | None = None, largest_first: bool = False
+    ):
         """One row per (group, member row): the exact duplicate groups, e.g. for a CSV file.
 
         Parameters
@@ -444,8 +475,8 @@ class DuplicatesResult:
         if largest_first:
             chosen = chosen[np.argsort(-self.group_sizes[chosen], kind="stable")]
         if max_groups is not None:
-            chosen = chosen[:check_int(max_groups, name="max_groups", low=0)]
-        rows = (np.concatenate([self.group(g) for g in chosen]) if chosen.size else np.zeros(0, np.int64))
+            chosen = chosen[: check_int(max_groups, name="max_groups", low=0)]
+        rows = np.concatenate([self.group(g) for g in chosen]) if chosen.size else np.zeros(0, np.int64)
         gid = np.repeat(chosen, self.group_sizes[chosen]).astype(np.int64)
         data = {"group": gid, "size": self.group_sizes[gid], "row": rows.astype(np.int64)}
         if self.labels is not None:
@@ -468,8 +499,13 @@ class DuplicatesResult:
             raise InvalidInputError("near duplicates were not computed (near_threshold=None)")
         a, b = self.near_pairs[:, 0], self.near_pairs[:, 1]
         va, vb = self.value_ids[a], self.value_ids[b]
-        data = {"row_a": a, "row_b": b, "distance": self.near_distances,
-                "copies_a": self.value_counts[va], "copies_b": self.value_counts[vb]}
+        data = {
+            "row_a": a,
+            "row_b": b,
+            "distance": self.near_distances,
+            "copies_a": self.value_counts[va],
+            "copies_b": self.value_counts[vb],
+        }
         if self.labels is not None:
             codes = np.unique(self.labels, return_inverse=True)[1].ravel()
             pv, pc = unique_pairs(self.value_ids, codes)
@@ -489,12 +525,19 @@ class DuplicatesResult:
         max_groups = check_int(max_groups, name="max_groups", low=0)
         max_rows = check_int(max_rows, name="max_rows", low=0)
         out = {
-            "n_samples": self.n_samples, "n_features": self.n_features, "dtype": self.dtype,
-            "n_distinct": self.n_distinct, "n_groups": self.n_groups, "n_rows_in_groups": self.n_rows_in_groups,
-            "n_extra_copies": self.n_extra_copies, "largest_group": self.largest_group,
-            "n_conflicting_groups": self.n_conflicting_groups, "n_conflicting_rows": self.n_conflicting_rows,
+            "n_samples": self.n_samples,
+            "n_features": self.n_features,
+            "dtype": self.dtype,
+            "n_distinct": self.n_distinct,
+            "n_groups": self.n_groups,
+            "n_rows_in_groups": self.n_rows_in_groups,
+            "n_extra_copies": self.n_extra_copies,
+            "largest_group": self.largest_group,
+            "n_conflicting_groups": self.n_conflicting_groups,
+            "n_conflicting_rows": self.n_conflicting_rows,
             "anomaly_labels": None if self.anomaly_labels is None else [plain(v) for v in self.anomaly_labels],
-            "n_mixed_groups": self.n_mixed_groups, "n_mixed_rows": self.n_mixed_rows,
+            "n_mixed_groups": self.n_mixed_groups,
+            "n_mixed_rows": self.n_mixed_rows,
             "auroc_ceiling": self._auroc_ceiling_or_none(),
             "near": None,
             "per_class": [] if self.labels is None else self.to_frame().iloc[1:].to_dict(orient="records"),
@@ -502,19 +545,32 @@ class DuplicatesResult:
         }
         if self.near_threshold is not None:
             out["near"] = {
-                "threshold": self.near_threshold, "rule": self.near_threshold_rule, "factor": NEAR_THRESHOLD_FACTOR,
-                "nn_distance_median": self.nn_distance_median, "k": self.neighbors_k, "metric": self.metric,
-                "neighbors": self.neighbors_source, "n_pairs": self.n_near_pairs, "n_groups": self.n_near_groups,
-                "n_rows": self.n_near_rows, "n_conflicting_groups": self.n_near_conflicting_groups,
-                "n_conflicting_rows": self.n_near_conflicting_rows, "n_unresolved": self.n_near_unresolved,
+                "threshold": self.near_threshold,
+                "rule": self.near_threshold_rule,
+                "factor": NEAR_THRESHOLD_FACTOR,
+                "nn_distance_median": self.nn_distance_median,
+                "k": self.neighbors_k,
+                "metric": self.metric,
+                "neighbors": self.neighbors_source,
+                "n_pairs": self.n_near_pairs,
+                "n_groups": self.n_near_groups,
+                "n_rows": self.n_near_rows,
+                "n_conflicting_groups": self.n_near_conflicting_groups,
+                "n_conflicting_rows": self.n_near_conflicting_rows,
+                "n_unresolved": self.n_near_unresolved,
             }
         return json_safe(out)
 
     def summary_text(self, *, max_classes: int = 20) -> str:
         """A plain-text table of the counts for the terminal (the per-class rows of the first ``max_classes``)."""
-        rows = [("rows", self.n_samples), ("distinct rows", self.n_distinct),
-                ("rows with an exact copy", self.n_rows_in_groups), ("extra copies", self.n_extra_copies),
-                ("groups", self.n_groups), ("largest group", self.largest_group)]
+        rows = [
+            ("rows", self.n_samples),
+            ("distinct rows", self.n_distinct),
+            ("rows with an exact copy", self.n_rows_in_groups),
+            ("extra copies", self.n_extra_copies),
+            ("groups", self.n_groups),
+            ("largest group", self.largest_group),
+        ]
         if self.labels is not None:
             rows += [("conflicting groups", self.n_conflicting_groups), ("conflicting rows", self.n_conflicting_rows)]
         if self.anomaly_labels is not None:
@@ -527,25 +583,43 @@ class DuplicatesResult:
         def counts(pairs) -> str:
             return text_table(pairs, align="lr", sep=" ", widths=(26, 12), indent="  ")
 
-        lines = [f"Exact duplicates ({self.n_features} columns, {self.dtype} values compared as they are)",
-                 counts(rows)]
+        lines = [
+            f"Exact duplicates ({self.n_features} columns, {self.dtype} values compared as they are)",
+            counts(rows),
+        ]
         if self.near_threshold is not None:
-            how = (f"auto: {NEAR_THRESHOLD_FACTOR:g} x median nearest-neighbour distance {self.nn_distance_median:.6g}"
-                   if self.near_threshold_rule == "auto" else "given")
-            near = [("pairs", self.n_near_pairs), ("rows in near groups", self.n_near_rows),
-                    ("near groups", self.n_near_groups)]
+            how = (
+                f"auto: {NEAR_THRESHOLD_FACTOR:g} x median nearest-neighbour distance {self.nn_distance_median:.6g}"
+                if self.near_threshold_rule == "auto"
+                else "given"
+            )
+            near = [
+                ("pairs", self.n_near_pairs),
+                ("rows in near groups", self.n_near_rows),
+                ("near groups", self.n_near_groups),
+            ]
             if self.labels is not None:
                 near.append(("rows in conflicting ones", self.n_near_conflicting_rows))
             lines += ["", f"Near duplicates (distance < {self.near_threshold:.6g}; {how})", counts(near)]
             if self.n_near_unresolved:
-                lines.append(f"  (lower bounds: {self.n_near_unresolved} distinct rows have every listed neighbour "
-                             "within the threshold)")
+                lines.append(
+                    f"  (lower bounds: {self.n_near_unresolved} distinct rows have every listed neighbour "
+                    "within the threshold)"
+                )
         if self.labels is not None:
             frame = self.to_frame().iloc[1:]
             cols = ["n_samples", "n_rows_in_groups", "n_extra_copies", "n_conflicting_rows"]
             table = [(row["class"], *(int(row[k]) for k in cols)) for _, row in frame.head(max_classes).iterrows()]
-            lines += ["", text_table(table, header=("class", "rows", "in groups", "extra", "conflicting"), align="r",
-                                     widths=(5, 8, 9, 8, 11), indent="  ")]
+            lines += [
+                "",
+                text_table(
+                    table,
+                    header=("class", "rows", "in groups", "extra", "conflicting"),
+                    align="r",
+                    widths=(5, 8, 9, 8, 11),
+                    indent="  ",
+                ),
+            ]
             if len(frame) > max_classes:
                 lines.append(f"  ... and {len(frame) - max_classes} more classes")
         return "\n".join(lines)

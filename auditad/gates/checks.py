@@ -161,8 +161,7 @@ class GateResult:
         NaN and infinite values become None (the message keeps them).
         """
         out = self.rule.to_dict()
-        out.update(passed=bool(self.passed), status=self.status.value, value=self.finite_value,
-                   message=self.message)
+        out.update(passed=bool(self.passed), status=self.status.value, value=self.finite_value, message=self.message)
         return out
 
     @classmethod
@@ -173,8 +172,13 @@ class GateResult:
         """
         (rule,) = rules_from_config([data], source="gate result")
         value = data.get("value")
-        return cls(rule, rule.level, bool(data.get("passed")), None if value is None else float(value),
-                   str(data.get("message") or ""))
+        return cls(
+            rule,
+            rule.level,
+            bool(data.get("passed")),
+            None if value is None else float(value),
+            str(data.get("message") or ""),
+        )
 
 
 # --------------------------------------------------------------------------- paths
@@ -182,8 +186,9 @@ def _is_number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and type(value).__name__ != "bool_"
 
 
-def _walk(node, prefix: str, out: list, include_null: bool, *, limit: int | None = None,
-          lists_first_only: bool = False) -> bool:
+def _walk(
+    node, prefix: str, out: list, include_null: bool, *, limit: int | None = None, lists_first_only: bool = False
+) -> bool:
     """Append the numeric paths under ``node`` to ``out`` in document order (iterative, any depth).
 
     Stops after ``limit`` paths (returns False then); ``lists_first_only`` visits only the first
@@ -288,8 +293,9 @@ def _resolve(summary: Mapping, path: str):
 _SUGGEST_LIMIT = 20_000
 
 
-def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container: str | None = None
-                          ) -> InvalidInputError:
+def _unknown_metric_error(
+    summary: Mapping, path: str, prefix: str, *, container: str | None = None
+) -> InvalidInputError:
     """Error for a path that does not lead to a number; lists the nearest numeric paths (difflib).
 
     Candidates are the numeric paths with only the first element of each list visited,
@@ -310,8 +316,10 @@ def _unknown_metric_error(summary: Mapping, path: str, prefix: str, *, container
     listing = ", ".join(shown) if shown else "none (the summary holds no numbers)"
     total = ""
     if shown:
-        total = (f" ({len(paths)}{'' if complete else '+'} numeric paths, list elements after the first not "
-                 "counted; auditad.gates.checks.numeric_paths lists them all)")
+        total = (
+            f" ({len(paths)}{'' if complete else '+'} numeric paths, list elements after the first not "
+            "counted; auditad.gates.checks.numeric_paths lists them all)"
+        )
     return InvalidInputError(f"{head} \u2014 {'nearest' if close else 'available'}: {listing}{total}")
 
 
@@ -347,28 +355,45 @@ def _evaluate_one(summary: Mapping, rule: GateRule) -> GateResult:
         raise _unknown_metric_error(summary, rule.path, found)
     if kind == "null":
         where = "is null" if found == rule.path else f"is missing because {found!r} is null"
-        return GateResult(rule, rule.level, False, None,
-                          f"{rule.path} {where} (statistic not computed or undefined; {need}): "
-                          "a gate on a missing value fails")
+        return GateResult(
+            rule,
+            rule.level,
+            False,
+            None,
+            f"{rule.path} {where} (statistic not computed or undefined; {need}): a gate on a missing value fails",
+        )
     if not _is_number(found):
         kind_name = type(found).__name__
         if isinstance(found, (Mapping, list, tuple)):
-            raise _unknown_metric_error(summary, rule.path, rule.path,
-                                        container="dict" if isinstance(found, Mapping) else "list")
+            raise _unknown_metric_error(
+                summary, rule.path, rule.path, container="dict" if isinstance(found, Mapping) else "list"
+            )
         raise InvalidInputError(f"gate metric {rule.path!r} is not a number: {found!r} ({kind_name})")
     try:
         value = float(found)
     except OverflowError:
-        raise InvalidInputError(f"gate metric {rule.path!r} is an integer too large for a number: "
-                                f"{str(found)[:20]}... ({len(str(found))} digits)") from None
+        raise InvalidInputError(
+            f"gate metric {rule.path!r} is an integer too large for a number: "
+            f"{str(found)[:20]}... ({len(str(found))} digits)"
+        ) from None
     if math.isnan(value):
-        return GateResult(rule, rule.level, False, value,
-                          f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails")
+        return GateResult(
+            rule,
+            rule.level,
+            False,
+            value,
+            f"{rule.path} is NaN (undefined statistic; {need}): a gate on an undefined value fails",
+        )
     passed = bool(OPERATORS[rule.op](value, rule.threshold))
     who = _where_of(summary, rule.path)
-    return GateResult(rule, rule.level, passed, value,
-                      f"{rule.path} = {_count_text(found) or gate_value_text(value, rule.threshold)}{who} ({need})"
-                      f"{'' if passed else ': violated'}")
+    return GateResult(
+        rule,
+        rule.level,
+        passed,
+        value,
+        f"{rule.path} = {_count_text(found) or gate_value_text(value, rule.threshold)}{who} ({need})"
+        f"{'' if passed else ': violated'}",
+    )
 
 
 def _count_text(found) -> str:
@@ -527,11 +552,13 @@ def check_schema_version(summary: Mapping, *, source: str = "summary") -> None:
     text = str(version) if _is_number(version) or isinstance(version, str) else ""
     major = text.split(".", 1)[0].strip()
     if not (major.isascii() and major.isdigit() and len(major) < 6):
-        raise InvalidInputError(f"{source}: schema_version must be a version like \"1.0\", got {version!r}")
+        raise InvalidInputError(f'{source}: schema_version must be a version like "1.0", got {version!r}')
     if int(major) != SUMMARY_SCHEMA_MAJOR:
-        raise InvalidInputError(f"{source}: schema_version {version!r} is not supported: this auditad reads "
-                                f"summaries of schema version {SUMMARY_SCHEMA_MAJOR}.x (re-run the audit with "
-                                "this version, or use the auditad version that wrote the file)")
+        raise InvalidInputError(
+            f"{source}: schema_version {version!r} is not supported: this auditad reads "
+            f"summaries of schema version {SUMMARY_SCHEMA_MAJOR}.x (re-run the audit with "
+            "this version, or use the auditad version that wrote the file)"
+        )
 
 
 def _parse_int(text: str) -> int:  # json's int parser, refusing numbers no audit writes
@@ -576,18 +603,19 @@ def load_summary(path) -> dict:
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where} holds {exc}") from None
     except json.JSONDecodeError as exc:
-        raise InvalidInputError(f"{where} is not valid JSON: {exc.msg} "
-                                f"(line {exc.lineno}, column {exc.colno})") from None
+        raise InvalidInputError(
+            f"{where} is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        ) from None
     except RecursionError:
-        raise InvalidInputError(f"{where} is nested too deeply to be an audit summary "
-                                f"(at most {MAX_SUMMARY_DEPTH} levels)") from None
+        raise InvalidInputError(
+            f"{where} is nested too deeply to be an audit summary (at most {MAX_SUMMARY_DEPTH} levels)"
+        ) from None
     except (ValueError, OverflowError) as exc:
         raise InvalidInputError(f"{where} is not a valid summary: {exc}") from None
     if not isinstance(summary, dict):
         raise InvalidInputError(f"{where} must hold a JSON object, got {type(summary).__name__}")
     if _depth_exceeds(summary, MAX_SUMMARY_DEPTH):
-        raise InvalidInputError(f"{where} is nested deeper than {MAX_SUMMARY_DEPTH} levels; "
-                                "no audit summary is")
+        raise InvalidInputError(f"{where} is nested deeper than {MAX_SUMMARY_DEPTH} levels; no audit summary is")
     check_schema_version(summary, source=where)
     return summary
 
@@ -637,9 +665,19 @@ class GateRun:
         out = []
         for name, results in self.results.items():
             for r in results:
-                out.append({"benchmark": name, "status": r.status.value, "level": r.level, "metric": r.rule.path,
-                            "value": r.value, "condition": f"{r.rule.op} {_fmt_number(r.rule.threshold)}",
-                            "threshold": r.rule.threshold, "passed": r.passed, "message": r.message})
+                out.append(
+                    {
+                        "benchmark": name,
+                        "status": r.status.value,
+                        "level": r.level,
+                        "metric": r.rule.path,
+                        "value": r.value,
+                        "condition": f"{r.rule.op} {_fmt_number(r.rule.threshold)}",
+                        "threshold": r.rule.threshold,
+                        "passed": r.passed,
+                        "message": r.message,
+                    }
+                )
         return out
 
     def to_frame(self):
@@ -683,8 +721,10 @@ def run_gates(summaries, rules=(), *, fail_on: str = "fail") -> GateRun:
         raise InvalidInputError("summaries must name at least one summary.json file")
     for path in paths:
         summary = load_summary(path)
-        name = str(summary.get("benchmark") or (path.parent.name if path.name == "summary.json" and
-                                                   path.parent.name else path.stem))
+        name = str(
+            summary.get("benchmark")
+            or (path.parent.name if path.name == "summary.json" and path.parent.name else path.stem)
+        )
         if name in by_bench:
             name = f"{name} [{path}]"
         merged: list[GateRule] = []

@@ -33,8 +33,9 @@ THRESHOLDS: dict[str, tuple[str, str, float]] = {
 DEFAULT_GATES: tuple[str, ...] = tuple(f"warn: {path} {op} {thr:g}" for path, op, thr in THRESHOLDS.values())
 
 #: The default gates as rules, by the name of their threshold in `THRESHOLDS`.
-DEFAULT_RULES: dict[str, GateRule] = {name: GateRule(path, op, thr, "warn")
-                                      for name, (path, op, thr) in THRESHOLDS.items()}
+DEFAULT_RULES: dict[str, GateRule] = {
+    name: GateRule(path, op, thr, "warn") for name, (path, op, thr) in THRESHOLDS.items()
+}
 
 
 def reading_conditions(results: Iterable) -> dict:

@@ -21,8 +21,15 @@ from typing import Any, Mapping
 from .defaults import DEFAULT_GATES
 from .rules import LEVELS
 
-__all__ = ["GateOption", "GATE_OPTIONS", "GATE_COMMANDS", "CONFIG_KEYS", "gate_option", "add_gate_arguments",
-           "gate_options_markdown"]
+__all__ = [
+    "GateOption",
+    "GATE_OPTIONS",
+    "GATE_COMMANDS",
+    "CONFIG_KEYS",
+    "gate_option",
+    "add_gate_arguments",
+    "gate_options_markdown",
+]
 
 #: The commands that evaluate gates.
 GATE_COMMANDS = ("audit", "demo", "gate", "results", "diff")
@@ -87,24 +94,43 @@ class GateOption:
 
 
 GATE_OPTIONS: tuple[GateOption, ...] = (
-    GateOption("gate", "--gate", "gate rule '[warn:|fail:] METRIC OP THRESHOLD' (docs/gates.md); repeatable",
-               metavar="RULE", repeat=True, config="gates",
-               config_help="Gate rules (text or tables), global and per benchmark; the command line's are added.",
-               per_command={
-                   "audit": "e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; added to a config's "
-                            "gates; any gate replaces the default warning gates",
-                   "demo": "e.g. 'leakage.L_k <= 0.5'; any gate replaces the default warning gates",
-                   "gate": "e.g. 'leakage.L_k <= 0.5'; added to each summary's own gates",
-                   "results": "e.g. 'rho_dir <= 0.2' (a bare statistic is checked for every method) or "
-                              "'warn: groups.0.rho_inv <= 0.1'",
-                   "diff": "e.g. 'delta leakage.L_k <= 0.02' (a change) or 'warn: delta protocol.mean.rho_dir <= 0'; "
-                           "without 'delta' a gate reads NEW"}),
-    GateOption("fail_on", "--fail-on", "lowest level of a failed gate that makes the exit code 1: fail or warn "
-               "(default: fail)", metavar="LEVEL", choices=LEVELS, default="fail"),
-    GateOption("default_gates", "--no-default-gates", "do not apply the default warning gates ({default_gates}) "
-               "when no gate is given; the report then has no gate", default=True, config="settings.default_gates",
-               config_help="Apply the default warning gates when no gate is given.", commands=("audit",),
-               setting=True),
+    GateOption(
+        "gate",
+        "--gate",
+        "gate rule '[warn:|fail:] METRIC OP THRESHOLD' (docs/gates.md); repeatable",
+        metavar="RULE",
+        repeat=True,
+        config="gates",
+        config_help="Gate rules (text or tables), global and per benchmark; the command line's are added.",
+        per_command={
+            "audit": "e.g. 'leakage.L_k <= 0.5' or 'warn: protocol.mean.rho_dir <= 0.2'; added to a config's "
+            "gates; any gate replaces the default warning gates",
+            "demo": "e.g. 'leakage.L_k <= 0.5'; any gate replaces the default warning gates",
+            "gate": "e.g. 'leakage.L_k <= 0.5'; added to each summary's own gates",
+            "results": "e.g. 'rho_dir <= 0.2' (a bare statistic is checked for every method) or "
+            "'warn: groups.0.rho_inv <= 0.1'",
+            "diff": "e.g. 'delta leakage.L_k <= 0.02' (a change) or 'warn: delta protocol.mean.rho_dir <= 0'; "
+            "without 'delta' a gate reads NEW",
+        },
+    ),
+    GateOption(
+        "fail_on",
+        "--fail-on",
+        "lowest level of a failed gate that makes the exit code 1: fail or warn (default: fail)",
+        metavar="LEVEL",
+        choices=LEVELS,
+        default="fail",
+    ),
+    GateOption(
+        "default_gates",
+        "--no-default-gates",
+        "do not apply the default warning gates ({default_gates}) when no gate is given; the report then has no gate",
+        default=True,
+        config="settings.default_gates",
+        config_help="Apply the default warning gates when no gate is given.",
+        commands=("audit",),
+        setting=True,
+    ),
     GateOption("junit", "--junit", "write the gate results as JUnit XML (docs/gates.md)", metavar="FILE"),
     GateOption("markdown", "--markdown", "write a Markdown summary of the gates (CI job page)", metavar="FILE"),
 )

@@ -32,16 +32,24 @@ __all__ = [
     "format_number",
 ]
 
-OPERATORS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
-             "!=": operator.ne}
+OPERATORS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 LEVELS = ("fail", "warn")
 
 #: Keys of a gate dict that record an earlier evaluation; ignored when reading rules back.
 _RESULT_KEYS = frozenset({"passed", "value", "message", "status"})
 _RULE_KEYS = frozenset({"rule", "metric", "op", "threshold", "level"})
 
-_SYNTAX = ("expected 'METRIC OP THRESHOLD' with OP one of <, <=, >, >=, ==, != and an optional level "
-           "prefix 'warn:' or 'fail:' (e.g. 'warn: protocol.mean.rho_dir <= 0.2')")
+_SYNTAX = (
+    "expected 'METRIC OP THRESHOLD' with OP one of <, <=, >, >=, ==, != and an optional level "
+    "prefix 'warn:' or 'fail:' (e.g. 'warn: protocol.mean.rho_dir <= 0.2')"
+)
 #: Longest accepted rule text (a longer one is refused with a named error, before any parsing).
 MAX_RULE_LENGTH = 1000
 _SEGMENT = re.compile(r"^[^\s<>=!\[\]:]+$")
@@ -86,8 +94,10 @@ class GateRule:
             raise InvalidInputError(f"gate path must be a non-empty string, got {self.path!r}")
         bad = [s for s in self.path.split(".") if not _SEGMENT.match(s)]
         if bad:
-            raise InvalidInputError(f"gate path {self.path!r} has an empty or invalid segment {bad[0]!r} "
-                                    "(segments are separated by '.', without spaces or any of < > = ! [ ] :)")
+            raise InvalidInputError(
+                f"gate path {self.path!r} has an empty or invalid segment {bad[0]!r} "
+                "(segments are separated by '.', without spaces or any of < > = ! [ ] :)"
+            )
         if self.op not in OPERATORS:
             raise InvalidInputError(f"gate operator must be one of {list(OPERATORS)}, got {self.op!r}")
         if isinstance(self.threshold, bool) or not isinstance(self.threshold, numbers.Real):
@@ -113,8 +123,13 @@ class GateRule:
 
     def to_dict(self) -> dict:
         """JSON-safe dict; [`rules_from_config`][auditad.gates.checks.rules_from_config] reads it back."""
-        return {"rule": self.expression, "metric": self.path, "op": self.op,
-                "threshold": self.threshold, "level": self.level}
+        return {
+            "rule": self.expression,
+            "metric": self.path,
+            "op": self.op,
+            "threshold": self.threshold,
+            "level": self.level,
+        }
 
 
 # --------------------------------------------------------------------------- parsing
@@ -163,8 +178,10 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
     if not isinstance(text, str):
         raise InvalidInputError(f"a gate rule must be a string, got {text!r}")
     if len(text) > MAX_RULE_LENGTH:
-        raise InvalidInputError(f"gate rule is {len(text)} characters long, at most {MAX_RULE_LENGTH} are accepted "
-                                f"(it starts {text[:40]!r})")
+        raise InvalidInputError(
+            f"gate rule is {len(text)} characters long, at most {MAX_RULE_LENGTH} are accepted "
+            f"(it starts {text[:40]!r})"
+        )
     where = f"malformed gate rule {text!r}"
     body, levels = text.strip(), []
     colon = body.find(":")  # prefix 'LEVEL:' (one scan; metric paths never contain ':')
@@ -174,10 +191,10 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
             if head.lower() not in LEVELS:
                 raise InvalidInputError(f"{where}: unknown level {head!r} (use 'fail' or 'warn')")
             levels.append(head.lower())
-            body = body[colon + 1:].strip()
+            body = body[colon + 1 :].strip()
     if body.endswith("]"):  # suffix '[LEVEL]'
         bracket = body.rfind("[")
-        inner = body[bracket + 1:-1].strip() if bracket >= 0 else None
+        inner = body[bracket + 1 : -1].strip() if bracket >= 0 else None
         if inner is not None and (not inner or (inner.isascii() and inner.isalpha())):
             if inner.lower() not in LEVELS:
                 raise InvalidInputError(f"{where}: unknown level {inner!r} (use 'fail' or 'warn')")
@@ -187,12 +204,14 @@ def parse_rule(text: str, *, default_level: str = "fail") -> GateRule:
         raise InvalidInputError(f"{where}: contradictory levels {levels[0]!r} and {levels[1]!r}")
     op, at = _find_operator(body)
     path = body[:at].strip() if op else ""
-    thr = body[at + len(op):].strip() if op else ""
+    thr = body[at + len(op) :].strip() if op else ""
     if not op or not path or not thr:
         raise InvalidInputError(f"{where}: {_SYNTAX}")
     if any(not _SEGMENT.match(seg) for seg in path.split(".")):
-        raise InvalidInputError(f"{where}: metric {path!r} is not a dotted path "
-                                f"(segments separated by '.', no spaces or operators); {_SYNTAX}")
+        raise InvalidInputError(
+            f"{where}: metric {path!r} is not a dotted path "
+            f"(segments separated by '.', no spaces or operators); {_SYNTAX}"
+        )
     try:
         threshold = float(thr)
     except ValueError:
@@ -209,7 +228,7 @@ def _find_operator(body: str) -> tuple[str, int]:
     """
     for i, ch in enumerate(body):
         if ch in "<>=!":
-            two = body[i:i + 2]
+            two = body[i : i + 2]
             if two in ("<=", ">=", "==", "!="):
                 return two, i
             if ch in "<>":
@@ -282,8 +301,9 @@ def rules_from_config(items: Iterable, *, default_level: str = "fail", source: s
 def _rule_from_dict(item: Mapping, *, where: str, default_level: str) -> GateRule:
     unknown = sorted(set(map(str, item)) - _RULE_KEYS - _RESULT_KEYS)
     if unknown:
-        raise InvalidInputError(f"{where}: unknown key(s) {unknown}; a gate has 'rule' or "
-                                "'metric'/'op'/'threshold', and optionally 'level'")
+        raise InvalidInputError(
+            f"{where}: unknown key(s) {unknown}; a gate has 'rule' or 'metric'/'op'/'threshold', and optionally 'level'"
+        )
     level = None
     if item.get("level") is not None:
         level = check_level(item["level"], name=f"{where}.level")
@@ -295,18 +315,28 @@ def _rule_from_dict(item: Mapping, *, where: str, default_level: str) -> GateRul
             raise InvalidInputError(f"{where}: {exc}") from None
         if level is not None and rule.level != level:
             raise InvalidInputError(f"{where}: level {level!r} contradicts the level of rule {item['rule']!r}")
-        given = GateRule(parts.get("metric", rule.path), parts.get("op", rule.op),
-                         _threshold(parts.get("threshold", rule.threshold), where), rule.level)
+        given = GateRule(
+            parts.get("metric", rule.path),
+            parts.get("op", rule.op),
+            _threshold(parts.get("threshold", rule.threshold), where),
+            rule.level,
+        )
         if given != rule:
             raise InvalidInputError(f"{where}: 'metric'/'op'/'threshold' contradict rule {item['rule']!r}")
         return rule
     missing = [k for k in ("metric", "op", "threshold") if k not in parts]
     if missing:
-        raise InvalidInputError(f"{where}: missing {', '.join(repr(k) for k in missing)} "
-                                "(give 'rule' text or all of 'metric', 'op', 'threshold')")
+        raise InvalidInputError(
+            f"{where}: missing {', '.join(repr(k) for k in missing)} "
+            "(give 'rule' text or all of 'metric', 'op', 'threshold')"
+        )
     try:
-        return GateRule(str(parts["metric"]).strip(), str(parts["op"]).strip(),
-                        _threshold(parts["threshold"], where), level or default_level)
+        return GateRule(
+            str(parts["metric"]).strip(),
+            str(parts["op"]).strip(),
+            _threshold(parts["threshold"], where),
+            level or default_level,
+        )
     except InvalidInputError as exc:
         raise InvalidInputError(f"{where}: {exc}") from None
 

@@ -27,8 +27,19 @@ import numpy as np
 from .._validation import check_float, check_int, check_probability_array, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .._json import json_safe
-from .grid import (EPS, LANDSCAPE_METRICS, PAPER_RATIOS, REGIONS, LandscapeResult, check_landscape_result, landscape,
-                   metric_index, metric_range, ratio_index, ratio_label)
+from .grid import (
+    EPS,
+    LANDSCAPE_METRICS,
+    PAPER_RATIOS,
+    REGIONS,
+    LandscapeResult,
+    check_landscape_result,
+    landscape,
+    metric_index,
+    metric_range,
+    ratio_index,
+    ratio_label,
+)
 from .relations import RATIO_GROUPS, MetricRelationsResult, landscape_correlations, ratio_group
 
 __all__ = [
@@ -84,18 +95,33 @@ class LandscapeDifferenceResult:
         """Tidy summary: ratio, label, metric, mean_difference, max_increase, max_decrease."""
         import pandas as pd
 
-        rows = [{"ratio": float(p), "label": lab, "metric": m, "reference_ratio": self.reference_ratio,
-                 "mean_difference": float(self.mean_difference[r, k]),
-                 "max_increase": float(self.max_increase[r, k]), "max_decrease": float(self.max_decrease[r, k])}
-                for r, (p, lab) in enumerate(zip(self.ratios, self.labels)) for k, m in enumerate(self.metrics)]
+        rows = [
+            {
+                "ratio": float(p),
+                "label": lab,
+                "metric": m,
+                "reference_ratio": self.reference_ratio,
+                "mean_difference": float(self.mean_difference[r, k]),
+                "max_increase": float(self.max_increase[r, k]),
+                "max_decrease": float(self.max_decrease[r, k]),
+            }
+            for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+            for k, m in enumerate(self.metrics)
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """JSON-safe dict with the maps as nested lists."""
-        return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
-                "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr),
-                "reference_ratio": self.reference_ratio, "values": json_safe(self.values),
-                "summary": json_safe(self.to_frame().to_dict(orient="records"))}
+        return {
+            "ratios": json_safe(self.ratios),
+            "labels": list(self.labels),
+            "metrics": list(self.metrics),
+            "tpr": json_safe(self.tpr),
+            "tnr": json_safe(self.tnr),
+            "reference_ratio": self.reference_ratio,
+            "values": json_safe(self.values),
+            "summary": json_safe(self.to_frame().to_dict(orient="records")),
+        }
 
 
 def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> LandscapeDifferenceResult:
@@ -134,9 +160,16 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
     ref = landscape([reference], metrics=result.metrics, resolution=result.tpr.size).values[0]
     diff = result.values - ref[None]
     return LandscapeDifferenceResult(
-        ratios=result.ratios, labels=result.labels, metrics=result.metrics, tpr=result.tpr, tnr=result.tnr,
-        reference_ratio=reference, values=diff, mean_difference=diff.mean(axis=(2, 3)),
-        max_increase=diff.max(axis=(2, 3)), max_decrease=diff.min(axis=(2, 3)),
+        ratios=result.ratios,
+        labels=result.labels,
+        metrics=result.metrics,
+        tpr=result.tpr,
+        tnr=result.tnr,
+        reference_ratio=reference,
+        values=diff,
+        mean_difference=diff.mean(axis=(2, 3)),
+        max_increase=diff.max(axis=(2, 3)),
+        max_decrease=diff.min(axis=(2, 3)),
     )
 
 
@@ -161,29 +194,43 @@ class RegionStatsResult:
         """Tidy frame: ratio, label, metric, region, mean, excess_kurtosis, n_points."""
         import pandas as pd
 
-        rows = [{"ratio": float(p), "label": lab, "metric": m, "region": g,
-                 "mean": float(self.mean[r, k, q]), "excess_kurtosis": float(self.excess_kurtosis[r, k, q]),
-                 "n_points": int(self.n_points[q])}
-                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
-                for k, m in enumerate(self.metrics) for q, g in enumerate(self.regions)]
+        rows = [
+            {
+                "ratio": float(p),
+                "label": lab,
+                "metric": m,
+                "region": g,
+                "mean": float(self.mean[r, k, q]),
+                "excess_kurtosis": float(self.excess_kurtosis[r, k, q]),
+                "n_points": int(self.n_points[q]),
+            }
+            for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+            for k, m in enumerate(self.metrics)
+            for q, g in enumerate(self.regions)
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """JSON-safe dict: one record per (ratio, metric, region)."""
-        return {"regions": {g: json_safe(b) for g, b in zip(self.regions, self.bounds)},
-                "records": json_safe(self.to_frame().to_dict(orient="records"))}
+        return {
+            "regions": {g: json_safe(b) for g, b in zip(self.regions, self.bounds)},
+            "records": json_safe(self.to_frame().to_dict(orient="records")),
+        }
 
 
 def _region_masks(result: LandscapeResult, regions) -> tuple[tuple, tuple, list]:
     if not isinstance(regions, Mapping) or not regions:
-        raise InvalidInputError(f"regions must be a non-empty mapping name -> ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), "
-                                f"got {describe(regions)}")
+        raise InvalidInputError(
+            f"regions must be a non-empty mapping name -> ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), got {describe(regions)}"
+        )
     names, bounds, masks = [], [], []
     for name, b in regions.items():
         try:
             (t0, t1), (n0, n1) = b
         except (TypeError, ValueError):
-            raise InvalidInputError(f"regions[{name!r}] must be ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), got {describe(b)}") from None
+            raise InvalidInputError(
+                f"regions[{name!r}] must be ((tpr_lo, tpr_hi), (tnr_lo, tnr_hi)), got {describe(b)}"
+            ) from None
         arr = check_probability_array([t0, t1, n0, n1], name=f"regions[{name!r}]")
         if arr[0] > arr[1] or arr[2] > arr[3]:
             raise InvalidInputError(f"regions[{name!r}] has a lower bound above its upper bound: {describe(b)}")
@@ -249,8 +296,8 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
         v = result.values[:, :, mask]  # (R, M, K)
         mu = v.mean(axis=2)
         d = v - mu[..., None]
-        m2 = (d ** 2).mean(axis=2)
-        m4 = (d ** 4).mean(axis=2)
+        m2 = (d**2).mean(axis=2)
+        m4 = (d**4).mean(axis=2)
         mean[:, :, q] = mu
         with np.errstate(invalid="ignore", divide="ignore"):
             k = np.where(m2 > 1e-24, m4 / np.where(m2 > 1e-24, m2, 1.0) ** 2 - 3.0, np.nan)
@@ -258,11 +305,21 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
         for r, m in zip(*np.nonzero(np.isnan(k))):
             undefined.append(f"{result.metrics[m]} at {result.labels[r]} in {names[q]}")
     if undefined:
-        warnings.warn(f"excess kurtosis undefined (constant landscape region) for: {', '.join(undefined)}",
-                      UndefinedValueWarning, stacklevel=2)
-    return RegionStatsResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, regions=names,
-                             bounds=bounds, mean=mean, excess_kurtosis=kurt,
-                             n_points=np.array([int(m.sum()) for m in masks]))
+        warnings.warn(
+            f"excess kurtosis undefined (constant landscape region) for: {', '.join(undefined)}",
+            UndefinedValueWarning,
+            stacklevel=2,
+        )
+    return RegionStatsResult(
+        ratios=result.ratios,
+        labels=result.labels,
+        metrics=result.metrics,
+        regions=names,
+        bounds=bounds,
+        mean=mean,
+        excess_kurtosis=kurt,
+        n_points=np.array([int(m.sum()) for m in masks]),
+    )
 
 
 # --------------------------------------------------------------------------- minimal TPR
@@ -284,10 +341,19 @@ class MinimalTprResult:
         """Tidy frame: ratio, label, metric, score, min_tpr, tnr_needed."""
         import pandas as pd
 
-        rows = [{"ratio": float(p), "label": lab, "metric": m, "score": float(s),
-                 "min_tpr": float(self.min_tpr[r, k, i]), "tnr_needed": float(self.tnr_needed[r, k, i])}
-                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
-                for k, m in enumerate(self.metrics) for i, s in enumerate(self.scores)]
+        rows = [
+            {
+                "ratio": float(p),
+                "label": lab,
+                "metric": m,
+                "score": float(s),
+                "min_tpr": float(self.min_tpr[r, k, i]),
+                "tnr_needed": float(self.tnr_needed[r, k, i]),
+            }
+            for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+            for k, m in enumerate(self.metrics)
+            for i, s in enumerate(self.scores)
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -353,8 +419,9 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
         first_tnr = np.argmax(row, axis=2)
         min_t[:, :, i] = np.where(ok, result.tpr[first], np.nan)
         tnr_n[:, :, i] = np.where(ok, result.tnr[first_tnr], np.nan)
-    return MinimalTprResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, scores=s,
-                            min_tpr=min_t, tnr_needed=tnr_n)
+    return MinimalTprResult(
+        ratios=result.ratios, labels=result.labels, metrics=result.metrics, scores=s, min_tpr=min_t, tnr_needed=tnr_n
+    )
 
 
 # --------------------------------------------------------------------------- coverage
@@ -375,12 +442,20 @@ class CoverageResult:
         """Tidy frame: ratio, label, metric, bin_low, bin_high, bin_center, coverage."""
         import pandas as pd
 
-        rows = [{"ratio": float(p), "label": lab, "metric": m, "bin_low": float(self.bin_edges[k, b]),
-                 "bin_high": float(self.bin_edges[k, b + 1]),
-                 "bin_center": float((self.bin_edges[k, b] + self.bin_edges[k, b + 1]) / 2),
-                 "coverage": float(self.coverage[r, k, b])}
-                for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
-                for k, m in enumerate(self.metrics) for b in range(self.coverage.shape[2])]
+        rows = [
+            {
+                "ratio": float(p),
+                "label": lab,
+                "metric": m,
+                "bin_low": float(self.bin_edges[k, b]),
+                "bin_high": float(self.bin_edges[k, b + 1]),
+                "bin_center": float((self.bin_edges[k, b] + self.bin_edges[k, b + 1]) / 2),
+                "coverage": float(self.coverage[r, k, b]),
+            }
+            for r, (p, lab) in enumerate(zip(self.ratios, self.labels))
+            for k, m in enumerate(self.metrics)
+            for b in range(self.coverage.shape[2])
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -449,5 +524,6 @@ def landscape_coverage(result: LandscapeResult, *, bins: int = 20) -> CoverageRe
             v = result.values[r, k].ravel()
             idx = np.clip(np.floor((v - lo) / (hi - lo) * bins + EPS).astype(int), 0, bins - 1)
             cov[r, k] = np.bincount(idx, weights=w, minlength=bins)
-    return CoverageResult(ratios=result.ratios, labels=result.labels, metrics=result.metrics, bin_edges=edges,
-                          coverage=cov)
+    return CoverageResult(
+        ratios=result.ratios, labels=result.labels, metrics=result.metrics, bin_edges=edges, coverage=cov
+    )

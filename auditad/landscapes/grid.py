@@ -18,8 +18,19 @@ from ..errors import InvalidInputError
 from .._json import json_safe
 from ..metrics import METRIC_NAMES, check_metric_names, operating_point_values
 
-__all__ = ["PAPER_RATIOS", "REGIONS", "LANDSCAPE_METRICS", "EPS", "LandscapeResult", "landscape",
-           "check_landscape_result", "metric_index", "metric_range", "ratio_index", "ratio_label"]
+__all__ = [
+    "PAPER_RATIOS",
+    "REGIONS",
+    "LANDSCAPE_METRICS",
+    "EPS",
+    "LandscapeResult",
+    "landscape",
+    "check_landscape_result",
+    "metric_index",
+    "metric_range",
+    "ratio_index",
+    "ratio_label",
+]
 
 #: Anomaly ratios of the benchmarks of Hermary et al. Table I (test-set anomaly share).
 PAPER_RATIOS = {
@@ -259,34 +270,52 @@ class LandscapeResult:
 
         R, M, G, H = self.values.shape
         ti, tj = np.meshgrid(self.tpr, self.tnr, indexing="ij")
-        return pd.DataFrame({
-            "ratio": np.repeat(self.ratios, M * G * H),
-            "label": np.repeat(np.array(self.labels, dtype=object), M * G * H),
-            "metric": np.tile(np.repeat(np.array(self.metrics, dtype=object), G * H), R),
-            "tpr": np.tile(ti.ravel(), R * M),
-            "tnr": np.tile(tj.ravel(), R * M),
-            "value": self.values.ravel(),
-        })
+        return pd.DataFrame(
+            {
+                "ratio": np.repeat(self.ratios, M * G * H),
+                "label": np.repeat(np.array(self.labels, dtype=object), M * G * H),
+                "metric": np.tile(np.repeat(np.array(self.metrics, dtype=object), G * H), R),
+                "tpr": np.tile(ti.ravel(), R * M),
+                "tnr": np.tile(tj.ravel(), R * M),
+                "value": self.values.ravel(),
+            }
+        )
 
     def _repr_html_(self) -> str:
         """Notebook display: per ratio and metric, the landscape's mean, range and value at TPR = TNR = 0.5."""
         from .._format import html_block, html_table
 
         mid = self.at(0.5, 0.5)  # (R, M)
-        rows = [{"ratio": label, "metric": m, "mean": float(np.mean(self.values[r, j])),
-                 "min": float(np.min(self.values[r, j])), "max": float(np.max(self.values[r, j])),
-                 "at TPR = TNR = 0.5": float(mid[r, j])}
-                for r, label in enumerate(self.labels) for j, m in enumerate(self.metrics)]
+        rows = [
+            {
+                "ratio": label,
+                "metric": m,
+                "mean": float(np.mean(self.values[r, j])),
+                "min": float(np.min(self.values[r, j])),
+                "max": float(np.max(self.values[r, j])),
+                "at TPR = TNR = 0.5": float(mid[r, j]),
+            }
+            for r, label in enumerate(self.labels)
+            for j, m in enumerate(self.metrics)
+        ]
         g = self.tpr.size
-        return html_block(f"Metric landscapes: {len(self.metrics)} metric(s) at {len(self.labels)} anomaly ratio(s) "
-                          f"on a {g} × {g} TPR × TNR grid", html_table(rows, max_rows=60),
-                          note="A random detector sits at TPR + TNR = 1; plot one with "
-                               "auditad.plotting.plot_landscape.")
+        return html_block(
+            f"Metric landscapes: {len(self.metrics)} metric(s) at {len(self.labels)} anomaly ratio(s) "
+            f"on a {g} × {g} TPR × TNR grid",
+            html_table(rows, max_rows=60),
+            note="A random detector sits at TPR + TNR = 1; plot one with auditad.plotting.plot_landscape.",
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict (the values as nested lists indexed ``[ratio][metric][tpr][tnr]``)."""
-        return {"ratios": json_safe(self.ratios), "labels": list(self.labels), "metrics": list(self.metrics),
-                "tpr": json_safe(self.tpr), "tnr": json_safe(self.tnr), "values": json_safe(self.values)}
+        return {
+            "ratios": json_safe(self.ratios),
+            "labels": list(self.labels),
+            "metrics": list(self.metrics),
+            "tpr": json_safe(self.tpr),
+            "tnr": json_safe(self.tnr),
+            "values": json_safe(self.values),
+        }
 
 
 def landscape(ratios="paper", *, metrics=LANDSCAPE_METRICS, resolution: int = 101) -> LandscapeResult:

@@ -58,23 +58,37 @@ class MetricRelationsResult:
         for g, name in enumerate(self.groups):
             for a in range(len(self.metrics)):
                 for b in range(a + 1, len(self.metrics)):
-                    rows.append({"group": name, "members": ", ".join(self.members[g]),
-                                 "metric_a": self.metrics[a], "metric_b": self.metrics[b],
-                                 "pearson": float(self.pearson[g, a, b]), "tucker": float(self.tucker[g, a, b]),
-                                 "n_factors": int(self.n_factors[g]), "explained": float(self.explained[g]),
-                                 "factor_rule": self.factor_rule,
-                                 "tucker_degenerate": bool(self.tucker_degenerate[g]) if self.tucker_degenerate
-                                 else False})
+                    rows.append(
+                        {
+                            "group": name,
+                            "members": ", ".join(self.members[g]),
+                            "metric_a": self.metrics[a],
+                            "metric_b": self.metrics[b],
+                            "pearson": float(self.pearson[g, a, b]),
+                            "tucker": float(self.tucker[g, a, b]),
+                            "n_factors": int(self.n_factors[g]),
+                            "explained": float(self.explained[g]),
+                            "factor_rule": self.factor_rule,
+                            "tucker_degenerate": bool(self.tucker_degenerate[g]) if self.tucker_degenerate else False,
+                        }
+                    )
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"groups": list(self.groups), "members": [list(m) for m in self.members],
-                "metrics": list(self.metrics), "pearson": json_safe(self.pearson),
-                "tucker": json_safe(self.tucker), "n_factors": json_safe(self.n_factors),
-                "explained": json_safe(self.explained), "loadings": [json_safe(x) for x in self.loadings],
-                "variance": self.variance, "factor_rule": self.factor_rule,
-                "tucker_degenerate": [bool(x) for x in self.tucker_degenerate]}
+        return {
+            "groups": list(self.groups),
+            "members": [list(m) for m in self.members],
+            "metrics": list(self.metrics),
+            "pearson": json_safe(self.pearson),
+            "tucker": json_safe(self.tucker),
+            "n_factors": json_safe(self.n_factors),
+            "explained": json_safe(self.explained),
+            "loadings": [json_safe(x) for x in self.loadings],
+            "variance": self.variance,
+            "factor_rule": self.factor_rule,
+            "tucker_degenerate": [bool(x) for x in self.tucker_degenerate],
+        }
 
 
 def ratio_group(ratio: float, *, groups: Mapping = RATIO_GROUPS) -> str | None:
@@ -116,8 +130,9 @@ def _factor_loadings(X: np.ndarray, variance: float, n_factors: int | None = Non
     return corr, loadings * np.where(signs == 0, 1.0, signs), k, float(share[k - 1])
 
 
-def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: float = 0.90,
-                           n_factors: int | None = None) -> MetricRelationsResult:
+def landscape_correlations(
+    result: LandscapeResult, *, groups="spec", variance: float = 0.90, n_factors: int | None = None
+) -> MetricRelationsResult:
     r"""Pearson correlation between metric landscapes and Tucker congruence of their factor loadings (Hermary et al. §VI, Figures 6–7).
 
     For each ratio group, the landscapes of its ratios are stacked so that every
@@ -208,8 +223,11 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
             else:
                 assign.setdefault(g, []).append(r)
         if skipped:
-            warnings.warn(f"ratios outside every group were left out of the correlations: {', '.join(skipped)}",
-                          SkippedItemWarning, stacklevel=2)
+            warnings.warn(
+                f"ratios outside every group were left out of the correlations: {', '.join(skipped)}",
+                SkippedItemWarning,
+                stacklevel=2,
+            )
         assign = {g: assign[g] for g in groups if g in assign}
     elif not isinstance(groups, str):
         raise InvalidInputError(f"groups must be 'spec', 'each', 'all' or a mapping, got {describe(groups)}")
@@ -225,7 +243,7 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
             raise InvalidInputError("a metric is constant over the grid; correlations are undefined")
         corr, L, k, share = _factor_loadings(X, variance, n_factors)
         pear[g] = corr
-        norms = np.sqrt((L ** 2).sum(axis=1))
+        norms = np.sqrt((L**2).sum(axis=1))
         tuck[g] = (L @ L.T) / np.outer(norms, norms)
         degenerate.append(k == 1)
         if k == 1:  # sign(L_a L_b) = ±1 for every pair: no information
@@ -236,11 +254,23 @@ def landscape_correlations(result: LandscapeResult, *, groups="spec", variance: 
         members.append(tuple(result.labels[i] for i in idx))
     flat = [name for name, d in zip(assign, degenerate) if d]
     if flat:
-        warnings.warn(f"Tucker congruence undefined for group(s) {', '.join(flat)}: one factor reaches the "
-                      f"{variance:.0%} variance cut, so every congruence would be sign(L_a L_b) = ±1; reported as nan "
-                      "(pass n_factors=2 to compare metrics with a fixed number of factors)",
-                      UndefinedValueWarning, stacklevel=2)
-    return MetricRelationsResult(groups=tuple(assign), members=tuple(members), metrics=result.metrics,
-                                 pearson=pear, tucker=tuck, n_factors=np.array(nfac), explained=np.array(expl),
-                                 loadings=tuple(loads), variance=variance, factor_rule=rule,
-                                 tucker_degenerate=tuple(degenerate))
+        warnings.warn(
+            f"Tucker congruence undefined for group(s) {', '.join(flat)}: one factor reaches the "
+            f"{variance:.0%} variance cut, so every congruence would be sign(L_a L_b) = ±1; reported as nan "
+            "(pass n_factors=2 to compare metrics with a fixed number of factors)",
+            UndefinedValueWarning,
+            stacklevel=2,
+        )
+    return MetricRelationsResult(
+        groups=tuple(assign),
+        members=tuple(members),
+        metrics=result.metrics,
+        pearson=pear,
+        tucker=tuck,
+        n_factors=np.array(nfac),
+        explained=np.array(expl),
+        loadings=tuple(loads),
+        variance=variance,
+        factor_rule=rule,
+        tucker_degenerate=tuple(degenerate),
+    )

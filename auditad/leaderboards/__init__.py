@@ -34,8 +34,16 @@ from .ranking import (
     nemenyi_critical_difference,
     rank_methods,
 )
-from .readers import (FORMATS, METRICS, TABLE_COLUMNS, Leaderboard, MetricSpec, UnknownFormatError,
-                      combine_leaderboards, read_leaderboard)
+from .readers import (
+    FORMATS,
+    METRICS,
+    TABLE_COLUMNS,
+    Leaderboard,
+    MetricSpec,
+    UnknownFormatError,
+    combine_leaderboards,
+    read_leaderboard,
+)
 
 __all__ = [
     "FORMATS",

@@ -26,8 +26,15 @@ from .schema import metric_info
 __all__ = ["CELL_CHECKS", "CellGrid", "LeaderboardAudit", "audit_leaderboard"]
 
 #: The checks whose items name cells (a method, a dataset or both); they mark the cells of [`CellGrid`][auditad.leaderboards.audit.CellGrid].
-CELL_CHECKS = ("failed_runs", "single_run", "inverted", "label_direction", "near_chance", "seed_variance",
-               "below_chance_level")
+CELL_CHECKS = (
+    "failed_runs",
+    "single_run",
+    "inverted",
+    "label_direction",
+    "near_chance",
+    "seed_variance",
+    "below_chance_level",
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -68,11 +75,18 @@ class CellGrid:
         import pandas as pd
 
         m, d = np.meshgrid(np.arange(len(self.methods)), np.arange(len(self.datasets)), indexing="ij")
-        return pd.DataFrame({"metric": self.metric, "method": np.asarray(self.methods, dtype=object)[m.ravel()],
-                             "dataset": np.asarray(self.datasets, dtype=object)[d.ravel()],
-                             "value": self.values.ravel(), "failed": self.failed.ravel(),
-                             "missing": self.missing.ravel(), "status": self.status.ravel(),
-                             "checks": self.checks.ravel()})
+        return pd.DataFrame(
+            {
+                "metric": self.metric,
+                "method": np.asarray(self.methods, dtype=object)[m.ravel()],
+                "dataset": np.asarray(self.datasets, dtype=object)[d.ravel()],
+                "value": self.values.ravel(),
+                "failed": self.failed.ravel(),
+                "missing": self.missing.ravel(),
+                "status": self.status.ravel(),
+                "checks": self.checks.ravel(),
+            }
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -126,8 +140,10 @@ class LeaderboardAudit:
         """The finding of ``check`` (on ``metric`` when the table has several)."""
         found = [f for f in self.findings if f.check == check and (metric is None or f.metric == metric)]
         if len(found) != 1:
-            raise KeyError(f"{len(found)} findings match check={check!r}, metric={metric!r}; checks run: "
-                           f"{sorted({(f.check, f.metric) for f in self.findings})}")
+            raise KeyError(
+                f"{len(found)} findings match check={check!r}, metric={metric!r}; checks run: "
+                f"{sorted({(f.check, f.metric) for f in self.findings})}"
+            )
         return found[0]
 
     def ranking(self, metric: str | None = None) -> RankingResult:
@@ -194,8 +210,16 @@ class LeaderboardAudit:
         status[rank == 0] = ""
         order = {c: k for k, c in enumerate(CELL_CHECKS)}
         checks = np.array([[", ".join(sorted(n, key=order.get)) for n in row] for row in names], dtype=object)
-        return CellGrid(metric=metric, methods=methods, datasets=datasets, values=values, failed=failed,
-                        missing=missing, status=status.astype(str), checks=checks.reshape(shape))
+        return CellGrid(
+            metric=metric,
+            methods=methods,
+            datasets=datasets,
+            values=values,
+            failed=failed,
+            missing=missing,
+            status=status.astype(str),
+            checks=checks.reshape(shape),
+        )
 
     def to_frame(self):
         """One row per finding item (a finding without items gives one row): tidy, snake_case columns."""
@@ -203,38 +227,77 @@ class LeaderboardAudit:
 
         rows = []
         for f in self.findings:
-            base = {"check": f.check, "status": f.status, "metric": f.metric, "number": f.number,
-                    "threshold": f.threshold, "message": f.message}
+            base = {
+                "check": f.check,
+                "status": f.status,
+                "metric": f.metric,
+                "number": f.number,
+                "threshold": f.threshold,
+                "message": f.message,
+            }
             if not f.items:
-                rows.append({**base, "method": None, "dataset": None, "seed": None, "value": float("nan"),
-                             "detail": ""})
+                rows.append(
+                    {**base, "method": None, "dataset": None, "seed": None, "value": float("nan"), "detail": ""}
+                )
             for it in f.items:
-                rows.append({**base, "method": it.method, "dataset": it.dataset, "seed": it.seed, "value": it.value,
-                             "detail": it.detail})
-        return pd.DataFrame(rows, columns=["check", "status", "metric", "number", "threshold", "method", "dataset",
-                                           "seed", "value", "detail", "message"])
+                rows.append(
+                    {
+                        **base,
+                        "method": it.method,
+                        "dataset": it.dataset,
+                        "seed": it.seed,
+                        "value": it.value,
+                        "detail": it.detail,
+                    }
+                )
+        return pd.DataFrame(
+            rows,
+            columns=[
+                "check",
+                "status",
+                "metric",
+                "number",
+                "threshold",
+                "method",
+                "dataset",
+                "seed",
+                "value",
+                "detail",
+                "message",
+            ],
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict: source, format, status, findings, rankings, skipped checks, reader notes, settings."""
         b = self.board
-        return json_safe({
-            "kind": "leaderboard",
-            "source": b.source, "format": b.format, "status": self.status,
-            "metrics": list(b.metrics), "n_datasets": len(b.datasets), "n_methods": len(b.methods),
-            "seeds": list(b.seeds), "scales": dict(b.scales),
-            "settings": dict(self.settings),
-            "findings": [f.to_dict() for f in self.findings],
-            "rankings": [r.to_dict() for r in self.rankings],
-            "skipped": [{"check": c, "metric": m, "reason": r} for c, m, r in self.skipped],
-            "notes": list(b.notes),
-        }, other=str)
+        return json_safe(
+            {
+                "kind": "leaderboard",
+                "source": b.source,
+                "format": b.format,
+                "status": self.status,
+                "metrics": list(b.metrics),
+                "n_datasets": len(b.datasets),
+                "n_methods": len(b.methods),
+                "seeds": list(b.seeds),
+                "scales": dict(b.scales),
+                "settings": dict(self.settings),
+                "findings": [f.to_dict() for f in self.findings],
+                "rankings": [r.to_dict() for r in self.rankings],
+                "skipped": [{"check": c, "metric": m, "reason": r} for c, m, r in self.skipped],
+                "notes": list(b.notes),
+            },
+            other=str,
+        )
 
     def summary_text(self, *, max_items: int = 8) -> str:
         """Plain text for a terminal: failed and warned findings with their items, passes, rankings, notes."""
         b = self.board
         seeds = f"seeds {', '.join(map(str, b.seeds))}" if b.seeds else "no seeds"
-        lines = [f"Leaderboard audit of {b.source} ({b.format}; {', '.join(b.metrics)}; {len(b.datasets)} datasets × "
-                 f"{len(b.methods)} methods; {seeds}): {self.status.upper()}"]
+        lines = [
+            f"Leaderboard audit of {b.source} ({b.format}; {', '.join(b.metrics)}; {len(b.datasets)} datasets × "
+            f"{len(b.methods)} methods; {seeds}): {self.status.upper()}"
+        ]
         for f in self.findings:
             lines.append(f.text(max_items=max_items if f.status != "pass" else 0))
         for c, m, r in self.skipped:
@@ -248,9 +311,17 @@ class LeaderboardAudit:
         return "\n".join(lines)
 
 
-def audit_leaderboard(board, *, metrics=None, alpha: float = 0.05, correction: str = "holm", majority: float = 0.5,
-                      max_seed_range: float = 0.1, missing: str = "drop_datasets",
-                      pairwise: str = "auto") -> LeaderboardAudit:
+def audit_leaderboard(
+    board,
+    *,
+    metrics=None,
+    alpha: float = 0.05,
+    correction: str = "holm",
+    majority: float = 0.5,
+    max_seed_range: float = 0.1,
+    missing: str = "drop_datasets",
+    pairwise: str = "auto",
+) -> LeaderboardAudit:
     r"""Audit a published leaderboard: failed runs, single runs, inversions, label direction, noise, seeds, ranking.
 
     Each check of `CHECKS` runs on each
@@ -341,13 +412,16 @@ def audit_leaderboard(board, *, metrics=None, alpha: float = 0.05, correction: s
             metrics = [metrics]
         unknown = [m for m in metrics if m not in board.metrics]
         if unknown:
-            raise InvalidInputError(f"metrics {unknown} are not in the leaderboard (metrics: {list(board.metrics)}); "
-                                    f"got {describe(metrics)}")
+            raise InvalidInputError(
+                f"metrics {unknown} are not in the leaderboard (metrics: {list(board.metrics)}); "
+                f"got {describe(metrics)}"
+            )
         metrics = tuple(dict.fromkeys(metrics))
     cells = annotate_cells(board)
     cells = cells[cells["metric"].isin(list(metrics))]
-    findings, skipped = run_checks(cells, alpha=alpha, correction=correction, majority=majority,
-                                   max_seed_range=max_seed_range)
+    findings, skipped = run_checks(
+        cells, alpha=alpha, correction=correction, majority=majority, max_seed_range=max_seed_range
+    )
     rankings = []
     for m in metrics:
         if metric_info(m).name == "time":
@@ -363,7 +437,19 @@ def audit_leaderboard(board, *, metrics=None, alpha: float = 0.05, correction: s
     order = {c: i for i, c in enumerate(CHECKS)}
     metric_order = {m: i for i, m in enumerate(metrics)}
     findings.sort(key=lambda f: (-STATUSES.index(f.status), metric_order.get(f.metric, 0), order.get(f.check, 99)))
-    settings = {"alpha": alpha, "correction": correction, "majority": majority, "max_seed_range": max_seed_range,
-                "missing": missing, "pairwise": pairwise}
-    return LeaderboardAudit(board=board, findings=tuple(findings), rankings=tuple(rankings), cells=cells,
-                            skipped=tuple(skipped), settings=settings)
+    settings = {
+        "alpha": alpha,
+        "correction": correction,
+        "majority": majority,
+        "max_seed_range": max_seed_range,
+        "missing": missing,
+        "pairwise": pairwise,
+    }
+    return LeaderboardAudit(
+        board=board,
+        findings=tuple(findings),
+        rankings=tuple(rankings),
+        cells=cells,
+        skipped=tuple(skipped),
+        settings=settings,
+    )

@@ -13,8 +13,18 @@ from dataclasses import dataclass
 
 from .._json import json_safe
 
-__all__ = ["CHECKS", "STATUSES", "CORRECTIONS", "Finding", "FindingItem", "make_finding", "fmt_value", "seed_label",
-           "plural", "name_list"]
+__all__ = [
+    "CHECKS",
+    "STATUSES",
+    "CORRECTIONS",
+    "Finding",
+    "FindingItem",
+    "make_finding",
+    "fmt_value",
+    "seed_label",
+    "plural",
+    "name_list",
+]
 
 #: Status of a finding, best first.
 STATUSES = ("pass", "warn", "fail")
@@ -23,27 +33,46 @@ CORRECTIONS = ("holm", "none")
 
 #: Every check: id → (status when it finds something, what it looks for).
 CHECKS = {
-    "failed_runs": ("fail", "failed runs stored as scores: a method at exactly 0 on every dataset (a zero column), "
-                            "a (dataset, seed) at exactly 0 for every method (a zero row), an isolated exact 0 of "
-                            "AUROC/AP/AUPR"),
+    "failed_runs": (
+        "fail",
+        "failed runs stored as scores: a method at exactly 0 on every dataset (a zero column), "
+        "a (dataset, seed) at exactly 0 for every method (a zero row), an isolated exact 0 of "
+        "AUROC/AP/AUPR",
+    ),
     "missing_runs": ("warn", "cells without a value (blank, NaN, '/'): runs never finished, or never run"),
     "single_run": ("warn", "values from a single run: a std of exactly 0, or one seed where the table has several"),
     "no_spread": ("warn", "neither a std nor seeds: noise cannot be told from differences"),
-    "inverted": ("fail", "methods below ½ AUROC on a dataset: significantly at the known counts, on every seed, "
-                         "or more than one std below ½ (warn only when a single untested value is below ½)"),
+    "inverted": (
+        "fail",
+        "methods below ½ AUROC on a dataset: significantly at the known counts, on every seed, "
+        "or more than one std below ½ (warn only when a single untested value is below ½)",
+    ),
     "label_direction": ("fail", "datasets on which most methods are below ½ AUROC: suspect the label direction"),
-    "near_chance": ("warn", "methods within noise of chance: |AUROC − ½| at most the std, the seeds' std, or the "
-                            "null's half-width z·σ₀ at the known counts"),
+    "near_chance": (
+        "warn",
+        "methods within noise of chance: |AUROC − ½| at most the std, the seeds' std, or the "
+        "null's half-width z·σ₀ at the known counts",
+    ),
     "seed_variance": ("warn", "(dataset, method) pairs whose values spread over more than max_seed_range across seeds"),
     "rank_flips": ("warn", "the best method of a dataset, or the order of the leaderboard, changes between seeds"),
-    "below_chance_level": ("warn", "values below the metric's chance level at the known prevalence (AP: exact E[AP]; "
-                                   "AUPR and precision@n: π)"),
-    "ranking_significance": ("warn", "the Iman–Davenport (Friedman) test does not reject that all methods rank "
-                                     "alike: the order of the leaderboard is not supported"),
-    "ranking_size": ("warn", "too few datasets for the ranking tests (N ≤ 10: coarse χ² approximation; N ≤ 5: no "
-                             "Wilcoxon test can reach p < 0.05)"),
-    "tied_with_best": ("warn", "methods not significantly worse than the best (Wilcoxon signed-rank, Holm over the "
-                               "comparisons with the best)"),
+    "below_chance_level": (
+        "warn",
+        "values below the metric's chance level at the known prevalence (AP: exact E[AP]; AUPR and precision@n: π)",
+    ),
+    "ranking_significance": (
+        "warn",
+        "the Iman–Davenport (Friedman) test does not reject that all methods rank "
+        "alike: the order of the leaderboard is not supported",
+    ),
+    "ranking_size": (
+        "warn",
+        "too few datasets for the ranking tests (N ≤ 10: coarse χ² approximation; N ≤ 5: no "
+        "Wilcoxon test can reach p < 0.05)",
+    ),
+    "tied_with_best": (
+        "warn",
+        "methods not significantly worse than the best (Wilcoxon signed-rank, Holm over the comparisons with the best)",
+    ),
     "ranking_coverage": ("warn", "datasets or methods left out of the ranking because of missing or failed cells"),
 }
 
@@ -80,8 +109,16 @@ class FindingItem:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return json_safe({"method": self.method, "dataset": self.dataset, "seed": self.seed, "value": self.value,
-                          "detail": self.detail}, other=str)
+        return json_safe(
+            {
+                "method": self.method,
+                "dataset": self.dataset,
+                "seed": self.seed,
+                "value": self.value,
+                "detail": self.detail,
+            },
+            other=str,
+        )
 
 
 @dataclass(frozen=True)
@@ -127,8 +164,9 @@ class Finding:
 
     def text(self, *, max_items: int = 8) -> str:
         """The finding as plain text: a status line, then up to ``max_items`` items."""
-        head = f"{self.status.upper():4} {self.check}" + (f" [{self.metric}]" if self.metric else "") + \
-               f": {self.message}"
+        head = (
+            f"{self.status.upper():4} {self.check}" + (f" [{self.metric}]" if self.metric else "") + f": {self.message}"
+        )
         lines = [head]
         for it in self.items[:max_items]:
             lines.append(f"     - {it.label()}" + (f": {it.detail}" if it.detail else ""))
@@ -138,9 +176,18 @@ class Finding:
 
     def to_dict(self) -> dict:
         """JSON-safe dict with the items."""
-        return json_safe({"check": self.check, "status": self.status, "metric": self.metric, "number": self.number,
-                          "threshold": self.threshold, "rule": self.rule, "message": self.message,
-                          "items": [it.to_dict() for it in self.items]})
+        return json_safe(
+            {
+                "check": self.check,
+                "status": self.status,
+                "metric": self.metric,
+                "number": self.number,
+                "threshold": self.threshold,
+                "rule": self.rule,
+                "message": self.message,
+                "items": [it.to_dict() for it in self.items],
+            }
+        )
 
 
 def make_finding(check, metric, items, *, number=None, threshold=0.0, message, status=None, rule="number <= 0"):
@@ -154,8 +201,16 @@ def make_finding(check, metric, items, *, number=None, threshold=0.0, message, s
     number = float(len(items) if number is None else number)
     if status is None:
         status = CHECKS[check][0] if number > threshold else "pass"
-    return Finding(check=check, status=status, metric=metric, number=number, threshold=float(threshold), rule=rule,
-                   items=items, message=message)
+    return Finding(
+        check=check,
+        status=status,
+        metric=metric,
+        number=number,
+        threshold=float(threshold),
+        rule=rule,
+        items=items,
+        message=message,
+    )
 
 
 def fmt_value(x: float) -> str:

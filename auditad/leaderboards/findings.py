@@ -66,8 +66,22 @@ def _pairs(cells):
     import pandas as pd
 
     use = cells[cells["usable"]]
-    columns = ["dataset", "method", "mean", "n_seeds", "values", "seeds", "sd_seeds", "vmin", "vmax", "std",
-               "n_pos", "n_neg", "null_sd", "chance"]
+    columns = [
+        "dataset",
+        "method",
+        "mean",
+        "n_seeds",
+        "values",
+        "seeds",
+        "sd_seeds",
+        "vmin",
+        "vmax",
+        "std",
+        "n_pos",
+        "n_neg",
+        "null_sd",
+        "chance",
+    ]
     if use.shape[0] == 0:
         return pd.DataFrame(columns=columns)
     codes = use.groupby(["dataset", "method"], sort=False).ngroup().to_numpy()
@@ -91,13 +105,25 @@ def _pairs(cells):
     def col(name):
         return use[name].to_numpy()[first]
 
-    return pd.DataFrame({
-        "dataset": col("dataset"), "method": col("method"), "mean": mean, "n_seeds": cnt,
-        "values": np.split(v, starts[1:]), "seeds": np.split(seeds, starts[1:]), "sd_seeds": sd,
-        "vmin": np.minimum.reduceat(v, starts), "vmax": np.maximum.reduceat(v, starts), "std": std,
-        "n_pos": col("n_pos").astype(np.float64), "n_neg": col("n_neg").astype(np.float64),
-        "null_sd": col("null_sd").astype(np.float64), "chance": col("chance").astype(np.float64),
-    }, columns=columns)
+    return pd.DataFrame(
+        {
+            "dataset": col("dataset"),
+            "method": col("method"),
+            "mean": mean,
+            "n_seeds": cnt,
+            "values": np.split(v, starts[1:]),
+            "seeds": np.split(seeds, starts[1:]),
+            "sd_seeds": sd,
+            "vmin": np.minimum.reduceat(v, starts),
+            "vmax": np.maximum.reduceat(v, starts),
+            "std": std,
+            "n_pos": col("n_pos").astype(np.float64),
+            "n_neg": col("n_neg").astype(np.float64),
+            "null_sd": col("null_sd").astype(np.float64),
+            "chance": col("chance").astype(np.float64),
+        },
+        columns=columns,
+    )
 
 
 # --------------------------------------------------------------------------- the checks
@@ -107,21 +133,37 @@ def _failed_runs(cells, metric):
     n_datasets = cells["dataset"].nunique()
     for m, g in failed[failed["failure"] == "zero column"].groupby("method", sort=False):
         nd = g["dataset"].nunique()
-        items.append(FindingItem(method=m, value=0.0, detail=f"exactly 0 on all {nd} of its datasets with a value"
-                                 + (f" ({n_datasets} in the table)" if nd != n_datasets else "")))
+        items.append(
+            FindingItem(
+                method=m,
+                value=0.0,
+                detail=f"exactly 0 on all {nd} of its datasets with a value"
+                + (f" ({n_datasets} in the table)" if nd != n_datasets else ""),
+            )
+        )
     for (d, s), g in failed[failed["failure"] == "zero row"].groupby(["dataset", "seed_key"], sort=False):
-        items.append(FindingItem(dataset=d, seed=seed_label(s), value=0.0,
-                                 detail=f"every method ({g.shape[0]}) exactly 0"))
+        items.append(
+            FindingItem(dataset=d, seed=seed_label(s), value=0.0, detail=f"every method ({g.shape[0]}) exactly 0")
+        )
     for _, r in failed[failed["failure"] == "exact zero"].iterrows():
-        items.append(FindingItem(method=r["method"], dataset=r["dataset"], seed=seed_label(r["seed_key"]), value=0.0,
-                                 detail="exactly 0: a failed run, or a ranking inverted without one exception"))
+        items.append(
+            FindingItem(
+                method=r["method"],
+                dataset=r["dataset"],
+                seed=seed_label(r["seed_key"]),
+                value=0.0,
+                detail="exactly 0: a failed run, or a ranking inverted without one exception",
+            )
+        )
     n_col = sum(1 for it in items if it.dataset is None)
     n = int(failed.shape[0])
     if n:
         cols = f" ({plural(n_col, 'method')} at exactly 0 everywhere)" if n_col else ""
-        msg = (f"{n} value(s) are failed runs stored as scores{cols}: "
-               "they are not scores; report them as failed and leave them out of averages and ranks (the ranking "
-               "here treats them as missing)")
+        msg = (
+            f"{n} value(s) are failed runs stored as scores{cols}: "
+            "they are not scores; report them as failed and leave them out of averages and ranks (the ranking "
+            "here treats them as missing)"
+        )
     else:
         msg = "no value is an exact 0 of a failed run"
     return make_finding("failed_runs", metric, items, number=n, message=msg)
@@ -144,8 +186,13 @@ def _missing_runs(cells, metric):
     for (d, s), g in miss.groupby(["dataset", "seed_key"], sort=False):
         if d in skip or s == "" or row_any[(d, s)]:
             continue
-        items.append(FindingItem(dataset=d, seed=seed_label(s), detail=f"no value for any of the {g.shape[0]} methods "
-                                                                         "on this seed: the run never finished"))
+        items.append(
+            FindingItem(
+                dataset=d,
+                seed=seed_label(s),
+                detail=f"no value for any of the {g.shape[0]} methods on this seed: the run never finished",
+            )
+        )
         rows_done.add((d, s))
     whole_pairs = set()
     for (d, m), g in miss.groupby(["dataset", "method"], sort=False):
@@ -161,17 +208,34 @@ def _missing_runs(cells, metric):
         g = g[[(d, m) not in whole_pairs for m in g["method"]]]
         if g.shape[0] >= 3:
             total = int((cells["dataset"] == d).to_numpy()[(cells["seed_key"] == s).to_numpy()].sum())
-            items.append(FindingItem(dataset=d, seed=seed_label(s), detail=(
-                f"{g.shape[0]} of {total} methods without a value: {name_list(g['method'])}")))
+            items.append(
+                FindingItem(
+                    dataset=d,
+                    seed=seed_label(s),
+                    detail=(f"{g.shape[0]} of {total} methods without a value: {name_list(g['method'])}"),
+                )
+            )
             continue
         for _, r in g.iterrows():
-            items.append(FindingItem(method=r["method"], dataset=d, seed=seed_label(s),
-                                     detail=f"{written.get(r['missing'], r['missing'])} cell"))
+            items.append(
+                FindingItem(
+                    method=r["method"],
+                    dataset=d,
+                    seed=seed_label(s),
+                    detail=f"{written.get(r['missing'], r['missing'])} cell",
+                )
+            )
     if not_run:
-        items.append(FindingItem(detail=f"{plural(len(not_run), 'dataset')} without any value (not run): "
-                                        f"{name_list(not_run)}", value=float(len(not_run))))
-    msg = (f"{n} cell(s) have no value: say whether these runs failed or were never run; the ranking leaves such "
-           "datasets out (complete case)")
+        items.append(
+            FindingItem(
+                detail=f"{plural(len(not_run), 'dataset')} without any value (not run): {name_list(not_run)}",
+                value=float(len(not_run)),
+            )
+        )
+    msg = (
+        f"{n} cell(s) have no value: say whether these runs failed or were never run; the ranking leaves such "
+        "datasets out (complete case)"
+    )
     return make_finding("missing_runs", metric, items, number=n, message=msg)
 
 
@@ -179,20 +243,34 @@ def _single_run(cells, pairs, metric):
     items = []
     zero_std = cells[cells["usable"] & (cells["std"] == 0.0)]
     for r in zero_std.itertuples(index=False):
-        items.append(FindingItem(method=r.method, dataset=r.dataset, seed=seed_label(r.seed_key), value=float(r.value),
-                                 detail=f"{fmt_value(r.value)} ± 0: one run (or identical runs) where the others "
-                                        "report a spread"))
+        items.append(
+            FindingItem(
+                method=r.method,
+                dataset=r.dataset,
+                seed=seed_label(r.seed_key),
+                value=float(r.value),
+                detail=f"{fmt_value(r.value)} ± 0: one run (or identical runs) where the others report a spread",
+            )
+        )
     seeds_per_dataset = cells.groupby("dataset", sort=False)["seed_key"].nunique()
     if (seeds_per_dataset > 1).any() and len(pairs):
         total = pairs["dataset"].map(seeds_per_dataset).to_numpy()
-        for p, t in zip(pairs[(pairs["n_seeds"] == 1).to_numpy() & (total > 1)].itertuples(index=False),
-                        total[(pairs["n_seeds"] == 1).to_numpy() & (total > 1)]):
-            items.append(FindingItem(method=p.method, dataset=p.dataset, seed=p.seeds[0], value=p.mean,
-                                     detail=f"one seed of {int(t)}"))
+        for p, t in zip(
+            pairs[(pairs["n_seeds"] == 1).to_numpy() & (total > 1)].itertuples(index=False),
+            total[(pairs["n_seeds"] == 1).to_numpy() & (total > 1)],
+        ):
+            items.append(
+                FindingItem(
+                    method=p.method, dataset=p.dataset, seed=p.seeds[0], value=p.mean, detail=f"one seed of {int(t)}"
+                )
+            )
     n_methods = len({it.method for it in items})
-    msg = (f"{len(items)} value(s) of {plural(n_methods, 'method')} come from a single run: their spread is unknown, "
-           "so a difference to them is not evidence; rerun or mark them" if items else
-           "every value with a spread comes from several runs")
+    msg = (
+        f"{len(items)} value(s) of {plural(n_methods, 'method')} come from a single run: their spread is unknown, "
+        "so a difference to them is not evidence; rerun or mark them"
+        if items
+        else "every value with a spread comes from several runs"
+    )
     return make_finding("single_run", metric, items, message=msg)
 
 
@@ -202,9 +280,14 @@ def _no_spread(cells, metric):
     if has_std or has_seeds:
         return None
     n = int(cells["usable"].sum())
-    return make_finding("no_spread", metric, [], number=n,
-                    message=f"the table gives neither a std nor seeds for its {n} values: how much of any difference "
-                            "is run-to-run noise cannot be told; publish the runs or mean ± std")
+    return make_finding(
+        "no_spread",
+        metric,
+        [],
+        number=n,
+        message=f"the table gives neither a std nor seeds for its {n} values: how much of any difference "
+        "is run-to-run noise cannot be told; publish the runs or mean ± std",
+    )
 
 
 def _seed_variance(pairs, metric, *, max_seed_range):
@@ -217,12 +300,18 @@ def _seed_variance(pairs, metric, *, max_seed_range):
         rng = p.vmax - p.vmin
         vals = ", ".join(f"{v:.3f}" for v in p.values)
         seeds = ", ".join(str(x) for x in p.seeds)
-        items.append(FindingItem(method=p.method, dataset=p.dataset, value=rng,
-                                 detail=f"seeds {seeds}: {vals} (range {rng:.3f})"))
+        items.append(
+            FindingItem(
+                method=p.method, dataset=p.dataset, value=rng, detail=f"seeds {seeds}: {vals} (range {rng:.3f})"
+            )
+        )
     items.sort(key=lambda it: -it.value)
-    msg = (f"{len(items)} (dataset, method) pair(s) move by more than {max_seed_range:g} between seeds: a difference "
-           "smaller than that between methods is within run-to-run noise; report the spread" if items else
-           f"no (dataset, method) moves by more than {max_seed_range:g} between seeds")
+    msg = (
+        f"{len(items)} (dataset, method) pair(s) move by more than {max_seed_range:g} between seeds: a difference "
+        "smaller than that between methods is within run-to-run noise; report the spread"
+        if items
+        else f"no (dataset, method) moves by more than {max_seed_range:g} between seeds"
+    )
     return make_finding("seed_variance", metric, items, message=msg, threshold=0.0)
 
 
@@ -244,7 +333,7 @@ def _rank_flips(cells, metric, *, higher_is_better):
         if len(winners) < 2:
             continue
         sets = [set(w) for w in winners.values()]
-        if any(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1:]):
+        if any(not (a & b) for i, a in enumerate(sets) for b in sets[i + 1 :]):
             text = "; ".join(f"{', '.join(w)} (seed {s})" for s, w in winners.items())
             items.append(FindingItem(dataset=d, detail=f"best: {text}"))
     n_data = len(items)
@@ -273,18 +362,26 @@ def _rank_flips(cells, metric, *, higher_is_better):
         tops = {s: complete_methods[int(np.argmin(r))] for s, r in per_seed.items()}
         if flips or len(set(tops.values())) > 1:
             text = "; ".join(f"{m} (seed {s})" for s, m in tops.items())
-            items.append(FindingItem(detail=f"rank 1 by seed: {text}; {flips} of {k * (k - 1) // 2} method pairs "
-                                            f"change order between seeds (average ranks over {len(common)} datasets)",
-                                     value=float(flips)))
-    msg = (f"the winner changes between seeds on {plural(n_data, 'dataset')}"
-           + ("; the leaderboard order itself changes between seeds" if len(items) > n_data else "")
-           + ": a ranking from one seed is not reproducible; rank on the seed means and report the spread"
-           if items else "the best method of every dataset and the leaderboard order agree across seeds")
+            items.append(
+                FindingItem(
+                    detail=f"rank 1 by seed: {text}; {flips} of {k * (k - 1) // 2} method pairs "
+                    f"change order between seeds (average ranks over {len(common)} datasets)",
+                    value=float(flips),
+                )
+            )
+    msg = (
+        f"the winner changes between seeds on {plural(n_data, 'dataset')}"
+        + ("; the leaderboard order itself changes between seeds" if len(items) > n_data else "")
+        + ": a ranking from one seed is not reproducible; rank on the seed means and report the spread"
+        if items
+        else "the best method of every dataset and the leaderboard order agree across seeds"
+    )
     return make_finding("rank_flips", metric, items, number=len(items), message=msg)
 
 
-def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority: float = 0.5,
-               max_seed_range: float = 0.1):
+def run_checks(
+    cells, *, alpha: float = 0.05, correction: str = "holm", majority: float = 0.5, max_seed_range: float = 0.1
+):
     """All cell-level checks of `CHECKS` on an annotated table, metric by metric.
 
     Parameters
@@ -320,8 +417,13 @@ def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority
         f = _no_spread(g, metric)
         if f is not None:
             findings.append(f)
-            skipped.append(("single_run", metric, "no std and no seeds: the number of runs behind a value is not "
-                                                  "stated (see no_spread)"))
+            skipped.append(
+                (
+                    "single_run",
+                    metric,
+                    "no std and no seeds: the number of runs behind a value is not stated (see no_spread)",
+                )
+            )
         else:
             findings.append(_single_run(g, pairs, metric))
         if is_auroc(metric):
@@ -342,8 +444,13 @@ def run_checks(cells, *, alpha: float = 0.05, correction: str = "holm", majority
             if len(pairs) and pairs["chance"].notna().any():
                 findings.append(below_chance_level_check(pairs, metric))
             else:
-                skipped.append(("below_chance_level", metric, "the class counts (prevalence) are unknown; pass "
-                                                              "counts= to read_leaderboard"))
+                skipped.append(
+                    (
+                        "below_chance_level",
+                        metric,
+                        "the class counts (prevalence) are unknown; pass counts= to read_leaderboard",
+                    )
+                )
     return findings, skipped
 
 
@@ -363,51 +470,87 @@ def ranking_findings(result, *, size_threshold: int = 10):
     out = []
     p = fr.iman_davenport_p_value
     if math.isnan(p) or p > alpha:
-        msg = (f"the ranks of the {result.n_methods} methods over {result.n_datasets} datasets do not differ "
-               f"significantly (Iman–Davenport p = {p:.2g}, Friedman χ² = {fr.statistic:.2f}, "
-               f"p = {fr.p_value:.2g}): "
-               "the leaderboard order is not supported by the data")
+        msg = (
+            f"the ranks of the {result.n_methods} methods over {result.n_datasets} datasets do not differ "
+            f"significantly (Iman–Davenport p = {p:.2g}, Friedman χ² = {fr.statistic:.2f}, "
+            f"p = {fr.p_value:.2g}): "
+            "the leaderboard order is not supported by the data"
+        )
         status = "warn"
     else:
-        msg = (f"the ranks differ (Iman–Davenport F = {fr.iman_davenport:.3g}, p = {p:.2g}; Friedman χ² = "
-               f"{fr.statistic:.2f}, p = {fr.p_value:.2g}); Nemenyi CD = {result.critical_difference:.3f} ranks")
+        msg = (
+            f"the ranks differ (Iman–Davenport F = {fr.iman_davenport:.3g}, p = {p:.2g}; Friedman χ² = "
+            f"{fr.statistic:.2f}, p = {fr.p_value:.2g}); Nemenyi CD = {result.critical_difference:.3f} ranks"
+        )
         status = "pass"
     out.append(Finding("ranking_significance", status, metric, float(p), alpha, "p <= threshold", (), msg))
     n = result.n_datasets
     if n <= size_threshold:
-        min_p = 2.0 / 2 ** n
-        msg = (f"N = {n} datasets: the Friedman χ² approximation is coarse (Demšar: N > 10, k > 5)"
-               + (f", and no Wilcoxon test over {n} datasets can reach p < {alpha:g} (smallest p = {min_p:.3g})"
-                  if min_p > alpha else "")
-               + "; add datasets before reading the order")
-        out.append(Finding("ranking_size", "warn", metric, float(n), float(size_threshold), "number > threshold",
-                           (), msg))
+        min_p = 2.0 / 2**n
+        msg = (
+            f"N = {n} datasets: the Friedman χ² approximation is coarse (Demšar: N > 10, k > 5)"
+            + (
+                f", and no Wilcoxon test over {n} datasets can reach p < {alpha:g} (smallest p = {min_p:.3g})"
+                if min_p > alpha
+                else ""
+            )
+            + "; add datasets before reading the order"
+        )
+        out.append(
+            Finding("ranking_size", "warn", metric, float(n), float(size_threshold), "number > threshold", (), msg)
+        )
     else:
-        out.append(Finding("ranking_size", "pass", metric, float(n), float(size_threshold), "number > threshold",
-                           (), f"N = {n} datasets, k = {result.n_methods} methods"))
+        out.append(
+            Finding(
+                "ranking_size",
+                "pass",
+                metric,
+                float(n),
+                float(size_threshold),
+                "number > threshold",
+                (),
+                f"N = {n} datasets, k = {result.n_methods} methods",
+            )
+        )
     ranks = dict(zip(result.methods, result.average_ranks))
     pw = result.pairwise
     ctrl = pw[pw["method_a"] == result.best]
     from .ranking import holm_adjust
 
     p_ctrl = dict(zip(ctrl["method_b"], holm_adjust(ctrl["p_value"].to_numpy()) if len(ctrl) else []))
-    items = [FindingItem(method=m, value=float(ranks[m]),
-                         detail=f"average rank {ranks[m]:.2f} vs {ranks[result.best]:.2f}; Wilcoxon vs "
-                                f"{result.best}: Holm p = {p_ctrl[m]:.2g}") for m in result.tied_with_best[1:]]
-    msg = (f"{len(items)} method(s) are not significantly worse than the best, {result.best} (Wilcoxon signed-rank, "
-           f"Holm over {len(ctrl)} comparisons, α = {alpha:g}); {len(result.within_cd_of_best()) - 1} lie within the "
-           "Nemenyi CD of it: the top of the leaderboard is shared" if items else
-           f"{result.best} is significantly better than every other method (Wilcoxon–Holm)")
+    items = [
+        FindingItem(
+            method=m,
+            value=float(ranks[m]),
+            detail=f"average rank {ranks[m]:.2f} vs {ranks[result.best]:.2f}; Wilcoxon vs "
+            f"{result.best}: Holm p = {p_ctrl[m]:.2g}",
+        )
+        for m in result.tied_with_best[1:]
+    ]
+    msg = (
+        f"{len(items)} method(s) are not significantly worse than the best, {result.best} (Wilcoxon signed-rank, "
+        f"Holm over {len(ctrl)} comparisons, α = {alpha:g}); {len(result.within_cd_of_best()) - 1} lie within the "
+        "Nemenyi CD of it: the top of the leaderboard is shared"
+        if items
+        else f"{result.best} is significantly better than every other method (Wilcoxon–Holm)"
+    )
     out.append(make_finding("tied_with_best", metric, items, message=msg))
     not_run = [d for d, r in result.dropped_datasets if r.endswith("(not run)")]
-    items = [FindingItem(dataset=d, detail=r) for d, r in result.dropped_datasets if d not in not_run] + \
-            [FindingItem(method=m, detail=r) for m, r in result.dropped_methods]
+    items = [FindingItem(dataset=d, detail=r) for d, r in result.dropped_datasets if d not in not_run] + [
+        FindingItem(method=m, detail=r) for m, r in result.dropped_methods
+    ]
     if not_run:
-        items.append(FindingItem(detail=f"{plural(len(not_run), 'dataset')} without any usable value (not run): "
-                                        f"{name_list(not_run)}"))
-    msg = (f"the ranking uses {n} datasets and {result.n_methods} methods; {len(result.dropped_datasets)} dataset(s) "
-           f"and {len(result.dropped_methods)} method(s) were left out ({result.missing.replace('_', ' ')}, complete "
-           "case): a method missing on a hard dataset is not penalised" if items else
-           f"every dataset and method of the table enters the ranking (N = {n}, k = {result.n_methods})")
+        items.append(
+            FindingItem(
+                detail=f"{plural(len(not_run), 'dataset')} without any usable value (not run): {name_list(not_run)}"
+            )
+        )
+    msg = (
+        f"the ranking uses {n} datasets and {result.n_methods} methods; {len(result.dropped_datasets)} dataset(s) "
+        f"and {len(result.dropped_methods)} method(s) were left out ({result.missing.replace('_', ' ')}, complete "
+        "case): a method missing on a hard dataset is not penalised"
+        if items
+        else f"every dataset and method of the table enters the ranking (N = {n}, k = {result.n_methods})"
+    )
     out.append(make_finding("ranking_coverage", metric, items, message=msg))
     return out

@@ -80,8 +80,11 @@ def _long_columns(raw: RawTable):
     d = raw.col(*_DATASET_NAMES)
     m = raw.col(*_METHOD_NAMES)
     v = raw.col("value", "score")
-    named = [j for j, h in enumerate(raw.header) if h and metric_info(canonical_metric(h)).name in METRICS
-             and canonical_metric(h) != "time" and j not in (d, m)]
+    named = [
+        j
+        for j, h in enumerate(raw.header)
+        if h and metric_info(canonical_metric(h)).name in METRICS and canonical_metric(h) != "time" and j not in (d, m)
+    ]
     return d, m, v, named
 
 
@@ -117,8 +120,14 @@ def _match_wide(raw: RawTable):
     return None
 
 
-MATCHERS = {"adbench": _match_adbench, "pyod": _match_pyod, "openood": _match_openood,
-             "anomalib": _match_anomalib, "long": _match_long, "wide": _match_wide}
+MATCHERS = {
+    "adbench": _match_adbench,
+    "pyod": _match_pyod,
+    "openood": _match_openood,
+    "anomalib": _match_anomalib,
+    "long": _match_long,
+    "wide": _match_wide,
+}
 
 
 # --------------------------------------------------------------------------- format readers
@@ -138,8 +147,13 @@ def _metric_from_name(stem: str, table: dict, given, fmt: str, what: str) -> str
 def _read_adbench(raw: RawTable, opt: dict, out_notes: list):
     stem = raw.path.stem
     m = _ADBENCH_METRIC.match(stem)
-    metric = _metric_from_name(m.group(1) if m else stem, {"aucroc": "auroc", "aucpr": "ap", "time": "time"},
-                               opt["metric"], "ADBench", "AUCROC_, AUCPR_ or Time_")
+    metric = _metric_from_name(
+        m.group(1) if m else stem,
+        {"aucroc": "auroc", "aucpr": "ap", "time": "time"},
+        opt["metric"],
+        "ADBench",
+        "AUCROC_, AUCPR_ or Time_",
+    )
     keys = []
     for i, r in enumerate(raw.rows):
         k = _ADBENCH_KEY.match(r[0].strip())
@@ -150,8 +164,10 @@ def _read_adbench(raw: RawTable, opt: dict, out_notes: list):
             except (ValueError, SyntaxError):
                 ok = False
             if not ok:
-                raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i, 'index')} holds {r[0]!r}, not a "
-                                        "\"('dataset', labelled ratio, seed)\" key")
+                raise InvalidInputError(
+                    f"{str(raw.path)!r}: {raw.where(i, 'index')} holds {r[0]!r}, not a "
+                    "\"('dataset', labelled ratio, seed)\" key"
+                )
             keys.append((t[0], float(t[1]), int(t[2])))
         else:
             keys.append((k.group(2), float(k.group(3)), int(k.group(4))))
@@ -167,8 +183,10 @@ def _read_adbench(raw: RawTable, opt: dict, out_notes: list):
         raise InvalidInputError(f"{str(raw.path)!r}: no cell holds a value")
     if empty:
         n_rows = sum(k[1] in empty for k in keys)
-        out_notes.append(f"labelled ratio(s) {', '.join(f'{la:g}' for la in empty)} have no value in any cell: "
-                         f"their {n_rows} rows were not run and are left out")
+        out_notes.append(
+            f"labelled ratio(s) {', '.join(f'{la:g}' for la in empty)} have no value in any cell: "
+            f"their {n_rows} rows were not run and are left out"
+        )
     multi = len(kept) > 1
     cells = CellColumns(meta=("labelled_ratio",))
     for i, (k, row_cells) in enumerate(zip(keys, parsed)):
@@ -176,8 +194,16 @@ def _read_adbench(raw: RawTable, opt: dict, out_notes: list):
             continue
         dataset = f"{k[0]} (la={k[1]:g})" if multi else k[0]
         for j, c in enumerate(row_cells, start=1):
-            cells.add(dataset=dataset, method=raw.header[j], seed=k[2], metric=metric, parsed=c, row=i + 1,
-                      column=raw.header[j], meta={"labelled_ratio": k[1]})
+            cells.add(
+                dataset=dataset,
+                method=raw.header[j],
+                seed=k[2],
+                metric=metric,
+                parsed=c,
+                row=i + 1,
+                column=raw.header[j],
+                meta={"labelled_ratio": k[1]},
+            )
     return cells
 
 
@@ -188,15 +214,20 @@ def _int_cell(raw: RawTable, i: int, j: int, *, low: int) -> int:
     except ValueError:
         v = math.nan
     if not math.isfinite(v) or v != round(v) or v < low:
-        raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i, raw.header[j])} holds {text!r}, not a whole "
-                                f"number >= {low}")
+        raise InvalidInputError(
+            f"{str(raw.path)!r}: {raw.where(i, raw.header[j])} holds {text!r}, not a whole number >= {low}"
+        )
     return int(v)
 
 
 def _read_pyod(raw: RawTable, opt: dict, out_notes: list):
-    metric = _metric_from_name(raw.path.stem, {"roc": "auroc", "prc": "precision_at_n", "time": "time",
-                                               "auroc": "auroc", "ap": "ap"},
-                               opt["metric"], "PyOD", "roc, prc or time")
+    metric = _metric_from_name(
+        raw.path.stem,
+        {"roc": "auroc", "prc": "precision_at_n", "time": "time", "auroc": "auroc", "ap": "ap"},
+        opt["metric"],
+        "PyOD",
+        "roc, prc or time",
+    )
     cells = CellColumns(meta=("n_samples", "n_dimensions", "outlier_percent"))
     inconsistent = []
     for i, r in enumerate(raw.rows):
@@ -207,19 +238,33 @@ def _read_pyod(raw: RawTable, opt: dict, out_notes: list):
         dims = _int_cell(raw, i, 2, low=1)
         pct, _, kind, _ = raw.cell(i, 3)
         if kind or not 0.0 < pct < 100.0:
-            raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i, raw.header[3])} holds {r[3]!r}; the outlier "
-                                    "percentage must lie in (0, 100)")
+            raise InvalidInputError(
+                f"{str(raw.path)!r}: {raw.where(i, raw.header[3])} holds {r[3]!r}; the outlier "
+                "percentage must lie in (0, 100)"
+            )
         n_pos = int(round(n * pct / 100.0))
         n_pos = min(max(n_pos, 1), n - 1)
         if abs(100.0 * n_pos / n - pct) > 5e-4 * max(1.0, pct):
             inconsistent.append(dataset)
         meta = {"n_samples": n, "n_dimensions": dims, "outlier_percent": pct}
         for j in range(4, len(raw.header)):
-            cells.add(dataset=dataset, method=raw.header[j], seed=None, metric=metric, parsed=raw.cell(i, j),
-                      row=i + 1, column=raw.header[j], n_pos=float(n_pos), n_neg=float(n - n_pos), meta=meta)
-    out_notes.append("class counts n_pos = round(#Samples × Outlier Perc / 100), n_neg = #Samples − n_pos: the "
-                     "whole data set's counts; if the scores came from a test split, pass test_fraction= (PyOD's "
-                     "benchmark.py tests on 40 %: test_fraction=0.4)")
+            cells.add(
+                dataset=dataset,
+                method=raw.header[j],
+                seed=None,
+                metric=metric,
+                parsed=raw.cell(i, j),
+                row=i + 1,
+                column=raw.header[j],
+                n_pos=float(n_pos),
+                n_neg=float(n - n_pos),
+                meta=meta,
+            )
+    out_notes.append(
+        "class counts n_pos = round(#Samples × Outlier Perc / 100), n_neg = #Samples − n_pos: the "
+        "whole data set's counts; if the scores came from a test split, pass test_fraction= (PyOD's "
+        "benchmark.py tests on 40 %: test_fraction=0.4)"
+    )
     if inconsistent:
         out_notes.append(f"Outlier Perc is not n_pos/#Samples for any whole n_pos on {', '.join(inconsistent)}")
     return cells
@@ -239,7 +284,7 @@ def _openood_realign(raw: RawTable, i: int, meta_cols: list) -> bool:
     values = r[first:got]
     slots = list(range(first, len(raw.header)))
     new = [""] * len(slots)
-    new[len(slots) - len(values):] = values
+    new[len(slots) - len(values) :] = values
     for j, v in zip(slots, new):
         r[j] = v
     return True
@@ -252,8 +297,13 @@ def _read_openood(raw: RawTable, opt: dict, out_notes: list):
     t, p = raw.col("training"), raw.col("postprocessor")
     score = {j: _OPENOOD_SCORE.match(h) for j, h in enumerate(raw.header)}
     score = {j: m for j, m in score.items() if m}
-    meta_names = {"outlier_data": "outlier_data", "arch": "architecture", "architecture": "architecture",
-                  "additional_description": "description", "description": "description"}
+    meta_names = {
+        "outlier_data": "outlier_data",
+        "arch": "architecture",
+        "architecture": "architecture",
+        "additional_description": "description",
+        "description": "description",
+    }
     meta_cols = [j for j in range(len(raw.header)) if j not in score and j not in (t, p)]
     meta_keys = {j: meta_names.get(raw.header[j].lower(), canonical_metric(raw.header[j])) for j in meta_cols}
     realigned, padded = [], []
@@ -262,12 +312,16 @@ def _read_openood(raw: RawTable, opt: dict, out_notes: list):
     width = len(raw.header)
     od = raw.col("outlier_data")
     if realigned:
-        out_notes.append(f"data row(s) {', '.join(str(i + 1) for i in realigned)} have fewer fields than the header "
-                         f"({width}) and a value other than Yes/No where {raw.header[od]} stands: their metadata "
-                         f"were right-aligned ({raw.header[od]} left empty)")
+        out_notes.append(
+            f"data row(s) {', '.join(str(i + 1) for i in realigned)} have fewer fields than the header "
+            f"({width}) and a value other than Yes/No where {raw.header[od]} stands: their metadata "
+            f"were right-aligned ({raw.header[od]} left empty)"
+        )
     if padded:
-        out_notes.append(f"data row(s) {', '.join(str(i + 1) for i in padded)} have fewer fields than the header "
-                         f"({width}): the missing trailing fields are read as empty")
+        out_notes.append(
+            f"data row(s) {', '.join(str(i + 1) for i in padded)} have fewer fields than the header "
+            f"({width}): the missing trailing fields are read as empty"
+        )
     base, metas = [], []
     for i, r in enumerate(raw.rows):
         tr, pp = r[t].strip(), r[p].strip()
@@ -289,16 +343,26 @@ def _read_openood(raw: RawTable, opt: dict, out_notes: list):
     seen: dict = {}
     for i, n in enumerate(names):
         if n in seen:
-            raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(seen[n])} and {raw.where(i)} describe the same "
-                                    f"method {n!r} (same Training, Postprocessor and metadata)")
+            raise InvalidInputError(
+                f"{str(raw.path)!r}: {raw.where(seen[n])} and {raw.where(i)} describe the same "
+                f"method {n!r} (same Training, Postprocessor and metadata)"
+            )
         seen[n] = i
     cells = CellColumns(meta=("training", "postprocessor", *dict.fromkeys(meta_keys.values())))
     for i in range(len(raw.rows)):
         for j, m in score.items():
             split, met = m.group(1).strip(), canonical_metric(m.group(2))
             dataset = f"{name}/{'ID' if split.upper() == 'ID' else split}"
-            cells.add(dataset=dataset, method=names[i], seed=None, metric=met, parsed=raw.cell(i, j), row=i + 1,
-                      column=raw.header[j], meta=metas[i])
+            cells.add(
+                dataset=dataset,
+                method=names[i],
+                seed=None,
+                metric=met,
+                parsed=raw.cell(i, j),
+                row=i + 1,
+                column=raw.header[j],
+                meta=metas[i],
+            )
     return cells
 
 
@@ -325,20 +389,34 @@ def _read_anomalib(raw: RawTable, opt: dict, out_notes: list):
     for key, idx in groups.items():
         if len(idx) < 2:
             continue
-        differing = [raw.header[j] for j in meta_cols if len({rows[i][3][raw.header[j]] for i in idx}) > 1
-                     and not raw.header[j].endswith("_duration")]
+        differing = [
+            raw.header[j]
+            for j in meta_cols
+            if len({rows[i][3][raw.header[j]] for i in idx}) > 1 and not raw.header[j].endswith("_duration")
+        ]
         if not differing:
-            raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(idx[0])} and {raw.where(idx[1])} are both model "
-                                    f"{key[1]!r}, category {key[0]!r}, seed {key[2]}")
+            raise InvalidInputError(
+                f"{str(raw.path)!r}: {raw.where(idx[0])} and {raw.where(idx[1])} are both model "
+                f"{key[1]!r}, category {key[0]!r}, seed {key[2]}"
+            )
         for i in idx:
             rows[i][1] = f"{rows[i][1]} [{', '.join(rows[i][3][c] for c in differing)}]"
-        out_notes.append(f"model {key[1]!r} has several runs on {key[0]!r}, seed {key[2]}, differing in "
-                         f"{differing}: named apart")
+        out_notes.append(
+            f"model {key[1]!r} has several runs on {key[0]!r}, seed {key[2]}, differing in {differing}: named apart"
+        )
     cells = CellColumns(meta=tuple(raw.header[j] for j in meta_cols))
     for i, (d, m, sd, meta) in enumerate(rows):
         for j in score:
-            cells.add(dataset=d, method=m, seed=sd, metric=canonical_metric(raw.header[j]), parsed=raw.cell(i, j),
-                      row=i + 1, column=raw.header[j], meta=meta)
+            cells.add(
+                dataset=d,
+                method=m,
+                seed=sd,
+                metric=canonical_metric(raw.header[j]),
+                parsed=raw.cell(i, j),
+                row=i + 1,
+                column=raw.header[j],
+                meta=meta,
+            )
     return cells
 
 
@@ -358,8 +436,10 @@ def _seed_value(raw: RawTable, i: int, j):
         return None
     text = raw.rows[i][j].strip()
     if not text:
-        raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i, raw.header[j])} is empty; every row of a table "
-                                "with a seed column needs its seed")
+        raise InvalidInputError(
+            f"{str(raw.path)!r}: {raw.where(i, raw.header[j])} is empty; every row of a table "
+            "with a seed column needs its seed"
+        )
     try:
         v = float(text)
         return int(v) if v == round(v) else text
@@ -386,8 +466,10 @@ def _read_long(raw: RawTable, opt: dict, out_notes: list):
     if meta_cols:
         out_notes.append(f"column(s) {[raw.header[j] for j in meta_cols]} kept as metadata")
     if sd is not None and len(value_cols) > 1:
-        raise InvalidInputError(f"{str(raw.path)!r}: one std column for {len(value_cols)} metric columns is "
-                                "ambiguous; give one row per metric with metric, value and std columns")
+        raise InvalidInputError(
+            f"{str(raw.path)!r}: one std column for {len(value_cols)} metric columns is "
+            "ambiguous; give one row per metric with metric, value and std columns"
+        )
     cells = CellColumns(meta=tuple(raw.header[j] for j in meta_cols))
     for i, r in enumerate(raw.rows):
         dataset, method = r[d].strip(), r[m].strip()
@@ -405,11 +487,23 @@ def _read_long(raw: RawTable, opt: dict, out_notes: list):
             if sd is not None:
                 std, _, kind, pct = raw.cell(i, sd)
                 if not math.isnan(parsed[1]):
-                    raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i)} gives a std both in the value cell "
-                                            "('±') and in the std column")
+                    raise InvalidInputError(
+                        f"{str(raw.path)!r}: {raw.where(i)} gives a std both in the value cell "
+                        "('±') and in the std column"
+                    )
                 parsed = (parsed[0], std, parsed[2], parsed[3] or pct)
-            cells.add(dataset=dataset, method=method, seed=seed, metric=metric, parsed=parsed, row=i + 1,
-                      column=raw.header[j], n_pos=n_pos, n_neg=n_neg, meta=meta)
+            cells.add(
+                dataset=dataset,
+                method=method,
+                seed=seed,
+                metric=metric,
+                parsed=parsed,
+                row=i + 1,
+                column=raw.header[j],
+                n_pos=n_pos,
+                n_neg=n_neg,
+                meta=meta,
+            )
     return cells
 
 
@@ -417,8 +511,14 @@ def _read_wide(raw: RawTable, opt: dict, out_notes: list):
     d, special = _wide_columns(raw)
     s = raw.col(*_SEED_NAMES)
     jp, jn = raw.col("n_pos"), raw.col("n_neg")
-    stem_metric = next((canonical_metric(t) for t in re.split(r"[^A-Za-z0-9]+", raw.path.stem)
-                        if canonical_metric(t) in METRICS and canonical_metric(t) != "time"), None)
+    stem_metric = next(
+        (
+            canonical_metric(t)
+            for t in re.split(r"[^A-Za-z0-9]+", raw.path.stem)
+            if canonical_metric(t) in METRICS and canonical_metric(t) != "time"
+        ),
+        None,
+    )
     if opt["metric"] is not None:
         metric = canonical_metric(opt["metric"])
     elif stem_metric is not None:
@@ -434,15 +534,31 @@ def _read_wide(raw: RawTable, opt: dict, out_notes: list):
     for i, r in enumerate(raw.rows):
         dataset = r[d].strip()
         if not dataset:
-            raise InvalidInputError(f"{str(raw.path)!r}: {raw.where(i, raw.header[d] or 'column 1')} has no dataset "
-                                    "name")
+            raise InvalidInputError(
+                f"{str(raw.path)!r}: {raw.where(i, raw.header[d] or 'column 1')} has no dataset name"
+            )
         seed = _seed_value(raw, i, s)
         n_pos, n_neg = _count_pair(raw, i, jp, jn)
         for j in methods:
-            cells.add(dataset=dataset, method=raw.header[j], seed=seed, metric=metric, parsed=raw.cell(i, j),
-                      row=i + 1, column=raw.header[j], n_pos=n_pos, n_neg=n_neg)
+            cells.add(
+                dataset=dataset,
+                method=raw.header[j],
+                seed=seed,
+                metric=metric,
+                parsed=raw.cell(i, j),
+                row=i + 1,
+                column=raw.header[j],
+                n_pos=n_pos,
+                n_neg=n_neg,
+            )
     return cells
 
 
-READERS = {"adbench": _read_adbench, "pyod": _read_pyod, "openood": _read_openood, "anomalib": _read_anomalib,
-            "long": _read_long, "wide": _read_wide}
+READERS = {
+    "adbench": _read_adbench,
+    "pyod": _read_pyod,
+    "openood": _read_openood,
+    "anomalib": _read_anomalib,
+    "long": _read_long,
+    "wide": _read_wide,
+}

@@ -90,7 +90,7 @@ def plot_critical_difference(result: RankingResult, *, ax=None, title: str | Non
     step = 1 if k <= 20 else (2 if k <= 40 else 5)
     ticks = list(range(1, k + 1, step))
     if ticks[-1] != k:
-        ticks = [t for t in ticks if k - t >= step / 2] + [k]   # the last rank, without two labels overlapping
+        ticks = [t for t in ticks if k - t >= step / 2] + [k]  # the last rank, without two labels overlapping
     for t in ticks:
         ax.plot([t, t], [0, 0.12], color="black", lw=1.0)
         ax.text(t, 0.22, str(t), ha="center", va="bottom", fontsize=8)
@@ -104,27 +104,43 @@ def plot_critical_difference(result: RankingResult, *, ax=None, title: str | Non
     ax.text((hi + end) / 2, 1.2, label, ha="center", va="bottom", fontsize=9)
     # the methods
     order = list(range(k))
-    right = order[:n_right]                      # best first, top row first
-    left = list(reversed(order[n_right:]))       # worst first, top row first
+    right = order[:n_right]  # best first, top row first
+    left = list(reversed(order[n_right:]))  # worst first, top row first
     for side, members, edge, align in (("right", right, right_edge, "left"), ("left", left, left_edge, "right")):
         for row, i in enumerate(members):
             y = top_labels - row * row_h * 0.5
             ax.plot([ranks[i], ranks[i], edge], [0, y, y], color="0.25", lw=0.9, gid="method-line")
-            ax.text(edge + (-0.01 * span if side == "right" else 0.01 * span), y,
-                    f"{result.methods[i]} ({ranks[i]:.2f})", ha=align, va="center", fontsize=8,
-                    gid="method-label")
+            ax.text(
+                edge + (-0.01 * span if side == "right" else 0.01 * span),
+                y,
+                f"{result.methods[i]} ({ranks[i]:.2f})",
+                ha=align,
+                va="center",
+                fontsize=8,
+                gid="method-label",
+            )
     # groups not significantly different
     index = {m: i for i, m in enumerate(result.methods)}
     for j, group in enumerate(cliques):
         a, b = ranks[index[group[0]]], ranks[index[group[-1]]]
         y = -0.45 - clique_gap * j
-        ax.plot([a + 0.03 * min(1.0, span / 10), b - 0.03 * min(1.0, span / 10)], [y, y], color="black", lw=3.0,
-                solid_capstyle="round", gid="clique")
+        ax.plot(
+            [a + 0.03 * min(1.0, span / 10), b - 0.03 * min(1.0, span / 10)],
+            [y, y],
+            color="black",
+            lw=3.0,
+            solid_capstyle="round",
+            gid="clique",
+        )
     ax.set_xlim(left_edge + 0.35 * span, right_edge - 0.35 * span)
     ax.set_ylim(top_labels - (n_rows - 1) * row_h * 0.5 - 0.6, 1.9)
     ax.axis("off")
     f = result.friedman
-    ax.set_title(title if title is not None else
-                 f"{result.metric}: k = {k}, N = {result.n_datasets}, Friedman p = {f.p_value:.2g}, "
-                 f"Iman–Davenport p = {f.iman_davenport_p_value:.2g}", fontsize=9)
+    ax.set_title(
+        title
+        if title is not None
+        else f"{result.metric}: k = {k}, N = {result.n_datasets}, Friedman p = {f.p_value:.2g}, "
+        f"Iman–Davenport p = {f.iman_davenport_p_value:.2g}",
+        fontsize=9,
+    )
     return ax

@@ -61,14 +61,25 @@ def matrix_from_board(board: Leaderboard, metric, missing: str, seed):
     seeds = cells.groupby("dataset", sort=False)["seed_key"].nunique().reindex(datasets).to_numpy()
     if (seeds > 1).any():
         fewer = np.argwhere(np.isfinite(n_seeds) & (n_seeds < seeds[:, None]))
-        notes.append("values averaged over the seeds of each (dataset, method)" + (
-            f"; {len(fewer)} pair(s) over fewer seeds than their dataset has: " + ", ".join(
-                f"{methods[b]} on {datasets[a]} ({int(n_seeds[a, b])} of {int(seeds[a])})" for a, b in fewer[:6])
-            + (" ..." if len(fewer) > 6 else "") if len(fewer) else ""))
+        notes.append(
+            "values averaged over the seeds of each (dataset, method)"
+            + (
+                f"; {len(fewer)} pair(s) over fewer seeds than their dataset has: "
+                + ", ".join(
+                    f"{methods[b]} on {datasets[a]} ({int(n_seeds[a, b])} of {int(seeds[a])})" for a, b in fewer[:6]
+                )
+                + (" ..." if len(fewer) > 6 else "")
+                if len(fewer)
+                else ""
+            )
+        )
     failed_methods = set(cells.loc[cells["failed"], "method"])
     empty = mean.isna().all(axis=0).to_numpy()
-    dropped_methods = [(m, "failed run on every dataset" if m in failed_methods else "no value on any dataset")
-                       for m, e in zip(methods, empty) if e]
+    dropped_methods = [
+        (m, "failed run on every dataset" if m in failed_methods else "no value on any dataset")
+        for m, e in zip(methods, empty)
+        if e
+    ]
     mean = mean.loc[:, ~empty]
     empty = mean.isna().all(axis=1).to_numpy()
     dropped_datasets = [(d, "no usable value (not run)") for d, e in zip(mean.index, empty) if e]

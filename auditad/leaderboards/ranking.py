@@ -86,16 +86,17 @@ _REFERENCES = """
 
 
 def _check_matrix(scores, name="scores") -> np.ndarray:
-    arr = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "to_numpy") else \
-        scores.to_numpy(dtype=np.float64)
+    arr = np.asarray(scores, dtype=np.float64) if not hasattr(scores, "to_numpy") else scores.to_numpy(dtype=np.float64)
     if arr.ndim != 2:
         raise InvalidInputError(f"{name} must be a 2-D datasets × methods matrix, got shape {arr.shape}")
     if arr.shape[0] < 2 or arr.shape[1] < 2:
         raise InvalidInputError(f"{name} needs at least 2 datasets and 2 methods, got {arr.shape[0]} × {arr.shape[1]}")
     if not np.all(np.isfinite(arr)):
         i, j = np.argwhere(~np.isfinite(arr))[0]
-        raise InvalidInputError(f"{name} holds a missing or infinite value at dataset {i}, method {j}; rank_methods "
-                                "drops such datasets or methods, the bare tests need a complete matrix")
+        raise InvalidInputError(
+            f"{name} holds a missing or infinite value at dataset {i}, method {j}; rank_methods "
+            "drops such datasets or methods, the bare tests need a complete matrix"
+        )
     return arr
 
 
@@ -235,14 +236,17 @@ def friedman_test(scores, *, higher_is_better: bool = True) -> FriedmanResult:
     ties = 0.0
     for row in arr:
         _, counts = np.unique(row, return_counts=True)
-        ties += float(np.sum(counts ** 3 - counts))
+        ties += float(np.sum(counts**3 - counts))
     c = 1.0 - ties / (n * k * (k * k - 1))
     r = ranks.mean(axis=0)
-    raw = 12.0 * n / (k * (k + 1)) * (float(np.sum(r ** 2)) - k * (k + 1) ** 2 / 4.0)
+    raw = 12.0 * n / (k * (k + 1)) * (float(np.sum(r**2)) - k * (k + 1) ** 2 / 4.0)
     df1, df2 = k - 1, (k - 1) * (n - 1)
     if c <= 0:
-        warnings.warn("every method is tied on every dataset: the Friedman statistic is undefined",
-                      UndefinedValueWarning, stacklevel=2)
+        warnings.warn(
+            "every method is tied on every dataset: the Friedman statistic is undefined",
+            UndefinedValueWarning,
+            stacklevel=2,
+        )
         return FriedmanResult(math.nan, math.nan, math.nan, math.nan, df1, df2, n, k, c)
     stat = max(raw / c, 0.0)
     p = float(chi2.sf(stat, df1))
@@ -446,7 +450,7 @@ class RankingResult:
             while j + 1 < len(r) and r[j + 1] - r[i] < self.critical_difference:
                 j += 1
             if j > i and j > last:
-                out.append(tuple(self.methods[i:j + 1]))
+                out.append(tuple(self.methods[i : j + 1]))
                 last = j
         return tuple(out)
 
@@ -456,45 +460,56 @@ class RankingResult:
 
         tied = set(self.tied_with_best)
         near = set(self.within_cd_of_best())
-        return pd.DataFrame({
-            "method": list(self.methods),
-            "average_rank": np.asarray(self.average_ranks, dtype=np.float64),
-            "mean_score": self.scores[list(self.methods)].mean(axis=0).to_numpy(),
-            "n_datasets": self.n_datasets,
-            "tied_with_best": [m in tied for m in self.methods],
-            "within_cd_of_best": [m in near for m in self.methods],
-        })
+        return pd.DataFrame(
+            {
+                "method": list(self.methods),
+                "average_rank": np.asarray(self.average_ranks, dtype=np.float64),
+                "mean_score": self.scores[list(self.methods)].mean(axis=0).to_numpy(),
+                "n_datasets": self.n_datasets,
+                "tied_with_best": [m in tied for m in self.methods],
+                "within_cd_of_best": [m in near for m in self.methods],
+            }
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict: statistics, per-method rows, pairs, cliques and what was dropped."""
-        return json_safe({
-            "metric": self.metric, "higher_is_better": self.higher_is_better,
-            "n_datasets": self.n_datasets, "n_methods": self.n_methods,
-            "datasets": list(self.datasets),
-            "friedman": self.friedman.to_dict(),
-            "alpha": self.alpha, "q_alpha": self.q_alpha, "critical_difference": self.critical_difference,
-            "best": self.best, "tied_with_best": list(self.tied_with_best),
-            "within_cd_of_best": list(self.within_cd_of_best()),
-            "cliques": [list(c) for c in self.cliques()],
-            "methods": self.to_frame().to_dict(orient="records"),
-            "pairwise": self.pairwise.to_dict(orient="records"),
-            "missing": self.missing,
-            "dropped_datasets": [{"dataset": d, "reason": r} for d, r in self.dropped_datasets],
-            "dropped_methods": [{"method": m, "reason": r} for m, r in self.dropped_methods],
-            "notes": list(self.notes),
-        })
+        return json_safe(
+            {
+                "metric": self.metric,
+                "higher_is_better": self.higher_is_better,
+                "n_datasets": self.n_datasets,
+                "n_methods": self.n_methods,
+                "datasets": list(self.datasets),
+                "friedman": self.friedman.to_dict(),
+                "alpha": self.alpha,
+                "q_alpha": self.q_alpha,
+                "critical_difference": self.critical_difference,
+                "best": self.best,
+                "tied_with_best": list(self.tied_with_best),
+                "within_cd_of_best": list(self.within_cd_of_best()),
+                "cliques": [list(c) for c in self.cliques()],
+                "methods": self.to_frame().to_dict(orient="records"),
+                "pairwise": self.pairwise.to_dict(orient="records"),
+                "missing": self.missing,
+                "dropped_datasets": [{"dataset": d, "reason": r} for d, r in self.dropped_datasets],
+                "dropped_methods": [{"method": m, "reason": r} for m, r in self.dropped_methods],
+                "notes": list(self.notes),
+            }
+        )
 
     def summary_text(self, *, max_methods: int = 10) -> str:
         """Plain text: the tests, then the first ``max_methods`` methods with their average ranks."""
         f = self.friedman
-        lines = [f"{self.metric}: k = {self.n_methods} methods, N = {self.n_datasets} datasets "
-                 f"({self.missing.replace('_', ' ')}; {len(self.dropped_datasets)} dataset(s) and "
-                 f"{len(self.dropped_methods)} method(s) left out)",
-                 f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_p(f.p_value)}; Iman-Davenport F = "
-                 f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_p(f.iman_davenport_p_value)}",
-                 f"Nemenyi CD = {self.critical_difference:.3f} (alpha = {self.alpha:g}, q = {self.q_alpha:.3f})",
-                 f"best: {self.best}; tied with it (Wilcoxon-Holm): {len(self.tied_with_best) - 1} other(s); "
-                 f"within CD: {len(self.within_cd_of_best()) - 1} other(s)"]
+        lines = [
+            f"{self.metric}: k = {self.n_methods} methods, N = {self.n_datasets} datasets "
+            f"({self.missing.replace('_', ' ')}; {len(self.dropped_datasets)} dataset(s) and "
+            f"{len(self.dropped_methods)} method(s) left out)",
+            f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_p(f.p_value)}; Iman-Davenport F = "
+            f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_p(f.iman_davenport_p_value)}",
+            f"Nemenyi CD = {self.critical_difference:.3f} (alpha = {self.alpha:g}, q = {self.q_alpha:.3f})",
+            f"best: {self.best}; tied with it (Wilcoxon-Holm): {len(self.tied_with_best) - 1} other(s); "
+            f"within CD: {len(self.within_cd_of_best()) - 1} other(s)",
+        ]
         for m, r in list(zip(self.methods, self.average_ranks))[:max_methods]:
             lines.append(f"  {r:7.3f}  {m}")
         if self.n_methods > max_methods:
@@ -525,16 +540,25 @@ def _wilcoxon_pairs(X: np.ndarray, methods: list, ranks_avg: np.ndarray, cd: flo
                 if math.isnan(p):
                     stat, p = 0.0, 1.0
             rows.append((methods[a], methods[b], float(ranks_avg[b] - ranks_avg[a]), float(d.mean()), stat, p))
-    frame = pd.DataFrame(rows, columns=["method_a", "method_b", "rank_difference", "mean_difference", "statistic",
-                                        "p_value"])
+    frame = pd.DataFrame(
+        rows, columns=["method_a", "method_b", "rank_difference", "mean_difference", "statistic", "p_value"]
+    )
     frame["p_holm"] = holm_adjust(frame["p_value"].to_numpy()) if len(frame) else []
     frame["significant"] = frame["p_holm"] <= alpha
     frame["nemenyi_significant"] = frame["rank_difference"] >= cd
     return frame
 
 
-def rank_methods(data, *, metric: str | None = None, alpha: float = 0.05, missing: str = "drop_datasets",
-                 pairwise: str = "auto", higher_is_better: bool | None = None, seed=None) -> RankingResult:
+def rank_methods(
+    data,
+    *,
+    metric: str | None = None,
+    alpha: float = 0.05,
+    missing: str = "drop_datasets",
+    pairwise: str = "auto",
+    higher_is_better: bool | None = None,
+    seed=None,
+) -> RankingResult:
     r"""Average ranks, Friedman / Iman–Davenport, Nemenyi CD and Wilcoxon–Holm pairs of a leaderboard.
 
     See the module documentation for the formulas.  Rank 1 is the best score
@@ -626,8 +650,12 @@ def rank_methods(data, *, metric: str | None = None, alpha: float = 0.05, missin
             f"were handled ({missing}); ranking needs at least 2 of each"
             + (f"; dropped datasets: {[d for d, _ in dropped_d][:6]}" if dropped_d else "")
             + (f"; dropped methods: {[m for m, _ in dropped_m][:6]}" if dropped_m else "")
-            + ("; missing='drop_methods' keeps the datasets and leaves out the methods without a value on all of "
-               "them" if missing == "drop_datasets" and mean.shape[0] < 2 else ""))
+            + (
+                "; missing='drop_methods' keeps the datasets and leaves out the methods without a value on all of them"
+                if missing == "drop_datasets" and mean.shape[0] < 2
+                else ""
+            )
+        )
     X = mean.to_numpy(dtype=np.float64)
     ranks = average_ranks(X, higher_is_better=hib)
     avg = ranks.mean(axis=0)
@@ -641,8 +669,10 @@ def rank_methods(data, *, metric: str | None = None, alpha: float = 0.05, missin
     signed = X if hib else -X
     every = pairwise == "all" or (pairwise == "auto" and k <= MAX_ALL_PAIRS)
     if not every:
-        notes.append(f"Wilcoxon tests against the best method only ({k - 1} tests; pairwise='all' tests all "
-                     f"{k * (k - 1) // 2} pairs)")
+        notes.append(
+            f"Wilcoxon tests against the best method only ({k - 1} tests; pairwise='all' tests all "
+            f"{k * (k - 1) // 2} pairs)"
+        )
     pairs = _wilcoxon_pairs(signed, methods, avg, cd, alpha, every=every)
     if not hib:
         pairs["mean_difference"] = -pairs["mean_difference"]
@@ -651,7 +681,21 @@ def rank_methods(data, *, metric: str | None = None, alpha: float = 0.05, missin
     tied = (methods[0],) + tuple(m for m, p in zip(control["method_b"], p_ctrl) if p > alpha)
     scores = pd.DataFrame(X, index=list(mean.index), columns=methods)
     rank_frame = pd.DataFrame(ranks, index=list(mean.index), columns=methods)
-    return RankingResult(metric=metric, higher_is_better=hib, methods=tuple(methods), average_ranks=avg,
-                         scores=scores, ranks=rank_frame, friedman=fr, alpha=alpha, q_alpha=q, critical_difference=cd,
-                         pairwise=pairs, tied_with_best=tied, missing=missing, dropped_datasets=tuple(dropped_d),
-                         dropped_methods=tuple(dropped_m), notes=tuple(notes))
+    return RankingResult(
+        metric=metric,
+        higher_is_better=hib,
+        methods=tuple(methods),
+        average_ranks=avg,
+        scores=scores,
+        ranks=rank_frame,
+        friedman=fr,
+        alpha=alpha,
+        q_alpha=q,
+        critical_difference=cd,
+        pairwise=pairs,
+        tied_with_best=tied,
+        missing=missing,
+        dropped_datasets=tuple(dropped_d),
+        dropped_methods=tuple(dropped_m),
+        notes=tuple(notes),
+    )

@@ -63,8 +63,9 @@ class RawTable:
                 for rec in reader:
                     records.append((reader.line_num, rec))
         except UnicodeDecodeError as exc:
-            raise InvalidInputError(f"leaderboard file {str(path)!r} is not UTF-8 text ({exc.reason} at byte "
-                                    f"{exc.start})") from None
+            raise InvalidInputError(
+                f"leaderboard file {str(path)!r} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+            ) from None
         except csv.Error as exc:
             raise InvalidInputError(f"leaderboard file {str(path)!r} could not be read as CSV: {exc}") from None
         records = [(ln, r) for ln, r in records if any(c.strip() for c in r)]
@@ -82,8 +83,10 @@ class RawTable:
         for i, r in enumerate(rows):
             if len(r) > width:
                 if any(c.strip() for c in r[width:]):
-                    raise InvalidInputError(f"{self.where(i)} has {len(r)} fields but the header has {width}: "
-                                            f"extra value(s) {[c for c in r[width:] if c.strip()][:3]}")
+                    raise InvalidInputError(
+                        f"{self.where(i)} has {len(r)} fields but the header has {width}: "
+                        f"extra value(s) {[c for c in r[width:] if c.strip()][:3]}"
+                    )
                 rows[i] = r[:width]
             elif len(r) < width:
                 self.short[i] = len(r)
@@ -101,8 +104,9 @@ class RawTable:
         for j, (raw, name) in enumerate(zip(self.raw_header, self.header)):
             if name:
                 if raw != name:
-                    self.notes.append(f"column {j + 1} header {raw!r} has leading/trailing white space; read as "
-                                      f"{name!r}")
+                    self.notes.append(
+                        f"column {j + 1} header {raw!r} has leading/trailing white space; read as {name!r}"
+                    )
                 continue
             if j == 0:
                 continue  # an unnamed index column (ADBench, a pandas index)
@@ -110,8 +114,10 @@ class RawTable:
                 keep.remove(j)
                 self.notes.append(f"column {j + 1} has an empty header and no value: ignored")
                 continue
-            raise InvalidInputError(f"column {j + 1} of {str(self.path)!r} has an empty header but holds values; "
-                                    "name it (an unnamed column is never given to an invented method)")
+            raise InvalidInputError(
+                f"column {j + 1} of {str(self.path)!r} has an empty header but holds values; "
+                "name it (an unnamed column is never given to an invented method)"
+            )
         if len(keep) != width:
             self.raw_header = [self.raw_header[j] for j in keep]
             self.header = [self.header[j] for j in keep]
@@ -122,9 +128,11 @@ class RawTable:
             if not name:
                 continue
             if name in seen:
-                raise InvalidInputError(f"columns {seen[name] + 1} and {j + 1} of {str(self.path)!r} are both named "
-                                        f"{name!r} (raw headers {self.raw_header[seen[name]]!r} and "
-                                        f"{self.raw_header[j]!r}); a duplicate header is never renamed to a new method")
+                raise InvalidInputError(
+                    f"columns {seen[name] + 1} and {j + 1} of {str(self.path)!r} are both named "
+                    f"{name!r} (raw headers {self.raw_header[seen[name]]!r} and "
+                    f"{self.raw_header[j]!r}); a duplicate header is never renamed to a new method"
+                )
             seen[name] = j
 
     def col(self, *names) -> int | None:
@@ -141,9 +149,11 @@ class RawTable:
         try:
             return parse_cell(text)
         except ValueError:
-            raise InvalidInputError(f"{str(self.path)!r}: {self.where(i, self.header[j])} holds {text!r}, which is "
-                                    "not a number (a number, 'mean ± std', or an empty / '/' / 'nan' cell for a "
-                                    "missing value); it is never read as 0") from None
+            raise InvalidInputError(
+                f"{str(self.path)!r}: {self.where(i, self.header[j])} holds {text!r}, which is "
+                "not a number (a number, 'mean ± std', or an empty / '/' / 'nan' cell for a "
+                "missing value); it is never read as 0"
+            ) from None
 
     def numeric_share(self, j: int) -> float:
         """Share of the non-missing cells of column j that parse as numbers (nan when all are missing)."""
@@ -183,5 +193,3 @@ class CellColumns:
         c["_pct"].append(pct)
         for k, lst in self.meta.items():
             lst.append((meta or {}).get(k))
-
-

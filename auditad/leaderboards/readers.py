@@ -164,9 +164,17 @@ class Leaderboard:
     def to_dict(self) -> dict:
         """JSON-safe dict: format, source, scales, notes and the table as records."""
         records = self.table.astype(object).where(self.table.notna(), None).to_dict(orient="records")
-        return json_safe({"format": self.format, "source": self.source, "scales": dict(self.scales),
-                          "notes": list(self.notes), "metadata_columns": list(self.metadata_columns),
-                          "n_cells": int(self.table.shape[0]), "cells": records})
+        return json_safe(
+            {
+                "format": self.format,
+                "source": self.source,
+                "scales": dict(self.scales),
+                "notes": list(self.notes),
+                "metadata_columns": list(self.metadata_columns),
+                "n_cells": int(self.table.shape[0]),
+                "cells": records,
+            }
+        )
 
 
 # --------------------------------------------------------------------------- finishing
@@ -202,7 +210,7 @@ def _scale(df, pct_sign, percent, notes: list, where) -> tuple:
                 raise InvalidInputError(f"{where(i)}: {metric} = {df['value'].iloc[i]!r} exceeds 100 (percent)")
             df.loc[mask, "value"] = df.loc[mask, "value"] / 100.0
             df.loc[mask, "std"] = df.loc[mask, "std"] / 100.0
-            why = ("percent=True" if percent else "cells carry '%'" if signed else f"the largest value {top:g} > 1")
+            why = "percent=True" if percent else "cells carry '%'" if signed else f"the largest value {top:g} > 1"
             notes.append(f"{metric}: values read as percentages ({why}) and divided by 100")
             scales.append((metric, "percent"))
         else:
@@ -220,14 +228,21 @@ def _finish(cells: CellColumns, fmt: str, source: str, notes: list, *, percent, 
     import pandas as pd
 
     data = {c: cells.cols[c] for c in TABLE_COLUMNS}
-    df = pd.DataFrame({
-        "dataset": pd.Series(data["dataset"], dtype=object), "method": pd.Series(data["method"], dtype=object),
-        "seed": pd.Series(data["seed"], dtype=object), "metric": pd.Series(data["metric"], dtype=object),
-        "value": np.asarray(data["value"], dtype=np.float64), "std": np.asarray(data["std"], dtype=np.float64),
-        "n_pos": np.asarray(data["n_pos"], dtype=np.float64), "n_neg": np.asarray(data["n_neg"], dtype=np.float64),
-        "missing": pd.Series(data["missing"], dtype=object), "row": np.asarray(data["row"], dtype=np.int64),
-        "column": pd.Series(data["column"], dtype=object),
-    })
+    df = pd.DataFrame(
+        {
+            "dataset": pd.Series(data["dataset"], dtype=object),
+            "method": pd.Series(data["method"], dtype=object),
+            "seed": pd.Series(data["seed"], dtype=object),
+            "metric": pd.Series(data["metric"], dtype=object),
+            "value": np.asarray(data["value"], dtype=np.float64),
+            "std": np.asarray(data["std"], dtype=np.float64),
+            "n_pos": np.asarray(data["n_pos"], dtype=np.float64),
+            "n_neg": np.asarray(data["n_neg"], dtype=np.float64),
+            "missing": pd.Series(data["missing"], dtype=object),
+            "row": np.asarray(data["row"], dtype=np.int64),
+            "column": pd.Series(data["column"], dtype=object),
+        }
+    )
     for k, lst in cells.meta.items():
         df[k] = pd.Series(lst, dtype=object)
     if df.shape[0] == 0:
@@ -244,10 +259,12 @@ def _finish(cells: CellColumns, fmt: str, source: str, notes: list, *, percent, 
         first = int(np.flatnonzero(dup)[0])
         other = int(np.flatnonzero(dup & (key == key.iloc[first]).to_numpy())[1])
         seed = df["seed"].iloc[first]
-        raise InvalidInputError(f"{source!r}: two cells for dataset {df['dataset'].iloc[first]!r}, method "
-                                f"{df['method'].iloc[first]!r}{'' if seed is None else f', seed {seed!r}'}, metric "
-                                f"{df['metric'].iloc[first]!r}: data rows {int(df['row'].iloc[first])} and "
-                                f"{int(df['row'].iloc[other])}")
+        raise InvalidInputError(
+            f"{source!r}: two cells for dataset {df['dataset'].iloc[first]!r}, method "
+            f"{df['method'].iloc[first]!r}{'' if seed is None else f', seed {seed!r}'}, metric "
+            f"{df['metric'].iloc[first]!r}: data rows {int(df['row'].iloc[first])} and "
+            f"{int(df['row'].iloc[other])}"
+        )
     if counts is not None:
         _apply_counts(df, counts, notes)
     if test_fraction is not None:
@@ -259,8 +276,7 @@ def _finish(cells: CellColumns, fmt: str, source: str, notes: list, *, percent, 
         df.loc[have, "n_neg"] = np.maximum(1.0, np.round(df.loc[have, "n_neg"] * f))
         notes.append(f"class counts scaled by test_fraction={f:g} (expected test counts of a split of that size)")
     meta = tuple(cells.meta)
-    return Leaderboard(table=df, format=fmt, source=source, scales=scales, notes=tuple(notes),
-                       metadata_columns=meta)
+    return Leaderboard(table=df, format=fmt, source=source, scales=scales, notes=tuple(notes), metadata_columns=meta)
 
 
 def _apply_counts(df, counts, notes: list) -> None:
@@ -269,8 +285,10 @@ def _apply_counts(df, counts, notes: list) -> None:
     names = set(df["dataset"].tolist())
     unknown = [k for k in counts if k not in names]
     if unknown:
-        raise InvalidInputError(f"counts names dataset(s) {unknown[:5]} that the table does not have "
-                                f"(datasets: {sorted(names)[:8]}{' ...' if len(names) > 8 else ''})")
+        raise InvalidInputError(
+            f"counts names dataset(s) {unknown[:5]} that the table does not have "
+            f"(datasets: {sorted(names)[:8]}{' ...' if len(names) > 8 else ''})"
+        )
     replaced = []
     for name, pair in counts.items():
         try:
@@ -285,13 +303,23 @@ def _apply_counts(df, counts, notes: list) -> None:
             replaced.append(name)
         df.loc[mask, "n_pos"] = float(n_pos)
         df.loc[mask, "n_neg"] = float(n_neg)
-    notes.append(f"class counts given for {len(counts)} dataset(s) by counts=" +
-                 (f" (replacing the file's counts for {replaced})" if replaced else ""))
+    notes.append(
+        f"class counts given for {len(counts)} dataset(s) by counts="
+        + (f" (replacing the file's counts for {replaced})" if replaced else "")
+    )
 
 
 # --------------------------------------------------------------------------- public readers
-def read_leaderboard(path, *, format: str | None = None, metric: str | None = None, dataset: str | None = None,
-                     percent: bool | None = None, counts=None, test_fraction: float | None = None) -> Leaderboard:
+def read_leaderboard(
+    path,
+    *,
+    format: str | None = None,
+    metric: str | None = None,
+    dataset: str | None = None,
+    percent: bool | None = None,
+    counts=None,
+    test_fraction: float | None = None,
+) -> Leaderboard:
     r"""Read a published leaderboard file into one tidy long table.
 
     Every cell becomes one row (dataset, method, seed, metric, value, std,
@@ -403,8 +431,9 @@ def read_leaderboard(path, *, format: str | None = None, metric: str | None = No
             reasons[name] = reason
         else:
             tried = "; ".join(f"{k}: {v}" for k, v in reasons.items())
-            raise UnknownFormatError(f"{str(path)!r} is a leaderboard of none of the known formats; tried {tried}",
-                                     reasons)
+            raise UnknownFormatError(
+                f"{str(path)!r} is a leaderboard of none of the known formats; tried {tried}", reasons
+            )
     else:
         reason = MATCHERS[format](raw)
         if reason is not None:
@@ -415,8 +444,10 @@ def read_leaderboard(path, *, format: str | None = None, metric: str | None = No
     opt = {"metric": metric, "dataset": dataset}
     cells = READERS[format](raw, opt, notes)
     if raw.short and format != "openood":
-        notes.append(f"data row(s) {', '.join(str(i + 1) for i in sorted(raw.short))} have fewer fields than the "
-                     f"header ({len(raw.header)}): the missing trailing cells are read as blank")
+        notes.append(
+            f"data row(s) {', '.join(str(i + 1) for i in sorted(raw.short))} have fewer fields than the "
+            f"header ({len(raw.header)}): the missing trailing cells are read as blank"
+        )
     return _finish(cells, format, str(path), notes, percent=percent, counts=counts, test_fraction=test_fraction)
 
 
@@ -470,8 +501,10 @@ def combine_leaderboards(boards) -> Leaderboard:
     dup = key.duplicated()
     if dup.any():
         i = int(np.flatnonzero(dup.to_numpy())[0])
-        raise InvalidInputError(f"two leaderboards give dataset {table['dataset'].iloc[i]!r}, method "
-                                f"{table['method'].iloc[i]!r}, metric {table['metric'].iloc[i]!r}")
+        raise InvalidInputError(
+            f"two leaderboards give dataset {table['dataset'].iloc[i]!r}, method "
+            f"{table['method'].iloc[i]!r}, metric {table['metric'].iloc[i]!r}"
+        )
     formats = {b.format for b in boards}
     scales: dict = {}
     for b in boards:
@@ -481,6 +514,11 @@ def combine_leaderboards(boards) -> Leaderboard:
                 scales[m] = "mixed"
     notes = tuple(f"{b.source}: {n}" for b in boards for n in b.notes)
     meta = tuple(dict.fromkeys(c for b in boards for c in b.metadata_columns))
-    return Leaderboard(table=table, format=formats.pop() if len(formats) == 1 else "combined",
-                       source=" + ".join(str(b.source) for b in boards), scales=tuple(scales.items()), notes=notes,
-                       metadata_columns=meta)
+    return Leaderboard(
+        table=table,
+        format=formats.pop() if len(formats) == 1 else "combined",
+        source=" + ".join(str(b.source) for b in boards),
+        scales=tuple(scales.items()),
+        notes=notes,
+        metadata_columns=meta,
+    )

@@ -59,30 +59,58 @@ class MetricSpec:
 
 
 #: The metrics with a known meaning; others are kept with ``higher_is_better=True`` and no chance level.
-METRICS = {m.name: m for m in (
-    MetricSpec("auroc", chance="half", description="area under the ROC curve"),
-    MetricSpec("ap", chance="average_precision", description="average precision (ADBench's AUCPR)"),
-    MetricSpec("aupr", chance="prevalence", description="area under the precision-recall curve (trapezoid)"),
-    MetricSpec("precision_at_n", chance="prevalence",
-               description="precision at rank n, n = number of anomalies (PyOD's prc.csv)"),
-    MetricSpec("f1", description="F1 score"),
-    MetricSpec("accuracy", description="in-distribution classification accuracy"),
-    MetricSpec("aupro", description="area under the per-region-overlap curve"),
-    MetricSpec("fpr95", higher_is_better=False, description="false-positive rate at 95 % true-positive rate"),
-    MetricSpec("time", higher_is_better=False, bounded=False, description="run time (seconds)"),
-)}
+METRICS = {
+    m.name: m
+    for m in (
+        MetricSpec("auroc", chance="half", description="area under the ROC curve"),
+        MetricSpec("ap", chance="average_precision", description="average precision (ADBench's AUCPR)"),
+        MetricSpec("aupr", chance="prevalence", description="area under the precision-recall curve (trapezoid)"),
+        MetricSpec(
+            "precision_at_n",
+            chance="prevalence",
+            description="precision at rank n, n = number of anomalies (PyOD's prc.csv)",
+        ),
+        MetricSpec("f1", description="F1 score"),
+        MetricSpec("accuracy", description="in-distribution classification accuracy"),
+        MetricSpec("aupro", description="area under the per-region-overlap curve"),
+        MetricSpec("fpr95", higher_is_better=False, description="false-positive rate at 95 % true-positive rate"),
+        MetricSpec("time", higher_is_better=False, bounded=False, description="run time (seconds)"),
+    )
+}
 
 _ALIASES = {
-    "auroc": "auroc", "aucroc": "auroc", "auc": "auroc", "roc": "auroc", "rocauc": "auroc", "aucroc_": "auroc",
-    "ap": "ap", "aucpr": "ap", "averageprecision": "ap", "prauc": "ap", "auprc": "ap",
-    "aupr": "aupr", "auprtrap": "aupr",
-    "prc": "precision_at_n", "precisionatn": "precision_at_n", "precisionn": "precision_at_n", "patn": "precision_at_n",
+    "auroc": "auroc",
+    "aucroc": "auroc",
+    "auc": "auroc",
+    "roc": "auroc",
+    "rocauc": "auroc",
+    "aucroc_": "auroc",
+    "ap": "ap",
+    "aucpr": "ap",
+    "averageprecision": "ap",
+    "prauc": "ap",
+    "auprc": "ap",
+    "aupr": "aupr",
+    "auprtrap": "aupr",
+    "prc": "precision_at_n",
+    "precisionatn": "precision_at_n",
+    "precisionn": "precision_at_n",
+    "patn": "precision_at_n",
     "rprecision": "precision_at_n",
-    "f1": "f1", "f1score": "f1",
-    "accuracy": "accuracy", "acc": "accuracy", "idaccuracy": "accuracy", "idacc": "accuracy",
+    "f1": "f1",
+    "f1score": "f1",
+    "accuracy": "accuracy",
+    "acc": "accuracy",
+    "idaccuracy": "accuracy",
+    "idacc": "accuracy",
     "aupro": "aupro",
-    "fpr95": "fpr95", "fpr@95": "fpr95", "fpr@95tpr": "fpr95", "fpr95tpr": "fpr95",
-    "time": "time", "runtime": "time", "seconds": "time",
+    "fpr95": "fpr95",
+    "fpr@95": "fpr95",
+    "fpr@95tpr": "fpr95",
+    "fpr95tpr": "fpr95",
+    "time": "time",
+    "runtime": "time",
+    "seconds": "time",
 }
 _PREFIX = re.compile(r"^(image|pixel)_", re.IGNORECASE)
 
@@ -110,7 +138,7 @@ def canonical_metric(text) -> str:
     text = str(text).strip()
     m = _PREFIX.match(text)
     prefix = m.group(1).lower() + "_" if m else ""
-    base = text[m.end():] if m else text
+    base = text[m.end() :] if m else text
     key = re.sub(r"[^a-z0-9@]", "", base.lower())
     name = _ALIASES.get(key)
     if name is None:

@@ -413,7 +413,11 @@ def best_f1(y_true, scores, *, pos_label=None):
 def _confusion_at_threshold(y_true, scores, threshold, pos_label=None):
     y, s = _labels_scores(y_true, scores, pos_label=pos_label)
     S = s[:, None] if s.ndim == 1 else s
-    thr = np.asarray(threshold, dtype=np.float64) if not isinstance(threshold, np.ndarray) else threshold.astype(np.float64)
+    thr = (
+        np.asarray(threshold, dtype=np.float64)
+        if not isinstance(threshold, np.ndarray)
+        else threshold.astype(np.float64)
+    )
     if thr.ndim > 1 or (thr.ndim == 1 and thr.size != S.shape[1]):
         raise InvalidInputError(
             f"threshold must be a number or one value per score column ({S.shape[1]}), got shape {thr.shape}"
@@ -656,8 +660,16 @@ def score_metrics(y_true, scores, *, threshold: float | None = None, pos_label=N
     mcc = float(mcc_cells(tp, fp, fn, tn)[0])
     n_pos = int(y.sum())
     return ScoreMetricsResult(
-        auroc=auroc(y, s), ap=float(stats["ap"][0]), aupr_trap=float(stats["aupr_trap"][0]),
-        f1=float(f1_cells(tp, fp, fn)[0]), mcc=mcc, mcc_scaled=(mcc + 1.0) / 2.0, threshold=thr,
-        threshold_rule=rule, best_f1=float(stats["best_f1"][0]), n_pos=n_pos, n_neg=int(y.size - n_pos),
+        auroc=auroc(y, s),
+        ap=float(stats["ap"][0]),
+        aupr_trap=float(stats["aupr_trap"][0]),
+        f1=float(f1_cells(tp, fp, fn)[0]),
+        mcc=mcc,
+        mcc_scaled=(mcc + 1.0) / 2.0,
+        threshold=thr,
+        threshold_rule=rule,
+        best_f1=float(stats["best_f1"][0]),
+        n_pos=n_pos,
+        n_neg=int(y.size - n_pos),
         ratio=n_pos / y.size,
     )

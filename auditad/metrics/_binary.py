@@ -71,8 +71,10 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
     if arr.size == 0:
         raise InvalidInputError(f"{name} is empty; both anomalies (positives) and normals are needed")
     if arr.dtype.kind == "S" or (arr.dtype == object and any(isinstance(v, (bytes, bytearray)) for v in arr.tolist())):
-        raise InvalidInputError(f"{name} holds bytes ({describe(arr.tolist())}), not class labels; decode them "
-                                f"first, e.g. {name}.astype(str)")
+        raise InvalidInputError(
+            f"{name} holds bytes ({describe(arr.tolist())}), not class labels; decode them "
+            f"first, e.g. {name}.astype(str)"
+        )
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         raise InvalidInputError(f"{name} contains NaN")
     if arr.dtype.kind not in "biufUSO":
@@ -87,7 +89,9 @@ def binary_targets(y_true, *, pos_label=None, name: str = "y_true", default: str
             "are needed (scikit-learn returns nan with a warning here; auditad refuses)"
         )
     if labels.size > 2:
-        raise InvalidInputError(f"{name} must be binary (exactly two classes), got {labels.size}: {describe(labels.tolist())}")
+        raise InvalidInputError(
+            f"{name} must be binary (exactly two classes), got {labels.size}: {describe(labels.tolist())}"
+        )
     if pos_label is None:
         numeric = arr.dtype.kind in "biuf"
         if numeric and (set(labels.tolist()) <= {0, 1} or set(labels.tolist()) <= {-1, 1}):
@@ -150,8 +154,13 @@ def _weighted_stats(y, s, w) -> dict:
     prec = tps / (tps + fps)
     rec_diff = np.diff(tpr)
     prev = np.r_[1.0, prec[:-1]]
-    return {"auroc": float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0)), "fpr": fpr, "tpr": tpr,
-            "ap": float(np.sum(rec_diff * prec)), "aupr_trap": float(np.sum(rec_diff * (prec + prev) / 2.0))}
+    return {
+        "auroc": float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1]) / 2.0)),
+        "fpr": fpr,
+        "tpr": tpr,
+        "ap": float(np.sum(rec_diff * prec)),
+        "aupr_trap": float(np.sum(rec_diff * (prec + prev) / 2.0)),
+    }
 
 
 def weighted_columns(y, s, w, key):
@@ -166,7 +175,7 @@ def mcclish(y, s, w, max_fpr: float) -> float:
     fpr, tpr = st["fpr"], st["tpr"]
     stop = int(np.searchsorted(fpr, max_fpr, "right"))
     x = np.append(fpr[:stop], max_fpr)
-    t = np.append(tpr[:stop], np.interp(max_fpr, fpr[stop - 1: stop + 1], tpr[stop - 1: stop + 1]))
+    t = np.append(tpr[:stop], np.interp(max_fpr, fpr[stop - 1 : stop + 1], tpr[stop - 1 : stop + 1]))
     partial = float(np.sum(np.diff(x) * (t[1:] + t[:-1]) / 2.0))
-    min_area = 0.5 * max_fpr ** 2
+    min_area = 0.5 * max_fpr**2
     return 0.5 * (1.0 + (partial - min_area) / (max_fpr - min_area))

@@ -199,9 +199,18 @@ def auroc_ci(y_true, scores, *, confidence_level: float = 0.95, pos_label=None) 
             UndefinedValueWarning,
             stacklevel=3,  # this function, the keyword-renaming wrapper, the caller
         )
-        return AurocCIResult(auroc=0.5, ci_low=float("nan"), ci_high=float("nan"), p_value=1.0,
-                             n_pos=m, n_neg=n, method="delong", confidence_level=level, se=float("nan"),
-                             log10_p_value=0.0)
+        return AurocCIResult(
+            auroc=0.5,
+            ci_low=float("nan"),
+            ci_high=float("nan"),
+            p_value=1.0,
+            n_pos=m,
+            n_neg=n,
+            method="delong",
+            confidence_level=level,
+            se=float("nan"),
+            log10_p_value=0.0,
+        )
     auc, v10, v01 = _delong_components(pos, neg)
     var10 = float(np.var(v10, ddof=1)) if m > 1 else 0.0
     var01 = float(np.var(v01, ddof=1)) if n > 1 else 0.0
@@ -213,10 +222,19 @@ def auroc_ci(y_true, scores, *, confidence_level: float = 0.95, pos_label=None) 
     else:
         (lo, hi), method = newcombe_interval(auc, m, n, z), "newcombe"
     log10_p = mann_whitney_log10_p(auc, m, n, s)
-    p = max(10.0 ** log10_p, P_MIN)
-    return AurocCIResult(auroc=auc, ci_low=float(min(max(lo, 0.0), 1.0)), ci_high=float(min(max(hi, 0.0), 1.0)),
-                         p_value=min(p, 1.0), n_pos=m, n_neg=n, method=method, confidence_level=level, se=se,
-                         log10_p_value=min(log10_p, 0.0))
+    p = max(10.0**log10_p, P_MIN)
+    return AurocCIResult(
+        auroc=auc,
+        ci_low=float(min(max(lo, 0.0), 1.0)),
+        ci_high=float(min(max(hi, 0.0), 1.0)),
+        p_value=min(p, 1.0),
+        n_pos=m,
+        n_neg=n,
+        method=method,
+        confidence_level=level,
+        se=se,
+        log10_p_value=min(log10_p, 0.0),
+    )
 
 
 #: Smallest p-value stored as a float (the smallest positive normal double); below it, ``log10_p_value`` is exact.
@@ -245,7 +263,7 @@ def mann_whitney_log10_p(auc: float, n_pos: int, n_neg: int, pooled_scores=None)
     if pooled_scores is not None:
         _, counts = np.unique(np.asarray(pooled_scores), return_counts=True)
         t = counts.astype(np.float64)
-        ties = float(np.sum(t ** 3 - t))
+        ties = float(np.sum(t**3 - t))
     var = m * n / 12.0 * ((N + 1) - (ties / (N * (N - 1)) if N > 1 else 0.0))
     if not var > 0.0:
         return 0.0
@@ -275,8 +293,12 @@ def newcombe_interval(auc: float, n_pos: int, n_neg: int, z: float) -> tuple[flo
     nstar = (m + n) / 2.0
 
     def half_width(theta: float) -> float:
-        v = theta * (1.0 - theta) * (1.0 + (nstar - 1.0) * (1.0 - theta) / (2.0 - theta)
-                                     + (nstar - 1.0) * theta / (1.0 + theta)) / (m * n)
+        v = (
+            theta
+            * (1.0 - theta)
+            * (1.0 + (nstar - 1.0) * (1.0 - theta) / (2.0 - theta) + (nstar - 1.0) * theta / (1.0 + theta))
+            / (m * n)
+        )
         return z * math.sqrt(max(v, 0.0))
 
     a = min(max(float(auc), 0.0), 1.0)

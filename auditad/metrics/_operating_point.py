@@ -227,6 +227,15 @@ def operating_point_metrics(tpr, tnr, ratio) -> OperatingPointResult:
     def out(a):
         return float(a) if scalar else np.array(a, dtype=np.float64)
 
-    return OperatingPointResult(tpr=out(tpr_b), tnr=out(tnr_b), ratio=out(pi_b), precision=out(vals["precision"]),
-                                auroc=out(vals["auroc"]), ap=out(vals["ap"]), aupr_trap=out(vals["aupr_trap"]),
-                                f1=out(vals["f1"]), mcc=out(vals["mcc"]), mcc_scaled=out(vals["mcc_scaled"]))
+    return OperatingPointResult(
+        tpr=out(tpr_b),
+        tnr=out(tnr_b),
+        ratio=out(pi_b),
+        precision=out(vals["precision"]),
+        auroc=out(vals["auroc"]),
+        ap=out(vals["ap"]),
+        aupr_trap=out(vals["aupr_trap"]),
+        f1=out(vals["f1"]),
+        mcc=out(vals["mcc"]),
+        mcc_scaled=out(vals["mcc_scaled"]),
+    )

@@ -48,8 +48,16 @@ from .._rng import check_random_state, seed_int
 from .._validation import check_choice, check_embeddings, check_int, check_k
 from ..errors import InvalidInputError
 
-__all__ = ["NeighborsResult", "kneighbors", "choose_backend", "estimate_seconds", "AUTO_EXACT_MAX_COST",
-           "METRICS", "BACKENDS", "ApproximateIndex"]
+__all__ = [
+    "NeighborsResult",
+    "kneighbors",
+    "choose_backend",
+    "estimate_seconds",
+    "AUTO_EXACT_MAX_COST",
+    "METRICS",
+    "BACKENDS",
+    "ApproximateIndex",
+]
 
 METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
@@ -83,8 +91,9 @@ QUERY_INDEX_MAX_DEGREE = 64
 def _break_even_ops(d: int = 128, k: int = 10) -> float:
     """n^2 (d + 64) at the self-search size where both estimates of `estimate_seconds` agree."""
     a = EXACT_SECONDS_PER_OP * (d + 64)
-    b = (APPROX_BUILD_SECONDS_PER_UNIT * (d + 32) * max(30, k + 1) / 30.0
-         + EXACT_SECONDS_PER_OP * DEFAULT_RECALL_SAMPLE * (d + 64))
+    b = APPROX_BUILD_SECONDS_PER_UNIT * (d + 32) * max(
+        30, k + 1
+    ) / 30.0 + EXACT_SECONDS_PER_OP * DEFAULT_RECALL_SAMPLE * (d + 64)
     n = (b + np.sqrt(b * b + 4 * a * NUMBA_BUILD_COMPILE_SECONDS)) / (2 * a)
     return float(n * n * (d + 64))
 
@@ -93,7 +102,6 @@ def _break_even_ops(d: int = 128, k: int = 10) -> float:
 #: at which both backends' estimates agree for a self search at d = 128, k = 10
 #: (about n = 125 000 rows); ``auto`` decides with `estimate_seconds` itself.
 AUTO_EXACT_MAX_COST = _break_even_ops()
-
 
 
 @dataclass(frozen=True)
@@ -155,16 +163,30 @@ class NeighborsResult:
 
     def to_dict(self) -> dict:
         """How the neighbours were found (JSON-safe; the arrays are left out)."""
-        return {"backend": self.backend, "requested_backend": self.requested_backend, "metric": self.metric,
-                "k": self.k, "n_queries": int(self.indices.shape[0]), "recall": self.recall,
-                "n_recall_queries": self.n_recall_queries,
-                "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds),
-                "project_dim": self.project_dim}
+        return {
+            "backend": self.backend,
+            "requested_backend": self.requested_backend,
+            "metric": self.metric,
+            "k": self.k,
+            "n_queries": int(self.indices.shape[0]),
+            "recall": self.recall,
+            "n_recall_queries": self.n_recall_queries,
+            "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds),
+            "project_dim": self.project_dim,
+        }
 
 
-def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
-                     recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False,
-                     project_dim="auto") -> dict:
+def estimate_seconds(
+    n_queries: int,
+    n_reference: int,
+    d: int,
+    *,
+    k: int = 10,
+    self_search: bool = True,
+    recall_sample: int = DEFAULT_RECALL_SAMPLE,
+    compiled: bool = False,
+    project_dim="auto",
+) -> dict:
     r"""Estimated wall time of each backend for one search (2 cores, idle machine).
 
     \[
@@ -240,9 +262,17 @@ def estimate_seconds(n_queries: int, n_reference: int, d: int, *, k: int = 10, s
     return {"exact": exact, "approximate": approx}
 
 
-def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, self_search: bool = True,
-                   recall_sample: int = DEFAULT_RECALL_SAMPLE, compiled: bool = False,
-                   project_dim="auto") -> str:
+def choose_backend(
+    n_queries: int,
+    n_reference: int,
+    d: int,
+    *,
+    k: int = 10,
+    self_search: bool = True,
+    recall_sample: int = DEFAULT_RECALL_SAMPLE,
+    compiled: bool = False,
+    project_dim="auto",
+) -> str:
     """The backend ``auto`` picks: the one with the smaller `estimate_seconds`.
 
     Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
@@ -258,14 +288,34 @@ def choose_backend(n_queries: int, n_reference: int, d: int, *, k: int = 10, sel
     """
     if n_reference < 4 * (k + 1):
         return "exact"
-    est = estimate_seconds(n_queries, n_reference, d, k=k, self_search=self_search,
-                           recall_sample=recall_sample, compiled=compiled, project_dim=project_dim)
+    est = estimate_seconds(
+        n_queries,
+        n_reference,
+        d,
+        k=k,
+        self_search=self_search,
+        recall_sample=recall_sample,
+        compiled=compiled,
+        project_dim=project_dim,
+    )
     return "exact" if est["exact"] <= est["approximate"] else "approximate"
 
 
-def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_memory_mb=256,
-               n_jobs=None, random_state=None, recall_sample=None, progress=False,
-               executor=None, project_dim="auto") -> NeighborsResult:
+def kneighbors(
+    X,
+    queries=None,
+    *,
+    k,
+    metric="euclidean",
+    backend="auto",
+    block_memory_mb=256,
+    n_jobs=None,
+    random_state=None,
+    recall_sample=None,
+    progress=False,
+    executor=None,
+    project_dim="auto",
+) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
     Parameters
@@ -350,11 +400,13 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
     Q = Xr if self_search else check_embeddings(queries, name="queries", dtype=None)
     if Q.shape[1] != Xr.shape[1]:
         raise InvalidInputError(
-            f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}")
+            f"queries must have the same number of columns as X, got {Q.shape[1]} and {Xr.shape[1]}"
+        )
     n = Xr.shape[0]
     k = check_k(k, n, name="k", strict=self_search)
-    recall_sample = DEFAULT_RECALL_SAMPLE if recall_sample is None else check_int(
-        recall_sample, name="recall_sample", low=0)
+    recall_sample = (
+        DEFAULT_RECALL_SAMPLE if recall_sample is None else check_int(recall_sample, name="recall_sample", low=0)
+    )
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     proj = resolve_project_dim(project_dim, Xr.shape[1])
@@ -363,10 +415,24 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
         Q = Xr if self_search else _unit_rows(Q, "queries")
     requested, estimate = backend, None
     if backend == "auto":
-        estimate = estimate_seconds(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
-                                    recall_sample=recall_sample, project_dim=project_dim)
-        backend = choose_backend(Q.shape[0], n, Xr.shape[1], k=k, self_search=self_search,
-                                 recall_sample=recall_sample, project_dim=project_dim)
+        estimate = estimate_seconds(
+            Q.shape[0],
+            n,
+            Xr.shape[1],
+            k=k,
+            self_search=self_search,
+            recall_sample=recall_sample,
+            project_dim=project_dim,
+        )
+        backend = choose_backend(
+            Q.shape[0],
+            n,
+            Xr.shape[1],
+            k=k,
+            self_search=self_search,
+            recall_sample=recall_sample,
+            project_dim=project_dim,
+        )
 
     recall, n_rec = None, 0
     if backend == "exact":
@@ -382,9 +448,17 @@ def kneighbors(X, queries=None, *, k, metric="euclidean", backend="auto", block_
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":
         dist = 0.5 * dist * dist  # |a-b|^2 / 2 = 1 - cos for unit vectors
-    return NeighborsResult(indices=idx, distances=dist, backend=backend, metric=metric,
-                           recall=recall, n_recall_queries=n_rec, requested_backend=requested,
-                           estimated_seconds=estimate, project_dim=proj if backend == "approximate" else None)
+    return NeighborsResult(
+        indices=idx,
+        distances=dist,
+        backend=backend,
+        metric=metric,
+        recall=recall,
+        n_recall_queries=n_rec,
+        requested_backend=requested,
+        estimated_seconds=estimate,
+        project_dim=proj if backend == "approximate" else None,
+    )
 
 
 def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
@@ -400,7 +474,8 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
     if np.any(amax == 0):
         raise InvalidInputError(
             f"{name} has an all-zero row (index {int(np.flatnonzero(amax == 0)[0])}); "
-            "cosine distance is undefined for it")
+            "cosine distance is undefined for it"
+        )
     A = np.ldexp(A, -np.frexp(amax)[1][:, None])
     return A / np.linalg.norm(A, axis=1)[:, None]
 
@@ -410,8 +485,9 @@ def _approximate(X, Q, k, self_search, random_state, project_dim=None):
     """Approximate k nearest neighbours; ``project_dim``: None (full dimension) or the resolved projected dimension."""
     dist = None
     if not self_search:  # queries of another set: one ApproximateIndex, queried once
-        index = ApproximateIndex(X, span=Q, k=k, random_state=random_state,
-                                 project_dim=0 if project_dim is None else project_dim)
+        index = ApproximateIndex(
+            X, span=Q, k=k, random_state=random_state, project_dim=0 if project_dim is None else project_dim
+        )
         frame, idx = index.frame, index.query(Q, k)
     elif project_dim is not None:  # candidates in a PCA projection, re-ranked in the original space
         frame = Frame(X, None, chunk_rows(X.shape[1]))
@@ -429,8 +505,15 @@ def _approximate(X, Q, k, self_search, random_state, project_dim=None):
             from pynndescent import NNDescent
 
             n = X.shape[0]
-            index = NNDescent(X32, n_neighbors=min(n - 1, max(30, k + 1)), metric="euclidean",
-                              random_state=seed_int(random_state), n_jobs=-1, low_memory=True, compressed=False)
+            index = NNDescent(
+                X32,
+                n_neighbors=min(n - 1, max(30, k + 1)),
+                metric="euclidean",
+                random_state=seed_int(random_state),
+                n_jobs=-1,
+                low_memory=True,
+                compressed=False,
+            )
             gi, gd = index.neighbor_graph
             idx, _ = _drop_self(gi, gd, k)
         del X32
@@ -465,8 +548,15 @@ def _projected_self(X, frame, k, p, random_state):
         warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
         from pynndescent import NNDescent
 
-        index = NNDescent(P, n_neighbors=min(n - 1, max(30, kc + 1)), metric="euclidean", random_state=seed,
-                          n_jobs=-1, low_memory=True, compressed=False)
+        index = NNDescent(
+            P,
+            n_neighbors=min(n - 1, max(30, kc + 1)),
+            metric="euclidean",
+            random_state=seed,
+            n_jobs=-1,
+            low_memory=True,
+            compressed=False,
+        )
         gi, gd = index.neighbor_graph
     del P, index
     cand, _ = _drop_self(gi, gd, kc)
@@ -510,8 +600,9 @@ class ApproximateIndex:
     - [`kneighbors`][auditad.neighbors.kneighbors]
     """
 
-    def __init__(self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None,
-                 project_dim="auto"):
+    def __init__(
+        self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None, project_dim="auto"
+    ):
         import warnings
 
         self._chunk = chunk_rows(X.shape[1])
@@ -526,9 +617,14 @@ class ApproximateIndex:
             warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
             from pynndescent import NNDescent
 
-            self._index = NNDescent(self._rows32(X),
-                                    n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
-                                    metric="euclidean", random_state=seed, n_jobs=-1, low_memory=True)
+            self._index = NNDescent(
+                self._rows32(X),
+                n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
+                metric="euclidean",
+                random_state=seed,
+                n_jobs=-1,
+                low_memory=True,
+            )
         self.n = n
 
     def _rows32(self, A: np.ndarray) -> np.ndarray:
@@ -554,7 +650,7 @@ class ApproximateIndex:
 def _frame_float32(frame: Frame, A: np.ndarray, chunk: int) -> np.ndarray:
     out = np.empty(A.shape, dtype=np.float32)
     for a in range(0, A.shape[0], chunk):
-        out[a:a + chunk] = frame.rows(A, a, a + chunk)
+        out[a : a + chunk] = frame.rows(A, a, a + chunk)
     return out
 
 

@@ -67,9 +67,20 @@ from .exact import Frame, lexsort_rows, n_workers, refine
 from .._validation import describe
 from ..errors import InvalidInputError
 
-__all__ = ["DEFAULT_PROJECT_DIM", "PROJECT_ABOVE_DIM", "CANDIDATE_FACTOR", "PCA_SAMPLE_ROWS",
-           "PCA_POWER_ITERATIONS", "PROJECT_CHUNK_ELEMENTS", "RERANK_BLOCK_ELEMENTS", "resolve_project_dim",
-           "n_candidates", "Projection", "rerank", "projection_seconds"]
+__all__ = [
+    "DEFAULT_PROJECT_DIM",
+    "PROJECT_ABOVE_DIM",
+    "CANDIDATE_FACTOR",
+    "PCA_SAMPLE_ROWS",
+    "PCA_POWER_ITERATIONS",
+    "PROJECT_CHUNK_ELEMENTS",
+    "RERANK_BLOCK_ELEMENTS",
+    "resolve_project_dim",
+    "n_candidates",
+    "Projection",
+    "rerank",
+    "projection_seconds",
+]
 
 #: Projected dimension of ``project_dim="auto"``.
 DEFAULT_PROJECT_DIM = 128
@@ -129,10 +140,13 @@ def resolve_project_dim(project_dim, d: int) -> int | None:
         p = int(project_dim)
         if 0 <= p <= d:
             return p if 0 < p < d else None
-        raise InvalidInputError(f"project_dim must be 0 (no projection) or between 1 and the number of columns "
-                                f"d = {d}, got {p}")
-    raise InvalidInputError(f"project_dim must be 'auto', 0 (no projection) or an integer between 1 and the number "
-                            f"of columns d = {d}, got {describe(project_dim)}")
+        raise InvalidInputError(
+            f"project_dim must be 0 (no projection) or between 1 and the number of columns d = {d}, got {p}"
+        )
+    raise InvalidInputError(
+        f"project_dim must be 'auto', 0 (no projection) or an integer between 1 and the number "
+        f"of columns d = {d}, got {describe(project_dim)}"
+    )
 
 
 def n_candidates(k: int, n: int) -> int:
@@ -184,8 +198,14 @@ class Projection:
         self.offset = sample.mean(axis=0)
         sample -= self.offset
         p = int(min(p, d, pick.size))
-        _, _, vt = randomized_svd(sample, p, n_oversamples=PCA_OVERSAMPLES, n_iter=PCA_POWER_ITERATIONS,
-                                  power_iteration_normalizer="LU", random_state=int(seed))
+        _, _, vt = randomized_svd(
+            sample,
+            p,
+            n_oversamples=PCA_OVERSAMPLES,
+            n_iter=PCA_POWER_ITERATIONS,
+            power_iteration_normalizer="LU",
+            random_state=int(seed),
+        )
         self.components = np.ascontiguousarray(vt.T)  # (d, p), orthonormal columns
         self.frame, self.p, self.d = frame, p, d
 

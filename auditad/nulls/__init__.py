@@ -88,6 +88,7 @@ THRESHOLDED = ("f1", "mcc", "mcc_scaled")
 #: Anomaly ratios (positive share) of the sweep of Hermary et al. Figure 1: 99:1 ... 1:99 (positive:negative).
 PAPER_SWEEP_RATIOS = (0.99, 0.95, 0.90, 0.80, 0.70, 0.60, 0.50, 0.40, 0.30, 0.20, 0.10, 0.05, 0.01)
 
+
 # --------------------------------------------------------------------------- input helpers
 def class_counts(n_pos=None, n_neg=None, *, ratio=None, n=None) -> tuple[int, int]:
     """Resolve (n_pos, n_neg) from the counts or from an anomaly ratio and a total n.
@@ -173,9 +174,23 @@ def _summarize(metric, values, weights, *, method, runs, observed, q):
     cdf = np.cumsum(sw)
     quant = [float(sv[min(np.searchsorted(cdf, level - _TOL), sv.size - 1)]) for level in (0.95, 0.99)]
     edges, prob = _histogram(values, weights, sv, cdf)
-    null = MetricNull(metric=metric, method=method, runs=int(runs), mean=mean, std=math.sqrt(max(var, 0.0)),
-                      mean_positive_deviation=mpd, q95=quant[0], q99=quant[1], observed=float("nan"),
-                      p_value=float("nan"), q=q, hist_edges=edges, hist_prob=prob, values=sv, probabilities=sw)
+    null = MetricNull(
+        metric=metric,
+        method=method,
+        runs=int(runs),
+        mean=mean,
+        std=math.sqrt(max(var, 0.0)),
+        mean_positive_deviation=mpd,
+        q95=quant[0],
+        q99=quant[1],
+        observed=float("nan"),
+        p_value=float("nan"),
+        q=q,
+        hist_edges=edges,
+        hist_prob=prob,
+        values=sv,
+        probabilities=sw,
+    )
     return _place(null, observed)
 
 
@@ -280,9 +295,11 @@ def mann_whitney_pmf(n_pos: int, n_neg: int) -> np.ndarray:
     n = check_int(n_neg, name="n_neg", low=1)
     cost = _mw.work(m, n, m * n // 2)  # checked before allocating anything
     if cost > EXACT_AUROC_WORK_MAX:
-        raise InvalidInputError(f"the exact Mann-Whitney pmf at n_pos={m}, n_neg={n} needs {cost:.2e} additions "
-                                f"(limit {EXACT_AUROC_WORK_MAX:.0e}); use null_distribution(method='auto') for the "
-                                "normal approximation")
+        raise InvalidInputError(
+            f"the exact Mann-Whitney pmf at n_pos={m}, n_neg={n} needs {cost:.2e} additions "
+            f"(limit {EXACT_AUROC_WORK_MAX:.0e}); use null_distribution(method='auto') for the "
+            "normal approximation"
+        )
     return _mw.pmf(m, n)
 
 
@@ -307,11 +324,26 @@ def _auroc_analytic(n_pos, n_neg, observed, tie_term=0.0):
     lo = max(0.5 - 4 * sd, 0.0) if sd > 0 else 0.49
     hi = min(0.5 + 4 * sd, 1.0) if sd > 0 else 0.51
     edges = np.linspace(lo, hi, _HIST_BINS + 1)
-    prob = np.diff(norm.cdf((edges - 0.5) / sd)) if sd > 0 else np.r_[np.zeros(_HIST_BINS // 2), 1.0,
-                                                                      np.zeros(_HIST_BINS - _HIST_BINS // 2 - 1)]
-    null = MetricNull(metric="auroc", method="analytic", runs=0, mean=mean, std=sd,
-                      mean_positive_deviation=sd * math.sqrt(2.0 / math.pi), q95=q95, q99=q99,
-                      observed=float("nan"), p_value=float("nan"), q=float("nan"), hist_edges=edges, hist_prob=prob)
+    prob = (
+        np.diff(norm.cdf((edges - 0.5) / sd))
+        if sd > 0
+        else np.r_[np.zeros(_HIST_BINS // 2), 1.0, np.zeros(_HIST_BINS - _HIST_BINS // 2 - 1)]
+    )
+    null = MetricNull(
+        metric="auroc",
+        method="analytic",
+        runs=0,
+        mean=mean,
+        std=sd,
+        mean_positive_deviation=sd * math.sqrt(2.0 / math.pi),
+        q95=q95,
+        q99=q99,
+        observed=float("nan"),
+        p_value=float("nan"),
+        q=float("nan"),
+        hist_edges=edges,
+        hist_prob=prob,
+    )
     return _place(null, observed, n_pos, n_neg, tie_term)
 
 
@@ -350,9 +382,20 @@ def expected_average_precision(n_pos: int, n_neg: int) -> float:
 
 
 # --------------------------------------------------------------------------- public API
-def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=METRIC_NAMES, q="coin",
-                      method: str = "auto", runs: int = 10_000, observed: Mapping[str, float] | None = None,
-                      ties=None, random_state=None) -> NullResult:
+def null_distribution(
+    n_pos=None,
+    n_neg=None,
+    *,
+    ratio=None,
+    n=None,
+    metrics=METRIC_NAMES,
+    q="coin",
+    method: str = "auto",
+    runs: int = 10_000,
+    observed: Mapping[str, float] | None = None,
+    ties=None,
+    random_state=None,
+) -> NullResult:
     r"""Distribution of each metric under random predictions at (n_pos, n_neg) (Hermary et al. §IV).
 
     Threshold-free metrics use a uniformly random ranking (i.i.d. continuous
@@ -436,15 +479,16 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
     total = n_pos + n_neg
     tie_term = _tie_term(ties, total)
     if tie_term > 0 and method == "monte_carlo":
-        raise InvalidInputError("ties= is used by the normal approximation of the AUROC null only; "
-                                "method='monte_carlo' simulates untied scores (use method='auto')")
+        raise InvalidInputError(
+            "ties= is used by the normal approximation of the AUROC null only; "
+            "method='monte_carlo' simulates untied scores (use method='auto')"
+        )
     out: dict[str, MetricNull] = {}
 
     if "auroc" in metrics:
         cost = _mw.work(n_pos, n_neg, n_pos * n_neg // 2)
         exact_ok = tie_term == 0 and cost <= EXACT_AUROC_WORK
-        if method == "exact" and (tie_term > 0 or cost > EXACT_AUROC_WORK_MAX
-                                  or _mw.log_comb(total, n_pos) > 690):
+        if method == "exact" and (tie_term > 0 or cost > EXACT_AUROC_WORK_MAX or _mw.log_comb(total, n_pos) > 690):
             raise InvalidInputError(
                 f"method='exact': the exact AUROC null needs untied scores and at most {EXACT_AUROC_WORK_MAX:.0e} "
                 f"additions with counts below 1e300, got n_pos={n_pos}, n_neg={n_neg} ({cost:.2e} additions"
@@ -473,8 +517,9 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
             vals = _kernels.mc_rankings(n_pos, n_neg, runs, rng_free)
             weights = np.full(runs, 1.0 / runs)
             for m in free:
-                out[m] = _summarize(m, vals[m], weights, method="monte_carlo", runs=runs, observed=obs.get(m),
-                                    q=float("nan"))
+                out[m] = _summarize(
+                    m, vals[m], weights, method="monte_carlo", runs=runs, observed=obs.get(m), q=float("nan")
+                )
 
     thr = [m for m in THRESHOLDED if m in metrics]
     if thr:
@@ -492,11 +537,19 @@ def null_distribution(n_pos=None, n_neg=None, *, ratio=None, n=None, metrics=MET
             vals = _kernels.mc_thresholded(n_pos, n_neg, q_value, runs, rng_thr)
             weights = np.full(runs, 1.0 / runs)
             for m in thr:
-                out[m] = _summarize(m, vals[m], weights, method="monte_carlo", runs=runs, observed=obs.get(m),
-                                    q=q_value)
+                out[m] = _summarize(
+                    m, vals[m], weights, method="monte_carlo", runs=runs, observed=obs.get(m), q=q_value
+                )
 
-    return NullResult(n_pos=n_pos, n_neg=n_neg, ratio=n_pos / total, prediction=prediction, q=q_value,
-                      nulls=tuple(out[m] for m in metrics), tie_term=tie_term)
+    return NullResult(
+        n_pos=n_pos,
+        n_neg=n_neg,
+        ratio=n_pos / total,
+        prediction=prediction,
+        q=q_value,
+        nulls=tuple(out[m] for m in metrics),
+        tie_term=tie_term,
+    )
 
 
 def _tie_term(ties, total: int) -> float:
@@ -509,7 +562,7 @@ def _tie_term(ties, total: int) -> float:
     if int(arr.sum()) > total:
         raise InvalidInputError(f"ties: the tie groups hold {int(arr.sum())} scores, more than n = {total}")
     t = arr.astype(np.float64)
-    return float(np.sum(t ** 3 - t))
+    return float(np.sum(t**3 - t))
 
 
 def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, random_state=None) -> NullResult:
@@ -570,13 +623,28 @@ def auroc_null(y_true, scores, *, method: str = "auto", runs: int = 10_000, rand
     _, counts = np.unique(s, return_counts=True)
     counts = counts[counts > 1]
     n_pos = int(y.sum())
-    return null_distribution(n_pos, int(y.size - n_pos), metrics=("auroc",), method=method, runs=runs,
-                             observed={"auroc": value}, ties=counts if counts.size else None,
-                             random_state=random_state)
+    return null_distribution(
+        n_pos,
+        int(y.size - n_pos),
+        metrics=("auroc",),
+        method=method,
+        runs=runs,
+        observed={"auroc": value},
+        ties=counts if counts.size else None,
+        random_state=random_state,
+    )
 
 
-def null_sweep(ratios=PAPER_SWEEP_RATIOS, *, n: int = 100, metrics=METRIC_NAMES, q="coin", method: str = "auto",
-               runs: int = 10_000, random_state=None) -> NullSweepResult:
+def null_sweep(
+    ratios=PAPER_SWEEP_RATIOS,
+    *,
+    n: int = 100,
+    metrics=METRIC_NAMES,
+    q="coin",
+    method: str = "auto",
+    runs: int = 10_000,
+    random_state=None,
+) -> NullSweepResult:
     r"""Nulls of every metric over a range of anomaly ratios at a fixed test-set size (Hermary et al. Figure 1).
 
     For each ratio π, [`null_distribution`][auditad.nulls.null_distribution] at ``n_pos = round(π n)``; the

@@ -92,8 +92,10 @@ def counts_lower(m: int, n: int, t: int) -> np.ndarray:
     t = min(t, m * n)
     size = t + 1
     if (m + 1) * size > _CELLS_MAX:  # checked before allocating (callers choose by `work` first)
-        raise InvalidInputError(f"the exact Mann-Whitney counts at n_pos x n_neg = {m} x {n} need "
-                                f"{(m + 1) * size:.3g} cells (limit {_CELLS_MAX:.0e}); use the normal approximation")
+        raise InvalidInputError(
+            f"the exact Mann-Whitney counts at n_pos x n_neg = {m} x {n} need "
+            f"{(m + 1) * size:.3g} cells (limit {_CELLS_MAX:.0e}); use the normal approximation"
+        )
     G = np.zeros((m + 1, size))
     G[:, 0] = 1.0  # no negatives yet: U = 0 surely
     for j in range(1, min(n, t) + 1):  # add the j-th negative; steps j > t only touch degrees > t
@@ -137,7 +139,7 @@ def upper_tail(m: int, n: int, u: int, *, counts: np.ndarray | None = None) -> t
     if 2 * t <= d:
         c = counts if counts is not None else counts_lower(m, n, t)
         log10p = math.log10(float(np.sum(c[: t + 1]))) - log_comb(m + n, m) / math.log(10)
-        return 10.0 ** log10p if log10p > -307 else 0.0, log10p
+        return 10.0**log10p if log10p > -307 else 0.0, log10p
     c = counts if counts is not None else counts_lower(m, n, u - 1)
     below = float(np.sum(_normalise(c[:u], m, n)))  # P(U <= u - 1) <= 1/2 + pmf at the centre
     p = max(1.0 - below, 0.0)

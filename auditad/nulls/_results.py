@@ -34,7 +34,6 @@ P_FLOOR = 1e-300
 NORMAL_P_MIN = 1e-3
 
 
-
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True, eq=False)
 class MetricNull:
@@ -112,8 +111,11 @@ class MetricNull:
 
     def summary_row(self) -> dict:
         """Plain values without the histogram (one row of `NullResult.to_frame`)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)
-                if not f.name.startswith("hist_") and f.name not in _BULK}
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if not f.name.startswith("hist_") and f.name not in _BULK
+        }
 
     def quantile(self, level: float) -> float:
         """Smallest value whose null CDF reaches ``level`` (normal quantile for ``analytic``).
@@ -224,33 +226,67 @@ class NullResult:
         """Tidy frame: one row per metric with the class counts and the summary statistics."""
         import pandas as pd
 
-        rows = [{"n_pos": self.n_pos, "n_neg": self.n_neg, "ratio": self.ratio, "prediction": self.prediction,
-                 **m.summary_row()} for m in self.nulls]
+        rows = [
+            {
+                "n_pos": self.n_pos,
+                "n_neg": self.n_neg,
+                "ratio": self.ratio,
+                "prediction": self.prediction,
+                **m.summary_row(),
+            }
+            for m in self.nulls
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
         """JSON-safe dict (summaries, methods and histograms; not the full distributions)."""
-        return {"n_pos": self.n_pos, "n_neg": self.n_neg, "ratio": json_safe(self.ratio),
-                "prediction": self.prediction, "q": json_safe(self.q), "tie_term": json_safe(self.tie_term),
-                "nulls": {m.metric: m.to_dict() for m in self.nulls}}
+        return {
+            "n_pos": self.n_pos,
+            "n_neg": self.n_neg,
+            "ratio": json_safe(self.ratio),
+            "prediction": self.prediction,
+            "q": json_safe(self.q),
+            "tie_term": json_safe(self.tie_term),
+            "nulls": {m.metric: m.to_dict() for m in self.nulls},
+        }
 
     def _repr_html_(self) -> str:
         """Notebook display: one row per metric; the null of the first observed metric (else the first) drawn."""
         from .._format import html_block, html_table, percent, svg_histogram
 
-        rows = [{"metric": m.metric, "method": m.method, "runs": m.runs, "mean": m.mean, "std": m.std,
-                 "q95": m.q95, "q99": m.q99, "observed": m.observed,
-                 "p_value": "" if math.isnan(m.p_value) else format_p_value(m.p_value, m.log10_p,
-                                                                               m.p_method in BOUND_METHODS)}
-                for m in self.nulls]
+        rows = [
+            {
+                "metric": m.metric,
+                "method": m.method,
+                "runs": m.runs,
+                "mean": m.mean,
+                "std": m.std,
+                "q95": m.q95,
+                "q99": m.q99,
+                "observed": m.observed,
+                "p_value": ""
+                if math.isnan(m.p_value)
+                else format_p_value(m.p_value, m.log10_p, m.p_method in BOUND_METHODS),
+            }
+            for m in self.nulls
+        ]
         shown = next((m for m in self.nulls if not math.isnan(m.observed)), None) or self.nulls[0]
-        figure = svg_histogram(shown.hist_edges, shown.hist_prob, marker=None if math.isnan(shown.observed)
-                               else shown.observed, title=f"null distribution of {shown.metric}")
-        return html_block(f"Random-baseline nulls at n_pos = {self.n_pos}, n_neg = {self.n_neg} "
-                          f"(anomaly ratio {percent(self.ratio)}; binary predictions: {self.prediction}, "
-                          f"q = {self.q:.4g})", html_table(rows, kinds={"observed": "stat", "p_value": "text"}),
-                          figure, note=f"Histogram: the null of {shown.metric}"
-                          + ("" if math.isnan(shown.observed) else ", the red line the observed score") + ".")
+        figure = svg_histogram(
+            shown.hist_edges,
+            shown.hist_prob,
+            marker=None if math.isnan(shown.observed) else shown.observed,
+            title=f"null distribution of {shown.metric}",
+        )
+        return html_block(
+            f"Random-baseline nulls at n_pos = {self.n_pos}, n_neg = {self.n_neg} "
+            f"(anomaly ratio {percent(self.ratio)}; binary predictions: {self.prediction}, "
+            f"q = {self.q:.4g})",
+            html_table(rows, kinds={"observed": "stat", "p_value": "text"}),
+            figure,
+            note=f"Histogram: the null of {shown.metric}"
+            + ("" if math.isnan(shown.observed) else ", the red line the observed score")
+            + ".",
+        )
 
     def summary_text(self) -> str:
         """A plain-text table for the command line."""
@@ -260,13 +296,25 @@ class NullResult:
         for m in self.nulls:
             obs = "" if math.isnan(m.observed) else f"{m.observed:.4f}"
             p = "" if math.isnan(m.p_value) else format_p_value(m.p_value, m.log10_p, m.p_method in BOUND_METHODS)
-            rows.append((m.metric, m.method, m.runs, *(f"{v:.4f}" for v in (m.mean, m.std, m.mean_positive_deviation,
-                                                                           m.q95, m.q99)), obs, p, f"  {m.p_method}"))
+            rows.append(
+                (
+                    m.metric,
+                    m.method,
+                    m.runs,
+                    *(f"{v:.4f}" for v in (m.mean, m.std, m.mean_positive_deviation, m.q95, m.q99)),
+                    obs,
+                    p,
+                    f"  {m.p_method}",
+                )
+            )
         head = ("metric", "method", "runs", "mean", "std", "mpd", "q95", "q99", "observed", "p_value", "  p from")
-        return "\n".join([f"Random-baseline nulls: n_pos={self.n_pos}, n_neg={self.n_neg}, ratio={self.ratio:.4%}, "
-                          f"binary predictions: {self.prediction} (q={self.q:.4g})",
-                          text_table(rows, header=head, align="llrrrrrrrrl", sep="",
-                                     widths=(11, 13, 7, 9, 9, 9, 9, 9, 10, 11))])
+        return "\n".join(
+            [
+                f"Random-baseline nulls: n_pos={self.n_pos}, n_neg={self.n_neg}, ratio={self.ratio:.4%}, "
+                f"binary predictions: {self.prediction} (q={self.q:.4g})",
+                text_table(rows, header=head, align="llrrrrrrrrl", sep="", widths=(11, 13, 7, 9, 9, 9, 9, 9, 10, 11)),
+            ]
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,19 +346,36 @@ class NullSweepResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"ratios": json_safe(self.ratios), "n": self.n, "prediction": self.prediction,
-                "results": [r.to_dict() for r in self.results]}
+        return {
+            "ratios": json_safe(self.ratios),
+            "n": self.n,
+            "prediction": self.prediction,
+            "results": [r.to_dict() for r in self.results],
+        }
 
     def _repr_html_(self) -> str:
         """Notebook display: per ratio and metric, the null's mean, std and 95 % quantile."""
         from .._format import html_block, html_table
 
-        rows = [{"ratio": float(rq), "n_pos": r.n_pos, "n_neg": r.n_neg, "metric": m.metric, "method": m.method,
-                 "mean": m.mean, "std": m.std, "q95": m.q95} for rq, r in zip(self.ratios, self.results)
-                for m in r.nulls]
-        return html_block(f"Random-baseline nulls over {len(self.results)} anomaly ratios at n = {self.n} "
-                          f"(binary predictions: {self.prediction})", html_table(rows, kinds={"ratio": "real"},
-                                                                                  max_rows=60))
+        rows = [
+            {
+                "ratio": float(rq),
+                "n_pos": r.n_pos,
+                "n_neg": r.n_neg,
+                "metric": m.metric,
+                "method": m.method,
+                "mean": m.mean,
+                "std": m.std,
+                "q95": m.q95,
+            }
+            for rq, r in zip(self.ratios, self.results)
+            for m in r.nulls
+        ]
+        return html_block(
+            f"Random-baseline nulls over {len(self.results)} anomaly ratios at n = {self.n} "
+            f"(binary predictions: {self.prediction})",
+            html_table(rows, kinds={"ratio": "real"}, max_rows=60),
+        )
 
 
 def format_p_value(p: float, log10_p: float = float("nan"), upper_bound: bool = False) -> str:
@@ -406,4 +471,4 @@ def _auroc_normal_p(x, n_pos, n_neg, sd, tie_term):
     if p >= NORMAL_P_MIN:
         return p, _log10(p), "normal", False
     log10p = _mw.log10_chernoff_upper_tail(n_pos, n_neg, u)
-    return _floor(10.0 ** log10p, log10p, "chernoff_bound", True)
+    return _floor(10.0**log10p, log10p, "chernoff_bound", True)

@@ -20,8 +20,15 @@ import numpy as np
 from .._json import json_safe
 from ._results import TOL
 
-__all__ = ["ObservedResult", "ClassNullResult", "ObservedSharesResult", "place_observed", "class_test_counts",
-           "place_protocol_aurocs", "observed_shares"]
+__all__ = [
+    "ObservedResult",
+    "ClassNullResult",
+    "ObservedSharesResult",
+    "place_observed",
+    "class_test_counts",
+    "place_protocol_aurocs",
+    "observed_shares",
+]
 
 
 @dataclass(frozen=True)
@@ -106,8 +113,9 @@ def place_observed(null, auroc: float) -> ObservedResult:
     p, log10_p, how, bound = null.p_value_details(auroc, "auroc")
     an = null["auroc"]
     # above = strictly above: an AUROC on the quantile's lattice point (up to rounding) is not above it
-    return ObservedResult(auroc, float(p), float(log10_p), how, bool(bound), bool(auroc > an.q95 + TOL),
-                          bool(auroc > an.q99 + TOL))
+    return ObservedResult(
+        auroc, float(p), float(log10_p), how, bool(bound), bool(auroc > an.q95 + TOL), bool(auroc > an.q99 + TOL)
+    )
 
 
 @dataclass(frozen=True, eq=False)
@@ -155,8 +163,11 @@ def class_test_counts(result) -> list:
     - [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs]: places the AUROCs of these classes.
     """
     rows = result.per_class(result.representation_names[0])
-    return [(i, row["class"], int(row["n_pos"]), int(row["n_neg"])) for i, row in enumerate(rows)
-            if row["n_pos"] >= 1 and row["n_neg"] >= 1]
+    return [
+        (i, row["class"], int(row["n_pos"]), int(row["n_neg"]))
+        for i, row in enumerate(rows)
+        if row["n_pos"] >= 1 and row["n_neg"] >= 1
+    ]
 
 
 def place_protocol_aurocs(result, nulls: Mapping) -> list:
@@ -185,13 +196,17 @@ def place_protocol_aurocs(result, nulls: Mapping) -> list:
     1. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly
        Detection" (§IV).
     """
-    observed = {(rep, det): result.aurocs(rep, det) for rep in result.representation_names
-                for det in result.detector_names}
+    observed = {
+        (rep, det): result.aurocs(rep, det) for rep in result.representation_names for det in result.detector_names
+    }
     out = []
     for i, label, n_pos, n_neg in class_test_counts(result):
         null = nulls[(n_pos, n_neg)]
-        out.append(ClassNullResult(label, n_pos, n_neg, null,
-                                   {key: place_observed(null, vals[i]) for key, vals in observed.items()}))
+        out.append(
+            ClassNullResult(
+                label, n_pos, n_neg, null, {key: place_observed(null, vals[i]) for key, vals in observed.items()}
+            )
+        )
     return out
 
 
@@ -235,5 +250,9 @@ def observed_shares(classes: Sequence[ClassNullResult], representation: str) -> 
     if not obs:
         nan = float("nan")
         return ObservedSharesResult(0, nan, nan, nan)
-    return ObservedSharesResult(len(obs), float(np.mean([o.above_q95 for o in obs])),
-                                float(np.mean([o.above_q99 for o in obs])), float(max(o.p_value for o in obs)))
+    return ObservedSharesResult(
+        len(obs),
+        float(np.mean([o.above_q95 for o in obs])),
+        float(np.mean([o.above_q99 for o in obs])),
+        float(max(o.p_value for o in obs)),
+    )

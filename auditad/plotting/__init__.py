@@ -25,19 +25,50 @@ References
 from __future__ import annotations
 
 from . import style as st
-from .protocol import (leakage_vs_auroc_figure, plot_leakage_vs_auroc, plot_protocol_heatmap,
-                              plot_protocol_profile, protocol_heatmap_figure, protocol_profile_figure)
+from .protocol import (
+    leakage_vs_auroc_figure,
+    plot_leakage_vs_auroc,
+    plot_protocol_heatmap,
+    plot_protocol_profile,
+    protocol_heatmap_figure,
+    protocol_profile_figure,
+)
 from .leaderboards import leaderboard_heatmap_figure, plot_leaderboard_heatmap
 
-__all__ = ["plot_protocol_heatmap", "plot_leakage_vs_auroc", "plot_protocol_profile", "plot_landscape",
-           "plot_landscape_difference", "plot_null_sweep", "plot_null", "plot_minimal_tpr", "plot_coverage",
-           "plot_estimator_vs_auc", "plot_bound_vs_auc", "plot_leakage_curve", "leakage_curves_figure",
-           "protocol_heatmap_figure", "protocol_profile_figure", "leakage_vs_auroc_figure", "nulls_figure",
-           "landscapes_figure", "landscape_differences_figure", "minimal_tpr_figure", "selection_figure",
-           "plot_leaderboard_heatmap", "leaderboard_heatmap_figure"]
+__all__ = [
+    "plot_protocol_heatmap",
+    "plot_leakage_vs_auroc",
+    "plot_protocol_profile",
+    "plot_landscape",
+    "plot_landscape_difference",
+    "plot_null_sweep",
+    "plot_null",
+    "plot_minimal_tpr",
+    "plot_coverage",
+    "plot_estimator_vs_auc",
+    "plot_bound_vs_auc",
+    "plot_leakage_curve",
+    "leakage_curves_figure",
+    "protocol_heatmap_figure",
+    "protocol_profile_figure",
+    "leakage_vs_auroc_figure",
+    "nulls_figure",
+    "landscapes_figure",
+    "landscape_differences_figure",
+    "minimal_tpr_figure",
+    "selection_figure",
+    "plot_leaderboard_heatmap",
+    "leaderboard_heatmap_figure",
+]
 
-_METRIC_LABELS = {"auroc": "AUROC", "ap": "AP", "aupr_trap": "AUPR (trapezoid)", "f1": "F1", "mcc": "MCC",
-                  "mcc_scaled": "MCC (scaled)"}
+_METRIC_LABELS = {
+    "auroc": "AUROC",
+    "ap": "AP",
+    "aupr_trap": "AUPR (trapezoid)",
+    "f1": "F1",
+    "mcc": "MCC",
+    "mcc_scaled": "MCC (scaled)",
+}
 
 
 def _label(metric: str) -> str:
@@ -109,8 +140,16 @@ def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False
     r = _pick_ratio(result, ratio)
     values = result.values[r, _metric_index(result, metric)]
     lo, hi = _metric_range(metric)
-    im = ax.imshow(values.T, origin="lower", extent=(0, 1, 0, 1), vmin=lo, vmax=hi, cmap=cmap, aspect="equal",
-                   interpolation="nearest")
+    im = ax.imshow(
+        values.T,
+        origin="lower",
+        extent=(0, 1, 0, 1),
+        vmin=lo,
+        vmax=hi,
+        cmap=cmap,
+        aspect="equal",
+        interpolation="nearest",
+    )
     levels = [lo + (hi - lo) * f for f in (0.25, 0.5, 0.75)]
     cs = ax.contour(result.tpr, result.tnr, values.T, levels=levels, colors="white", linewidths=0.9)
     halo = [patheffects.withStroke(linewidth=2.2, foreground="black")]
@@ -118,15 +157,25 @@ def plot_landscape(result, *, metric="auroc", ratio=None, ax=None, regions=False
     for path in cs.get_paths():
         if len(path.vertices):
             spots.append(tuple(path.vertices[int(0.35 * (len(path.vertices) - 1))]))
-    for t in ax.clabel(cs, fmt=lambda v: f"{v:.2f}", fontsize=st.MIN_FONT_PT, inline=True, inline_spacing=2,
-                       manual=spots):
+    for t in ax.clabel(
+        cs, fmt=lambda v: f"{v:.2f}", fontsize=st.MIN_FONT_PT, inline=True, inline_spacing=2, manual=spots
+    ):
         t.set_path_effects(halo)
     if regions:
         from matplotlib.patches import Rectangle
 
         for name, ((t0, t1), (n0, n1)) in REGIONS.items():
-            ax.add_patch(Rectangle((t0, n0), t1 - t0, n1 - n0, fill=False, edgecolor="white", linewidth=1.4,
-                                   path_effects=[patheffects.withStroke(linewidth=2.6, foreground="black")]))
+            ax.add_patch(
+                Rectangle(
+                    (t0, n0),
+                    t1 - t0,
+                    n1 - n0,
+                    fill=False,
+                    edgecolor="white",
+                    linewidth=1.4,
+                    path_effects=[patheffects.withStroke(linewidth=2.6, foreground="black")],
+                )
+            )
             cx, cy = (t0 + t1) / 2, (n0 + n1) / 2
             # corner regions: label beside the box, towards the middle; R5: label above its box
             dx = 0.0 if abs(cx - 0.5) < 0.2 else (0.14 if cx < 0.5 else -0.14)
@@ -156,8 +205,16 @@ def plot_landscape_difference(result, *, metric="aupr_trap", ratio=None, ax=None
     r = _pick_ratio(result, ratio)
     values = result.values[r, _metric_index(result, metric)]
     vmax = max(float(np.max(np.abs(values))), 1e-6)
-    im = ax.imshow(values.T, origin="lower", extent=(0, 1, 0, 1), vmin=-vmax, vmax=vmax, cmap="RdBu",
-                   aspect="equal", interpolation="nearest")
+    im = ax.imshow(
+        values.T,
+        origin="lower",
+        extent=(0, 1, 0, 1),
+        vmin=-vmax,
+        vmax=vmax,
+        cmap="RdBu",
+        aspect="equal",
+        interpolation="nearest",
+    )
     if min((values < 0).mean(), (values > 0).mean()) > 0.02:  # a zero line inside the map, not along its edge
         cs = ax.contour(result.tpr, result.tnr, values.T, levels=[0.0], colors="0.15", linewidths=0.9)
         ax.clabel(cs, fmt=lambda v: "0", fontsize=st.MIN_FONT_PT, inline=True)
@@ -207,9 +264,11 @@ def _null_lines(null):
     from .._format import stat
     from ..nulls import format_p_value
 
-    lines = [(null.mean, {"color": "black", "linewidth": 1.0}, "null mean"),
-             (null.q95, {"color": st.PALETTE[1], "linestyle": "--", "linewidth": 1.2}, "95 % quantile"),
-             (null.q99, {"color": st.PALETTE[5], "linestyle": "--", "linewidth": 1.2}, "99 % quantile")]
+    lines = [
+        (null.mean, {"color": "black", "linewidth": 1.0}, "null mean"),
+        (null.q95, {"color": st.PALETTE[1], "linestyle": "--", "linewidth": 1.2}, "95 % quantile"),
+        (null.q99, {"color": st.PALETTE[5], "linestyle": "--", "linewidth": 1.2}, "99 % quantile"),
+    ]
     obs = None
     if null.observed == null.observed:
         p = format_p_value(null.p_value, null.log10_p, null.p_upper_bound)
@@ -234,8 +293,13 @@ def plot_null(result, *, metric="auroc", ax=None, legend=True):
     null = result[metric] if hasattr(result, "nulls") else result
     ax = _axes(ax, height=3.0, width=6.0)
     edges, prob = np.asarray(null.hist_edges), np.asarray(null.hist_prob)
-    ax.stairs(prob, edges, fill=True, color="0.72", label=f"null ({null.method}"
-              f"{', ' + str(null.runs) + ' runs' if null.runs else ''})")
+    ax.stairs(
+        prob,
+        edges,
+        fill=True,
+        color="0.72",
+        label=f"null ({null.method}{', ' + str(null.runs) + ' runs' if null.runs else ''})",
+    )
     lines, obs = _null_lines(null)
     for x, kw, label in lines:
         ax.axvline(x, label=label, **kw)
@@ -266,9 +330,10 @@ def plot_minimal_tpr(result, *, metric="auroc", ax=None, legend=True):
     k = _metric_index(result, metric)
     for r, label in enumerate(result.labels):
         colour = st.PALETTE[r % len(st.PALETTE)]
-        for line in (ax.plot(result.scores, result.min_tpr[r, k], color=colour, label=f"π = {label}")[0],
-                     ax.plot(result.scores, result.tnr_needed[r, k], color=colour, linestyle="--",
-                             linewidth=1.1)[0]):
+        for line in (
+            ax.plot(result.scores, result.min_tpr[r, k], color=colour, label=f"π = {label}")[0],
+            ax.plot(result.scores, result.tnr_needed[r, k], color=colour, linestyle="--", linewidth=1.1)[0],
+        ):
             st.clip_free(line)
     ax.set_xlabel(f"target {_label(metric)}")
     ax.set_ylabel("min. TPR (solid), TNR (dashed)")
@@ -289,8 +354,17 @@ def plot_coverage(result, *, metric="auroc", ax=None):
     k = _metric_index(result, metric)
     centers = (result.bin_edges[k, :-1] + result.bin_edges[k, 1:]) / 2
     for r, label in enumerate(result.labels):
-        st.clip_free(ax.plot(centers, 100 * result.coverage[r, k], marker="o", markersize=3, linewidth=1.2,
-                             color=st.PALETTE[r % len(st.PALETTE)], label=f"π = {label}")[0])
+        st.clip_free(
+            ax.plot(
+                centers,
+                100 * result.coverage[r, k],
+                marker="o",
+                markersize=3,
+                linewidth=1.2,
+                color=st.PALETTE[r % len(st.PALETTE)],
+                label=f"π = {label}",
+            )[0]
+        )
     ax.set_xlabel(f"{_label(metric)} bin")
     ax.set_ylabel("share of the area (%)")
     ax.set_ylim(bottom=0)
@@ -322,11 +396,12 @@ def nulls_figure(nulls, *, metric="auroc", max_panels=12, ncol=4):
         for i, (c, nr) in enumerate(items):
             ax = plot_null(nr, metric=metric, ax=flat[i], legend=False)
             obs = ax.get_title()
-            ax.set_title(f"class {c}: n+ = {nr.n_pos}, n− = {nr.n_neg}" + (f"\n{obs}" if obs else ""),
-                         fontsize=st.SMALL_PT)
+            ax.set_title(
+                f"class {c}: n+ = {nr.n_pos}, n− = {nr.n_neg}" + (f"\n{obs}" if obs else ""), fontsize=st.SMALL_PT
+            )
             if i % ncol:
                 ax.set_ylabel("")
-        for ax in flat[len(items):]:
+        for ax in flat[len(items) :]:
             ax.set_visible(False)
         handles, labels = flat[0].get_legend_handles_labels()
         fig.legend(handles, labels, loc="outside upper center", ncol=len(handles), frameon=False)
@@ -411,8 +486,19 @@ def _scatter_families(ax, data, *, size):
         pts = np.array([(x, y) for f, x, y in data if f == fam], dtype=float).reshape(-1, 2)
         pts = pts[np.isfinite(pts).all(axis=1)]
         if len(pts):  # families with nothing to draw get no legend entry
-            st.clip_free(ax.scatter(pts[:, 0], pts[:, 1], s=size, color=colour, marker=marker, label=fam,
-                                    alpha=0.75, edgecolors="white", linewidths=0.4))
+            st.clip_free(
+                ax.scatter(
+                    pts[:, 0],
+                    pts[:, 1],
+                    s=size,
+                    color=colour,
+                    marker=marker,
+                    label=fam,
+                    alpha=0.75,
+                    edgecolors="white",
+                    linewidths=0.4,
+                )
+            )
     handles, labels = ax.get_legend_handles_labels()
     order = [labels.index(f) for f in style if f in labels]  # legend in first-appearance order
     return [handles[i] for i in order], [labels[i] for i in order]
@@ -480,8 +566,9 @@ def plot_bound_vs_auc(result, *, robust=False, ax=None, legend=True):
     ax = _axes(ax, height=3.6, width=6.0)
     key = "true_robust_bound" if robust else "true_bound"
     rows = [r for r in result.candidates if r.get("true_auc") is not None and r["true_auc"] == r["true_auc"]]
-    handles, labels = _scatter_families(ax, [(r["family"], r["true_auc"], r[key]) for r in rows
-                                             if r["true_mu_delta"] > 0], size=18)
+    handles, labels = _scatter_families(
+        ax, [(r["family"], r["true_auc"], r[key]) for r in rows if r["true_mu_delta"] > 0], size=18
+    )
     style = _families([r["family"] for r in rows])
     neg = [r for r in rows if r["true_mu_delta"] <= 0]
     for fam, (colour, marker) in style.items():
@@ -547,20 +634,38 @@ def plot_leakage_curve(result, *, ax=None, label=None, color=None, chance=True):
     ks = np.asarray(result.ks)[order]
     values = np.asarray(result.L, dtype=float)[order]
     n = len(ax.lines)
-    line, = ax.plot(ks, values, marker=st.MARKERS[n % len(st.MARKERS)], markersize=5, color=color,
-                    label=label or "L_k")
+    (line,) = ax.plot(
+        ks, values, marker=st.MARKERS[n % len(st.MARKERS)], markersize=5, color=color, label=label or "L_k"
+    )
     st.clip_free(line)
     line.set_zorder(4)
-    drawn = np.concatenate([np.asarray(ln.get_ydata(), dtype=float) for ln in ax.lines
-                            if not ln.get_gid() == "chance"]) if ax.lines else values
+    drawn = (
+        np.concatenate([np.asarray(ln.get_ydata(), dtype=float) for ln in ax.lines if not ln.get_gid() == "chance"])
+        if ax.lines
+        else values
+    )
     top = float(np.nanmax(drawn)) if np.isfinite(drawn).any() else 0.0
     if chance:
         if result.chance <= 3 * max(top, 0.01):
-            ax.axhline(result.chance, color="0.35", linestyle=":", linewidth=1.2, label=f"chance {result.chance:.3f}",
-                       gid="chance")
+            ax.axhline(
+                result.chance,
+                color="0.35",
+                linestyle=":",
+                linewidth=1.2,
+                label=f"chance {result.chance:.3f}",
+                gid="chance",
+            )
         else:
-            ax.add_line(Line2D([], [], color="0.35", linestyle=":", label=f"chance {result.chance:.3f} "
-                               "(above the axis)", gid="chance"))
+            ax.add_line(
+                Line2D(
+                    [],
+                    [],
+                    color="0.35",
+                    linestyle=":",
+                    label=f"chance {result.chance:.3f} (above the axis)",
+                    gid="chance",
+                )
+            )
     shown = [ln.get_ydata()[0] for ln in ax.lines if ln.get_gid() == "chance" and len(ln.get_ydata())]
     st.nonnegative(ax, "y", values=list(drawn) + [float(v) for v in shown], floor_top=0.05, margin=0.15)
     ax.set_xlabel("k (neighbours)")

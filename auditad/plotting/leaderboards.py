@@ -39,10 +39,13 @@ def _keep(n: int, limit: int, weight) -> list:
 def _selection(grid, max_methods: int, max_datasets: int):
     import numpy as np
 
-    level = np.vectorize(_LEVEL.get, otypes=[np.int64])(grid.status) if grid.status.size else \
-        np.zeros(grid.status.shape, dtype=np.int64)
+    level = (
+        np.vectorize(_LEVEL.get, otypes=[np.int64])(grid.status)
+        if grid.status.size
+        else np.zeros(grid.status.shape, dtype=np.int64)
+    )
     flagged = (level > 0) | grid.failed
-    listed = ~grid.missing | grid.failed      # a method or dataset without any value is not drawn
+    listed = ~grid.missing | grid.failed  # a method or dataset without any value is not drawn
     keep_r = np.flatnonzero(listed.any(axis=1))
     keep_c = np.flatnonzero(listed.any(axis=0))
     f = flagged[np.ix_(keep_r, keep_c)]
@@ -69,8 +72,16 @@ def _scale(metric: str, values):
     return "viridis_r" if not spec.higher_is_better else "viridis", 0.0, hi if hi > 0 else 1.0, ""
 
 
-def plot_leaderboard_heatmap(grid, *, ax=None, annotate=None, colorbar: bool = True, transpose=None,
-                             max_methods: int = MAX_HEATMAP_METHODS, max_datasets: int = MAX_HEATMAP_DATASETS):
+def plot_leaderboard_heatmap(
+    grid,
+    *,
+    ax=None,
+    annotate=None,
+    colorbar: bool = True,
+    transpose=None,
+    max_methods: int = MAX_HEATMAP_METHODS,
+    max_datasets: int = MAX_HEATMAP_DATASETS,
+):
     """Methods × datasets heatmap of one metric, the flagged cells framed (from a `CellGrid`).
 
     Each cell is the mean over seeds of a method's usable values on a dataset;
@@ -145,22 +156,28 @@ def plot_leaderboard_heatmap(grid, *, ax=None, annotate=None, colorbar: bool = T
     import matplotlib
 
     cmap = matplotlib.colormaps[cmap_name].with_extremes(bad="0.88")
-    im = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto",
-                   interpolation="nearest")
+    im = ax.imshow(
+        np.ma.masked_invalid(values), cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto", interpolation="nearest"
+    )
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label=f"{grid.metric} (seed mean)", shrink=0.9)
-    def boxes(mask, half):      # one collection per kind: fast to draw and to save, whatever the count
+
+    def boxes(mask, half):  # one collection per kind: fast to draw and to save, whatever the count
         return [Rectangle((j - half, i - half), 2 * half, 2 * half) for i, j in zip(*np.nonzero(mask))]
 
     if failed.any():
-        ax.add_collection(PatchCollection(boxes(failed, 0.5), facecolor="0.75", edgecolor="0.45", hatch="////",
-                                          linewidth=0.0, gid="failed-run"))
-    for level, gid, style in ((2, "flag-fail", {"linestyle": "solid", "linewidth": 2.0}),
-                              (1, "flag-warn", {"linestyle": (0, (2.5, 1.5)), "linewidth": 1.4})):
+        ax.add_collection(
+            PatchCollection(
+                boxes(failed, 0.5), facecolor="0.75", edgecolor="0.45", hatch="////", linewidth=0.0, gid="failed-run"
+            )
+        )
+    for level, gid, style in (
+        (2, "flag-fail", {"linestyle": "solid", "linewidth": 2.0}),
+        (1, "flag-warn", {"linestyle": (0, (2.5, 1.5)), "linewidth": 1.4}),
+    ):
         mask = (lev == level) & ~failed
         if mask.any():
-            ax.add_collection(PatchCollection(boxes(mask, 0.42), facecolor="none", edgecolor="black", gid=gid,
-                                              **style))
+            ax.add_collection(PatchCollection(boxes(mask, 0.42), facecolor="none", edgecolor="black", gid=gid, **style))
     if annotate is None:
         annotate = n_x * n_y <= MAX_ANNOTATED_CELLS and n_x <= MAX_ANNOTATED_COLUMNS
     if annotate:
@@ -174,8 +191,9 @@ def plot_leaderboard_heatmap(grid, *, ax=None, annotate=None, colorbar: bool = T
                 else:
                     text = f"{v:.2f}"
                 dark = np.isfinite(v) and cmap_name == "RdBu" and abs(v - 0.5) > 0.3
-                ax.text(j, i, text, ha="center", va="center", fontsize=st.MIN_FONT_PT,
-                        color="white" if dark else "black")
+                ax.text(
+                    j, i, text, ha="center", va="center", fontsize=st.MIN_FONT_PT, color="white" if dark else "black"
+                )
     ax.set_xticks(range(n_x), xlabels, rotation=90 if n_x > 4 else 0)
     ax.set_yticks(range(n_y), ylabels)
     ax.tick_params(length=0)
@@ -186,8 +204,11 @@ def plot_leaderboard_heatmap(grid, *, ax=None, annotate=None, colorbar: bool = T
     cut = "; ".join(f"{drawn[k]} of {total[k]} {k}s" for k in ("method", "dataset") if drawn[k] < total[k])
     empty = "; ".join(f"{n} {k}(s) without any value left out" for k, n in (("method", no_m), ("dataset", no_d)) if n)
     n_fail, n_warn = int((grid.status == "fail").sum()), int((grid.status == "warn").sum())
-    title = (f"{grid.metric}: {n_fail} cell(s) in failed findings (solid frame), {n_warn} in warnings (dashed)"
-             + (f"; drawn: {cut} (the most flagged)" if cut else "") + (f"; {empty}" if empty else ""))
+    title = (
+        f"{grid.metric}: {n_fail} cell(s) in failed findings (solid frame), {n_warn} in warnings (dashed)"
+        + (f"; drawn: {cut} (the most flagged)" if cut else "")
+        + (f"; {empty}" if empty else "")
+    )
     ax.set_title(title)
     ax.set_xlabel(xnames + ("" if not centre else f"   (colour: {centre}; hatched: failed run; grey: no value)"))
     ax.set_ylabel(ynames + ("s, best ranked first" if ynames == "method" else "s"))

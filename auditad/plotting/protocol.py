@@ -20,9 +20,17 @@ from . import style as st
 from .._format import count
 from ..errors import InvalidInputError
 
-__all__ = ["MAX_HEATMAP_CLASSES", "MAX_LABELLED_CLASSES", "MAX_PROFILE_POINTS", "plot_protocol_heatmap",
-           "plot_leakage_vs_auroc", "plot_protocol_profile", "protocol_heatmap_figure", "leakage_vs_auroc_figure",
-           "protocol_profile_figure"]
+__all__ = [
+    "MAX_HEATMAP_CLASSES",
+    "MAX_LABELLED_CLASSES",
+    "MAX_PROFILE_POINTS",
+    "plot_protocol_heatmap",
+    "plot_leakage_vs_auroc",
+    "plot_protocol_profile",
+    "protocol_heatmap_figure",
+    "leakage_vs_auroc_figure",
+    "protocol_profile_figure",
+]
 
 #: Largest number of classes whose heatmap rows are named and annotated (and that the report draws as a heatmap).
 MAX_HEATMAP_CLASSES = 40
@@ -110,8 +118,7 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
     rep = columns[0][0]
     grid = np.column_stack([c[1] for c in columns]).astype(float)
     near = np.column_stack([c[2] for c in columns])
-    im = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto",
-                   interpolation="nearest")
+    im = ax.imshow(np.ma.masked_invalid(grid), cmap="RdBu", vmin=0.0, vmax=1.0, aspect="auto", interpolation="nearest")
     if colorbar:
         ax.figure.colorbar(im, ax=ax, label="AUROC(c)", shrink=0.9)
     if few:
@@ -122,8 +129,15 @@ def plot_protocol_heatmap(result, *, representation=None, ax=None, annotate=None
             for j in range(grid.shape[1]):
                 v = grid[i, j]
                 dark = np.isfinite(v) and abs(v - 0.5) > 0.3
-                ax.text(j, i, "–" if np.isnan(v) else f"{v:.2f}", ha="center", va="center", fontsize=st.SMALL_PT,
-                        color="white" if dark else "black")
+                ax.text(
+                    j,
+                    i,
+                    "–" if np.isnan(v) else f"{v:.2f}",
+                    ha="center",
+                    va="center",
+                    fontsize=st.SMALL_PT,
+                    color="white" if dark else "black",
+                )
     ax.set_xticks(range(len(dets)), dets)
     if few:
         ax.set_yticks(range(K), [str(c.item() if hasattr(c, "item") else c) for c in result.classes])
@@ -190,11 +204,14 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="ensemble", a
     ax.axhline(0.5, color="0.45", lw=0.8, ls="--", zorder=1)
     handles = [Patch(color="0.88", label=f"near random (½ ± {eps:g})")]
     size, edge = (30, 0.5) if few else ((14, 0.3) if K <= 1000 else (6, 0.0))
-    for mask, colour, marker, name in ((~inverted, st.PALETTE[0], "o", "AUROC(c) ≥ ½"),
-                                       (inverted, st.PALETTE[5], "v", "inverted (AUROC(c) < ½)")):
+    for mask, colour, marker, name in (
+        (~inverted, st.PALETTE[0], "o", "AUROC(c) ≥ ½"),
+        (inverted, st.PALETTE[5], "v", "inverted (AUROC(c) < ½)"),
+    ):
         if mask.any():
-            st.clip_free(ax.scatter(L[mask], A[mask], color=colour, marker=marker, s=size, edgecolors="white",
-                                    linewidths=edge))
+            st.clip_free(
+                ax.scatter(L[mask], A[mask], color=colour, marker=marker, s=size, edgecolors="white", linewidths=edge)
+            )
             handles.append(Line2D([], [], color=colour, marker=marker, linestyle="none", label=name))
     st.nonnegative(ax, "x", values=L, margin=0.12, floor_top=0.02)
     ax.set_ylim(0.0, 1.0)
@@ -208,8 +225,11 @@ def plot_leakage_vs_auroc(result, *, representation=None, detector="ensemble", a
     else:  # the lowest AUROC(c) first, ties by class position; NaN never labelled
         order = np.lexsort((np.arange(K), np.where(np.isfinite(A), A, np.inf)))
         shown = np.sort(order[:LOWEST_LABELLED][np.isfinite(A[order[:LOWEST_LABELLED]])])
-        handles.append(Line2D([], [], linestyle="none", label=f"labelled: the {shown.size} classes of lowest "
-                                                               f"AUROC(c) of {count(K)}"))
+        handles.append(
+            Line2D(
+                [], [], linestyle="none", label=f"labelled: the {shown.size} classes of lowest AUROC(c) of {count(K)}"
+            )
+        )
     if legend:
         st.legend_outside(ax, handles=handles, labels=[h.get_label() for h in handles])
     st.place_labels(ax, L[shown], A[shown], [names[i] for i in shown])
@@ -270,11 +290,26 @@ def plot_protocol_profile(result, *, representation=None, ax=None, legend=True):
         share = (pick + 0.5) / m
         mean = det == "ensemble"
         colour = "black" if mean else st.PALETTE[i % len(st.PALETTE)]
-        ax.plot(share, values[pick], color=colour, lw=2.0 if mean else 1.2, drawstyle="steps-mid",
-                marker=None if m > 40 else st.MARKERS[i % len(st.MARKERS)], ms=3.5, zorder=3 if mean else 2)
+        ax.plot(
+            share,
+            values[pick],
+            color=colour,
+            lw=2.0 if mean else 1.2,
+            drawstyle="steps-mid",
+            marker=None if m > 40 else st.MARKERS[i % len(st.MARKERS)],
+            ms=3.5,
+            zorder=3 if mean else 2,
+        )
         missing = A.size - m
-        handles.append(Line2D([], [], color=colour, lw=2.0 if mean else 1.2,
-                              label=f"{det}" + (f" ({missing} undefined)" if missing else "")))
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=colour,
+                lw=2.0 if mean else 1.2,
+                label=f"{det}" + (f" ({missing} undefined)" if missing else ""),
+            )
+        )
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel(f"share of the {count(len(result.classes))} classes (sorted by AUROC(c))")
@@ -318,12 +353,16 @@ def protocol_heatmap_figure(result, *, representations=None):
         from matplotlib.colors import Normalize
         from matplotlib.patches import Rectangle
 
-        fig.colorbar(cm.ScalarMappable(Normalize(0, 1), "RdBu"), ax=list(axes[0]), label="AUROC(c)", shrink=0.9,
-                     aspect=30)
+        fig.colorbar(
+            cm.ScalarMappable(Normalize(0, 1), "RdBu"), ax=list(axes[0]), label="AUROC(c)", shrink=0.9, aspect=30
+        )
         if len(result.classes) <= MAX_HEATMAP_CLASSES:
-            fig.legend([Rectangle((0, 0), 1, 1, **st.NEAR_RANDOM_FRAME)],
-                       [f"near random: |AUROC(c) − ½| ≤ {result.epsilon:g}"], loc="outside lower center",
-                       frameon=False)
+            fig.legend(
+                [Rectangle((0, 0), 1, 1, **st.NEAR_RANDOM_FRAME)],
+                [f"near random: |AUROC(c) − ½| ≤ {result.epsilon:g}"],
+                loc="outside lower center",
+                frameon=False,
+            )
     return fig
 
 

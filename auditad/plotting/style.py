@@ -19,9 +19,28 @@ matplotlib settings are only ever applied with `style_context` (a
 from __future__ import annotations
 
 
-__all__ = ["RC", "CONTENT_WIDTH_PX", "CONTENT_WIDTH_IN", "PX_PER_IN", "MIN_FONT_PT", "FONT_PT", "SMALL_PT",
-           "TITLE_PT", "PALETTE", "MARKERS", "style_context", "new_figure", "legend_outside", "boxed_text",
-           "place_labels", "clip_free", "unit_interval", "nonnegative", "axes_or_new", "NEAR_RANDOM_FRAME"]
+__all__ = [
+    "RC",
+    "CONTENT_WIDTH_PX",
+    "CONTENT_WIDTH_IN",
+    "PX_PER_IN",
+    "MIN_FONT_PT",
+    "FONT_PT",
+    "SMALL_PT",
+    "TITLE_PT",
+    "PALETTE",
+    "MARKERS",
+    "style_context",
+    "new_figure",
+    "legend_outside",
+    "boxed_text",
+    "place_labels",
+    "clip_free",
+    "unit_interval",
+    "nonnegative",
+    "axes_or_new",
+    "NEAR_RANDOM_FRAME",
+]
 
 #: CSS pixels per inch (a figure of w inches is w x 96 px wide in the page at 100 % zoom).
 PX_PER_IN = 96
@@ -83,8 +102,15 @@ def style_context():
     return matplotlib.rc_context(_rc())
 
 
-def new_figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, width: float = CONTENT_WIDTH_IN,
-               panel_height: float = 3.4, **subplot_kw):
+def new_figure(
+    nrows: int = 1,
+    ncols: int = 1,
+    *,
+    height: float | None = None,
+    width: float = CONTENT_WIDTH_IN,
+    panel_height: float = 3.4,
+    **subplot_kw,
+):
     """A constrained-layout figure ``width`` inches wide (default: the report's content width) with its axes.
 
     Must be called inside `style_context` for the fonts to apply.
@@ -109,8 +135,7 @@ def new_figure(nrows: int = 1, ncols: int = 1, *, height: float | None = None, w
     """
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(width, height if height is not None else panel_height * nrows + 0.3),
-                 layout="constrained")
+    fig = Figure(figsize=(width, height if height is not None else panel_height * nrows + 0.3), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False, **subplot_kw)
     return fig, axes
 
@@ -154,9 +179,17 @@ def legend_outside(ax, *, where: str = "right", handles=None, labels=None, ncol:
 
 def boxed_text(ax, x, y, text, *, size: float = SMALL_PT, color: str = "black", box: str = "white", **kw):
     """Text on a contrasting rounded box (legible over any colour map); returns the Text."""
-    return ax.text(x, y, text, fontsize=size, color=color, ha=kw.pop("ha", "center"), va=kw.pop("va", "center"),
-                   bbox={"boxstyle": "round,pad=0.2", "facecolor": box, "edgecolor": "0.25", "linewidth": 0.6,
-                         "alpha": 0.92}, **kw)
+    return ax.text(
+        x,
+        y,
+        text,
+        fontsize=size,
+        color=color,
+        ha=kw.pop("ha", "center"),
+        va=kw.pop("va", "center"),
+        bbox={"boxstyle": "round,pad=0.2", "facecolor": box, "edgecolor": "0.25", "linewidth": 0.6, "alpha": 0.92},
+        **kw,
+    )
 
 
 def clip_free(*artists) -> None:
@@ -235,8 +268,12 @@ def _offsets(gap: float):
         for step in range(16):
             a = 2 * math.pi * step / 16
             dx, dy = math.cos(a), math.sin(a)
-            yield ((r * dx, r * dy), "left" if dx > 0.3 else "right" if dx < -0.3 else "center",
-                   "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center", False)
+            yield (
+                (r * dx, r * dy),
+                "left" if dx > 0.3 else "right" if dx < -0.3 else "center",
+                "bottom" if dy > 0.3 else "top" if dy < -0.3 else "center",
+                False,
+            )
 
 
 def _group_text(names, max_group: int, per_line: int = 4) -> str:
@@ -249,18 +286,26 @@ def _group_text(names, max_group: int, per_line: int = 4) -> str:
         pass
     names = [str(n) for n in names]
     if len(names) > max_group:
-        names = names[:max_group - 1] + [f"\u2026 (+{len(names) - max_group + 1})"]
-    lines = [", ".join(names[i:i + per_line]) for i in range(0, len(names), per_line)]
+        names = names[: max_group - 1] + [f"\u2026 (+{len(names) - max_group + 1})"]
+    lines = [", ".join(names[i : i + per_line]) for i in range(0, len(names), per_line)]
     return ",\n".join(lines)
 
 
-_CANDIDATES = ((1, 0, "left", "center"), (0, 1, "center", "bottom"), (-1, 0, "right", "center"),
-               (0, -1, "center", "top"), (1, 1, "left", "bottom"), (-1, 1, "right", "bottom"),
-               (1, -1, "left", "top"), (-1, -1, "right", "top"))
+_CANDIDATES = (
+    (1, 0, "left", "center"),
+    (0, 1, "center", "bottom"),
+    (-1, 0, "right", "center"),
+    (0, -1, "center", "top"),
+    (1, 1, "left", "bottom"),
+    (-1, 1, "right", "bottom"),
+    (1, -1, "left", "top"),
+    (-1, -1, "right", "top"),
+)
 
 
-def place_labels(ax, x, y, labels, *, size: float = SMALL_PT, group_radius: float = 9.0, gap: float = 5.0,
-                 max_group: int = 24):
+def place_labels(
+    ax, x, y, labels, *, size: float = SMALL_PT, group_radius: float = 9.0, gap: float = 5.0, max_group: int = 24
+):
     """Label points without overlaps.
 
     Points closer than ``group_radius`` pixels share one label (``"0, 6, 7"``,
@@ -301,8 +346,9 @@ def place_labels(ax, x, y, labels, *, size: float = SMALL_PT, group_radius: floa
         anchor = ax.transData.inverted().transform((cx, cy))
         best = None
         for off, ha, va, strict in _offsets(gap):
-            t = ax.annotate(text, anchor, xytext=off, textcoords="offset points", ha=ha, va=va, fontsize=size,
-                            annotation_clip=False)
+            t = ax.annotate(
+                text, anchor, xytext=off, textcoords="offset points", ha=ha, va=va, fontsize=size, annotation_clip=False
+            )
             b = t.get_window_extent(renderer)
             box = (b.x0 - 1, b.y0 - 1, b.x1 + 1, b.y1 + 1)
             inside = box[0] >= axbox.x0 and box[2] <= axbox.x1 and box[1] >= axbox.y0 and box[3] <= axbox.y1
@@ -315,18 +361,33 @@ def place_labels(ax, x, y, labels, *, size: float = SMALL_PT, group_radius: floa
                 break
             t.remove()
         if best is None:  # nowhere free inside the axes: beside the point, never hidden
-            t = ax.annotate(text, anchor, xytext=(gap, gap), textcoords="offset points", ha="left", va="bottom",
-                            fontsize=size, annotation_clip=False)
+            t = ax.annotate(
+                text,
+                anchor,
+                xytext=(gap, gap),
+                textcoords="offset points",
+                ha="left",
+                va="bottom",
+                fontsize=size,
+                annotation_clip=False,
+            )
             b = t.get_window_extent(renderer)
             best = (t, (b.x0, b.y0, b.x1, b.y1), 1.0)
         t, box, scale = best
         if scale > 1.0:
             t.arrow_patch = None
             t.remove()
-            t = ax.annotate(text, anchor, xytext=t.xyann, textcoords="offset points", ha=t.get_ha(),
-                            va=t.get_va(), fontsize=size, annotation_clip=False,
-                            arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6, "shrinkA": 1,
-                                        "shrinkB": 3})
+            t = ax.annotate(
+                text,
+                anchor,
+                xytext=t.xyann,
+                textcoords="offset points",
+                ha=t.get_ha(),
+                va=t.get_va(),
+                fontsize=size,
+                annotation_clip=False,
+                arrowprops={"arrowstyle": "-", "color": "0.5", "linewidth": 0.6, "shrinkA": 1, "shrinkB": 3},
+            )
         t.set_in_layout(False)
         placed.append(box)
         texts.append(t)

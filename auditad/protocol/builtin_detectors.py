@@ -140,8 +140,16 @@ class KNNDetector(NeighbourDetector):
 
     _params = ("k", "metric", "backend", "n_jobs", "random_state", "name")
 
-    def __init__(self, k: int = 5, *, metric: str = "euclidean", backend: str = "auto", n_jobs=None,
-                 random_state=None, name: str = "knn"):
+    def __init__(
+        self,
+        k: int = 5,
+        *,
+        metric: str = "euclidean",
+        backend: str = "auto",
+        n_jobs=None,
+        random_state=None,
+        name: str = "knn",
+    ):
         self.k = k
         self.metric = metric
         self.backend = backend
@@ -174,8 +182,16 @@ class KNNDetector(NeighbourDetector):
         Q = prepare_rows(check_embeddings(X, name="X"), self.metric)
         nt = self.train_.shape[0]
         allx = np.vstack([self.train_, Q])
-        _, d2 = nearest(allx, np.arange(nt), nt + np.arange(Q.shape[0]), int(self.k), exclude_self=False,
-                        backend=self.backend, n_jobs=self.n_jobs, random_state=self.random_state)
+        _, d2 = nearest(
+            allx,
+            np.arange(nt),
+            nt + np.arange(Q.shape[0]),
+            int(self.k),
+            exclude_self=False,
+            backend=self.backend,
+            n_jobs=self.n_jobs,
+            random_state=self.random_state,
+        )
         return self.score_from_neighbours(to_distance(d2, self.metric))
 
 
@@ -226,8 +242,9 @@ class LOFDetector(NeighbourDetector):
 
     _params = ("n_neighbors", "metric", "backend", "n_jobs", "name")
 
-    def __init__(self, n_neighbors: int = 20, *, metric: str = "euclidean", backend: str = "auto", n_jobs=None,
-                 name: str = "lof"):
+    def __init__(
+        self, n_neighbors: int = 20, *, metric: str = "euclidean", backend: str = "auto", n_jobs=None, name: str = "lof"
+    ):
         self.n_neighbors = n_neighbors
         self.metric = metric
         self.backend = backend
@@ -248,12 +265,14 @@ class LOFDetector(NeighbourDetector):
         X = check_embeddings(X, name="X")
         k = check_int(self.n_neighbors, name="n_neighbors", low=1)
         if X.shape[0] < k + 1:
-            raise InvalidInputError(f"LOFDetector needs at least n_neighbors + 1 = {k + 1} training rows, got "
-                                    f"{X.shape[0]}")
+            raise InvalidInputError(
+                f"LOFDetector needs at least n_neighbors + 1 = {k + 1} training rows, got {X.shape[0]}"
+            )
         self.train_ = prepare_rows(X, self.metric)
         n = self.train_.shape[0]
-        nb, d2 = nearest(self.train_, np.arange(n), np.arange(n), k, exclude_self=True, backend=self.backend,
-                         n_jobs=self.n_jobs)
+        nb, d2 = nearest(
+            self.train_, np.arange(n), np.arange(n), k, exclude_self=True, backend=self.backend, n_jobs=self.n_jobs
+        )
         self.tables_ = lof_tables(n, np.arange(n), to_distance(d2, self.metric), nb)
         return self
 
@@ -267,8 +286,15 @@ class LOFDetector(NeighbourDetector):
         Q = prepare_rows(check_embeddings(X, name="X"), self.metric)
         nt = self.train_.shape[0]
         allx = np.vstack([self.train_, Q])
-        nb, d2 = nearest(allx, np.arange(nt), nt + np.arange(Q.shape[0]), int(self.n_neighbors),
-                         exclude_self=False, backend=self.backend, n_jobs=self.n_jobs)
+        nb, d2 = nearest(
+            allx,
+            np.arange(nt),
+            nt + np.arange(Q.shape[0]),
+            int(self.n_neighbors),
+            exclude_self=False,
+            backend=self.backend,
+            n_jobs=self.n_jobs,
+        )
         return self.score_from_neighbours(self.tables_, to_distance(d2, self.metric), nb)
 
 
@@ -335,7 +361,8 @@ class IsolationForestDetector(BaseDetector):
         if not isinstance(X, RowSelection):
             X = check_embeddings(X, name="X", dtype=None)
         self.estimators_, self.node_values_, self.max_samples_ = fit_isolation_trees(
-            X, self.n_estimators, self.max_samples, self.random_state)
+            X, self.n_estimators, self.max_samples, self.random_state
+        )
         self.n_features_in_ = X.shape[1]
         return self
 

@@ -66,9 +66,25 @@ BUILTIN_DETECTORS = ("knn", "iforest", "lof")
 #: PyOD detectors accepted by name in `make_detector` (``"pyod:NAME"``): class name -> module of
 #: ``pyod.models``. Names are looked up here and imported; nothing is ever evaluated.
 PYOD_DETECTORS = {
-    "ABOD": "abod", "CBLOF": "cblof", "COF": "cof", "COPOD": "copod", "ECOD": "ecod", "GMM": "gmm",
-    "HBOS": "hbos", "IForest": "iforest", "INNE": "inne", "KDE": "kde", "KNN": "knn", "LODA": "loda",
-    "LOF": "lof", "MAD": "mad", "MCD": "mcd", "OCSVM": "ocsvm", "PCA": "pca", "QMCD": "qmcd", "SOD": "sod",
+    "ABOD": "abod",
+    "CBLOF": "cblof",
+    "COF": "cof",
+    "COPOD": "copod",
+    "ECOD": "ecod",
+    "GMM": "gmm",
+    "HBOS": "hbos",
+    "IForest": "iforest",
+    "INNE": "inne",
+    "KDE": "kde",
+    "KNN": "knn",
+    "LODA": "loda",
+    "LOF": "lof",
+    "MAD": "mad",
+    "MCD": "mcd",
+    "OCSVM": "ocsvm",
+    "PCA": "pca",
+    "QMCD": "qmcd",
+    "SOD": "sod",
 }
 #: the rules by which a user object's score direction is decided (recorded per detector as ``rule``).
 SIGN_RULES = {
@@ -76,10 +92,12 @@ SIGN_RULES = {
     "sklearn": "scikit-learn outlier detector: score_samples negated (higher = more normal there)",
     "declared": "declared by higher_is_anomalous",
 }
-_ACCEPTED = ("a PyOD detector (pyod.models.base.BaseDetector, or any object with decision_scores_ once fitted; "
-             "decision_function, higher = more anomalous), a scikit-learn outlier detector (score_samples, "
-             "negated), or Detector(obj, higher_is_anomalous=True/False) for any object with fit(X) and "
-             "score_samples(X) or decision_function(X)")
+_ACCEPTED = (
+    "a PyOD detector (pyod.models.base.BaseDetector, or any object with decision_scores_ once fitted; "
+    "decision_function, higher = more anomalous), a scikit-learn outlier detector (score_samples, "
+    "negated), or Detector(obj, higher_is_anomalous=True/False) for any object with fit(X) and "
+    "score_samples(X) or decision_function(X)"
+)
 
 
 def is_pyod_detector(obj) -> bool:
@@ -149,17 +167,27 @@ class Detector(BaseDetector):
 
     _params = ("estimator", "higher_is_anomalous", "name", "min_train_size", "method")
 
-    def __init__(self, estimator, *, higher_is_anomalous: bool | None = None, name: str | None = None,
-                 min_train_size: int = 1, method: str | None = None):
+    def __init__(
+        self,
+        estimator,
+        *,
+        higher_is_anomalous: bool | None = None,
+        name: str | None = None,
+        min_train_size: int = 1,
+        method: str | None = None,
+    ):
         if not callable(getattr(estimator, "fit", None)):
             raise InvalidInputError(f"detector {describe(estimator)} has no callable fit(X); accepted: {_ACCEPTED}")
         has = [m for m in ("score_samples", "decision_function") if callable(getattr(estimator, m, None))]
         if not has:
-            raise InvalidInputError(f"detector {describe(estimator)} has neither score_samples(X) nor "
-                                    f"decision_function(X); accepted: {_ACCEPTED}")
+            raise InvalidInputError(
+                f"detector {describe(estimator)} has neither score_samples(X) nor "
+                f"decision_function(X); accepted: {_ACCEPTED}"
+            )
         if higher_is_anomalous is not None and not isinstance(higher_is_anomalous, (bool, np.bool_)):
             raise InvalidInputError(
-                f"higher_is_anomalous must be True, False or None, got {describe(higher_is_anomalous)}")
+                f"higher_is_anomalous must be True, False or None, got {describe(higher_is_anomalous)}"
+            )
         if method is not None:
             check_choice(method, ("score_samples", "decision_function"), name="method")
             if method not in has:
@@ -168,8 +196,9 @@ class Detector(BaseDetector):
         if higher_is_anomalous is not None:
             self.method_ = method or ("decision_function" if pyod and "decision_function" in has else has[0])
             self.score_sign_ = 1 if higher_is_anomalous else -1
-            self.rule = (f"{SIGN_RULES['declared']}={bool(higher_is_anomalous)}: {self.method_}"
-                         + (" used as is" if higher_is_anomalous else " negated"))
+            self.rule = f"{SIGN_RULES['declared']}={bool(higher_is_anomalous)}: {self.method_}" + (
+                " used as is" if higher_is_anomalous else " negated"
+            )
         elif pyod and "decision_function" in has:
             self.method_, self.score_sign_, self.rule = "decision_function", 1, SIGN_RULES["pyod"]
         elif is_sklearn_outlier_detector(estimator) and "score_samples" in has:
@@ -177,7 +206,8 @@ class Detector(BaseDetector):
         else:
             raise InvalidInputError(
                 f"detector {describe(estimator)}: the direction of its scores is not known (neither a PyOD nor a "
-                f"scikit-learn outlier detector); pass higher_is_anomalous=True/False. Accepted: {_ACCEPTED}")
+                f"scikit-learn outlier detector); pass higher_is_anomalous=True/False. Accepted: {_ACCEPTED}"
+            )
         self.estimator = estimator
         self.higher_is_anomalous = None if higher_is_anomalous is None else bool(higher_is_anomalous)
         self.method = method
@@ -234,7 +264,8 @@ class Detector(BaseDetector):
             if scores.shape[1] != 1:
                 raise InvalidInputError(
                     f"{self.method_} of detector {self.name!r} must return one score per sample, got shape "
-                    f"{scores.shape}")
+                    f"{scores.shape}"
+                )
             scores = scores[:, 0]
         return scores if self.score_sign_ == 1 else -scores
 
@@ -281,8 +312,10 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
             raise InvalidInputError(f"a detector mapping needs 'detector' = a name, got {describe(spec)}")
         for key, value in params.items():
             if not isinstance(key, str) or not (value is None or isinstance(value, (bool, int, float, str))):
-                raise InvalidInputError(f"detector {kind!r}: parameter {key!r} must be a number, string, boolean or "
-                                        f"None, got {describe(value)}")
+                raise InvalidInputError(
+                    f"detector {kind!r}: parameter {key!r} must be a number, string, boolean or "
+                    f"None, got {describe(value)}"
+                )
     elif isinstance(spec, str):
         kind, params = spec, {}
     else:
@@ -291,8 +324,9 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     if kind.startswith("pyod:"):
         cls_name = kind[5:]
         if cls_name not in PYOD_DETECTORS:
-            raise InvalidInputError(f"unknown PyOD detector {kind!r}; accepted: "
-                                    f"{['pyod:' + c for c in PYOD_DETECTORS]}")
+            raise InvalidInputError(
+                f"unknown PyOD detector {kind!r}; accepted: {['pyod:' + c for c in PYOD_DETECTORS]}"
+            )
         import importlib
 
         try:
@@ -304,8 +338,10 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
         except (TypeError, ValueError, AssertionError, OverflowError) as exc:  # PyOD checks some in __init__
             named = [p for p in params if p in str(exc)] or list(params)
             what = ", ".join(f"{p} = {params[p]!r}" for p in named) or "no parameters"
-            raise InvalidInputError(f"detector {kind!r}: parameter{'s' if len(named) > 1 else ''} {what} refused "
-                                    f"by PyOD {cls_name}: \"{str(exc).strip() or type(exc).__name__}\"") from None
+            raise InvalidInputError(
+                f"detector {kind!r}: parameter{'s' if len(named) > 1 else ''} {what} refused "
+                f'by PyOD {cls_name}: "{str(exc).strip() or type(exc).__name__}"'
+            ) from None
         nn = getattr(model, "n_neighbors", None)
         min_train = int(nn) + 1 if isinstance(nn, (int, np.integer)) else 2
         return Detector(model, name=name or f"pyod_{cls_name.lower()}", min_train_size=min_train)
@@ -314,8 +350,9 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
     defaults = {"knn": {"k": k, "backend": backend}, "lof": {"backend": backend}, "iforest": {}}[kind]
     unknown = sorted(set(params) - set(cls._params))
     if unknown:
-        raise InvalidInputError(f"detector {kind!r} has no parameter(s) {unknown}; accepted: "
-                                f"{[p for p in cls._params if p != 'name']}")
+        raise InvalidInputError(
+            f"detector {kind!r} has no parameter(s) {unknown}; accepted: {[p for p in cls._params if p != 'name']}"
+        )
     det = cls(**{**defaults, **params, **({"name": name} if name else {})})
     if isinstance(det, NeighbourDetector):
         det._check()
@@ -396,7 +433,8 @@ def resolve_detectors(detectors, *, k: int = 5, backend: str = "auto", knn_jobs=
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise InvalidInputError(
-            f"detector names must be unique, got {names}; give each one a name, e.g. KNNDetector(k=10, name='knn10')")
+            f"detector names must be unique, got {names}; give each one a name, e.g. KNNDetector(k=10, name='knn10')"
+        )
     return out
 
 
@@ -410,8 +448,13 @@ def detector_info(det) -> dict:
     - [`instability_rates`][auditad.protocol.instability_rates]: the rates of one set of AUROCs.
     """
     params = {k: v for k, v in det.get_params().items() if k not in ("name", "estimator", "n_jobs")}
-    info = {"name": det.name, "kind": type(det).__name__, "score_sign": int(det.score_sign),
-            "convention": det.convention, "params": {k: json_value(v) for k, v in params.items()}}
+    info = {
+        "name": det.name,
+        "kind": type(det).__name__,
+        "score_sign": int(det.score_sign),
+        "convention": det.convention,
+        "params": {k: json_value(v) for k, v in params.items()},
+    }
     info["method"] = "score_samples"
     info["rule"] = "built-in: " + det.convention
     if isinstance(det, Detector):

@@ -42,25 +42,30 @@ def _auroc_of(scores, y_test, confidence_level):
 def _run_task(X, train_idx, test_idx, y_test, detector, seed, confidence_level, where=""):
     """Fit a fresh copy of ``detector`` on X[train_idx], score X[test_idx], return AUROC + CI."""
     det = detector.fresh(seed)
-    for step, call in (("fit", lambda: det.fit(det.take_rows(X, train_idx))),
-                       ("scoring", lambda: det.score_samples(det.take_rows(X, test_idx)))):
+    for step, call in (
+        ("fit", lambda: det.fit(det.take_rows(X, train_idx))),
+        ("scoring", lambda: det.score_samples(det.take_rows(X, test_idx))),
+    ):
         try:
             out = call()
         except InvalidInputError as exc:
             raise InvalidInputError(f"{exc}{where}") from exc
         except Exception as exc:
-            raise InvalidInputError(f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: "
-                                    f"{exc}") from exc
+            raise InvalidInputError(
+                f"detector {detector.name!r} raised {type(exc).__name__} in {step}{where}: {exc}"
+            ) from exc
     scores = out
     scores = check_scores(scores, name=f"scores of detector {detector.name!r}{where}")
     if scores.shape[0] != test_idx.size:
         raise InvalidInputError(
-            f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}")
+            f"detector {detector.name!r} returned {scores.shape[0]} scores for {test_idx.size} samples{where}"
+        )
     return _auroc_of(scores, y_test, confidence_level)
 
 
-def _neighbour_outputs(Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None,
-                       seed=None, recalls=None):
+def _neighbour_outputs(
+    Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None, seed=None, recalls=None
+):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
     of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
     search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
@@ -70,8 +75,19 @@ def _neighbour_outputs(Xp, metric, y_idx, strategy, group, tasks_s, dets, backen
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
         return {}
-    lists = strategy.neighbour_pass(Xp, y_idx, tasks_s, kmax, need_train=need_train, metric=metric, backend=backend,
-                                    n_jobs=n_jobs, seed=seed, executor=executor, recalls=recalls)
+    lists = strategy.neighbour_pass(
+        Xp,
+        y_idx,
+        tasks_s,
+        kmax,
+        need_train=need_train,
+        metric=metric,
+        backend=backend,
+        n_jobs=n_jobs,
+        seed=seed,
+        executor=executor,
+        recalls=recalls,
+    )
     out = {}
     for t in tasks_s:
         q_i, q_d2 = lists.query_lists(t)
@@ -104,8 +120,19 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
         Xp = prepare_rows(X, metric)
         for s in range(a.repeats):
             tasks_s = [t for t in tp.tasks if t.s == s]
-            outs = _neighbour_outputs(Xp, metric, tp.y_idx, a.strategy, group, tasks_s, a.dets, nb_backend,
-                                      a.confidence_level, seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
+            outs = _neighbour_outputs(
+                Xp,
+                metric,
+                tp.y_idx,
+                a.strategy,
+                group,
+                tasks_s,
+                a.dets,
+                nb_backend,
+                a.confidence_level,
+                seed=pass_seeds[s],
+                recalls=recalls.setdefault(r, []),
+            )
             for (d_i, c), out in outs.items():
                 yield r, d_i, c, s, out
 
@@ -113,8 +140,19 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
 def _serial_fit_rows(a, tp, r, rep, generic):
     X = a.reps[rep]
     units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
-    args = ((X, t.train_idx, t.test_idx, t.y_test, a.dets[d_i], t.seed, a.confidence_level,  # one task's rows at a time
-             f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})") for t, d_i in units)
+    args = (
+        (
+            X,
+            t.train_idx,
+            t.test_idx,
+            t.y_test,
+            a.dets[d_i],
+            t.seed,
+            a.confidence_level,  # one task's rows at a time
+            f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})",
+        )
+        for t, d_i in units
+    )
     if a.n_jobs == 1 or len(units) <= 1:
         outputs = (_run_task(*x) for x in args)
     else:
@@ -126,8 +164,21 @@ def _serial_fit_rows(a, tp, r, rep, generic):
 
 
 # --------------------------------------------------------------------------- execution: executor (Dask)
-def _protocol_unit(unit, *, reps, y_idx, strategy, groups, tasks, dets, confidence_level, classes, executor=None,
-                   pass_seeds=None, recalls=None):
+def _protocol_unit(
+    unit,
+    *,
+    reps,
+    y_idx,
+    strategy,
+    groups,
+    tasks,
+    dets,
+    confidence_level,
+    classes,
+    executor=None,
+    pass_seeds=None,
+    recalls=None,
+):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
     the executor). Returns ``([(r, d_i, c, s, out), ...], [(category, message), ...])``;
@@ -139,16 +190,35 @@ def _protocol_unit(unit, *, reps, y_idx, strategy, groups, tasks, dets, confiden
             group = groups[key]
             metric = key[0]
             X = reps[list(reps)[r]]
-            outs = _neighbour_outputs(prepare_rows(X, metric), metric, y_idx, strategy, group,
-                                      [t for t in tasks if t.s == s], dets, key[1], confidence_level, executor=executor,
-                                      seed=pass_seeds[s], recalls=recalls.setdefault(r, []))
+            outs = _neighbour_outputs(
+                prepare_rows(X, metric),
+                metric,
+                y_idx,
+                strategy,
+                group,
+                [t for t in tasks if t.s == s],
+                dets,
+                key[1],
+                confidence_level,
+                executor=executor,
+                seed=pass_seeds[s],
+                recalls=recalls.setdefault(r, []),
+            )
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
             _, r, t_i, d_i = unit
             t = tasks[t_i]
             rep = list(reps)[r]
-            out = _run_task(reps[rep], t.train_idx, t.test_idx, t.y_test, dets[d_i], t.seed, confidence_level,
-                            f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})")
+            out = _run_task(
+                reps[rep],
+                t.train_idx,
+                t.test_idx,
+                t.y_test,
+                dets[d_i],
+                t.seed,
+                confidence_level,
+                f" (representation {rep!r}, class {classes[t.c].item()!r}, repeat {t.s})",
+            )
             rows = [(r, d_i, t.c, t.s, out)]
     return rows, [(w.category, str(w.message)) for w in caught]
 
@@ -166,15 +236,26 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
     for r in range(len(reps)):
         nb_units += [("nb", r, key, s) for key in groups for s in range(a.repeats)]
         units += [("gen", r, t_i, d_i) for t_i, t in enumerate(tasks) for d_i in generic if d_i in t.runnable]
-    common = dict(y_idx=tp.y_idx, strategy=a.strategy, groups=groups, dets=a.dets, confidence_level=a.confidence_level,
-                  classes=tp.classes)
+    common = dict(
+        y_idx=tp.y_idx,
+        strategy=a.strategy,
+        groups=groups,
+        dets=a.dets,
+        confidence_level=a.confidence_level,
+        classes=tp.classes,
+    )
     # the fits start first, at low priority: the workers run them while this process computes (re-ranking,
     # LOF tables, AUROCs) and the passes' own query blocks overtake them
-    batch = executor.submit_ordered(_protocol_unit, units, priority=-1, reps=executor.share(reps),
-                                    tasks=executor.share(tasks), **common)
+    batch = executor.submit_ordered(
+        _protocol_unit, units, priority=-1, reps=executor.share(reps), tasks=executor.share(tasks), **common
+    )
     try:
-        nb_parts = {u: _protocol_unit(u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds,
-                                      recalls=recalls, **common) for u in nb_units}
+        nb_parts = {
+            u: _protocol_unit(
+                u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds, recalls=recalls, **common
+            )
+            for u in nb_units
+        }
         gen_parts = dict(zip(units, batch.results()))
     except ExecutionError as exc:
         # a fit that killed its worker also loses data the passes' blocks needed: name the fit, the cause
@@ -256,7 +337,11 @@ def execute_tasks(a, tp) -> TaskOutputs:
             outputs.store(r, d_i, c, s, out)
             bar.update()
     if outputs.constant:
-        warnings.warn(f"audit_protocol: constant scores in {len(outputs.constant)} task(s) (e.g. representation, "
-                      f"detector, class, repeat = {outputs.constant[0]}); their AUROC is 0.5 by the ties-count-½ "
-                      "convention and the interval is nan", UndefinedValueWarning, stacklevel=CALLER_STACKLEVEL)
+        warnings.warn(
+            f"audit_protocol: constant scores in {len(outputs.constant)} task(s) (e.g. representation, "
+            f"detector, class, repeat = {outputs.constant[0]}); their AUROC is 0.5 by the ties-count-½ "
+            "convention and the interval is nan",
+            UndefinedValueWarning,
+            stacklevel=CALLER_STACKLEVEL,
+        )
     return outputs

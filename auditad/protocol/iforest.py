@@ -33,8 +33,14 @@ from .._validation import check_int, describe
 from ..errors import InvalidInputError
 from ..neighbors import chunk_rows
 
-__all__ = ["RowSelection", "average_path_length", "fit_isolation_trees", "isolation_scores", "node_depths",
-           "resolve_max_samples"]
+__all__ = [
+    "RowSelection",
+    "average_path_length",
+    "fit_isolation_trees",
+    "isolation_scores",
+    "node_depths",
+    "resolve_max_samples",
+]
 
 #: the bound of the ensemble seeds (scikit-learn's bagging draws them below the int32 maximum)
 _MAX_INT = np.iinfo(np.int32).max
@@ -205,8 +211,9 @@ def resolve_max_samples(max_samples, n: int) -> int:
         if psi < 1:
             raise InvalidInputError(f"max_samples={max_samples!r} of {n} training rows draws no row per tree")
         return psi
-    raise InvalidInputError(f"max_samples must be 'auto', an int >= 1 or a float in (0, 1], got "
-                            f"{describe(max_samples)}")
+    raise InvalidInputError(
+        f"max_samples must be 'auto', an int >= 1 or a float in (0, 1], got {describe(max_samples)}"
+    )
 
 
 def _ensemble_draws(random_state, n: int, n_estimators: int):
@@ -218,8 +225,10 @@ def _ensemble_draws(random_state, n: int, n_estimators: int):
         random_state = seed_int(random_state)
     elif random_state is not None and not isinstance(random_state, np.random.RandomState):
         if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or random_state < 0:
-            raise InvalidInputError(f"random_state must be None, a non-negative int or a numpy random generator, "
-                                    f"got {describe(random_state)}")
+            raise InvalidInputError(
+                f"random_state must be None, a non-negative int or a numpy random generator, "
+                f"got {describe(random_state)}"
+            )
         random_state = int(random_state)
     targets = check_random_state(random_state).uniform(size=n)
     seeds = check_random_state(random_state).randint(_MAX_INT, size=n_estimators)

@@ -31,8 +31,17 @@ import numpy as np
 from ..neighbors.exact import chunk_rows
 from ..errors import InvalidInputError
 
-__all__ = ["METRICS", "prepare_rows", "pair_sq_distances", "nearest", "rerank", "gather32", "to_distance",
-           "lof_tables", "lof_scores"]
+__all__ = [
+    "METRICS",
+    "prepare_rows",
+    "pair_sq_distances",
+    "nearest",
+    "rerank",
+    "gather32",
+    "to_distance",
+    "lof_tables",
+    "lof_scores",
+]
 
 METRICS = ("euclidean", "cosine")
 _U64 = float(np.finfo(np.float64).eps) / 2.0
@@ -44,8 +53,10 @@ def prepare_rows(X: np.ndarray, metric: str) -> np.ndarray:
     if metric == "cosine":
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
         if np.any(norms == 0):
-            raise InvalidInputError(f"X has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); cosine "
-                                    "distance is undefined for it")
+            raise InvalidInputError(
+                f"X has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); cosine "
+                "distance is undefined for it"
+            )
         X = X / norms[:, None]
     return X
 
@@ -80,9 +91,20 @@ def _sort_rows(d2: np.ndarray, cand: np.ndarray) -> np.ndarray:
     return np.take_along_axis(o1, o2, axis=1)
 
 
-def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, exclude_self: bool = True,
-            backend: str = "auto", n_jobs=None, random_state=None, executor=None,
-            rows=None, recalls=None) -> tuple[np.ndarray, np.ndarray]:
+def nearest(
+    X: np.ndarray,
+    ref: np.ndarray,
+    queries: np.ndarray,
+    k: int,
+    *,
+    exclude_self: bool = True,
+    backend: str = "auto",
+    n_jobs=None,
+    random_state=None,
+    executor=None,
+    rows=None,
+    recalls=None,
+) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
     Parameters
@@ -138,8 +160,16 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
     else:  # in this process (approximate: float32 rows suffice, its candidates are re-ranked in float64 below)
-        res = kneighbors(take(X, ref), take(X, queries), k=kk, metric="euclidean", backend=backend, n_jobs=n_jobs,
-                         random_state=random_state, executor=executor)
+        res = kneighbors(
+            take(X, ref),
+            take(X, queries),
+            k=kk,
+            metric="euclidean",
+            backend=backend,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            executor=executor,
+        )
         positions, distances, found_by = res.indices, res.distances, res.backend
         if recalls is not None and res.recall is not None:  # approximate search (asked for, or chosen by "auto")
             recalls.append((res.recall, res.n_recall_queries))
@@ -157,19 +187,20 @@ def nearest(X: np.ndarray, ref: np.ndarray, queries: np.ndarray, k: int, *, excl
     kth = d2[:, k - 1]
     bad = np.flatnonzero(~(kth < last - tol))
     for i in bad:  # near-ties at the candidate boundary: brute force over every reference row
-        row = pair_sq_distances(X, queries[i:i + 1], ref[None, :])[0]
+        row = pair_sq_distances(X, queries[i : i + 1], ref[None, :])[0]
         if exclude_self:
             row[ref == queries[i]] = np.inf
         o = np.argsort(row, kind="stable")[:k]  # ref is sorted: stable order = ties by index
         idx[i] = -1
         d2[i] = np.inf
-        idx[i, :o.size], d2[i, :o.size] = ref[o], row[o]
+        idx[i, : o.size], d2[i, : o.size] = ref[o], row[o]
         idx[i, ~np.isfinite(d2[i])] = -1
     return idx, d2
 
 
-def rerank(X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.ndarray, k: int, *,
-           exclude_self: bool = True) -> tuple[np.ndarray, np.ndarray]:
+def rerank(
+    X: np.ndarray, queries: np.ndarray, ref: np.ndarray, positions: np.ndarray, k: int, *, exclude_self: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The first ``k`` of each query's candidates ``ref[positions]`` by exact (squared distance, index).
 
     Distances are `pair_sq_distances`; the query itself is dropped with ``exclude_self``; a negative
@@ -201,7 +232,7 @@ def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
     step = chunk_rows(X.shape[1])
     for a in range(0, rows.size, step):
-        out[a:a + step] = X[rows[a:a + step]]
+        out[a : a + step] = X[rows[a : a + step]]
     return out
 
 

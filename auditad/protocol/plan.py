@@ -24,8 +24,16 @@ from .._validation import check_int, check_labels, check_off_or_int, check_proba
 from ..errors import InvalidInputError
 from .strategies import TrainingRows, protocol_strategy
 
-__all__ = ["DEFAULT_MAX_TEST_NORMALS", "SplitTask", "SplitPlan", "class_split_plan", "check_plan_arguments",
-           "check_split", "stratified_assignment", "stratified_subsample"]
+__all__ = [
+    "DEFAULT_MAX_TEST_NORMALS",
+    "SplitTask",
+    "SplitPlan",
+    "class_split_plan",
+    "check_plan_arguments",
+    "check_split",
+    "stratified_assignment",
+    "stratified_subsample",
+]
 
 #: Default cap on the test normals scored per task. Isolation Forest scores every test normal of
 #: every task (the remaining K × n term once neighbours are shared); with 10 000 normals per task
@@ -33,6 +41,7 @@ __all__ = ["DEFAULT_MAX_TEST_NORMALS", "SplitTask", "SplitPlan", "class_split_pl
 #: of 1000 × 200 000, while the normals' share of the DeLong standard error of AUROC(c) stays below
 #: √(1/(4·10⁴)) = 0.005 (≈ 0.003 near AUROC = ½) — small next to the class-to-class spread the audit measures.
 DEFAULT_MAX_TEST_NORMALS = 10_000
+
 
 def check_plan_arguments(train_fraction, contamination, max_test_normals, repeats) -> tuple:
     """``(train_fraction, contamination, max_test_normals, repeats)`` checked, in that order (shared with
@@ -99,8 +108,10 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
         quota[np.argsort(-(exact - quota), kind="stable")[:rest]] += 1
     grouped = idx[np.argsort(labels, kind="stable")]  # each class's rows in their order in idx, classes sorted
     starts = np.concatenate([[0], np.cumsum(counts)])
-    out = [rng.choice(grouped[starts[j]:starts[j + 1]], size=int(quota[j]), replace=False)
-           for j in np.flatnonzero(quota > 0)]
+    out = [
+        rng.choice(grouped[starts[j] : starts[j + 1]], size=int(quota[j]), replace=False)
+        for j in np.flatnonzero(quota > 0)
+    ]
     return np.sort(np.concatenate(out)) if out else idx[:0]
 
 
@@ -197,27 +208,49 @@ class SplitPlan:
         ``n_excluded``."""
         import pandas as pd
 
-        return pd.DataFrame([{"class": self.classes[t.c].item(), "repeat": t.repeat, "n_train": t.n_train,
-                              "n_pos": int(t.y_test.sum()), "n_neg": int(t.y_test.size - t.y_test.sum()),
-                              "n_neg_available": t.n_neg_available, "n_excluded": t.n_excluded}
-                             for t in self.tasks],
-                            columns=["class", "repeat", "n_train", "n_pos", "n_neg", "n_neg_available", "n_excluded"])
+        return pd.DataFrame(
+            [
+                {
+                    "class": self.classes[t.c].item(),
+                    "repeat": t.repeat,
+                    "n_train": t.n_train,
+                    "n_pos": int(t.y_test.sum()),
+                    "n_neg": int(t.y_test.size - t.y_test.sum()),
+                    "n_neg_available": t.n_neg_available,
+                    "n_excluded": t.n_excluded,
+                }
+                for t in self.tasks
+            ],
+            columns=["class", "repeat", "n_train", "n_pos", "n_neg", "n_neg_available", "n_excluded"],
+        )
 
 
 def _check_copy_ids(ids, n: int) -> np.ndarray:
     arr = np.asarray(ids)
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise InvalidInputError(f"exclude_test_copies must be 1-D with one entry per sample ({n}), got shape "
-                                f"{arr.shape}")
+        raise InvalidInputError(
+            f"exclude_test_copies must be 1-D with one entry per sample ({n}), got shape {arr.shape}"
+        )
     if arr.dtype.kind not in "iu" or (arr.size and arr.min() < 0):
-        raise InvalidInputError("exclude_test_copies must hold non-negative integer copy ids (e.g. "
-                                f"find_duplicates(X).value_ids), got {describe(arr)}")
+        raise InvalidInputError(
+            "exclude_test_copies must hold non-negative integer copy ids (e.g. "
+            f"find_duplicates(X).value_ids), got {describe(arr)}"
+        )
     return arr.astype(np.int64)
 
 
-def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction: float = 0.8, split=None,
-                     contamination: float | None = None, max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
-                     repeats: int = 1, random_state=None, exclude_test_copies=None) -> SplitPlan:
+def class_split_plan(
+    y,
+    *,
+    protocol: str = "leave_one_class_out",
+    train_fraction: float = 0.8,
+    split=None,
+    contamination: float | None = None,
+    max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
+    repeats: int = 1,
+    random_state=None,
+    exclude_test_copies=None,
+) -> SplitPlan:
     r"""The tasks of a class-split protocol, as [`audit_protocol`][auditad.protocol.audit_protocol] draws them.
 
     For every repeat the samples are split into a training pool and test rows (a split stratified by
@@ -275,8 +308,9 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
     y = check_labels(y, name="y", min_classes=2)
     n = y.shape[0]
     strategy = protocol_strategy(protocol)
-    train_fraction, contamination, max_test_normals, S = check_plan_arguments(train_fraction, contamination,
-                                                                             max_test_normals, repeats)
+    train_fraction, contamination, max_test_normals, S = check_plan_arguments(
+        train_fraction, contamination, max_test_normals, repeats
+    )
     user_split = None if split is None else check_split(split, n)
     copy_ids = None if exclude_test_copies is None else _check_copy_ids(exclude_test_copies, n)
     rng = check_random_state(random_state)
@@ -336,7 +370,14 @@ def class_split_plan(y, *, protocol: str = "leave_one_class_out", train_fraction
                     continue
             test_idx = np.concatenate([test_norm, anom])
             y_test = np.concatenate([np.zeros(test_norm.size, np.int8), np.ones(anom.size, np.int8)])
-            tasks.append(SplitTask(c, s, test_idx, y_test, int(class_seeds[c, 1]), n_train, n_avail, n_excluded,
-                                   train_rows))
-    return SplitPlan(protocol=strategy.name, classes=classes, repeat_seeds=repeat_seeds, tasks=tuple(tasks),
-                     skipped=tuple(skipped), short_anomalies=tuple(short_anomalies))
+            tasks.append(
+                SplitTask(c, s, test_idx, y_test, int(class_seeds[c, 1]), n_train, n_avail, n_excluded, train_rows)
+            )
+    return SplitPlan(
+        protocol=strategy.name,
+        classes=classes,
+        repeat_seeds=repeat_seeds,
+        tasks=tuple(tasks),
+        skipped=tuple(skipped),
+        short_anomalies=tuple(short_anomalies),
+    )

@@ -122,30 +122,50 @@ class InstabilityResult:
     def stats(self) -> dict:
         """The scalar statistics as a plain dict (full precision)."""
         return {
-            "epsilon": self.epsilon, "n_classes": self.n_classes,
-            "rho_rnd": self.rho_rnd, "rho_inv": self.rho_inv, "rho_dir": self.rho_dir,
-            "n_up": self.n_up, "n_down": self.n_down, "n_near": self.n_near,
-            "mean_auc": self.mean_auc, "sigma2_auc": self.sigma2_auc, "std_auc": self.std_auc,
-            "min_auc": self.min_auc, "max_auc": self.max_auc, "range_auc": self.range_auc,
+            "epsilon": self.epsilon,
+            "n_classes": self.n_classes,
+            "rho_rnd": self.rho_rnd,
+            "rho_inv": self.rho_inv,
+            "rho_dir": self.rho_dir,
+            "n_up": self.n_up,
+            "n_down": self.n_down,
+            "n_near": self.n_near,
+            "mean_auc": self.mean_auc,
+            "sigma2_auc": self.sigma2_auc,
+            "std_auc": self.std_auc,
+            "min_auc": self.min_auc,
+            "max_auc": self.max_auc,
+            "range_auc": self.range_auc,
         }
 
     def to_frame(self):
         """Tidy per-class table: class, auroc, direction, near_random, inverted."""
         import pandas as pd
 
-        return pd.DataFrame({
-            "class": self.classes, "auroc": self.aurocs, "direction": self.directions.astype(int),
-            "near_random": self.near_random, "inverted": self.inverted,
-        })
+        return pd.DataFrame(
+            {
+                "class": self.classes,
+                "auroc": self.aurocs,
+                "direction": self.directions.astype(int),
+                "near_random": self.near_random,
+                "inverted": self.inverted,
+            }
+        )
 
     def to_dict(self) -> dict:
         """JSON-safe dict: the scalar statistics plus a ``per_class`` list."""
         out = json_value(self.stats())
         out["per_class"] = [
-            {"class": json_value(c), "auroc": json_value(a), "direction": int(d), "near_random": bool(r),
-             "inverted": bool(i)}
-            for c, a, d, r, i in zip(self.classes.tolist(), self.aurocs, self.directions, self.near_random,
-                                     self.inverted)
+            {
+                "class": json_value(c),
+                "auroc": json_value(a),
+                "direction": int(d),
+                "near_random": bool(r),
+                "inverted": bool(i),
+            }
+            for c, a, d, r, i in zip(
+                self.classes.tolist(), self.aurocs, self.directions, self.near_random, self.inverted
+            )
         ]
         return out
 
@@ -280,7 +300,8 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
         warnings.warn(
             f"instability_rates: {int((~finite).sum())} of {arr.size} AUROC values are nan "
             f"(classes {describe(cls[~finite].tolist())}) and were left out; K = {int(finite.sum())}",
-            UndefinedValueWarning, stacklevel=2,
+            UndefinedValueWarning,
+            stacklevel=2,
         )
     dev = arr - 0.5
     near = finite & (np.abs(dev) <= epsilon + EPSILON_TOL)
@@ -292,12 +313,25 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
     vals = arr[finite]
     n_up, n_down = int((directions == 1).sum()), int((directions == -1).sum())
     return InstabilityResult(
-        aurocs=arr, classes=cls, epsilon=epsilon, n_classes=K, directions=directions,
-        near_random=near, inverted=inverted,
-        rho_rnd=int(near.sum()) / K, rho_inv=int(inverted.sum()) / K, rho_dir=(K - max(n_up, n_down)) / K,
-        n_up=n_up, n_down=n_down, n_near=int(near.sum()),
-        mean_auc=float(vals.mean()), sigma2_auc=float(np.var(vals, ddof=0)), std_auc=float(np.std(vals, ddof=0)),
-        min_auc=float(vals.min()), max_auc=float(vals.max()), range_auc=float(vals.max() - vals.min()),
+        aurocs=arr,
+        classes=cls,
+        epsilon=epsilon,
+        n_classes=K,
+        directions=directions,
+        near_random=near,
+        inverted=inverted,
+        rho_rnd=int(near.sum()) / K,
+        rho_inv=int(inverted.sum()) / K,
+        rho_dir=(K - max(n_up, n_down)) / K,
+        n_up=n_up,
+        n_down=n_down,
+        n_near=int(near.sum()),
+        mean_auc=float(vals.mean()),
+        sigma2_auc=float(np.var(vals, ddof=0)),
+        std_auc=float(np.std(vals, ddof=0)),
+        min_auc=float(vals.min()),
+        max_auc=float(vals.max()),
+        range_auc=float(vals.max() - vals.min()),
     )
 
 
@@ -330,8 +364,15 @@ class SpearmanResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict (nan -> None)."""
-        return json_value({"statistic": self.statistic, "n_pairs": self.n_pairs, "n_distinct_x": self.n_distinct_x,
-                           "n_distinct_y": self.n_distinct_y, "reason": self.reason})
+        return json_value(
+            {
+                "statistic": self.statistic,
+                "n_pairs": self.n_pairs,
+                "n_distinct_x": self.n_distinct_x,
+                "n_distinct_y": self.n_distinct_y,
+                "reason": self.reason,
+            }
+        )
 
 
 def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> SpearmanResult:
@@ -396,7 +437,8 @@ def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> Spearm
         few = [(nm, cnt) for nm, cnt in zip(names, (nx, ny)) if cnt < MIN_DISTINCT]
         if few:
             reason = " and ".join(f"{nm} has {cnt} distinct value(s)" for nm, cnt in few) + (
-                f" among {n} pairs; a rank correlation needs at least {MIN_DISTINCT} on each side")
+                f" among {n} pairs; a rank correlation needs at least {MIN_DISTINCT} on each side"
+            )
     if reason is not None:
         if warn:
             warnings.warn(f"spearman_correlation: not stated: {reason}", DegenerateCorrelationWarning, stacklevel=2)

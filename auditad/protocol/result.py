@@ -147,8 +147,9 @@ class ProtocolResult:
         if detector in (ENSEMBLE, "mean") and detector not in self.detector_names:
             return self.representation_names.index(rep), None
         if detector not in self.detector_names:
-            raise InvalidInputError(f"detector must be one of {list(self.detector_names) + [ENSEMBLE]}, "
-                                    f"got {detector!r}")
+            raise InvalidInputError(
+                f"detector must be one of {list(self.detector_names) + [ENSEMBLE]}, got {detector!r}"
+            )
         return self.representation_names.index(rep), self.detector_names.index(detector)
 
     def _per_repeat(self, r: int, d: int | None) -> np.ndarray:
@@ -198,8 +199,11 @@ class ProtocolResult:
     @property
     def instability(self) -> dict:
         """``(representation, detector) -> InstabilityResult`` (``detector == "mean"``: detector-mean AUROC(c))."""
-        return {(rep, det): self.rates(rep, det) for rep in self.representation_names
-                for det in (*self.detector_names, MEAN)}
+        return {
+            (rep, det): self.rates(rep, det)
+            for rep in self.representation_names
+            for det in (*self.detector_names, MEAN)
+        }
 
     def significance(self, representation: str | None = None, detector: str | None = None) -> dict:
         """Per-class test of AUROC = ½ of one detector, Holm-corrected over the classes, and its reading.
@@ -214,8 +218,10 @@ class ProtocolResult:
 
         r, d = self._index(representation, detector)
         if d is None:
-            raise InvalidInputError("significance() needs a detector: an average of detectors' AUROCs is not a "
-                                    "Mann-Whitney statistic and has no test")
+            raise InvalidInputError(
+                "significance() needs a detector: an average of detectors' AUROCs is not a "
+                "Mann-Whitney statistic and has no test"
+            )
         vals = self.aurocs(self.representation_names[r], detector)
         p = _nan_reduce(np.nanmax, self.p_value[r, d], 1)
         if self.log10_p_value is not None:
@@ -238,8 +244,14 @@ class ProtocolResult:
                 cat.append(SIGNIFICANCE[1])
             else:
                 cat.append(SIGNIFICANCE[3])
-        return {"p_value": p, "log10_p_value": lp, "p_holm": p_holm, "log10_p_holm_bound": lp_holm,
-                "category": np.array(cat, dtype=object), "alpha": alpha}
+        return {
+            "p_value": p,
+            "log10_p_value": lp,
+            "p_holm": p_holm,
+            "log10_p_holm_bound": lp_holm,
+            "category": np.array(cat, dtype=object),
+            "alpha": alpha,
+        }
 
     def detector_average(self, representation: str | None = None) -> dict:
         """Each per-detector summary statistic averaged over the detectors (finite values only).
@@ -286,12 +298,19 @@ class ProtocolResult:
         idx = np.array([have.index(c) for c in wanted])
         keep = set(wanted)
         return replace(
-            self, classes=self.classes[idx], auroc=self.auroc[:, :, idx], ci_low=self.ci_low[:, :, idx],
-            ci_high=self.ci_high[:, :, idx], p_value=self.p_value[:, :, idx], n_pos=self.n_pos[idx],
-            n_neg=self.n_neg[idx], class_leakage=self.class_leakage[:, idx],
+            self,
+            classes=self.classes[idx],
+            auroc=self.auroc[:, :, idx],
+            ci_low=self.ci_low[:, :, idx],
+            ci_high=self.ci_high[:, :, idx],
+            p_value=self.p_value[:, :, idx],
+            n_pos=self.n_pos[idx],
+            n_neg=self.n_neg[idx],
+            class_leakage=self.class_leakage[:, idx],
             skipped=tuple(s for s in self.skipped if s.get("class") in keep),
             n_neg_available=None if self.n_neg_available is None else self.n_neg_available[idx],
-            log10_p_value=None if self.log10_p_value is None else self.log10_p_value[:, :, idx])
+            log10_p_value=None if self.log10_p_value is None else self.log10_p_value[:, :, idx],
+        )
 
     # ----------------------------------------------------------------- summaries
     @cached_property
@@ -308,9 +327,12 @@ class ProtocolResult:
         for r, rep in enumerate(self.representation_names):
             dets = {name: self._detector_summary(r, d) for d, name in enumerate(self.detector_names)}
             out[rep] = ProtocolSummary(
-                representation=rep, mean=DetectorAverage.over(list(dets.values())),
+                representation=rep,
+                mean=DetectorAverage.over(list(dets.values())),
                 worst=WorstRates.over([(rep, name, s) for name, s in dets.items()]),
-                ensemble=self._detector_summary(r, None), detectors=dets)
+                ensemble=self._detector_summary(r, None),
+                detectors=dets,
+            )
         return out
 
     @cached_property
@@ -335,13 +357,17 @@ class ProtocolResult:
         else:
             sig = self.significance(rep, detector)
             n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
-            row.update(rho_inv_sig=n_sig / int(fin.sum()) if fin.any() else nan, n_inv_sig=n_sig,
-                       rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1.0 - self.confidence_level)) if fin.any() else nan)
+            row.update(
+                rho_inv_sig=n_sig / int(fin.sum()) if fin.any() else nan,
+                n_inv_sig=n_sig,
+                rho_nonsig=float(np.mean(sig["p_value"][fin] >= 1.0 - self.confidence_level)) if fin.any() else nan,
+            )
         per_rep = self._per_repeat(r, d)
         split = [self._rates_of(per_rep[:, s]) for s in range(S)]
         for key in ("rho_rnd", "rho_inv", "rho_dir"):
-            row[f"{key}_split_std"] = (float(np.std([getattr(x, key) for x in split]))
-                                       if S > 1 and all(x is not None for x in split) else nan)
+            row[f"{key}_split_std"] = (
+                float(np.std([getattr(x, key) for x in split])) if S > 1 and all(x is not None for x in split) else nan
+            )
         std_c = _nan_reduce(np.nanstd, per_rep, 1)
         row["auroc_split_std"] = float(np.mean(std_c[fin])) if fin.any() and S > 1 else nan
         sp = None
@@ -360,15 +386,24 @@ class ProtocolResult:
         rep = self.representation_names[r]
         summ = self.summaries[rep]
         s = summ.ensemble if d is None else summ.detectors[self.detector_names[d]]
-        return {"representation": rep, "detector": detector, "protocol": self.protocol, "epsilon": self.epsilon,
-                "n_repeats": self.auroc.shape[3], **s.stats(), **s.spearman_evidence(),
-                "leakage_k": self.leakage_k, "leakage_L_k": float(self.leakage_L_k[r])}
+        return {
+            "representation": rep,
+            "detector": detector,
+            "protocol": self.protocol,
+            "epsilon": self.epsilon,
+            "n_repeats": self.auroc.shape[3],
+            **s.stats(),
+            **s.spearman_evidence(),
+            "leakage_k": self.leakage_k,
+            "leakage_L_k": float(self.leakage_L_k[r]),
+        }
 
     @cached_property
     def summary_rows(self) -> tuple:
         """Rows of ``to_frame("summary")``: per representation, each detector then ``mean``."""
-        return tuple(self.summary(rep, det) for rep in self.representation_names
-                     for det in (*self.detector_names, MEAN))
+        return tuple(
+            self.summary(rep, det) for rep in self.representation_names for det in (*self.detector_names, MEAN)
+        )
 
     def _class_counts(self):
         K = self.classes.size
@@ -400,26 +435,41 @@ class ProtocolResult:
         inst = self.rates(rep, detector)
         rows = []
         for c in range(self.classes.size):
-            rows.append({
-                "representation": rep, "detector": detector, "class": self.classes[c].item(),
-                "n_pos": int(npos[c]), "n_neg": int(nneg[c]), "auroc": float(vals[c]),
-                "auroc_split_std": float(std_c[c]) if S > 1 else nan,
-                "auroc_split_min": float(min_c[c]), "auroc_split_max": float(max_c[c]),
-                "ci_low": float(lo[c]), "ci_high": float(hi[c]), "p_value": float(p[c]),
-                "log10_p_value": float(lp[c]), "p_holm": float(ph[c]), "significance": str(cat[c]),
-                "n_repeats_ok": int(n_ok[c]),
-                "direction": int(inst.directions[c]) if inst is not None else 0,
-                "near_random": bool(inst.near_random[c]) if inst is not None else False,
-                "inverted": bool(inst.inverted[c]) if inst is not None else False,
-                "leakage": float(self.class_leakage[r, c]),
-            })
+            rows.append(
+                {
+                    "representation": rep,
+                    "detector": detector,
+                    "class": self.classes[c].item(),
+                    "n_pos": int(npos[c]),
+                    "n_neg": int(nneg[c]),
+                    "auroc": float(vals[c]),
+                    "auroc_split_std": float(std_c[c]) if S > 1 else nan,
+                    "auroc_split_min": float(min_c[c]),
+                    "auroc_split_max": float(max_c[c]),
+                    "ci_low": float(lo[c]),
+                    "ci_high": float(hi[c]),
+                    "p_value": float(p[c]),
+                    "log10_p_value": float(lp[c]),
+                    "p_holm": float(ph[c]),
+                    "significance": str(cat[c]),
+                    "n_repeats_ok": int(n_ok[c]),
+                    "direction": int(inst.directions[c]) if inst is not None else 0,
+                    "near_random": bool(inst.near_random[c]) if inst is not None else False,
+                    "inverted": bool(inst.inverted[c]) if inst is not None else False,
+                    "leakage": float(self.class_leakage[r, c]),
+                }
+            )
         return rows
 
     @cached_property
     def per_class_rows(self) -> tuple:
         """Rows of ``to_frame("per_class")``: per representation, each detector then ``mean``, per class."""
-        return tuple(row for rep in self.representation_names for det in (*self.detector_names, MEAN)
-                     for row in self.per_class(rep, det))
+        return tuple(
+            row
+            for rep in self.representation_names
+            for det in (*self.detector_names, MEAN)
+            for row in self.per_class(rep, det)
+        )
 
     @property
     def test_normals_subsampled(self) -> bool:
@@ -458,14 +508,21 @@ class ProtocolResult:
             for d in range(D):
                 for c in range(K):
                     for s in range(S):
-                        rows.append({
-                            "representation": self.representation_names[r], "detector": self.detector_names[d],
-                            "class": self.classes[c].item(), "repeat": s,
-                            "n_pos": int(self.n_pos[c, s]), "n_neg": int(self.n_neg[c, s]),
-                            "n_neg_available": int(avail[c, s]),
-                            "auroc": self.auroc[r, d, c, s], "ci_low": self.ci_low[r, d, c, s],
-                            "ci_high": self.ci_high[r, d, c, s], "p_value": self.p_value[r, d, c, s],
-                        })
+                        rows.append(
+                            {
+                                "representation": self.representation_names[r],
+                                "detector": self.detector_names[d],
+                                "class": self.classes[c].item(),
+                                "repeat": s,
+                                "n_pos": int(self.n_pos[c, s]),
+                                "n_neg": int(self.n_neg[c, s]),
+                                "n_neg_available": int(avail[c, s]),
+                                "auroc": self.auroc[r, d, c, s],
+                                "ci_low": self.ci_low[r, d, c, s],
+                                "ci_high": self.ci_high[r, d, c, s],
+                                "p_value": self.p_value[r, d, c, s],
+                            }
+                        )
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -489,11 +546,18 @@ class ProtocolResult:
             summ = self.summaries[rep]
             leak = None
             if self.leakage_k is not None:
-                leak = {"k": int(self.leakage_k), "L_k": json_value(self.leakage_L_k[r]),
-                        "per_class": [{"class": json_value(c.item()), "L_k": json_value(v)}
-                                      for c, v in zip(self.classes, self.class_leakage[r])],
-                        "spearman": {**{det: s.spearman.to_dict() for det, s in summ.detectors.items()},
-                                     MEAN: summ.ensemble.spearman.to_dict()}}
+                leak = {
+                    "k": int(self.leakage_k),
+                    "L_k": json_value(self.leakage_L_k[r]),
+                    "per_class": [
+                        {"class": json_value(c.item()), "L_k": json_value(v)}
+                        for c, v in zip(self.classes, self.class_leakage[r])
+                    ],
+                    "spearman": {
+                        **{det: s.spearman.to_dict() for det, s in summ.detectors.items()},
+                        MEAN: summ.ensemble.spearman.to_dict(),
+                    },
+                }
             reps[rep] = {
                 **summ.to_dict(),  # mean, worst, ensemble, detectors
                 "leakage": leak,
@@ -520,56 +584,107 @@ class ProtocolResult:
         significantly inverted classes named (labels escaped)."""
         from .._format import html_block, html_table, stat, svg_bars
 
-        rows = [{"representation": r["representation"], "detector": r["detector"], "mean AUROC": r["mean_auc"],
-                 "ρ_rnd": r["rho_rnd"], "ρ_inv": r["rho_inv"], "ρ_inv sig.": r["rho_inv_sig"], "ρ_dir": r["rho_dir"]}
-                for r in self.summary_rows]
-        table = html_table(rows, kinds={k: "stat" for k in ("mean AUROC", "ρ_rnd", "ρ_inv", "ρ_inv sig.", "ρ_dir")},
-                           caption="per (representation, detector); ensemble = the detector-mean AUROC(c)")
+        rows = [
+            {
+                "representation": r["representation"],
+                "detector": r["detector"],
+                "mean AUROC": r["mean_auc"],
+                "ρ_rnd": r["rho_rnd"],
+                "ρ_inv": r["rho_inv"],
+                "ρ_inv sig.": r["rho_inv_sig"],
+                "ρ_dir": r["rho_dir"],
+            }
+            for r in self.summary_rows
+        ]
+        table = html_table(
+            rows,
+            kinds={k: "stat" for k in ("mean AUROC", "ρ_rnd", "ρ_inv", "ρ_inv sig.", "ρ_dir")},
+            caption="per (representation, detector); ensemble = the detector-mean AUROC(c)",
+        )
         rep = self.representation_names[0]
         worst = self.worst()
         det = worst.get("rho_inv_detector") or self.detector_names[0]
         vals = self.aurocs(rep, det)
-        bars = svg_bars([str(c.item() if hasattr(c, "item") else c) for c in self.classes], vals,
-                        title=f"AUROC(c) of {det} on {rep}", reference=0.5, vmax=1.0)
-        inverted = [f"{row['detector']} on {row['representation']}: class {row['class']} {stat(row['auroc'])}"
-                    for row in self.per_class_rows if row.get("significance") == "significantly inverted"]
+        bars = svg_bars(
+            [str(c.item() if hasattr(c, "item") else c) for c in self.classes],
+            vals,
+            title=f"AUROC(c) of {det} on {rep}",
+            reference=0.5,
+            vmax=1.0,
+        )
+        inverted = [
+            f"{row['detector']} on {row['representation']}: class {row['class']} {stat(row['auroc'])}"
+            for row in self.per_class_rows
+            if row.get("significance") == "significantly inverted"
+        ]
         avg = self.detector_average()
-        note = ("significantly inverted (Holm-corrected): " + "; ".join(inverted[:10])
-                + (f" and {len(inverted) - 10} more" if len(inverted) > 10 else "")) if inverted \
+        note = (
+            (
+                "significantly inverted (Holm-corrected): "
+                + "; ".join(inverted[:10])
+                + (f" and {len(inverted) - 10} more" if len(inverted) > 10 else "")
+            )
+            if inverted
             else "no class is significantly inverted by any detector"
-        return html_block(f"Class-split protocol ({self.protocol}, ε = {self.epsilon:g}): average of the per-detector "
-                          f"rates ρ_inv = {stat(avg['rho_inv'])}, ρ_dir = {stat(avg['rho_dir'])}; worst pair "
-                          f"ρ_dir = {stat(worst['rho_dir'])}" + (f" ({worst['rho_dir_where']})"
-                                                                 if worst.get("rho_dir_where") else ""),
-                          table, bars, note=note)
+        )
+        return html_block(
+            f"Class-split protocol ({self.protocol}, ε = {self.epsilon:g}): average of the per-detector "
+            f"rates ρ_inv = {stat(avg['rho_inv'])}, ρ_dir = {stat(avg['rho_dir'])}; worst pair "
+            f"ρ_dir = {stat(worst['rho_dir'])}"
+            + (f" ({worst['rho_dir_where']})" if worst.get("rho_dir_where") else ""),
+            table,
+            bars,
+            note=note,
+        )
 
     def summary_text(self) -> str:
         """Plain-text summary table (3 decimals, "–" where undefined) for the CLI."""
         from .._format import stat, text_table
 
-        head = (f"Class-split protocol audit ({self.protocol}), epsilon = {self.epsilon:g}, "
-                f"{len(self.classes)} classes, {self.settings['repeats']} repeat(s)")
-        cols = ("representation", "detector", "mean_auc", "sigma2_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir",
-                "rho_nonsig", "spearman_leakage_auroc")
+        head = (
+            f"Class-split protocol audit ({self.protocol}), epsilon = {self.epsilon:g}, "
+            f"{len(self.classes)} classes, {self.settings['repeats']} repeat(s)"
+        )
+        cols = (
+            "representation",
+            "detector",
+            "mean_auc",
+            "sigma2_auc",
+            "range_auc",
+            "rho_rnd",
+            "rho_inv",
+            "rho_dir",
+            "rho_nonsig",
+            "spearman_leakage_auroc",
+        )
         short = {"spearman_leakage_auroc": "rho_s(L,AUC)"}
         table = [[short.get(c, c) for c in cols]]
         for row in self.summary_rows:
-            table.append([str(row[c]) if isinstance(row[c], str)
-                          else stat(row[c], target="text") for c in cols])
+            table.append([str(row[c]) if isinstance(row[c], str) else stat(row[c], target="text") for c in cols])
         lines = [head, text_table(table, align="llr")]
         lines.append("ensemble = statistics of the detector-mean AUROC(c) (not a headline: it can cancel detectors)")
         avg, worst = self.detector_average(), self.worst()
-        lines.append("average of the per-detector rates: " + ", ".join(
-            f"{k} {stat(avg[k], target='text')}" for k in ("rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig")))
-        lines.append("worst pair: " + ", ".join(
-            f"{k} {stat(worst[k], target='text')} ({worst[k + '_where']})" for k in ("rho_inv", "rho_dir")
-            if worst[k + "_where"]))
+        lines.append(
+            "average of the per-detector rates: "
+            + ", ".join(f"{k} {stat(avg[k], target='text')}" for k in ("rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig"))
+        )
+        lines.append(
+            "worst pair: "
+            + ", ".join(
+                f"{k} {stat(worst[k], target='text')} ({worst[k + '_where']})"
+                for k in ("rho_inv", "rho_dir")
+                if worst[k + "_where"]
+            )
+        )
         if self.leakage_k is not None:
-            lines.append("leakage L_k (k = %d): " % self.leakage_k + ", ".join(
-                f"{rep} {v:.3f}" for rep, v in zip(self.representation_names, self.leakage_L_k)))
+            lines.append(
+                "leakage L_k (k = %d): " % self.leakage_k
+                + ", ".join(f"{rep} {v:.3f}" for rep, v in zip(self.representation_names, self.leakage_L_k))
+            )
         if self.test_normals_subsampled:
-            lines.append(f"test normals subsampled to max_test_normals = {self.settings.get('max_test_normals')} "
-                         "per task")
+            lines.append(
+                f"test normals subsampled to max_test_normals = {self.settings.get('max_test_normals')} per task"
+            )
         if self.skipped:
             lines.append(f"{len(self.skipped)} task(s) skipped (see skipped in the JSON output)")
         return "\n".join(lines)

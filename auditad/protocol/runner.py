@@ -49,14 +49,29 @@ from .detectors import (
     resolve_detectors,
 )
 from .execution_stage import CALLER_STACKLEVEL, TaskOutputs, execute_tasks
-from .plan import (DEFAULT_MAX_TEST_NORMALS, SplitPlan, SplitTask, check_plan_arguments, check_split,
-                   class_split_plan, stratified_assignment, stratified_subsample)
+from .plan import (
+    DEFAULT_MAX_TEST_NORMALS,
+    SplitPlan,
+    SplitTask,
+    check_plan_arguments,
+    check_split,
+    class_split_plan,
+    stratified_assignment,
+    stratified_subsample,
+)
 from .rates import DegenerateCorrelationWarning, check_epsilon
 from .result import MEAN, ProtocolResult
 from .strategies import PROTOCOLS, ClassSplitProtocol, protocol_strategy
 
-__all__ = ["PROTOCOLS", "DEFAULT_MAX_TEST_NORMALS", "audit_protocol", "check_representations", "check_split",
-           "stratified_assignment", "stratified_subsample"]
+__all__ = [
+    "PROTOCOLS",
+    "DEFAULT_MAX_TEST_NORMALS",
+    "audit_protocol",
+    "check_representations",
+    "check_split",
+    "stratified_assignment",
+    "stratified_subsample",
+]
 
 _TOO_FEW_TRAINING = "too few training normals for the detector"
 
@@ -173,22 +188,44 @@ class _ProtocolArgs:
         return tuple(d.name for d in self.dets)
 
 
-def _audit_protocol_iv(representations, y, *, protocol, detectors, k, epsilon, train_fraction, split, contamination,
-                       max_test_normals, repeats, leakage_k, leakage_results, confidence_level, backend, n_jobs,
-                       progress, random_state, executor, exclude_test_copies) -> _ProtocolArgs:
+def _audit_protocol_iv(
+    representations,
+    y,
+    *,
+    protocol,
+    detectors,
+    k,
+    epsilon,
+    train_fraction,
+    split,
+    contamination,
+    max_test_normals,
+    repeats,
+    leakage_k,
+    leakage_results,
+    confidence_level,
+    backend,
+    n_jobs,
+    progress,
+    random_state,
+    executor,
+    exclude_test_copies,
+) -> _ProtocolArgs:
     """Every argument of `audit_protocol` checked, in the order of its messages."""
     reps = check_representations(representations)
     y = check_labels(y, name="y", min_classes=2)
     n = y.shape[0]
     for name, X in reps.items():
-        check_same_length(X, y, names=(f"representations[{name!r}]" if len(reps) > 1 or name != "X"
-                                       else "representations", "y"))
+        check_same_length(
+            X, y, names=(f"representations[{name!r}]" if len(reps) > 1 or name != "X" else "representations", "y")
+        )
     strategy = protocol_strategy(protocol)
     epsilon = check_epsilon(epsilon)
     k = check_int(k, name="k", low=1)
     check_choice(backend, BACKENDS, name="backend")
-    train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(train_fraction, contamination,
-                                                                                     max_test_normals, repeats)
+    train_fraction, contamination, max_test_normals, repeats = check_plan_arguments(
+        train_fraction, contamination, max_test_normals, repeats
+    )
     leakage_k = check_off_or_int(leakage_k, name="leakage_k", off="no leakage")
     if leakage_k is not None:
         leakage_k = check_k(leakage_k, n, name="leakage_k")
@@ -200,12 +237,29 @@ def _audit_protocol_iv(representations, y, *, protocol, detectors, k, epsilon, t
     user_split = None if split is None else check_split(split, n)
     dets = resolve_detectors(detectors, k=k, backend=backend)
     rng = check_random_state(random_state)
-    return _ProtocolArgs(reps=reps, y=y, strategy=strategy, dets=dets, k=k, epsilon=epsilon,
-                         train_fraction=train_fraction, split=user_split, contamination=contamination,
-                         max_test_normals=max_test_normals, repeats=repeats, leakage_k=leakage_k,
-                         leakage_results=leakage_results, confidence_level=confidence_level, backend=backend,
-                         n_jobs=n_jobs, progress=progress, rng=rng, random_state=random_state, executor=executor,
-                         exclude_test_copies=exclude_test_copies)
+    return _ProtocolArgs(
+        reps=reps,
+        y=y,
+        strategy=strategy,
+        dets=dets,
+        k=k,
+        epsilon=epsilon,
+        train_fraction=train_fraction,
+        split=user_split,
+        contamination=contamination,
+        max_test_normals=max_test_normals,
+        repeats=repeats,
+        leakage_k=leakage_k,
+        leakage_results=leakage_results,
+        confidence_level=confidence_level,
+        backend=backend,
+        n_jobs=n_jobs,
+        progress=progress,
+        rng=rng,
+        random_state=random_state,
+        executor=executor,
+        exclude_test_copies=exclude_test_copies,
+    )
 
 
 # --------------------------------------------------------------------------- stage 2: the task plan
@@ -230,16 +284,33 @@ def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
     task the detectors with enough training normals."""
     classes, y_idx = np.unique(a.y, return_inverse=True)
     K, D, S = classes.size, len(a.dets), a.repeats
-    plan = class_split_plan(a.y, protocol=a.strategy.name, train_fraction=a.train_fraction, split=a.split,
-                            contamination=a.contamination, max_test_normals=a.max_test_normals or 0, repeats=S,
-                            random_state=a.rng, exclude_test_copies=a.exclude_test_copies)
+    plan = class_split_plan(
+        a.y,
+        protocol=a.strategy.name,
+        train_fraction=a.train_fraction,
+        split=a.split,
+        contamination=a.contamination,
+        max_test_normals=a.max_test_normals or 0,
+        repeats=S,
+        random_state=a.rng,
+        exclude_test_copies=a.exclude_test_copies,
+    )
     n_pos, n_neg, n_neg_avail = (np.zeros((K, S), dtype=np.int64) for _ in range(3))
     max_train = np.zeros(D, dtype=np.int64)
     skipped, reasons = [], {}
 
     def skip(c, s, reason, dets_=range(D)):
-        skipped.extend({"representation": r_name, "detector": a.det_names[d_i], "class": classes[c].item(),
-                        "repeat": s, "reason": reason} for d_i in dets_ for r_name in a.rep_names)
+        skipped.extend(
+            {
+                "representation": r_name,
+                "detector": a.det_names[d_i],
+                "class": classes[c].item(),
+                "repeat": s,
+                "reason": reason,
+            }
+            for d_i in dets_
+            for r_name in a.rep_names
+        )
         reasons.setdefault(reason, []).append(classes[c].item())
 
     planned = {(t.repeat, t.c): t for t in plan.tasks}
@@ -259,8 +330,18 @@ def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
         runnable = tuple(d_i for d_i in range(D) if d_i not in too_small)
         if runnable:
             tasks.append(_Task(st, runnable))
-    return _TaskPlan(plan=plan, classes=classes, y_idx=y_idx, tasks=tuple(tasks), n_pos=n_pos, n_neg=n_neg,
-                     n_neg_available=n_neg_avail, max_train=max_train, skipped=tuple(skipped), skip_reasons=reasons)
+    return _TaskPlan(
+        plan=plan,
+        classes=classes,
+        y_idx=y_idx,
+        tasks=tuple(tasks),
+        n_pos=n_pos,
+        n_neg=n_neg,
+        n_neg_available=n_neg_avail,
+        max_train=max_train,
+        skipped=tuple(skipped),
+        skip_reasons=reasons,
+    )
 
 
 def _check_evaluable(a: _ProtocolArgs, tp: _TaskPlan) -> None:
@@ -273,23 +354,32 @@ def _check_evaluable(a: _ProtocolArgs, tp: _TaskPlan) -> None:
             raise InvalidInputError(
                 f"audit_protocol: detector {det.name!r} could not be evaluated on any class: it needs at least "
                 f"{det.min_train_size} training normals ({_need_param(det)}) and the largest training set has "
-                f"{int(tp.max_train[d_i])}; use a smaller value")
-        raise InvalidInputError(f"audit_protocol: no class-split task could be evaluated for detector "
-                                f"{det.name!r}: {'; '.join(reasons)}")
+                f"{int(tp.max_train[d_i])}; use a smaller value"
+            )
+        raise InvalidInputError(
+            f"audit_protocol: no class-split task could be evaluated for detector {det.name!r}: {'; '.join(reasons)}"
+        )
 
 
 def _warn_skipped(a: _ProtocolArgs, tp: _TaskPlan) -> None:
     """One warning per reason a class was skipped, and one for tasks short of anomalies."""
     for reason, cls in tp.skip_reasons.items():
         uniq = sorted(set(cls), key=lambda v: (str(type(v)), v))
-        warnings.warn(f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
-                      "are left out of the rates", SkippedItemWarning, stacklevel=CALLER_STACKLEVEL)
+        warnings.warn(
+            f"audit_protocol: skipped class(es) {describe(uniq)}: {reason}; their AUROC is nan and they "
+            "are left out of the rates",
+            SkippedItemWarning,
+            stacklevel=CALLER_STACKLEVEL,
+        )
     short_anomalies = tp.plan.short_anomalies
     if short_anomalies:
         c0, have, want = short_anomalies[0]
-        warnings.warn(f"audit_protocol: contamination={a.contamination} needs more anomalies than available for "
-                      f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
-                      AuditadWarning, stacklevel=CALLER_STACKLEVEL)
+        warnings.warn(
+            f"audit_protocol: contamination={a.contamination} needs more anomalies than available for "
+            f"{len(short_anomalies)} task(s) (e.g. class {c0!r}: {have} < {want}); all anomalies were used",
+            AuditadWarning,
+            stacklevel=CALLER_STACKLEVEL,
+        )
 
 
 # --------------------------------------------------------------------------- stage 4: leakage and the result
@@ -307,8 +397,9 @@ def _attach_leakage(a: _ProtocolArgs, tp: _TaskPlan) -> tuple[np.ndarray, np.nda
     for r, name in enumerate(a.rep_names):
         lr = given.get(name)
         if lr is None or a.leakage_k not in lr.ks or int(lr.class_sizes.sum()) != len(a.y):
-            lr = _leakage(a.reps[name], a.y, k=a.leakage_k, backend=a.backend,
-                          random_state=int(tp.plan.repeat_seeds[0] % (2**31)))
+            lr = _leakage(
+                a.reps[name], a.y, k=a.leakage_k, backend=a.backend, random_state=int(tp.plan.repeat_seeds[0] % (2**31))
+            )
         j = lr.ks.index(a.leakage_k)
         leakage_L_k[r] = float(lr.L[j])
         pos = {v.item() if hasattr(v, "item") else v: i for i, v in enumerate(np.asarray(lr.classes))}
@@ -324,17 +415,26 @@ def _settings(a: _ProtocolArgs, tp: _TaskPlan, outputs: TaskOutputs) -> dict:
     """The protocol settings recorded in the result."""
     recalls = outputs.recalls
     settings = {
-        "protocol": a.strategy.name, "epsilon": a.epsilon, "ci_level": a.confidence_level,
-        "train_fraction": a.train_fraction, "split": "user" if a.split is not None else "random_stratified",
-        "contamination": a.contamination, "max_test_normals": a.max_test_normals,
+        "protocol": a.strategy.name,
+        "epsilon": a.epsilon,
+        "ci_level": a.confidence_level,
+        "train_fraction": a.train_fraction,
+        "split": "user" if a.split is not None else "random_stratified",
+        "contamination": a.contamination,
+        "max_test_normals": a.max_test_normals,
         "n_tasks_subsampled": int(np.sum(tp.n_neg_available > tp.n_neg)),
-        "repeats": a.repeats, "k": a.k, "leakage_k": a.leakage_k, "backend": a.backend,
+        "repeats": a.repeats,
+        "k": a.k,
+        "leakage_k": a.leakage_k,
+        "backend": a.backend,
         # approximate kNN/LOF neighbour lists: their lowest measured recall per representation (None: exact)
-        "neighbour_recall": {name: (min(v for v, _ in recalls[r]) if recalls.get(r) else None)
-                             for r, name in enumerate(a.rep_names)},
+        "neighbour_recall": {
+            name: (min(v for v, _ in recalls[r]) if recalls.get(r) else None) for r, name in enumerate(a.rep_names)
+        },
         "neighbour_recall_queries": max((n_q for v in recalls.values() for _, n_q in v), default=0),
         "random_state": a.random_state if isinstance(a.random_state, (int, np.integer)) else None,
-        "n_samples": int(a.y.shape[0]), "n_features": {name: int(X.shape[1]) for name, X in a.reps.items()},
+        "n_samples": int(a.y.shape[0]),
+        "n_features": {name: int(X.shape[1]) for name, X in a.reps.items()},
     }
     if a.exclude_test_copies is not None:  # only then: a plain audit's settings keep their keys
         settings["excluded_test_copies"] = int(sum(t.n_excluded for t in tp.plan.tasks))
@@ -345,34 +445,70 @@ def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: TaskOutputs, leakage: tu
     """The `ProtocolResult`, with a warning for the Spearman correlations that cannot be stated."""
     class_leakage, leakage_L_k = leakage
     result = ProtocolResult(
-        protocol=a.strategy.name, epsilon=a.epsilon, confidence_level=a.confidence_level, classes=tp.classes,
-        representation_names=a.rep_names, detector_names=a.det_names,
-        auroc=outputs.auroc, ci_low=outputs.ci_low, ci_high=outputs.ci_high, p_value=outputs.p_value,
-        n_pos=tp.n_pos, n_neg=tp.n_neg, class_leakage=class_leakage, leakage_L_k=leakage_L_k,
-        leakage_k=a.leakage_k, settings=_settings(a, tp, outputs),
-        detector_info=tuple(detector_info(d) for d in a.dets), skipped=tp.skipped,
-        n_neg_available=tp.n_neg_available, log10_p_value=outputs.log10_p,
+        protocol=a.strategy.name,
+        epsilon=a.epsilon,
+        confidence_level=a.confidence_level,
+        classes=tp.classes,
+        representation_names=a.rep_names,
+        detector_names=a.det_names,
+        auroc=outputs.auroc,
+        ci_low=outputs.ci_low,
+        ci_high=outputs.ci_high,
+        p_value=outputs.p_value,
+        n_pos=tp.n_pos,
+        n_neg=tp.n_neg,
+        class_leakage=class_leakage,
+        leakage_L_k=leakage_L_k,
+        leakage_k=a.leakage_k,
+        settings=_settings(a, tp, outputs),
+        detector_info=tuple(detector_info(d) for d in a.dets),
+        skipped=tp.skipped,
+        n_neg_available=tp.n_neg_available,
+        log10_p_value=outputs.log10_p,
     )
     if a.leakage_k is not None:
-        degenerate = [(rep, det, result.spearman(rep, det).reason) for rep in a.rep_names
-                      for det in (*a.det_names, MEAN) if result.spearman(rep, det).reason]
+        degenerate = [
+            (rep, det, result.spearman(rep, det).reason)
+            for rep in a.rep_names
+            for det in (*a.det_names, MEAN)
+            if result.spearman(rep, det).reason
+        ]
         if degenerate:
             rep, det, why = degenerate[0]
-            warnings.warn(f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
-                          f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
-                          DegenerateCorrelationWarning, stacklevel=CALLER_STACKLEVEL)
+            warnings.warn(
+                f"audit_protocol: the Spearman correlation of L_k(c) and AUROC(c) is not stated (nan) for "
+                f"{len(degenerate)} (representation, detector) pair(s), e.g. ({rep!r}, {det!r}): {why}",
+                DegenerateCorrelationWarning,
+                stacklevel=CALLER_STACKLEVEL,
+            )
     return result
 
 
 # --------------------------------------------------------------------------- main entry point
 @renamed_parameter("ci_level", "confidence_level")
-def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
-                   detectors=BUILTIN_DETECTORS, k: int = 5, epsilon: float = 0.05,
-                   train_fraction: float = 0.8, split=None, contamination: float | None = None,
-                   max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
-                   repeats: int = 1, leakage_k: int = 10, leakage_results=None, confidence_level: float = 0.95,
-                   backend: str = "auto", n_jobs: int = 1, progress: bool = False,
-                   random_state=None, executor=None, exclude_test_copies=None) -> ProtocolResult:
+def audit_protocol(
+    representations,
+    y,
+    *,
+    protocol: str = "leave_one_class_out",
+    detectors=BUILTIN_DETECTORS,
+    k: int = 5,
+    epsilon: float = 0.05,
+    train_fraction: float = 0.8,
+    split=None,
+    contamination: float | None = None,
+    max_test_normals: int = DEFAULT_MAX_TEST_NORMALS,
+    repeats: int = 1,
+    leakage_k: int = 10,
+    leakage_results=None,
+    confidence_level: float = 0.95,
+    backend: str = "auto",
+    n_jobs: int = 1,
+    progress: bool = False,
+    random_state=None,
+    executor=None,
+    exclude_test_copies=None,
+) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
     For every class c:
@@ -524,12 +660,28 @@ def audit_protocol(representations, y, *, protocol: str = "leave_one_class_out",
     >>> 0.0 <= res.to_dict()["mean"]["rho_dir"] <= 1.0
     True
     """
-    a = _audit_protocol_iv(representations, y, protocol=protocol, detectors=detectors, k=k, epsilon=epsilon,
-                           train_fraction=train_fraction, split=split, contamination=contamination,
-                           max_test_normals=max_test_normals, repeats=repeats, leakage_k=leakage_k,
-                           leakage_results=leakage_results, confidence_level=confidence_level, backend=backend,
-                           n_jobs=n_jobs, progress=progress, random_state=random_state, executor=executor,
-                           exclude_test_copies=exclude_test_copies)
+    a = _audit_protocol_iv(
+        representations,
+        y,
+        protocol=protocol,
+        detectors=detectors,
+        k=k,
+        epsilon=epsilon,
+        train_fraction=train_fraction,
+        split=split,
+        contamination=contamination,
+        max_test_normals=max_test_normals,
+        repeats=repeats,
+        leakage_k=leakage_k,
+        leakage_results=leakage_results,
+        confidence_level=confidence_level,
+        backend=backend,
+        n_jobs=n_jobs,
+        progress=progress,
+        random_state=random_state,
+        executor=executor,
+        exclude_test_copies=exclude_test_copies,
+    )
     tp = _task_plan(a)
     _check_evaluable(a, tp)
     _warn_skipped(a, tp)

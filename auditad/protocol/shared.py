@@ -42,8 +42,16 @@ import numpy as np
 from ..execution import distributed
 from .neighbor_lists import gather32, nearest, rerank
 
-__all__ = ["LeaveOneOutLists", "one_class_lists", "list_recall", "filter_lists", "filter_own_class",
-           "masked_lists", "WIDE_FACTOR", "RECALL_POOL_BLOCK"]
+__all__ = [
+    "LeaveOneOutLists",
+    "one_class_lists",
+    "list_recall",
+    "filter_lists",
+    "filter_own_class",
+    "masked_lists",
+    "WIDE_FACTOR",
+    "RECALL_POOL_BLOCK",
+]
 
 #: Pool rows per exact search when measuring recall (bounds its memory at 1M rows: 131 072 float64 rows of
 #: the pool and their float32 copy per search instead of the whole pool).
@@ -125,8 +133,9 @@ class LeaveOneOutLists:
         Passed to `nearest`.
     """
 
-    def __init__(self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None,
-                 executor=None):
+    def __init__(
+        self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None, executor=None
+    ):
         from ..neighbors import choose_backend
 
         self.y = y_idx
@@ -136,8 +145,9 @@ class LeaveOneOutLists:
         kA = min(2 * self.k, pool.size)
         self.pos = np.full(n, -1, dtype=np.int64)
         self.pos[rows] = np.arange(rows.size)
-        anomaly_rows = np.unique(np.concatenate([np.asarray(a, dtype=np.int64) for a in anomalies.values()]
-                                                + [np.empty(0, np.int64)]))
+        anomaly_rows = np.unique(
+            np.concatenate([np.asarray(a, dtype=np.int64) for a in anomalies.values()] + [np.empty(0, np.int64)])
+        )
         if backend == "auto":
             backend = choose_backend(rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False)
         self.backend = backend
@@ -150,12 +160,31 @@ class LeaveOneOutLists:
             exact_anomalies = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
         else:
             self.recall, self.n_recall_queries = None, 0
-            self.A_idx, self.A_d2 = nearest(X, pool, rows, kA, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                                            random_state=random_state, executor=executor, rows=shared_rows)
+            self.A_idx, self.A_d2 = nearest(
+                X,
+                pool,
+                rows,
+                kA,
+                exclude_self=True,
+                backend=backend,
+                n_jobs=n_jobs,
+                random_state=random_state,
+                executor=executor,
+                rows=shared_rows,
+            )
             self.n_anomalies_searched = int(anomaly_rows.size)
         short = self._majority_rows(pool, rows, kA)
-        self._search_b(X, pool, rows, exact_anomalies, short, n_jobs=n_jobs, random_state=random_state,
-                       executor=executor, shared_rows=shared_rows)
+        self._search_b(
+            X,
+            pool,
+            rows,
+            exact_anomalies,
+            short,
+            n_jobs=n_jobs,
+            random_state=random_state,
+            executor=executor,
+            shared_rows=shared_rows,
+        )
         self.n_short = int(short.sum())
         self._invert_heads()
 
@@ -224,29 +253,42 @@ class LeaveOneOutLists:
         y_idx = self.y
         self.B: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         classes = set(exact_anomalies) | set(np.unique(self.major[short]).tolist())
-        per_class = {c: np.unique(np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64),
-                                                  rows[self.major == c]])) for c in sorted(classes)}
+        per_class = {
+            c: np.unique(
+                np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64), rows[self.major == c]])
+            )
+            for c in sorted(classes)
+        }
         if self.backend == "approximate":  # the few fallback rows: one masked brute-force pass for every class
             qs = [q for q in per_class.values()]
             excl = [np.full(q.size, c, dtype=np.int64) for c, q in per_class.items()]
             q_all = np.concatenate(qs + [np.empty(0, np.int64)])
-            bi, bd = masked_lists(X, pool, y_idx[pool], q_all, np.concatenate(excl + [np.empty(0, np.int64)]),
-                                  self.k)
+            bi, bd = masked_lists(X, pool, y_idx[pool], q_all, np.concatenate(excl + [np.empty(0, np.int64)]), self.k)
             at = np.cumsum([0] + [q.size for q in qs])
             for j, (c, q) in enumerate(per_class.items()):
-                self.B[c] = (q, bi[at[j]:at[j + 1]], bd[at[j]:at[j + 1]])
+                self.B[c] = (q, bi[at[j] : at[j + 1]], bd[at[j] : at[j + 1]])
         else:
             for c, q in per_class.items():
                 ref = pool[y_idx[pool] != c]
-                bi, bd = nearest(X, ref, q, self.k, exclude_self=True, backend=self.backend, n_jobs=n_jobs,
-                                 random_state=random_state, executor=executor, rows=shared_rows)
+                bi, bd = nearest(
+                    X,
+                    ref,
+                    q,
+                    self.k,
+                    exclude_self=True,
+                    backend=self.backend,
+                    n_jobs=n_jobs,
+                    random_state=random_state,
+                    executor=executor,
+                    rows=shared_rows,
+                )
                 self.B[c] = (q, bi, bd)
 
     def _invert_heads(self) -> None:
         """Index each row's first k labels by class, for `_plain`."""
         # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
         # from the first k entries only at the rows that list its class there
-        head = self.A_lab[:, :min(self.k, self.A_lab.shape[1])]
+        head = self.A_lab[:, : min(self.k, self.A_lab.shape[1])]
         flat = head.ravel()
         keep = flat >= 0
         order = np.argsort(flat[keep], kind="stable")
@@ -294,7 +336,7 @@ class LeaveOneOutLists:
             pa = p[a]
             fast = self._plain(c, pa)
             f, r = a[fast], a[~fast]
-            out_i[f], out_d[f] = self.A_idx[pa[fast], :self.k], self.A_d2[pa[fast], :self.k]
+            out_i[f], out_d[f] = self.A_idx[pa[fast], : self.k], self.A_d2[pa[fast], : self.k]
             if r.size:
                 pr = pa[~fast]
                 out_i[r], out_d[r] = filter_lists(self.A_idx[pr], self.A_d2[pr], self.A_lab[pr], c, self.k)
@@ -312,13 +354,35 @@ class LeaveOneOutLists:
         return out_i, out_d
 
 
-def one_class_lists(X, train_idx, rows, k, *, backend="auto", n_jobs=None, random_state=None, executor=None,
-                    shared_rows=None, recalls=None):
+def one_class_lists(
+    X,
+    train_idx,
+    rows,
+    k,
+    *,
+    backend="auto",
+    n_jobs=None,
+    random_state=None,
+    executor=None,
+    shared_rows=None,
+    recalls=None,
+):
     """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total;
     ``shared_rows``: ``executor.share(X)`` made once for all tasks; an approximate search's measured
     ``(recall, n_queries)`` is appended to ``recalls``)."""
-    return nearest(X, train_idx, rows, k, exclude_self=True, backend=backend, n_jobs=n_jobs,
-                   random_state=random_state, executor=executor, rows=shared_rows, recalls=recalls)
+    return nearest(
+        X,
+        train_idx,
+        rows,
+        k,
+        exclude_self=True,
+        backend=backend,
+        n_jobs=n_jobs,
+        random_state=random_state,
+        executor=executor,
+        rows=shared_rows,
+        recalls=recalls,
+    )
 
 
 def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[float, int]:
@@ -343,7 +407,7 @@ def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[
     pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
     exact_d2 = None
     for a in range(0, pool.size, RECALL_POOL_BLOCK):  # exact k nearest per block of the pool, then merged
-        _, d2 = nearest(X, pool[a:a + RECALL_POOL_BLOCK], rows[pick], k, exclude_self=True, backend="exact")
+        _, d2 = nearest(X, pool[a : a + RECALL_POOL_BLOCK], rows[pick], k, exclude_self=True, backend="exact")
         exact_d2 = d2 if exact_d2 is None else np.sort(np.hstack([exact_d2, d2]), axis=1)[:, :k]
     kth = exact_d2[:, -1]
     valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find

@@ -32,8 +32,15 @@ from ..execution import distributed
 from .neighbor_lists import LOFTables, lof_tables, to_distance
 from .shared import LeaveOneOutLists, one_class_lists
 
-__all__ = ["PROTOCOLS", "ClassSplitProtocol", "LeaveOneClassOut", "OneClass", "protocol_strategy", "TrainingRows",
-           "PoolMinusClass"]
+__all__ = [
+    "PROTOCOLS",
+    "ClassSplitProtocol",
+    "LeaveOneClassOut",
+    "OneClass",
+    "protocol_strategy",
+    "TrainingRows",
+    "PoolMinusClass",
+]
 
 
 # --------------------------------------------------------------------------- training rows of one task
@@ -116,8 +123,15 @@ class ClassSplitProtocol(ABC):
         """``(normal, anomalous)`` masks over the samples of task c, from ``in_c`` (the samples of class c)."""
 
     @abstractmethod
-    def training_rows(self, c: int, normal: np.ndarray, is_train: np.ndarray, pool: np.ndarray,
-                      pool_labels: np.ndarray, pool_counts: np.ndarray) -> tuple[TrainingRows, int]:
+    def training_rows(
+        self,
+        c: int,
+        normal: np.ndarray,
+        is_train: np.ndarray,
+        pool: np.ndarray,
+        pool_labels: np.ndarray,
+        pool_counts: np.ndarray,
+    ) -> tuple[TrainingRows, int]:
         """The training rows of task c and their number.
 
         ``normal`` masks the task's normals, ``is_train`` the repeat's training pool; ``pool`` holds the pool's
@@ -129,8 +143,7 @@ class ClassSplitProtocol(ABC):
         return None
 
     @abstractmethod
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor,
-                       recalls):
+    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
         """The neighbour lists of the kNN and LOF detectors on ``tasks`` (one repeat's, each with ``c``,
         ``test_idx``, ``y_test``, ``train_idx`` and ``shared_pool``): an object with ``query_lists(task)``
         (the test rows' ``k`` nearest training rows, ``(idx, d2)``) and ``lof_tables(task, q_idx, k)``
@@ -162,10 +175,20 @@ class LeaveOneClassOut(ClassSplitProtocol):
     def training_rows(self, c, normal, is_train, pool, pool_labels, pool_counts):
         return PoolMinusClass(pool, pool_labels, c), int(pool.size - pool_counts[c])
 
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor,
-                       recalls):
-        return _LeaveOneOutPass(X, y_idx, tasks, k, need_train=need_train, metric=metric, backend=backend,
-                                n_jobs=n_jobs, seed=seed, executor=executor, recalls=recalls)
+    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+        return _LeaveOneOutPass(
+            X,
+            y_idx,
+            tasks,
+            k,
+            need_train=need_train,
+            metric=metric,
+            backend=backend,
+            n_jobs=n_jobs,
+            seed=seed,
+            executor=executor,
+            recalls=recalls,
+        )
 
 
 class OneClass(ClassSplitProtocol):
@@ -194,10 +217,18 @@ class OneClass(ClassSplitProtocol):
         n_c = int(in_c.sum())
         return f"class has {n_c} sample(s): too few to split into train and test normals" if n_c < 2 else None
 
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor,
-                       recalls):
-        return _OneClassPass(X, k, need_train=need_train, metric=metric, backend=backend, n_jobs=n_jobs, seed=seed,
-                             executor=executor, recalls=recalls)
+    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+        return _OneClassPass(
+            X,
+            k,
+            need_train=need_train,
+            metric=metric,
+            backend=backend,
+            n_jobs=n_jobs,
+            seed=seed,
+            executor=executor,
+            recalls=recalls,
+        )
 
 
 _STRATEGIES = {p.name: p for p in (LeaveOneClassOut(), OneClass())}
@@ -232,8 +263,9 @@ class _LeaveOneOutPass:
         normals = [t.test_idx[t.y_test == 0] for t in tasks]
         rows = np.concatenate(normals + ([pool] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks}
-        self._lists = LeaveOneOutLists(X, y_idx, pool, rows, anomalies, k, backend=backend, n_jobs=n_jobs,
-                                       random_state=seed, executor=executor)
+        self._lists = LeaveOneOutLists(
+            X, y_idx, pool, rows, anomalies, k, backend=backend, n_jobs=n_jobs, random_state=seed, executor=executor
+        )
         self._metric, self._n_total = metric, X.shape[0]
         if self._lists.recall is not None and recalls is not None:
             recalls.append((self._lists.recall, self._lists.n_recall_queries))
@@ -244,8 +276,14 @@ class _LeaveOneOutPass:
     def lof_tables(self, task, q_idx, k):
         """lrd only of the training rows the queries reach (the same numbers as from all training rows)."""
         lists, c = self._lists, task.c
-        return _lof_tables_reached(lambda rows: lists.lists(c, rows), lambda rows, j: lists.kth_d2(c, rows, j),
-                                   q_idx[:, :k], k, self._metric, self._n_total)
+        return _lof_tables_reached(
+            lambda rows: lists.lists(c, rows),
+            lambda rows, j: lists.kth_d2(c, rows, j),
+            q_idx[:, :k],
+            k,
+            self._metric,
+            self._n_total,
+        )
 
 
 class _OneClassPass:

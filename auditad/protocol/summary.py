@@ -26,8 +26,15 @@ import numpy as np
 
 from .rates import SpearmanResult, json_value
 
-__all__ = ["DetectorSummary", "DetectorAverage", "WorstRate", "WorstRates", "ProtocolSummary", "SUMMARY_KEYS",
-           "RATE_NAMES"]
+__all__ = [
+    "DetectorSummary",
+    "DetectorAverage",
+    "WorstRate",
+    "WorstRates",
+    "ProtocolSummary",
+    "SUMMARY_KEYS",
+    "RATE_NAMES",
+]
 
 #: ``spearman_reason`` of a summary without leakage.
 NO_LEAKAGE = "no leakage (leakage_k=0)"
@@ -118,10 +125,18 @@ class DetectorSummary:
         """``spearman_n_pairs``, ``spearman_n_distinct_leakage``, ``spearman_n_distinct_auroc`` and ``spearman_reason``."""
         sp = self.spearman
         if sp is None:
-            return {"spearman_n_pairs": 0, "spearman_n_distinct_leakage": 0, "spearman_n_distinct_auroc": 0,
-                    "spearman_reason": NO_LEAKAGE}
-        return {"spearman_n_pairs": sp.n_pairs, "spearman_n_distinct_leakage": sp.n_distinct_x,
-                "spearman_n_distinct_auroc": sp.n_distinct_y, "spearman_reason": sp.reason}
+            return {
+                "spearman_n_pairs": 0,
+                "spearman_n_distinct_leakage": 0,
+                "spearman_n_distinct_auroc": 0,
+                "spearman_reason": NO_LEAKAGE,
+            }
+        return {
+            "spearman_n_pairs": sp.n_pairs,
+            "spearman_n_distinct_leakage": sp.n_distinct_x,
+            "spearman_n_distinct_auroc": sp.n_distinct_y,
+            "spearman_reason": sp.reason,
+        }
 
 
 #: the statistics of a summary row, per (representation, detector): the fields of `DetectorSummary`.
@@ -229,8 +244,14 @@ class WorstRates:
         out = {}
         for name in _stat_names(self):
             w = getattr(self, name)
-            out.update({name: w.value, f"{name}_detector": w.detector, f"{name}_representation": w.representation,
-                        f"{name}_where": w.where})
+            out.update(
+                {
+                    name: w.value,
+                    f"{name}_detector": w.detector,
+                    f"{name}_representation": w.representation,
+                    f"{name}_where": w.where,
+                }
+            )
         return out
 
     def to_dict(self) -> dict:
@@ -280,8 +301,9 @@ class ProtocolSummary:
         out = {}
         for name in _stat_names(self):
             value = getattr(self, name)
-            out[name] = ({det: s.to_dict() for det, s in value.items()} if isinstance(value, Mapping)
-                         else value.to_dict())
+            out[name] = (
+                {det: s.to_dict() for det, s in value.items()} if isinstance(value, Mapping) else value.to_dict()
+            )
         return out
 
     def pairs(self) -> list:

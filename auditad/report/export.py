@@ -54,7 +54,7 @@ __all__ = [
 # --------------------------------------------------------------------------- gate results: counts
 def _condition(rule) -> str:
     """``"<= 0.5"``: the rule's expression without its path."""
-    return rule.expression[len(rule.path):].strip()
+    return rule.expression[len(rule.path) :].strip()
 
 
 def _counts(results: Sequence[GateResult]) -> dict:
@@ -68,14 +68,18 @@ def _counts(results: Sequence[GateResult]) -> dict:
 
 def _tally(c: dict) -> str:
     """``"3 gates: 1 passed, 1 warning, 1 failed"``."""
-    return (f"{c['tests']} gate{'s' * (c['tests'] != 1)}: {c['passed']} passed, "
-            f"{c['warnings']} warning{'s' * (c['warnings'] != 1)}, {c['failures']} failed")
+    return (
+        f"{c['tests']} gate{'s' * (c['tests'] != 1)}: {c['passed']} passed, "
+        f"{c['warnings']} warning{'s' * (c['warnings'] != 1)}, {c['failures']} failed"
+    )
 
 
 def _check_results(results_by_benchmark) -> dict[str, list[GateResult]]:
     if not isinstance(results_by_benchmark, Mapping):
-        raise InvalidInputError("results_by_benchmark must be a dict {benchmark name: list of GateResult}, "
-                                f"got {type(results_by_benchmark).__name__}")
+        raise InvalidInputError(
+            "results_by_benchmark must be a dict {benchmark name: list of GateResult}, "
+            f"got {type(results_by_benchmark).__name__}"
+        )
     out = {}
     for name, results in results_by_benchmark.items():
         results = list(results)
@@ -103,8 +107,7 @@ def _xml_text(text: str) -> str:
     return _XML_INVALID.sub("", str(text))
 
 
-def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, *,
-                name: str = "auditad gates") -> Path:
+def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, *, name: str = "auditad gates") -> Path:
     """Write gate results as a JUnit XML file.
 
     Structure (Jenkins/Surefire ``junit-10.xsd``):
@@ -150,27 +153,52 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
     """
     data = _check_results(results_by_benchmark)
     totals = _counts([r for results in data.values() for r in results])
-    root = ET.Element("testsuites", {"name": _xml_text(name), "tests": str(totals["tests"]),
-                                     "failures": str(totals["failures"]), "errors": "0", "time": "0"})
+    root = ET.Element(
+        "testsuites",
+        {
+            "name": _xml_text(name),
+            "tests": str(totals["tests"]),
+            "failures": str(totals["failures"]),
+            "errors": "0",
+            "time": "0",
+        },
+    )
     for bench, results in data.items():
         c = _counts(results)
-        suite = ET.SubElement(root, "testsuite", {
-            "name": _xml_text(bench), "tests": str(c["tests"]), "failures": str(c["failures"]),
-            "errors": "0", "skipped": "0", "time": "0"})
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {
+                "name": _xml_text(bench),
+                "tests": str(c["tests"]),
+                "failures": str(c["failures"]),
+                "errors": "0",
+                "skipped": "0",
+                "time": "0",
+            },
+        )
         props = ET.SubElement(suite, "properties")
         ET.SubElement(props, "property", {"name": "verdict", "value": verdict(results)})
         ET.SubElement(props, "property", {"name": "warnings", "value": str(c["warnings"])})
         for r in results:
-            case = ET.SubElement(suite, "testcase", {"classname": _xml_text(f"auditad.gates.{bench}"),
-                                                     "name": _xml_text(r.rule.text), "time": "0"})
-            detail = (f"{r.message}\nvalue: {_fmt_value(r.value, r.rule.threshold)}\n"
-                      f"condition: {r.rule.expression}\nlevel: {r.level}\nstatus: {r.status}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                {"classname": _xml_text(f"auditad.gates.{bench}"), "name": _xml_text(r.rule.text), "time": "0"},
+            )
+            detail = (
+                f"{r.message}\nvalue: {_fmt_value(r.value, r.rule.threshold)}\n"
+                f"condition: {r.rule.expression}\nlevel: {r.level}\nstatus: {r.status}"
+            )
             if not r.passed and r.level == "fail":
                 failure = ET.SubElement(case, "failure", {"type": "GateFailure", "message": _xml_text(r.message)})
                 failure.text = _xml_text(detail)
             out = ET.SubElement(case, "system-out")
-            prefix = "WARNING: warn-level gate did not pass (reported, not failed)\n" \
-                if (not r.passed and r.level == "warn") else ""
+            prefix = (
+                "WARNING: warn-level gate did not pass (reported, not failed)\n"
+                if (not r.passed and r.level == "warn")
+                else ""
+            )
             out.text = _xml_text(prefix + detail)
     ET.indent(root)
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
@@ -178,8 +206,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
 
 
 # --------------------------------------------------------------------------- Markdown
-def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *,
-                     title: str = "auditad gates") -> str:
+def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *, title: str = "auditad gates") -> str:
     """Markdown text of `write_markdown_summary` (returned, not written).
 
     See Also
@@ -193,28 +220,46 @@ def markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], *
     every = [r for results in data.values() for r in results]
     c = _counts(every)
     overall = verdict(every)
-    lines = [f"## {md_escape(title)}", "",
-             f"Overall verdict: **{overall}** ({len(data)} benchmark{'s' * (len(data) != 1)}, {_tally(c)})", ""]
-    lines += _md_table(["benchmark", "verdict", "gates", "passed", "warnings", "failed"],
-                       [[md_escape(b), verdict(rs), *(str(v) for v in _counts(rs).values())]
-                        for b, rs in data.items()], ["l", "l", "r", "r", "r", "r"])
+    lines = [
+        f"## {md_escape(title)}",
+        "",
+        f"Overall verdict: **{overall}** ({len(data)} benchmark{'s' * (len(data) != 1)}, {_tally(c)})",
+        "",
+    ]
+    lines += _md_table(
+        ["benchmark", "verdict", "gates", "passed", "warnings", "failed"],
+        [[md_escape(b), verdict(rs), *(str(v) for v in _counts(rs).values())] for b, rs in data.items()],
+        ["l", "l", "r", "r", "r", "r"],
+    )
     rows = []
     for b, rs in data.items():
         for r in rs:
-            rows.append([md_escape(b), md_escape(r.rule.path), r.level, _fmt_value(r.value, r.rule.threshold),
-                         md_escape(_condition(r.rule)),
-                         {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status]])
+            rows.append(
+                [
+                    md_escape(b),
+                    md_escape(r.rule.path),
+                    r.level,
+                    _fmt_value(r.value, r.rule.threshold),
+                    md_escape(_condition(r.rule)),
+                    {"pass": "pass", "warn": "WARN", "fail": "FAIL"}[r.status],
+                ]
+            )
     if rows:
-        lines += ["", *_md_table(["benchmark", "metric", "level", "value", "threshold", "status"], rows,
-                                 ["l", "l", "l", "r", "l", "l"])]
+        lines += [
+            "",
+            *_md_table(
+                ["benchmark", "metric", "level", "value", "threshold", "status"], rows, ["l", "l", "l", "r", "l", "l"]
+            ),
+        ]
     notes = [f"- {md_escape(b)}: {md_escape(r.message)}" for b, rs in data.items() for r in rs if not r.passed]
     if notes:
         lines += ["", "Gates that did not pass:", "", *notes]
     return "\n".join(lines) + "\n"
 
 
-def write_markdown_summary(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, *,
-                           title: str = "auditad gates") -> Path:
+def write_markdown_summary(
+    results_by_benchmark: Mapping[str, Sequence[GateResult]], path, *, title: str = "auditad gates"
+) -> Path:
     """Write a Markdown summary of gate results for CI job pages.
 
     The page has the overall verdict, one row per benchmark (verdict and counts), one row
@@ -267,8 +312,12 @@ class AppendixResult:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"path": str(self.path), "benchmarks": list(self.benchmarks), "tables": list(self.tables),
-                "figures": list(self.figures)}
+        return {
+            "path": str(self.path),
+            "benchmarks": list(self.benchmarks),
+            "tables": list(self.tables),
+            "figures": list(self.figures),
+        }
 
 
 def _slug(text: str, taken: set) -> str:
@@ -295,21 +344,25 @@ def _find_benchmarks(audit_dir: Path) -> list[Path]:
         return [audit_dir]
     found = sorted(d for d in audit_dir.iterdir() if d.is_dir() and (d / "summary.json").is_file())
     if not found:
-        raise InvalidInputError(f"no benchmark in audit folder {str(audit_dir)!r}: expected "
-                                "DIR/<benchmark>/summary.json (the output of 'auditad audit')")
+        raise InvalidInputError(
+            f"no benchmark in audit folder {str(audit_dir)!r}: expected "
+            "DIR/<benchmark>/summary.json (the output of 'auditad audit')"
+        )
     return found
 
 
 def _gate_frame(results: Sequence[GateResult]):
     import pandas as pd
 
-    return pd.DataFrame({
-        "metric": [r.rule.path for r in results],
-        "condition": [_condition(r.rule) for r in results],
-        "level": [r.level for r in results],
-        "value": [float("nan") if r.value is None else r.value for r in results],
-        "status": [r.status for r in results],
-    })
+    return pd.DataFrame(
+        {
+            "metric": [r.rule.path for r in results],
+            "condition": [_condition(r.rule) for r in results],
+            "level": [r.level for r in results],
+            "value": [float("nan") if r.value is None else r.value for r in results],
+            "status": [r.status for r in results],
+        }
+    )
 
 
 _APPENDIX_HEADER = r"""% Evaluation-protocol appendix written by auditad {version} ('auditad appendix').
@@ -321,8 +374,9 @@ _APPENDIX_HEADER = r"""% Evaluation-protocol appendix written by auditad {versio
 """
 
 
-def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audit",
-                   float_format=None) -> AppendixResult:
+def write_appendix(
+    audit_dir, out_dir, *, title: str = "Evaluation-protocol audit", float_format=None
+) -> AppendixResult:
     r"""Build a LaTeX appendix from an ``auditad audit`` output folder.
 
     Reads ``AUDIT/<benchmark>/summary.json``, ``tables/*.csv`` and ``figures/*.pdf``, and
@@ -369,14 +423,18 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
     benches = _find_benchmarks(audit_dir)
     out_abs, audit_abs = out_dir.resolve(), audit_dir.resolve()
     if out_abs == audit_abs or out_abs in audit_abs.parents or any(out_abs == b.resolve() for b in benches):
-        raise InvalidInputError(f"out_dir={str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; "
-                                "choose another folder")
+        raise InvalidInputError(
+            f"out_dir={str(out_dir)!r} would replace the audit folder {str(audit_dir)!r}; choose another folder"
+        )
     out, tmp = prepare_output_dir(out_dir)
     try:
         # default \AuditadDir: "<OUT name>/" when that name is safe in a TeX file name, else empty
         folder = out.name if re.fullmatch(r"[A-Za-z0-9._\-]+", out.name) else ""
-        lines = [_APPENDIX_HEADER.format(version=__version__, folder=folder or "OUT"),
-                 f"\\providecommand{{\\AuditadDir}}{{{folder + '/' if folder else ''}}}", ""]
+        lines = [
+            _APPENDIX_HEADER.format(version=__version__, folder=folder or "OUT"),
+            f"\\providecommand{{\\AuditadDir}}{{{folder + '/' if folder else ''}}}",
+            "",
+        ]
         lines += [f"\\section{{{latex_escape(title)}}}\\label{{sec:auditad}}", ""]
         names, tables, figures, taken = [], [], [], set()
         body = []
@@ -418,8 +476,13 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
             for stem, frame, caption in entries:
                 if frame.shape[1] == 0:
                     continue
-                write_table(frame, table_dir / stem, caption=caption, label=f"tab:auditad-{slug}-{stem}",
-                            float_format=float_format)
+                write_table(
+                    frame,
+                    table_dir / stem,
+                    caption=caption,
+                    label=f"tab:auditad-{slug}-{stem}",
+                    float_format=float_format,
+                )
                 rel = f"tables/{slug}/{stem}.tex"
                 tables.append(rel)
                 body.append(f"\\input{{\\AuditadDir {rel}}}")
@@ -434,14 +497,19 @@ def write_appendix(audit_dir, out_dir, *, title: str = "Evaluation-protocol audi
                 rel = f"figures/{slug}/{stem}.pdf"
                 figures.append(rel)
                 caption = _caption(captions, pdf.stem, name)
-                body += [r"\begin{figure}[htbp]", r"  \centering",
-                         f"  \\includegraphics[width=\\linewidth,height=0.42\\textheight,keepaspectratio]"
-                         f"{{\\AuditadDir {rel}}}",
-                         f"  \\caption{{{latex_escape(caption)}}}\\label{{fig:auditad-{slug}-{stem}}}",
-                         r"\end{figure}"]
+                body += [
+                    r"\begin{figure}[htbp]",
+                    r"  \centering",
+                    f"  \\includegraphics[width=\\linewidth,height=0.42\\textheight,keepaspectratio]"
+                    f"{{\\AuditadDir {rel}}}",
+                    f"  \\caption{{{latex_escape(caption)}}}\\label{{fig:auditad-{slug}-{stem}}}",
+                    r"\end{figure}",
+                ]
             body += [r"\clearpage", ""]
-        intro = (f"This appendix reports the evaluation-protocol audit of {len(names)} "
-                 f"benchmark{'s' * (len(names) != 1)}: {', '.join(latex_escape(n) for n in names)}.")
+        intro = (
+            f"This appendix reports the evaluation-protocol audit of {len(names)} "
+            f"benchmark{'s' * (len(names) != 1)}: {', '.join(latex_escape(n) for n in names)}."
+        )
         lines += [intro, "", *body]
         write_text_atomic(tmp / "appendix.tex", "\n".join(lines).rstrip() + "\n")
         replace_dir_atomic(tmp, out)

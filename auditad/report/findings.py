@@ -37,8 +37,15 @@ class Finding:
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""
-        return {"check": self.check, "status": self.status, "number": self.number, "threshold": self.threshold,
-                "subject": self.subject, "meaning": self.meaning, "items": list(self.items)}
+        return {
+            "check": self.check,
+            "status": self.status,
+            "number": self.number,
+            "threshold": self.threshold,
+            "subject": self.subject,
+            "meaning": self.meaning,
+            "items": list(self.items),
+        }
 
     def text(self) -> str:
         """One line of plain text (the CLI and Markdown summaries)."""
@@ -72,16 +79,18 @@ def representation_rows(summary: Mapping) -> list[dict]:
         p = reps.get(rep) if isinstance(reps.get(rep), Mapping) else {}
         mean, worst = p.get("mean") or {}, p.get("worst") or {}
         lk = leak.get(rep) or {}
-        rows.append({
-            "representation": rep,
-            "L_k": _format.stat(lk.get("L_k") if isinstance(lk, Mapping) else None),
-            "mean_auc": _format.stat(mean.get("mean_auc")),
-            "rho_inv": _format.stat(mean.get("rho_inv")),
-            "rho_inv_worst": _worst_text(worst, "rho_inv"),
-            "rho_dir": _format.stat(mean.get("rho_dir")),
-            "rho_dir_worst": _worst_text(worst, "rho_dir"),
-            "n_inv_sig": _format.count(_sig_count(p)),
-        })
+        rows.append(
+            {
+                "representation": rep,
+                "L_k": _format.stat(lk.get("L_k") if isinstance(lk, Mapping) else None),
+                "mean_auc": _format.stat(mean.get("mean_auc")),
+                "rho_inv": _format.stat(mean.get("rho_inv")),
+                "rho_inv_worst": _worst_text(worst, "rho_inv"),
+                "rho_dir": _format.stat(mean.get("rho_dir")),
+                "rho_dir_worst": _worst_text(worst, "rho_dir"),
+                "n_inv_sig": _format.count(_sig_count(p)),
+            }
+        )
     return rows
 
 
@@ -116,34 +125,54 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
         rows = p.get("per_class") if isinstance(p.get("per_class"), list) else []
         for det, dsum in (p.get("detectors") or {}).items():
             mine = [r for r in rows if r.get("detector") == det]
-            sig = sorted((r for r in mine if r.get("significance") == "significantly inverted"),
-                         key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0)
-            noise = sorted((r for r in mine if r.get("significance") == "below 1/2 within noise"),
-                           key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0)
+            sig = sorted(
+                (r for r in mine if r.get("significance") == "significantly inverted"),
+                key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0,
+            )
+            noise = sorted(
+                (r for r in mine if r.get("significance") == "below 1/2 within noise"),
+                key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0,
+            )
             near = [r for r in mine if r.get("significance") == "near random"]
             n = len([r for r in mine if r.get("auroc") is not None]) or dsum.get("n_classes") or 0
             if sig:
-                out.append(Finding(
-                    "significantly inverted classes", "warn",
-                    f"{len(sig)} of {n} classes ({_format.percent(len(sig) / n if n else None, digits=0)})", "0",
-                    f"{det} on {rep} inverts {_named(sig)}.",
-                    "The detector ranks these held-out classes below the normals, significantly after Holm's "
-                    "correction over the classes: its AUROC averaged over classes mixes opposite behaviours. Report "
-                    "this detector per class, or check the class definitions and the score direction.",
-                    tuple(str(r["class"]) for r in sig)))
+                out.append(
+                    Finding(
+                        "significantly inverted classes",
+                        "warn",
+                        f"{len(sig)} of {n} classes ({_format.percent(len(sig) / n if n else None, digits=0)})",
+                        "0",
+                        f"{det} on {rep} inverts {_named(sig)}.",
+                        "The detector ranks these held-out classes below the normals, significantly after Holm's "
+                        "correction over the classes: its AUROC averaged over classes mixes opposite behaviours. Report "
+                        "this detector per class, or check the class definitions and the score direction.",
+                        tuple(str(r["class"]) for r in sig),
+                    )
+                )
             if noise:
-                out.append(Finding(
-                    "classes below ½ within noise", "info", f"{len(noise)} of {n} classes", "",
-                    f"{det} on {rep}: {_named(noise)}.",
-                    "Below ½ but not significantly so at these counts: more test samples would tell.",
-                    tuple(str(r["class"]) for r in noise)))
+                out.append(
+                    Finding(
+                        "classes below ½ within noise",
+                        "info",
+                        f"{len(noise)} of {n} classes",
+                        "",
+                        f"{det} on {rep}: {_named(noise)}.",
+                        "Below ½ but not significantly so at these counts: more test samples would tell.",
+                        tuple(str(r["class"]) for r in noise),
+                    )
+                )
             if near and n and len(near) / n > 0.2:
-                out.append(Finding(
-                    "near-random classes", "info", f"{len(near)} of {n} classes",
-                    f"|AUROC − ½| ≤ ε = {eps:g}" if eps is not None else "",
-                    f"{det} on {rep}: {_named(near)}.",
-                    "The detector cannot tell these held-out classes from the normals.",
-                    tuple(str(r["class"]) for r in near)))
+                out.append(
+                    Finding(
+                        "near-random classes",
+                        "info",
+                        f"{len(near)} of {n} classes",
+                        f"|AUROC − ½| ≤ ε = {eps:g}" if eps is not None else "",
+                        f"{det} on {rep}: {_named(near)}.",
+                        "The detector cannot tell these held-out classes from the normals.",
+                        tuple(str(r["class"]) for r in near),
+                    )
+                )
     out.sort(key=lambda f: _ORDER.get(f.status, 9))
     return out
 
@@ -154,34 +183,56 @@ def _duplicates_findings(dup) -> list[Finding]:
     if not isinstance(dup, Mapping) or not dup.get("rows_in_groups"):
         return []
     conflicting = dup.get("conflicting_rows") or 0
-    return [Finding(
-        "exact duplicates", "warn" if conflicting else "info",
-        f"{_format.count(dup['rows_in_groups'])} rows in {_format.count(dup.get('groups'))} groups "
-        f"({_format.count(dup.get('extra_copies'))} extra copies)", "",
-        f"The largest group holds {_format.count(dup.get('largest_group'))} identical rows"
-        + (f"; {_format.count(conflicting)} rows sit in groups with different labels." if conflicting else "."),
-        "Copies split across training and test rows give kNN and LOF a distance of 0 (an AUROC inflated by "
-        "leakage); identical rows with different labels cap every detector. The duplicates section lists them "
-        "(data/duplicates_groups.csv) and the AUROC without the copies.")]
+    return [
+        Finding(
+            "exact duplicates",
+            "warn" if conflicting else "info",
+            f"{_format.count(dup['rows_in_groups'])} rows in {_format.count(dup.get('groups'))} groups "
+            f"({_format.count(dup.get('extra_copies'))} extra copies)",
+            "",
+            f"The largest group holds {_format.count(dup.get('largest_group'))} identical rows"
+            + (f"; {_format.count(conflicting)} rows sit in groups with different labels." if conflicting else "."),
+            "Copies split across training and test rows give kNN and LOF a distance of 0 (an AUROC inflated by "
+            "leakage); identical rows with different labels cap every detector. The duplicates section lists them "
+            "(data/duplicates_groups.csv) and the AUROC without the copies.",
+        )
+    ]
 
 
 _GATE_MEANING = {
-    "leakage.L_k": ("class leakage", "The semantic classes overlap in the representation space: a class held out as "
-                    "anomalies looks like the normals, so a low AUROC may be the benchmark's, not the detector's."),
-    "protocol.worst.rho_dir": ("direction instability", "A detector's score direction flips between held-out "
-                               "classes (as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d): an AUROC "
-                               "averaged over classes hides opposite behaviours. Read the per-class table."),
-    "protocol.worst.rho_inv_sig": ("significant inversions", "At least one detector ranks a held-out class "
-                                   "significantly below the normals (Holm-corrected). See the classes named below."),
-    "duplicates.conflicting_rows": ("conflicting labels", "Identical samples carry different labels (two classes, or "
-                                    "normal and anomaly): no detector can rank them apart, so every AUROC is capped. "
-                                    "Remove or relabel them (data/duplicates_groups.csv lists them)."),
-    "duplicates.train_test_overlap": ("train/test overlap", "Test samples have an exact copy among the training "
-                                      "rows of their task: kNN and LOF give them distance 0, an AUROC inflated by "
-                                      "leakage, not by detection. De-duplicate before splitting; the duplicates "
-                                      "section shows the AUROC without the copies."),
-    "protocol.mean.rho_dir": ("direction instability (average over detectors)",
-                              "The average of the per-detector direction-instability rates."),
+    "leakage.L_k": (
+        "class leakage",
+        "The semantic classes overlap in the representation space: a class held out as "
+        "anomalies looks like the normals, so a low AUROC may be the benchmark's, not the detector's.",
+    ),
+    "protocol.worst.rho_dir": (
+        "direction instability",
+        "A detector's score direction flips between held-out "
+        "classes (as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d): an AUROC "
+        "averaged over classes hides opposite behaviours. Read the per-class table.",
+    ),
+    "protocol.worst.rho_inv_sig": (
+        "significant inversions",
+        "At least one detector ranks a held-out class "
+        "significantly below the normals (Holm-corrected). See the classes named below.",
+    ),
+    "duplicates.conflicting_rows": (
+        "conflicting labels",
+        "Identical samples carry different labels (two classes, or "
+        "normal and anomaly): no detector can rank them apart, so every AUROC is capped. "
+        "Remove or relabel them (data/duplicates_groups.csv lists them).",
+    ),
+    "duplicates.train_test_overlap": (
+        "train/test overlap",
+        "Test samples have an exact copy among the training "
+        "rows of their task: kNN and LOF give them distance 0, an AUROC inflated by "
+        "leakage, not by detection. De-duplicate before splitting; the duplicates "
+        "section shows the AUROC without the copies.",
+    ),
+    "protocol.mean.rho_dir": (
+        "direction instability (average over detectors)",
+        "The average of the per-detector direction-instability rates.",
+    ),
 }
 
 

@@ -26,8 +26,16 @@ from ..errors import AuditadError
 from .. import _format
 from ..plotting.style import RC as MPL_RC
 
-__all__ = ["template_dir", "environment", "figure_files", "inline_svg", "render_report", "render_index",
-           "readings", "MPL_RC"]
+__all__ = [
+    "template_dir",
+    "environment",
+    "figure_files",
+    "inline_svg",
+    "render_report",
+    "render_index",
+    "readings",
+    "MPL_RC",
+]
 
 
 _TEMPLATE_PACKAGE = "auditad._templates"
@@ -47,8 +55,10 @@ def template_dir():
     base = Path(__file__).resolve().parents[2] / "templates"
     if (base / "report.html.j2").is_file():
         return base
-    raise AuditadError("auditad report templates not found: neither the package 'auditad._templates' nor "
-                       f"{str(base)!r} holds report.html.j2 (reinstall auditad)")
+    raise AuditadError(
+        "auditad report templates not found: neither the package 'auditad._templates' nor "
+        f"{str(base)!r} holds report.html.j2 (reinstall auditad)"
+    )
 
 
 def environment():
@@ -63,8 +73,14 @@ def environment():
             return None
         return path.read_text(encoding="utf-8"), None, lambda: True
 
-    env = jinja2.Environment(loader=jinja2.FunctionLoader(load), autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env = jinja2.Environment(
+        loader=jinja2.FunctionLoader(load),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.filters.update(_format.jinja_filters())
     return env
 
@@ -114,8 +130,7 @@ def inline_svg(svg: bytes | str, prefix: str, title: str):
 
     text = _ID_ATTR.sub(rename, text)
     text = _URL_REF.sub(lambda m: f"url(#{prefix}-{m.group(1)})" if m.group(1) in ids else m.group(0), text)
-    text = _HREF_REF.sub(lambda m: f'{m.group(1)}="#{prefix}-{m.group(2)}"' if m.group(2) in ids else m.group(0),
-                         text)
+    text = _HREF_REF.sub(lambda m: f'{m.group(1)}="#{prefix}-{m.group(2)}"' if m.group(2) in ids else m.group(0), text)
     m = _ROOT.search(text)
     if m is None:
         raise AuditadError("matplotlib returned an SVG without an <svg> element")
@@ -123,9 +138,11 @@ def inline_svg(svg: bytes | str, prefix: str, title: str):
     size = dict(_SIZE.findall(attrs))
     attrs = _SIZE.sub("", attrs)
     style = f' style="max-width:{size["width"]}pt"' if "width" in size else ""
-    root = f'<svg{attrs} class="figure-svg" role="img" aria-labelledby="{prefix}-title"{style}>' \
-           f'<title id="{prefix}-title">{escape(title)}</title>'
-    text = text[:m.start()] + root + text[m.end():]
+    root = (
+        f'<svg{attrs} class="figure-svg" role="img" aria-labelledby="{prefix}-title"{style}>'
+        f'<title id="{prefix}-title">{escape(title)}</title>'
+    )
+    text = text[: m.start()] + root + text[m.end() :]
     return Markup(text.strip())
 
 
@@ -136,8 +153,15 @@ def _table_context(spec, folder: str = "tables") -> dict:
 
     cols, kinds, rows = _format.format_frame(frame, bounds=spec.bounds)
     numeric = [kind != "text" for kind in kinds]
-    return {"name": spec.name, "caption": spec.caption, "columns": [header(c) for c in cols], "codes": cols,
-            "numeric": numeric, "rows": rows, "csv": f"{folder}/{spec.name}.csv"}
+    return {
+        "name": spec.name,
+        "caption": spec.caption,
+        "columns": [header(c) for c in cols],
+        "codes": cols,
+        "numeric": numeric,
+        "rows": rows,
+        "csv": f"{folder}/{spec.name}.csv",
+    }
 
 
 # --------------------------------------------------------------------------- readings
@@ -175,14 +199,22 @@ def _glance(summary: Mapping) -> list:
     def worst(key):
         return stat(w.get(key)) + (f" ({w[key + '_where']})" if w.get(key + "_where") else "")
 
-    items = [("samples", count(d["n"])), ("classes", count(d["n_classes"])),
-             ("representations", ", ".join(d["representations"])),
-             (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"]))]
+    items = [
+        ("samples", count(d["n"])),
+        ("classes", count(d["n_classes"])),
+        ("representations", ", ".join(d["representations"])),
+        (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"])),
+    ]
     if m:
-        items += [("AUROC, average of detectors", stat(m.get("mean_auc"))),
-                  ("ρ_inv, average of detectors", stat(m.get("rho_inv"))), ("ρ_inv, worst detector", worst("rho_inv")),
-                  ("ρ_dir, worst detector", worst("rho_dir"))]
-    items.append(("anomaly share π (test set of the nulls and landscapes)", _format.percent(summary["landscapes"]["ratio"])))
+        items += [
+            ("AUROC, average of detectors", stat(m.get("mean_auc"))),
+            ("ρ_inv, average of detectors", stat(m.get("rho_inv"))),
+            ("ρ_inv, worst detector", worst("rho_inv")),
+            ("ρ_dir, worst detector", worst("rho_dir")),
+        ]
+    items.append(
+        ("anomaly share π (test set of the nulls and landscapes)", _format.percent(summary["landscapes"]["ratio"]))
+    )
     if summary.get("selection") and summary["selection"].get("best"):
         b = summary["selection"]["best"]
         items.append(("best selector", f"{b['name']} (regret {_format.pp(b['regret'])})"))
@@ -213,17 +245,32 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
         figs = []
         for spec in sec.figures:
             fig_no += 1
-            figs.append({"name": spec.name, "caption": spec.caption, "svg": inline_svg(svgs[spec.name],
-                         f"f{fig_no}", spec.caption), "files": [f"figures/{spec.name}.svg",
-                                                                f"figures/{spec.name}.pdf"]})
+            figs.append(
+                {
+                    "name": spec.name,
+                    "caption": spec.caption,
+                    "svg": inline_svg(svgs[spec.name], f"f{fig_no}", spec.caption),
+                    "files": [f"figures/{spec.name}.svg", f"figures/{spec.name}.pdf"],
+                }
+            )
         tables = [_table_context(t) for t in sec.tables if t.compact]
         data = [f"data/{t.name}.csv" for t in sec.tables if not t.compact]
-        sections.append({"id": sec.id, "title": sec.title, "short": info(sec.id).short, "status": sec.status,
-                         "reason": sec.reason,
-                         "reading": sec.reading if sec.status == "ok" else f"Not applicable: {sec.reason}.",
-                         "figures": figs, "tables": tables, "data": data,
-                         "references": [{**r, "where": r["cited"][sec.id]} for r in bibliography(audit.sections)
-                                        if sec.id in r["cited"]]})
+        sections.append(
+            {
+                "id": sec.id,
+                "title": sec.title,
+                "short": info(sec.id).short,
+                "status": sec.status,
+                "reason": sec.reason,
+                "reading": sec.reading if sec.status == "ok" else f"Not applicable: {sec.reason}.",
+                "figures": figs,
+                "tables": tables,
+                "data": data,
+                "references": [
+                    {**r, "where": r["cited"][sec.id]} for r in bibliography(audit.sections) if sec.id in r["cited"]
+                ],
+            }
+        )
     from .findings import findings, representation_rows
 
     ctx = {
@@ -258,16 +305,28 @@ def render_index(audits, *, timestamp: bool = False) -> str:
         s = a.summary
         m = s["protocol"].get("mean") or {}
         gates = s["gates"]
-        rows.append({"name": a.name, "href": f"{a.name}/report.html", "verdict": s["verdict"],
-                     "n": _format.count(s["dataset"]["n"]), "classes": _format.count(s["dataset"]["n_classes"]),
-                     "representations": ", ".join(s["dataset"]["representations"]),
-                     "L_k": _format.stat(s["leakage"]["L_k"]), "rho_dir": _format.stat(m.get("rho_dir")),
-                     "rho_inv": _format.stat(m.get("rho_inv")), "mean_auc": _format.stat(m.get("mean_auc")),
-                     "ratio": _format.percent(s["landscapes"]["ratio"]),
-                     "gates": f"{sum(g['passed'] for g in gates)}/{len(gates)}",
-                     "verdict_text": verdict_text(s["gates"])})
+        rows.append(
+            {
+                "name": a.name,
+                "href": f"{a.name}/report.html",
+                "verdict": s["verdict"],
+                "n": _format.count(s["dataset"]["n"]),
+                "classes": _format.count(s["dataset"]["n_classes"]),
+                "representations": ", ".join(s["dataset"]["representations"]),
+                "L_k": _format.stat(s["leakage"]["L_k"]),
+                "rho_dir": _format.stat(m.get("rho_dir")),
+                "rho_inv": _format.stat(m.get("rho_inv")),
+                "mean_auc": _format.stat(m.get("mean_auc")),
+                "ratio": _format.percent(s["landscapes"]["ratio"]),
+                "gates": f"{sum(g['passed'] for g in gates)}/{len(gates)}",
+                "verdict_text": verdict_text(s["gates"]),
+            }
+        )
     order = {"fail": 0, "warn": 1, "pass": 2}
     worst = min((r["verdict"] for r in rows), key=lambda v: order[v]) if rows else "pass"
     stamp = audits[0].summary["run"]["timestamp"] if timestamp and audits else None
-    return environment().get_template("index.html.j2").render(rows=rows, verdict=worst, version=__version__,
-                                                              timestamp=stamp)
+    return (
+        environment()
+        .get_template("index.html.j2")
+        .render(rows=rows, verdict=worst, version=__version__, timestamp=stamp)
+    )

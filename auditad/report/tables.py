@@ -115,23 +115,75 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequen
 
 # --------------------------------------------------------------------------- LaTeX
 _LATEX_CHARS = {
-    "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-    "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}", "\n": " ", "\r": " ", "\t": " ",
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "\n": " ",
+    "\r": " ",
+    "\t": " ",
 }
 _UNICODE = {
-    "\u00b1": r"$\pm$", "\u00d7": r"$\times$", "\u2212": r"$-$", "\u2013": "--", "\u2014": "---",
-    "\u2026": r"\dots{}", "\u2264": r"$\leq$", "\u2265": r"$\geq$", "\u2260": r"$\neq$", "\u2248": r"$\approx$",
-    "\u221e": r"$\infty$", "\u2192": r"$\rightarrow$", "\u00b0": r"$^{\circ}$", "\u00b5": r"$\mu$",
-    "\u2018": "`", "\u2019": "'", "\u201c": "``", "\u201d": "''", "\u00a0": "~", "\u00b7": r"$\cdot$",
-    "\u221a": r"$\surd$", "\u2208": r"$\in$", "\u03b5": r"$\varepsilon$", "\u03d5": r"$\phi$",
-    "\u00df": r"\ss{}", "\u00e6": r"\ae{}", "\u00c6": r"\AE{}", "\u00f8": r"\o{}", "\u00d8": r"\O{}",
-    "\u0153": r"\oe{}", "\u0152": r"\OE{}", "\u0142": r"\l{}", "\u0141": r"\L{}", "\u00e5": r"\aa{}",
+    "\u00b1": r"$\pm$",
+    "\u00d7": r"$\times$",
+    "\u2212": r"$-$",
+    "\u2013": "--",
+    "\u2014": "---",
+    "\u2026": r"\dots{}",
+    "\u2264": r"$\leq$",
+    "\u2265": r"$\geq$",
+    "\u2260": r"$\neq$",
+    "\u2248": r"$\approx$",
+    "\u221e": r"$\infty$",
+    "\u2192": r"$\rightarrow$",
+    "\u00b0": r"$^{\circ}$",
+    "\u00b5": r"$\mu$",
+    "\u2018": "`",
+    "\u2019": "'",
+    "\u201c": "``",
+    "\u201d": "''",
+    "\u00a0": "~",
+    "\u00b7": r"$\cdot$",
+    "\u221a": r"$\surd$",
+    "\u2208": r"$\in$",
+    "\u03b5": r"$\varepsilon$",
+    "\u03d5": r"$\phi$",
+    "\u00df": r"\ss{}",
+    "\u00e6": r"\ae{}",
+    "\u00c6": r"\AE{}",
+    "\u00f8": r"\o{}",
+    "\u00d8": r"\O{}",
+    "\u0153": r"\oe{}",
+    "\u0152": r"\OE{}",
+    "\u0142": r"\l{}",
+    "\u0141": r"\L{}",
+    "\u00e5": r"\aa{}",
     "\u00c5": r"\AA{}",
 }
 _GREEK_CAPITALS = {"Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi", "Omega"}
-_ACCENTS = {"\u0301": "'", "\u0300": "`", "\u0302": "^", "\u0308": '"', "\u0303": "~", "\u0304": "=",
-            "\u0327": "c", "\u030c": "v", "\u030a": "r", "\u0306": "u", "\u030b": "H", "\u0328": "k"}
+_ACCENTS = {
+    "\u0301": "'",
+    "\u0300": "`",
+    "\u0302": "^",
+    "\u0308": '"',
+    "\u0303": "~",
+    "\u0304": "=",
+    "\u0327": "c",
+    "\u030c": "v",
+    "\u030a": "r",
+    "\u0306": "u",
+    "\u030b": "H",
+    "\u0328": "k",
+}
 
 
 def _latex_char(ch: str) -> str:
@@ -203,19 +255,24 @@ def _number_formatter(float_format) -> Callable[[float], tuple[str, bool]]:
         return lambda x: (str(float_format(x)), False)
     if isinstance(float_format, str):
         if "{" in float_format:
+
             def fmt(x):
                 return float_format.format(x)
         elif "%" in float_format:
+
             def fmt(x):
                 return float_format % x
         else:
+
             def fmt(x):
                 return format(x, float_format)
+
         try:
             fmt(1.5)
         except (ValueError, TypeError, IndexError, KeyError):
-            raise InvalidInputError(f"float_format must be a format such as '{{:.3f}}', '%.3f', '.3f' or a "
-                                    f"callable, got {float_format!r}") from None
+            raise InvalidInputError(
+                f"float_format must be a format such as '{{:.3f}}', '%.3f', '.3f' or a callable, got {float_format!r}"
+            ) from None
         return lambda x: (fmt(x), True)
     raise InvalidInputError(f"float_format must be a format string or a callable, got {float_format!r}")
 
@@ -272,17 +329,25 @@ def _columns(frame, index: bool):
     if index:
         names = [n if n is not None else "" for n in frame.index.names]
         frame = frame.reset_index(names=[f"__index_{i}" for i in range(len(names))])
-        headers = names + [_header_text(c) for c in frame.columns[len(names):]]
+        headers = names + [_header_text(c) for c in frame.columns[len(names) :]]
     else:
         headers = [_header_text(c) for c in frame.columns]
-    numeric = [pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
-               for c in frame.columns]
+    numeric = [
+        pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c]) for c in frame.columns
+    ]
     return frame, headers, numeric
 
 
-def frame_to_latex(frame, *, caption: str | None = None, label: str | None = None,
-                   float_format=None, index: bool = False, max_rows: int | None = 40,
-                   position: str = "htbp") -> str:
+def frame_to_latex(
+    frame,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    float_format=None,
+    index: bool = False,
+    max_rows: int | None = 40,
+    position: str = "htbp",
+) -> str:
     r"""Render a DataFrame as a booktabs LaTeX table (``\toprule``, ``\midrule``, ``\bottomrule``).
 
     Parameters
@@ -358,20 +423,31 @@ def frame_to_latex(frame, *, caption: str | None = None, label: str | None = Non
     if float_format is None:
         body = [" & ".join(row) + r" \\" for row in _policy_cells(data, "tex")]
     else:
-        body = [" & ".join(_latex_cell(v, number) for v in row) + r" \\"
-                for row in data.itertuples(index=False, name=None)]
-    chunks = [body] if max_rows is None or len(body) <= max_rows else \
-        [body[i:i + max_rows] for i in range(0, len(body), max_rows)]
+        body = [
+            " & ".join(_latex_cell(v, number) for v in row) + r" \\" for row in data.itertuples(index=False, name=None)
+        ]
+    chunks = (
+        [body]
+        if max_rows is None or len(body) <= max_rows
+        else [body[i : i + max_rows] for i in range(0, len(body), max_rows)]
+    )
     out = []
     for i, rows in enumerate(chunks):
         lines = [f"\\begin{{table}}[{position}]" if position else r"\begin{table}", r"  \centering"]
         if caption is not None:
             text = latex_escape(caption) + (" (continued)" if i else "")
             lines.append(f"  \\caption{{{text}}}" + (f"\\label{{{label}}}" if label and i == 0 else ""))
-        lines += [r"  \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-                  f"  \\begin{{tabular}}{{{spec}}}", r"    \toprule",
-                  "    " + " & ".join(latex_escape(h) for h in headers) + r" \\", r"    \midrule",
-                  *("    " + r for r in rows), r"    \bottomrule", r"  \end{tabular}}", r"\end{table}"]
+        lines += [
+            r"  \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
+            f"  \\begin{{tabular}}{{{spec}}}",
+            r"    \toprule",
+            "    " + " & ".join(latex_escape(h) for h in headers) + r" \\",
+            r"    \midrule",
+            *("    " + r for r in rows),
+            r"    \bottomrule",
+            r"  \end{tabular}}",
+            r"\end{table}",
+        ]
         out.append("\n".join(lines))
     return "\n\n".join(out) + "\n"
 
@@ -442,8 +518,9 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
     return "\n".join(md_table([md_escape(h) for h in headers], rows, ["r" if n else "l" for n in numeric])) + "\n"
 
 
-def write_table(frame, path_without_suffix, *, caption: str | None = None, label: str | None = None,
-                float_format=None) -> list[Path]:
+def write_table(
+    frame, path_without_suffix, *, caption: str | None = None, label: str | None = None, float_format=None
+) -> list[Path]:
     """Write ``frame`` as ``<path>.csv`` (full precision), ``<path>.md`` and ``<path>.tex``.
 
     The suffixes are appended to ``path_without_suffix`` (so names with dots keep them);
@@ -464,6 +541,8 @@ def write_table(frame, path_without_suffix, *, caption: str | None = None, label
     base = str(path_without_suffix)
     tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
     md = frame_to_markdown(frame, float_format=float_format)
-    return [write_text_atomic(base + ".csv", frame_to_csv(frame)),
-            write_text_atomic(base + ".md", md),
-            write_text_atomic(base + ".tex", tex)]
+    return [
+        write_text_atomic(base + ".csv", frame_to_csv(frame)),
+        write_text_atomic(base + ".md", md),
+        write_text_atomic(base + ".tex", tex),
+    ]

@@ -138,8 +138,9 @@ def auroc_interval(auroc, n_pos, n_neg, *, confidence_level: float = 0.95):
     """
     from scipy.stats import norm
 
-    confidence_level = check_float(confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True,
-                                   high_open=True)
+    confidence_level = check_float(
+        confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True, high_open=True
+    )
     z = float(norm.ppf(0.5 + confidence_level / 2.0))
     a = np.asarray(auroc, dtype=np.float64)
     se = np.asarray(hanley_mcneil_se(a, n_pos, n_neg))
@@ -218,26 +219,32 @@ class ResultsGroup:
         majority = 1 if r.n_up >= r.n_down else -1
         dissent = [c for c, d in zip(cls, r.directions) if d != majority]
         read = {s: self.classes_read(s) for s in SIGNIFICANCE}
-        return json_safe({
-            "benchmark": self.benchmark, "representation": self.representation, "method": self.method,
-            **r.stats(),
-            "n_tested": self.n_tested, "n_significant_above": self.n_significant_above,
-            "n_significant_below": self.n_significant_below,
-            "n_inverted_significant": len(read[SIGNIFICANCE[0]]),
-            "n_inverted_untested": len(read[SIGNIFICANCE[1]]),
-            "n_below_within_noise": len(read[SIGNIFICANCE[2]]),
-            "inverted_significant_classes": read[SIGNIFICANCE[0]],
-            "inverted_untested_classes": read[SIGNIFICANCE[1]],
-            "below_within_noise_classes": read[SIGNIFICANCE[2]],
-            **{f"{k}_where": v for k, v in self.where.items()},
-            "classes": cls,
-            "near_random_classes": near,
-            "inverted_classes": [c for c, f in zip(cls, r.inverted) if f],
-            "up_classes": up, "down_classes": down,
-            "majority_direction": majority,
-            "dissenting_classes": dissent,
-            "dropped_classes": list(self.dropped_classes),
-        })
+        return json_safe(
+            {
+                "benchmark": self.benchmark,
+                "representation": self.representation,
+                "method": self.method,
+                **r.stats(),
+                "n_tested": self.n_tested,
+                "n_significant_above": self.n_significant_above,
+                "n_significant_below": self.n_significant_below,
+                "n_inverted_significant": len(read[SIGNIFICANCE[0]]),
+                "n_inverted_untested": len(read[SIGNIFICANCE[1]]),
+                "n_below_within_noise": len(read[SIGNIFICANCE[2]]),
+                "inverted_significant_classes": read[SIGNIFICANCE[0]],
+                "inverted_untested_classes": read[SIGNIFICANCE[1]],
+                "below_within_noise_classes": read[SIGNIFICANCE[2]],
+                **{f"{k}_where": v for k, v in self.where.items()},
+                "classes": cls,
+                "near_random_classes": near,
+                "inverted_classes": [c for c, f in zip(cls, r.inverted) if f],
+                "up_classes": up,
+                "down_classes": down,
+                "majority_direction": majority,
+                "dissenting_classes": dissent,
+                "dropped_classes": list(self.dropped_classes),
+            }
+        )
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,21 +305,37 @@ class ResultsAudit:
         """Tidy table, one row per group, with the scalar statistics (full precision)."""
         import pandas as pd
 
-        rows = [{"benchmark": g.benchmark, "representation": g.representation, "method": g.method,
-                 **g.instability.stats(), "n_tested": g.n_tested, "n_significant_above": g.n_significant_above,
-                 "n_significant_below": g.n_significant_below,
-                 "n_inverted_significant": len(g.classes_read(SIGNIFICANCE[0])),
-                 "n_inverted_untested": len(g.classes_read(SIGNIFICANCE[1])),
-                 "n_below_within_noise": len(g.classes_read(SIGNIFICANCE[2]))} for g in self.groups]
+        rows = [
+            {
+                "benchmark": g.benchmark,
+                "representation": g.representation,
+                "method": g.method,
+                **g.instability.stats(),
+                "n_tested": g.n_tested,
+                "n_significant_above": g.n_significant_above,
+                "n_significant_below": g.n_significant_below,
+                "n_inverted_significant": len(g.classes_read(SIGNIFICANCE[0])),
+                "n_inverted_untested": len(g.classes_read(SIGNIFICANCE[1])),
+                "n_below_within_noise": len(g.classes_read(SIGNIFICANCE[2])),
+            }
+            for g in self.groups
+        ]
         return pd.DataFrame(rows)
 
     def group(self, method: str, *, benchmark: str | None = None, representation: str | None = None) -> ResultsGroup:
         """The group of ``method`` (and of ``benchmark`` / ``representation`` when the table has several)."""
-        found = [g for g in self.groups if g.method == method and (benchmark is None or g.benchmark == benchmark)
-                 and (representation is None or g.representation == representation)]
+        found = [
+            g
+            for g in self.groups
+            if g.method == method
+            and (benchmark is None or g.benchmark == benchmark)
+            and (representation is None or g.representation == representation)
+        ]
         if len(found) != 1:
-            raise KeyError(f"{len(found)} groups match method={method!r}, benchmark={benchmark!r}, "
-                           f"representation={representation!r}; groups: {[g.label for g in self.groups]}")
+            raise KeyError(
+                f"{len(found)} groups match method={method!r}, benchmark={benchmark!r}, "
+                f"representation={representation!r}; groups: {[g.label for g in self.groups]}"
+            )
         return found[0]
 
     def to_dict(self) -> dict:
@@ -325,20 +348,26 @@ class ResultsAudit:
         for rec in records:
             for key in ("n_pos", "n_neg"):
                 rec[key] = None if math.isnan(rec[key]) else int(rec[key])
-        out = json_safe({
-            "schema_version": RESULTS_SCHEMA_VERSION,
-            "kind": "results",
-            "benchmark": self.benchmarks[0] if len(self.benchmarks) == 1 else " + ".join(self.benchmarks),
-            "benchmarks": list(self.benchmarks),
-            "source": self.source,
-            "settings": {"epsilon": self.epsilon, "confidence": self.confidence_level, "layout": self.layout,
-                         "percent": self.percent},
-            "n_groups": len(self.groups),
-            "groups": [g.to_dict() for g in self.groups],
-            "per_class": records,
-            "notes": list(self.notes),
-            "environment": {"auditad": __version__},
-        })
+        out = json_safe(
+            {
+                "schema_version": RESULTS_SCHEMA_VERSION,
+                "kind": "results",
+                "benchmark": self.benchmarks[0] if len(self.benchmarks) == 1 else " + ".join(self.benchmarks),
+                "benchmarks": list(self.benchmarks),
+                "source": self.source,
+                "settings": {
+                    "epsilon": self.epsilon,
+                    "confidence": self.confidence_level,
+                    "layout": self.layout,
+                    "percent": self.percent,
+                },
+                "n_groups": len(self.groups),
+                "groups": [g.to_dict() for g in self.groups],
+                "per_class": records,
+                "notes": list(self.notes),
+                "environment": {"auditad": __version__},
+            }
+        )
         out["findings"] = per_class_findings(out)
         statuses = [f["status"] for f in out["findings"]]
         out["status"] = "fail" if "fail" in statuses else "warn" if "warn" in statuses else "pass"
@@ -351,11 +380,29 @@ class ResultsAudit:
         rows = []
         for g in self.groups:
             r = g.instability
-            rows.append([g.label[:35], r.n_classes, f"{r.mean_auc:.3f}", f"{r.sigma2_auc:.4f}", f"{r.min_auc:.3f}",
-                         f"{r.max_auc:.3f}", f"{r.rho_rnd:.3f}", f"{r.rho_inv:.3f}", f"{r.rho_dir:.3f}"])
-        lines = [f"Per-class AUROC audit: {len(self.groups)} group(s), epsilon = {self.epsilon:g}",
-                 text_table(rows, header=("group", "K", "mean", "sigma2", "min", "max", "rho_rnd", "rho_inv", "rho_dir"),
-                            align="lr", sep="", widths=(36, 4, 8, 9, 7, 7, 9, 9, 9))]
+            rows.append(
+                [
+                    g.label[:35],
+                    r.n_classes,
+                    f"{r.mean_auc:.3f}",
+                    f"{r.sigma2_auc:.4f}",
+                    f"{r.min_auc:.3f}",
+                    f"{r.max_auc:.3f}",
+                    f"{r.rho_rnd:.3f}",
+                    f"{r.rho_inv:.3f}",
+                    f"{r.rho_dir:.3f}",
+                ]
+            )
+        lines = [
+            f"Per-class AUROC audit: {len(self.groups)} group(s), epsilon = {self.epsilon:g}",
+            text_table(
+                rows,
+                header=("group", "K", "mean", "sigma2", "min", "max", "rho_rnd", "rho_inv", "rho_dir"),
+                align="lr",
+                sep="",
+                widths=(36, 4, 8, 9, 7, 7, 9, 9, 9),
+            ),
+        ]
         for n in self.notes:
             lines.append(f"note: {n}")
         return "\n".join(lines)
@@ -398,7 +445,9 @@ def _rates_by_group(cols: dict, notes: list) -> tuple:
     n = len(cols["method"])
     order: dict = {}  # groups in table order; classes in table order
     for i in range(n):
-        order.setdefault((cols["benchmark"][i], cols["representation"][i]), {}).setdefault(cols["method"][i], []).append(i)
+        order.setdefault((cols["benchmark"][i], cols["representation"][i]), {}).setdefault(
+            cols["method"][i], []
+        ).append(i)
     in_common = np.zeros(n, dtype=bool)
     direction = np.zeros(n, dtype=np.int64)
     near = np.zeros(n, dtype=bool)
@@ -409,20 +458,27 @@ def _rates_by_group(cols: dict, notes: list) -> tuple:
         common = set.intersection(*(set(v) for v in class_sets.values()))
         where = f"benchmark {bench!r}" + (f", representation {rep!r}" if rep else "")
         if not common:
-            raise InvalidInputError(f"{where}: the methods {list(methods)} share no class, so their rates cannot be "
-                                    "compared; check the class names")
+            raise InvalidInputError(
+                f"{where}: the methods {list(methods)} share no class, so their rates cannot be "
+                "compared; check the class names"
+            )
         for m, idx in methods.items():
             eps = {float(cols["epsilon"][i]) for i in idx}
             if len(eps) > 1:
-                raise InvalidInputError(f"{where}, method {m!r}: epsilon differs between its rows ({sorted(eps)}); "
-                                        "one method uses one epsilon")
+                raise InvalidInputError(
+                    f"{where}, method {m!r}: epsilon differs between its rows ({sorted(eps)}); "
+                    "one method uses one epsilon"
+                )
             dropped = tuple(c for c in class_sets[m] if c not in common)
             if dropped:
-                notes.append(f"{where}: class(es) {', '.join(dropped)} of method {m!r} are missing for another "
-                             f"method; the rates use the {len(common)} classes common to all methods")
+                notes.append(
+                    f"{where}: class(es) {', '.join(dropped)} of method {m!r} are missing for another "
+                    f"method; the rates use the {len(common)} classes common to all methods"
+                )
             keep = [i for i in idx if cols["class"][i] in common]
-            res = instability_rates(cols["auroc"][keep], epsilon=eps.pop(), classes=np.array(
-                [cols["class"][i] for i in keep], dtype=object))
+            res = instability_rates(
+                cols["auroc"][keep], epsilon=eps.pop(), classes=np.array([cols["class"][i] for i in keep], dtype=object)
+            )
             in_common[keep] = True
             direction[keep] = res.directions
             near[keep] = res.near_random
@@ -434,15 +490,26 @@ def _rates_by_group(cols: dict, notes: list) -> tuple:
 def _where_texts(cols: dict, keep: list, res, significance, low, high, p_holm) -> dict:
     """`ResultsGroup.where`: the classes behind a group's counts and its ρ_dir, as gate messages name them."""
     where = {}
-    for key, cat in (("n_inverted_significant", SIGNIFICANCE[0]), ("n_inverted_untested", SIGNIFICANCE[1]),
-                     ("n_below_within_noise", SIGNIFICANCE[2])):
+    for key, cat in (
+        ("n_inverted_significant", SIGNIFICANCE[0]),
+        ("n_inverted_untested", SIGNIFICANCE[1]),
+        ("n_below_within_noise", SIGNIFICANCE[2]),
+    ):
         rows = sorted((i for i in keep if significance[i] == cat), key=lambda i: cols["auroc"][i])
-        where[key] = "; ".join(_class_text(cols["class"][i], cols["auroc"][i], low[i], high[i], p_holm[i])
-                               for i in rows[:5]) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
+        where[key] = "; ".join(
+            _class_text(cols["class"][i], cols["auroc"][i], low[i], high[i], p_holm[i]) for i in rows[:5]
+        ) + (f" and {len(rows) - 5} more" if len(rows) > 5 else "")
     majority = 1 if res.n_up >= res.n_down else -1
     dissent = [str(c) for c, dd in zip(res.classes, res.directions) if dd != majority]
-    where["rho_dir"] = ("against the majority or near random: " + ", ".join(dissent[:8])
-                        + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")) if dissent else ""
+    where["rho_dir"] = (
+        (
+            "against the majority or near random: "
+            + ", ".join(dissent[:8])
+            + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")
+        )
+        if dissent
+        else ""
+    )
     return where
 
 
@@ -458,8 +525,9 @@ def _class_tests(cols: dict, confidence: float) -> dict:
     have = ~np.isnan(cols["n_pos"])
     cache: dict = {}
     for i in np.flatnonzero(have):
-        p_gt[i], p_lt[i], null_method[i] = _null_p_values(float(cols["auroc"][i]), int(cols["n_pos"][i]),
-                                                          int(cols["n_neg"][i]), cache)
+        p_gt[i], p_lt[i], null_method[i] = _null_p_values(
+            float(cols["auroc"][i]), int(cols["n_pos"][i]), int(cols["n_neg"][i]), cache
+        )
     p_two = np.minimum(1.0, 2.0 * np.minimum(p_gt, p_lt))
     se = np.full(n, np.nan)
     if have.any():
@@ -468,22 +536,41 @@ def _class_tests(cols: dict, confidence: float) -> dict:
     std = cols["std"]
     has_std = np.isfinite(std)
     se_total = np.where(have & has_std, np.sqrt(se * se + std * std), np.where(have, se, std))
-    interval_method = np.where(have & has_std, "hanley_mcneil+std", np.where(
-        have, "hanley_mcneil", np.where(has_std, "std", ""))).astype(object)
+    interval_method = np.where(
+        have & has_std, "hanley_mcneil+std", np.where(have, "hanley_mcneil", np.where(has_std, "std", ""))
+    ).astype(object)
     interval_method[interval_method == ""] = None
 
     z = float(norm.ppf(0.5 + confidence / 2.0))
     with np.errstate(invalid="ignore"):
         low = np.clip(cols["auroc"] - z * se_total, 0.0, 1.0)
         high = np.clip(cols["auroc"] + z * se_total, 0.0, 1.0)
-    return {"p_gt": p_gt, "p_lt": p_lt, "p_two": p_two, "null_method": null_method, "se": se, "se_total": se_total,
-            "interval_method": interval_method, "low": low, "high": high, "have": have, "has_std": has_std}
+    return {
+        "p_gt": p_gt,
+        "p_lt": p_lt,
+        "p_two": p_two,
+        "null_method": null_method,
+        "se": se,
+        "se_total": se_total,
+        "interval_method": interval_method,
+        "low": low,
+        "high": high,
+        "have": have,
+        "has_std": has_std,
+    }
 
 
 @renamed_parameter("confidence", "confidence_level")
-def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent: bool = False,
-                  confidence_level: float = 0.95, benchmark: str | None = None, source: str | None = None
-                  ) -> ResultsAudit:
+def audit_results(
+    frame,
+    *,
+    epsilon: float = 0.05,
+    layout: str = "auto",
+    percent: bool = False,
+    confidence_level: float = 0.95,
+    benchmark: str | None = None,
+    source: str | None = None,
+) -> ResultsAudit:
     r"""Dispersion, instability rates and per-class significance of a published per-class AUROC table.
 
     For each (benchmark, representation, method) with K classes common to all
@@ -562,8 +649,9 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")
     epsilon = check_float(epsilon, name="epsilon", low=0.0, high=0.5, high_open=True)
-    confidence = check_float(confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True,
-                             high_open=True)
+    confidence = check_float(
+        confidence_level, name="confidence_level", low=0.0, high=1.0, low_open=True, high_open=True
+    )
     layout = check_choice(layout, LAYOUTS, name="layout")
     if not isinstance(percent, bool):
         raise InvalidInputError(f"percent must be True or False, got {percent!r}")
@@ -580,39 +668,79 @@ def audit_results(frame, *, epsilon: float = 0.05, layout: str = "auto", percent
     sig_above = have & (p_two <= alpha) & (cols["auroc"] > 0.5)
     sig_below = have & (p_two <= alpha) & (cols["auroc"] < 0.5)
     if not have.all() and have.any():
-        notes.append(f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value or interval for them"
-                     if not has_std.any() else
-                     f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value for them")
+        notes.append(
+            f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value or interval for them"
+            if not has_std.any()
+            else f"{int((~have).sum())} row(s) have no n_pos/n_neg: no p-value for them"
+        )
     if has_std.any() and not has_std.all():
         notes.append(f"{int((~has_std).sum())} row(s) have no std: their interval, if any, is the counts' alone")
     # Holm over each method's tested classes, and the reading of every class
     p_holm = np.full(n, np.nan)
     for *_, idx in groups:
         p_holm[idx] = holm_adjust(p_two[idx])
-    significance = classify(cols["auroc"], epsilon=cols["epsilon"], p_holm=p_holm,
-                            ci_high=np.where(has_std, high, np.nan), alpha=alpha)
+    significance = classify(
+        cols["auroc"], epsilon=cols["epsilon"], p_holm=p_holm, ci_high=np.where(has_std, high, np.nan), alpha=alpha
+    )
 
     result_groups = []
     for b, r, m, res, d, keep, _ in groups:
-        result_groups.append(ResultsGroup(
-            benchmark=b, representation=r, method=m, instability=res, dropped_classes=d,
-            n_tested=int(have[keep].sum()), n_significant_above=int(sig_above[keep].sum()),
-            n_significant_below=int(sig_below[keep].sum()), significance=tuple(significance[keep]),
-            where=_where_texts(cols, keep, res, significance, low, high, p_holm)))
-    per_class = pd.DataFrame({
-        "benchmark": cols["benchmark"], "representation": cols["representation"], "method": cols["method"],
-        "class": cols["class"], "auroc": cols["auroc"], "std": cols["std"], "n_pos": cols["n_pos"],
-        "n_neg": cols["n_neg"], "epsilon": cols["epsilon"], "direction": direction, "near_random": near,
-        "inverted": inverted, "in_common": in_common, "p_greater": t["p_gt"], "p_less": t["p_lt"],
-        "p_two_sided": p_two, "p_holm": p_holm, "null_method": t["null_method"], "se_hanley_mcneil": t["se"],
-        "se": t["se_total"], "interval_method": t["interval_method"],
-        "ci_low": low, "ci_high": high, "significant_above": sig_above, "significant_below": sig_below,
-        "significance": significance,
-    })
+        result_groups.append(
+            ResultsGroup(
+                benchmark=b,
+                representation=r,
+                method=m,
+                instability=res,
+                dropped_classes=d,
+                n_tested=int(have[keep].sum()),
+                n_significant_above=int(sig_above[keep].sum()),
+                n_significant_below=int(sig_below[keep].sum()),
+                significance=tuple(significance[keep]),
+                where=_where_texts(cols, keep, res, significance, low, high, p_holm),
+            )
+        )
+    per_class = pd.DataFrame(
+        {
+            "benchmark": cols["benchmark"],
+            "representation": cols["representation"],
+            "method": cols["method"],
+            "class": cols["class"],
+            "auroc": cols["auroc"],
+            "std": cols["std"],
+            "n_pos": cols["n_pos"],
+            "n_neg": cols["n_neg"],
+            "epsilon": cols["epsilon"],
+            "direction": direction,
+            "near_random": near,
+            "inverted": inverted,
+            "in_common": in_common,
+            "p_greater": t["p_gt"],
+            "p_less": t["p_lt"],
+            "p_two_sided": p_two,
+            "p_holm": p_holm,
+            "null_method": t["null_method"],
+            "se_hanley_mcneil": t["se"],
+            "se": t["se_total"],
+            "interval_method": t["interval_method"],
+            "ci_low": low,
+            "ci_high": high,
+            "significant_above": sig_above,
+            "significant_below": sig_below,
+            "significance": significance,
+        }
+    )
     benchmarks = tuple(dict.fromkeys(cols["benchmark"]))
-    return ResultsAudit(groups=tuple(result_groups), per_class=per_class, epsilon=epsilon,
-                        confidence_level=confidence,
-                        layout=layout, percent=percent, notes=tuple(notes), source=source, benchmarks=benchmarks)
+    return ResultsAudit(
+        groups=tuple(result_groups),
+        per_class=per_class,
+        epsilon=epsilon,
+        confidence_level=confidence,
+        layout=layout,
+        percent=percent,
+        notes=tuple(notes),
+        source=source,
+        benchmarks=benchmarks,
+    )
 
 
 from .pages import ResultsRun, render_results_html, results_markdown, summary_with_gates, write_results_report  # noqa: E402

@@ -20,8 +20,22 @@ PER_CLASS = "per-class"
 #: The formats ``auditad results`` reads, in the order they are tried (``--format`` forces one).
 RESULTS_FORMATS = (PER_CLASS, "adbench", "pyod", "openood", "anomalib", "long", "wide")
 #: Column names that make a table a leaderboard rather than a per-class table.
-_LEADERBOARD_COLUMNS = ("seed", "run", "trial", "dataset", "data", "metric", "value", "score", "category", "task",
-                        "model", "algorithm", "sd", "stdev")
+_LEADERBOARD_COLUMNS = (
+    "seed",
+    "run",
+    "trial",
+    "dataset",
+    "data",
+    "metric",
+    "value",
+    "score",
+    "category",
+    "task",
+    "model",
+    "algorithm",
+    "sd",
+    "stdev",
+)
 
 
 def _header(path: Path) -> list:
@@ -35,8 +49,10 @@ def _header(path: Path) -> list:
         try:
             return [str(c).strip() for c in pd.read_parquet(path).columns]
         except Exception as exc:  # noqa: BLE001  (a damaged file: pyarrow's errors, KeyError of broken metadata)
-            raise InvalidInputError(f"table file {str(path)!r} could not be read as Parquet: "
-                                    f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}") from None
+            raise InvalidInputError(
+                f"table file {str(path)!r} could not be read as Parquet: "
+                f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
+            ) from None
     with open(path, newline="", encoding="utf-8-sig") as fh:
         row = next(csv.reader(fh, delimiter="\t" if suffix == ".tsv" else ","), [])
     return [c.strip() for c in row]
@@ -80,8 +96,14 @@ def per_class_mismatch(path) -> str | None:
     return None
 
 
-def read_results_file(path, *, format: str | None = None, percent: bool = False, metric: str | None = None,
-                      test_fraction: float | None = None):
+def read_results_file(
+    path,
+    *,
+    format: str | None = None,
+    percent: bool = False,
+    metric: str | None = None,
+    test_fraction: float | None = None,
+):
     """``(format, table)``: the per-class frame (format ``"per-class"``) or a `Leaderboard`.
 
     Parameters
@@ -124,12 +146,14 @@ def read_results_file(path, *, format: str | None = None, percent: bool = False,
     if reason is None:
         return PER_CLASS, read_results_table(path)
     if path.suffix.lower() in (".parquet", ".pq"):
-        raise InvalidInputError(f"{str(path)!r} is not a per-class table ({reason}); leaderboards are read from "
-                                "CSV files only")
+        raise InvalidInputError(
+            f"{str(path)!r} is not a per-class table ({reason}); leaderboards are read from CSV files only"
+        )
     try:
         board = read_leaderboard(path, **options)
     except UnknownFormatError as exc:
         tried = "; ".join(f"{k}: {v}" for k, v in {PER_CLASS: reason, **exc.reasons}.items())
-        raise InvalidInputError(f"{str(path)!r} is a table of none of the formats 'auditad results' reads; "
-                                f"tried {tried}") from None
+        raise InvalidInputError(
+            f"{str(path)!r} is a table of none of the formats 'auditad results' reads; tried {tried}"
+        ) from None
     return board.format, board

@@ -25,9 +25,17 @@ from .._json import json_safe
 from .._validation import check_choice
 from ..errors import InvalidInputError
 
-__all__ = ["LEADERBOARD_SCHEMA_VERSION", "CHECK_KEYS", "RANKING_KEYS", "MAX_SUMMARY_ITEMS", "leaderboard_summary",
-           "leaderboard_default_gates", "leaderboard_summary_with_gates", "LeaderboardRun",
-           "write_leaderboard_report"]
+__all__ = [
+    "LEADERBOARD_SCHEMA_VERSION",
+    "CHECK_KEYS",
+    "RANKING_KEYS",
+    "MAX_SUMMARY_ITEMS",
+    "leaderboard_summary",
+    "leaderboard_default_gates",
+    "leaderboard_summary_with_gates",
+    "LeaderboardRun",
+    "write_leaderboard_report",
+]
 
 LEADERBOARD_SCHEMA_VERSION = "1.0"
 #: check id -> the summary key of its number (a count, except ``ranking_significance`` (a p-value) and
@@ -49,15 +57,26 @@ CHECK_KEYS = {
     "ranking_coverage": "ranking_left_out",
 }
 #: Keys of a ranking in the summary (top level: the first ranked metric; ``by_metric.<metric>``: each).
-RANKING_KEYS = ("friedman_statistic", "friedman_p", "iman_davenport_p", "critical_difference", "n_ranked_datasets",
-                "n_ranked_methods", "n_tied_with_best", "n_within_cd_of_best")
+RANKING_KEYS = (
+    "friedman_statistic",
+    "friedman_p",
+    "iman_davenport_p",
+    "critical_difference",
+    "n_ranked_datasets",
+    "n_ranked_methods",
+    "n_tied_with_best",
+    "n_within_cd_of_best",
+)
 #: Items of one finding kept in ``summary.json`` (all of them are in ``tables/findings.csv``).
 MAX_SUMMARY_ITEMS = 100
 _OPS = {"number <= 0": "<=", "p <= threshold": "<=", "number > threshold": ">", "number <= threshold": "<="}
 _RANKING_CHECKS = ("ranking_significance", "ranking_size", "tied_with_best", "ranking_coverage")
 #: The numbers with a sibling ``<key>_where`` naming who is behind them.
 _WHERE_KEYS = tuple(k for c, k in CHECK_KEYS.items() if c not in _RANKING_CHECKS[:3]) + (
-    "friedman_p", "iman_davenport_p", "n_tied_with_best")
+    "friedman_p",
+    "iman_davenport_p",
+    "n_tied_with_best",
+)
 
 
 def _names(labels, limit: int = 4) -> str:
@@ -80,14 +99,21 @@ def _item_dict(it) -> dict:
 
 def _ranking_numbers(r) -> dict:
     f = r.friedman
-    return {"friedman_statistic": f.statistic, "friedman_p": f.p_value, "iman_davenport_p": f.iman_davenport_p_value,
-            "critical_difference": r.critical_difference, "n_ranked_datasets": r.n_datasets,
-            "n_ranked_methods": r.n_methods, "n_tied_with_best": len(r.tied_with_best) - 1,
-            "n_within_cd_of_best": len(r.within_cd_of_best()) - 1, "best_method": r.best,
-            "friedman_p_where": f"{r.metric}: k = {r.n_methods} methods over N = {r.n_datasets} datasets",
-            "iman_davenport_p_where": f"{r.metric}: k = {r.n_methods} methods over N = {r.n_datasets} datasets",
-            "n_tied_with_best_where": _names(r.tied_with_best[1:]) + (f" (tied with {r.best})"
-                                                                        if len(r.tied_with_best) > 1 else "")}
+    return {
+        "friedman_statistic": f.statistic,
+        "friedman_p": f.p_value,
+        "iman_davenport_p": f.iman_davenport_p_value,
+        "critical_difference": r.critical_difference,
+        "n_ranked_datasets": r.n_datasets,
+        "n_ranked_methods": r.n_methods,
+        "n_tied_with_best": len(r.tied_with_best) - 1,
+        "n_within_cd_of_best": len(r.within_cd_of_best()) - 1,
+        "best_method": r.best,
+        "friedman_p_where": f"{r.metric}: k = {r.n_methods} methods over N = {r.n_datasets} datasets",
+        "iman_davenport_p_where": f"{r.metric}: k = {r.n_methods} methods over N = {r.n_datasets} datasets",
+        "n_tied_with_best_where": _names(r.tied_with_best[1:])
+        + (f" (tied with {r.best})" if len(r.tied_with_best) > 1 else ""),
+    }
 
 
 def _ranking_dict(r) -> dict:
@@ -152,8 +178,9 @@ def leaderboard_summary(audit, *, benchmark: str | None = None, source: str | No
             d.setdefault(key, None)
         for key in _WHERE_KEYS:
             d.setdefault(f"{key}_where", "")
-        d["status"] = max((f.status for f in findings if f.metric == m), key=("pass", "warn", "fail").index,
-                          default="pass")
+        d["status"] = max(
+            (f.status for f in findings if f.metric == m), key=("pass", "warn", "fail").index, default="pass"
+        )
     out = {
         "schema_version": LEADERBOARD_SCHEMA_VERSION,
         "kind": "leaderboard",
@@ -163,7 +190,9 @@ def leaderboard_summary(audit, *, benchmark: str | None = None, source: str | No
         "status": audit.status,
         "metrics": metrics,
         "primary_metric": audit.rankings[0].metric if audit.rankings else metrics[0],
-        "n_datasets": len(b.datasets), "n_methods": len(b.methods), "n_cells": int(b.table.shape[0]),
+        "n_datasets": len(b.datasets),
+        "n_methods": len(b.methods),
+        "n_cells": int(b.table.shape[0]),
         "seeds": [s if isinstance(s, (int, float)) else str(s) for s in b.seeds],
         "scales": {m: s for m, s in b.scales},
         "settings": dict(audit.settings),
@@ -187,13 +216,23 @@ def leaderboard_summary(audit, *, benchmark: str | None = None, source: str | No
     out["ranking_left_out"] = by_metric[first.metric]["ranking_left_out"] if first is not None else None
     out["ranking_left_out_where"] = by_metric[first.metric]["ranking_left_out_where"] if first is not None else ""
     out["by_metric"] = by_metric
-    out["findings"] = [{
-        "name": f"{f.check} [{f.metric}]", "check": f.check, "metric": f.metric, "status": f.status,
-        "number": f.number if f.check == "ranking_significance" else _count(f.number), "threshold": f.threshold,
-        "rule": f.rule, "summary_key": CHECK_KEYS.get(f.check),
-        "message": f.message, "meaning": CHECKS.get(f.check, ("", ""))[1], "n_items": len(f.items),
-        "items": [_item_dict(it) for it in f.items[:MAX_SUMMARY_ITEMS]],
-    } for f in findings]
+    out["findings"] = [
+        {
+            "name": f"{f.check} [{f.metric}]",
+            "check": f.check,
+            "metric": f.metric,
+            "status": f.status,
+            "number": f.number if f.check == "ranking_significance" else _count(f.number),
+            "threshold": f.threshold,
+            "rule": f.rule,
+            "summary_key": CHECK_KEYS.get(f.check),
+            "message": f.message,
+            "meaning": CHECKS.get(f.check, ("", ""))[1],
+            "n_items": len(f.items),
+            "items": [_item_dict(it) for it in f.items[:MAX_SUMMARY_ITEMS]],
+        }
+        for f in findings
+    ]
     out["rankings"] = [_ranking_dict(r) for r in audit.rankings]
     out["skipped"] = [{"check": c, "metric": m, "reason": r} for c, m, r in audit.skipped]
     out["notes"] = list(b.notes)
@@ -221,8 +260,9 @@ def leaderboard_default_gates(summary) -> list:
     return rules
 
 
-def leaderboard_summary_with_gates(audit, gates=(), *, default_gates: bool = True, benchmark: str | None = None,
-                                   source: str | None = None) -> tuple:
+def leaderboard_summary_with_gates(
+    audit, gates=(), *, default_gates: bool = True, benchmark: str | None = None, source: str | None = None
+) -> tuple:
     """``(summary with "gates", "verdict", "verdict_reason", {group: [GateResult, ...]})``.
 
     Parameters
@@ -271,9 +311,14 @@ def _verdict_reason(summary) -> str:
     n_fail = sum(f["status"] == "fail" for f in bad)
     multi = len(summary["metrics"]) > 1
     n_warn = len(bad) - n_fail
-    counted = " and ".join(t for t in (
-        f"{n_fail} check{'s' * (n_fail != 1)} failed" if n_fail else "",
-        (f"{n_warn} warned" if n_fail else f"{n_warn} check{'s' * (n_warn != 1)} warned") if n_warn else "") if t)
+    counted = " and ".join(
+        t
+        for t in (
+            f"{n_fail} check{'s' * (n_fail != 1)} failed" if n_fail else "",
+            (f"{n_warn} warned" if n_fail else f"{n_warn} check{'s' * (n_warn != 1)} warned") if n_warn else "",
+        )
+        if t
+    )
 
     def finding_text(f):
         names = _names([it["name"] for it in f["items"]], 2)
@@ -284,15 +329,24 @@ def _verdict_reason(summary) -> str:
 
     if summary["gates"] and not summary["default_gates"]:
         failed = [g for g in summary["gates"] if not g["passed"]]
-        head = (f"{len(failed)} of {len(summary['gates'])} gate(s) did not pass: "
-                + "; ".join(g["message"] for g in failed) + "." if failed else
-                f"All {len(summary['gates'])} gate(s) passed.")
+        head = (
+            f"{len(failed)} of {len(summary['gates'])} gate(s) did not pass: "
+            + "; ".join(g["message"] for g in failed)
+            + "."
+            if failed
+            else f"All {len(summary['gates'])} gate(s) passed."
+        )
         return head + (f" The checks (not gated): {counted}." if bad else "")
     if not bad:
-        return f"Every check passed ({len(summary['findings'])} checks; no gate was given, so the checks are the gates)."
+        return (
+            f"Every check passed ({len(summary['findings'])} checks; no gate was given, so the checks are the gates)."
+        )
     shown = "; ".join(finding_text(f) for f in bad[:3])
-    return (f"{counted[0].upper()}{counted[1:]} (no gate was given, so the checks are the gates): {shown}"
-            + (f"; {len(bad) - 3} more below" if len(bad) > 3 else "") + ".")
+    return (
+        f"{counted[0].upper()}{counted[1:]} (no gate was given, so the checks are the gates): {shown}"
+        + (f"; {len(bad) - 3} more below" if len(bad) > 3 else "")
+        + "."
+    )
 
 
 def _num(x) -> str:
@@ -324,11 +378,19 @@ class LeaderboardRun:
     verdict: str
 
 
-
-
-def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool = True, fail_on: str = "fail",
-                             json_path=None, junit=None, markdown=None, benchmark: str | None = None,
-                             source: str | None = None) -> LeaderboardRun:
+def write_leaderboard_report(
+    audit,
+    out=None,
+    *,
+    gates=(),
+    default_gates: bool = True,
+    fail_on: str = "fail",
+    json_path=None,
+    junit=None,
+    markdown=None,
+    benchmark: str | None = None,
+    source: str | None = None,
+) -> LeaderboardRun:
     """Evaluate the gates on a leaderboard audit and write its report files (the folder atomically).
 
     Parameters
@@ -356,14 +418,26 @@ def write_leaderboard_report(audit, out=None, *, gates=(), default_gates: bool =
     from .pages import write_results_outputs
 
     fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
-    summary, by_group = leaderboard_summary_with_gates(audit, gates, default_gates=default_gates,
-                                                       benchmark=benchmark, source=source)
+    summary, by_group = leaderboard_summary_with_gates(
+        audit, gates, default_gates=default_gates, benchmark=benchmark, source=source
+    )
     payload = json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
     every = [r for rs in by_group.values() for r in rs]
-    code = exit_code(every, fail_on=fail_on) if every else (
-        1 if summary["verdict"] == "fail" or (fail_on == "warn" and summary["verdict"] == "warn") else 0)
-    out_path = write_results_outputs(out, payload, lambda tmp: write_leaderboard_files(audit, summary, tmp),
-                                     by_group, json_path=json_path, junit=junit, markdown=markdown,
-                                     markdown_text=lambda: leaderboard_markdown(summary, by_group))
-    return LeaderboardRun(out=out_path, summary=summary, gate_results=by_group, exit_code=code,
-                          verdict=summary["verdict"])
+    code = (
+        exit_code(every, fail_on=fail_on)
+        if every
+        else (1 if summary["verdict"] == "fail" or (fail_on == "warn" and summary["verdict"] == "warn") else 0)
+    )
+    out_path = write_results_outputs(
+        out,
+        payload,
+        lambda tmp: write_leaderboard_files(audit, summary, tmp),
+        by_group,
+        json_path=json_path,
+        junit=junit,
+        markdown=markdown,
+        markdown_text=lambda: leaderboard_markdown(summary, by_group),
+    )
+    return LeaderboardRun(
+        out=out_path, summary=summary, gate_results=by_group, exit_code=code, verdict=summary["verdict"]
+    )

@@ -15,8 +15,15 @@ from typing import Mapping
 
 from .. import _format
 
-__all__ = ["MAX_HTML_ITEMS", "MAX_CD_METHODS", "figure_name", "svg_bytes", "render_leaderboard_html", "leaderboard_markdown",
-           "write_leaderboard_files"]
+__all__ = [
+    "MAX_HTML_ITEMS",
+    "MAX_CD_METHODS",
+    "figure_name",
+    "svg_bytes",
+    "render_leaderboard_html",
+    "leaderboard_markdown",
+    "write_leaderboard_files",
+]
 
 #: Items of a finding listed in the HTML page (all of them are in ``tables/findings.csv``).
 MAX_HTML_ITEMS = 40
@@ -99,14 +106,19 @@ def _finding_rows(summary: Mapping) -> tuple:
     rows = []
     for f in summary["findings"]:
         names = [it["name"] for it in f["items"]]
-        rows.append({
-            **f, "label": f["check"] + (f" [{f['metric']}]" if multi else ""),
-            "number_text": _number_text(f), "threshold_text": _threshold_text(f),
-            "sentence": (f["message"][:1].upper() + f["message"][1:]).rstrip(".") + ".",
-            "named": "; ".join(names[:INLINE_ITEMS]) + (f" and {f['n_items'] - INLINE_ITEMS} more"
-                                                       if f["n_items"] > INLINE_ITEMS else ""),
-            "shown": f["items"][:MAX_HTML_ITEMS], "more": f["n_items"] - min(len(f["items"]), MAX_HTML_ITEMS),
-        })
+        rows.append(
+            {
+                **f,
+                "label": f["check"] + (f" [{f['metric']}]" if multi else ""),
+                "number_text": _number_text(f),
+                "threshold_text": _threshold_text(f),
+                "sentence": (f["message"][:1].upper() + f["message"][1:]).rstrip(".") + ".",
+                "named": "; ".join(names[:INLINE_ITEMS])
+                + (f" and {f['n_items'] - INLINE_ITEMS} more" if f["n_items"] > INLINE_ITEMS else ""),
+                "shown": f["items"][:MAX_HTML_ITEMS],
+                "more": f["n_items"] - min(len(f["items"]), MAX_HTML_ITEMS),
+            }
+        )
     rows.sort(key=lambda r: _ORDER.get(r["status"], 9))
     return [r for r in rows if r["status"] != "pass"], [r for r in rows if r["status"] == "pass"]
 
@@ -136,23 +148,48 @@ def render_leaderboard_html(summary: Mapping, figures: Mapping | None = None) ->
     for k, r in enumerate(summary["rankings"]):
         ranks = sorted(r["average_ranks"].items(), key=lambda kv: kv[1])
         tied, near = set(r["tied_with_best"]), set(r["within_cd_of_best"])
-        rankings.append({**r, "rows": [{"method": m, "rank": v, "score": r["mean_scores"].get(m),
-                                        "tied": m in tied, "near": m in near} for m, v in ranks],
-                         "svg": inline_svg(svgs[r["metric"]], f"cd{k}", f"Critical-difference diagram of "
-                                           f"{r['metric']}") if r["metric"] in svgs else None,
-                         "csv": f"tables/{figure_name('ranking', r['metric'])}.csv",
-                         "pairwise_csv": f"tables/{figure_name('pairwise', r['metric'])}.csv",
-                         "file": f"figures/{figure_name('cd', r['metric'])}.svg"})
-    heatmaps = [{"metric": m, "svg": inline_svg(svg, f"hm{k}", f"Methods × datasets heatmap of {m}"),
-                 "file": f"figures/{figure_name('heatmap', m)}.svg",
-                 "csv": f"tables/{figure_name('grid', m)}.csv"}
-                for k, (m, svg) in enumerate(figures.get("heatmap", ()))]
-    gates = [{**g, "value_text": _format.number(g["value"]), "level_rule": f"{g['level']}: {g['rule']}"}
-             for g in summary["gates"]]
+        rankings.append(
+            {
+                **r,
+                "rows": [
+                    {"method": m, "rank": v, "score": r["mean_scores"].get(m), "tied": m in tied, "near": m in near}
+                    for m, v in ranks
+                ],
+                "svg": inline_svg(svgs[r["metric"]], f"cd{k}", f"Critical-difference diagram of {r['metric']}")
+                if r["metric"] in svgs
+                else None,
+                "csv": f"tables/{figure_name('ranking', r['metric'])}.csv",
+                "pairwise_csv": f"tables/{figure_name('pairwise', r['metric'])}.csv",
+                "file": f"figures/{figure_name('cd', r['metric'])}.svg",
+            }
+        )
+    heatmaps = [
+        {
+            "metric": m,
+            "svg": inline_svg(svg, f"hm{k}", f"Methods × datasets heatmap of {m}"),
+            "file": f"figures/{figure_name('heatmap', m)}.svg",
+            "csv": f"tables/{figure_name('grid', m)}.csv",
+        }
+        for k, (m, svg) in enumerate(figures.get("heatmap", ()))
+    ]
+    gates = [
+        {**g, "value_text": _format.number(g["value"]), "level_rule": f"{g['level']}: {g['rule']}"}
+        for g in summary["gates"]
+    ]
     return env.get_template("leaderboard.html.j2").render(
-        summary=summary, version=__version__, verdict=summary["verdict"], verdict_text=summary["verdict_reason"],
-        bad=bad, passed=passed, skipped=summary["skipped"], rankings=rankings, heatmaps=heatmaps, gates=gates,
-        seeds=", ".join(map(str, summary["seeds"])) or "none", metrics=", ".join(summary["metrics"]))
+        summary=summary,
+        version=__version__,
+        verdict=summary["verdict"],
+        verdict_text=summary["verdict_reason"],
+        bad=bad,
+        passed=passed,
+        skipped=summary["skipped"],
+        rankings=rankings,
+        heatmaps=heatmaps,
+        gates=gates,
+        seeds=", ".join(map(str, summary["seeds"])) or "none",
+        metrics=", ".join(summary["metrics"]),
+    )
 
 
 def leaderboard_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
@@ -160,19 +197,29 @@ def leaderboard_markdown(summary: Mapping, by_group: Mapping | None = None) -> s
     from ..report.export import markdown_summary, md_escape
 
     bad, passed = _finding_rows(summary)
-    lines = [f"## auditad results: leaderboard {md_escape(summary['benchmark'])}", "",
-             f"**{summary['verdict'].upper()}** — {md_escape(summary['verdict_reason'])}", "",
-             "| status | check | number | threshold | named |", "| --- | --- | ---: | --- | --- |"]
+    lines = [
+        f"## auditad results: leaderboard {md_escape(summary['benchmark'])}",
+        "",
+        f"**{summary['verdict'].upper()}** — {md_escape(summary['verdict_reason'])}",
+        "",
+        "| status | check | number | threshold | named |",
+        "| --- | --- | ---: | --- | --- |",
+    ]
     for f in bad + passed:
-        lines.append(f"| {f['status']} | {md_escape(f['label'])} | {md_escape(f['number_text'])} | "
-                     f"{md_escape(f['threshold_text'])} | {md_escape(f['named']) or '–'} |")
+        lines.append(
+            f"| {f['status']} | {md_escape(f['label'])} | {md_escape(f['number_text'])} | "
+            f"{md_escape(f['threshold_text'])} | {md_escape(f['named']) or '–'} |"
+        )
     for r in summary["rankings"]:
         fr = r["friedman"]
-        lines += ["", f"Ranking of {md_escape(r['metric'])}: k = {r['n_methods']}, N = {r['n_datasets']}; "
-                      f"Friedman p = {_format.pvalue(fr['p_value'])}, Iman–Davenport p = "
-                      f"{_format.pvalue(fr['iman_davenport_p_value'])}; Nemenyi CD = "
-                      f"{_format.real(r['critical_difference'])}; best {md_escape(r['best'])}, "
-                      f"{len(r['tied_with_best']) - 1} tied with it (Wilcoxon–Holm)."]
+        lines += [
+            "",
+            f"Ranking of {md_escape(r['metric'])}: k = {r['n_methods']}, N = {r['n_datasets']}; "
+            f"Friedman p = {_format.pvalue(fr['p_value'])}, Iman–Davenport p = "
+            f"{_format.pvalue(fr['iman_davenport_p_value'])}; Nemenyi CD = "
+            f"{_format.real(r['critical_difference'])}; best {md_escape(r['best'])}, "
+            f"{len(r['tied_with_best']) - 1} tied with it (Wilcoxon–Holm).",
+        ]
     text = "\n".join(lines) + "\n"
     if by_group:
         text += "\n" + markdown_summary(by_group, title="gates")
@@ -203,15 +250,22 @@ def write_leaderboard_files(audit, summary: Mapping, folder: Path) -> None:
     folder = Path(folder)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
     (folder / "figures").mkdir(parents=True, exist_ok=True)
-    _write_long_table(audit.to_frame(), folder / "tables" / "findings",
-                      "Findings of the leaderboard audit, one row per named item", "tab:leaderboard-findings")
+    _write_long_table(
+        audit.to_frame(),
+        folder / "tables" / "findings",
+        "Findings of the leaderboard audit, one row per named item",
+        "tab:leaderboard-findings",
+    )
     cells = audit.cells.drop(columns=["seed_key"], errors="ignore")
     write_text_atomic(folder / "tables" / "cells.csv", frame_to_csv(cells))
     figures: dict = {"cd": [], "heatmap": []}
     for r in audit.rankings:
-        _write_long_table(r.to_frame(), folder / "tables" / figure_name("ranking", r.metric),
-                          f"Average ranks of {r.metric} (Friedman, Nemenyi, Wilcoxon–Holm)",
-                          f"tab:{figure_name('ranking', r.metric)}")
+        _write_long_table(
+            r.to_frame(),
+            folder / "tables" / figure_name("ranking", r.metric),
+            f"Average ranks of {r.metric} (Friedman, Nemenyi, Wilcoxon–Holm)",
+            f"tab:{figure_name('ranking', r.metric)}",
+        )
         write_text_atomic(folder / "tables" / f"{figure_name('pairwise', r.metric)}.csv", frame_to_csv(r.pairwise))
         if r.n_methods > MAX_CD_METHODS:
             continue
@@ -226,7 +280,7 @@ def write_leaderboard_files(audit, summary: Mapping, folder: Path) -> None:
             continue
         try:
             svg = svg_bytes(_heatmap_figure(grid))
-        except ValueError:      # nothing to draw (no value at all)
+        except ValueError:  # nothing to draw (no value at all)
             continue
         write_bytes_atomic(folder / "figures" / f"{figure_name('heatmap', metric)}.svg", svg)
         figures["heatmap"].append((metric, svg))

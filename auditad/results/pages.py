@@ -84,24 +84,46 @@ def render_results_html(summary: Mapping) -> str:
 
     env = environment()
     num = env.filters["num"]
-    groups = [{**g, "label": " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)}
-              for g in summary["groups"]]
+    groups = [
+        {**g, "label": " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)}
+        for g in summary["groups"]
+    ]
     per = []
     for r in summary["per_class"]:
-        per.append({**r, "auroc_s": num(r["auroc"]), "ci": (f"{num(r['ci_low'])}–{num(r['ci_high'])}"
-                                                          if r["ci_low"] is not None else "\u2013"),
-                    "p_s": _fmt_p(r["p_two_sided"]), "p_gt": _fmt_p(r["p_greater"]), "p_lt": _fmt_p(r["p_less"]),
-                    "p_h": _fmt_p(r["p_holm"]), "std_s": num(r["std"]) if r["std"] is not None else "\u2013"})
-    findings = [{**f, "number_text": num(f["number"]) if isinstance(f["number"], float) else str(f["number"]),
-                 "threshold_text": "" if f["threshold"] is None else (
-                     f"≤ {num(f['threshold'])}" if f["check"] == "direction instability" else f"≤ {f['threshold']}")}
-                for f in summary["findings"]]
+        per.append(
+            {
+                **r,
+                "auroc_s": num(r["auroc"]),
+                "ci": (f"{num(r['ci_low'])}–{num(r['ci_high'])}" if r["ci_low"] is not None else "\u2013"),
+                "p_s": _fmt_p(r["p_two_sided"]),
+                "p_gt": _fmt_p(r["p_greater"]),
+                "p_lt": _fmt_p(r["p_less"]),
+                "p_h": _fmt_p(r["p_holm"]),
+                "std_s": num(r["std"]) if r["std"] is not None else "\u2013",
+            }
+        )
+    findings = [
+        {
+            **f,
+            "number_text": num(f["number"]) if isinstance(f["number"], float) else str(f["number"]),
+            "threshold_text": ""
+            if f["threshold"] is None
+            else (f"≤ {num(f['threshold'])}" if f["check"] == "direction instability" else f"≤ {f['threshold']}"),
+        }
+        for f in summary["findings"]
+    ]
     return env.get_template("results.html.j2").render(
-        summary=summary, groups=groups, per_class=per, version=__version__, verdict=summary["verdict"],
-        verdict_text=summary["verdict_reason"], findings=findings,
+        summary=summary,
+        groups=groups,
+        per_class=per,
+        version=__version__,
+        verdict=summary["verdict"],
+        verdict_text=summary["verdict_reason"],
+        findings=findings,
         has_counts=any(r["n_pos"] is not None for r in summary["per_class"]),
         has_std=any(r["std"] is not None for r in summary["per_class"]),
-        has_interval=any(r["ci_low"] is not None for r in summary["per_class"]))
+        has_interval=any(r["ci_low"] is not None for r in summary["per_class"]),
+    )
 
 
 def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
@@ -116,21 +138,33 @@ def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
     def f(x, d=3):
         return "\u2013" if x is None else f"{x:.{d}f}"
 
-    lines = [f"## auditad results: {_md_escape(summary['benchmark'])}", "",
-             f"**{summary['verdict'].upper()}** — {_md_escape(summary['verdict_reason'])}", ""]
+    lines = [
+        f"## auditad results: {_md_escape(summary['benchmark'])}",
+        "",
+        f"**{summary['verdict'].upper()}** — {_md_escape(summary['verdict_reason'])}",
+        "",
+    ]
     for fd in summary["findings"]:
-        lines.append(f"- {fd['status']}: {_md_escape(fd['check'])}, {_md_escape(fd['group'])}: {fd['number']}"
-                     + (f" ({_md_escape(fd['named'])})" if fd["named"] else "") + f". {_md_escape(fd['meaning'])}")
-    lines += ["",
-             f"ε = {summary['settings']['epsilon']:g}; rates from \"Testing the Test\" (near random: "
-             "|AUROC − ½| ≤ ε; inverted: AUROC < ½).", "",
-             "| group | K | mean | σ² | min | max | ρ_rnd | ρ_inv | ρ_dir | against the majority direction |",
-             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        lines.append(
+            f"- {fd['status']}: {_md_escape(fd['check'])}, {_md_escape(fd['group'])}: {fd['number']}"
+            + (f" ({_md_escape(fd['named'])})" if fd["named"] else "")
+            + f". {_md_escape(fd['meaning'])}"
+        )
+    lines += [
+        "",
+        f'ε = {summary["settings"]["epsilon"]:g}; rates from "Testing the Test" (near random: '
+        "|AUROC − ½| ≤ ε; inverted: AUROC < ½).",
+        "",
+        "| group | K | mean | σ² | min | max | ρ_rnd | ρ_inv | ρ_dir | against the majority direction |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
     for g in summary["groups"]:
         label = " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)
-        lines.append(f"| {_md_escape(label)} | {g['n_classes']} | {f(g['mean_auc'])} | {f(g['sigma2_auc'], 4)} | "
-                     f"{f(g['min_auc'])} | {f(g['max_auc'])} | {f(g['rho_rnd'])} | {f(g['rho_inv'])} | "
-                     f"{f(g['rho_dir'])} | {_md_escape(', '.join(g['dissenting_classes'])) or '–'} |")
+        lines.append(
+            f"| {_md_escape(label)} | {g['n_classes']} | {f(g['mean_auc'])} | {f(g['sigma2_auc'], 4)} | "
+            f"{f(g['min_auc'])} | {f(g['max_auc'])} | {f(g['rho_rnd'])} | {f(g['rho_inv'])} | "
+            f"{f(g['rho_dir'])} | {_md_escape(', '.join(g['dissenting_classes'])) or '–'} |"
+        )
     for note in summary["notes"]:
         lines += ["", f"Note: {_md_escape(note)}"]
     text = "\n".join(lines) + "\n"
@@ -172,8 +206,9 @@ class ResultsRun:
 _MARKER = ".auditad-results"
 
 
-def write_results_outputs(out, payload: str, fill, by_group, *, json_path=None, junit=None, markdown=None,
-                          markdown_text=None):
+def write_results_outputs(
+    out, payload: str, fill, by_group, *, json_path=None, junit=None, markdown=None, markdown_text=None
+):
     """Write a results report folder atomically, then the ``--json``, ``--junit`` and ``--markdown`` files.
 
     ``fill(tmp)`` writes the folder's files into the temporary folder (``summary.json`` is ``payload``); the
@@ -193,14 +228,17 @@ def write_results_outputs(out, payload: str, fill, by_group, *, json_path=None, 
     if out is not None:
         out_path = Path(out)
         if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
-                                    "report; choose a new or empty folder (it would be replaced)")
+            raise InvalidInputError(
+                f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
+                "report; choose a new or empty folder (it would be replaced)"
+            )
         out_path, tmp = prepare_output_dir(out_path)
         try:
             write_text_atomic(tmp / "summary.json", payload)
             fill(tmp)
-            write_text_atomic(tmp / _MARKER, "Written by 'auditad results'; the next run into this folder "
-                                             "replaces it.\n")
+            write_text_atomic(
+                tmp / _MARKER, "Written by 'auditad results'; the next run into this folder replaces it.\n"
+            )
             replace_dir_atomic(tmp, out_path)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
@@ -216,8 +254,17 @@ def write_results_outputs(out, payload: str, fill, by_group, *, json_path=None, 
     return out_path
 
 
-def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", json_path=None,
-                         junit=None, markdown=None, default_gates: bool = True) -> ResultsRun:
+def write_results_report(
+    audit,
+    out=None,
+    *,
+    gates=(),
+    fail_on: str = "fail",
+    json_path=None,
+    junit=None,
+    markdown=None,
+    default_gates: bool = True,
+) -> ResultsRun:
     """Evaluate gates on a `ResultsAudit` and write its report files (each atomically).
 
     Parameters
@@ -259,12 +306,33 @@ def write_results_report(audit, out=None, *, gates=(), fail_on: str = "fail", js
     def fill(tmp):
         (tmp / "tables").mkdir()
         write_text_atomic(tmp / "report.html", render_results_html(summary))
-        write_table(audit.to_frame(), tmp / "tables" / "groups", caption="Dispersion and instability per method",
-                    label="tab:results-groups")
-        write_table(audit.per_class, tmp / "tables" / "per_class",
-                    caption="Per class: AUROC, interval, p-values and reading", label="tab:results-per-class")
+        write_table(
+            audit.to_frame(),
+            tmp / "tables" / "groups",
+            caption="Dispersion and instability per method",
+            label="tab:results-groups",
+        )
+        write_table(
+            audit.per_class,
+            tmp / "tables" / "per_class",
+            caption="Per class: AUROC, interval, p-values and reading",
+            label="tab:results-per-class",
+        )
 
-    out_path = write_results_outputs(out, payload, fill, by_group, json_path=json_path, junit=junit,
-                                     markdown=markdown, markdown_text=lambda: results_markdown(summary, by_group))
-    return ResultsRun(out=out_path, summary=summary, gate_results=by_group,
-                      exit_code=exit_code(every, fail_on=fail_on), verdict=summary["verdict"])
+    out_path = write_results_outputs(
+        out,
+        payload,
+        fill,
+        by_group,
+        json_path=json_path,
+        junit=junit,
+        markdown=markdown,
+        markdown_text=lambda: results_markdown(summary, by_group),
+    )
+    return ResultsRun(
+        out=out_path,
+        summary=summary,
+        gate_results=by_group,
+        exit_code=exit_code(every, fail_on=fail_on),
+        verdict=summary["verdict"],
+    )

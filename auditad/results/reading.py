@@ -36,18 +36,41 @@ from typing import Mapping
 
 import numpy as np
 
-__all__ = ["SIGNIFICANCE", "GROUP_STATISTICS", "DEFAULT_RESULTS_GATES", "classify", "per_class_findings",
-           "verdict_reason"]
+__all__ = [
+    "SIGNIFICANCE",
+    "GROUP_STATISTICS",
+    "DEFAULT_RESULTS_GATES",
+    "classify",
+    "per_class_findings",
+    "verdict_reason",
+]
 
 #: The reading of one class of one method, most serious first.
-SIGNIFICANCE = ("significantly inverted", "below 1/2, untested", "below 1/2 within noise", "near random",
-                "above 1/2")
+SIGNIFICANCE = ("significantly inverted", "below 1/2, untested", "below 1/2 within noise", "near random", "above 1/2")
 #: Numeric statistics of one (benchmark, representation, method) group; a gate naming one of them
 #: (``"rho_dir <= 0.2"``) is evaluated on every group.
-GROUP_STATISTICS = ("epsilon", "n_classes", "mean_auc", "sigma2_auc", "std_auc", "min_auc", "max_auc", "range_auc",
-                    "rho_rnd", "rho_inv", "rho_dir", "n_up", "n_down", "n_near", "n_tested",
-                    "n_significant_above", "n_significant_below", "n_inverted_significant",
-                    "n_inverted_untested", "n_below_within_noise")
+GROUP_STATISTICS = (
+    "epsilon",
+    "n_classes",
+    "mean_auc",
+    "sigma2_auc",
+    "std_auc",
+    "min_auc",
+    "max_auc",
+    "range_auc",
+    "rho_rnd",
+    "rho_inv",
+    "rho_dir",
+    "n_up",
+    "n_down",
+    "n_near",
+    "n_tested",
+    "n_significant_above",
+    "n_significant_below",
+    "n_inverted_significant",
+    "n_inverted_untested",
+    "n_below_within_noise",
+)
 
 
 def _rho_dir_threshold() -> float:
@@ -57,8 +80,11 @@ def _rho_dir_threshold() -> float:
 
 
 #: Gates evaluated on every method when none is given: the findings at the warn level.
-DEFAULT_RESULTS_GATES = ("warn: n_inverted_significant <= 0", "warn: n_inverted_untested <= 0",
-                         f"warn: rho_dir <= {_rho_dir_threshold():g}")
+DEFAULT_RESULTS_GATES = (
+    "warn: n_inverted_significant <= 0",
+    "warn: n_inverted_untested <= 0",
+    f"warn: rho_dir <= {_rho_dir_threshold():g}",
+)
 
 
 def classify(auroc, *, epsilon, p_holm, ci_high, alpha: float):
@@ -79,8 +105,15 @@ def classify(auroc, *, epsilon, p_holm, ci_high, alpha: float):
     with np.errstate(invalid="ignore"):
         sig = (a < 0.5) & tested & (~counted | (p <= alpha)) & (~spread | (hi < 0.5))
         near = np.abs(a - 0.5) <= eps
-    out = np.where(sig, SIGNIFICANCE[0], np.where(near, SIGNIFICANCE[3], np.where(
-        a < 0.5, np.where(tested, SIGNIFICANCE[2], SIGNIFICANCE[1]), SIGNIFICANCE[4])))
+    out = np.where(
+        sig,
+        SIGNIFICANCE[0],
+        np.where(
+            near,
+            SIGNIFICANCE[3],
+            np.where(a < 0.5, np.where(tested, SIGNIFICANCE[2], SIGNIFICANCE[1]), SIGNIFICANCE[4]),
+        ),
+    )
     return out.astype(object)
 
 
@@ -106,8 +139,16 @@ def _label(g: Mapping) -> str:
 
 
 def _finding(check, status, number, threshold, group, items, meaning, named) -> dict:
-    return {"check": check, "status": status, "number": number, "threshold": threshold, "group": group,
-            "items": list(items), "named": named, "meaning": meaning}
+    return {
+        "check": check,
+        "status": status,
+        "number": number,
+        "threshold": threshold,
+        "group": group,
+        "items": list(items),
+        "named": named,
+        "meaning": meaning,
+    }
 
 
 def per_class_findings(summary: Mapping) -> list[dict]:
@@ -127,33 +168,76 @@ def per_class_findings(summary: Mapping) -> list[dict]:
         by = {s: sorted((r for r in rows if r["significance"] == s), key=lambda r: r["auroc"]) for s in SIGNIFICANCE}
         sig, untested, noise = by[SIGNIFICANCE[0]], by[SIGNIFICANCE[1]], by[SIGNIFICANCE[2]]
         if sig:
-            out.append(_finding(
-                "significantly inverted classes", "warn", len(sig), 0, label, [r["class"] for r in sig],
-                "The method ranks these classes' anomalies below the normals beyond noise (Holm-corrected over its "
-                "classes): its average over classes mixes opposite behaviours; report it per class, or check the "
-                "class definitions and the score direction.", "; ".join(_class_text(r) for r in sig[:6])))
+            out.append(
+                _finding(
+                    "significantly inverted classes",
+                    "warn",
+                    len(sig),
+                    0,
+                    label,
+                    [r["class"] for r in sig],
+                    "The method ranks these classes' anomalies below the normals beyond noise (Holm-corrected over its "
+                    "classes): its average over classes mixes opposite behaviours; report it per class, or check the "
+                    "class definitions and the score direction.",
+                    "; ".join(_class_text(r) for r in sig[:6]),
+                )
+            )
         if untested:
-            out.append(_finding(
-                "classes below ½ − ε, untested", "warn", len(untested), 0, label, [r["class"] for r in untested],
-                "Below the near-random band, but the table gives neither the class counts (n_pos, n_neg) nor a "
-                "std to tell an inversion from noise; add them.", "; ".join(_class_text(r) for r in untested[:6])))
+            out.append(
+                _finding(
+                    "classes below ½ − ε, untested",
+                    "warn",
+                    len(untested),
+                    0,
+                    label,
+                    [r["class"] for r in untested],
+                    "Below the near-random band, but the table gives neither the class counts (n_pos, n_neg) nor a "
+                    "std to tell an inversion from noise; add them.",
+                    "; ".join(_class_text(r) for r in untested[:6]),
+                )
+            )
         if g["rho_dir"] is not None and g["rho_dir"] > limit:
-            out.append(_finding(
-                "direction instability", "warn", g["rho_dir"], limit, label, g["dissenting_classes"],
-                "The score direction differs between classes (\u201cTesting the Test\u201d): ρ_dir is the share of "
-                "classes near random or against the majority direction; read the classes, not the mean.",
-                ", ".join(g["dissenting_classes"][:8]) + (f" and {len(g['dissenting_classes']) - 8} more"
-                                                         if len(g["dissenting_classes"]) > 8 else "")))
+            out.append(
+                _finding(
+                    "direction instability",
+                    "warn",
+                    g["rho_dir"],
+                    limit,
+                    label,
+                    g["dissenting_classes"],
+                    "The score direction differs between classes (\u201cTesting the Test\u201d): ρ_dir is the share of "
+                    "classes near random or against the majority direction; read the classes, not the mean.",
+                    ", ".join(g["dissenting_classes"][:8])
+                    + (f" and {len(g['dissenting_classes']) - 8} more" if len(g["dissenting_classes"]) > 8 else ""),
+                )
+            )
         if noise:
-            out.append(_finding(
-                "classes below ½ within noise", "info", len(noise), None, label, [r["class"] for r in noise],
-                "Below ½, but not significantly at these counts or this spread: not evidence of an inversion.",
-                "; ".join(_class_text(r) for r in noise[:6])))
+            out.append(
+                _finding(
+                    "classes below ½ within noise",
+                    "info",
+                    len(noise),
+                    None,
+                    label,
+                    [r["class"] for r in noise],
+                    "Below ½, but not significantly at these counts or this spread: not evidence of an inversion.",
+                    "; ".join(_class_text(r) for r in noise[:6]),
+                )
+            )
     if not any(f["status"] in ("fail", "warn") for f in out):
-        out.append(_finding(
-            "per-class checks", "pass", 0, 0, "every method", [],
-            f"No method inverts a class beyond noise or below ½ − ε untested, and ρ_dir ≤ {limit:g} for every "
-            "method.", ""))
+        out.append(
+            _finding(
+                "per-class checks",
+                "pass",
+                0,
+                0,
+                "every method",
+                [],
+                f"No method inverts a class beyond noise or below ½ − ε untested, and ρ_dir ≤ {limit:g} for every "
+                "method.",
+                "",
+            )
+        )
     order = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
     out.sort(key=lambda f: order[f["status"]])
     return out
@@ -173,17 +257,28 @@ def verdict_reason(summary: Mapping) -> str:
     bad = [g for g in gates if not g["passed"]]
     if summary.get("default_gates"):
         if not bad:
-            return (f"No gate was set; the {len(gates)} default check(s) passed: no method inverts a class beyond "
-                    "noise and ρ_dir stays within the threshold.")
+            return (
+                f"No gate was set; the {len(gates)} default check(s) passed: no method inverts a class beyond "
+                "noise and ρ_dir stays within the threshold."
+            )
         warned = [f for f in summary.get("findings", ()) if f["status"] in ("fail", "warn")]
-        return (f"No gate was set; {len(bad)} of {len(gates)} default check(s) warn: "
-                + "; ".join(f"{f['group']}: {_finding_text(f)}" for f in warned[:4])
-                + (f"; {len(warned) - 4} more below" if len(warned) > 4 else "") + ".")
+        return (
+            f"No gate was set; {len(bad)} of {len(gates)} default check(s) warn: "
+            + "; ".join(f"{f['group']}: {_finding_text(f)}" for f in warned[:4])
+            + (f"; {len(warned) - 4} more below" if len(warned) > 4 else "")
+            + "."
+        )
     if not gates:
         warned = [f for f in summary.get("findings", ()) if f["status"] in ("fail", "warn")]
-        return ("No gate was set and the default checks were switched off; the findings: "
-                + ("; ".join(f"{f['group']}: {f['check']}" for f in warned) if warned else "none") + ".")
+        return (
+            "No gate was set and the default checks were switched off; the findings: "
+            + ("; ".join(f"{f['group']}: {f['check']}" for f in warned) if warned else "none")
+            + "."
+        )
     if not bad:
         return f"All {len(gates)} gate(s) passed."
-    return (f"{len(bad)} of {len(gates)} gate(s) did not pass: "
-            + "; ".join(f"{g['group']}: {g['message']}" for g in bad) + ".")
+    return (
+        f"{len(bad)} of {len(gates)} gate(s) did not pass: "
+        + "; ".join(f"{g['group']}: {g['message']}" for g in bad)
+        + "."
+    )

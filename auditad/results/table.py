@@ -50,8 +50,9 @@ def read_results_table(path):
         raise InvalidInputError(f"table path {str(path)!r} is a directory, expected a CSV or Parquet file")
     suffix = path.suffix.lower()
     if suffix not in (".csv", ".tsv", ".txt", ".parquet", ".pq"):
-        raise InvalidInputError(f"table: unsupported file type {path.suffix!r} for {str(path)!r} "
-                                "(use .csv or .parquet)")
+        raise InvalidInputError(
+            f"table: unsupported file type {path.suffix!r} for {str(path)!r} (use .csv or .parquet)"
+        )
     from .._io import check_regular_input
 
     if check_regular_input(path, what="table file", max_bytes=MAX_TABLE_BYTES).st_size == 0:  # no FIFO, no device
@@ -86,11 +87,14 @@ def _read_parquet(path: Path):
             if not pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]):
                 frame.iloc[:, j].to_numpy()
     except ImportError:
-        raise InvalidInputError("reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'") \
-            from None
+        raise InvalidInputError(
+            "reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
+        ) from None
     except Exception as exc:  # noqa: BLE001  (ArrowInvalid, ArrowException, KeyError/TypeError of damaged metadata)
-        raise InvalidInputError(f"table file {str(path)!r} could not be read as Parquet: {type(exc).__name__}: "
-                                f"{' '.join(str(exc).split())[:200]}") from None
+        raise InvalidInputError(
+            f"table file {str(path)!r} could not be read as Parquet: {type(exc).__name__}: "
+            f"{' '.join(str(exc).split())[:200]}"
+        ) from None
     return frame
 
 
@@ -113,11 +117,15 @@ def _check_header(header, path: Path) -> None:
     for i, raw in enumerate(header, start=1):
         name = str(raw).strip()
         if not name:
-            raise InvalidInputError(f"table file {str(path)!r}: column {i} has an empty header; name every column "
-                                    "(a method column is named after its method)")
+            raise InvalidInputError(
+                f"table file {str(path)!r}: column {i} has an empty header; name every column "
+                "(a method column is named after its method)"
+            )
         if name in seen:
-            raise InvalidInputError(f"table file {str(path)!r} has two columns named {name!r} (columns {seen[name]} "
-                                    f"and {i}); give each method its own column name")
+            raise InvalidInputError(
+                f"table file {str(path)!r} has two columns named {name!r} (columns {seen[name]} "
+                f"and {i}); give each method its own column name"
+            )
         seen[name] = i
 
 
@@ -135,9 +143,11 @@ def _normalise_columns(frame):
         low = key.lower()
         name = low if low in KEY_COLUMNS + METHOD_COLUMNS + ("auroc",) else key
         if name in cols.values():
-            raise InvalidInputError(f"frame has two columns named {name!r} (column names are matched without "
-                                    "case for method, detector, class, auroc, benchmark, representation, n_pos, "
-                                    "n_neg, epsilon)")
+            raise InvalidInputError(
+                f"frame has two columns named {name!r} (column names are matched without "
+                "case for method, detector, class, auroc, benchmark, representation, n_pos, "
+                "n_neg, epsilon)"
+            )
         cols[c] = name
     return frame.rename(columns=cols)
 
@@ -157,18 +167,24 @@ def to_long(frame, layout: str):
     if layout == "long":
         missing = [c for c in ("method", "auroc") if c not in frame.columns and not (c == "method" and methods)]
         if missing:
-            raise InvalidInputError(f"a long table needs the columns method (or detector), class and auroc; "
-                                    f"missing {missing}; columns are {list(map(str, frame.columns))}")
+            raise InvalidInputError(
+                f"a long table needs the columns method (or detector), class and auroc; "
+                f"missing {missing}; columns are {list(map(str, frame.columns))}"
+            )
         long = frame.rename(columns={methods[0]: "method"}) if methods else frame
         extra = [c for c in long.columns if c not in KEY_COLUMNS + ("method", "auroc")]
         if extra:
-            raise InvalidInputError(f"unknown column(s) {extra} in a long table (expected method/detector, class, "
-                                    "auroc and optionally benchmark, representation, n_pos, n_neg, epsilon)")
+            raise InvalidInputError(
+                f"unknown column(s) {extra} in a long table (expected method/detector, class, "
+                "auroc and optionally benchmark, representation, n_pos, n_neg, epsilon)"
+            )
         long = long.assign(_row=np.arange(long.shape[0]))
     else:
         if methods or "auroc" in frame.columns:
-            raise InvalidInputError("a wide table has one column per method and no 'method'/'detector'/'auroc' "
-                                    "column; use layout='long' for a table with those columns")
+            raise InvalidInputError(
+                "a wide table has one column per method and no 'method'/'detector'/'auroc' "
+                "column; use layout='long' for a table with those columns"
+            )
         value_cols = [c for c in frame.columns if c not in KEY_COLUMNS]
         if not value_cols:
             raise InvalidInputError("a wide table needs at least one method column besides 'class'")
@@ -194,8 +210,9 @@ def _text_column(long, col: str, default, *, fill: bool = False) -> list:
         return [default if m else str(v).strip() for v, m in zip(vals, missing)]
     if missing.any():
         rows = long["_row"].to_numpy()
-        raise InvalidInputError(f"column {col!r} is empty in data row(s) "
-                                f"{_rows(np.isin(np.arange(rows.max() + 1), rows[missing]))}")
+        raise InvalidInputError(
+            f"column {col!r} is empty in data row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[missing]))}"
+        )
     return [str(v).strip() for v in vals]
 
 
@@ -227,8 +244,9 @@ def _count_columns(long, rows: np.ndarray) -> dict:
             bad = long[name].notna().to_numpy() & (np.isnan(v) | (v <= 0) | (v != np.round(v)) | np.isinf(v))
             if bad.any():
                 i = int(np.flatnonzero(bad)[0])
-                raise InvalidInputError(f"{name} must be a positive whole number, got {long[name].iloc[i]!r} in "
-                                        f"data row {rows[i] + 1}")
+                raise InvalidInputError(
+                    f"{name} must be a positive whole number, got {long[name].iloc[i]!r} in data row {rows[i] + 1}"
+                )
             cols[name] = v
         else:
             cols[name] = np.full(long.shape[0], np.nan)
@@ -250,8 +268,9 @@ def _epsilon_column(long, rows: np.ndarray, epsilon: float) -> np.ndarray:
     bad = np.isnan(v) | (v < 0) | (v >= 0.5)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"epsilon must lie in [0, 0.5), got {long['epsilon'].iloc[i]!r} in data row "
-                                f"{rows[i] + 1}")
+        raise InvalidInputError(
+            f"epsilon must lie in [0, 0.5), got {long['epsilon'].iloc[i]!r} in data row {rows[i] + 1}"
+        )
     return v
 
 
@@ -263,16 +282,21 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
         raise InvalidInputError("frame has no rows")
     rows = long["_row"].to_numpy()
     raw = long["auroc"]  # a boolean is no AUROC (pandas would read True/False as 1.0/0.0)
-    is_bool = (raw.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool) if raw.dtype == object
-               else np.full(raw.shape, pd.api.types.is_bool_dtype(raw.dtype)))
+    is_bool = (
+        raw.map(lambda v: isinstance(v, (bool, np.bool_))).to_numpy(dtype=bool)
+        if raw.dtype == object
+        else np.full(raw.shape, pd.api.types.is_bool_dtype(raw.dtype))
+    )
     if is_bool.any():
         i = int(np.flatnonzero(is_bool)[0])
-        raise InvalidInputError(f"auroc must be a number; data row {rows[i] + 1} holds the boolean "
-                                f"{bool(raw.iloc[i])!r} for method {long['method'].iloc[i]!r}")
+        raise InvalidInputError(
+            f"auroc must be a number; data row {rows[i] + 1} holds the boolean "
+            f"{bool(raw.iloc[i])!r} for method {long['method'].iloc[i]!r}"
+        )
     auroc = pd.to_numeric(long["auroc"], errors="coerce").to_numpy(dtype=np.float64, copy=True)
     bad_text = long["auroc"].notna().to_numpy() & np.isnan(auroc)
     std = np.full(auroc.shape, np.nan)
-    for i in np.flatnonzero(bad_text):       # "61.7 ± 1.1": the mean and the std over runs
+    for i in np.flatnonzero(bad_text):  # "61.7 ± 1.1": the mean and the std over runs
         value, spread = _mean_std(long["auroc"].iloc[i])
         if value is not None:
             auroc[i], std[i], bad_text[i] = value, spread, False
@@ -285,49 +309,66 @@ def check_table(long, *, percent: bool, epsilon: float, benchmark):
         both = np.isfinite(std) & np.isfinite(given)
         if both.any():
             i = int(np.flatnonzero(both)[0])
-            raise InvalidInputError(f"data row {rows[i] + 1} gives a std twice: in the cell "
-                                    f"{long['auroc'].iloc[i]!r} and in the 'std' column")
+            raise InvalidInputError(
+                f"data row {rows[i] + 1} gives a std twice: in the cell "
+                f"{long['auroc'].iloc[i]!r} and in the 'std' column"
+            )
         std = np.where(np.isfinite(given), given, std)
     if bad_text.any():
         i = int(np.flatnonzero(bad_text)[0])
-        raise InvalidInputError(f"auroc must be a number; data row {rows[i] + 1} holds {long['auroc'].iloc[i]!r} "
-                                f"for method {long['method'].iloc[i]!r} (a value with '±' or '%' must be split or "
-                                f"stripped; rows {_rows(np.isin(np.arange(rows.max() + 1), rows[bad_text]))})")
+        raise InvalidInputError(
+            f"auroc must be a number; data row {rows[i] + 1} holds {long['auroc'].iloc[i]!r} "
+            f"for method {long['method'].iloc[i]!r} (a value with '±' or '%' must be split or "
+            f"stripped; rows {_rows(np.isin(np.arange(rows.max() + 1), rows[bad_text]))})"
+        )
     if np.isnan(auroc).any():
         i = int(np.flatnonzero(np.isnan(auroc))[0])
-        raise InvalidInputError(f"auroc is missing (empty or NaN) for method {long['method'].iloc[i]!r} in data "
-                                f"row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[np.isnan(auroc)]))}")
+        raise InvalidInputError(
+            f"auroc is missing (empty or NaN) for method {long['method'].iloc[i]!r} in data "
+            f"row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[np.isnan(auroc)]))}"
+        )
     if np.isinf(auroc).any():
-        raise InvalidInputError(f"auroc is infinite in data row(s) "
-                                f"{_rows(np.isin(np.arange(rows.max() + 1), rows[np.isinf(auroc)]))}")
+        raise InvalidInputError(
+            f"auroc is infinite in data row(s) {_rows(np.isin(np.arange(rows.max() + 1), rows[np.isinf(auroc)]))}"
+        )
     high = 100.0 if percent else 1.0
     out = (auroc < 0.0) | (auroc > high)
     if out.any():
         i = int(np.flatnonzero(out)[0])
-        hint = ("; the values look like percentages: pass percent=True" if not percent and auroc.max() <= 100.0
-                else "")
-        raise InvalidInputError(f"auroc must lie in [0, {high:g}]{' (percent)' if percent else ''}, got "
-                                f"{auroc[i]!r} in data row {rows[i] + 1} (method {long['method'].iloc[i]!r}){hint}")
+        hint = "; the values look like percentages: pass percent=True" if not percent and auroc.max() <= 100.0 else ""
+        raise InvalidInputError(
+            f"auroc must lie in [0, {high:g}]{' (percent)' if percent else ''}, got "
+            f"{auroc[i]!r} in data row {rows[i] + 1} (method {long['method'].iloc[i]!r}){hint}"
+        )
     if percent:
         auroc = auroc / 100.0
         std = std / 100.0
     elif np.isfinite(std).any() and np.nanmax(std) > 0.5:
         i = int(np.nanargmax(std))
-        raise InvalidInputError(f"std must lie in [0, 0.5] for AUROCs in [0, 1], got {std[i]:g} in data row "
-                                f"{rows[i] + 1}; a std in percent needs percent=True")
-    cols = {"auroc": auroc, "std": std, "_row": rows,
-            "benchmark": _text_column(long, "benchmark", benchmark or "results"),
-            "representation": _text_column(long, "representation", "", fill=True),
-            "method": _text_column(long, "method", None),
-            "class": _text_column(long, "class", None)}
+        raise InvalidInputError(
+            f"std must lie in [0, 0.5] for AUROCs in [0, 1], got {std[i]:g} in data row "
+            f"{rows[i] + 1}; a std in percent needs percent=True"
+        )
+    cols = {
+        "auroc": auroc,
+        "std": std,
+        "_row": rows,
+        "benchmark": _text_column(long, "benchmark", benchmark or "results"),
+        "representation": _text_column(long, "representation", "", fill=True),
+        "method": _text_column(long, "method", None),
+        "class": _text_column(long, "class", None),
+    }
     cols.update(_count_columns(long, rows))
     cols["epsilon"] = _epsilon_column(long, rows, epsilon)
     key = list(zip(cols["benchmark"], cols["representation"], cols["method"], cols["class"]))
     seen: dict = {}
     for i, k in enumerate(key):
         if k in seen:
-            what = f"method {k[2]!r}, class {k[3]!r}" + (f", benchmark {k[0]!r}" if k[0] != "results" else "") + \
-                   (f", representation {k[1]!r}" if k[1] else "")
+            what = (
+                f"method {k[2]!r}, class {k[3]!r}"
+                + (f", benchmark {k[0]!r}" if k[0] != "results" else "")
+                + (f", representation {k[1]!r}" if k[1] else "")
+            )
             raise InvalidInputError(f"duplicate row for {what}: data rows {rows[seen[k]] + 1} and {rows[i] + 1}")
         seen[k] = i
     return cols

@@ -53,8 +53,22 @@ Modules (the data flows down the list):
 * `runner`: [`run_selection`][auditad.selection.run_selection].
 """
 
-from .choices import (BACKENDS, BASELINES, BEST_CRITERIA, DEFAULT_ESTIMATORS, ESTIMATOR_KINDS, LDN_FORMS, METRICS,
-                      POOL_BY, POOLING_METHODS, PROBE_ESTIMATORS, PROBE_KINDS, SCORINGS, SPLITS, SUMMARY_BY)
+from .choices import (
+    BACKENDS,
+    BASELINES,
+    BEST_CRITERIA,
+    DEFAULT_ESTIMATORS,
+    ESTIMATOR_KINDS,
+    LDN_FORMS,
+    METRICS,
+    POOL_BY,
+    POOLING_METHODS,
+    PROBE_ESTIMATORS,
+    PROBE_KINDS,
+    SCORINGS,
+    SPLITS,
+    SUMMARY_BY,
+)
 from .data import Candidate, SelectionBenchmark, SelectionTask, TaskEmbeddings
 from .estimators import CandidateEstimates, check_estimator_name, estimate_candidate, parse_estimator_label
 from .judgement import pairwise_accuracy, rank_correlation, regret

@@ -56,8 +56,12 @@ __all__ = [
 
 
 def _as_dict(obj) -> dict:
-    return {f.name: json_safe(getattr(obj, f.name).to_dict() if hasattr(getattr(obj, f.name), "to_dict")
-                                else getattr(obj, f.name)) for f in fields(obj)}
+    return {
+        f.name: json_safe(
+            getattr(obj, f.name).to_dict() if hasattr(getattr(obj, f.name), "to_dict") else getattr(obj, f.name)
+        )
+        for f in fields(obj)
+    }
 
 
 # --------------------------------------------------------------------------- bounds from moments
@@ -276,8 +280,15 @@ class DomainMomentsResult:
         """One row per domain (a `pandas.DataFrame`)."""
         import pandas as pd
 
-        return pd.DataFrame({"domain": list(self.domains), "weight": self.weights, "count": self.counts,
-                             "mean": self.means, "variance": self.variances})
+        return pd.DataFrame(
+            {
+                "domain": list(self.domains),
+                "weight": self.weights,
+                "count": self.counts,
+                "mean": self.means,
+                "variance": self.variances,
+            }
+        )
 
     def to_dict(self) -> dict:
         return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
@@ -377,9 +388,19 @@ def domain_moments(z, domains, *, lam="empirical", source=None) -> DomainMoments
     doms, w, lam_val, kind = _domain_weights(dom, lam, source)
     scale = _score_scale(zz)
     counts, means, vars_, mean, within, between = _weighted_moments(zz / scale, dom, doms, w, name="z")
-    res = DomainMomentsResult(domains=tuple(str(d) for d in doms), weights=w, counts=counts, means=means,
-                              variances=vars_, mean=mean, variance=within + between, within=within,
-                              between=between, lam=lam_val, weighting=kind)
+    res = DomainMomentsResult(
+        domains=tuple(str(d) for d in doms),
+        weights=w,
+        counts=counts,
+        means=means,
+        variances=vars_,
+        mean=mean,
+        variance=within + between,
+        within=within,
+        between=between,
+        lam=lam_val,
+        weighting=kind,
+    )
     return _unscale_domain(res, scale)
 
 
@@ -396,9 +417,15 @@ def _unscale_domain(res: "DomainMomentsResult | None", scale: float):
     from dataclasses import replace
 
     with np.errstate(over="ignore"):
-        return replace(res, means=res.means * scale, variances=res.variances * scale * scale,
-                       mean=res.mean * scale, variance=res.variance * scale * scale,
-                       within=res.within * scale * scale, between=res.between * scale * scale)
+        return replace(
+            res,
+            means=res.means * scale,
+            variances=res.variances * scale * scale,
+            mean=res.mean * scale,
+            variance=res.variance * scale * scale,
+            within=res.within * scale * scale,
+            between=res.between * scale * scale,
+        )
 
 
 # --------------------------------------------------------------------------- AUC bound of two samples
@@ -473,12 +500,14 @@ class AUCBoundResult:
         """One-row tidy frame of the scalar fields."""
         import pandas as pd
 
-        return pd.DataFrame([{f.name: getattr(self, f.name) for f in fields(self)
-                              if f.name not in ("domain_in", "domain_out")}])
+        return pd.DataFrame(
+            [{f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("domain_in", "domain_out")}]
+        )
 
 
-def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=None,
-              npd_eps: float = 0.0) -> AUCBoundResult:
+def auc_bound(
+    z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=None, npd_eps: float = 0.0
+) -> AUCBoundResult:
     r"""AUC lower bounds (Eq. 1, App. A.1), NPD and empirical AUC of two score samples.
 
     \[
@@ -577,9 +606,19 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
             doms = np.array(dm_in.domains)
             w = np.array([weights[d] for d in dm_in.domains])
             counts, means, vars_, m, within, between = _weighted_moments(zo, dom_out, doms, w, name="z_out")
-            dm_out = DomainMomentsResult(domains=dm_in.domains, weights=w, counts=counts, means=means,
-                                         variances=vars_, mean=m, variance=within + between, within=within,
-                                         between=between, lam=dm_in.lam, weighting=dm_in.weighting)
+            dm_out = DomainMomentsResult(
+                domains=dm_in.domains,
+                weights=w,
+                counts=counts,
+                means=means,
+                variances=vars_,
+                mean=m,
+                variance=within + between,
+                within=within,
+                between=between,
+                lam=dm_in.lam,
+                weighting=dm_in.weighting,
+            )
             mean_out, var_out = dm_out.mean, dm_out.variance
         else:
             mean_out, var_out = float(zo.mean()), float(zo.var())
@@ -594,7 +633,20 @@ def auc_bound(z_in, z_out, *, domain_in=None, domain_out=None, lam=None, source=
     npd = npd_from_moments(mu, var_in, var_out, eps=eps_scaled) if np.isfinite(eps_scaled) else 0.0
     # back to the units of the scores (Python floats: an overflow gives inf, not an error)
     return AUCBoundResult(
-        mu_delta=mu * scale, mean_in=mean_in * scale, mean_out=mean_out * scale, var_in=var_in * scale * scale,
-        var_out=var_out * scale * scale, bound=bound, robust_bound=robust, npd=npd, mu_delta_sign=int(np.sign(mu)),
-        empirical_auc=emp, n_in=int(zi.size), n_out=int(zo.size), weighting=weighting, lam=lam_val,
-        domain_in=_unscale_domain(dm_in, scale), domain_out=_unscale_domain(dm_out, scale))
+        mu_delta=mu * scale,
+        mean_in=mean_in * scale,
+        mean_out=mean_out * scale,
+        var_in=var_in * scale * scale,
+        var_out=var_out * scale * scale,
+        bound=bound,
+        robust_bound=robust,
+        npd=npd,
+        mu_delta_sign=int(np.sign(mu)),
+        empirical_auc=emp,
+        n_in=int(zi.size),
+        n_out=int(zo.size),
+        weighting=weighting,
+        lam=lam_val,
+        domain_in=_unscale_domain(dm_in, scale),
+        domain_out=_unscale_domain(dm_out, scale),
+    )

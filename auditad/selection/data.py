@@ -313,8 +313,10 @@ def _validate_benchmark(bench: SelectionBenchmark) -> None:
         embs = dict(t.embeddings)
         for e in used:
             if e not in embs:
-                raise InvalidInputError(f"{where} has no embeddings {e!r} (used by candidate(s) "
-                                        f"{[c.name for c in bench.candidates if c.embedding == e]})")
+                raise InvalidInputError(
+                    f"{where} has no embeddings {e!r} (used by candidate(s) "
+                    f"{[c.name for c in bench.candidates if c.embedding == e]})"
+                )
             te = embs[e]
             if not isinstance(te, TaskEmbeddings):
                 raise InvalidInputError(f"{where} embeddings {e!r} must be a TaskEmbeddings, got {type(te).__name__}")
@@ -322,14 +324,19 @@ def _validate_benchmark(bench: SelectionBenchmark) -> None:
             ndim = ref.ndim if ref.ndim in (2, 3) else 2
             R = check_embeddings(ref, name=f"{where} embeddings {e!r} reference", ndim=ndim)
             if R.shape[0] < 2:
-                raise InvalidInputError(f"{where} embeddings {e!r}: the reference set has {R.shape[0]} sample(s); "
-                                        "at least 2 are needed (leave-one-out inlier scores)")
+                raise InvalidInputError(
+                    f"{where} embeddings {e!r}: the reference set has {R.shape[0]} sample(s); "
+                    "at least 2 are needed (leave-one-out inlier scores)"
+                )
             if ndim == 3 and e in unpooled:
-                raise InvalidInputError(f"{where} embeddings {e!r} are sequences {R.shape}; candidate "
-                                        f"{unpooled[e].name!r} needs a pooling")
+                raise InvalidInputError(
+                    f"{where} embeddings {e!r} are sequences {R.shape}; candidate {unpooled[e].name!r} needs a pooling"
+                )
             if ndim == 2 and e in pooled:
-                raise InvalidInputError(f"{where} embeddings {e!r} are vectors {R.shape}; candidate "
-                                        f"{pooled[e].name!r} has pooling {pooled[e].pooling!r}")
+                raise InvalidInputError(
+                    f"{where} embeddings {e!r} are vectors {R.shape}; candidate "
+                    f"{pooled[e].name!r} has pooling {pooled[e].pooling!r}"
+                )
             parts = {"reference": R}
             for part in ("test", "auxiliary"):
                 A = getattr(te, part)
@@ -337,30 +344,38 @@ def _validate_benchmark(bench: SelectionBenchmark) -> None:
                     continue
                 A = check_embeddings(A, name=f"{where} embeddings {e!r} {part}", ndim=ndim)
                 if A.shape[-1] != R.shape[-1]:
-                    raise InvalidInputError(f"{where} embeddings {e!r}: {part} has {A.shape[-1]} dimensions but "
-                                            f"the reference has {R.shape[-1]}")
+                    raise InvalidInputError(
+                        f"{where} embeddings {e!r}: {part} has {A.shape[-1]} dimensions but "
+                        f"the reference has {R.shape[-1]}"
+                    )
                 parts[part] = A
             if n_ref is None:
                 n_ref = R.shape[0]
             elif R.shape[0] != n_ref:
-                raise InvalidInputError(f"{where}: reference sets of different embeddings must have the same rows "
-                                        f"(metadata is shared), got {R.shape[0]} for {e!r} and {n_ref} before")
+                raise InvalidInputError(
+                    f"{where}: reference sets of different embeddings must have the same rows "
+                    f"(metadata is shared), got {R.shape[0]} for {e!r} and {n_ref} before"
+                )
             if labels is not None:
                 if "test" not in parts:
                     raise InvalidInputError(f"{where} has test_labels but embeddings {e!r} have no test set")
                 if parts["test"].shape[0] != labels.size:
-                    raise InvalidInputError(f"{where} embeddings {e!r}: test has {parts['test'].shape[0]} rows but "
-                                            f"test_labels has {labels.size}")
+                    raise InvalidInputError(
+                        f"{where} embeddings {e!r}: test has {parts['test'].shape[0]} rows but "
+                        f"test_labels has {labels.size}"
+                    )
             if "auxiliary" in parts:
                 if n_aux is None:
                     n_aux = parts["auxiliary"].shape[0]
                 elif parts["auxiliary"].shape[0] != n_aux:
                     raise InvalidInputError(f"{where}: auxiliary pools of different embeddings differ in size")
-            embs[e] = TaskEmbeddings(reference=parts["reference"], test=parts.get("test"),
-                                     auxiliary=parts.get("auxiliary"))
+            embs[e] = TaskEmbeddings(
+                reference=parts["reference"], test=parts.get("test"), auxiliary=parts.get("auxiliary")
+            )
         object.__setattr__(t, "embeddings", embs)
-        object.__setattr__(t, "reference_meta", check_metadata(t.reference_meta or {}, n_ref,
-                                                               name=f"{where} reference_meta"))
+        object.__setattr__(
+            t, "reference_meta", check_metadata(t.reference_meta or {}, n_ref, name=f"{where} reference_meta")
+        )
         aux_meta = t.auxiliary_meta or {}
         if aux_meta and n_aux is None:
             raise InvalidInputError(f"{where} has auxiliary_meta but no auxiliary embeddings")
@@ -371,5 +386,3 @@ def _validate_benchmark(bench: SelectionBenchmark) -> None:
             missing = [e for e in used if embs[e].auxiliary is None]
             if missing:
                 raise InvalidInputError(f"{where}: embeddings {missing} have no auxiliary pool while others do")
-
-

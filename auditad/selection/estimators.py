@@ -120,8 +120,9 @@ def check_estimator_name(name, *, name_of: str = "estimator") -> str:
     ('auc_bound', 'pseudo_auc[diverse]')
     """
     if not isinstance(name, str):
-        raise InvalidInputError(f"{name_of} must be a string such as 'pseudo_auc' or 'pseudo_auc[feature]', "
-                                f"got {name!r}")
+        raise InvalidInputError(
+            f"{name_of} must be a string such as 'pseudo_auc' or 'pseudo_auc[feature]', got {name!r}"
+        )
     if "[" in name:
         parse_estimator_label(name)
     else:
@@ -202,8 +203,16 @@ class CandidateEstimates:
         """One row per probe with the inlier statistics repeated (a `pandas.DataFrame`)."""
         import pandas as pd
 
-        rows = [dict(row, inlier_mean=self.inlier_mean, inlier_var=self.inlier_var,
-                     inlier_variance=self.inlier_variance, n_inlier=self.n_inlier) for row in self.probes]
+        rows = [
+            dict(
+                row,
+                inlier_mean=self.inlier_mean,
+                inlier_var=self.inlier_var,
+                inlier_variance=self.inlier_variance,
+                n_inlier=self.n_inlier,
+            )
+            for row in self.probes
+        ]
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:
@@ -211,12 +220,28 @@ class CandidateEstimates:
         return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
-_NAN_PROBE = dict(n_pseudo=0, mean_out=np.nan, var_out=np.nan, mu_delta=np.nan, mu_delta_sign=0,
-                  auc_bound=np.nan, robust_bound=np.nan, npd=np.nan, pseudo_auc=np.nan)
+_NAN_PROBE = dict(
+    n_pseudo=0,
+    mean_out=np.nan,
+    var_out=np.nan,
+    mu_delta=np.nan,
+    mu_delta_sign=0,
+    auc_bound=np.nan,
+    robust_bound=np.nan,
+    npd=np.nan,
+    pseudo_auc=np.nan,
+)
 
 
-def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | None = None, *, domain_in=None,
-                       lam=None, source=None, npd_eps: float = 0.0) -> CandidateEstimates:
+def estimate_candidate(
+    z_in,
+    pseudo_scores: Mapping[str, np.ndarray | None] | None = None,
+    *,
+    domain_in=None,
+    lam=None,
+    source=None,
+    npd_eps: float = 0.0,
+) -> CandidateEstimates:
     r"""Anomaly-free estimators of one candidate from its inlier and pseudo-outlier scores.
 
     \[
@@ -291,9 +316,24 @@ def estimate_candidate(z_in, pseudo_scores: Mapping[str, np.ndarray | None] | No
             rows.append(dict(_NAN_PROBE, probe=probe))
             continue
         r = auc_bound(zi, zp, domain_in=domain_in, lam=lam, source=source, npd_eps=npd_eps)
-        rows.append(dict(probe=probe, n_pseudo=int(zp.size), mean_out=r.mean_out, var_out=r.var_out,
-                         mu_delta=r.mu_delta, mu_delta_sign=r.mu_delta_sign, auc_bound=r.bound,
-                         robust_bound=r.robust_bound, npd=r.npd, pseudo_auc=r.empirical_auc))
-    return CandidateEstimates(inlier_mean=float(zi.mean()), inlier_var=var,
-                              inlier_variance=float(np.inf) if var == 0 else 1.0 / var, n_inlier=int(zi.size),
-                              probes=tuple(rows))
+        rows.append(
+            dict(
+                probe=probe,
+                n_pseudo=int(zp.size),
+                mean_out=r.mean_out,
+                var_out=r.var_out,
+                mu_delta=r.mu_delta,
+                mu_delta_sign=r.mu_delta_sign,
+                auc_bound=r.bound,
+                robust_bound=r.robust_bound,
+                npd=r.npd,
+                pseudo_auc=r.empirical_auc,
+            )
+        )
+    return CandidateEstimates(
+        inlier_mean=float(zi.mean()),
+        inlier_var=var,
+        inlier_variance=float(np.inf) if var == 0 else 1.0 / var,
+        n_inlier=int(zi.size),
+        probes=tuple(rows),
+    )

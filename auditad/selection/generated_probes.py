@@ -67,8 +67,7 @@ def random_probe(reference, *, n: int | None = None, random_state=None) -> Pseud
     R = check_embeddings(reference, name="reference")
     m = _n_out(n, R.shape[0])
     X = check_random_state(random_state).standard_normal((m, R.shape[1]))
-    return PseudoAnomalies(kind="random", X=X, source=f"random: {m} draws from N(0, I_{R.shape[1]})",
-                           parts=("random",))
+    return PseudoAnomalies(kind="random", X=X, source=f"random: {m} draws from N(0, I_{R.shape[1]})", parts=("random",))
 
 
 def feature_probe(reference, *, n: int | None = None, random_state=None) -> PseudoAnomalies:
@@ -123,10 +122,13 @@ def feature_probe(reference, *, n: int | None = None, random_state=None) -> Pseu
     m = _n_out(n, n_ref)
     u = check_random_state(random_state).integers(0, n_ref, size=(m, d))
     X = R[u, np.arange(d)[None, :]]
-    return PseudoAnomalies(kind="feature", X=X,
-                           source=f"feature: {m} samples, each of the {d} dimensions copied from one of "
-                                  f"{n_ref} reference embeddings drawn independently per dimension",
-                           parts=("feature",))
+    return PseudoAnomalies(
+        kind="feature",
+        X=X,
+        source=f"feature: {m} samples, each of the {d} dimensions copied from one of "
+        f"{n_ref} reference embeddings drawn independently per dimension",
+        parts=("feature",),
+    )
 
 
 def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: bool = True) -> PseudoAnomalies:
@@ -181,8 +183,9 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
     S = check_embeddings(sequences, name="sequences", ndim=3)
     n_ref, T, d = S.shape
     if T < 2 or n_ref < 2:
-        return skipped_probe("sequence", f"needs sequences of length >= 2 from >= 2 samples, got shape {S.shape}",
-                        warn=warn)
+        return skipped_probe(
+            "sequence", f"needs sequences of length >= 2 from >= 2 samples, got shape {S.shape}", warn=warn
+        )
     m = _n_out(n, n_ref)
     rng = check_random_state(random_state)
     u = rng.integers(0, n_ref, size=(m, T))
@@ -191,14 +194,18 @@ def sequence_probe(sequences, *, n: int | None = None, random_state=None, warn: 
         shift = rng.integers(1, n_ref, size=int(same.sum()))
         u[same, 0] = (u[same, 0] + shift) % n_ref
     X = S[u, np.arange(T)[None, :]]
-    return PseudoAnomalies(kind="sequence", X=X,
-                           source=f"sequence: {m} sequences of {T} frames, frame t taken from frame t of one of "
-                                  f"{n_ref} reference sequences drawn independently per frame",
-                           parts=("sequence",))
+    return PseudoAnomalies(
+        kind="sequence",
+        X=X,
+        source=f"sequence: {m} sequences of {T} frames, frame t taken from frame t of one of "
+        f"{n_ref} reference sequences drawn independently per frame",
+        parts=("sequence",),
+    )
 
 
-def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_state=None,
-                  warn: bool = True) -> PseudoAnomalies:
+def element_probe(
+    sequences, *, n: int | None = None, n_swap: int = 1, random_state=None, warn: bool = True
+) -> PseudoAnomalies:
     r"""Element pseudo-anomalies: reference sequences with single frames exchanged (before pooling).
 
     \[
@@ -260,12 +267,15 @@ def element_probe(sequences, *, n: int | None = None, n_swap: int = 1, random_st
     rng = check_random_state(random_state)
     base = np.arange(m) % n_ref
     X = S[base].copy()
-    pos = np.argsort(rng.random((m, T)), axis=1)[:, :n_swap]          # distinct positions per sequence
+    pos = np.argsort(rng.random((m, T)), axis=1)[:, :n_swap]  # distinct positions per sequence
     donor = (base[:, None] + rng.integers(1, n_ref, size=(m, n_swap))) % n_ref  # j != i
     donor_pos = rng.integers(0, T, size=(m, n_swap))
     rows = np.repeat(np.arange(m), n_swap)
     X[rows, pos.ravel()] = S[donor.ravel(), donor_pos.ravel()]
-    return PseudoAnomalies(kind="element", X=X,
-                           source=f"element: {m} copies of reference sequences with {n_swap} of {T} frames "
-                                  f"replaced by frames of other reference sequences",
-                           parts=("element",))
+    return PseudoAnomalies(
+        kind="element",
+        X=X,
+        source=f"element: {m} copies of reference sequences with {n_swap} of {T} frames "
+        f"replaced by frames of other reference sequences",
+        parts=("element",),
+    )

@@ -99,8 +99,16 @@ class LIDResult:
         return {f.name: json_safe(getattr(self, f.name)) for f in fields(self)}
 
 
-def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", backend: str = "auto",
-                              n_jobs: int | None = None, random_state=None, recall_sample: int = 0) -> LIDResult:
+def local_intrinsic_dimension(
+    X,
+    *,
+    k: int = 20,
+    metric: str = "euclidean",
+    backend: str = "auto",
+    n_jobs: int | None = None,
+    random_state=None,
+    recall_sample: int = 0,
+) -> LIDResult:
     r"""Levina–Bickel MLE of the local intrinsic dimension, aggregated MacKay–Ghahramani style.
 
     \[
@@ -174,8 +182,16 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
     A = check_embeddings(X, name="X")
     k = check_int(k, name="k", low=2)
     k = check_k(k, A.shape[0], name="k")
-    nb = kneighbors(A, None, k=k, metric=metric, backend=backend, n_jobs=n_jobs, random_state=random_state,
-                    recall_sample=recall_sample)
+    nb = kneighbors(
+        A,
+        None,
+        k=k,
+        metric=metric,
+        backend=backend,
+        n_jobs=n_jobs,
+        random_state=random_state,
+        recall_sample=recall_sample,
+    )
     T = nb.distances
     undefined = T[:, 0] <= 0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -185,9 +201,12 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
         local = np.where(undefined, np.nan, 1.0 / inv)
     n_undef = int(undefined.sum())
     if n_undef:
-        warnings.warn(f"local_intrinsic_dimension: {n_undef} point(s) have a duplicate at distance 0; "
-                      "their estimate is undefined (nan) and left out of the aggregate",
-                      UndefinedValueWarning, stacklevel=2)
+        warnings.warn(
+            f"local_intrinsic_dimension: {n_undef} point(s) have a duplicate at distance 0; "
+            "their estimate is undefined (nan) and left out of the aggregate",
+            UndefinedValueWarning,
+            stacklevel=2,
+        )
     ok = ~undefined
     if not ok.any():
         raise InvalidInputError("local_intrinsic_dimension: every point has a duplicate; the dimension is undefined")
@@ -199,6 +218,20 @@ def local_intrinsic_dimension(X, *, k: int = 20, metric: str = "euclidean", back
         mean, std = float(fin.mean()), float(fin.std())
     else:
         q05 = q25 = med = q75 = q95 = mean = std = float("nan")
-    return LIDResult(local=local, aggregate=aggregate, mean=mean, median=med, std=std, q05=q05, q95=q95,
-                     iqr=q75 - q25, cv=std / mean if mean else float("nan"), k=k, n_undefined=n_undef,
-                     metric=metric, backend=nb.backend, recall=nb.recall, n_recall_queries=nb.n_recall_queries)
+    return LIDResult(
+        local=local,
+        aggregate=aggregate,
+        mean=mean,
+        median=med,
+        std=std,
+        q05=q05,
+        q95=q95,
+        iqr=q75 - q25,
+        cv=std / mean if mean else float("nan"),
+        k=k,
+        n_undefined=n_undef,
+        metric=metric,
+        backend=nb.backend,
+        recall=nb.recall,
+        n_recall_queries=nb.n_recall_queries,
+    )

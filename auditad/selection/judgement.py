@@ -26,6 +26,7 @@ from .estimators import parse_estimator_label
 
 __all__ = ["rank_correlation", "pairwise_accuracy", "regret"]
 
+
 def _clean(estimates, aucs):
     e = np.asarray(estimates, dtype=np.float64)
     a = np.asarray(aucs, dtype=np.float64)
@@ -219,8 +220,7 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     cand_rows, probe_rows, est_rows, values = _output_rows(bench, outputs, labels, pool_by)
 
     selectors = ["oracle", "random"]
-    has_fixed = any(t.split == "evaluation" for t in bench.tasks) and any(t.split == "development"
-                                                                          for t in bench.tasks)
+    has_fixed = any(t.split == "evaluation" for t in bench.tasks) and any(t.split == "development" for t in bench.tasks)
     if has_fixed:
         selectors.append("fixed")
     selectors += labels
@@ -237,16 +237,30 @@ def judge_outputs(bench, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
     for (tn, pool), names in by_unit.items():
         t = tasks[tn]
         a = np.array([auc_of[(tn, n)] for n in names])
-        base = dict(task=tn, split=t.split, group=t.group, pool=pool, n_candidates=len(names),
-                    best_auc=float(a.max()), best_candidate=names[int(np.argmax(a))])
+        base = dict(
+            task=tn,
+            split=t.split,
+            group=t.group,
+            pool=pool,
+            n_candidates=len(names),
+            best_auc=float(a.max()),
+            best_candidate=names[int(np.argmax(a))],
+        )
         for sel in selectors:
             r = _selector_row(sel, base, t, pool, names, a, auc_of, values, fixed_choice)
             if r is not None:
                 units.append(r)
 
     boot = paired_bootstrap(units, selectors, n_boot, boot_rng) if n_boot else []
-    return dict(candidates=cand_rows, probes=probe_rows, estimates=est_rows, units=units, bootstrap=boot,
-                selectors=selectors, n_units=len(by_unit))
+    return dict(
+        candidates=cand_rows,
+        probes=probe_rows,
+        estimates=est_rows,
+        units=units,
+        bootstrap=boot,
+        selectors=selectors,
+        n_units=len(by_unit),
+    )
 
 
 def _output_rows(bench, outputs, labels, pool_by) -> tuple[list, list, list, dict]:
@@ -259,9 +273,17 @@ def _output_rows(bench, outputs, labels, pool_by) -> tuple[list, list, list, dic
     for out in outputs:
         row = out["candidate"]
         t, c = tasks[row["task"]], cands[row["candidate"]]
-        info = dict(task=t.name, split=t.split, group=t.group,
-                    pool=_pool_value(c, pool_by), candidate=c.name, embedding=c.embedding,
-                    family=c.family, pooling=c.pooling, scoring=c.scoring)
+        info = dict(
+            task=t.name,
+            split=t.split,
+            group=t.group,
+            pool=_pool_value(c, pool_by),
+            candidate=c.name,
+            embedding=c.embedding,
+            family=c.family,
+            pooling=c.pooling,
+            scoring=c.scoring,
+        )
         cand_rows.append({**info, **{k: v for k, v in row.items() if k not in ("task", "candidate")}})
         vals = {"inlier_variance": out["inlier_variance"]}
         for pr in out["probes"]:
@@ -271,8 +293,16 @@ def _output_rows(bench, outputs, labels, pool_by) -> tuple[list, list, list, dic
         values[(t.name, c.name)] = vals
         for lab in labels:
             kind, probe = parse_estimator_label(lab)
-            est_rows.append({**info, "true_auc": row["true_auc"], "estimator": lab, "kind": kind, "probe": probe,
-                             "value": vals[lab]})
+            est_rows.append(
+                {
+                    **info,
+                    "true_auc": row["true_auc"],
+                    "estimator": lab,
+                    "kind": kind,
+                    "probe": probe,
+                    "value": vals[lab],
+                }
+            )
     return cand_rows, probe_rows, est_rows, values
 
 
@@ -291,35 +321,50 @@ def _fixed_choices(by_unit: dict, tasks: dict, auc_of: dict) -> dict:
     return fixed_choice
 
 
-def _selector_row(sel, base: dict, t, pool, names: list, a, auc_of: dict, values: dict,
-                  fixed_choice: dict) -> dict | None:
+def _selector_row(
+    sel, base: dict, t, pool, names: list, a, auc_of: dict, values: dict, fixed_choice: dict
+) -> dict | None:
     """The row of one selector in one selection unit (true AUCs ``a`` of ``names``); None when it does not
     judge the unit (Fixed outside the evaluation tasks, an estimator that is nan for every candidate)."""
     tn = base["task"]
     kind, probe = (sel, None) if sel in BASELINES else parse_estimator_label(sel)
     r = dict(base, selector=sel, kind=kind, probe=probe)
     if sel == "oracle":
-        r.update(rho_rank=rank_correlation(a, a), a_pair=pairwise_accuracy(a, a), regret=0.0,
-                 selected=base["best_candidate"], selected_auc=float(a.max()))
+        r.update(
+            rho_rank=rank_correlation(a, a),
+            a_pair=pairwise_accuracy(a, a),
+            regret=0.0,
+            selected=base["best_candidate"],
+            selected_auc=float(a.max()),
+        )
     elif sel == "random":
-        r.update(rho_rank=0.0, a_pair=0.5 if np.unique(a).size > 1 else np.nan,
-                 regret=float(a.max() - a.mean()), selected=None, selected_auc=float(a.mean()))
+        r.update(
+            rho_rank=0.0,
+            a_pair=0.5 if np.unique(a).size > 1 else np.nan,
+            regret=float(a.max() - a.mean()),
+            selected=None,
+            selected_auc=float(a.mean()),
+        )
     elif sel == "fixed":
         choice = fixed_choice.get((t.group, pool)) if t.split == "evaluation" else None
         if choice is None or choice not in names:
             return None
         sa = auc_of[(tn, choice)]
-        r.update(rho_rank=np.nan, a_pair=np.nan, regret=float(a.max() - sa), selected=choice,
-                 selected_auc=float(sa))
+        r.update(rho_rank=np.nan, a_pair=np.nan, regret=float(a.max() - sa), selected=choice, selected_auc=float(sa))
     else:
         e = np.array([values[(tn, n)][sel] for n in names], dtype=np.float64)
         if np.all(np.isnan(e)):
             return None
         ee = np.where(np.isnan(e), -np.inf, e)
         top = np.flatnonzero(ee == ee.max())
-        r.update(rho_rank=rank_correlation(e, a), a_pair=pairwise_accuracy(e, a), regret=regret(e, a),
-                 selected=names[int(top[0])] if top.size == 1 else None,
-                 selected_auc=_selected_auc(ee, a), n_tied=int(top.size))
+        r.update(
+            rho_rank=rank_correlation(e, a),
+            a_pair=pairwise_accuracy(e, a),
+            regret=regret(e, a),
+            selected=names[int(top[0])] if top.size == 1 else None,
+            selected_auc=_selected_auc(ee, a),
+            n_tied=int(top.size),
+        )
     return r
 
 
@@ -345,7 +390,7 @@ def paired_bootstrap(units, selectors, n_boot, rng) -> list:
     order = [s for s in selectors if s != "oracle" and s in sel_auc]
     rows = []
     for i, sa in enumerate(order):
-        for sb in order[i + 1:]:
+        for sb in order[i + 1 :]:
             keys = sorted(set(sel_auc[sa]) & set(sel_auc[sb]), key=str)
             if not keys:
                 continue
@@ -353,6 +398,15 @@ def paired_bootstrap(units, selectors, n_boot, rng) -> list:
             idx = rng.integers(0, d.size, size=(n_boot, d.size))
             means = d[idx].mean(axis=1)
             lo, hi = np.quantile(means, [0.025, 0.975])
-            rows.append(dict(selector_a=sa, selector_b=sb, mean_diff=float(d.mean()), ci_low=float(lo),
-                             ci_high=float(hi), n_units=int(d.size), significant=bool(lo > 0 or hi < 0)))
+            rows.append(
+                dict(
+                    selector_a=sa,
+                    selector_b=sb,
+                    mean_diff=float(d.mean()),
+                    ci_low=float(lo),
+                    ci_high=float(hi),
+                    n_units=int(d.size),
+                    significant=bool(lo > 0 or hi < 0),
+                )
+            )
     return rows

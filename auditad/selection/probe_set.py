@@ -27,8 +27,7 @@ __all__ = [
     "skipped_probe",
 ]
 
-PROBE_KINDS = ("random", "feature", "sequence", "element", "cross_domain", "cross_class",
-               "cross_attribute", "diverse")
+PROBE_KINDS = ("random", "feature", "sequence", "element", "cross_domain", "cross_class", "cross_attribute", "diverse")
 #: probe kind -> metadata column it crosses
 CROSS_KINDS = {"cross_domain": "domain", "cross_class": "class", "cross_attribute": "attribute"}
 SEQUENCE_KINDS = ("sequence", "element")

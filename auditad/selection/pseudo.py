@@ -55,8 +55,16 @@ import numpy as np
 from .._validation import check_choice
 from ..errors import InvalidInputError
 from .generated_probes import element_probe, feature_probe, random_probe, sequence_probe
-from .probe_set import (CROSS_KINDS, EMPTY_INDEX, GENERATED_KINDS, META_KEYS, PROBE_KINDS, SEQUENCE_KINDS,
-                        PseudoAnomalies, skipped_probe)
+from .probe_set import (
+    CROSS_KINDS,
+    EMPTY_INDEX,
+    GENERATED_KINDS,
+    META_KEYS,
+    PROBE_KINDS,
+    SEQUENCE_KINDS,
+    PseudoAnomalies,
+    skipped_probe,
+)
 
 __all__ = [
     "PseudoAnomalies",
@@ -187,8 +195,16 @@ def _eligible(meta: Mapping[str, np.ndarray], n: int, column: str, home: Mapping
     return np.flatnonzero(ok).astype(np.int64)
 
 
-def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_reference: int | None = None,
-                n_auxiliary: int | None = None, home=None, warn: bool = True) -> PseudoAnomalies:
+def cross_probe(
+    kind: str,
+    reference_meta=None,
+    *,
+    auxiliary_meta=None,
+    n_reference: int | None = None,
+    n_auxiliary: int | None = None,
+    home=None,
+    warn: bool = True,
+) -> PseudoAnomalies:
     r"""Cross-Domain / Cross-Class / Cross-Attribute pseudo-anomalies: real normals of another group.
 
     Eligible are all samples of the pool (reference set + auxiliary pool)
@@ -249,19 +265,27 @@ def cross_probe(kind: str, reference_meta=None, *, auxiliary_meta=None, n_refere
     aux_meta = check_metadata(auxiliary_meta, n_aux, name="auxiliary_meta")
     homes = home_values(ref_meta, home)
     if column not in homes:
-        return skipped_probe(kind, f"the reference set has no {column!r} metadata and no home {column} is declared",
-                        warn=warn)
+        return skipped_probe(
+            kind, f"the reference set has no {column!r} metadata and no home {column} is declared", warn=warn
+        )
     ref_idx = _eligible(ref_meta, n_ref, column, homes)
     aux_idx = _eligible(aux_meta, n_aux, column, homes)
     same_class = f" of class {homes['class']!r}" if column != "class" and "class" in homes else ""
     if ref_idx.size + aux_idx.size == 0:
         article = "an" if column[:1] in ("a", "e", "i", "o", "u") else "a"
-        return skipped_probe(kind, f"no normal sample{same_class} with {article} {column} other than {homes[column]!r} "
-                              f"in the reference set ({n_ref}) or the auxiliary pool ({n_aux})", warn=warn)
-    src = (f"{kind}: {ref_idx.size} reference and {aux_idx.size} auxiliary normals{same_class} "
-           f"with {column} != {homes[column]!r}")
-    return PseudoAnomalies(kind=kind, X=None, reference_index=ref_idx, auxiliary_index=aux_idx, source=src,
-                           parts=(kind,))
+        return skipped_probe(
+            kind,
+            f"no normal sample{same_class} with {article} {column} other than {homes[column]!r} "
+            f"in the reference set ({n_ref}) or the auxiliary pool ({n_aux})",
+            warn=warn,
+        )
+    src = (
+        f"{kind}: {ref_idx.size} reference and {aux_idx.size} auxiliary normals{same_class} "
+        f"with {column} != {homes[column]!r}"
+    )
+    return PseudoAnomalies(
+        kind=kind, X=None, reference_index=ref_idx, auxiliary_index=aux_idx, source=src, parts=(kind,)
+    )
 
 
 def _meta_len(meta) -> int:
@@ -330,13 +354,24 @@ def diverse_probe(parts: Sequence[PseudoAnomalies]) -> PseudoAnomalies:
     src = f"diverse: {sum(p.n_samples for p in used)} samples ({counts})"
     if missing:
         src += f"; unavailable: {', '.join(missing)}"
-    return PseudoAnomalies(kind="diverse", X=X, reference_index=ref, auxiliary_index=aux, source=src,
-                           parts=tuple(p.kind for p in used))
+    return PseudoAnomalies(
+        kind="diverse", X=X, reference_index=ref, auxiliary_index=aux, source=src, parts=tuple(p.kind for p in used)
+    )
 
 
-def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None, auxiliary_meta=None,
-               n_auxiliary: int | None = None, home=None, n: int | None = None, random_state=None,
-               warn: bool = True) -> PseudoAnomalies:
+def make_probe(
+    kind: str,
+    reference=None,
+    *,
+    sequences=None,
+    reference_meta=None,
+    auxiliary_meta=None,
+    n_auxiliary: int | None = None,
+    home=None,
+    n: int | None = None,
+    random_state=None,
+    warn: bool = True,
+) -> PseudoAnomalies:
     r"""Build one probe of any kind (dispatch to the constructions above).
 
     ``reference`` (n, d) is needed by random / feature / diverse, ``sequences``
@@ -407,8 +442,15 @@ def make_probe(kind: str, reference=None, *, sequences=None, reference_meta=None
     cross = {}
     for ck in CROSS_KINDS:
         if kind in (ck, "diverse"):
-            cross[ck] = cross_probe(ck, reference_meta, auxiliary_meta=auxiliary_meta, n_reference=n_ref,
-                                    n_auxiliary=n_auxiliary, home=home, warn=warn and kind != "diverse")
+            cross[ck] = cross_probe(
+                ck,
+                reference_meta,
+                auxiliary_meta=auxiliary_meta,
+                n_reference=n_ref,
+                n_auxiliary=n_auxiliary,
+                home=home,
+                warn=warn and kind != "diverse",
+            )
     if kind != "diverse":
         return cross[kind]
     feat = feature_probe(reference, n=n, random_state=random_state)

@@ -23,12 +23,26 @@ from .choices import BASELINES, BEST_CRITERIA, SUMMARY_BY
 
 __all__ = ["SelectionResult", "SelectorSummary", "pretty_label"]
 
-_PRETTY_KIND = {"inlier_variance": "Inlier Variance", "auc_bound": "AUC Bound", "robust_bound": "Robust Bound",
-                "pseudo_auc": "Pseudo AUC", "npd": "NPD", "oracle": "Oracle", "random": "Random Selection",
-                "fixed": "Fixed Selection"}
-_PRETTY_PROBE = {"random": "Random", "feature": "Feature", "sequence": "Sequence", "element": "Element",
-                 "cross_domain": "Cross-Domain", "cross_class": "Cross-Class",
-                 "cross_attribute": "Cross-Attribute", "diverse": "Diverse"}
+_PRETTY_KIND = {
+    "inlier_variance": "Inlier Variance",
+    "auc_bound": "AUC Bound",
+    "robust_bound": "Robust Bound",
+    "pseudo_auc": "Pseudo AUC",
+    "npd": "NPD",
+    "oracle": "Oracle",
+    "random": "Random Selection",
+    "fixed": "Fixed Selection",
+}
+_PRETTY_PROBE = {
+    "random": "Random",
+    "feature": "Feature",
+    "sequence": "Sequence",
+    "element": "Element",
+    "cross_domain": "Cross-Domain",
+    "cross_class": "Cross-Class",
+    "cross_attribute": "Cross-Attribute",
+    "diverse": "Diverse",
+}
 
 
 @dataclass(frozen=True)
@@ -193,13 +207,17 @@ class SelectionResult:
         cands = pd.DataFrame(self.candidates)
         keys = ["candidate", "family", "embedding", "pooling", "scoring"]
         out = cands.groupby("candidate", sort=False).agg(
-            family=("family", "first"), embedding=("embedding", "first"), pooling=("pooling", "first"),
-            scoring=("scoring", "first"), true_auc=("true_auc", "mean"), true_bound=("true_bound", "mean"),
-            n_tasks=("task", "count"))
+            family=("family", "first"),
+            embedding=("embedding", "first"),
+            pooling=("pooling", "first"),
+            scoring=("scoring", "first"),
+            true_auc=("true_auc", "mean"),
+            true_bound=("true_bound", "mean"),
+            n_tasks=("task", "count"),
+        )
         est = pd.DataFrame(self.estimates)
         if not est.empty:
-            wide = est.pivot_table(index="candidate", columns="estimator", values="value", aggfunc="mean",
-                                   dropna=False)
+            wide = est.pivot_table(index="candidate", columns="estimator", values="value", aggfunc="mean", dropna=False)
             out = out.join(wide[[c for c in self.config["estimators"] if c in wide.columns]])
         return out.reset_index()[keys + [c for c in out.columns if c not in keys]]
 
@@ -286,8 +304,9 @@ class SelectionResult:
         """
         summary = self.summary_frame()
         if label not in summary.index:
-            raise InvalidInputError(f"selector {label!r} was not judged in this result; judged: "
-                                    f"{summary.index.tolist()}")
+            raise InvalidInputError(
+                f"selector {label!r} was not judged in this result; judged: {summary.index.tolist()}"
+            )
         return self._summary_row(label, summary.loc[label])
 
     def selector_summaries(self) -> list:
@@ -302,11 +321,16 @@ class SelectionResult:
     @staticmethod
     def _summary_row(label, row) -> SelectorSummary:
         probe = row["probe"]
-        return SelectorSummary(label=label, name=pretty_label(label), kind=row["kind"],
-                               probe=None if probe is None or (isinstance(probe, float) and np.isnan(probe))
-                               else probe,
-                               rho_rank=float(row["rho_rank"]), a_pair=float(row["a_pair"]),
-                               regret=float(row["regret"]), n_units=int(row["n_units"]))
+        return SelectorSummary(
+            label=label,
+            name=pretty_label(label),
+            kind=row["kind"],
+            probe=None if probe is None or (isinstance(probe, float) and np.isnan(probe)) else probe,
+            rho_rank=float(row["rho_rank"]),
+            a_pair=float(row["a_pair"]),
+            regret=float(row["regret"]),
+            n_units=int(row["n_units"]),
+        )
 
     def best(self, *, criterion: str = "regret") -> SelectorSummary | None:
         """The best estimator of the run.
@@ -373,16 +397,27 @@ class SelectionResult:
         """Notebook display: mean rho_rank, A_pair and regret per selector (like `summary_text`)."""
         from .._format import html_block, html_table
 
-        rows = [{"estimator": pretty_label(label), "rho_rank": r.rho_rank, "a_pair": r.a_pair, "regret": r.regret,
-                 "units": int(r.n_units)} for label, r in self.summary_frame().iterrows()]
+        rows = [
+            {
+                "estimator": pretty_label(label),
+                "rho_rank": r.rho_rank,
+                "a_pair": r.a_pair,
+                "regret": r.regret,
+                "units": int(r.n_units),
+            }
+            for label, r in self.summary_frame().iterrows()
+        ]
         best = self.best()
         cfg = self.config
-        return html_block(f"Anomaly-free model selection on {self.benchmark}: {cfg['n_tasks']} tasks × "
-                          f"{cfg['n_candidates']} candidates, {cfg['n_units']} judged unit(s)"
-                          + (f", pools by {cfg['pool_by']}" if cfg.get("pool_by") else ""),
-                          html_table(rows, kinds={"units": "count"}),
-                          note=("best estimator (lowest mean regret): " + best.name) if best is not None else
-                          "no estimator could be judged (no task has test labels)")
+        return html_block(
+            f"Anomaly-free model selection on {self.benchmark}: {cfg['n_tasks']} tasks × "
+            f"{cfg['n_candidates']} candidates, {cfg['n_units']} judged unit(s)"
+            + (f", pools by {cfg['pool_by']}" if cfg.get("pool_by") else ""),
+            html_table(rows, kinds={"units": "count"}),
+            note=("best estimator (lowest mean regret): " + best.name)
+            if best is not None
+            else "no estimator could be judged (no task has test labels)",
+        )
 
     def summary_text(self) -> str:
         """Plain-text summary table (regret in percentage points)."""
@@ -393,15 +428,24 @@ class SelectionResult:
         def fmt(v):
             return "-" if v is None or not np.isfinite(v) else f"{v:.2f}"
 
-        rows = [[pretty_label(label), fmt(r.rho_rank), fmt(r.a_pair), fmt(100 * r.regret), int(r.n_units)]
-                for label, r in s.iterrows()]
-        lines = [f"Anomaly-free model selection on {self.benchmark}: {self.config['n_tasks']} tasks x "
-                 f"{self.config['n_candidates']} candidates, {self.config['n_units']} judged unit(s)"
-                 + (f", pools by {self.config['pool_by']}" if self.config["pool_by"] else ""),
-                 text_table(rows, header=("estimator", "rho_rank", "A_pair", "R (pp)", "units"), align="lr", sep=" ",
-                            widths=(34, 8, 7, 7, 5))]
+        rows = [
+            [pretty_label(label), fmt(r.rho_rank), fmt(r.a_pair), fmt(100 * r.regret), int(r.n_units)]
+            for label, r in s.iterrows()
+        ]
+        lines = [
+            f"Anomaly-free model selection on {self.benchmark}: {self.config['n_tasks']} tasks x "
+            f"{self.config['n_candidates']} candidates, {self.config['n_units']} judged unit(s)"
+            + (f", pools by {self.config['pool_by']}" if self.config["pool_by"] else ""),
+            text_table(
+                rows,
+                header=("estimator", "rho_rank", "A_pair", "R (pp)", "units"),
+                align="lr",
+                sep=" ",
+                widths=(34, 8, 7, 7, 5),
+            ),
+        ]
         if self.skipped:
-            kinds = sorted({s['probe'] for s in self.skipped})
+            kinds = sorted({s["probe"] for s in self.skipped})
             lines.append(f"skipped probes (no eligible samples in some tasks): {', '.join(kinds)}")
         return "\n".join(lines)
 
@@ -437,5 +481,3 @@ def pretty_label(label: str) -> str:
         kind, probe = label[:-1].split("[", 1)
         return f"{_PRETTY_KIND.get(kind, kind)} ({_PRETTY_PROBE.get(probe, probe)})"
     return _PRETTY_KIND.get(label, label)
-
-

@@ -20,8 +20,15 @@ from .._rng import check_random_state
 from .._validation import check_choice, check_int
 from .bounds import auc_bound
 from ..errors import InvalidInputError, SkippedItemWarning
-from .pseudo import (CROSS_KINDS, GENERATED_KINDS, SEQUENCE_KINDS, PseudoAnomalies, cross_probe, diverse_probe,
-                      make_probe)
+from .pseudo import (
+    CROSS_KINDS,
+    GENERATED_KINDS,
+    SEQUENCE_KINDS,
+    PseudoAnomalies,
+    cross_probe,
+    diverse_probe,
+    make_probe,
+)
 from .scoring import KNNScorer, pool_sequences
 from .choices import BACKENDS, DEFAULT_ESTIMATORS, ESTIMATOR_KINDS, POOL_BY, PROBE_KINDS
 from .data import Candidate, SelectionBenchmark, TaskEmbeddings
@@ -34,10 +41,21 @@ __all__ = ["run_selection"]
 _PROBE_CODE = {k: i for i, k in enumerate(PROBE_KINDS)}
 
 
-def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None, pool_by: str | None = None,
-                  lam=None, n_boot: int = 2000, backend: str = "exact", recall_sample: int = 0,
-                  npd_eps: float = 0.0, n_jobs: int = 1, progress: bool = False,
-                  random_state=0) -> SelectionResult:
+def run_selection(
+    benchmark: SelectionBenchmark,
+    *,
+    estimators=None,
+    probes=None,
+    pool_by: str | None = None,
+    lam=None,
+    n_boot: int = 2000,
+    backend: str = "exact",
+    recall_sample: int = 0,
+    npd_eps: float = 0.0,
+    n_jobs: int = 1,
+    progress: bool = False,
+    random_state=0,
+) -> SelectionResult:
     r"""Run anomaly-free model selection over a benchmark and judge every estimator.
 
     For each task and candidate: leave-one-out inlier scores of the
@@ -166,23 +184,47 @@ def run_selection(benchmark: SelectionBenchmark, *, estimators=None, probes=None
 
     tasks = benchmark.tasks
     cross_by_task, skipped = _task_cross_probes(benchmark, probe_list)
-    cfg = dict(backend=backend, lam=lam, npd_eps=float(npd_eps), knn_jobs=1 if n_jobs > 1 else None,
-               recall_sample=recall_sample)
+    cfg = dict(
+        backend=backend,
+        lam=lam,
+        npd_eps=float(npd_eps),
+        knn_jobs=1 if n_jobs > 1 else None,
+        recall_sample=recall_sample,
+    )
     jobs = _unit_jobs(benchmark, cross_by_task, probe_list, base_seed, cfg)
     outputs = _run_units(jobs, n_jobs, progress)
     _warn_skipped(skipped)
 
     result = judge_outputs(benchmark, outputs, labels, probe_list, pool_by, n_boot, boot_rng)
-    config = dict(n_tasks=len(tasks), n_candidates=len(benchmark.candidates), estimators=labels,
-                  probes=probe_list, dropped_probes=dropped, pool_by=pool_by, lam=lam, n_boot=n_boot,
-                  backend=backend, recall_sample=recall_sample, npd_eps=cfg["npd_eps"],
-                  random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
-                  selectors=result["selectors"], n_units=result["n_units"],
-                  candidates=[c.to_dict() for c in benchmark.candidates], info=dict(benchmark.info))
-    return SelectionResult(benchmark=benchmark.name, config=config, candidates=result["candidates"],
-                           probes=result["probes"], estimates=result["estimates"], units=result["units"],
-                           bootstrap=result["bootstrap"], skipped=skipped,
-                           elapsed_seconds=time.perf_counter() - t0)
+    config = dict(
+        n_tasks=len(tasks),
+        n_candidates=len(benchmark.candidates),
+        estimators=labels,
+        probes=probe_list,
+        dropped_probes=dropped,
+        pool_by=pool_by,
+        lam=lam,
+        n_boot=n_boot,
+        backend=backend,
+        recall_sample=recall_sample,
+        npd_eps=cfg["npd_eps"],
+        random_state=random_state if isinstance(random_state, (int, type(None))) else "Generator",
+        selectors=result["selectors"],
+        n_units=result["n_units"],
+        candidates=[c.to_dict() for c in benchmark.candidates],
+        info=dict(benchmark.info),
+    )
+    return SelectionResult(
+        benchmark=benchmark.name,
+        config=config,
+        candidates=result["candidates"],
+        probes=result["probes"],
+        estimates=result["estimates"],
+        units=result["units"],
+        bootstrap=result["bootstrap"],
+        skipped=skipped,
+        elapsed_seconds=time.perf_counter() - t0,
+    )
 
 
 def _task_cross_probes(benchmark: SelectionBenchmark, probe_list: list) -> tuple[list[dict], list[dict]]:
@@ -195,35 +237,62 @@ def _task_cross_probes(benchmark: SelectionBenchmark, probe_list: list) -> tuple
         n_ref = len(next(iter(t.embeddings.values())).reference)
         aux = next(iter(t.embeddings.values())).auxiliary
         n_aux = 0 if aux is None else len(aux)
-        cross = {ck: cross_probe(ck, t.reference_meta, auxiliary_meta=t.auxiliary_meta, n_reference=n_ref,
-                                 n_auxiliary=n_aux, home=t.home, warn=False) for ck in CROSS_KINDS}
+        cross = {
+            ck: cross_probe(
+                ck,
+                t.reference_meta,
+                auxiliary_meta=t.auxiliary_meta,
+                n_reference=n_ref,
+                n_auxiliary=n_aux,
+                home=t.home,
+                warn=False,
+            )
+            for ck in CROSS_KINDS
+        }
         cross_by_task.append(cross)
         for ck, p in cross.items():
             # a part of Diverse whose column exists nowhere in the benchmark is not a skip, just absent
             if p.skipped and (ck in probe_list or ("diverse" in probe_list and CROSS_KINDS[ck] in present)):
-                skipped.append(dict(task=t.name, probe=ck, reason=p.reason,
-                                    used_by=ck if ck in probe_list else "diverse"))
+                skipped.append(
+                    dict(task=t.name, probe=ck, reason=p.reason, used_by=ck if ck in probe_list else "diverse")
+                )
     for kind in probe_list:
         if kind in SEQUENCE_KINDS:
             bad = [c.name for c in benchmark.candidates if c.pooling is None]
             if bad:
-                skipped.append(dict(task="*", probe=kind, reason=f"candidates without sequence embeddings: {bad}",
-                                    used_by=kind))
+                skipped.append(
+                    dict(task="*", probe=kind, reason=f"candidates without sequence embeddings: {bad}", used_by=kind)
+                )
     return cross_by_task, skipped
 
 
-def _unit_jobs(benchmark: SelectionBenchmark, cross_by_task: list, probe_list: list, base_seed: int,
-               cfg: dict) -> list[tuple]:
+def _unit_jobs(
+    benchmark: SelectionBenchmark, cross_by_task: list, probe_list: list, base_seed: int, cfg: dict
+) -> list[tuple]:
     """The arguments of `_evaluate_unit` for every (task, candidate)."""
     lam = cfg["lam"]
     jobs = []
     for ti, t in enumerate(benchmark.tasks):
         dom = t.reference_meta.get("domain")
         if lam is not None and dom is None:
-            raise InvalidInputError(f"lam={lam!r} needs 'domain' metadata of the reference set; task {t.name!r} has none")
+            raise InvalidInputError(
+                f"lam={lam!r} needs 'domain' metadata of the reference set; task {t.name!r} has none"
+            )
         for c in benchmark.candidates:
-            jobs.append((ti, t.name, t.test_labels, dom, t.embeddings[c.embedding], c, cross_by_task[ti],
-                         probe_list, base_seed, cfg))
+            jobs.append(
+                (
+                    ti,
+                    t.name,
+                    t.test_labels,
+                    dom,
+                    t.embeddings[c.embedding],
+                    c,
+                    cross_by_task[ti],
+                    probe_list,
+                    base_seed,
+                    cfg,
+                )
+            )
     return jobs
 
 
@@ -251,9 +320,12 @@ def _warn_skipped(skipped: list[dict]) -> None:
     for kind in sorted({s["probe"] for s in skipped}):
         which = [s["task"] for s in skipped if s["probe"] == kind]
         reason = next(s["reason"] for s in skipped if s["probe"] == kind)
-        warnings.warn(f"pseudo-anomaly probe {kind!r} skipped for {len(which)} task(s) ({', '.join(which[:5])}"
-                      f"{', ...' if len(which) > 5 else ''}): {reason}", SkippedItemWarning, stacklevel=3)
-
+        warnings.warn(
+            f"pseudo-anomaly probe {kind!r} skipped for {len(which)} task(s) ({', '.join(which[:5])}"
+            f"{', ...' if len(which) > 5 else ''}): {reason}",
+            SkippedItemWarning,
+            stacklevel=3,
+        )
 
 
 def _resolve_estimators(estimators, probes, bench) -> tuple[list[str], list[str], list[str]]:
@@ -266,8 +338,10 @@ def _resolve_estimators(estimators, probes, bench) -> tuple[list[str], list[str]
         all_seq = all(c.pooling is not None for c in bench.candidates)
         probes = [p for p in PROBE_KINDS if all_seq or p not in SEQUENCE_KINDS]
         for kind, column in CROSS_KINDS.items():
-            if not any(column in t.reference_meta or column in t.auxiliary_meta or column in (t.home or {})
-                       for t in bench.tasks):
+            if not any(
+                column in t.reference_meta or column in t.auxiliary_meta or column in (t.home or {})
+                for t in bench.tasks
+            ):
                 probes.remove(kind)
                 dropped.append(kind)
     else:
@@ -305,38 +379,74 @@ def _pool(A, candidate: Candidate):
     return pool_sequences(A, method=candidate.pooling)
 
 
-def _evaluate_unit(t_idx, task_name, labels, ref_meta_domain, emb: TaskEmbeddings, cand: Candidate,
-                   cross: dict, probes: list, base_seed: int, cfg: dict) -> dict:
+def _evaluate_unit(
+    t_idx,
+    task_name,
+    labels,
+    ref_meta_domain,
+    emb: TaskEmbeddings,
+    cand: Candidate,
+    cross: dict,
+    probes: list,
+    base_seed: int,
+    cfg: dict,
+) -> dict:
     """Scores and estimators of one (task, candidate): runs in a worker."""
     R = _pool(emb.reference, cand)
-    scorer = KNNScorer(scoring=cand.scoring, k=cand.k, K=cand.K, ldn_form=cand.ldn_form, metric=cand.metric,
-                       backend=cfg["backend"], n_jobs=cfg["knn_jobs"], recall_sample=cfg["recall_sample"],
-                       random_state=base_seed).fit(R)
+    scorer = KNNScorer(
+        scoring=cand.scoring,
+        k=cand.k,
+        K=cand.K,
+        ldn_form=cand.ldn_form,
+        metric=cand.metric,
+        backend=cfg["backend"],
+        n_jobs=cfg["knn_jobs"],
+        recall_sample=cfg["recall_sample"],
+        random_state=base_seed,
+    ).fit(R)
     inl = scorer.score_reference()
     z_in = inl.scores
     seq = emb.reference if cand.pooling is not None else None
     made = _unit_probes(R, seq, cross, probes, base_seed, t_idx)
     q, part, aux_rows = _query_scores(scorer, emb, cand, made, labels)
     pseudo = _pseudo_scores(probes, made, part, z_in, aux_rows)
-    est = estimate_candidate(z_in, pseudo, domain_in=ref_meta_domain if cfg["lam"] is not None else None,
-                             lam=cfg["lam"], npd_eps=cfg["npd_eps"])
-    row = dict(task=task_name, candidate=cand.name, n_reference=int(R.shape[0]), n_floored=inl.n_floored,
-               inlier_mean=est.inlier_mean, inlier_var=est.inlier_var, backend=inl.backend)
+    est = estimate_candidate(
+        z_in,
+        pseudo,
+        domain_in=ref_meta_domain if cfg["lam"] is not None else None,
+        lam=cfg["lam"],
+        npd_eps=cfg["npd_eps"],
+    )
+    row = dict(
+        task=task_name,
+        candidate=cand.name,
+        n_reference=int(R.shape[0]),
+        n_floored=inl.n_floored,
+        inlier_mean=est.inlier_mean,
+        inlier_var=est.inlier_var,
+        backend=inl.backend,
+    )
     if cfg["recall_sample"]:
         measured = [r.recall for r in (inl, q) if r is not None and r.recall is not None]
         row["knn_recall"] = min(measured) if measured else None
     if labels is not None:
         zt = part["test"]
         b = auc_bound(zt[labels == 0], zt[labels == 1])
-        row.update(true_auc=b.empirical_auc, true_mu_delta=b.mu_delta, true_bound=b.bound,
-                   true_robust_bound=b.robust_bound, n_test=int(labels.size))
+        row.update(
+            true_auc=b.empirical_auc,
+            true_mu_delta=b.mu_delta,
+            true_bound=b.bound,
+            true_robust_bound=b.robust_bound,
+            n_test=int(labels.size),
+        )
     else:
         row.update(true_auc=np.nan, true_mu_delta=np.nan, true_bound=np.nan, true_robust_bound=np.nan, n_test=0)
     probe_rows = []
     for prow in est.probes:
         p = made[prow["probe"]]
-        probe_rows.append(dict(prow, task=task_name, candidate=cand.name, skipped=p.skipped, reason=p.reason,
-                               source=p.source))
+        probe_rows.append(
+            dict(prow, task=task_name, candidate=cand.name, skipped=p.skipped, reason=p.reason, source=p.source)
+        )
     return {"candidate": row, "probes": probe_rows, "inlier_variance": est.inlier_variance}
 
 
@@ -351,11 +461,12 @@ def _unit_probes(R, seq, cross: dict, probes: list, base_seed: int, t_idx: int) 
             made[gk] = make_probe(gk, R, sequences=seq, random_state=_probe_seed(base_seed, t_idx, gk), warn=False)
     for kind in probes:
         if kind in CROSS_KINDS or kind == "diverse":
-            for ck in (CROSS_KINDS if kind == "diverse" else (kind,)):
+            for ck in CROSS_KINDS if kind == "diverse" else (kind,):
                 made.setdefault(ck, cross[ck])
     if "diverse" in probes:
-        made["diverse"] = diverse_probe([made["feature"], cross["cross_domain"], cross["cross_class"],
-                                         cross["cross_attribute"]])
+        made["diverse"] = diverse_probe(
+            [made["feature"], cross["cross_domain"], cross["cross_class"], cross["cross_attribute"]]
+        )
     return made
 
 

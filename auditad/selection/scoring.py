@@ -223,10 +223,21 @@ class KNNScorer:
     [1.0, 1.0, 2.0]
     """
 
-    def __init__(self, *, scoring: str = "knn", k: int = 1, K: int = 2, ldn_form: str = "reference",
-                 metric: str = "euclidean", backend: str = "auto", eps: float = DEFAULT_EPS,
-                 block_memory_mb: float = 64, n_jobs: int | None = None, random_state=None,
-                 recall_sample: int = 0):
+    def __init__(
+        self,
+        *,
+        scoring: str = "knn",
+        k: int = 1,
+        K: int = 2,
+        ldn_form: str = "reference",
+        metric: str = "euclidean",
+        backend: str = "auto",
+        eps: float = DEFAULT_EPS,
+        block_memory_mb: float = 64,
+        n_jobs: int | None = None,
+        random_state=None,
+        recall_sample: int = 0,
+    ):
         self.scoring = check_choice(scoring, SCORINGS, name="scoring")
         self.k = check_int(k, name="k", low=1)
         self.K = check_int(K, name="K", low=1)
@@ -258,13 +269,15 @@ class KNNScorer:
         n = R.shape[0]
         if n < 2:
             raise InvalidInputError(
-                f"reference must have at least 2 samples (leave-one-out scores need another sample), got {n}")
+                f"reference must have at least 2 samples (leave-one-out scores need another sample), got {n}"
+            )
         need = self._min_reference()
         if n < need:
             raise InvalidInputError(
                 f"reference has {n} samples; scoring={self.scoring!r} with k={self.k}"
                 + (f", K={self.K}, ldn_form={self.ldn_form!r}" if self.scoring == "ldn" else "")
-                + f" needs at least {need} for leave-one-out scores")
+                + f" needs at least {need} for leave-one-out scores"
+            )
         self.reference_ = R
         if self.scoring == "ldn" and self.ldn_form == "reference":
             # K+1 nearest others of every reference: rho_K and its leave-one-out variants
@@ -285,9 +298,17 @@ class KNNScorer:
         return max(self.k + 1, self.K + 2)
 
     def _kneighbors(self, X, Q, k):
-        return kneighbors(X, Q, k=k, metric=self.metric, backend=self.backend, n_jobs=self.n_jobs,
-                          block_memory_mb=self.block_memory_mb,
-                          random_state=self.random_state, recall_sample=self.recall_sample)
+        return kneighbors(
+            X,
+            Q,
+            k=k,
+            metric=self.metric,
+            backend=self.backend,
+            n_jobs=self.n_jobs,
+            block_memory_mb=self.block_memory_mb,
+            random_state=self.random_state,
+            recall_sample=self.recall_sample,
+        )
 
     def _check_fitted(self):
         if self.reference_ is None:
@@ -309,7 +330,8 @@ class KNNScorer:
         Q = check_embeddings(queries, name="queries")
         if Q.shape[1] != self.reference_.shape[1]:
             raise InvalidInputError(
-                f"queries have {Q.shape[1]} dimensions but the reference has {self.reference_.shape[1]}")
+                f"queries have {Q.shape[1]} dimensions but the reference has {self.reference_.shape[1]}"
+            )
         return self._score(Q, loo=False)
 
     def score_reference(self) -> ScoreResult:
@@ -341,12 +363,21 @@ class KNNScorer:
             # the scales rho_K come from the kNN search; the ratio search itself is exact
             z, floored, backend = self._ldn_reference(Q, loo=loo)
             recall = self._rho_recall
-        return ScoreResult(scores=z, scoring=self.scoring,
-                           ldn_form=self.ldn_form if self.scoring == "ldn" else None, k=self.k,
-                           K=self.K if self.scoring == "ldn" else None, metric=self.metric, backend=backend,
-                           leave_one_out=loo, eps=self.eps, n_floored=int(np.count_nonzero(floored)),
-                           n_reference=int(self.reference_.shape[0]),
-                           recall=None if recall[0] is None else float(recall[0]), n_recall_queries=int(recall[1]))
+        return ScoreResult(
+            scores=z,
+            scoring=self.scoring,
+            ldn_form=self.ldn_form if self.scoring == "ldn" else None,
+            k=self.k,
+            K=self.K if self.scoring == "ldn" else None,
+            metric=self.metric,
+            backend=backend,
+            leave_one_out=loo,
+            eps=self.eps,
+            n_floored=int(np.count_nonzero(floored)),
+            n_reference=int(self.reference_.shape[0]),
+            recall=None if recall[0] is None else float(recall[0]),
+            n_recall_queries=int(recall[1]),
+        )
 
     # ----------------------------------------------------- reference-form LDN
     def _ldn_reference(self, Q, *, loo: bool):
@@ -419,8 +450,8 @@ class KNNScorer:
         out = np.empty(A.shape[0])
         step = max(1, int(self.block_memory_mb * 2**20 // (8 * max(A.shape[1], 1))))
         for s in range(0, A.shape[0], step):
-            diff = A[s:s + step] - B[s:s + step]
-            out[s:s + step] = np.einsum("ij,ij->i", diff, diff)
+            diff = A[s : s + step] - B[s : s + step]
+            out[s : s + step] = np.einsum("ij,ij->i", diff, diff)
         return self._dist(out)
 
 
@@ -433,15 +464,28 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
     A = np.asarray(A, dtype=np.float64)
     norms = np.linalg.norm(A, axis=1)
     if np.any(norms == 0):
-        raise InvalidInputError(f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
-                                "cosine distance is undefined for it")
+        raise InvalidInputError(
+            f"{name} has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); "
+            "cosine distance is undefined for it"
+        )
     return A / norms[:, None]
 
 
-def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: int = 2,
-               ldn_form: str = "reference", metric: str = "euclidean", backend: str = "auto",
-               eps: float = DEFAULT_EPS, n_jobs: int | None = None, random_state=None,
-               recall_sample: int = 0) -> ScoreResult:
+def knn_scores(
+    reference,
+    queries=None,
+    *,
+    scoring: str = "knn",
+    k: int = 1,
+    K: int = 2,
+    ldn_form: str = "reference",
+    metric: str = "euclidean",
+    backend: str = "auto",
+    eps: float = DEFAULT_EPS,
+    n_jobs: int | None = None,
+    random_state=None,
+    recall_sample: int = 0,
+) -> ScoreResult:
     r"""kNN or LDN log-distance anomaly scores.
 
     \[
@@ -489,9 +533,18 @@ def knn_scores(reference, queries=None, *, scoring: str = "knn", k: int = 1, K: 
     >>> float(np.exp(r.scores[0]))
     1.0
     """
-    scorer = KNNScorer(scoring=scoring, k=k, K=K, ldn_form=ldn_form, metric=metric, backend=backend,
-                       eps=eps, n_jobs=n_jobs, random_state=random_state,
-                       recall_sample=recall_sample).fit(reference)
+    scorer = KNNScorer(
+        scoring=scoring,
+        k=k,
+        K=K,
+        ldn_form=ldn_form,
+        metric=metric,
+        backend=backend,
+        eps=eps,
+        n_jobs=n_jobs,
+        random_state=random_state,
+        recall_sample=recall_sample,
+    ).fit(reference)
     return scorer.score_reference() if queries is None else scorer.score(queries)
 
 

@@ -29,8 +29,21 @@ from typing import Any, Callable
 
 from ...gates.defaults import THRESHOLDS
 
-__all__ = ["Reference", "REFERENCES", "Section", "SectionInfo", "REGISTRY", "STAT_SECTIONS", "Context",
-           "TableSpec", "FigureSpec", "section_module", "section_reading", "bibliography", "threshold"]
+__all__ = [
+    "Reference",
+    "REFERENCES",
+    "Section",
+    "SectionInfo",
+    "REGISTRY",
+    "STAT_SECTIONS",
+    "Context",
+    "TableSpec",
+    "FigureSpec",
+    "section_module",
+    "section_reading",
+    "bibliography",
+    "threshold",
+]
 
 
 # --------------------------------------------------------------------------- references
@@ -53,27 +66,55 @@ class Reference:
 
 
 #: Every work a section cites, by key.
-REFERENCES: dict[str, Reference] = {r.key: r for r in (
-    Reference("testing-the-test", "",
-              "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection", "Preprint"),
-    Reference("hermary", "R. Hermary, N. Mejri, D. Aouada",
-              "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly Detection", "Preprint"),
-    Reference("wilkinghoff-tan", "K. Wilkinghoff, Z.-H. Tan",
-              "Can We Predict Anomaly Detection Performance from Embedding-Space Geometry?", "Preprint"),
-    Reference("delong", "E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson",
-              "Comparing the areas under two or more correlated receiver operating characteristic curves: "
-              "a nonparametric approach", "Biometrics 44(3), 837\u2013845, 1988"),
-    Reference("mann-whitney", "H. B. Mann, D. R. Whitney",
-              "On a test of whether one of two random variables is stochastically larger than the other",
-              "Annals of Mathematical Statistics 18(1), 50\u201360, 1947"),
-    Reference("northcutt-cleanlab", "C. G. Northcutt, L. Jiang, I. L. Chuang",
-              "Confident Learning: Estimating Uncertainty in Dataset Labels",
-              "Journal of Artificial Intelligence Research 70, 1373\u20131411, 2021"),
-    Reference("campos-2016", "G. O. Campos, A. Zimek, J. Sander, R. J. G. B. Campello, B. Micenkov\u00e1, "
-              "E. Schubert, I. Assent, M. E. Houle",
-              "On the evaluation of unsupervised outlier detection: measures, datasets, and an empirical study",
-              "Data Mining and Knowledge Discovery 30(4), 891\u2013927, 2016"),
-)}
+REFERENCES: dict[str, Reference] = {
+    r.key: r
+    for r in (
+        Reference(
+            "testing-the-test",
+            "",
+            "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection",
+            "Preprint",
+        ),
+        Reference(
+            "hermary",
+            "R. Hermary, N. Mejri, D. Aouada",
+            "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly Detection",
+            "Preprint",
+        ),
+        Reference(
+            "wilkinghoff-tan",
+            "K. Wilkinghoff, Z.-H. Tan",
+            "Can We Predict Anomaly Detection Performance from Embedding-Space Geometry?",
+            "Preprint",
+        ),
+        Reference(
+            "delong",
+            "E. R. DeLong, D. M. DeLong, D. L. Clarke-Pearson",
+            "Comparing the areas under two or more correlated receiver operating characteristic curves: "
+            "a nonparametric approach",
+            "Biometrics 44(3), 837\u2013845, 1988",
+        ),
+        Reference(
+            "mann-whitney",
+            "H. B. Mann, D. R. Whitney",
+            "On a test of whether one of two random variables is stochastically larger than the other",
+            "Annals of Mathematical Statistics 18(1), 50\u201360, 1947",
+        ),
+        Reference(
+            "northcutt-cleanlab",
+            "C. G. Northcutt, L. Jiang, I. L. Chuang",
+            "Confident Learning: Estimating Uncertainty in Dataset Labels",
+            "Journal of Artificial Intelligence Research 70, 1373\u20131411, 2021",
+        ),
+        Reference(
+            "campos-2016",
+            "G. O. Campos, A. Zimek, J. Sander, R. J. G. B. Campello, B. Micenkov\u00e1, "
+            "E. Schubert, I. Assent, M. E. Houle",
+            "On the evaluation of unsupervised outlier detection: measures, datasets, and an empirical study",
+            "Data Mining and Knowledge Discovery 30(4), 891\u2013927, 2016",
+        ),
+    )
+}
 
 
 # --------------------------------------------------------------------------- report parts
@@ -148,12 +189,21 @@ class SectionInfo:
 
 
 REGISTRY: tuple[SectionInfo, ...] = (
-    SectionInfo("leakage", "Neighbourhood class leakage", "Leakage", "leakage",
-                thresholds=(THRESHOLDS["leakage"],)),
-    SectionInfo("protocol", "Class-split protocol: per-class AUROC and direction instability", "Protocol",
-                "protocol", thresholds=(THRESHOLDS["protocol"], THRESHOLDS["inversion"])),
-    SectionInfo("duplicates", "Duplicates, conflicting labels and train/test overlap", "Duplicates", "duplicates",
-                thresholds=(THRESHOLDS["duplicates"], THRESHOLDS["overlap"])),
+    SectionInfo("leakage", "Neighbourhood class leakage", "Leakage", "leakage", thresholds=(THRESHOLDS["leakage"],)),
+    SectionInfo(
+        "protocol",
+        "Class-split protocol: per-class AUROC and direction instability",
+        "Protocol",
+        "protocol",
+        thresholds=(THRESHOLDS["protocol"], THRESHOLDS["inversion"]),
+    ),
+    SectionInfo(
+        "duplicates",
+        "Duplicates, conflicting labels and train/test overlap",
+        "Duplicates",
+        "duplicates",
+        thresholds=(THRESHOLDS["duplicates"], THRESHOLDS["overlap"]),
+    ),
     SectionInfo("nulls", "Random baselines at this benchmark's class counts", "Random baselines", "nulls"),
     SectionInfo("landscapes", "Metric landscapes at this benchmark's anomaly ratio", "Landscapes", "landscapes"),
     SectionInfo("selection", "Anomaly-free model selection", "Model selection", "selection"),
@@ -250,5 +300,7 @@ def bibliography(sections) -> list[dict]:
             if key not in order:
                 order.append(key)
             cited.setdefault(key, {})[sec.id] = where
-    return [{"number": i + 1, **REFERENCES[key].to_dict(), "text": REFERENCES[key].text(), "cited": cited[key]}
-            for i, key in enumerate(order)]
+    return [
+        {"number": i + 1, **REFERENCES[key].to_dict(), "text": REFERENCES[key].text(), "cited": cited[key]}
+        for i, key in enumerate(order)
+    ]

@@ -14,9 +14,14 @@ from ..._format import count, percent as pct, stat as fmt
 from . import Section, TableSpec, info
 
 ID = "duplicates"
-REFERENCES = (("northcutt-cleanlab", "cleanlab, the library of this work: its near_duplicate check flags rows closer "
-                                     "than 0.13 times the median nearest-neighbour distance"),
-              ("campos-2016", "the benchmark collection, published with and without its duplicates"))
+REFERENCES = (
+    (
+        "northcutt-cleanlab",
+        "cleanlab, the library of this work: its near_duplicate check flags rows closer "
+        "than 0.13 times the median nearest-neighbour distance",
+    ),
+    ("campos-2016", "the benchmark collection, published with and without its duplicates"),
+)
 #: data/duplicates_groups.csv: at most this many groups per representation (conflicting groups first, then the
 #: largest), each with at most EXAMPLE_ROWS of its row indices (``size`` gives the whole group).
 EXAMPLE_GROUPS = 50
@@ -50,8 +55,15 @@ def run(ctx) -> dict:
         except InvalidInputError as exc:  # "auto" undefined: e.g. every listed neighbour is an exact copy
             near_reasons[rep] = str(exc)
             dups[rep] = find_duplicates(X, bench.y, near_threshold=None, **common)
-    out = {"representations": dups, "near_reasons": near_reasons, "plan": None, "plan_reason": None,
-           "overlap": None, "dedup": {}, "dedup_errors": {}}
+    out = {
+        "representations": dups,
+        "near_reasons": near_reasons,
+        "plan": None,
+        "plan_reason": None,
+        "overlap": None,
+        "dedup": {},
+        "dedup_errors": {},
+    }
     proto = ctx.results.get("protocol")
     if proto is None:
         out["plan_reason"] = "the protocol section did not run: there are no training and test rows to compare"
@@ -79,8 +91,12 @@ def protocol_tasks(ctx) -> dict:
 
     s, y = ctx.settings, ctx.inputs.benchmark.y
     if semi_supervised(ctx):
-        return {"labels": np.where(np.asarray(y) == 1, "anomaly", "normal"), "protocol": "one_class",
-                "contamination": None, "keep": ["normal"]}
+        return {
+            "labels": np.where(np.asarray(y) == 1, "anomaly", "normal"),
+            "protocol": "one_class",
+            "contamination": None,
+            "keep": ["normal"],
+        }
     return {"labels": y, "protocol": s["protocol"], "contamination": s["contamination"], "keep": None}
 
 
@@ -91,13 +107,20 @@ def _protocol_plan(ctx, proto):
     st, how = proto.settings, protocol_tasks(ctx)
     if st.get("split") == "user":
         return None, "the protocol ran on a user split, which this section cannot reproduce"
-    plan = class_split_plan(how["labels"], protocol=how["protocol"], train_fraction=st["train_fraction"],
-                            contamination=how["contamination"], max_test_normals=st["max_test_normals"] or 0,
-                            repeats=st["repeats"], random_state=ctx.settings["seed"])
+    plan = class_split_plan(
+        how["labels"],
+        protocol=how["protocol"],
+        train_fraction=st["train_fraction"],
+        contamination=how["contamination"],
+        max_test_normals=st["max_test_normals"] or 0,
+        repeats=st["repeats"],
+        random_state=ctx.settings["seed"],
+    )
     if how["keep"] is not None:  # the tasks the protocol section kept
         kept = [t for t in plan.tasks if plan.classes[t.c].item() in how["keep"]]
-        plan = SplitPlan(plan.protocol, plan.classes, plan.repeat_seeds, tuple(kept), plan.skipped,
-                         plan.short_anomalies)
+        plan = SplitPlan(
+            plan.protocol, plan.classes, plan.repeat_seeds, tuple(kept), plan.skipped, plan.short_anomalies
+        )
     pos = {c.item(): i for i, c in enumerate(proto.classes)}
     n_pos, n_neg = np.zeros_like(proto.n_pos), np.zeros_like(proto.n_neg)
     for t in plan.tasks:
@@ -124,17 +147,41 @@ def task_overlap(dup, plan):
     rows = []
     for t in plan.tasks:
         m = int(t.test_idx.size)
-        row = {"class": plan.classes[t.c].item(), "repeat": t.repeat, "n_train": t.n_train, "n_test": m,
-               "n_exact": 0, "n_exact_anomalies": 0, "exact_share": 0.0,
-               "n_near": None if dup.near_pairs is None else 0,
-               "near_share": None if dup.near_pairs is None else 0.0}
+        row = {
+            "class": plan.classes[t.c].item(),
+            "repeat": t.repeat,
+            "n_train": t.n_train,
+            "n_test": m,
+            "n_exact": 0,
+            "n_exact_anomalies": 0,
+            "exact_share": 0.0,
+            "n_near": None if dup.near_pairs is None else 0,
+            "near_share": None if dup.near_pairs is None else 0.0,
+        }
         if copies:  # without any copy in the whole set every task's overlap is 0: no per-task pass
             ov = dup.overlap(t.train_idx, t.test_idx, y_test=t.y_test)
-            row.update(n_exact=ov.n_exact, n_exact_anomalies=int(ov.exact_copy[t.y_test == 1].sum()),
-                       exact_share=ov.exact_share, n_near=ov.n_near, near_share=ov.near_share)
+            row.update(
+                n_exact=ov.n_exact,
+                n_exact_anomalies=int(ov.exact_copy[t.y_test == 1].sum()),
+                exact_share=ov.exact_share,
+                n_near=ov.n_near,
+                near_share=ov.near_share,
+            )
         rows.append(row)
-    return pd.DataFrame(rows, columns=["class", "repeat", "n_train", "n_test", "n_exact", "n_exact_anomalies",
-                                       "exact_share", "n_near", "near_share"])
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "class",
+            "repeat",
+            "n_train",
+            "n_test",
+            "n_exact",
+            "n_exact_anomalies",
+            "exact_share",
+            "n_near",
+            "near_share",
+        ],
+    )
 
 
 def _audit_without_copies(ctx, rep, dup):
@@ -147,19 +194,35 @@ def _audit_without_copies(ctx, rep, dup):
     dets, knn_k = detectors_from_settings(s)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = audit_protocol({rep: bench.representations[rep]}, how["labels"], protocol=how["protocol"],
-                             detectors=dets, k=knn_k, epsilon=s["epsilon"], train_fraction=s["train_fraction"],
-                             contamination=how["contamination"], repeats=s["repeats"], leakage_k=0,
-                             max_test_normals=s["max_test_normals"],
-                             confidence_level=s["confidence_level"],
-                             backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress,
-                             random_state=s["seed"], executor=ctx.executor, exclude_test_copies=dup.value_ids)
+        res = audit_protocol(
+            {rep: bench.representations[rep]},
+            how["labels"],
+            protocol=how["protocol"],
+            detectors=dets,
+            k=knn_k,
+            epsilon=s["epsilon"],
+            train_fraction=s["train_fraction"],
+            contamination=how["contamination"],
+            repeats=s["repeats"],
+            leakage_k=0,
+            max_test_normals=s["max_test_normals"],
+            confidence_level=s["confidence_level"],
+            backend=s["backend"],
+            n_jobs=s["n_jobs"],
+            progress=ctx.progress,
+            random_state=s["seed"],
+            executor=ctx.executor,
+            exclude_test_copies=dup.value_ids,
+        )
         if how["keep"] is not None:
             res = res.subset(how["keep"])
     for w in caught:
         if issubclass(w.category, AuditadWarning):
-            warnings.warn(f"duplicates ({rep}, AUROC without the test rows copied in training): {w.message}",
-                          w.category, stacklevel=2)
+            warnings.warn(
+                f"duplicates ({rep}, AUROC without the test rows copied in training): {w.message}",
+                w.category,
+                stacklevel=2,
+            )
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
     return res
@@ -170,13 +233,20 @@ def _overlap_summary(frame) -> dict:
     exact = frame["exact_share"].to_numpy(dtype=float)
     i = int(np.argmax(exact)) if exact.size else 0
     near = frame["near_share"]
-    return {"n_tasks": int(len(frame)), "tasks_with_exact_copies": int((frame["n_exact"] > 0).sum()),
-            "exact_share_max": float(exact.max()) if exact.size else 0.0,
-            "exact_share_max_where": ({"class": frame["class"].iloc[i], "repeat": int(frame["repeat"].iloc[i])}
-                                      if exact.size and exact[i] > 0 else None),
-            "exact_share_mean": float(frame["n_exact"].sum() / max(int(frame["n_test"].sum()), 1)),
-            "n_exact": int(frame["n_exact"].sum()), "n_exact_anomalies": int(frame["n_exact_anomalies"].sum()),
-            "near_share_max": None if near.isna().all() else float(near.max())}
+    return {
+        "n_tasks": int(len(frame)),
+        "tasks_with_exact_copies": int((frame["n_exact"] > 0).sum()),
+        "exact_share_max": float(exact.max()) if exact.size else 0.0,
+        "exact_share_max_where": (
+            {"class": frame["class"].iloc[i], "repeat": int(frame["repeat"].iloc[i])}
+            if exact.size and exact[i] > 0
+            else None
+        ),
+        "exact_share_mean": float(frame["n_exact"].sum() / max(int(frame["n_test"].sum()), 1)),
+        "n_exact": int(frame["n_exact"].sum()),
+        "n_exact_anomalies": int(frame["n_exact_anomalies"].sum()),
+        "near_share_max": None if near.isna().all() else float(near.max()),
+    }
 
 
 def delta_frame(proto, dedup: Mapping, overlap: Mapping):
@@ -190,12 +260,33 @@ def delta_frame(proto, dedup: Mapping, overlap: Mapping):
             before, after = proto.aurocs(rep, det), res.aurocs(rep, det)
             for c_i, c in enumerate(proto.classes):
                 label = c.item()
-                rows.append({"representation": rep, "detector": det, "class": label,
-                             "n_excluded": int(excluded.get(label, 0)), "n_pos": int(res.n_pos[c_i].sum()),
-                             "n_neg": int(res.n_neg[c_i].sum()), "auroc": float(before[c_i]),
-                             "auroc_without_copies": float(after[c_i]), "delta_auroc": float(after[c_i] - before[c_i])})
-    return pd.DataFrame(rows, columns=["representation", "detector", "class", "n_excluded", "n_pos", "n_neg", "auroc",
-                                       "auroc_without_copies", "delta_auroc"])
+                rows.append(
+                    {
+                        "representation": rep,
+                        "detector": det,
+                        "class": label,
+                        "n_excluded": int(excluded.get(label, 0)),
+                        "n_pos": int(res.n_pos[c_i].sum()),
+                        "n_neg": int(res.n_neg[c_i].sum()),
+                        "auroc": float(before[c_i]),
+                        "auroc_without_copies": float(after[c_i]),
+                        "delta_auroc": float(after[c_i] - before[c_i]),
+                    }
+                )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "representation",
+            "detector",
+            "class",
+            "n_excluded",
+            "n_pos",
+            "n_neg",
+            "auroc",
+            "auroc_without_copies",
+            "delta_auroc",
+        ],
+    )
 
 
 def _largest(values: Mapping):
@@ -234,10 +325,17 @@ def build(ctx) -> Section:
             item["overlap"] = _overlap_summary(r["overlap"][rep])
         reps[rep] = item
     out = {"kind": getattr(ctx.inputs, "kind", "classes"), "n": int(next(iter(dups.values())).n_samples)}
-    for key, src in (("distinct", "n_distinct"), ("groups", "n_groups"), ("rows_in_groups", "n_rows_in_groups"),
-                     ("extra_copies", "n_extra_copies"), ("largest_group", "largest_group"),
-                     ("conflicting_groups", "n_conflicting_groups"), ("conflicting_rows", "n_conflicting_rows"),
-                     ("mixed_groups", "n_mixed_groups"), ("mixed_rows", "n_mixed_rows")):
+    for key, src in (
+        ("distinct", "n_distinct"),
+        ("groups", "n_groups"),
+        ("rows_in_groups", "n_rows_in_groups"),
+        ("extra_copies", "n_extra_copies"),
+        ("largest_group", "largest_group"),
+        ("conflicting_groups", "n_conflicting_groups"),
+        ("conflicting_rows", "n_conflicting_rows"),
+        ("mixed_groups", "n_mixed_groups"),
+        ("mixed_rows", "n_mixed_rows"),
+    ):
         out[key] = _largest({rep: v[src] for rep, v in reps.items()})
     ceilings = [v["auroc_ceiling"] for v in reps.values() if v["auroc_ceiling"] is not None]
     out["auroc_ceiling"] = min(ceilings) if ceilings and out["kind"] == "anomaly" else None
@@ -246,8 +344,14 @@ def build(ctx) -> Section:
     for key in ("pairs", "rows", "conflicting_rows"):
         out[f"near_{key}"] = _largest({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
 
-    tables = [TableSpec("duplicates", f"{name}: exact duplicates, conflicting labels and near duplicates per "
-                                      "representation", _counts_frame(dups, reps), ID)]
+    tables = [
+        TableSpec(
+            "duplicates",
+            f"{name}: exact duplicates, conflicting labels and near duplicates per representation",
+            _counts_frame(dups, reps),
+            ID,
+        )
+    ]
     if r["overlap"] is None:
         out["train_test_overlap"] = _not_applicable(r["plan_reason"])
         out["train_test_overlap_where"] = None
@@ -263,20 +367,43 @@ def build(ctx) -> Section:
         out["train_test_overlap_mean"] = _largest({rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()})
         frame = pd.concat([f.assign(representation=rep) for rep, f in r["overlap"].items()], ignore_index=True)
         frame = frame[["representation", *[c for c in frame.columns if c != "representation"]]]
-        tables.append(TableSpec("duplicates_overlap", f"{name}: test rows of each class-split task with an identical "
-                                                      "(exact) or a near copy among the task's training rows",
-                                frame, ID, compact=len(frame) <= 40))
+        tables.append(
+            TableSpec(
+                "duplicates_overlap",
+                f"{name}: test rows of each class-split task with an identical "
+                "(exact) or a near copy among the task's training rows",
+                frame,
+                ID,
+                compact=len(frame) <= 40,
+            )
+        )
         _delta(out, reps, r, proto, tables, name)
     if reps and isinstance(next(iter(reps.values()))["per_class"], list) and dups[next(iter(dups))].labels is not None:
-        per_class = pd.concat([d.to_frame().iloc[1:].drop(columns="scope").assign(representation=rep)
-                               for rep, d in dups.items()], ignore_index=True)
+        per_class = pd.concat(
+            [d.to_frame().iloc[1:].drop(columns="scope").assign(representation=rep) for rep, d in dups.items()],
+            ignore_index=True,
+        )
         per_class = per_class[["representation", *[c for c in per_class.columns if c != "representation"]]]
-        tables.append(TableSpec("duplicates_per_class", f"{name}: duplicates per class (rows with an exact copy "
-                                                        "whatever its label; extra copies among the class's rows)",
-                                per_class, ID, compact=len(per_class) <= 40))
-    tables.append(TableSpec("duplicates_groups", f"{name}: example exact-duplicate groups (conflicting groups first, "
-                                                 f"then the largest; at most {EXAMPLE_ROWS} row indices per group)",
-                            groups_frame(dups), ID, compact=False))
+        tables.append(
+            TableSpec(
+                "duplicates_per_class",
+                f"{name}: duplicates per class (rows with an exact copy "
+                "whatever its label; extra copies among the class's rows)",
+                per_class,
+                ID,
+                compact=len(per_class) <= 40,
+            )
+        )
+    tables.append(
+        TableSpec(
+            "duplicates_groups",
+            f"{name}: example exact-duplicate groups (conflicting groups first, "
+            f"then the largest; at most {EXAMPLE_ROWS} row indices per group)",
+            groups_frame(dups),
+            ID,
+            compact=False,
+        )
+    )
     out["representations"] = reps
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), references=REFERENCES)
 
@@ -286,21 +413,35 @@ def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) ->
     frame = delta_frame(proto, r["dedup"], r["overlap"])
     for rep, item in reps.items():
         if rep in r["dedup_errors"]:
-            item["delta_auroc"] = {"status": "failed", "reason": r["dedup_errors"][rep], "max_abs": None,
-                                   "detectors": {}}
+            item["delta_auroc"] = {
+                "status": "failed",
+                "reason": r["dedup_errors"][rep],
+                "max_abs": None,
+                "detectors": {},
+            }
         elif rep not in r["dedup"]:  # no test row has an identical training row: the AUROCs cannot change
-            item["delta_auroc"] = {"status": "no_overlap", "reason": None, "max_abs": 0.0,
-                                   "detectors": {det: {"max_abs": 0.0, "mean": 0.0} for det in proto.detector_names}}
+            item["delta_auroc"] = {
+                "status": "no_overlap",
+                "reason": None,
+                "max_abs": 0.0,
+                "detectors": {det: {"max_abs": 0.0, "mean": 0.0} for det in proto.detector_names},
+            }
         else:
             f = frame[frame["representation"] == rep]
             dets = {}
             for det, g in f.groupby("detector", sort=False):
                 d = g["delta_auroc"].abs()
-                dets[det] = {"max_abs": None if d.isna().all() else float(d.max()),
-                             "mean": None if d.isna().all() else float(g["delta_auroc"].mean())}
+                dets[det] = {
+                    "max_abs": None if d.isna().all() else float(d.max()),
+                    "mean": None if d.isna().all() else float(g["delta_auroc"].mean()),
+                }
             mx = f["delta_auroc"].abs()
-            item["delta_auroc"] = {"status": "computed", "reason": None,
-                                   "max_abs": None if mx.isna().all() else float(mx.max()), "detectors": dets}
+            item["delta_auroc"] = {
+                "status": "computed",
+                "reason": None,
+                "max_abs": None if mx.isna().all() else float(mx.max()),
+                "detectors": dets,
+            }
     values = {rep: v["delta_auroc"]["max_abs"] for rep, v in reps.items()}
     out["max_abs_delta_auroc"] = _largest(values)
     out["max_abs_delta_auroc_where"] = None
@@ -309,9 +450,16 @@ def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) ->
         out["max_abs_delta_auroc_where"] = {k: frame.at[i, k] for k in ("representation", "detector", "class")}
         out["max_abs_delta_auroc_where"]["delta_auroc"] = float(frame.at[i, "delta_auroc"])
     if len(frame):
-        tables.append(TableSpec("duplicates_delta_auroc", f"{name}: AUROC(c) with and without the test rows that "
-                                                          "have an identical row among the task's training rows",
-                                frame, ID, compact=len(frame) <= 40))
+        tables.append(
+            TableSpec(
+                "duplicates_delta_auroc",
+                f"{name}: AUROC(c) with and without the test rows that "
+                "have an identical row among the task's training rows",
+                frame,
+                ID,
+                compact=len(frame) <= 40,
+            )
+        )
 
 
 def _counts_frame(dups: Mapping, reps: Mapping):
@@ -321,12 +469,24 @@ def _counts_frame(dups: Mapping, reps: Mapping):
     for rep, d in dups.items():
         v = reps[rep]
         near = v["near"] or {}
-        rows.append({"representation": rep, "n": d.n_samples, "distinct": d.n_distinct,
-                     "rows_in_groups": d.n_rows_in_groups, "extra_copies": d.n_extra_copies, "groups": d.n_groups,
-                     "largest_group": d.largest_group, "conflicting_groups": d.n_conflicting_groups,
-                     "conflicting_rows": d.n_conflicting_rows, "mixed_rows": v["n_mixed_rows"],
-                     "near_threshold": near.get("threshold"), "near_pairs": near.get("n_pairs"),
-                     "near_rows": near.get("n_rows"), "near_conflicting_rows": near.get("n_conflicting_rows")})
+        rows.append(
+            {
+                "representation": rep,
+                "n": d.n_samples,
+                "distinct": d.n_distinct,
+                "rows_in_groups": d.n_rows_in_groups,
+                "extra_copies": d.n_extra_copies,
+                "groups": d.n_groups,
+                "largest_group": d.largest_group,
+                "conflicting_groups": d.n_conflicting_groups,
+                "conflicting_rows": d.n_conflicting_rows,
+                "mixed_rows": v["n_mixed_rows"],
+                "near_threshold": near.get("threshold"),
+                "near_pairs": near.get("n_pairs"),
+                "near_rows": near.get("n_rows"),
+                "near_conflicting_rows": near.get("n_conflicting_rows"),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -367,55 +527,82 @@ def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
     if not p["rows_in_groups"]:
         text = f"No two of the {count(n)} rows are identical" + (" in any representation. " if several else ". ")
     else:
-        text = (f"{count(p['rows_in_groups'])} of the {count(n)} rows ({pct(p['rows_in_groups'] / n)}) have an "
-                f"identical copy{where}: {count(p['groups'])} group{'' if p['groups'] == 1 else 's'}, "
-                f"{count(p['extra_copies'])} rows beyond the "
-                f"first of each group, the largest with {count(p['largest_group'])} rows. ")
+        text = (
+            f"{count(p['rows_in_groups'])} of the {count(n)} rows ({pct(p['rows_in_groups'] / n)}) have an "
+            f"identical copy{where}: {count(p['groups'])} group{'' if p['groups'] == 1 else 's'}, "
+            f"{count(p['extra_copies'])} rows beyond the "
+            f"first of each group, the largest with {count(p['largest_group'])} rows. "
+        )
         if p["conflicting_rows"]:
             groups = "group" if p["conflicting_groups"] == 1 else "groups"
             allows = f" (the default gate allows {conflicts.rule.threshold:g})" if conflicts is not None else ""
-            text += (f"{count(p['conflicting_rows'])} rows in {count(p['conflicting_groups'])} {groups} carry "
-                     f"different labels{allows}: every detector gives identical rows the "
-                     "same score, so such rows are ties between a normal and an anomaly that no detector can order")
-            text += (f"; no detector can exceed an AUROC of {fmt(p['auroc_ceiling'], digits=4)} on the whole set. "
-                     if p["auroc_ceiling"] is not None else ". ")
+            text += (
+                f"{count(p['conflicting_rows'])} rows in {count(p['conflicting_groups'])} {groups} carry "
+                f"different labels{allows}: every detector gives identical rows the "
+                "same score, so such rows are ties between a normal and an anomaly that no detector can order"
+            )
+            text += (
+                f"; no detector can exceed an AUROC of {fmt(p['auroc_ceiling'], digits=4)} on the whole set. "
+                if p["auroc_ceiling"] is not None
+                else ". "
+            )
         else:
             text += "Every group carries one label. "
     if p["near_pairs"] is not None:
         taus = [t for t in p["near_thresholds"].values() if t is not None]
-        text += (f"Near duplicates (closer than τ = 0.13 × the median nearest-neighbour distance"
-                 + (f", τ = {fmt(taus[0], digits=4)}" if len(taus) == 1 else "") + "): "
-                 + (f"{count(p['near_pairs'])} pairs of distinct rows, {count(p['near_conflicting_rows'])} rows in "
-                    "near groups with different labels. " if p["near_pairs"] else "none. "))
+        text += (
+            f"Near duplicates (closer than τ = 0.13 × the median nearest-neighbour distance"
+            + (f", τ = {fmt(taus[0], digits=4)}" if len(taus) == 1 else "")
+            + "): "
+            + (
+                f"{count(p['near_pairs'])} pairs of distinct rows, {count(p['near_conflicting_rows'])} rows in "
+                "near groups with different labels. "
+                if p["near_pairs"]
+                else "none. "
+            )
+        )
     ov = p["train_test_overlap"]
     if isinstance(ov, Mapping):
         return (text + f"Train/test overlap: not applicable ({ov['reason']}).").strip()
     semi = p["kind"] == "anomaly"
     if ov == 0:
-        text += (("No test row of the semi-supervised task has an identical row among its training normals"
-                  if semi else "No test row of any class-split task has an identical row among that task's "
-                  "training rows") + ", so no AUROC was earned by memory of the training set.")
+        text += (
+            "No test row of the semi-supervised task has an identical row among its training normals"
+            if semi
+            else "No test row of any class-split task has an identical row among that task's training rows"
+        ) + ", so no AUROC was earned by memory of the training set."
         return text.strip()
     w = p["train_test_overlap_where"]
     rep = f", {w['representation']}" if several else ""
     if semi:
-        text += (f"In the semi-supervised task (detectors fitted on a split of the normals), {pct(ov)} of the test "
-                 f"rows{rep and ' (' + rep[2:] + ')'} have an identical row among the training normals; ")
+        text += (
+            f"In the semi-supervised task (detectors fitted on a split of the normals), {pct(ov)} of the test "
+            f"rows{rep and ' (' + rep[2:] + ')'} have an identical row among the training normals; "
+        )
     else:
-        text += (f"In the class-split tasks, up to {pct(ov)} of a task's test rows (class {w['class']}{rep}) have "
-                 f"an identical row among its training rows (over all tasks {pct(p['train_test_overlap_mean'])}); ")
+        text += (
+            f"In the class-split tasks, up to {pct(ov)} of a task's test rows (class {w['class']}{rep}) have "
+            f"an identical row among its training rows (over all tasks {pct(p['train_test_overlap_mean'])}); "
+        )
     if overlap is not None:
         limit = pct(overlap.rule.threshold, digits=0)
-        text += f"within the {limit} of the default gate. " if overlap.passed else \
-            f"above the {limit} of the default gate. "
-    text += ("A distance-based detector scores such a test row as perfectly normal: a copied normal is an easy "
-             "normal, a copied anomaly (a row that also carries a normal label) a missed one. ")
+        text += (
+            f"within the {limit} of the default gate. "
+            if overlap.passed
+            else f"above the {limit} of the default gate. "
+        )
+    text += (
+        "A distance-based detector scores such a test row as perfectly normal: a copied normal is an easy "
+        "normal, a copied anomaly (a row that also carries a normal label) a missed one. "
+    )
     d = p["max_abs_delta_auroc"]
     if d is None:
         text += "AUROC(c) without these rows could not be computed."
     else:
         wd = p["max_abs_delta_auroc_where"]
-        text += (f"Leaving them out of the test sets changes AUROC(c) by at most {fmt(d)}"
-                 + (f" (detector {wd['detector']}, class {wd['class']}: {fmt(wd['delta_auroc'])})" if wd else "")
-                 + "; the per-detector changes are in the ΔAUROC table.")
+        text += (
+            f"Leaving them out of the test sets changes AUROC(c) by at most {fmt(d)}"
+            + (f" (detector {wd['detector']}, class {wd['class']}: {fmt(wd['delta_auroc'])})" if wd else "")
+            + "; the per-detector changes are in the ΔAUROC table."
+        )
     return text.strip()

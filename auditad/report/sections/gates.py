@@ -22,8 +22,15 @@ def build(ctx) -> Section:
 
 def table_rows(gates: list) -> list:
     """Display rows of the gates table (rule with level, status, value, message)."""
-    return [{"rule": f"{g['level']}: {g['rule']}", "status": g["status"], "value": number(g["value"]),
-             "message": g["message"]} for g in gates]
+    return [
+        {
+            "rule": f"{g['level']}: {g['rule']}",
+            "status": g["status"],
+            "value": number(g["value"]),
+            "message": g["message"],
+        }
+        for g in gates
+    ]
 
 
 def verdict_text(gates: list) -> str:
@@ -33,8 +40,11 @@ def verdict_text(gates: list) -> str:
     bad = [g for g in gates if not g["passed"]]
     if not bad:
         return f"All {len(gates)} gate{'s' * (len(gates) != 1)} passed."
-    return (f"{len(bad)} of {len(gates)} gate{'s' * (len(gates) != 1)} did not pass: "
-            + "; ".join(g["message"] for g in bad) + ".")
+    return (
+        f"{len(bad)} of {len(gates)} gate{'s' * (len(gates) != 1)} did not pass: "
+        + "; ".join(g["message"] for g in bad)
+        + "."
+    )
 
 
 def reading(summary: Mapping) -> str:

@@ -42,12 +42,18 @@ def run(ctx) -> dict:
     if "anomaly" in ctx.inputs.columns:
         a = ctx.inputs.columns["anomaly"]
         split_counts = (int(a.sum()), int(a.size - a.sum()))
-    pairs = list(dict.fromkeys([(n_pos, n_neg) for _, _, n_pos, n_neg in counted]
-                               + ([split_counts] if split_counts else [])))  # classes of equal size share one
+    pairs = list(
+        dict.fromkeys([(n_pos, n_neg) for _, _, n_pos, n_neg in counted] + ([split_counts] if split_counts else []))
+    )  # classes of equal size share one
     executor = ctx.executor if ctx.executor is not None else SerialExecutor()
-    computed = executor.map_ordered(null_at, list(zip(pairs, spawn(rng, len(pairs)))),
-                                    metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"],
-                                    runs=s["null_runs"])
+    computed = executor.map_ordered(
+        null_at,
+        list(zip(pairs, spawn(rng, len(pairs)))),
+        metrics=("auroc",) + others,
+        q=s["null_q"],
+        method=s["null_method"],
+        runs=s["null_runs"],
+    )
     cache = dict(zip(pairs, computed))
     classes = place_protocol_aurocs(res, cache) if counted else []
     split = cache[split_counts] if split_counts else None
@@ -63,8 +69,10 @@ def null_at(item, *, metrics, q, method, runs):
 
 
 def _null_stats(nr) -> dict:
-    return {m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_")
-                       and k not in NO_OBSERVED} for m in nr.nulls}
+    return {
+        m.metric: {k: v for k, v in m.to_dict().items() if not k.startswith("hist_") and k not in NO_OBSERVED}
+        for m in nr.nulls
+    }
 
 
 def build(ctx) -> Section:
@@ -78,37 +86,72 @@ def build(ctx) -> Section:
     reps = list(ctx.inputs.benchmark.representations)
     rows = _class_rows(r, reps)
     primaries = {cn.label: cn.null for cn in r["classes"]}
-    out = {"representation": reps[0], "metrics": ["auroc", *r["others"]],
-           "prediction": next(iter(primaries.values())).prediction if primaries else None,
-           **observed_shares(r["classes"], reps[0]).to_dict(),
-           "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
-           "per_class": rows.per_class, "anomaly_split": None}
+    out = {
+        "representation": reps[0],
+        "metrics": ["auroc", *r["others"]],
+        "prediction": next(iter(primaries.values())).prediction if primaries else None,
+        **observed_shares(r["classes"], reps[0]).to_dict(),
+        "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
+        "per_class": rows.per_class,
+        "anomaly_split": None,
+    }
     tables = []
     split = r["anomaly_split"]
     if split is not None:
-        out["anomaly_split"] = {"n_pos": split.n_pos, "n_neg": split.n_neg, "ratio": split.ratio,
-                                "nulls": _null_stats(split)}
-        tables.append(TableSpec("nulls_anomaly_split", f"{name}: random baselines at the anomaly column's counts "
-                                f"({split.n_pos} anomalies, {split.n_neg} normals)",
-                                split.to_frame().drop(columns=list(NO_OBSERVED)), ID))
+        out["anomaly_split"] = {
+            "n_pos": split.n_pos,
+            "n_neg": split.n_neg,
+            "ratio": split.ratio,
+            "nulls": _null_stats(split),
+        }
+        tables.append(
+            TableSpec(
+                "nulls_anomaly_split",
+                f"{name}: random baselines at the anomaly column's counts "
+                f"({split.n_pos} anomalies, {split.n_neg} normals)",
+                split.to_frame().drop(columns=list(NO_OBSERVED)),
+                ID,
+            )
+        )
     frame = pd.DataFrame(rows.table)
     if rows.table:
-        tables.append(TableSpec("nulls", f"{name}: random-baseline means at each held-out class's test counts, "
-                                "per representation the detector of lowest AUROC(c) (every detector, and how each "
-                                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
-                                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
-                                "Chernoff bound or Monte Carlo (\u2264: an upper bound)", frame, ID,
-                                compact=frame.shape[0] <= 40, bounds=rows.bounds))
+        tables.append(
+            TableSpec(
+                "nulls",
+                f"{name}: random-baseline means at each held-out class's test counts, "
+                "per representation the detector of lowest AUROC(c) (every detector, and how each "
+                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
+                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
+                "Chernoff bound or Monte Carlo (\u2264: an upper bound)",
+                frame,
+                ID,
+                compact=frame.shape[0] <= 40,
+                bounds=rows.bounds,
+            )
+        )
     if rows.observed:
-        tables.append(TableSpec("nulls_observed", f"{name}: every detector's AUROC(c) on the null of its class, with "
-                                "its p-value", pd.DataFrame(rows.observed), ID, compact=False))
+        tables.append(
+            TableSpec(
+                "nulls_observed",
+                f"{name}: every detector's AUROC(c) on the null of its class, with its p-value",
+                pd.DataFrame(rows.observed),
+                ID,
+                compact=False,
+            )
+        )
     figures = []
     if primaries:
-        tables.append(TableSpec("nulls_per_class_all_metrics", f"{name}: null distributions per class "
-                                "(all statistics)", pd.DataFrame(rows.long), ID, compact=False))
+        tables.append(
+            TableSpec(
+                "nulls_per_class_all_metrics",
+                f"{name}: null distributions per class (all statistics)",
+                pd.DataFrame(rows.long),
+                ID,
+                compact=False,
+            )
+        )
         figures.append(_null_figure(name, r["classes"], reps[0], len(primaries)))
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   references=REFERENCES)
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures), references=REFERENCES)
 
 
 @dataclass
@@ -133,10 +176,17 @@ def _class_rows(r: Mapping, reps: list) -> _ClassRows:
         obs_by_rep: dict = {rep: {} for rep in reps}
         for (rep, det), o in cn.observed.items():
             obs_by_rep[rep][det] = o.to_dict()
-        out.per_class.append({"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg, "ratio": cn.null.ratio,
-                              "q": cn.null.q if r["others"] else None,
-                              "nulls": {metric: dict(v) for metric, v in stats.items()},
-                              "observed": obs_by_rep})
+        out.per_class.append(
+            {
+                "class": cn.label,
+                "n_pos": cn.n_pos,
+                "n_neg": cn.n_neg,
+                "ratio": cn.null.ratio,
+                "q": cn.null.q if r["others"] else None,
+                "nulls": {metric: dict(v) for metric, v in stats.items()},
+                "observed": obs_by_rep,
+            }
+        )
         row = {"class": cn.label, "n_pos": cn.n_pos, "n_neg": cn.n_neg}
         for m in cn.null.nulls:
             row[f"{m.metric} mean"] = m.mean
@@ -170,31 +220,62 @@ def _null_figure(name: str, classes, rep: str, n_classes: int) -> FigureSpec:
         keep = sorted(range(len(lowest)), key=lambda i: lowest[i][1][1].auroc if lowest[i][1] else -1.0)
         keep = set(keep[:MAX_NULL_PANELS])
         chosen = [x for i, x in enumerate(lowest) if i in keep]
-    shown = [(f"{cn.label} ({low[0]})" if low else cn.label,
-              replace(cn.null, nulls=(replace(cn.null["auroc"], observed=low[1].auroc, p_value=low[1].p_value,
-                                              log10_p=low[1].log10_p_value, p_method=low[1].p_method,
-                                              p_upper_bound=low[1].p_upper_bound),)) if low else cn.null)
-             for cn, low in chosen]
+    shown = [
+        (
+            f"{cn.label} ({low[0]})" if low else cn.label,
+            replace(
+                cn.null,
+                nulls=(
+                    replace(
+                        cn.null["auroc"],
+                        observed=low[1].auroc,
+                        p_value=low[1].p_value,
+                        log10_p=low[1].log10_p_value,
+                        p_method=low[1].p_method,
+                        p_upper_bound=low[1].p_upper_bound,
+                    ),
+                ),
+            )
+            if low
+            else cn.null,
+        )
+        for cn, low in chosen
+    ]
 
     def figure():
         from ...plotting import nulls_figure
 
         return nulls_figure(dict(shown), metric="auroc", max_panels=len(shown))
 
-    which = (f"the {len(shown)} of {n_classes} classes whose lowest detector AUROC(c) is closest to "
-             "chance (all classes: the nulls table)" if n_classes > len(shown) else "every class")
-    return FigureSpec("nulls_auroc", f"{name}, {rep}: exact/Monte Carlo null of AUROC at each "
-                      f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
-                      f"(detector in brackets); {which}", figure, ID)
+    which = (
+        f"the {len(shown)} of {n_classes} classes whose lowest detector AUROC(c) is closest to "
+        "chance (all classes: the nulls table)"
+        if n_classes > len(shown)
+        else "every class"
+    )
+    return FigureSpec(
+        "nulls_auroc",
+        f"{name}, {rep}: exact/Monte Carlo null of AUROC at each "
+        f"held-out class's test counts, with the lowest detector AUROC(c) of the class "
+        f"(detector in brackets); {which}",
+        figure,
+        ID,
+    )
 
 
 #: Largest number of classes drawn in the null figure (beyond it: those closest to chance, said in the caption).
 MAX_NULL_PANELS = 15
 
 #: Short names of the p-value methods (`auditad.nulls.MetricNull.p_method`) for the nulls table.
-P_METHODS = {"exact": "exact", "exact_tail": "exact tail", "normal": "normal",
-             "normal_tie_corrected": "normal (ties)", "chernoff_bound": "Chernoff",
-             "monte_carlo": "Monte Carlo", "exact_bound": "exact bound"}
+P_METHODS = {
+    "exact": "exact",
+    "exact_tail": "exact tail",
+    "normal": "normal",
+    "normal_tie_corrected": "normal (ties)",
+    "chernoff_bound": "Chernoff",
+    "monte_carlo": "Monte Carlo",
+    "exact_bound": "exact bound",
+}
 
 
 def _methods(by_rep: Mapping) -> str | None:
@@ -226,10 +307,12 @@ def reading(n: Mapping) -> str:
     first = pcs[0]["nulls"]
     sds = [pc["nulls"]["auroc"]["std"] for pc in pcs]
     q99s = [pc["nulls"]["auroc"]["q99"] for pc in pcs]
-    text = (f"Each held-out class gives a test set of {span(min(npos), max(npos))} anomalies and "
-            f"{span(min(nneg), max(nneg))} normals (anomaly share {span(min(ratios), max(ratios), pct)}). At these "
-            f"counts a detector that scores at random gets AUROC ½ ± {span(min(sds), max(sds), fmt)} (99 % quantile "
-            f"{span(min(q99s), max(q99s), fmt)}, over the {count(len(pcs))} classes)")
+    text = (
+        f"Each held-out class gives a test set of {span(min(npos), max(npos))} anomalies and "
+        f"{span(min(nneg), max(nneg))} normals (anomaly share {span(min(ratios), max(ratios), pct)}). At these "
+        f"counts a detector that scores at random gets AUROC ½ ± {span(min(sds), max(sds), fmt)} (99 % quantile "
+        f"{span(min(q99s), max(q99s), fmt)}, over the {count(len(pcs))} classes)"
+    )
     if "ap" in first:
         aps = [pc["nulls"]["ap"]["mean"] for pc in pcs]
         text += f", AP ≈ {span(min(aps), max(aps), fmt)} (the anomaly share, not 0)"
@@ -242,12 +325,18 @@ def reading(n: Mapping) -> str:
     k = n["n_observed"]
     if k:
         above = round(n["share_above_q99"] * k)
-        text += (f"{count(above)} of {count(k)} observed (class, detector) AUROCs in {n['representation']} exceed the "
-                 "99 % quantile of their null")
-        weak = [f"{pc['class']} ({det})" for pc in pcs
-                for det, o in pc["observed"][n["representation"]].items() if o["above_q95"] is False]
+        text += (
+            f"{count(above)} of {count(k)} observed (class, detector) AUROCs in {n['representation']} exceed the "
+            "99 % quantile of their null"
+        )
+        weak = [
+            f"{pc['class']} ({det})"
+            for pc in pcs
+            for det, o in pc["observed"][n["representation"]].items()
+            if o["above_q95"] is False
+        ]
         if weak:
-            text += (f"; {name_list(weak)} cannot be told apart from a random detector at the 5 % level.")
+            text += f"; {name_list(weak)} cannot be told apart from a random detector at the 5 % level."
         else:
             text += "; every class is clearly above the random baseline for every detector."
     return (text + (" " + split_text if split_text else "")).strip()
@@ -256,9 +345,11 @@ def reading(n: Mapping) -> str:
 def _split_reading(split: Mapping) -> str:
     """The sentence about the null at the anomaly labels' own counts."""
     nl = split["nulls"]
-    text = (f"At the anomaly labels' own counts ({split['n_pos']} anomalies, {split['n_neg']} normals, anomaly share "
-            f"{pct(split['ratio'])}) a detector that scores at random gets AUROC ½ ± {fmt(nl['auroc']['std'])} (99 % "
-            f"quantile {fmt(nl['auroc']['q99'])})")
+    text = (
+        f"At the anomaly labels' own counts ({split['n_pos']} anomalies, {split['n_neg']} normals, anomaly share "
+        f"{pct(split['ratio'])}) a detector that scores at random gets AUROC ½ ± {fmt(nl['auroc']['std'])} (99 % "
+        f"quantile {fmt(nl['auroc']['q99'])})"
+    )
     if "ap" in nl:
         text += f" and AP ≈ {fmt(nl['ap']['mean'])}"
     return text + "."

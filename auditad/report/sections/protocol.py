@@ -64,60 +64,122 @@ def run(ctx):
         import numpy as np
 
         labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
-        res = audit_protocol(bench.representations, labels, protocol="one_class", detectors=dets, k=knn_k,
-                             epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=None,
-                             repeats=s["repeats"], leakage_k=0, max_test_normals=s["max_test_normals"],
-                             confidence_level=s["confidence_level"], backend=s["backend"], n_jobs=s["n_jobs"],
-                             progress=ctx.progress,
-                             random_state=s["seed"], executor=ctx.executor)
+        res = audit_protocol(
+            bench.representations,
+            labels,
+            protocol="one_class",
+            detectors=dets,
+            k=knn_k,
+            epsilon=s["epsilon"],
+            train_fraction=s["train_fraction"],
+            contamination=None,
+            repeats=s["repeats"],
+            leakage_k=0,
+            max_test_normals=s["max_test_normals"],
+            confidence_level=s["confidence_level"],
+            backend=s["backend"],
+            n_jobs=s["n_jobs"],
+            progress=ctx.progress,
+            random_state=s["seed"],
+            executor=ctx.executor,
+        )
         return res.subset(["normal"])
     leak = ctx.results.get("leakage")
-    return audit_protocol(bench.representations, bench.y, protocol=s["protocol"], detectors=dets, k=knn_k,
-                          epsilon=s["epsilon"], train_fraction=s["train_fraction"], contamination=s["contamination"],
-                          repeats=s["repeats"], leakage_k=s["leakage_k"][0], max_test_normals=s["max_test_normals"],
-                          leakage_results=leak["representations"] if leak else None,
-                          confidence_level=s["confidence_level"],
-                          backend=s["backend"], n_jobs=s["n_jobs"], progress=ctx.progress, random_state=s["seed"],
-                          executor=ctx.executor)
+    return audit_protocol(
+        bench.representations,
+        bench.y,
+        protocol=s["protocol"],
+        detectors=dets,
+        k=knn_k,
+        epsilon=s["epsilon"],
+        train_fraction=s["train_fraction"],
+        contamination=s["contamination"],
+        repeats=s["repeats"],
+        leakage_k=s["leakage_k"][0],
+        max_test_normals=s["max_test_normals"],
+        leakage_results=leak["representations"] if leak else None,
+        confidence_level=s["confidence_level"],
+        backend=s["backend"],
+        n_jobs=s["n_jobs"],
+        progress=ctx.progress,
+        random_state=s["seed"],
+        executor=ctx.executor,
+    )
 
 
 def build(ctx) -> Section:
     """The protocol section from ``ctx.results["protocol"]`` (not applicable without semantic classes)."""
     reason = applicable(ctx)
     if reason is not None:
-        return Section(ID, info(ID).title, status="not_applicable", reason=reason,
-                       summary={"status": "not_applicable", "reason": reason})
+        return Section(
+            ID,
+            info(ID).title,
+            status="not_applicable",
+            reason=reason,
+            summary={"status": "not_applicable", "reason": reason},
+        )
     name = ctx.name
     res = ctx.results[ID]
     out = res.to_dict()
     out["test_normals_subsampled"] = res.test_normals_subsampled
     out["setting"] = "semi_supervised" if semi_supervised(ctx) else "class_split"
     if semi_supervised(ctx):
-        why = {"status": "not_applicable", "reason": "one evaluation task (normal vs anomaly): no class-to-class "
-               "direction to compare"}
+        why = {
+            "status": "not_applicable",
+            "reason": "one evaluation task (normal vs anomaly): no class-to-class direction to compare",
+        }
         for w in [out["worst"]] + [r["worst"] for r in out["representations"].values()]:
             w["rho_dir"] = dict(why)
     import pandas as pd
 
     from ...protocol import MEAN
 
-    rows = [summary_row(rep, det, s) for rep, summ in res.summaries.items()
-            for det, s in (*summ.detectors.items(), (MEAN, summ.ensemble))]
-    tables = [TableSpec("protocol_summary", f"{name}: class-split protocol ({res.protocol}, epsilon = "
-                                            f"{res.epsilon:g}) per representation and detector",
-                        pd.DataFrame(rows), ID)]
+    rows = [
+        summary_row(rep, det, s)
+        for rep, summ in res.summaries.items()
+        for det, s in (*summ.detectors.items(), (MEAN, summ.ensemble))
+    ]
+    tables = [
+        TableSpec(
+            "protocol_summary",
+            f"{name}: class-split protocol ({res.protocol}, epsilon = {res.epsilon:g}) per representation and detector",
+            pd.DataFrame(rows),
+            ID,
+        )
+    ]
     wide = pd.DataFrame([{k: row[k] for k in ("class", "n_pos", "n_neg")} for row in res.per_class()])
     for rep in res.representation_names:
         for det in (*res.detector_names, MEAN):
             wide[f"{rep}/{det}"] = res.aurocs(rep, det)
-    tables.append(TableSpec("protocol_auroc", f"{name}: AUROC(c) per held-out class, representation/detector",
-                            wide, ID, compact=wide.shape[0] <= 40))
-    tables.append(TableSpec("protocol_per_class", f"{name}: per-class protocol results (long form)",
-                            res.to_frame("per_class"), ID, compact=False))
+    tables.append(
+        TableSpec(
+            "protocol_auroc",
+            f"{name}: AUROC(c) per held-out class, representation/detector",
+            wide,
+            ID,
+            compact=wide.shape[0] <= 40,
+        )
+    )
+    tables.append(
+        TableSpec(
+            "protocol_per_class",
+            f"{name}: per-class protocol results (long form)",
+            res.to_frame("per_class"),
+            ID,
+            compact=False,
+        )
+    )
     if len(res.classes) > MAX_HEATMAP_CLASSES:
-        tables.append(TableSpec("protocol_lowest_classes", f"{name}: the {LOWEST_CLASSES} held-out classes of lowest "
-                                f"detector-mean AUROC(c) per representation (all {count(len(res.classes))} classes: "
-                                "the per-class CSV)", lowest_classes(res, LOWEST_CLASSES), ID))
+        tables.append(
+            TableSpec(
+                "protocol_lowest_classes",
+                f"{name}: the {LOWEST_CLASSES} held-out classes of lowest "
+                f"detector-mean AUROC(c) per representation (all {count(len(res.classes))} classes: "
+                "the per-class CSV)",
+                lowest_classes(res, LOWEST_CLASSES),
+                ID,
+            )
+        )
     figures = []
     taken: set = set()
     for rep in res.representation_names:
@@ -131,63 +193,93 @@ def build(ctx) -> Section:
 
             return leakage_vs_auroc_figure(res, representations=[rep])
 
-        figures.append(FigureSpec(f"leakage_vs_auroc_{slug}", f"{name}, {rep}: per-class leakage L_k(c) "
-                                  "against the ensemble (detector-mean) AUROC(c)", scatter, ID))
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures),
-                   references=REFERENCES)
+        figures.append(
+            FigureSpec(
+                f"leakage_vs_auroc_{slug}",
+                f"{name}, {rep}: per-class leakage L_k(c) against the ensemble (detector-mean) AUROC(c)",
+                scatter,
+                ID,
+            )
+        )
+    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures), references=REFERENCES)
 
 
 def summary_row(representation: str, detector: str, s) -> dict:
     """One row of the summary table: the statistics the page shows of a
     [`DetectorSummary`][auditad.protocol.DetectorSummary]."""
-    return {"representation": representation, "detector": detector, "mean_auc": s.mean_auc,
-            "sigma2_auc": s.sigma2_auc, "range_auc": s.range_auc, "rho_rnd": s.rho_rnd, "rho_inv": s.rho_inv,
-            "rho_inv_sig": s.rho_inv_sig, "rho_dir": s.rho_dir, "rho_nonsig": s.rho_nonsig,
-            "spearman_leakage_auroc": s.spearman_leakage_auroc}
+    return {
+        "representation": representation,
+        "detector": detector,
+        "mean_auc": s.mean_auc,
+        "sigma2_auc": s.sigma2_auc,
+        "range_auc": s.range_auc,
+        "rho_rnd": s.rho_rnd,
+        "rho_inv": s.rho_inv,
+        "rho_inv_sig": s.rho_inv_sig,
+        "rho_dir": s.rho_dir,
+        "rho_nonsig": s.rho_nonsig,
+        "spearman_leakage_auroc": s.spearman_leakage_auroc,
+    }
 
 
 def semi_supervised_reading(p: Mapping) -> str:
     """Reading of the detectors on anomaly-labelled data: each detector's AUROC with its interval and test."""
     st = p.get("settings") or {}
-    text = ("The benchmark has anomaly labels, no semantic classes, so the detectors run in the standard "
-            f"semi-supervised setting: each is fitted on {pct(st.get('train_fraction'), digits=0)} of the normals "
-            "and scores the held-out normals and every anomaly"
-            + (f", over {count(st.get('repeats'))} random splits" if (st.get("repeats") or 1) > 1 else "") + ". ")
+    text = (
+        "The benchmark has anomaly labels, no semantic classes, so the detectors run in the standard "
+        f"semi-supervised setting: each is fitted on {pct(st.get('train_fraction'), digits=0)} of the normals "
+        "and scores the held-out normals and every anomaly"
+        + (f", over {count(st.get('repeats'))} random splits" if (st.get("repeats") or 1) > 1 else "")
+        + ". "
+    )
     parts = []
     for rep, r in p["representations"].items():
         rows = [row for row in r["per_class"] if row["detector"] != "ensemble"]
         for row in rows:
             if row["auroc"] is None:
                 continue
-            ci = (f" [{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]" if row.get("ci_low") is not None else "")
+            ci = f" [{fmt(row['ci_low'])}, {fmt(row['ci_high'])}]" if row.get("ci_low") is not None else ""
             parts.append(f"{row['detector']} on {rep} {fmt(row['auroc'])}{ci} ({row.get('significance')})")
     if parts:
         text += "AUROC per detector: " + "; ".join(parts) + ". "
         first = next(iter(p["representations"].values()))["per_class"][0]
-        text += (f"They were measured on {count(first['n_pos'])} anomalies and {count(first['n_neg'])} held-out "
-                 "normals; the random-baseline section places each on its null at these counts.")
+        text += (
+            f"They were measured on {count(first['n_pos'])} anomalies and {count(first['n_neg'])} held-out "
+            "normals; the random-baseline section places each on its null at these counts."
+        )
     return text.strip()
 
 
 def _per_class_figure(name: str, rep: str, slug: str, res) -> FigureSpec:
     """The class x detector heatmap up to MAX_HEATMAP_CLASSES classes, the AUROC profile above."""
     if len(res.classes) <= MAX_HEATMAP_CLASSES:
+
         def heat():
             from ...plotting import protocol_heatmap_figure
 
             return protocol_heatmap_figure(res, representations=[rep])
 
-        return FigureSpec(f"protocol_heatmap_{slug}", f"{name}, {rep}: AUROC per held-out class and detector "
-                          f"(dashed frame: near random, |AUROC - 0.5| <= {res.epsilon:g})", heat, ID)
+        return FigureSpec(
+            f"protocol_heatmap_{slug}",
+            f"{name}, {rep}: AUROC per held-out class and detector "
+            f"(dashed frame: near random, |AUROC - 0.5| <= {res.epsilon:g})",
+            heat,
+            ID,
+        )
 
     def profile():
         from ...plotting import protocol_profile_figure
 
         return protocol_profile_figure(res, representations=[rep])
 
-    return FigureSpec(f"protocol_profile_{slug}", f"{name}, {rep}: AUROC(c) of the {count(len(res.classes))} "
-                      "held-out classes sorted per detector (where a curve crosses 0.5: the share of inverted "
-                      f"classes; grey band: near random, |AUROC - 0.5| <= {res.epsilon:g})", profile, ID)
+    return FigureSpec(
+        f"protocol_profile_{slug}",
+        f"{name}, {rep}: AUROC(c) of the {count(len(res.classes))} "
+        "held-out classes sorted per detector (where a curve crosses 0.5: the share of inverted "
+        f"classes; grey band: near random, |AUROC - 0.5| <= {res.epsilon:g})",
+        profile,
+        ID,
+    )
 
 
 def lowest_classes(res, n: int):
@@ -203,8 +295,13 @@ def lowest_classes(res, n: int):
         mean = np.asarray(res.aurocs(rep, MEAN), dtype=float)
         order = np.lexsort((np.arange(mean.size), np.where(np.isfinite(mean), mean, np.inf)))[:n]
         for rank, i in enumerate(order, 1):
-            row = {"representation": rep, "rank": rank, "class": per[i]["class"], "n_pos": per[i]["n_pos"],
-                   "n_neg": per[i]["n_neg"]}
+            row = {
+                "representation": rep,
+                "rank": rank,
+                "class": per[i]["class"],
+                "n_pos": per[i]["n_pos"],
+                "n_neg": per[i]["n_neg"],
+            }
             row.update({det: res.aurocs(rep, det)[i] for det in (*res.detector_names, MEAN)})
             rows.append(row)
     return pd.DataFrame(rows)
@@ -240,46 +337,64 @@ def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
     reps = p["representation_names"]
     rep = reps[0]
     eps = p["epsilon"]
-    kind = "held out as anomalies (K−1 vs 1)" if p["protocol"] == "leave_one_class_out" else \
-        "taken as the normal class (1 vs K−1)"
-    text = (f"Each of the {count(K)} classes was {kind} in turn, for each detector and representation. The rates "
-            "are computed per (representation, detector) pair and averaged over the detectors, as in “Testing "
-            "the Test”. ")
+    kind = (
+        "held out as anomalies (K−1 vs 1)"
+        if p["protocol"] == "leave_one_class_out"
+        else "taken as the normal class (1 vs K−1)"
+    )
+    text = (
+        f"Each of the {count(K)} classes was {kind} in turn, for each detector and representation. The rates "
+        "are computed per (representation, detector) pair and averaged over the detectors, as in “Testing "
+        "the Test”. "
+    )
     for name in reps:
         a = p["representations"][name].get("mean") or (m if name == rep else None)
         if not a:
             continue
-        text += (f"In {name}, averaged over the detectors: AUROC {fmt(a['mean_auc'])}, σ²_AUC = "
-                 f"{real(a['sigma2_auc'])}, {pct(a['rho_inv'], digits=0)} of the (class, detector) pairs inverted "
-                 f"(AUROC < ½; {pct(a.get('rho_inv_sig'), digits=0)} significantly, Holm-corrected), "
-                 f"{pct(a['rho_rnd'], digits=0)} near random (|AUROC − ½| ≤ ε = {eps:g}), ρ_dir = {fmt(a.get('rho_dir'))}. ")
+        text += (
+            f"In {name}, averaged over the detectors: AUROC {fmt(a['mean_auc'])}, σ²_AUC = "
+            f"{real(a['sigma2_auc'])}, {pct(a['rho_inv'], digits=0)} of the (class, detector) pairs inverted "
+            f"(AUROC < ½; {pct(a.get('rho_inv_sig'), digits=0)} significantly, Holm-corrected), "
+            f"{pct(a['rho_rnd'], digits=0)} near random (|AUROC − ½| ≤ ε = {eps:g}), ρ_dir = {fmt(a.get('rho_dir'))}. "
+        )
     if p.get("test_normals_subsampled"):
-        text += (f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
-                 "task (max_test_normals), so these AUROCs are estimated on that subsample. ")
+        text += (
+            f"The test normals were subsampled to at most {count(p['settings'].get('max_test_normals'))} per "
+            "task (max_test_normals), so these AUROCs are estimated on that subsample. "
+        )
     recall = {r: v for r, v in ((p.get("settings") or {}).get("neighbour_recall") or {}).items() if v is not None}
     if recall:
-        shown = fmt(min(recall.values())) if len(recall) == 1 else \
-            ", ".join(f"{r} {fmt(v)}" for r, v in recall.items())
-        text += (f"The kNN and LOF neighbours were found by approximate search; measured against exact search on "
-                 f"{count(p['settings'].get('neighbour_recall_queries'))} sampled rows per pass, their recall was "
-                 f"{shown} (lowest over the repeats). ")
+        shown = fmt(min(recall.values())) if len(recall) == 1 else ", ".join(f"{r} {fmt(v)}" for r, v in recall.items())
+        text += (
+            f"The kNN and LOF neighbours were found by approximate search; measured against exact search on "
+            f"{count(p['settings'].get('neighbour_recall_queries'))} sampled rows per pass, their recall was "
+            f"{shown} (lowest over the repeats). "
+        )
     rho = w.get("rho_dir", m.get("rho_dir"))
     gate = (conditions or {}).get("protocol")
     if rho is None:
         text += "The rates are undefined (no class could be evaluated). "
     elif rho == 0:
-        text += ("Every detector keeps the same score direction for every class, so an AUROC averaged over the "
-                 "classes does not mix opposite behaviours. ")
+        text += (
+            "Every detector keeps the same score direction for every class, so an AUROC averaged over the "
+            "classes does not mix opposite behaviours. "
+        )
     elif gate is not None and gate.passed:
-        text += (f"The largest ρ_dir of a detector is at most {gate.rule.threshold:g}, the threshold of the default "
-                 "gate: a few classes behave unlike the rest; check the heatmap before averaging AUROC over classes. ")
+        text += (
+            f"The largest ρ_dir of a detector is at most {gate.rule.threshold:g}, the threshold of the default "
+            "gate: a few classes behave unlike the rest; check the heatmap before averaging AUROC over classes. "
+        )
     elif gate is not None:
-        text += (f"The largest ρ_dir of a detector is above {gate.rule.threshold:g}, the threshold of the default "
-                 "gate: its score direction flips between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
-                 "to 63 %): an AUROC averaged over classes hides opposite behaviours. ")
+        text += (
+            f"The largest ρ_dir of a detector is above {gate.rule.threshold:g}, the threshold of the default "
+            "gate: its score direction flips between held-out classes, as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d (ρ_dir up "
+            "to 63 %): an AUROC averaged over classes hides opposite behaviours. "
+        )
     text += _least_stable(p["representations"][rep]["detectors"])
     if w.get("rho_dir_where") and len(reps) > 1:
-        text += f"Over every representation, the least stable pair is {w['rho_dir_where']} (ρ_dir = {fmt(w['rho_dir'])}). "
+        text += (
+            f"Over every representation, the least stable pair is {w['rho_dir_where']} (ρ_dir = {fmt(w['rho_dir'])}). "
+        )
     text += _spearman(p, rep)
     return text.strip()
 
@@ -292,10 +407,18 @@ def _spearman(p: Mapping, rep: str) -> str:
     sp = leak["spearman"].get("ensemble") or leak["spearman"].get("mean")
     rho = sp["statistic"]
     if rho is None:
-        return (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is not stated: "
-                f"{sp['reason'] or 'it is undefined'}.")
-    return (f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is {fmt(rho, digits=2)} "
-            f"over {sp['n_pairs']} classes"
-            + (": classes that mix more with the others are harder to detect." if rho < -0.3 else
-               ": leakage and AUROC are positively related across classes." if rho > 0.3 else
-               ": leakage explains little of the class-to-class variation."))
+        return (
+            f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is not stated: "
+            f"{sp['reason'] or 'it is undefined'}."
+        )
+    return (
+        f"The Spearman correlation between a class's leakage L_k(c) and its AUROC(c) is {fmt(rho, digits=2)} "
+        f"over {sp['n_pairs']} classes"
+        + (
+            ": classes that mix more with the others are harder to detect."
+            if rho < -0.3
+            else ": leakage and AUROC are positively related across classes."
+            if rho > 0.3
+            else ": leakage explains little of the class-to-class variation."
+        )
+    )

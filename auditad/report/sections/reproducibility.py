@@ -30,13 +30,20 @@ def versions() -> dict:
 def build(ctx) -> Section:
     """The reproducibility section: ``inputs``, ``config``, ``settings``, ``seed``, ``environment``, ``run``."""
     inp = ctx.inputs
-    out = {"inputs": list(inp.inputs),
-           "config": {"origin": inp.config_origin, "file": inp.config_name, "sha256": inp.config_sha256,
-                      "text": inp.config_text, "command_line": list(inp.command_line)},
-           "settings": dict(inp.settings),
-           "seed": int(inp.settings["seed"]),
-           "environment": versions(),
-           "run": {"timestamp": None, "elapsed_seconds": None}}
+    out = {
+        "inputs": list(inp.inputs),
+        "config": {
+            "origin": inp.config_origin,
+            "file": inp.config_name,
+            "sha256": inp.config_sha256,
+            "text": inp.config_text,
+            "command_line": list(inp.command_line),
+        },
+        "settings": dict(inp.settings),
+        "seed": int(inp.settings["seed"]),
+        "environment": versions(),
+        "run": {"timestamp": None, "elapsed_seconds": None},
+    }
     return Section(ID, info(ID).title, summary=out, reading=reading(out))
 
 
@@ -45,12 +52,18 @@ def configuration_text(config: Mapping) -> str:
     text = config["text"]
     flags = config.get("command_line") or []
     if flags:
-        text = (text.rstrip("\n") + "\n\n# command-line flags applied on top of this file\n"
-                + "\n".join(f"#   {f}" for f in flags) + "\n")
+        text = (
+            text.rstrip("\n")
+            + "\n\n# command-line flags applied on top of this file\n"
+            + "\n".join(f"#   {f}" for f in flags)
+            + "\n"
+        )
     return text
 
 
 def reading(part: Mapping) -> str:
     """One sentence on what makes the report reproducible."""
-    return (f"The same configuration and seed ({part['seed']}) give the same summary.json, tables, figures and report "
-            "byte for byte.")
+    return (
+        f"The same configuration and seed ({part['seed']}) give the same summary.json, tables, figures and report "
+        "byte for byte."
+    )
