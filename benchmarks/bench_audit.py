@@ -64,6 +64,9 @@ if mode == "audit":
     argv = ["audit", "--embeddings", "emb=" + cfg["X"], "--labels", cfg["y"], "--name", "synthetic",
             "--out", cfg["out"], "--quiet"] + cfg["extra"]
     phases = []
+    if cfg.get("recall_sample"):  # the leakage's measured recall of the approximate pass on this many queries
+        import importlib
+        importlib.import_module("auditad.leakage").leakage.__kwdefaults__["recall_sample"] = cfg["recall_sample"]
     if cfg.get("phases"):  # wall time and peak RSS after each stage of the audit, in the order they ran
         import auditad.audit.loader as loader, auditad.audit.runner as runner
         from auditad.report.sections import REGISTRY, section_module
@@ -174,6 +177,13 @@ def main(argv=None) -> None:
         "writing the report)",
     )
     ap.add_argument(
+        "--recall-sample",
+        type=int,
+        default=0,
+        help="queries on which the leakage measures the recall of the approximate pass against exact search in "
+        "the original space (default: the library's 200); printed from summary.json",
+    )
+    ap.add_argument(
         "--mmap-data",
         action="store_true",
         help="write the data straight into X.npy, block by block (data larger than memory); the audit "
@@ -204,8 +214,12 @@ def main(argv=None) -> None:
             "profile": args.profile,
             "cwd": str(work),
             "phases": args.phases,
+            "recall_sample": args.recall_sample,
         }
         audit = run_child("audit", cfg, code)
+        summary = work / "report" / "synthetic" / "summary.json"
+        leak = json.loads(summary.read_text()).get("leakage", {}) if summary.is_file() else {}
+        recall = (leak.get("representations") or {}).get("emb", {}).get("recall")
         knn = None if args.skip_knn else run_child("knn", cfg, code)
 
     print(
@@ -218,6 +232,8 @@ def main(argv=None) -> None:
         f"{args.n:>8} {args.d:>4} {args.classes:>5} | {audit['wall']:8.1f} {audit['cpu']:8.1f} "
         f"{audit['peak_mb']:8.0f} | {knn_s:7.2f} {audit['wall'] / knn_s:6.1f} | {audit['exit']}"
     )
+    if recall is not None:
+        print(f"recall of the approximate neighbour lists (leakage, original space): {recall}")
     if audit["phases"]:
         print(f"\n{'phase':<16} {'wall s':>8} {'peak MB':>8}   (peak RSS of the audit process so far)")
         for label, seconds, peak_mb in audit["phases"]:
