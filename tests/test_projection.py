@@ -191,3 +191,18 @@ def test_cost_model_accounts_for_the_projection():
     assert q["approximate"] == pytest.approx(expected_q, rel=1e-12)
     # at most 256 columns nothing changes
     assert estimate_seconds(n, n, 256, k=k) == estimate_seconds(n, n, 256, k=k, project_dim=0)
+
+
+def test_the_recall_check_searches_a_large_reference_in_blocks(monkeypatch):
+    """The exact lists of the recall check, searched block by block, equal one search of the whole set."""
+    import auditad.neighbors as nb
+    from auditad.neighbors.exact import search
+
+    rng = np.random.default_rng(8)
+    X = np.round(rng.normal(size=(900, 12)), 1)  # rounded: ties at equal distance across the blocks
+    Q = X[rng.choice(900, size=40, replace=False)]
+    whole = search(X, Q, 7, False, 256, 1)
+    monkeypatch.setattr(nb, "RECALL_REFERENCE_BLOCK", 128)
+    blocked = nb.recall_reference(X, Q, 7)
+    np.testing.assert_array_equal(blocked[0], whole[0])
+    np.testing.assert_array_equal(blocked[1], whole[1])

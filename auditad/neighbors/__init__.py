@@ -668,6 +668,35 @@ def _drop_self(gi: np.ndarray, gd: np.ndarray, k: int):
     return idx, np.take_along_axis(gd, order, axis=1).astype(np.float64)
 
 
+#: Reference rows per exact search of the recall check: the exact engine prepares a float32 copy of its
+#: reference rows, so a memory-mapped 1.28M x 2048 input is searched 131 072 rows (1 GiB) at a time.
+RECALL_REFERENCE_BLOCK = 1 << 17
+
+
+def recall_reference(X: np.ndarray, Q: np.ndarray, k: int):
+    """The exact ``k`` nearest rows of ``X`` to each row of ``Q`` (ties by index), ``X`` searched in blocks.
+
+    The blocks' exact lists merged by (distance, index) are the exact lists of the whole set: the memory
+    of one search is bounded by `RECALL_REFERENCE_BLOCK` reference rows whatever the size of ``X``.
+
+    See Also
+    --------
+    - [`kneighbors`][auditad.neighbors.kneighbors]: its ``recall_sample`` queries are checked with this.
+    """
+    n = X.shape[0]
+    if n <= RECALL_REFERENCE_BLOCK:
+        return search(X, Q, k, False, 256, 1)
+    parts_i, parts_d = [], []
+    for a in range(0, n, RECALL_REFERENCE_BLOCK):
+        b = min(a + RECALL_REFERENCE_BLOCK, n)
+        i, d = search(X[a:b], Q, min(k, b - a), False, 256, 1)
+        parts_i.append(i + a)
+        parts_d.append(d)
+    cand, d2 = np.concatenate(parts_i, axis=1), np.concatenate(parts_d, axis=1)
+    order = lexsort_rows(d2, cand)[:, :k]
+    return np.take_along_axis(cand, order, axis=1), np.take_along_axis(d2, order, axis=1)
+
+
 def _measure_recall(X, Q, k, self_search, idx, dist, sample, random_state):
     """Recall of the approximate neighbours against exact search on ``sample`` random queries.
 
@@ -681,7 +710,7 @@ def _measure_recall(X, Q, k, self_search, idx, dist, sample, random_state):
     # for a self search, then drop the query itself, or the last one when duplicates
     # at distance 0 pushed the query out of the list)
     kk = min(k + 1, X.shape[0]) if self_search else k
-    e_idx, e_dist = search(X, Q[pick], kk, False, 256, 1)
+    e_idx, e_dist = recall_reference(X, Q[pick], kk)
     if self_search:
         is_self = e_idx == pick[:, None]
         drop = np.where(is_self.any(axis=1), is_self.argmax(axis=1), kk - 1)
