@@ -42,7 +42,6 @@ import threading
 import time
 from pathlib import Path
 
-import numpy as np
 
 from .errors import InvalidInputError, OutputError
 from .inputfiles import (  # the input checks and arrays on disk, re-exported under their former names
@@ -573,27 +572,11 @@ def check_disk_embeddings(arr, *, name: str, max_abs: float | None = None):
         raise InvalidInputError(f"{name} must be 2-D (rows, columns), got a {arr.ndim}-D array of shape {arr.shape}")
     if arr.size == 0:
         raise InvalidInputError(f"{name} is empty: shape {arr.shape}")
+    from ._validation import check_embeddings
+
+    # finite and bounded, block by block (no temporary of the data's size): the in-memory check itself
     arr = as_float_array(arr, name=name)
-    step, first, count, big = _block_rows(arr), None, 0, 0.0
-    for a in range(0, arr.shape[0], step):
-        block = np.asarray(arr[a : a + step])
-        bad = ~np.isfinite(block)
-        if bad.any():
-            count += int(bad.sum())
-            if first is None:
-                i, j = np.argwhere(bad)[0]
-                first = (a + int(i), int(j)), "NaN" if np.isnan(block[i, j]) else "inf"
-        elif first is None and max_abs is not None:
-            big = max(big, abs(float(block.max())), abs(float(block.min())))
-    if first is not None:
-        raise InvalidInputError(
-            f"{name} contains non-finite values ({first[1]} at index {first[0]}); {count} entries are NaN or infinite"
-        )
-    if max_abs is not None and big > max_abs:
-        raise InvalidInputError(
-            f"{name} holds values up to {big:.3g} in magnitude: squared distances between "
-            f"them overflow float64 (at most {max_abs:.0e} accepted); rescale the embeddings"
-        )
+    check_embeddings(arr, name=name, dtype=None, max_abs=max_abs, block_rows=_block_rows(arr))
     return arr
 
 

@@ -51,7 +51,14 @@ def describe(value: Any, limit: int = 60) -> str:
 
 
 def check_embeddings(
-    X, *, name: str = "X", ndim: int = 2, min_samples: int = 1, dtype=np.float64, max_abs: float | None = None
+    X,
+    *,
+    name: str = "X",
+    ndim: int = 2,
+    min_samples: int = 1,
+    dtype=np.float64,
+    max_abs: float | None = None,
+    block_rows: int | None = None,
 ) -> np.ndarray:
     """Return ``X`` as a finite float array with ``ndim`` dimensions.
 
@@ -59,6 +66,8 @@ def check_embeddings(
     empty arrays, NaN or infinite entries (the message gives the first bad
     row), and, given ``max_abs`` (e.g. `MAX_EMBEDDING_ABS`), values beyond it in
     magnitude (their squared distances would overflow in a detector).  ``dtype`` float32 input is kept as float32 when ``dtype`` is None.
+    The finiteness check runs ``block_rows`` rows at a time (default: 64 MB blocks), never on a temporary of
+    the data's size, so a memory-mapped array is checked as it is read.
     """
     try:
         arr = np.asarray(X)
@@ -82,7 +91,7 @@ def check_embeddings(
         arr = arr.astype(dtype, copy=False)
     elif arr.dtype.kind != "f":
         arr = arr.astype(np.float64)
-    step = max(1, (64 << 20) // max(1, arr.itemsize * int(np.prod(arr.shape[1:])))) if arr.ndim else 1
+    step = block_rows or (max(1, (64 << 20) // max(1, arr.itemsize * int(np.prod(arr.shape[1:])))) if arr.ndim else 1)
     for a in range(0, max(arr.shape[0] if arr.ndim else 1, 1), step):  # in blocks: no temporary of the data's size
         block = arr[a : a + step] if arr.ndim else arr
         if not np.all(np.isfinite(block)):
