@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import _mapped_pages
 from .errors import InvalidInputError
 
 __all__ = ["MemmapToken", "call_opened", "holds_token", "memmap_token", "open_tokens", "readable_everywhere"]
@@ -87,9 +88,11 @@ class MemmapToken:
 
 @functools.lru_cache(maxsize=16)
 def _open_cached(token: MemmapToken) -> np.memmap:
-    return np.memmap(
+    out = np.memmap(
         token.filename, dtype=token.dtype, mode="r", offset=token.offset, shape=token.shape, order=token.order
     )
+    _mapped_pages.register(out)
+    return out
 
 
 def memmap_token(array) -> MemmapToken | None:

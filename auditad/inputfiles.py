@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import _mapped_pages
 from ._validation import check_input_file
 from .errors import InvalidInputError
 
@@ -182,9 +183,11 @@ def _map_npy(path, base: int, avail: int, where: str):
         )
     if need == 0:
         return np.empty(shape, dtype=dtype)
-    return np.memmap(
+    out = np.memmap(
         path, dtype=dtype, mode="r", offset=base + header, shape=tuple(shape), order="F" if fortran else "C"
     )
+    _mapped_pages.register(out)  # its pages leave the resident set past a budget (the page cache keeps them)
+    return out
 
 
 def open_npy(path, *, name: str):

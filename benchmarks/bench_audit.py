@@ -152,6 +152,18 @@ def make_data(n: int, d: int, n_classes: int, *, seed: int = 0, latent: int = 12
     return X, y.astype(np.int64)
 
 
+def _data_key(args) -> dict:
+    return {"n": args.n, "d": args.d, "classes": args.classes, "seed": args.seed}
+
+
+def _same_data(work: Path, args) -> bool:
+    """True when ``work`` holds the data of an earlier run with the same sizes and seed (``--reuse-data``)."""
+    try:
+        return json.loads((work / "data.json").read_text()) == _data_key(args) and (work / "y.npy").is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def run_child(mode: str, cfg: dict, code: Path) -> dict:
     """Run one measurement in a fresh interpreter importing auditad from ``code``."""
     env = dict(os.environ, PYTHONPATH=str(code) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -207,6 +219,11 @@ def main(argv=None) -> None:
         help="write the data straight into X.npy, block by block (data larger than memory); the audit "
         "then reads it memory-mapped",
     )
+    ap.add_argument(
+        "--reuse-data",
+        action="store_true",
+        help="with --workdir: keep the X.npy / y.npy of an earlier run with the same --n --d --classes --seed",
+    )
     args = ap.parse_args(argv)
     code = args.code.resolve()
     if not (code / "auditad" / "__init__.py").is_file():
@@ -215,14 +232,18 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_audit_") as tmp:
         work = args.workdir or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
-        if args.mmap_data:
-            X, y = make_data(args.n, args.d, args.classes, seed=args.seed, out=work / "X.npy")
-            X.flush()
+        if args.reuse_data and _same_data(work, args):
+            print(f"reusing {work / 'X.npy'} (written by an earlier run with the same --n --d --classes --seed)")
         else:
-            X, y = make_data(args.n, args.d, args.classes, seed=args.seed)
-            np.save(work / "X.npy", X)
-        np.save(work / "y.npy", y)
-        del X
+            if args.mmap_data:
+                X, y = make_data(args.n, args.d, args.classes, seed=args.seed, out=work / "X.npy")
+                X.flush()
+            else:
+                X, y = make_data(args.n, args.d, args.classes, seed=args.seed)
+                np.save(work / "X.npy", X)
+            np.save(work / "y.npy", y)
+            (work / "data.json").write_text(json.dumps(_data_key(args)))
+            del X
         cfg = {
             "X": str(work / "X.npy"),
             "y": str(work / "y.npy"),

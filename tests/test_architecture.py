@@ -124,7 +124,19 @@ def _family(module: str) -> str:
     return parts[1] if len(parts) > 1 else "auditad"
 
 
-FOUNDATION = {"auditad", "errors", "_validation", "_rng", "_io", "_json", "_format", "_progress", "_toml", "inputfiles"}
+FOUNDATION = {
+    "auditad",
+    "errors",
+    "_validation",
+    "_rng",
+    "_io",
+    "_json",
+    "_format",
+    "_progress",
+    "_toml",
+    "inputfiles",
+    "_mapped_pages",
+}
 COMPUTING = {
     "metrics",
     "nulls",

@@ -206,3 +206,21 @@ def test_the_recall_check_searches_a_large_reference_in_blocks(monkeypatch):
     blocked = nb.recall_reference(X, Q, 7)
     np.testing.assert_array_equal(blocked[0], whole[0])
     np.testing.assert_array_equal(blocked[1], whole[1])
+
+
+@pytest.mark.parametrize("d", [64, 600])  # the full-dimensional index, and the projected one with its re-rank
+def test_an_index_over_a_row_subset_equals_the_index_over_the_gathered_rows(d, tmp_path):
+    from auditad.neighbors import ApproximateIndex
+
+    X = _lowrank(1500, d=d, r=16, seed=4).astype(np.float32)
+    path = tmp_path / "X.npy"
+    np.save(path, X)
+    M = np.load(path, mmap_mode="r")  # read-only memory map: the subset is read from it block by block
+    rows = np.flatnonzero(np.random.default_rng(5).random(len(X)) < 0.7)
+    queries = X[::11]
+    whole = ApproximateIndex(X[rows], span=X, k=10, random_state=6)
+    subset = ApproximateIndex(M, rows=rows, span=M, k=10, random_state=6)
+    assert whole.project_dim == subset.project_dim == (None if d == 64 else pj.DEFAULT_PROJECT_DIM)
+    np.testing.assert_array_equal(subset.query(queries, 10), whole.query(queries, 10))  # positions in rows
+    with pytest.raises(InvalidInputError, match="sorted and distinct"):
+        ApproximateIndex(X, rows=rows[::-1], k=10)

@@ -1002,10 +1002,13 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     assert hits / total >= 0.95
 
 
-def test_masked_lists_equal_bruteforce_without_the_excluded_class():
+@pytest.mark.parametrize("pool_block", [1 << 16, 37])  # the pool read whole, or 37 rows at a time and merged
+def test_masked_lists_equal_bruteforce_without_the_excluded_class(pool_block, monkeypatch):
+    from auditad.protocol import shared
     from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import masked_lists
 
+    monkeypatch.setattr(shared, "MASKED_POOL_BLOCK", pool_block)
     X, y = many_class_data("gauss", n=400)
     Xp = prepare_rows(X, "euclidean")
     pool = np.flatnonzero(np.arange(400) % 3 != 0)

@@ -579,7 +579,10 @@ class ApproximateIndex:
     Parameters
     ----------
     X : ndarray of shape (n, d)
-        Reference rows (float32 or float64).
+        Reference rows (float32 or float64; a memory map is fine).
+    rows : ndarray of int, sorted and distinct, optional
+        Index only ``X[rows]``, read block by block as float32 (no copy of the subset is made; query results
+        are positions in ``rows``; candidates of a projection are re-ranked against ``X`` itself).
     span : ndarray of shape (m, d), optional
         Rows whose range the frame must cover besides ``X`` (the future queries).
     k : int
@@ -601,16 +604,31 @@ class ApproximateIndex:
     """
 
     def __init__(
-        self, X: np.ndarray, *, span: np.ndarray | None = None, k: int = 30, random_state=None, project_dim="auto"
+        self,
+        X: np.ndarray,
+        *,
+        rows: np.ndarray | None = None,
+        span: np.ndarray | None = None,
+        k: int = 30,
+        random_state=None,
+        project_dim="auto",
     ):
         import warnings
 
+        from .exact import _Subset
+
         self._chunk = chunk_rows(X.shape[1])
+        self._X, self._rows = X, None
+        if rows is not None:  # the reference is X[rows], read block by block (never gathered whole)
+            self._rows = np.asarray(rows, dtype=np.int64)
+            if self._rows.size and np.any(np.diff(self._rows) <= 0):
+                raise InvalidInputError("ApproximateIndex: rows must be sorted and distinct")
+            X = _Subset(X, self._rows, np.float32)  # as a float32 gather of the rows would give them
         self.frame = Frame(X, span, self._chunk)
         self.project_dim = resolve_project_dim(project_dim, X.shape[1])
         n = X.shape[0]
         seed = seed_int(random_state)
-        self._X, self._projection = X, None
+        self._projection = None
         if self.project_dim is not None:
             self._projection = Projection(X, self.frame, self.project_dim, seed)
         with warnings.catch_warnings():
@@ -634,7 +652,8 @@ class ApproximateIndex:
         return self._projection.transform(A)
 
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
-        """Positions in ``X`` of about the ``k`` nearest reference rows of each row of ``Q`` (int64, (m, k))."""
+        """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each
+        row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact._Subset``)."""
         import warnings
 
         k = min(int(k), self.n)
@@ -644,7 +663,11 @@ class ApproximateIndex:
             gi, _ = self._index.query(self._rows32(Q), k=kc)
         if self._projection is None:
             return gi.astype(np.int64)
-        return rerank(self._X, Q, self.frame, gi, k)[0]
+        if self._rows is None:
+            return rerank(self._X, Q, self.frame, gi, k)[0]
+        glob = np.where(gi >= 0, self._rows[np.maximum(gi, 0)], -1)
+        idx = rerank(self._X, Q, self.frame, glob, k)[0]  # global rows, nearest first; back to positions
+        return np.where(idx >= 0, np.searchsorted(self._rows, np.maximum(idx, 0)), -1)
 
 
 def _frame_float32(frame: Frame, A: np.ndarray, chunk: int) -> np.ndarray:

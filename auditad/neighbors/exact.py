@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import _mapped_pages
 from .._progress import Progress
 from .._validation import check_int
 from ..errors import InvalidInputError
@@ -178,13 +179,15 @@ def search_rows_block(rows, *, X, ref, queries, k, block_memory_mb, frame, token
 
 
 class _Subset:
-    """``X[idx]`` read slice by slice (what `Frame` needs), never gathered whole."""
+    """``X[idx]`` read slice by slice (what `Frame` needs), never gathered whole; ``dtype``: each slice is
+    converted to it as it is read."""
 
-    def __init__(self, X, idx):
-        self.X, self.idx, self.shape = X, idx, (idx.size, X.shape[1])
+    def __init__(self, X, idx, dtype=None):
+        self.X, self.idx, self.shape, self.dtype = X, idx, (idx.size, X.shape[1]), dtype
 
     def __getitem__(self, part):
-        return self.X[self.idx[part]]
+        out = self.X[self.idx[part]]
+        return out if self.dtype is None else out.astype(self.dtype, copy=False)
 
 
 def _reference(token, rows, frame) -> Reference:
@@ -466,6 +469,7 @@ class Frame:
     def raw(self, A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         r"""Rows scaled by \(2^{e_0}\), as a new float64 array (or in the first rows of ``out``)."""
         out = np.empty(np.shape(A), dtype=np.float64) if out is None else out[: len(A)]
+        _mapped_pages.check()  # every pass over the rows reads them through here
         return _scale_into(A, self.e0, out)
 
     def rows(self, A: np.ndarray, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -575,6 +579,7 @@ def refine(X, frame, qraw, cand, rows, *, unscaled=False):
     for a in range(0, m, rows):
         b = min(a + rows, m)
         g, dv = gathered[: b - a], diff[: b - a]
+        _mapped_pages.check()  # random rows of a memory-mapped input: keep its pages out of the resident set
         np.take(X, cand[a:b], axis=0, out=g, mode="clip")  # (indices are valid; "clip" avoids a buffered copy)
         _scale_into(g, e, dv)
         dv -= qraw[a:b, None, :]

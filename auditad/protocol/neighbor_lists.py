@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _mapped_pages
 from ..neighbors.exact import chunk_rows
 from ..errors import InvalidInputError
 
@@ -78,6 +79,7 @@ def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndar
     step = max(1, int(2**22 // max(c * d, 1)))
     for a in range(0, m, step):
         b = min(a + step, m)
+        _mapped_pages.check()  # random rows of a memory-mapped input: keep its pages out of the resident set
         diff = X[cand[a:b].ravel()]
         diff -= np.repeat(X[q[a:b]], c, axis=0)
         out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
@@ -232,6 +234,7 @@ def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
     step = chunk_rows(X.shape[1])
     for a in range(0, rows.size, step):
+        _mapped_pages.check()
         out[a : a + step] = X[rows[a : a + step]]
     return out
 

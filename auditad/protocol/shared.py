@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _mapped_pages
 from ..execution import distributed
 from .neighbor_lists import gather32, nearest, rerank
 
@@ -51,11 +52,19 @@ __all__ = [
     "masked_lists",
     "WIDE_FACTOR",
     "RECALL_POOL_BLOCK",
+    "MASKED_POOL_BLOCK",
+    "QUERY_BLOCK_ELEMENTS",
 ]
 
 #: Pool rows per exact search when measuring recall (bounds its memory at 1M rows: 131 072 float64 rows of
 #: the pool and their float32 copy per search instead of the whole pool).
 RECALL_POOL_BLOCK = 1 << 17
+
+#: Pool rows read at a time by the brute-force fallback (`masked_lists`).
+MASKED_POOL_BLOCK = 1 << 16
+
+#: Approximate backend: query rows (times their columns) gathered and searched at a time (64 MiB of float32).
+QUERY_BLOCK_ELEMENTS = 1 << 24
 
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
@@ -91,23 +100,37 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
 
     Brute force over the pool in blocks of queries: float64 products (``|p|² − 2 q·p``) pick ``k + 9``
     candidates per query, re-ranked by exact distance (`rerank`); the
-    approximate backend's fallback for the few rows whose approximate candidates run short.
+    approximate backend's fallback for the few rows whose approximate candidates run short. The pool is
+    read `MASKED_POOL_BLOCK` rows at a time (a memory-mapped pool is never gathered whole); the candidates
+    of the blocks are merged by their product distances.
     """
     m = queries.size
     kk = min(k + 9, pool.size)
     cand = np.zeros((m, kk), dtype=np.int64)
     if m == 0 or kk == 0:
         return rerank(X, queries, pool, cand, k)
-    P = X[pool]
-    pn = np.einsum("ij,ij->i", P, P)
-    for a in range(0, m, block):
-        b = min(a + block, m)
-        d2 = pn[None, :] - 2.0 * (X[queries[a:b]] @ P.T)
-        d2[pool_labels[None, :] == excluded[a:b, None]] = np.inf
-        d2[pool[None, :] == queries[a:b, None]] = np.inf
-        cand[a:b] = np.argpartition(d2, kk - 1, axis=1)[:, :kk]
-        bad = ~np.isfinite(np.take_along_axis(d2, cand[a:b], axis=1))
-        cand[a:b][bad] = -1
+    best = np.full((m, kk), np.inf)
+    cand[:] = -1
+    for lo in range(0, pool.size, MASKED_POOL_BLOCK):
+        hi = min(lo + MASKED_POOL_BLOCK, pool.size)
+        _mapped_pages.check()
+        P = X[pool[lo:hi]]
+        pn = np.einsum("ij,ij->i", P, P)
+        for a in range(0, m, block):
+            b = min(a + block, m)
+            d2 = pn[None, :] - 2.0 * (X[queries[a:b]] @ P.T)
+            d2[pool_labels[None, lo:hi] == excluded[a:b, None]] = np.inf
+            d2[pool[None, lo:hi] == queries[a:b, None]] = np.inf
+            if lo:  # merge with the candidates of the earlier blocks
+                d2 = np.hstack([best[a:b], d2])
+                ids = np.hstack([cand[a:b], np.broadcast_to(np.arange(lo, hi), (b - a, hi - lo))])
+            else:
+                ids = np.broadcast_to(np.arange(lo, hi), (b - a, hi - lo))
+            w = min(kk, d2.shape[1])
+            top = np.argpartition(d2, w - 1, axis=1)[:, :w]
+            best[a:b, :w] = np.take_along_axis(d2, top, axis=1)
+            cand[a:b, :w] = np.take_along_axis(ids, top, axis=1)
+    cand[~np.isfinite(best)] = -1
     return rerank(X, queries, pool, cand, k)  # -1: no candidate (fewer than kk rows outside the class)
 
 
@@ -198,10 +221,18 @@ class LeaveOneOutLists:
 
         y_idx = self.y
         # one index over the pool serves every query of the repeat (no index per class)
-        index = ApproximateIndex(gather32(X, pool), span=X, k=kA, random_state=random_state)
+        # (the pool is read block by block, never gathered: at 1.28M x 2048 a float32 copy would be 8 GB)
+        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state)
+        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
-            return rerank(X, q, pool, index.query(gather32(X, q), width + 1), width)
+            parts = [
+                rerank(X, q[a : a + step], pool, index.query(gather32(X, q[a : a + step]), width + 1), width)
+                for a in range(0, q.size, step)
+            ]
+            if not parts:
+                return rerank(X, q, pool, np.zeros((0, width + 1), dtype=np.int64), width)
+            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
         queries = np.union1d(rows, anomaly_rows)
         Q_idx, Q_d2 = approx(queries, kA)
