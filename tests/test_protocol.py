@@ -950,13 +950,20 @@ def test_shared_lists_majority_fallback_is_exact():
             np.testing.assert_array_equal(got_i, brute_lists(X, ref, rows, 5)[0])
 
 
-@pytest.mark.parametrize("separated", [False, True])
-def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(separated, monkeypatch):
+@pytest.mark.parametrize(
+    "separated, wide_factors", [(False, None), (True, None), (True, (8,))], ids=["overlapping", "separated", "brute"]
+)
+def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(separated, wide_factors, monkeypatch):
     """Approximate backend: one approximate search per repeat (not one index per class); the lists of every task
     hold no row of the held-out class, no self, sorted distances, and agree with exact search (recall >= 0.95).
-    With separated classes most anomaly rows see only their own class among the wide candidates and are
-    searched exactly against P minus their class."""
+    With separated classes most anomaly rows see only their own class among the 8k-wide candidates: the 64k-wide
+    query reaches the other classes; without it ("brute") they are searched by brute force against P minus
+    their class."""
     import auditad.neighbors as nb
+    from auditad.protocol import shared
+
+    if wide_factors is not None:
+        monkeypatch.setattr(shared, "WIDE_FACTORS", wide_factors)
     from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
@@ -984,8 +991,10 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     monkeypatch.setattr(nb, "ApproximateIndex", CountingIndex)
     lists = LeaveOneOutLists(Xp, y, pool, np.r_[test, pool], anomalies, k, backend="approximate", random_state=0)
     assert lists.backend == "approximate" and len(builds) == 1 and "approximate" not in calls
-    if separated:
+    if wide_factors is not None:
         assert lists.n_anomalies_searched > 0.5 * test.size  # the exact fallback did the work
+    elif separated:
+        assert lists.n_anomalies_searched == 0  # the 64k-wide query reached the other classes
     else:
         assert lists.n_anomalies_searched < 0.05 * test.size
     hits = total = 0
@@ -1002,7 +1011,7 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
     assert hits / total >= 0.95
 
 
-@pytest.mark.parametrize("pool_block", [1 << 16, 37])  # the pool read whole, or 37 rows at a time and merged
+@pytest.mark.parametrize("pool_block", [1 << 24, 37 * 5])  # the pool read whole, or 37 rows at a time and merged
 def test_masked_lists_equal_bruteforce_without_the_excluded_class(pool_block, monkeypatch):
     from auditad.protocol import shared
     from auditad.protocol.neighbor_lists import prepare_rows
@@ -1400,3 +1409,24 @@ def test_typed_summary_is_computed_once(digits, monkeypatch):
         res.summary_text()
     assert calls == {"rates": R * (D + 1) * (1 + S), "spearman": R * (D + 1)}
     assert res.summaries is first
+
+
+@pytest.mark.parametrize("backend", ["exact", "approximate"])
+def test_float32_rows_are_not_copied_and_give_the_numbers_of_their_float64_copy(backend, tmp_path):
+    """The neighbour passes read float32 rows (a memory map) as they are, computing every distance in float64
+    from gathered blocks: the same AUROCs, bit for bit, as the float64 copy of the same values."""
+    import pandas as pd
+
+    from auditad.protocol import audit_protocol
+    from auditad.protocol.neighbor_lists import prepare_rows
+
+    X, y = many_class_data("gauss", n=900)
+    X32 = X.astype(np.float32)
+    np.save(tmp_path / "X.npy", X32)
+    M = np.load(tmp_path / "X.npy", mmap_mode="r")
+    assert prepare_rows(M, "euclidean") is M  # no copy
+    assert prepare_rows(X32.astype(np.float16), "euclidean").dtype == np.float64
+    kw = dict(detectors=["knn", "lof"], backend=backend, random_state=3)
+    a = audit_protocol({"e": M}, y, **kw).to_frame()
+    b = audit_protocol({"e": X32.astype(np.float64)}, y, **kw).to_frame()
+    pd.testing.assert_frame_equal(a, b)

@@ -651,6 +651,22 @@ class ApproximateIndex:
             return _frame_float32(self.frame, A, self._chunk)
         return self._projection.transform(A)
 
+    def graph_lists(self, k: int) -> np.ndarray | None:
+        """Each reference row's candidates from the NN-descent graph itself: the positions of its
+        ``k`` nearest other reference rows as the graph has them (int64, (n, k), −1 where the graph holds
+        fewer), or None when the graph's degree is below ``k``.
+
+        The graph already lists every reference row's neighbours, so a reference row need not be queried
+        (about as many candidates as `query` returns: callers re-rank them with exact distances). With a
+        projection the first ``3 k`` graph entries (the graph's order is the projection's), at most the degree.
+        """
+        graph = self._index.neighbor_graph[0]  # (n, degree), self first
+        degree = graph.shape[1] - 1
+        if degree < k:
+            return None
+        width = k if self._projection is None else min(degree, n_candidates(k, self.n))
+        return graph[:, 1 : width + 1].astype(np.int64)
+
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
         """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each
         row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact._Subset``)."""

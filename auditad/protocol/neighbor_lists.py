@@ -36,6 +36,7 @@ __all__ = [
     "METRICS",
     "prepare_rows",
     "pair_sq_distances",
+    "rows64",
     "nearest",
     "rerank",
     "gather32",
@@ -49,7 +50,12 @@ _U64 = float(np.finfo(np.float64).eps) / 2.0
 
 
 def prepare_rows(X: np.ndarray, metric: str) -> np.ndarray:
-    """float64 C-contiguous rows; unit rows for ``metric="cosine"`` (all-zero rows rejected)."""
+    """The rows the neighbour passes read: for ``metric="euclidean"`` C-contiguous float32 or float64 rows are
+    kept as they are (a memory-mapped input is not copied: every distance is computed in float64 from rows
+    gathered block by block, `rows64`), other types become float64; for ``metric="cosine"`` a float64 copy
+    of the unit rows (all-zero rows rejected)."""
+    if metric != "cosine" and X.dtype in (np.float32, np.float64) and X.flags.c_contiguous and X.dtype.isnative:
+        return X
     X = np.ascontiguousarray(X, dtype=np.float64)
     if metric == "cosine":
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
@@ -67,6 +73,11 @@ def to_distance(d2: np.ndarray, metric: str) -> np.ndarray:
     return 0.5 * d2 if metric == "cosine" else np.sqrt(d2)
 
 
+def rows64(X: np.ndarray, rows) -> np.ndarray:
+    """``X[rows]`` as float64 (the prepared rows may be float32: every distance is computed in float64)."""
+    return np.asarray(X[rows], dtype=np.float64)
+
+
 def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """float64 squared distances ``|X[cand[i, j]] - X[q[i]]|²`` (the one formula every path uses).
 
@@ -80,8 +91,8 @@ def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndar
     for a in range(0, m, step):
         b = min(a + step, m)
         _mapped_pages.check()  # random rows of a memory-mapped input: keep its pages out of the resident set
-        diff = X[cand[a:b].ravel()]
-        diff -= np.repeat(X[q[a:b]], c, axis=0)
+        diff = rows64(X, cand[a:b].ravel())
+        diff -= np.repeat(rows64(X, q[a:b]), c, axis=0)
         out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
     return out
 
@@ -155,7 +166,7 @@ def nearest(
         return idx, d2
     # exact: a margin of candidates for the certificate below; approximate: candidates are only re-ranked
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
-    take = gather32 if backend == "approximate" else (lambda A, r: A[r])
+    take = gather32 if backend == "approximate" else rows64
     if backend == "auto":  # kneighbors' own choice, made here so that an exact search takes the path below
         backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False)
     if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
@@ -180,9 +191,12 @@ def nearest(
         return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)
     # certificate: every non-candidate r has engine distance >= e_last, and the engine's (centred)
     # squared distance differs from the pair formula by at most tol, so its d2 >= e_last^2 - tol
-    mu = X[ref].mean(axis=0)
-    rmax = float(np.sqrt(np.max(np.einsum("ij,ij->i", X[ref] - mu, X[ref] - mu))))
-    qn = np.sqrt(np.einsum("ij,ij->i", X[queries] - mu, X[queries] - mu))
+    R = rows64(X, ref)
+    mu = R.mean(axis=0)
+    rmax = float(np.sqrt(np.max(np.einsum("ij,ij->i", R - mu, R - mu))))
+    del R
+    Qr = rows64(X, queries) - mu
+    qn = np.sqrt(np.einsum("ij,ij->i", Qr, Qr))
     gamma = 8.0 * (X.shape[1] + 10) * _U64
     tol = gamma * (qn + 2.0 * rmax) ** 2
     last = distances[:, -1] ** 2

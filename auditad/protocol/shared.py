@@ -18,11 +18,13 @@ Instead of K searches of n points against |P| rows, `LeaveOneOutLists`
 With the approximate backend, (b) would build one approximate index per class
 (K index builds of |P| rows). Instead one index over P
 (`auditad.neighbors.ApproximateIndex`) answers every query of the
-repeat: the rows and the anomaly rows get their 2k nearest in P; the anomalies
-of task c (rows of class c) take the first k of them not of class c; rows with
-fewer than k such candidates are queried again, ``k_w = WIDE_FACTOR · k``
-wide; only rows still short, and the majority rows of (a), are searched
-exactly against P \ c. The lists are then approximate (as any list of the
+repeat: the rows and the anomaly rows get their 2k nearest in P (a row of P
+takes them from the index's own NN-descent graph, unqueried); the anomalies
+of task c (rows of class c) take the first k of them not of class c, and the
+majority rows of (a) the first k not of their majority class; rows with
+fewer than k such candidates are queried again, ever wider (`WIDE_FACTORS`:
+8k, then 64k); only rows still short are searched by brute force against
+P \ c (`masked_lists`). The lists are then approximate (as any list of the
 approximate backend), at one index build per repeat whatever K is.
 
 In the 1 vs K−1 protocol task c trains on class c only, so one search per task
@@ -41,7 +43,7 @@ import numpy as np
 
 from .. import _mapped_pages
 from ..execution import distributed
-from .neighbor_lists import gather32, nearest, rerank
+from .neighbor_lists import gather32, nearest, rerank, rows64
 
 __all__ = [
     "LeaveOneOutLists",
@@ -51,6 +53,7 @@ __all__ = [
     "filter_own_class",
     "masked_lists",
     "WIDE_FACTOR",
+    "WIDE_FACTORS",
     "RECALL_POOL_BLOCK",
     "MASKED_POOL_BLOCK",
     "QUERY_BLOCK_ELEMENTS",
@@ -60,14 +63,18 @@ __all__ = [
 #: the pool and their float32 copy per search instead of the whole pool).
 RECALL_POOL_BLOCK = 1 << 17
 
-#: Pool rows read at a time by the brute-force fallback (`masked_lists`).
-MASKED_POOL_BLOCK = 1 << 16
+#: Pool values (rows times columns) read at a time by the brute-force fallback (`masked_lists`): 128 MiB of float64.
+MASKED_POOL_BLOCK = 1 << 24
 
 #: Approximate backend: query rows (times their columns) gathered and searched at a time (64 MiB of float32).
 QUERY_BLOCK_ELEMENTS = 1 << 24
 
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
+
+#: Approximate backend: widths of the wider queries, in units of k, tried in turn for the rows still short of
+#: k entries outside the excluded class (those left are searched by brute force, `masked_lists`).
+WIDE_FACTORS = (WIDE_FACTOR, 64)
 
 
 def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
@@ -101,7 +108,7 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
     Brute force over the pool in blocks of queries: float64 products (``|p|² − 2 q·p``) pick ``k + 9``
     candidates per query, re-ranked by exact distance (`rerank`); the
     approximate backend's fallback for the few rows whose approximate candidates run short. The pool is
-    read `MASKED_POOL_BLOCK` rows at a time (a memory-mapped pool is never gathered whole); the candidates
+    read `MASKED_POOL_BLOCK` values at a time (a memory-mapped pool is never gathered whole); the candidates
     of the blocks are merged by their product distances.
     """
     m = queries.size
@@ -111,14 +118,15 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
         return rerank(X, queries, pool, cand, k)
     best = np.full((m, kk), np.inf)
     cand[:] = -1
-    for lo in range(0, pool.size, MASKED_POOL_BLOCK):
-        hi = min(lo + MASKED_POOL_BLOCK, pool.size)
+    block_rows = max(1, MASKED_POOL_BLOCK // max(X.shape[1], 1))
+    for lo in range(0, pool.size, block_rows):
+        hi = min(lo + block_rows, pool.size)
         _mapped_pages.check()
-        P = X[pool[lo:hi]]
+        P = rows64(X, pool[lo:hi])
         pn = np.einsum("ij,ij->i", P, P)
         for a in range(0, m, block):
             b = min(a + block, m)
-            d2 = pn[None, :] - 2.0 * (X[queries[a:b]] @ P.T)
+            d2 = pn[None, :] - 2.0 * (rows64(X, queries[a:b]) @ P.T)
             d2[pool_labels[None, lo:hi] == excluded[a:b, None]] = np.inf
             d2[pool[None, lo:hi] == queries[a:b, None]] = np.inf
             if lo:  # merge with the candidates of the earlier blocks
@@ -179,8 +187,9 @@ class LeaveOneOutLists:
         # anomaly rows with their list among P \ own class already known (approximate backend): row -> position
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies = anomalies
+        self._wide_b: dict = {}  # approximate backend: majority rows listed among P \ c by a wider query
         if backend == "approximate":
-            exact_anomalies = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
+            exact_anomalies, short = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
         else:
             self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(
@@ -196,7 +205,7 @@ class LeaveOneOutLists:
                 rows=shared_rows,
             )
             self.n_anomalies_searched = int(anomaly_rows.size)
-        short = self._majority_rows(pool, rows, kA)
+            short = self._majority_rows(pool, rows, kA)
         self._search_b(
             X,
             pool,
@@ -226,13 +235,22 @@ class LeaveOneOutLists:
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
-            parts = [
-                rerank(X, q[a : a + step], pool, index.query(gather32(X, q[a : a + step]), width + 1), width)
-                for a in range(0, q.size, step)
-            ]
-            if not parts:
-                return rerank(X, q, pool, np.zeros((0, width + 1), dtype=np.int64), width)
-            return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+            idx, d2 = np.full((q.size, width), -1, dtype=np.int64), np.full((q.size, width), np.inf)
+            at = np.minimum(np.searchsorted(pool, q), pool.size - 1)
+            listed = pool[at] == q if pool.size else np.zeros(q.size, dtype=bool)
+            graph = index.graph_lists(width) if listed.any() else None
+            if graph is not None:  # pool rows: their lists in the index's own graph, no query
+                for a in range(0, q.size, step):
+                    sel = np.flatnonzero(listed[a : a + step]) + a
+                    idx[sel], d2[sel] = rerank(X, q[sel], pool, graph[at[sel]], width)
+                del graph
+            else:
+                listed[:] = False
+            rest = np.flatnonzero(~listed)
+            for a in range(0, rest.size, step):
+                sel = rest[a : a + step]
+                idx[sel], d2[sel] = rerank(X, q[sel], pool, index.query(gather32(X, q[sel]), width + 1), width)
+            return idx, d2
 
         queries = np.union1d(rows, anomaly_rows)
         Q_idx, Q_d2 = approx(queries, kA)
@@ -240,23 +258,51 @@ class LeaveOneOutLists:
         self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
         self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
         own = y_idx[anomaly_rows]
-        other = pool.size - np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)[own]
+        counts = np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)
+        other = pool.size - counts[own]
         need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
         at = np.searchsorted(queries, anomaly_rows)
         lab = np.where(Q_idx[at] >= 0, y_idx[np.maximum(Q_idx[at], 0)], -1)
         self.O_idx, self.O_d2, found = filter_own_class(Q_idx[at], Q_d2[at], lab, own, self.k)
         del Q_idx, Q_d2
-        short = np.flatnonzero(found < need)
-        if short.size:  # a neighbourhood mostly of the row's own class: a wider query of the same index
-            kW = min(WIDE_FACTOR * self.k, pool.size)
-            W_idx, W_d2 = approx(anomaly_rows[short], kW)
-            lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
-            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, own[short], self.k)
-            self.O_idx[short], self.O_d2[short], found[short] = w_i, w_d, w_found
+        # a neighbourhood mostly of the row's own class: wider queries of the same index
+        self._widen(approx, pool.size, anomaly_rows, own, need, (self.O_idx, self.O_d2, found))
         ok = found >= need
         self.own_pos[anomaly_rows[ok]] = np.flatnonzero(ok)
         self.n_anomalies_searched = int((~ok).sum())
-        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}
+        # rows whose nearest pool rows are mostly of one other class c: their lists among P \ c, likewise
+        short = self._majority_rows(pool, rows, kA)
+        s = np.flatnonzero(short)
+        if s.size:
+            major = self.major[s]
+            in_pool = np.isin(rows[s], pool)
+            need = np.minimum(self.k, pool.size - counts[major] - (in_pool & (y_idx[rows[s]] != major)))
+            lists = (np.full((s.size, self.k), -1, dtype=np.int64), np.full((s.size, self.k), np.inf))
+            got = np.zeros(s.size, dtype=np.int64)
+            self._widen(approx, pool.size, rows[s], major, need, (*lists, got), first=True)
+            done = got >= need
+            for c in np.unique(major[done]).tolist():
+                sel = np.flatnonzero(done & (major == c))  # (rows[s] is sorted: so is each class's part)
+                self._wide_b[c] = (rows[s[sel]], lists[0][sel], lists[1][sel])
+            short[s[done]] = False
+        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short
+
+    def _widen(self, approx, pool_size, q, excluded, need, out, *, first=False):
+        """Lists among P \\ excluded class of the rows ``q`` still short of ``need`` entries, from ever wider
+        queries (`WIDE_FACTORS` times k); fills ``out = (idx, d2, found)`` in place where a query finds more."""
+        y_idx = self.y
+        idx, d2, found = out
+        for factor in WIDE_FACTORS:
+            short = np.flatnonzero(found < need) if not first else np.arange(q.size)
+            first = False
+            if short.size == 0:
+                return
+            W_idx, W_d2 = approx(q[short], min(factor * self.k, pool_size))
+            lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
+            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, excluded[short], self.k)
+            better = w_found > found[short]
+            b = short[better]
+            idx[b], d2[b], found[b] = w_i[better], w_d[better], w_found[better]
 
     def _majority_rows(self, pool, rows, kA) -> np.ndarray:
         """The labels of the (a) lists and each row's majority class whose removal leaves fewer than k entries
@@ -286,7 +332,9 @@ class LeaveOneOutLists:
         classes = set(exact_anomalies) | set(np.unique(self.major[short]).tolist())
         per_class = {
             c: np.unique(
-                np.concatenate([np.asarray(exact_anomalies.get(c, []), dtype=np.int64), rows[self.major == c]])
+                np.concatenate(
+                    [np.asarray(exact_anomalies.get(c, []), dtype=np.int64), rows[short & (self.major == c)]]
+                )
             )
             for c in sorted(classes)
         }
@@ -298,6 +346,14 @@ class LeaveOneOutLists:
             at = np.cumsum([0] + [q.size for q in qs])
             for j, (c, q) in enumerate(per_class.items()):
                 self.B[c] = (q, bi[at[j] : at[j + 1]], bd[at[j] : at[j + 1]])
+            for c, (q, wi, wd) in self._wide_b.items():  # with the rows a wider query listed
+                if c in self.B:
+                    q0, bi0, bd0 = self.B[c]
+                    q, wi, wd = np.concatenate([q0, q]), np.vstack([bi0, wi]), np.vstack([bd0, wd])
+                    order = np.argsort(q, kind="stable")
+                    q, wi, wd = q[order], wi[order], wd[order]
+                self.B[c] = (q, wi, wd)
+            self._wide_b = {}
         else:
             for c, q in per_class.items():
                 ref = pool[y_idx[pool] != c]
