@@ -22,7 +22,8 @@ Run (2 cores; sizes of the scale targets; each is long, run one at a time):
     # the approximate pass, in the original 2048 dimensions, measured on 2 000 queries):
     python benchmarks/bench_audit.py --n 1280000 --d 2048 --classes 1000 --skip-knn --phases --mmap-data \\
         --recall-sample 2000 --audit-args "--backend approximate"        # target: peak RSS <= 12 GB
-    # (--skip-knn: the exact reference search alone would take about an hour at 1M x 128)
+    # (--skip-knn: the exact reference search alone would take about an hour at 1M x 128; with --workdir W,
+    #  --reuse-data keeps the data an earlier run with the same --n --d --classes --seed wrote there)
     # Dask vs serial (same output bytes, overhead <= 15 %); give both the same --workdir (the report
     # records the input paths), move the first report away and compare with diff -r:
     python benchmarks/bench_audit.py --n 20000 --classes 10 --workdir W --audit-args "--scheduler serial"

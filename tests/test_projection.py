@@ -212,7 +212,7 @@ def test_the_recall_check_searches_a_large_reference_in_blocks(monkeypatch):
 def test_an_index_over_a_row_subset_equals_the_index_over_the_gathered_rows(d, tmp_path):
     from auditad.neighbors import ApproximateIndex
 
-    X = _lowrank(1500, d=d, r=16, seed=4).astype(np.float32)
+    X = _lowrank(800, d=d, r=16, seed=4).astype(np.float32)
     path = tmp_path / "X.npy"
     np.save(path, X)
     M = np.load(path, mmap_mode="r")  # read-only memory map: the subset is read from it block by block
@@ -224,3 +224,26 @@ def test_an_index_over_a_row_subset_equals_the_index_over_the_gathered_rows(d, t
     np.testing.assert_array_equal(subset.query(queries, 10), whole.query(queries, 10))  # positions in rows
     with pytest.raises(InvalidInputError, match="sorted and distinct"):
         ApproximateIndex(X, rows=rows[::-1], k=10)
+
+
+@pytest.mark.parametrize("d", [64, 600])
+def test_graph_lists_are_the_reference_rows_own_neighbours(d):
+    """A reference row's candidates from the index's NN-descent graph: other rows only (no self), at least
+    as good as a query of the same index, and None when the graph holds fewer than k per row."""
+    from auditad.neighbors import ApproximateIndex
+
+    X = _lowrank(800, d=d, r=16, seed=7)
+    index = ApproximateIndex(X, k=10, random_state=8)
+    graph = index.graph_lists(10)
+    assert graph.shape[0] == len(X) and graph.dtype == np.int64
+    if d == 64:
+        assert graph.shape[1] == 10
+    else:  # candidates for the re-rank in the original space: 3k, at most the graph's degree
+        assert 10 < graph.shape[1] <= pj.n_candidates(10, len(X))
+    assert not (graph == np.arange(len(X))[:, None]).any()
+    d_exact = _oracle_distances(X, X, graph)
+    _, exact = NearestNeighbors(n_neighbors=11, algorithm="brute").fit(X).kneighbors(X)
+    kth = np.sort(_oracle_distances(X, X, exact[:, 1:]), axis=1)[:, -1]
+    hits = (np.sort(d_exact, axis=1)[:, :10] <= kth[:, None] * (1 + 1e-9)).mean()
+    assert hits >= 0.95
+    assert index.graph_lists(200) is None  # the graph's degree (about 30) is below 200: query instead

@@ -615,7 +615,7 @@ class ApproximateIndex:
     ):
         import warnings
 
-        from .exact import _Subset
+        from .exact import RowSubset
 
         self._chunk = chunk_rows(X.shape[1])
         self._X, self._rows = X, None
@@ -623,7 +623,7 @@ class ApproximateIndex:
             self._rows = np.asarray(rows, dtype=np.int64)
             if self._rows.size and np.any(np.diff(self._rows) <= 0):
                 raise InvalidInputError("ApproximateIndex: rows must be sorted and distinct")
-            X = _Subset(X, self._rows, np.float32)  # as a float32 gather of the rows would give them
+            X = RowSubset(X, self._rows, np.float32)  # as a float32 gather of the rows would give them
         self.frame = Frame(X, span, self._chunk)
         self.project_dim = resolve_project_dim(project_dim, X.shape[1])
         n = X.shape[0]
@@ -669,7 +669,7 @@ class ApproximateIndex:
 
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
         """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each
-        row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact._Subset``)."""
+        row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact.RowSubset``)."""
         import warnings
 
         k = min(int(k), self.n)

@@ -34,6 +34,7 @@ __all__ = [
     "MAX_BLOCK_ROWS",
     "chunk_rows",
     "Frame",
+    "RowSubset",
     "Reference",
     "search",
     "search_distributed",
@@ -143,7 +144,7 @@ def search_rows_distributed(X, ref, queries, k, executor, *, rows=None, block_me
     distances : ndarray of shape (len(queries), k), float64
     """
     ref, queries = np.asarray(ref, dtype=np.int64), np.asarray(queries, dtype=np.int64)
-    frame = Frame(_Subset(X, ref), _Subset(X, queries), chunk_rows(X.shape[1]))  # read in chunks, no whole copy
+    frame = Frame(RowSubset(X, ref), RowSubset(X, queries), chunk_rows(X.shape[1]))  # read in chunks, no whole copy
     return _map_blocks(
         executor,
         queries.size,
@@ -178,7 +179,7 @@ def search_rows_block(rows, *, X, ref, queries, k, block_memory_mb, frame, token
     )
 
 
-class _Subset:
+class RowSubset:
     """``X[idx]`` read slice by slice (what `Frame` needs), never gathered whole; ``dtype``: each slice is
     converted to it as it is read."""
 
