@@ -149,7 +149,7 @@ def test_cost_model_is_the_documented_formula():
     approx = (
         nb.NUMBA_BUILD_COMPILE_SECONDS
         + nb.NUMBA_QUERY_COMPILE_SECONDS
-        + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, min(k, nb.QUERY_INDEX_MAX_DEGREE)) / 30
+        + nb.APPROX_BUILD_SECONDS_PER_UNIT * n * (d + 32) * max(30, min(k + 1, nb.QUERY_INDEX_MAX_DEGREE + 1)) / 30
         + nb.APPROX_QUERY_SECONDS_PER_UNIT * m * (d + 32)
         + nb.EXACT_SECONDS_PER_OP * 150 * n * (d + 64)
     )

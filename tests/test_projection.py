@@ -247,3 +247,5 @@ def test_graph_lists_are_the_reference_rows_own_neighbours(d):
     hits = (np.sort(d_exact, axis=1)[:, :10] <= kth[:, None] * (1 + 1e-9)).mean()
     assert hits >= 0.95
     assert index.graph_lists(200) is None  # the graph's degree (about 30) is below 200: query instead
+    # an index built for k = 40 (the protocol's 2k for LOF's 20) lists 40 rows besides each row itself
+    assert ApproximateIndex(X, k=40, random_state=8).graph_lists(40).shape[1] >= 40

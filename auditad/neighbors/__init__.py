@@ -251,7 +251,7 @@ def estimate_seconds(
     dg = d if p is None else p  # the dimension the graph is built and queried in
     approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
     kg = k if p is None else n_candidates(k, n_reference)  # neighbours taken from the graph
-    degree = max(30, kg + 1) if self_search else max(30, min(k, QUERY_INDEX_MAX_DEGREE))
+    degree = max(30, kg + 1) if self_search else max(30, min(k + 1, QUERY_INDEX_MAX_DEGREE + 1))
     approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (dg + 32) * degree / 30.0
     if not self_search:
         approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
@@ -587,7 +587,8 @@ class ApproximateIndex:
         Rows whose range the frame must cover besides ``X`` (the future queries).
     k : int
         Typical number of neighbours asked for (sets the graph degree,
-        ``max(30, min(k, QUERY_INDEX_MAX_DEGREE))``).
+        ``max(30, min(k + 1, QUERY_INDEX_MAX_DEGREE + 1))``: every reference row's own list in the graph,
+        `graph_lists`, holds k rows besides itself).
     random_state : None, int or Generator
     project_dim : "auto" or int
         As in [`kneighbors`][auditad.neighbors.kneighbors]; the resolved
@@ -637,7 +638,7 @@ class ApproximateIndex:
 
             self._index = NNDescent(
                 self._rows32(X),
-                n_neighbors=min(n - 1, max(30, min(int(k), QUERY_INDEX_MAX_DEGREE))),
+                n_neighbors=min(n - 1, max(30, min(int(k) + 1, QUERY_INDEX_MAX_DEGREE + 1))),  # k others besides self
                 metric="euclidean",
                 random_state=seed,
                 n_jobs=-1,
