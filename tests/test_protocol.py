@@ -1429,4 +1429,4 @@ def test_float32_rows_are_not_copied_and_give_the_numbers_of_their_float64_copy(
     kw = dict(detectors=["knn", "lof"], backend=backend, random_state=3)
     a = audit_protocol({"e": M}, y, **kw).to_frame()
     b = audit_protocol({"e": X32.astype(np.float64)}, y, **kw).to_frame()
-    pd.testing.assert_frame_equal(a, b)
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
