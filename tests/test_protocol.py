@@ -1017,7 +1017,7 @@ def test_masked_lists_equal_bruteforce_without_the_excluded_class(pool_block, mo
     from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import masked_lists
 
-    monkeypatch.setattr(shared, "MASKED_POOL_BLOCK", pool_block)
+    monkeypatch.setattr(shared, "MASKED_POOL_ELEMENTS", pool_block)
     X, y = many_class_data("gauss", n=400)
     Xp = prepare_rows(X, "euclidean")
     pool = np.flatnonzero(np.arange(400) % 3 != 0)
@@ -1153,6 +1153,10 @@ def test_list_recall_over_pool_blocks_equals_one_search(monkeypatch):
     whole = shared.list_recall(X, pool, rows, lists, 6, 1, sample=120)
     monkeypatch.setattr(shared, "RECALL_POOL_BLOCK", 7)
     assert shared.list_recall(X, pool, rows, lists, 6, 1, sample=120) == whole and whole[0] < 1.0
+    # blocks bounded by values (rows times columns) rather than rows: 11 values = 3 rows of 3 columns
+    monkeypatch.setattr(shared, "RECALL_POOL_BLOCK", 1 << 17)
+    monkeypatch.setattr(shared, "RECALL_POOL_ELEMENTS", 11)
+    assert shared.list_recall(X, pool, rows, lists, 6, 1, sample=120) == whole
 
 
 def _holm_oracle(p):

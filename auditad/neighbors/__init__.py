@@ -594,6 +594,12 @@ class ApproximateIndex:
         As in [`kneighbors`][auditad.neighbors.kneighbors]; the resolved
         dimension (or None) is the attribute ``project_dim``.
 
+    Attributes
+    ----------
+    degree : int
+        Rows besides itself that each reference row's list in the graph holds (`graph_lists` serves up to
+        this many; wider lists need `query`).
+
     References
     ----------
     W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph construction for generic
@@ -636,15 +642,17 @@ class ApproximateIndex:
             warnings.simplefilter("ignore")  # numba / pynndescent deprecation chatter
             from pynndescent import NNDescent
 
+            n_neighbors = min(n - 1, max(30, min(int(k) + 1, QUERY_INDEX_MAX_DEGREE + 1)))  # k others besides self
             self._index = NNDescent(
                 self._rows32(X),
-                n_neighbors=min(n - 1, max(30, min(int(k) + 1, QUERY_INDEX_MAX_DEGREE + 1))),  # k others besides self
+                n_neighbors=n_neighbors,
                 metric="euclidean",
                 random_state=seed,
                 n_jobs=-1,
                 low_memory=True,
             )
         self.n = n
+        self.degree = n_neighbors - 1  # other rows each reference row's graph list holds (`graph_lists`)
 
     def _rows32(self, A: np.ndarray) -> np.ndarray:
         """The float32 rows pynndescent sees: the frame's coordinates, or their projection."""
@@ -661,12 +669,10 @@ class ApproximateIndex:
         (about as many candidates as `query` returns: callers re-rank them with exact distances). With a
         projection the first ``3 k`` graph entries (the graph's order is the projection's), at most the degree.
         """
-        graph = self._index.neighbor_graph[0]  # (n, degree), self first
-        degree = graph.shape[1] - 1
-        if degree < k:
+        if self.degree < k:  # (decided before pynndescent copies its graph out)
             return None
-        width = k if self._projection is None else min(degree, n_candidates(k, self.n))
-        return graph[:, 1 : width + 1].astype(np.int64)
+        width = k if self._projection is None else min(self.degree, n_candidates(k, self.n))
+        return self._index.neighbor_graph[0][:, 1 : width + 1].astype(np.int64)  # (self is first: dropped)
 
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
         """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each

@@ -74,7 +74,11 @@ def to_distance(d2: np.ndarray, metric: str) -> np.ndarray:
 
 
 def rows64(X: np.ndarray, rows) -> np.ndarray:
-    """``X[rows]`` as float64 (the prepared rows may be float32: every distance is computed in float64)."""
+    """``X[rows]`` as float64 (the prepared rows may be float32: every distance is computed in float64).
+
+    Rows gathered at random from a memory-mapped input: its pages are kept out of the resident set here
+    (`auditad._mapped_pages.check`), for every caller."""
+    _mapped_pages.check()
     return np.asarray(X[rows], dtype=np.float64)
 
 
@@ -90,7 +94,6 @@ def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndar
     step = max(1, int(2**22 // max(c * d, 1)))
     for a in range(0, m, step):
         b = min(a + step, m)
-        _mapped_pages.check()  # random rows of a memory-mapped input: keep its pages out of the resident set
         diff = rows64(X, cand[a:b].ravel())
         diff -= np.repeat(rows64(X, q[a:b]), c, axis=0)
         out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
@@ -248,7 +251,7 @@ def gather32(X: np.ndarray, rows: np.ndarray) -> np.ndarray:
     out = np.empty((rows.size, X.shape[1]), dtype=np.float32)
     step = chunk_rows(X.shape[1])
     for a in range(0, rows.size, step):
-        _mapped_pages.check()
+        _mapped_pages.check()  # (as in `rows64`)
         out[a : a + step] = X[rows[a : a + step]]
     return out
 

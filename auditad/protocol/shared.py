@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _mapped_pages
 from ..execution import distributed
 from .neighbor_lists import gather32, nearest, rerank, rows64
 
@@ -55,16 +54,20 @@ __all__ = [
     "WIDE_FACTOR",
     "WIDE_FACTORS",
     "RECALL_POOL_BLOCK",
-    "MASKED_POOL_BLOCK",
+    "RECALL_POOL_ELEMENTS",
+    "MASKED_POOL_ELEMENTS",
     "QUERY_BLOCK_ELEMENTS",
 ]
 
-#: Pool rows per exact search when measuring recall (bounds its memory at 1M rows: 131 072 float64 rows of
-#: the pool and their float32 copy per search instead of the whole pool).
+#: Pool rows per exact search when measuring recall, at most (bounds its memory at 1M rows: 131 072 float64 rows
+#: of the pool and their float32 copy per search instead of the whole pool) ...
 RECALL_POOL_BLOCK = 1 << 17
 
+#: ... and at most this many values (rows times columns: 256 MiB of float64, 16 384 rows at 2048 columns).
+RECALL_POOL_ELEMENTS = 1 << 25
+
 #: Pool values (rows times columns) read at a time by the brute-force fallback (`masked_lists`): 128 MiB of float64.
-MASKED_POOL_BLOCK = 1 << 24
+MASKED_POOL_ELEMENTS = 1 << 24
 
 #: Approximate backend: query rows (times their columns) gathered and searched at a time (64 MiB of float32).
 QUERY_BLOCK_ELEMENTS = 1 << 24
@@ -108,7 +111,7 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
     Brute force over the pool in blocks of queries: float64 products (``|p|² − 2 q·p``) pick ``k + 9``
     candidates per query, re-ranked by exact distance (`rerank`); the
     approximate backend's fallback for the few rows whose approximate candidates run short. The pool is
-    read `MASKED_POOL_BLOCK` values at a time (a memory-mapped pool is never gathered whole); the candidates
+    read `MASKED_POOL_ELEMENTS` values at a time (a memory-mapped pool is never gathered whole); the candidates
     of the blocks are merged by their product distances.
     """
     m = queries.size
@@ -118,10 +121,9 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
         return rerank(X, queries, pool, cand, k)
     best = np.full((m, kk), np.inf)
     cand[:] = -1
-    block_rows = max(1, MASKED_POOL_BLOCK // max(X.shape[1], 1))
+    block_rows = max(1, MASKED_POOL_ELEMENTS // max(X.shape[1], 1))
     for lo in range(0, pool.size, block_rows):
         hi = min(lo + block_rows, pool.size)
-        _mapped_pages.check()
         P = rows64(X, pool[lo:hi])
         pn = np.einsum("ij,ij->i", P, P)
         for a in range(0, m, block):
@@ -186,10 +188,9 @@ class LeaveOneOutLists:
         shared_rows = executor.share(X) if backend == "exact" and distributed(executor) else None
         # anomaly rows with their list among P \ own class already known (approximate backend): row -> position
         self.own_pos = np.full(n, -1, dtype=np.int64)
-        exact_anomalies = anomalies
-        self._wide_b: dict = {}  # approximate backend: majority rows listed among P \ c by a wider query
-        if backend == "approximate":
-            exact_anomalies, short = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
+        exact_anomalies, widened = anomalies, {}
+        if backend == "approximate":  # (widened: majority rows listed among P \ c by a wider query)
+            exact_anomalies, short, widened = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
         else:
             self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(
@@ -212,6 +213,7 @@ class LeaveOneOutLists:
             rows,
             exact_anomalies,
             short,
+            widened,
             n_jobs=n_jobs,
             random_state=random_state,
             executor=executor,
@@ -237,15 +239,14 @@ class LeaveOneOutLists:
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
             idx, d2 = np.full((q.size, width), -1, dtype=np.int64), np.full((q.size, width), np.inf)
             at = np.minimum(np.searchsorted(pool, q), pool.size - 1)
-            listed = pool[at] == q if pool.size else np.zeros(q.size, dtype=bool)
-            graph = index.graph_lists(width) if listed.any() else None
-            if graph is not None:  # pool rows: their lists in the index's own graph, no query
+            # rows of the pool: their lists in the index's own graph (no query), when it holds `width` per row
+            listed = (pool[at] == q) & (index.degree >= width) if pool.size else np.zeros(q.size, dtype=bool)
+            if listed.any():
+                graph = index.graph_lists(width)
                 for a in range(0, q.size, step):
                     sel = np.flatnonzero(listed[a : a + step]) + a
                     idx[sel], d2[sel] = rerank(X, q[sel], pool, graph[at[sel]], width)
                 del graph
-            else:
-                listed[:] = False
             rest = np.flatnonzero(~listed)
             for a in range(0, rest.size, step):
                 sel = rest[a : a + step]
@@ -272,29 +273,28 @@ class LeaveOneOutLists:
         self.n_anomalies_searched = int((~ok).sum())
         # rows whose nearest pool rows are mostly of one other class c: their lists among P \ c, likewise
         short = self._majority_rows(pool, rows, kA)
-        s = np.flatnonzero(short)
+        s, widened = np.flatnonzero(short), {}
         if s.size:
             major = self.major[s]
             in_pool = np.isin(rows[s], pool)
             need = np.minimum(self.k, pool.size - counts[major] - (in_pool & (y_idx[rows[s]] != major)))
             lists = (np.full((s.size, self.k), -1, dtype=np.int64), np.full((s.size, self.k), np.inf))
             got = np.zeros(s.size, dtype=np.int64)
-            self._widen(approx, pool.size, rows[s], major, need, (*lists, got), first=True)
+            self._widen(approx, pool.size, rows[s], major, need, (*lists, got))
             done = got >= need
             for c in np.unique(major[done]).tolist():
                 sel = np.flatnonzero(done & (major == c))  # (rows[s] is sorted: so is each class's part)
-                self._wide_b[c] = (rows[s[sel]], lists[0][sel], lists[1][sel])
+                widened[c] = (rows[s[sel]], lists[0][sel], lists[1][sel])
             short[s[done]] = False
-        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short
+        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short, widened
 
-    def _widen(self, approx, pool_size, q, excluded, need, out, *, first=False):
+    def _widen(self, approx, pool_size, q, excluded, need, out):
         """Lists among P \\ excluded class of the rows ``q`` still short of ``need`` entries, from ever wider
         queries (`WIDE_FACTORS` times k); fills ``out = (idx, d2, found)`` in place where a query finds more."""
         y_idx = self.y
         idx, d2, found = out
         for factor in WIDE_FACTORS:
-            short = np.flatnonzero(found < need) if not first else np.arange(q.size)
-            first = False
+            short = np.flatnonzero(found < need)
             if short.size == 0:
                 return
             W_idx, W_d2 = approx(q[short], min(factor * self.k, pool_size))
@@ -324,9 +324,10 @@ class LeaveOneOutLists:
         self.major = np.where(short, mid, -1)  # the one class whose removal leaves fewer than k entries
         return short
 
-    def _search_b(self, X, pool, rows, exact_anomalies, short, *, n_jobs, random_state, executor, shared_rows):
+    def _search_b(self, X, pool, rows, exact_anomalies, short, widened, *, n_jobs, random_state, executor, shared_rows):
         r"""(b): for each class c, its anomaly rows not yet listed and the rows whose majority class is c,
-        searched among P \ c (``self.B``: c -> (rows, idx, d2))."""
+        searched among P \ c (``self.B``: c -> (rows, idx, d2)), with the rows a wider query already listed
+        (``widened``: c -> (rows, idx, d2), approximate backend)."""
         y_idx = self.y
         self.B: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         classes = set(exact_anomalies) | set(np.unique(self.major[short]).tolist())
@@ -346,14 +347,13 @@ class LeaveOneOutLists:
             at = np.cumsum([0] + [q.size for q in qs])
             for j, (c, q) in enumerate(per_class.items()):
                 self.B[c] = (q, bi[at[j] : at[j + 1]], bd[at[j] : at[j + 1]])
-            for c, (q, wi, wd) in self._wide_b.items():  # with the rows a wider query listed
+            for c, (q, wi, wd) in widened.items():  # with the rows a wider query listed
                 if c in self.B:
                     q0, bi0, bd0 = self.B[c]
                     q, wi, wd = np.concatenate([q0, q]), np.vstack([bi0, wi]), np.vstack([bd0, wd])
                     order = np.argsort(q, kind="stable")
                     q, wi, wd = q[order], wi[order], wd[order]
                 self.B[c] = (q, wi, wd)
-            self._wide_b = {}
         else:
             for c, q in per_class.items():
                 ref = pool[y_idx[pool] != c]
@@ -493,8 +493,9 @@ def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[
         return None, 0
     pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
     exact_d2 = None
-    for a in range(0, pool.size, RECALL_POOL_BLOCK):  # exact k nearest per block of the pool, then merged
-        _, d2 = nearest(X, pool[a : a + RECALL_POOL_BLOCK], rows[pick], k, exclude_self=True, backend="exact")
+    step = max(1, min(RECALL_POOL_BLOCK, RECALL_POOL_ELEMENTS // max(X.shape[1], 1)))
+    for a in range(0, pool.size, step):  # exact k nearest per block of the pool, then merged
+        _, d2 = nearest(X, pool[a : a + step], rows[pick], k, exclude_self=True, backend="exact")
         exact_d2 = d2 if exact_d2 is None else np.sort(np.hstack([exact_d2, d2]), axis=1)[:, :k]
     kth = exact_d2[:, -1]
     valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find
