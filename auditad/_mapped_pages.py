@@ -13,7 +13,8 @@ unmaps the pages from the process: the data stays in the page cache, and the nex
 again (a minor page fault, no disk read while the cache holds it). Values read are never changed.
 
 Linux only (``/proc`` and ``MADV_DONTNEED``); elsewhere `register` does nothing.
-The budget is read from the environment variable ``AUDITAD_MAPPED_RESIDENT_BYTES`` (0: never release).
+The budget is read from the environment variable ``AUDITAD_MAPPED_RESIDENT_BYTES`` when a mapping is
+registered (0: never release; a value that is not a whole number of bytes is an error naming the variable).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ CHECK_SECONDS = 0.01
 
 _lock = threading.Lock()
 _maps: weakref.WeakSet = weakref.WeakSet()
-_state: dict = {"thread": None, "baseline": None, "checked": 0.0}
+_state: dict = {"thread": None, "baseline": None, "checked": 0.0, "budget": RESIDENT_BUDGET_BYTES}
 
 
 def file_resident_bytes() -> int | None:
@@ -61,10 +62,22 @@ def file_resident_bytes() -> int | None:
 
 
 def _budget() -> int:
-    try:
-        return int(os.environ.get("AUDITAD_MAPPED_RESIDENT_BYTES", RESIDENT_BUDGET_BYTES))
-    except ValueError:
+    """The budget from ``AUDITAD_MAPPED_RESIDENT_BYTES`` (default `RESIDENT_BUDGET_BYTES`); a value that is not a
+    whole number of bytes is an [`InvalidInputError`][auditad.errors.InvalidInputError] naming the variable."""
+    from .errors import InvalidInputError
+
+    raw = os.environ.get("AUDITAD_MAPPED_RESIDENT_BYTES")
+    if raw is None:
         return RESIDENT_BUDGET_BYTES
+    try:
+        value = int(raw.strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise InvalidInputError(
+            f"AUDITAD_MAPPED_RESIDENT_BYTES must be a whole number of bytes (0: never release), got {raw!r}"
+        )
+    return value
 
 
 def release() -> int:
@@ -83,7 +96,7 @@ def release() -> int:
 
 
 def _over_budget() -> bool:
-    budget, now, baseline = _budget(), file_resident_bytes(), _state["baseline"]
+    budget, now, baseline = _state["budget"], file_resident_bytes(), _state["baseline"]
     return budget > 0 and now is not None and baseline is not None and now - baseline > budget
 
 
@@ -123,11 +136,13 @@ def register(array) -> None:
     m = getattr(array, "_mmap", None)
     if not isinstance(m, mmap.mmap) or not hasattr(mmap, "MADV_DONTNEED") or getattr(array, "mode", "r") != "r":
         return
+    budget = _budget()  # read here, in the caller's thread: a bad value is the caller's error, not the watcher's
     baseline = file_resident_bytes()
     if baseline is None:
         return
     with _lock:
         _maps.add(m)
+        _state["budget"] = budget
         if _state["thread"] is None:
             _state["baseline"] = baseline
             thread = threading.Thread(target=_watch, name="auditad-mapped-pages", daemon=True)

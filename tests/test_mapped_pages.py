@@ -8,6 +8,8 @@ import time
 import numpy as np
 import pytest
 
+from auditad import InvalidInputError
+
 from auditad import _mapped_pages
 from auditad.inputfiles import open_npy
 
@@ -63,3 +65,13 @@ def test_a_control_without_budget_keeps_every_page(tmp_path, monkeypatch):
         X[a : a + 1024].sum()
     time.sleep(3 * _mapped_pages.POLL_SECONDS)
     assert _mapped_pages.file_resident_bytes() - base > 56 * MB
+
+
+@pytest.mark.parametrize("value", ["lots", "-1", "1.5e9"])
+def test_a_budget_that_is_not_a_number_of_bytes_is_an_error_naming_the_variable(value, tmp_path, monkeypatch):
+    monkeypatch.setenv("AUDITAD_MAPPED_RESIDENT_BYTES", value)
+    path, _ = _big(tmp_path, rows=16, cols=4)
+    with pytest.raises(
+        InvalidInputError, match=f"AUDITAD_MAPPED_RESIDENT_BYTES must be a whole number of bytes.*{value!r}"
+    ):
+        open_npy(path, name="embeddings")
