@@ -235,7 +235,7 @@ def test_graph_lists_are_the_reference_rows_own_neighbours(d):
     X = _lowrank(800, d=d, r=16, seed=7)
     index = ApproximateIndex(X, k=10, random_state=8)
     graph = index.graph_lists(10)
-    assert graph.shape[0] == len(X) and graph.dtype == np.int64
+    assert graph.shape[0] == len(X) and np.issubdtype(graph.dtype, np.integer)
     if d == 64:
         assert graph.shape[1] == 10
     else:  # candidates for the re-rank in the original space: 3k, at most the graph's degree
@@ -249,3 +249,16 @@ def test_graph_lists_are_the_reference_rows_own_neighbours(d):
     assert index.graph_lists(200) is None  # the graph's degree (about 30) is below 200: query instead
     # an index built for k = 40 (the protocol's 2k for LOF's 20) lists 40 rows besides each row itself
     assert ApproximateIndex(X, k=40, random_state=8).graph_lists(40).shape[1] >= 40
+
+
+def test_drop_graph_frees_the_graph_and_leaves_queries_unchanged():
+    """After `drop_graph` the index serves no graph lists (degree 0) and its queries are those of an index
+    that kept its graph."""
+    from auditad.neighbors import ApproximateIndex
+
+    X = _lowrank(900, d=32, r=8, seed=3)
+    kept, dropped = ApproximateIndex(X, k=20, random_state=4), ApproximateIndex(X, k=20, random_state=4)
+    np.testing.assert_array_equal(kept.graph_lists(20), dropped.graph_lists(20))
+    dropped.drop_graph()
+    assert dropped.degree == 0 and dropped.graph_lists(1) is None
+    np.testing.assert_array_equal(kept.query(X[:50], 15), dropped.query(X[:50], 15))

@@ -598,7 +598,7 @@ class ApproximateIndex:
     ----------
     degree : int
         Rows besides itself that each reference row's list in the graph holds (`graph_lists` serves up to
-        this many; wider lists need `query`).
+        this many; wider lists need `query`); 0 after `drop_graph`.
 
     References
     ----------
@@ -651,8 +651,24 @@ class ApproximateIndex:
                 n_jobs=-1,
                 low_memory=True,
             )
+            # the search structures now, while nothing but the index is held (pynndescent would build them at
+            # the first query, beside the caller's result arrays: at 800 000 rows it holds ~0.8 GB more then)
+            self._index.prepare()
         self.n = n
         self.degree = n_neighbors - 1  # other rows each reference row's graph list holds (`graph_lists`)
+
+    def drop_graph(self) -> None:
+        """Free the NN-descent graph (`graph_lists` then returns None; `query` is unaffected).
+
+        For callers that have read the graph's lists and only query from then on: at 800 000 rows the
+        graph and the random-projection forest of the build hold a few hundred MB.
+        """
+        import warnings
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            self._index.compress_index()
+        self.degree = 0
 
     def _rows32(self, A: np.ndarray) -> np.ndarray:
         """The float32 rows pynndescent sees: the frame's coordinates, or their projection."""
@@ -662,8 +678,8 @@ class ApproximateIndex:
 
     def graph_lists(self, k: int) -> np.ndarray | None:
         """Each reference row's candidates from the NN-descent graph itself: the positions of its
-        ``k`` nearest other reference rows as the graph has them (int64, (n, k), −1 where the graph holds
-        fewer), or None when the graph's degree is below ``k``.
+        ``k`` nearest other reference rows as the graph has them (pynndescent's int32, (n, k), −1 where the
+        graph holds fewer), or None when the graph's degree is below ``k``.
 
         The graph already lists every reference row's neighbours, so a reference row need not be queried
         (about as many candidates as `query` returns: callers re-rank them with exact distances). With a
@@ -672,7 +688,7 @@ class ApproximateIndex:
         if self.degree < k:  # (decided before pynndescent copies its graph out)
             return None
         width = k if self._projection is None else min(self.degree, n_candidates(k, self.n))
-        return self._index.neighbor_graph[0][:, 1 : width + 1].astype(np.int64)  # (self is first: dropped)
+        return self._index.neighbor_graph[0][:, 1 : width + 1]  # (self is first: dropped)
 
     def query(self, Q: np.ndarray, k: int) -> np.ndarray:
         """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each

@@ -57,6 +57,9 @@ __all__ = [
     "RECALL_POOL_ELEMENTS",
     "MASKED_POOL_ELEMENTS",
     "QUERY_BLOCK_ELEMENTS",
+    "FILTER_BLOCK_ROWS",
+    "index_dtype",
+    "entry_labels",
 ]
 
 #: Pool rows per exact search when measuring recall, at most (bounds its memory at 1M rows: 131 072 float64 rows
@@ -72,12 +75,26 @@ MASKED_POOL_ELEMENTS = 1 << 24
 #: Approximate backend: query rows (times their columns) gathered and searched at a time (64 MiB of float32).
 QUERY_BLOCK_ELEMENTS = 1 << 24
 
+#: Rows of neighbour lists filtered or counted at a time (bounds the temporaries of a pass over 1M lists).
+FILTER_BLOCK_ROWS = 1 << 16
+
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
 
 #: Approximate backend: widths of the wider queries, in units of k, tried in turn for the rows still short of
 #: k entries outside the excluded class (those left are searched by brute force, `masked_lists`).
 WIDE_FACTORS = (WIDE_FACTOR, 64)
+
+
+def index_dtype(n: int):
+    """The integer dtype of row indices below ``n``: int32 (half the memory of lists of 1M rows) when it holds
+    them, else int64."""
+    return np.int32 if n <= np.iinfo(np.int32).max else np.int64
+
+
+def entry_labels(y_idx: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """The class of each list entry ``idx`` (−1 where the entry is padding)."""
+    return np.where(idx >= 0, y_idx[np.maximum(idx, 0)], -1)
 
 
 def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
@@ -237,7 +254,7 @@ class LeaveOneOutLists:
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
-            idx, d2 = np.full((q.size, width), -1, dtype=np.int64), np.full((q.size, width), np.inf)
+            idx, d2 = np.full((q.size, width), -1, dtype=index_dtype(X.shape[0])), np.full((q.size, width), np.inf)
             at = np.minimum(np.searchsorted(pool, q), pool.size - 1)
             # rows of the pool: their lists in the index's own graph (no query), when it holds `width` per row
             listed = (pool[at] == q) & (index.degree >= width) if pool.size else np.zeros(q.size, dtype=bool)
@@ -247,6 +264,7 @@ class LeaveOneOutLists:
                     sel = np.flatnonzero(listed[a : a + step]) + a
                     idx[sel], d2[sel] = rerank(X, q[sel], pool, graph[at[sel]], width)
                 del graph
+                index.drop_graph()  # (read: the wider widths that follow are queried)
             rest = np.flatnonzero(~listed)
             for a in range(0, rest.size, step):
                 sel = rest[a : a + step]
@@ -255,16 +273,24 @@ class LeaveOneOutLists:
 
         queries = np.union1d(rows, anomaly_rows)
         Q_idx, Q_d2 = approx(queries, kA)
-        at = np.searchsorted(queries, rows)
-        self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
-        self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
+        if queries.size == rows.size:  # (the usual case: every anomaly row is a normal of another task)
+            self.A_idx, self.A_d2 = Q_idx, Q_d2
+        else:
+            at = np.searchsorted(queries, rows)
+            self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
         own = y_idx[anomaly_rows]
         counts = np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)
         other = pool.size - counts[own]
         need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
         at = np.searchsorted(queries, anomaly_rows)
-        lab = np.where(Q_idx[at] >= 0, y_idx[np.maximum(Q_idx[at], 0)], -1)
-        self.O_idx, self.O_d2, found = filter_own_class(Q_idx[at], Q_d2[at], lab, own, self.k)
+        self.O_idx = np.empty((at.size, self.k), dtype=Q_idx.dtype)
+        self.O_d2, found = np.empty((at.size, self.k)), np.empty(at.size, dtype=np.int64)
+        for a in range(0, at.size, FILTER_BLOCK_ROWS):  # (in blocks: bounded temporaries)
+            b, sel = min(a + FILTER_BLOCK_ROWS, at.size), at[a : a + FILTER_BLOCK_ROWS]
+            qi = Q_idx[sel]
+            self.O_idx[a:b], self.O_d2[a:b], found[a:b] = filter_own_class(
+                qi, Q_d2[sel], entry_labels(y_idx, qi), own[a:b], self.k
+            )
         del Q_idx, Q_d2
         # a neighbourhood mostly of the row's own class: wider queries of the same index
         self._widen(approx, pool.size, anomaly_rows, own, need, (self.O_idx, self.O_d2, found))
@@ -286,6 +312,8 @@ class LeaveOneOutLists:
                 sel = np.flatnonzero(done & (major == c))  # (rows[s] is sorted: so is each class's part)
                 widened[c] = (rows[s[sel]], lists[0][sel], lists[1][sel])
             short[s[done]] = False
+        del approx, index  # (the recall's exact search runs without the index beside it)
+        self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
         return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short, widened
 
     def _widen(self, approx, pool_size, q, excluded, need, out):
@@ -298,29 +326,27 @@ class LeaveOneOutLists:
             if short.size == 0:
                 return
             W_idx, W_d2 = approx(q[short], min(factor * self.k, pool_size))
-            lab = np.where(W_idx >= 0, y_idx[np.maximum(W_idx, 0)], -1)
-            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, lab, excluded[short], self.k)
+            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, entry_labels(y_idx, W_idx), excluded[short], self.k)
             better = w_found > found[short]
             b = short[better]
             idx[b], d2[b], found[b] = w_i[better], w_d[better], w_found[better]
 
     def _majority_rows(self, pool, rows, kA) -> np.ndarray:
-        """The labels of the (a) lists and each row's majority class whose removal leaves fewer than k entries
+        """Each row's majority class whose removal leaves fewer than k entries of its (a) list
         (``self.major``, −1: none); returns the mask of those short rows."""
         y_idx = self.y
         n = self.pos.shape[0]
-        labels = np.where(self.A_idx >= 0, y_idx[np.maximum(self.A_idx, 0)], -1)
-        self.A_lab = labels
         in_pool = np.zeros(n, dtype=bool)
         in_pool[pool] = True
         available = pool.size - in_pool[rows].astype(np.int64)
         complete = kA >= available  # the list holds every other pool row: filtering is exact for any c
+        mid, count = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=np.int64)
         if kA > 0:
-            mid = np.sort(labels, axis=1)[:, kA // 2]
-            count = (labels == mid[:, None]).sum(axis=1)
-            short = ~complete & (count > kA - self.k) & (mid != y_idx[rows])
-        else:
-            mid, short = np.zeros(rows.size, dtype=np.int64), np.zeros(rows.size, dtype=bool)
+            for a in range(0, rows.size, FILTER_BLOCK_ROWS):  # (in blocks: bounded temporaries)
+                labels = entry_labels(y_idx, self.A_idx[a : a + FILTER_BLOCK_ROWS])
+                m = np.sort(labels, axis=1)[:, kA // 2]
+                mid[a : a + m.size], count[a : a + m.size] = m, (labels == m[:, None]).sum(axis=1)
+        short = ~complete & (count > kA - self.k) & (mid != y_idx[rows])
         self.major = np.where(short, mid, -1)  # the one class whose removal leaves fewer than k entries
         return short
 
@@ -375,12 +401,14 @@ class LeaveOneOutLists:
         """Index each row's first k labels by class, for `_plain`."""
         # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
         # from the first k entries only at the rows that list its class there
-        head = self.A_lab[:, : min(self.k, self.A_lab.shape[1])]
+        head = entry_labels(self.y, self.A_idx[:, : min(self.k, self.A_idx.shape[1])])
         flat = head.ravel()
         keep = flat >= 0
-        order = np.argsort(flat[keep], kind="stable")
-        self._inv_rows = np.repeat(np.arange(head.shape[0], dtype=np.int64), head.shape[1])[keep][order]
-        self._inv_lab = flat[keep][order]
+        labels = flat[keep]
+        order = np.argsort(labels, kind="stable")
+        rows = np.repeat(np.arange(head.shape[0], dtype=index_dtype(head.shape[0])), head.shape[1])
+        self._inv_rows = rows[keep][order]  # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
+        self._inv_start = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=int(self.y.max()) + 1))])
         self._hit: tuple = (None, None)  # (class, rows listing it among their first k) of the last task
 
     def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
@@ -388,9 +416,9 @@ class LeaveOneOutLists:
         if self.A_idx.shape[1] < self.k:
             return np.zeros(p.size, dtype=bool)
         if self._hit[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
-            lo, hi = np.searchsorted(self._inv_lab, [c, c + 1])
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
-            hit[self._inv_rows[lo:hi]] = True
+            if c < self._inv_start.size - 1:
+                hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
             self._hit = (c, hit)
         return ~self._hit[1][p]
 
@@ -426,7 +454,8 @@ class LeaveOneOutLists:
             out_i[f], out_d[f] = self.A_idx[pa[fast], : self.k], self.A_d2[pa[fast], : self.k]
             if r.size:
                 pr = pa[~fast]
-                out_i[r], out_d[r] = filter_lists(self.A_idx[pr], self.A_d2[pr], self.A_lab[pr], c, self.k)
+                A_i = self.A_idx[pr]
+                out_i[r], out_d[r] = filter_lists(A_i, self.A_d2[pr], entry_labels(self.y, A_i), c, self.k)
         b = np.flatnonzero(use_b)
         if b.size:
             o = self.own_pos[rows[b]]
