@@ -775,6 +775,10 @@ def test_class_split_plan_reproduces_audit_protocol_and_excludes_copies():
     res = audit_protocol(X, y, detectors=["knn"], leakage_k=0, **kw)
     for t in plan.tasks:
         assert (t.y_test.sum(), (t.y_test == 0).sum()) == (res.n_pos[t.c, t.repeat], res.n_neg[t.c, t.repeat])
+    # the result carries that plan (the duplicates section reuses it instead of drawing it again)
+    assert len(res.plan.tasks) == len(plan.tasks)
+    for t, u in zip(plan.tasks, res.plan.tasks):
+        assert (t.c, t.repeat, t.seed) == (u.c, u.repeat, u.seed) and np.array_equal(t.test_idx, u.test_idx)
     ids = find_duplicates(X, near_threshold=None).value_ids
     cut = class_split_plan(y, exclude_test_copies=ids, **kw)
     for t, u in zip(plan.tasks, cut.tasks):

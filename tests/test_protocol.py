@@ -799,6 +799,9 @@ def test_stratified_subsample_is_proportional_and_deterministic():
         assert a.size == size and np.all(np.diff(a) > 0) and np.isin(a, idx).all()
         counts = np.bincount(labels[a // 2], minlength=4)
         np.testing.assert_array_less(np.abs(counts - size * np.array([0.5, 0.3, 0.15, 0.05])), 1.0 + 1e-9)
+        # class indices take a counting path; labels of any other kind (in the same order) draw the same rows
+        np.testing.assert_array_equal(a, stratified_subsample(idx, labels.astype(str), size, np.random.default_rng(0)))
+        np.testing.assert_array_equal(a, stratified_subsample(idx, labels + 2**40, size, np.random.default_rng(0)))
 
 
 def test_max_test_normals_caps_every_detector_and_is_recorded(digits):

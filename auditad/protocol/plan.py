@@ -100,7 +100,13 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
     """
     if size >= idx.size:
         return idx
-    cls, counts = np.unique(labels, return_counts=True)
+    small = labels.dtype.kind in "iu" and labels.size and labels.min() >= 0 and labels.max() < 2**15
+    if small:  # class indices: counted, and grouped by a radix sort (K = 1 000 tasks of 200 000 rows each)
+        labels = labels.astype(np.int16)
+        counts = np.bincount(labels)
+        counts = counts[counts > 0]
+    else:
+        counts = np.unique(labels, return_counts=True)[1]
     exact = size * counts / idx.size
     quota = np.floor(exact).astype(np.int64)
     rest = size - int(quota.sum())

@@ -37,6 +37,7 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,9 @@ from .._validation import check_choice
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .rates import InstabilityResult, SpearmanResult, instability_rates, json_value, spearman_correlation
 from .summary import RATE_NAMES, SUMMARY_KEYS, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRates
+
+if TYPE_CHECKING:
+    from .plan import SplitPlan
 
 __all__ = ["ProtocolResult", "SUMMARY_KEYS", "ENSEMBLE", "MEAN", "RATE_NAMES", "SIGNIFICANCE"]
 
@@ -101,6 +105,9 @@ class ProtocolResult:
     n_neg_available : ndarray of shape (K, S), int, optional
         Test normals available per task before the ``max_test_normals``
         subsample (equal to ``n_neg`` where no subsample was drawn).
+    plan : SplitPlan, optional
+        The tasks as drawn ([`class_split_plan`][auditad.protocol.class_split_plan]) when the result was
+        computed in this process (a saved result has none).
 
     See Also
     --------
@@ -133,6 +140,7 @@ class ProtocolResult:
     skipped: tuple = field(default=())
     n_neg_available: np.ndarray | None = None
     log10_p_value: np.ndarray | None = None
+    plan: SplitPlan | None = field(default=None, repr=False)
 
     @property
     def ci_level(self) -> float:

@@ -465,6 +465,7 @@ def _assemble(a: _ProtocolArgs, tp: _TaskPlan, outputs: TaskOutputs, leakage: tu
         skipped=tp.skipped,
         n_neg_available=tp.n_neg_available,
         log10_p_value=outputs.log10_p,
+        plan=tp.plan,
     )
     if a.leakage_k is not None:
         degenerate = [

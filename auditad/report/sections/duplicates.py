@@ -107,14 +107,20 @@ def _protocol_plan(ctx, proto):
     st, how = proto.settings, protocol_tasks(ctx)
     if st.get("split") == "user":
         return None, "the protocol ran on a user split, which this section cannot reproduce"
-    plan = class_split_plan(
-        how["labels"],
-        protocol=how["protocol"],
-        train_fraction=st["train_fraction"],
-        contamination=how["contamination"],
-        max_test_normals=st["max_test_normals"] or 0,
-        repeats=st["repeats"],
-        random_state=ctx.settings["seed"],
+    # the protocol's own plan when it drew one here without excluding test copies (at K = 1 000 a plan is ~15 s)
+    reuse = proto.plan is not None and "excluded_test_copies" not in st
+    plan = (
+        proto.plan
+        if reuse
+        else class_split_plan(
+            how["labels"],
+            protocol=how["protocol"],
+            train_fraction=st["train_fraction"],
+            contamination=how["contamination"],
+            max_test_normals=st["max_test_normals"] or 0,
+            repeats=st["repeats"],
+            random_state=ctx.settings["seed"],
+        )
     )
     if how["keep"] is not None:  # the tasks the protocol section kept
         kept = [t for t in plan.tasks if plan.classes[t.c].item() in how["keep"]]
