@@ -20,7 +20,6 @@ registered (0: never release; a value that is not a whole number of bytes is an 
 from __future__ import annotations
 
 import mmap
-import os
 import threading
 import time
 import weakref
@@ -64,20 +63,9 @@ def file_resident_bytes() -> int | None:
 def _budget() -> int:
     """The budget from ``AUDITAD_MAPPED_RESIDENT_BYTES`` (default `RESIDENT_BUDGET_BYTES`); a value that is not a
     whole number of bytes is an [`InvalidInputError`][auditad.errors.InvalidInputError] naming the variable."""
-    from .errors import InvalidInputError
+    from ._validation import env_bytes
 
-    raw = os.environ.get("AUDITAD_MAPPED_RESIDENT_BYTES")
-    if raw is None:
-        return RESIDENT_BUDGET_BYTES
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise InvalidInputError(
-            f"AUDITAD_MAPPED_RESIDENT_BYTES must be a whole number of bytes (0: never release), got {raw!r}"
-        )
-    return value
+    return env_bytes("AUDITAD_MAPPED_RESIDENT_BYTES", RESIDENT_BUDGET_BYTES, zero="0: never release")
 
 
 def release() -> int:

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _mapped_pages
-from ._validation import check_input_file
+from ._validation import check_input_file, env_bytes, env_folder
 from .errors import InvalidInputError
 
 __all__ = [
@@ -267,8 +267,8 @@ def mapped_empty(shape, dtype):
     import tempfile
 
     dtype, count = np.dtype(dtype), int(np.prod(shape))
-    if count * dtype.itemsize > int(os.environ.get("AUDITAD_SHARDS_MEMORY_BYTES", SHARDS_MEMORY_BYTES)):
-        with tempfile.TemporaryFile(dir=os.environ.get("AUDITAD_TMPDIR")) as fh:
+    if count * dtype.itemsize > env_bytes("AUDITAD_SHARDS_MEMORY_BYTES", SHARDS_MEMORY_BYTES):
+        with tempfile.TemporaryFile(dir=env_folder("AUDITAD_TMPDIR")) as fh:
             return np.memmap(fh, dtype=dtype, mode="w+", shape=tuple(shape)).view(np.ndarray)
     return np.frombuffer(mmap.mmap(-1, max(count * dtype.itemsize, 1)), dtype=dtype, count=count).reshape(shape)
 

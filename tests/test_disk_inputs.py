@@ -285,3 +285,23 @@ def test_the_protocol_and_the_leakage_keep_a_mapped_array_without_a_copy(tmp_pat
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     assert checked.dtype == np.float32 and np.shares_memory(checked, B) and peak < 0.4 * B.nbytes  # blocks only
+
+
+@pytest.mark.parametrize(
+    "variable, value, match",
+    [
+        (
+            "AUDITAD_SHARDS_MEMORY_BYTES",
+            "lots",
+            "AUDITAD_SHARDS_MEMORY_BYTES must be a whole number of bytes, got 'lots'",
+        ),
+        ("AUDITAD_SHARDS_MEMORY_BYTES", "-5", "AUDITAD_SHARDS_MEMORY_BYTES must be a whole number of bytes, got '-5'"),
+        ("AUDITAD_TMPDIR", "/no/such/folder", "AUDITAD_TMPDIR must name an existing folder, got '/no/such/folder'"),
+    ],
+)
+def test_bad_shard_settings_in_the_environment_are_named_errors(tmp_path, monkeypatch, X32, variable, value, match):
+    """A mistyped byte count or temporary folder is refused by name, never silently replaced or a traceback."""
+    monkeypatch.setenv("AUDITAD_SHARDS_MEMORY_BYTES", "1000")  # (the temporary file: AUDITAD_TMPDIR is read)
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(InvalidInputError, match=re.escape(match)):
+        load_embeddings(_shards(tmp_path / "emb", X32, dtype=np.float16))
