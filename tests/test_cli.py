@@ -405,7 +405,16 @@ def test_ctrl_c_during_the_imports_gives_one_line_and_exit_130(tmp_path):
     ]
     outcomes = []
     for _ in range(6):
-        proc = subprocess.Popen(cmd, env=_env(), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        proc = subprocess.Popen(
+            cmd,
+            env=_env(),
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            # (a test run started in the background of a script ignores SIGINT; the child would inherit that)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        )
         time.sleep(0.1)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=120)

@@ -48,6 +48,12 @@ def _env():
     return env
 
 
+def _default_sigint():
+    """``preexec_fn`` of a child that gets SIGINT: a test run started in the background of a script
+    (``pytest &``) ignores SIGINT, and a child would inherit that and never be interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _audit_cmd(data: Path, out: Path) -> list[str]:
     return [sys.executable, "-m", "auditad", "audit", str(data / "audit.toml"), "--out", str(out), "--quiet"]
 
@@ -146,7 +152,12 @@ POINTS = {
 def test_signal_during_audit_keeps_the_old_report_and_nothing_else(data, workdir, sig, point, code):
     old = _listing(workdir / "out")
     proc = subprocess.Popen(
-        _audit_cmd(data, workdir / "out"), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        _audit_cmd(data, workdir / "out"),
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_default_sigint,
     )
     _wait_for(proc, lambda: POINTS[point](workdir), point)
     if point == "computing" and sig == signal.SIGTERM:
