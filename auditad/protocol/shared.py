@@ -97,18 +97,19 @@ def entry_labels(y_idx: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return np.where(idx >= 0, y_idx[np.maximum(idx, 0)], -1)
 
 
-def filter_lists(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, c: int, k: int):
-    """The first ``k`` valid entries of each row whose label is not ``c`` (padded with −1 / inf)."""
-    out_i, out_d, _ = filter_own_class(idx, d2, labels, np.full(idx.shape[0], c), k)
+def filter_lists(idx: np.ndarray, d2: np.ndarray, y_idx: np.ndarray, c: int, k: int):
+    """The first ``k`` valid entries of each row whose class (``y_idx``) is not ``c`` (padded with −1 / inf)."""
+    out_i, out_d, _ = filter_own_class(idx, d2, y_idx, np.full(idx.shape[0], c), k)
     return out_i, out_d
 
 
-def filter_own_class(idx: np.ndarray, d2: np.ndarray, labels: np.ndarray, own: np.ndarray, k: int):
-    """The first ``k`` valid entries of each row whose label differs from that row's ``own`` class.
+def filter_own_class(idx: np.ndarray, d2: np.ndarray, y_idx: np.ndarray, own: np.ndarray, k: int):
+    """The first ``k`` valid entries of each row whose class (``y_idx`` of the entry) differs from that row's
+    ``own`` class.
 
     Returns ``(idx, d2, n_found)``; rows with fewer than ``k`` such entries are padded with −1 / inf.
     """
-    mask = (labels != own[:, None]) & (idx >= 0)
+    mask = (entry_labels(y_idx, idx) != own[:, None]) & (idx >= 0)
     found = mask.sum(axis=1)
     sel = mask & (np.cumsum(mask, axis=1) <= k)
     order = np.argsort(~sel, axis=1, kind="stable")[:, :k]
@@ -287,9 +288,8 @@ class LeaveOneOutLists:
         self.O_d2, found = np.empty((at.size, self.k)), np.empty(at.size, dtype=np.int64)
         for a in range(0, at.size, FILTER_BLOCK_ROWS):  # (in blocks: bounded temporaries)
             b, sel = min(a + FILTER_BLOCK_ROWS, at.size), at[a : a + FILTER_BLOCK_ROWS]
-            qi = Q_idx[sel]
             self.O_idx[a:b], self.O_d2[a:b], found[a:b] = filter_own_class(
-                qi, Q_d2[sel], entry_labels(y_idx, qi), own[a:b], self.k
+                Q_idx[sel], Q_d2[sel], y_idx, own[a:b], self.k
             )
         del Q_idx, Q_d2
         # a neighbourhood mostly of the row's own class: wider queries of the same index
@@ -326,7 +326,7 @@ class LeaveOneOutLists:
             if short.size == 0:
                 return
             W_idx, W_d2 = approx(q[short], min(factor * self.k, pool_size))
-            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, entry_labels(y_idx, W_idx), excluded[short], self.k)
+            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, y_idx, excluded[short], self.k)
             better = w_found > found[short]
             b = short[better]
             idx[b], d2[b], found[b] = w_i[better], w_d[better], w_found[better]
@@ -417,8 +417,7 @@ class LeaveOneOutLists:
             return np.zeros(p.size, dtype=bool)
         if self._hit[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
-            if c < self._inv_start.size - 1:
-                hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
+            hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
             self._hit = (c, hit)
         return ~self._hit[1][p]
 
@@ -454,8 +453,7 @@ class LeaveOneOutLists:
             out_i[f], out_d[f] = self.A_idx[pa[fast], : self.k], self.A_d2[pa[fast], : self.k]
             if r.size:
                 pr = pa[~fast]
-                A_i = self.A_idx[pr]
-                out_i[r], out_d[r] = filter_lists(A_i, self.A_d2[pr], entry_labels(self.y, A_i), c, self.k)
+                out_i[r], out_d[r] = filter_lists(self.A_idx[pr], self.A_d2[pr], self.y, c, self.k)
         b = np.flatnonzero(use_b)
         if b.size:
             o = self.own_pos[rows[b]]
