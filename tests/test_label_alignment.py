@@ -62,12 +62,3 @@ def test_python_api_and_tables_raise_a_named_error(tmp_path):
     pd.DataFrame({"f0": [0.1, 0.2, 0.3, 0.4], "label": ["b", "b", "a", "b"]}).to_csv(tmp_path / "e.csv", index=False)
     with pytest.raises(InvalidInputError, match=r"differ from the labels .* on 1 of 4 rows \(first: row 0, b vs a\)"):
         check_labels_travel(tmp_path / "e.csv", y, labels_path=tmp_path / "y.csv", rep="e")
-
-
-def test_results_refuses_a_fifo_by_name(tmp_path, capsys):
-    import os
-
-    fifo = tmp_path / "table.csv"
-    os.mkfifo(fifo)
-    assert main(["results", str(fifo), "--out", str(tmp_path / "out")]) == 2
-    assert "is not a regular file (a device, FIFO or socket)" in capsys.readouterr().err
