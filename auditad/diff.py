@@ -6,6 +6,10 @@ becomes less stable *compared with the last accepted audit*.  [`diff_audits`][au
 reads two ``summary.json`` files (or two audit folders), pairs their
 benchmarks by name and, for each pair, lists
 
+* first, what changed in *what was audited*: representations, detectors and classes added or
+  removed, settings changed, inputs whose content changed;
+* list items (per-class rows, detectors, ...) matched by who they are (their class, detector,
+  representation, name), never by position: an item on one side only is listed as added or removed;
 * every numeric statistic present in both, with ``delta = new − base``;
 * every statistic present in one side only (never silently dropped);
 * statistics that are a number on one side and null (undefined) on the other.
@@ -48,6 +52,7 @@ __all__ = [
     "parse_diff_rule",
     "diff_markdown",
     "write_diff_outputs",
+    "audited_set_changes",
     "HEADLINE_PATHS",
 ]
 
@@ -152,27 +157,174 @@ def _identity(item):
     return ()
 
 
-def _walk(base, new, path: tuple, rows: list, skipped: list, top: bool = False):
-    """Collect (path, base, new) for numbers/nulls present on both sides; skipped identities go to ``skipped``."""
+def _keyed(items: list):
+    """``{segment: item}`` when every item names itself (class, detector, ...) uniquely, else None.
+
+    The segment joins the identity's values with ``/`` (``"3/knn"`` for class 3 and detector knn); it
+    replaces the list position in the paths, so items are paired by who they are, never by where they stand.
+    """
+    out = {}
+    for it in items:
+        ident = _identity(it)
+        segment = "/".join(v for _, v in ident)
+        if not ident or segment in out:
+            return None
+        out[segment] = it
+    return out
+
+
+def _numeric_leaves(obj, path: tuple):
+    """Paths (key tuples) of the numbers below ``obj``; list items by identity where they have one."""
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            yield from _numeric_leaves(v, path + (str(k),))
+    elif isinstance(obj, list):
+        keyed = _keyed(obj)
+        pairs = keyed.items() if keyed is not None else ((str(i), v) for i, v in enumerate(obj))
+        for seg, v in pairs:
+            yield from _numeric_leaves(v, path + (seg,))
+    elif _is_number(obj):
+        yield path
+
+
+@dataclass
+class _Walk:
+    """What a walk over two summaries collects."""
+
+    rows: list = field(default_factory=list)  # (key tuple, base, new)
+    skipped: list = field(default_factory=list)  # (path, identity base, identity new): positional mismatches
+    only_base: list = field(default_factory=list)  # numeric paths in BASE only
+    only_new: list = field(default_factory=list)
+    removed: list = field(default_factory=list)  # (list path, segment): items in BASE only
+    added: list = field(default_factory=list)
+
+
+def _walk_lists(base: list, new: list, path: tuple, acc: _Walk) -> None:
+    kb, kn = _keyed(base), _keyed(new)
+    if kb is not None and kn is not None:
+        for seg, item in kb.items():
+            if seg in kn:
+                _walk(item, kn[seg], path + (seg,), acc)
+            else:
+                acc.removed.append((".".join(path), seg))
+                acc.only_base.extend(".".join(p) for p in _numeric_leaves(item, path + (seg,)))
+        for seg, item in kn.items():
+            if seg not in kb:
+                acc.added.append((".".join(path), seg))
+                acc.only_new.extend(".".join(p) for p in _numeric_leaves(item, path + (seg,)))
+        return
+    for i in range(max(len(base), len(new))):
+        here = path + (str(i),)
+        if i >= len(new) or i >= len(base):
+            side, item = (acc.only_base, base[i]) if i >= len(new) else (acc.only_new, new[i])
+            side.extend(".".join(p) for p in _numeric_leaves(item, here))
+            continue
+        ib, inew = _identity(base[i]), _identity(new[i])
+        if ib != inew:
+            acc.skipped.append((".".join(here), ib, inew))
+            acc.only_base.extend(".".join(p) for p in _numeric_leaves(base[i], here))
+            acc.only_new.extend(".".join(p) for p in _numeric_leaves(new[i], here))
+            continue
+        _walk(base[i], new[i], here, acc)
+
+
+def _walk(base, new, path: tuple, acc: _Walk, top: bool = False) -> None:
+    """Collect (path, base, new) for numbers/nulls present on both sides, and what is on one side only."""
     if isinstance(base, Mapping) and isinstance(new, Mapping):
         keys_new = {str(k): k for k in new}
+        keys_base = {str(k) for k in base}
         for k in base:
             if top and str(k) == "gates":
                 continue
             if str(k) in keys_new:
-                _walk(base[k], new[keys_new[str(k)]], path + (str(k),), rows, skipped)
+                _walk(base[k], new[keys_new[str(k)]], path + (str(k),), acc)
+            else:
+                acc.only_base.extend(".".join(p) for p in _numeric_leaves(base[k], path + (str(k),)))
+        for k in new:
+            if str(k) not in keys_base and not (top and str(k) == "gates"):
+                acc.only_new.extend(".".join(p) for p in _numeric_leaves(new[k], path + (str(k),)))
         return
     if isinstance(base, list) and isinstance(new, list):
-        for i in range(min(len(base), len(new))):
-            ib, inew = _identity(base[i]), _identity(new[i])
-            if ib != inew:
-                skipped.append((".".join(path + (str(i),)), ib, inew))
-                continue
-            _walk(base[i], new[i], path + (str(i),), rows, skipped)
+        _walk_lists(base, new, path, acc)
         return
     num_b, num_n = _is_number(base), _is_number(new)
     if (num_b or base is None) and (num_n or new is None) and (num_b or num_n):
-        rows.append((path, base, new))  # the key tuple: a key may itself contain dots ("X.v2")
+        acc.rows.append((path, base, new))  # the key tuple: a key may itself contain dots ("X.v2")
+        return
+    if num_b or num_n:  # a number on one side, a list, a dict or a string on the other
+        (acc.only_base if num_b else acc.only_new).append(".".join(path))
+
+
+def _names(value) -> list[str]:
+    """Names in a list of names or of records with a ``name`` (detectors), as strings."""
+    if isinstance(value, Mapping):
+        return [str(k) for k in value]
+    if not isinstance(value, list):
+        return []
+    return [str(v.get("name")) if isinstance(v, Mapping) else str(v) for v in value]
+
+
+def _get(tree, *keys):
+    for k in keys:
+        if not isinstance(tree, Mapping) or k not in tree:
+            return None
+        tree = tree[k]
+    return tree
+
+
+#: (what, where in the summary): the named sets whose members a diff reports as added or removed first.
+_AUDITED_SETS = (
+    ("representation", ("dataset", "representations")),
+    ("detector", ("protocol", "detectors")),
+    ("class", ("dataset", "classes")),
+    ("null metric", ("nulls", "metrics")),
+)
+
+
+def audited_set_changes(base: Mapping, new: Mapping) -> tuple:
+    """What changed in *what was audited* between two summaries, as sentences, most important first.
+
+    Representations, detectors and classes added or removed (matched by name, never by position), settings
+    whose value changed, and inputs whose content (SHA-256) changed. A diff lists these before any
+    statistic, since a statistic's change means little once the audited set itself differs.
+
+    See Also
+    --------
+    - [`diff_summaries`][auditad.diff.diff_summaries]: where the changes are collected.
+
+    Examples
+    --------
+    >>> audited_set_changes({"settings": {"detectors": ["knn", "iforest"]}},
+    ...                     {"settings": {"detectors": ["iforest"]}})
+    ("setting detectors: ['knn', 'iforest'] -> ['iforest']",)
+    """
+    out = []
+    for what, keys in _AUDITED_SETS:
+        nb, nn = _names(_get(base, *keys)), _names(_get(new, *keys))
+        if _get(base, *keys) is None or _get(new, *keys) is None:
+            continue
+        removed = [n for n in nb if n not in nn]
+        added = [n for n in nn if n not in nb]
+        if removed:
+            out.append(f"{what}{'s' if len(removed) > 1 else ''} removed: {', '.join(removed)}")
+        if added:
+            out.append(f"{what}{'s' if len(added) > 1 else ''} added: {', '.join(added)}")
+    sb, sn = _get(base, "settings") or {}, _get(new, "settings") or {}
+    if isinstance(sb, Mapping) and isinstance(sn, Mapping):
+        for key in [k for k in sb if k in sn]:
+            if sb[key] != sn[key]:
+                out.append(f"setting {key}: {sb[key]!r} -> {sn[key]!r}")
+        for key in [k for k in sb if k not in sn]:
+            out.append(f"setting {key} only in BASE ({sb[key]!r})")
+        for key in [k for k in sn if k not in sb]:
+            out.append(f"setting {key} only in NEW ({sn[key]!r})")
+    ib = {str(e.get("role")): e for e in (_get(base, "inputs") or []) if isinstance(e, Mapping)}
+    inn = {str(e.get("role")): e for e in (_get(new, "inputs") or []) if isinstance(e, Mapping)}
+    for role in [r for r in ib if r in inn]:
+        hb, hn = ib[role].get("sha256"), inn[role].get("sha256")
+        if hb and hn and hb != hn:
+            out.append(f"input {role} changed (its SHA-256 differs)")
+    return tuple(out)
 
 
 @dataclass(frozen=True, eq=False)
@@ -191,8 +343,13 @@ class BenchmarkDiff:
     only_base, only_new : tuple of str
         Numeric paths present in one side only.
     unpaired : tuple of str
-        List items that were not compared because their identity (class, name,
-        ...) differs between the sides.
+        List items without a unique identity (class, name, ...) that stand at the same
+        position with different identities: not compared.
+    audited_set : tuple of str
+        What changed in what was audited (representations, detectors, classes added or removed,
+        settings, inputs): see [`audited_set_changes`][auditad.diff.audited_set_changes].
+    added, removed : tuple of str
+        List items (``"path[segment]"``) present in NEW only / BASE only, matched by identity.
     delta_tree : dict
         The changes nested like the summaries (what ``delta ...`` gates read).
 
@@ -212,6 +369,9 @@ class BenchmarkDiff:
     only_base: tuple
     only_new: tuple
     unpaired: tuple
+    audited_set: tuple = ()
+    added: tuple = ()
+    removed: tuple = ()
     delta_tree: dict = field(repr=False, default_factory=dict)
 
     @property
@@ -266,8 +426,6 @@ def diff_summaries(
     >>> [(p, round(dl, 2)) for p, b, n, dl in d.rows], d.only_new
     ([('leakage.L_k', 0.03)], ('extra',))
     """
-    from .gates.checks import numeric_paths
-
     kb, kn = base.get("kind", "audit"), new.get("kind", "audit")
     if kb != kn:
         raise InvalidInputError(
@@ -279,25 +437,21 @@ def diff_summaries(
             f"summary schema versions {vb} (BASE) and {vn} (NEW) differ in their major version: "
             "their keys do not map; re-run the base audit with this auditad version"
         )
-    rows: list = []
-    skipped: list = []
-    _walk(base, new, (), rows, skipped, top=True)
-    if not any(_is_number(b) and _is_number(n) for _, b, n in rows):
+    acc = _Walk()
+    _walk(base, new, (), acc, top=True)
+    if not any(_is_number(b) and _is_number(n) for _, b, n in acc.rows):
         raise InvalidInputError(
             f"BASE ({base_file or 'base'}) and NEW ({new_file or 'new'}) share no numeric statistic: nothing to compare"
         )
     out_rows, tree = [], {}
-    for keys, b, n in rows:
+    for keys, b, n in acc.rows:
         d = None
         if _is_number(b) and _is_number(n) and math.isfinite(b) and math.isfinite(n):
             d = n - b
             d = int(d) if isinstance(b, int) and isinstance(n, int) else float(d)
         out_rows.append((".".join(keys), b, n, d))
         _set_path(tree, keys, d)
-    compared = {p for p, _, _, _ in out_rows}
-    only_b = tuple(p for p in numeric_paths(base) if p not in compared)
-    only_n = tuple(p for p in numeric_paths(new) if p not in compared)
-    unpaired = tuple(f"{p} (BASE {dict(ib) or '-'} vs NEW {dict(inew) or '-'})" for p, ib, inew in skipped)
+    unpaired = tuple(f"{p} (BASE {dict(ib) or '-'} vs NEW {dict(inew) or '-'})" for p, ib, inew in acc.skipped)
     return BenchmarkDiff(
         benchmark=benchmark,
         base_file=base_file,
@@ -305,9 +459,12 @@ def diff_summaries(
         base_version=vb,
         new_version=vn,
         rows=tuple(out_rows),
-        only_base=only_b,
-        only_new=only_n,
+        only_base=tuple(acc.only_base),
+        only_new=tuple(acc.only_new),
         unpaired=unpaired,
+        audited_set=audited_set_changes(base, new),
+        added=tuple(f"{p}[{seg}]" for p, seg in acc.added),
+        removed=tuple(f"{p}[{seg}]" for p, seg in acc.removed),
         delta_tree=tree,
     )
 
@@ -387,6 +544,9 @@ class DiffResult:
                         "schema_versions": [p.base_version, p.new_version],
                         "n_compared": len(p.rows),
                         "n_changed": len(p.changed),
+                        "audited_set": list(p.audited_set),
+                        "added": list(p.added),
+                        "removed": list(p.removed),
                         "statistics": [{"path": r[0], "base": r[1], "new": r[2], "delta": r[3]} for r in p.rows],
                         "only_base": list(p.only_base),
                         "only_new": list(p.only_new),
@@ -410,6 +570,13 @@ class DiffResult:
                 f"{len(p.only_base)} only in BASE, {len(p.only_new)} only in NEW"
                 + (f" (schema {p.base_version} vs {p.new_version})" if p.base_version != p.new_version else "")
             )
+            for change in p.audited_set:
+                lines.append(f"  audited set: {change}")
+            for label, items in (("removed", p.removed), ("added", p.added)):
+                if items:
+                    lines.append(
+                        f"  {len(items)} item(s) {label}: " + ", ".join(items[:8]) + (" ..." if len(items) > 8 else "")
+                    )
             lines.append(
                 text_table(
                     [
@@ -570,6 +737,8 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
             f"{len(p.only_new)} only in NEW.",
             "",
         ]
+        if p.audited_set:
+            lines += ["What was audited changed:", ""] + [f"- {_md_escape(c)}" for c in p.audited_set] + [""]
         gated = {r.rule.path.removeprefix("delta.") for r in result.gate_results.get(p.benchmark, [])}
         key = [r for r in p.rows if r[0] in HEADLINE_PATHS or r[0] in gated]
         changed = [r for r in p.changed if r not in key]
@@ -583,6 +752,8 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
                 lines.append(f"| … {len(rows) - max_rows} more (see the JSON output) | | | |")
             lines.append("")
         for label, paths in (
+            ("Items removed", p.removed),
+            ("Items added", p.added),
             ("Only in BASE", p.only_base),
             ("Only in NEW", p.only_new),
             ("Not compared (different items at the same position)", p.unpaired),

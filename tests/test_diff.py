@@ -6,7 +6,7 @@ import pytest
 
 from auditad import InvalidInputError
 from auditad.cli import main
-from auditad.diff import diff_audits, diff_markdown, diff_summaries, parse_diff_rule
+from auditad.diff import DiffResult, audited_set_changes, diff_audits, diff_markdown, diff_summaries, parse_diff_rule
 from auditad.gates.checks import numeric_paths
 
 
@@ -58,16 +58,18 @@ def test_changes_one_sided_and_null_statistics(pair):
     assert rows["protocol.mean.rho_dir"][2] == pytest.approx(0.1)
     assert rows["leakage.chance"] == (None, 0.9, None)  # became a number: listed, no change computable
     assert rows["protocol.mean.mean_auc"] == (0.8, None, None)  # became null
-    assert rows["protocol.per_class.0.auroc"][2] == pytest.approx(-0.05)
-    # items at the same position but of different classes are never compared
-    assert "protocol.per_class.1.auroc" not in rows
-    assert any(u.startswith("protocol.per_class.1 ") for u in p.unpaired)
-    assert p.only_new == ("protocol.mean.rho_rnd", "protocol.per_class.1.auroc")
-    assert p.only_base == ("protocol.per_class.1.auroc",)
-    # every numeric path of either side is compared, one-sided, or in an unpaired item: nothing is dropped
+    assert rows["protocol.per_class.a.auroc"][2] == pytest.approx(-0.05)
+    # items are paired by their class, never by position: b is gone, c is new
+    assert "protocol.per_class.b.auroc" not in rows and "protocol.per_class.c.auroc" not in rows
+    assert p.removed == ("protocol.per_class[b]",) and p.added == ("protocol.per_class[c]",)
+    assert p.unpaired == ()
+    assert p.only_new == ("protocol.mean.rho_rnd", "protocol.per_class.c.auroc")
+    assert p.only_base == ("protocol.per_class.b.auroc",)
+    # every numeric value of either side is compared or one-sided: nothing is dropped
     for side, only in ((json.loads(pair[0].read_text()), p.only_base), (json.loads(pair[1].read_text()), p.only_new)):
-        for path in numeric_paths(side):
-            assert path in rows or path in only
+        n_side = len(numeric_paths(side))
+        n_rows = sum(1 for _, b, n, _ in p.rows if (b if only is p.only_base else n) is not None)
+        assert n_side == n_rows + len(only)
     assert {r[0] for r in p.changed} >= {"leakage.L_k", "seed", "leakage.chance", "protocol.mean.mean_auc"}
     assert "leakage.k" not in {r[0] for r in p.changed}
 
@@ -169,7 +171,7 @@ def test_markdown_and_cli(pair, tmp_path, capsys):
     data = json.loads((tmp_path / "d.json").read_text())
     assert data["verdict"] == "fail" and data["benchmarks"][0]["only_new"] == [
         "protocol.mean.rho_rnd",
-        "protocol.per_class.1.auroc",
+        "protocol.per_class.c.auroc",
     ]
     assert main(args + ["--gate", "warn: delta leakage.L_k <= 0.02"]) == 0
     assert main(args + ["--gate", "warn: delta leakage.L_k <= 0.02", "--fail-on", "warn"]) == 1
@@ -212,6 +214,16 @@ def _lookup(summary, path):
     return node
 
 
+def _identity_paths(summary):
+    """index path (numeric_paths) -> identity path (diff), built from the same document order."""
+    from auditad.diff import _numeric_leaves
+
+    paths = [".".join(p) for p in _numeric_leaves({k: v for k, v in summary.items() if k != "gates"}, ())]
+    index_paths = numeric_paths(summary)
+    assert len(paths) == len(index_paths)
+    return dict(zip(index_paths, paths))
+
+
 def test_two_demo_audits_with_different_seeds(demo_pair, tmp_path, capsys):
     base_dir, new_dir = demo_pair
     base = json.loads((base_dir / "digits" / "summary.json").read_text())
@@ -221,11 +233,14 @@ def test_two_demo_audits_with_different_seeds(demo_pair, tmp_path, capsys):
     assert p.benchmark == "digits" and not p.only_base and not p.only_new and not p.unpaired
     rows = {r[0]: r for r in p.rows}
     # every statistic that is a number on both sides is there, with delta = new - base computed here
+    # (list items are named by who they are: map each index path of numeric_paths to its identity path)
+    by_index_b, by_index_n = _identity_paths(base), _identity_paths(new)
     shared = set(numeric_paths(base)) & set(numeric_paths(new))
-    assert shared <= set(rows)
+    assert {by_index_b[p] for p in shared} <= set(rows)
     for path in shared:
         b, n = _lookup(base, path), _lookup(new, path)
-        assert rows[path][3] == pytest.approx(n - b, abs=1e-15)
+        assert by_index_b[path] == by_index_n[path]
+        assert rows[by_index_b[path]][3] == pytest.approx(n - b, abs=1e-15)
     assert rows["seed"][3] == 1
     assert rows["leakage.L_k"][3] == 0  # the kNN leakage does not depend on the seed
     d = rows["protocol.mean.mean_auc"][3]
@@ -242,3 +257,65 @@ def test_two_demo_audits_with_different_seeds(demo_pair, tmp_path, capsys):
     md = (tmp_path / "ci.md").read_text()
     assert "### digits" in md and "| protocol.mean.mean\\_auc |" in md and "Verdict: **fail**" in md
     capsys.readouterr()
+
+
+def _audit_like(detectors, classes, *, order=None):
+    """A summary shaped like an audit's: per-class rows per detector, detectors listed by name."""
+    rows = [
+        {"representation": "r", "detector": d, "class": c, "auroc": 0.5 + 0.01 * i + 0.01 * len(d)}
+        for d in detectors
+        for i, c in enumerate(classes)
+    ]
+    if order is not None:
+        rows = [rows[i] for i in order]
+    return {
+        "schema_version": "1.0",
+        "benchmark": "b",
+        "settings": {"detectors": list(detectors), "seed": 0},
+        "dataset": {"classes": list(classes), "representations": {"r": {"dim": 4}}},
+        "protocol": {
+            "detectors": [{"name": d} for d in detectors],
+            "mean": {"rho_inv": 0.1 * len(detectors), "n_detectors": len(detectors)},
+            "per_class": rows,
+        },
+    }
+
+
+def test_list_items_are_paired_by_identity_not_position():
+    base = _audit_like(["knn", "iforest"], [0, 1, 2])
+    new = _audit_like(["knn", "iforest"], [0, 1, 2], order=[5, 4, 3, 2, 1, 0])
+    d = diff_summaries(base, new)
+    assert d.changed == () and d.added == () and d.removed == () and d.audited_set == ()
+    # paths name the item: detector/class, not a list position
+    assert "protocol.per_class.2/r/iforest.auroc" in {r[0] for r in d.rows}
+
+
+def test_a_change_of_detector_set_is_reported_first():
+    base = _audit_like(["knn", "iforest", "lof"], [0, 1])
+    new = _audit_like(["iforest"], [0, 1])
+    d = diff_summaries(base, new)
+    assert d.audited_set[0] == "detectors removed: knn, lof"
+    assert "setting detectors: ['knn', 'iforest', 'lof'] -> ['iforest']" in d.audited_set
+    # the iforest rows are compared with the iforest rows; the others are removed, never paired with iforest
+    compared = {r[0] for r in d.rows if r[0].startswith("protocol.per_class.")}
+    assert compared and all("iforest" in p for p in compared)
+    assert all(r[3] == 0 for r in d.rows if r[0] in compared)
+    assert len(d.removed) == 6 and d.added == ()  # 2 detectors and their 4 per-class rows
+    res = DiffResult(base="b", new="n", pairs=(d,))
+    text = res.summary_text()
+    lines = text.splitlines()
+    first_stat = next(i for i, line in enumerate(lines) if "rho_inv" in line)
+    assert lines.index("  audited set: detectors removed: knn, lof") < first_stat
+    assert res.to_dict()["benchmarks"][0]["audited_set"][0] == "detectors removed: knn, lof"
+    assert "What was audited changed" in diff_markdown(res)
+
+
+def test_representations_classes_and_inputs_changes():
+    base = _audit_like(["knn"], [0, 1, 2])
+    new = _audit_like(["knn"], [0, 1])
+    new["dataset"]["representations"] = {"r": {"dim": 4}, "vit": {"dim": 8}}
+    base["inputs"] = [{"role": "labels", "sha256": "aa"}]
+    new["inputs"] = [{"role": "labels", "sha256": "bb"}]
+    changes = audited_set_changes(base, new)
+    assert changes[:2] == ("representation added: vit", "class removed: 2")
+    assert "input labels changed (its SHA-256 differs)" in changes

@@ -522,3 +522,32 @@ def test_appendix_command(audit_dir, tmp_path, capsys):
     # a single benchmark folder works too
     code, out, _ = _cli(capsys, "appendix", audit_dir / "cifar10", "--out", tmp_path / "ap1")
     assert code == 0 and "1 benchmark(s), 3 table(s), 1 figure(s)" in out
+
+
+def test_wide_tables_are_split_by_columns_never_scaled_down():
+    wide = pd.DataFrame(
+        {"representation": ["resnet18", "vit"], "detector": ["iforest", "knn"]}
+        | {f"statistic_number_{i}": [0.123456 * i, 0.5] for i in range(14)}
+    )
+    tex = frame_to_latex(wide, caption="wide", human_headers=True)
+    assert r"\resizebox" not in tex
+    parts = tex.count(r"\begin{table}")
+    assert parts >= 2 and f"(part {parts} of {parts})" in tex and r"\footnotesize" in tex
+    # every part repeats the row names and fits the text width at 8 pt (estimated as the code does)
+    for table in tex.split(r"\end{table}")[:-1]:
+        header = next(line for line in table.splitlines() if line.strip().startswith("representation"))
+        assert header.strip().startswith("representation & detector")
+    narrow = frame_to_latex(pd.DataFrame({"rho_inv": [0.1], "mean_auc": [0.9]}), human_headers=True)
+    assert r"$\rho_{\mathrm{inv}}$ & mean AUROC" in narrow and r"\footnotesize" not in narrow
+    assert "rho\\_inv" in frame_to_latex(pd.DataFrame({"rho_inv": [0.1]}))  # code names stay the default
+
+
+def test_appendix_leads_with_the_findings_and_human_headers(audit_dir, tmp_path):
+    write_appendix(audit_dir, tmp_path / "appendix")
+    tex = (tmp_path / "appendix" / "appendix.tex").read_text()
+    first = tex.index(r"\subsection{")
+    findings_at = tex.index(r"\paragraph{Findings.}", first)
+    assert findings_at < tex.index(r"\input{", first)  # findings before the first table
+    assert r"\item{} [FAIL]" in tex
+    table = (tmp_path / "appendix" / "tables" / "cifar10" / "per-class.tex").read_text()
+    assert "class & AUROC & n & p" in table

@@ -535,3 +535,12 @@ def test_auditad_results_detects_the_per_class_table_first(tmp_path):
     pd.DataFrame({"class": ["a"], "method": ["m"], "seed": [1], "auroc": [0.7]}).to_csv(tmp_path / "s.csv", index=False)
     assert "belong to a leaderboard" in per_class_mismatch(tmp_path / "s.csv")
     assert read_results_file(tmp_path / "s.csv")[0] == "long"
+
+
+def test_results_refuses_a_fifo_by_name(tmp_path, capsys):
+    import os
+
+    fifo = tmp_path / "table.csv"
+    os.mkfifo(fifo)
+    assert main(["results", str(fifo), "--out", str(tmp_path / "out")]) == 2
+    assert "is not a regular file (a device, FIFO or socket)" in capsys.readouterr().err

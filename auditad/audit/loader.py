@@ -27,6 +27,7 @@ __all__ = [
     "describe_dataset",
     "benchmark_kind",
     "anomaly_label_note",
+    "check_labels_travel",
     "DEMO_SETTINGS",
     "demo_settings_text",
 ]
@@ -182,6 +183,9 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
         )
         for rep, X in reps.items():
             check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
+        if kind != "anomaly":
+            for rep, path in bench_cfg.embeddings.items():
+                check_labels_travel(path, y, labels_path=bench_cfg.labels, label_column=cols.get("label"), rep=rep)
         bench = Benchmark(
             name=bench_cfg.name, y=y, representations=reps, sources={k: v for k, v in bench_cfg.display_paths.items()}
         )
@@ -214,6 +218,91 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
         config_origin="file" if config.source else "flags",
         command_line=tuple(config.command_line),
         kind=kind,
+    )
+
+
+def _own_labels(path: Path, label_column: str | None):
+    """The label array an embeddings file carries itself (an ``.npz`` key or a table column), else None."""
+    from ..datasets import load_labels
+
+    suffix = path.suffix.lower()
+    if suffix == ".npz":
+        key = label_column or "y"
+        with np.load(path, allow_pickle=False) as archive:
+            if key not in archive.files:
+                return None
+        return load_labels(path, key=key, name="embeddings")
+    if suffix in (".csv", ".tsv", ".parquet", ".pq"):
+        column = label_column or "label"
+        if suffix in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            names = pq.read_schema(path).names
+        else:
+            import pandas as pd
+
+            names = list(pd.read_csv(path, nrows=0, sep="\t" if suffix == ".tsv" else ",").columns)
+        if column not in names:
+            return None
+        return load_labels(path, column=column, name="embeddings")
+    return None
+
+
+def check_labels_travel(embeddings_path, y, *, labels_path, label_column=None, rep: str = "embeddings") -> None:
+    """Refuse an embeddings file whose own labels disagree with the labels audited.
+
+    An ADBench ``.npz`` (arrays ``X`` and ``y``) or a table with the label column carries its rows'
+    labels. When the audited labels come from another file, a different row order (ADBench's
+    20news files store BERT and RoBERTa rows in different orders) would silently pair rows with
+    another row's label; this compares the two arrays and raises naming both files, the number of
+    differing rows and the first one. Files without their own labels, and the labels file itself,
+    are not checked.
+
+    Raises
+    ------
+    InvalidInputError
+        The arrays differ.
+
+    See Also
+    --------
+    - [`load_inputs`][auditad.audit.loader.load_inputs]: where every embeddings file is checked.
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> np.savez(d / "a.npz", X=np.zeros((3, 2)), y=np.array([0, 1, 0]))
+    >>> np.savez(d / "b.npz", X=np.zeros((3, 2)), y=np.array([1, 0, 0]))
+    >>> check_labels_travel(d / "b.npz", np.array([0, 1, 0]), labels_path=d / "a.npz", rep="b")
+    ... # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    auditad.errors.InvalidInputError: embeddings 'b' (...) carry their own labels, which differ ... on 2 of 3 rows (first: row 0, 1 vs 0): ...
+    """
+    embeddings_path, labels_path = Path(embeddings_path), Path(labels_path)
+    try:
+        if embeddings_path.resolve() == labels_path.resolve():
+            return
+    except OSError:
+        return
+    try:
+        own = _own_labels(embeddings_path, label_column)
+    except InvalidInputError:
+        return  # unreadable as labels (not a label column after all): nothing to compare
+    if own is None or own.shape != np.shape(y):
+        return
+    mine, theirs = np.asarray(own), np.asarray(y)
+    if mine.dtype.kind in "iufb" and theirs.dtype.kind in "iufb":
+        differ = mine.astype(np.float64) != theirs.astype(np.float64)
+    else:
+        differ = mine.astype(str) != theirs.astype(str)
+    if not differ.any():
+        return
+    first = int(np.flatnonzero(differ)[0])
+    raise InvalidInputError(
+        f"embeddings {rep!r} ({str(embeddings_path)!r}) carry their own labels, which differ from the labels "
+        f"({str(labels_path)!r}) on {int(differ.sum())} of {differ.size} rows (first: row {first}, "
+        f"{mine[first]} vs {theirs[first]}): the rows are not in the same order; give --labels the embeddings "
+        "file itself, or align the rows"
     )
 
 

@@ -365,6 +365,19 @@ def _gate_frame(results: Sequence[GateResult]):
     )
 
 
+def _findings_latex(summary: Mapping, results) -> list[str]:
+    """The findings of one benchmark as LaTeX: worst first, each with its status, number and sentence."""
+    from .findings import findings
+
+    found = findings(summary, results)
+    if not found:
+        return []
+    lines = [r"\paragraph{Findings.}", r"\begin{itemize}"]
+    for f in found:
+        lines.append("  \\item{} " + latex_escape(f.text()))
+    return lines + [r"\end{itemize}", ""]
+
+
 _APPENDIX_HEADER = r"""% Evaluation-protocol appendix written by auditad {version} ('auditad appendix').
 % Use it in the body of a LaTeX document:  \input{{{folder}/appendix.tex}}
 % The preamble needs:  \usepackage{{booktabs}}  (table rules)  and  \usepackage{{graphicx}}  (figures).
@@ -455,6 +468,7 @@ def write_appendix(
             else:
                 body.append("No gates were set for this benchmark.")
             body.append("")
+            body += _findings_latex(summary, results)
             table_dir, fig_dir = tmp / "tables" / slug, tmp / "figures" / slug
             table_dir.mkdir(parents=True)
             stems: set = set()
@@ -482,6 +496,7 @@ def write_appendix(
                     caption=caption,
                     label=f"tab:auditad-{slug}-{stem}",
                     float_format=float_format,
+                    human_headers=True,
                 )
                 rel = f"tables/{slug}/{stem}.tex"
                 tables.append(rel)

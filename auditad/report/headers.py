@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HEADERS", "header"]
+__all__ = ["HEADERS", "LATEX_HEADERS", "header", "latex_header"]
 
 #: code name -> header on the page (the code name stays in the CSV and in the header's tooltip).
 HEADERS: dict[str, str] = {
@@ -61,6 +61,40 @@ HEADERS: dict[str, str] = {
     "near_rows": "near rows",
     "near_conflicting_rows": "near conflict",
 }
+
+
+#: code name -> LaTeX header where the page header has symbols (the rest: the page header, escaped).
+LATEX_HEADERS: dict[str, str] = {
+    "n_pos": r"$n_+$",
+    "n_neg": r"$n_-$",
+    "sigma2_auc": r"$\sigma^2$ AUROC",
+    "rho_rnd": r"$\rho_{\mathrm{rnd}}$",
+    "rho_inv": r"$\rho_{\mathrm{inv}}$",
+    "rho_dir": r"$\rho_{\mathrm{dir}}$",
+    "rho_inv_sig": r"$\rho_{\mathrm{inv}}$ sig.",
+    "spearman_leakage_auroc": r"Spearman ($L_k$, AUROC)",
+    "log10_p_value": r"$\log_{10} p$",
+    "leakage": r"$L_k(c)$",
+    "L_k": r"$L_k$",
+    "ratio_to_chance": r"$L_k$ / chance",
+    "ratio": r"anomaly share $\pi$",
+}
+
+
+def latex_header(name) -> str:
+    """The LaTeX header of a column named ``name``: the page header, with math where the page has symbols.
+
+    Examples
+    --------
+    >>> print(latex_header("rho_inv"), "|", latex_header("mean_auc"))
+    $\\rho_{\\mathrm{inv}}$ | mean AUROC
+    """
+    from .tables import latex_escape
+
+    text = str(name)
+    if text in LATEX_HEADERS:
+        return LATEX_HEADERS[text]
+    return latex_escape(header(text))
 
 
 def header(name) -> str:

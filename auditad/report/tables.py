@@ -22,6 +22,8 @@ from typing import Callable, Sequence
 
 from .._io import write_text_atomic
 from ..errors import InvalidInputError
+from .headers import header as header_label
+from .headers import latex_header
 
 __all__ = [
     "latex_escape",
@@ -347,6 +349,8 @@ def frame_to_latex(
     index: bool = False,
     max_rows: int | None = 40,
     position: str = "htbp",
+    human_headers: bool = False,
+    width_pt: float | None = 345.0,
 ) -> str:
     r"""Render a DataFrame as a booktabs LaTeX table (``\toprule``, ``\midrule``, ``\bottomrule``).
 
@@ -371,14 +375,20 @@ def frame_to_latex(
         (caption "... (continued)"), because a float cannot break across pages; None never splits.
     position : str
         Float placement.
+    human_headers : bool
+        Column headers as the HTML report shows them (``$\rho_{\mathrm{inv}}$``, "mean AUROC")
+        instead of the code names (``rho_inv``, ``mean_auc``) that the CSV keeps.
+    width_pt : float or None
+        Text width to fit, in points (345 pt: LaTeX's article class).  A table estimated wider is set in
+        ``\footnotesize`` (8 pt) and, if still wider, split by columns into parts that each repeat the
+        leading text columns (caption "... (part i of n)").  Nothing is ever scaled down: every table
+        stays readable.  None: never split.
 
     Returns
     -------
     str
         One or more ``table`` environments.  Numeric columns are right-aligned, the rest left.
-        A table wider than the text is scaled down to ``\linewidth`` (``\resizebox`` of graphicx);
-        narrower tables keep their size.  Cells and headers are escaped with
-        [`latex_escape`][auditad.report.export.latex_escape].
+        Cells and headers are escaped with [`latex_escape`][auditad.report.export.latex_escape].
 
     See Also
     --------
@@ -396,7 +406,6 @@ def frame_to_latex(
     \begin{table}[htbp]
       \centering
       \caption{50\% \& more}
-      \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%
       \begin{tabular}{@{}r@{}}
         \toprule
         a\_b \\
@@ -404,7 +413,7 @@ def frame_to_latex(
         0.500 \\
         -- \\
         \bottomrule
-      \end{tabular}}
+      \end{tabular}
     \end{table}
     """
     if label is not None and (not isinstance(label, str) or not _LABEL.match(label)):
@@ -419,37 +428,92 @@ def frame_to_latex(
     data, headers, numeric = _columns(frame, index)
     if not headers:
         raise InvalidInputError("frame has no columns to write")
-    spec = "@{}" + "".join("r" if n else "l" for n in numeric) + "@{}"
     if float_format is None:
-        body = [" & ".join(row) + r" \\" for row in _policy_cells(data, "tex")]
+        cells = _policy_cells(data, "tex")
     else:
-        body = [
-            " & ".join(_latex_cell(v, number) for v in row) + r" \\" for row in data.itertuples(index=False, name=None)
-        ]
-    chunks = (
-        [body]
-        if max_rows is None or len(body) <= max_rows
-        else [body[i : i + max_rows] for i in range(0, len(body), max_rows)]
+        cells = [[_latex_cell(v, number) for v in row] for row in data.itertuples(index=False, name=None)]
+    plain = [header_label(h) if human_headers else h for h in headers]
+    tex_headers = [latex_header(h) if human_headers else latex_escape(h) for h in headers]
+    groups, small = _column_groups(plain, cells, numeric, width_pt)
+    row_chunks = (
+        [cells]
+        if max_rows is None or len(cells) <= max_rows
+        else [cells[i : i + max_rows] for i in range(0, len(cells), max_rows)]
     )
     out = []
-    for i, rows in enumerate(chunks):
-        lines = [f"\\begin{{table}}[{position}]" if position else r"\begin{table}", r"  \centering"]
-        if caption is not None:
-            text = latex_escape(caption) + (" (continued)" if i else "")
-            lines.append(f"  \\caption{{{text}}}" + (f"\\label{{{label}}}" if label and i == 0 else ""))
-        lines += [
-            r"  \resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
-            f"  \\begin{{tabular}}{{{spec}}}",
-            r"    \toprule",
-            "    " + " & ".join(latex_escape(h) for h in headers) + r" \\",
-            r"    \midrule",
-            *("    " + r for r in rows),
-            r"    \bottomrule",
-            r"  \end{tabular}}",
-            r"\end{table}",
-        ]
-        out.append("\n".join(lines))
+    for g, cols in enumerate(groups):
+        spec = "@{}" + "".join("r" if numeric[j] else "l" for j in cols) + "@{}"
+        for i, rows in enumerate(row_chunks):
+            lines = [f"\\begin{{table}}[{position}]" if position else r"\begin{table}", r"  \centering"]
+            if small:
+                lines.append(r"  \footnotesize")
+            if caption is not None:
+                text = latex_escape(caption)
+                if len(groups) > 1:
+                    text += f" (part {g + 1} of {len(groups)})"
+                text += " (continued)" if i else ""
+                first = label and i == 0 and g == 0
+                lines.append(f"  \\caption{{{text}}}" + (f"\\label{{{label}}}" if first else ""))
+            lines += [
+                f"  \\begin{{tabular}}{{{spec}}}",
+                r"    \toprule",
+                "    " + " & ".join(tex_headers[j] for j in cols) + r" \\",
+                r"    \midrule",
+                *("    " + " & ".join(row[j] for j in cols) + r" \\" for row in rows),
+                r"    \bottomrule",
+                r"  \end{tabular}",
+                r"\end{table}",
+            ]
+            out.append("\n".join(lines))
     return "\n\n".join(out) + "\n"
+
+
+#: Estimated width of one character of a table cell, in points, at 10 pt and at 8 pt (Computer Modern).
+_CHAR_PT = {False: 5.0, True: 4.4}
+#: Space between two columns (2 x \tabcolsep), in points.
+_COLSEP_PT = 12.0
+
+
+def _column_groups(headers: list, cells: list, numeric: list, width_pt) -> tuple[list[list[int]], bool]:
+    """Columns of each part of a table that fits ``width_pt``, and whether it is set in 8 pt.
+
+    Widths are estimated from the longest text of each column (header or cell, LaTeX markup stripped).
+    The leading text columns (the row's names) are repeated in every part.
+    """
+    n = len(headers)
+    if width_pt is None:
+        return [list(range(n))], False
+    longest = [max([len(_visible(str(headers[j])))] + [len(_visible(row[j])) for row in cells]) for j in range(n)]
+
+    def width(cols, small):
+        return sum(longest[j] * _CHAR_PT[small] + _COLSEP_PT for j in cols)
+
+    every = list(range(n))
+    if width(every, False) <= width_pt:
+        return [every], False
+    if width(every, True) <= width_pt:
+        return [every], True
+    keys = []
+    for j in range(n):
+        if numeric[j] or len(keys) >= 3:
+            break
+        keys.append(j)
+    if len(keys) == n:
+        return [every], True
+    groups, current = [], list(keys)
+    for j in range(len(keys), n):
+        if len(current) > len(keys) and width(current + [j], True) > width_pt:
+            groups.append(current)
+            current = list(keys)
+        current.append(j)
+    groups.append(current)
+    return groups, True
+
+
+def _visible(text: str) -> str:
+    """The characters of a LaTeX cell that take room on the page (commands and braces dropped)."""
+    text = re.sub(r"\\[A-Za-z]+", "x", text)
+    return re.sub(r"[{}$^_\\]", "", text)
 
 
 def _policy_cells(data, target: str) -> list[list[str]]:
@@ -519,7 +583,13 @@ def frame_to_markdown(frame, *, float_format=None, index: bool = False) -> str:
 
 
 def write_table(
-    frame, path_without_suffix, *, caption: str | None = None, label: str | None = None, float_format=None
+    frame,
+    path_without_suffix,
+    *,
+    caption: str | None = None,
+    label: str | None = None,
+    float_format=None,
+    human_headers: bool = False,
 ) -> list[Path]:
     """Write ``frame`` as ``<path>.csv`` (full precision), ``<path>.md`` and ``<path>.tex``.
 
@@ -539,7 +609,7 @@ def write_table(
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
     """
     base = str(path_without_suffix)
-    tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format)
+    tex = frame_to_latex(frame, caption=caption, label=label, float_format=float_format, human_headers=human_headers)
     md = frame_to_markdown(frame, float_format=float_format)
     return [
         write_text_atomic(base + ".csv", frame_to_csv(frame)),

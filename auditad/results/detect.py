@@ -140,7 +140,9 @@ def read_results_file(
         return PER_CLASS, read_results_table(path)
     if format is not None:
         return format, read_leaderboard(path, format=format, **options)
-    if path.stat().st_size == 0:
+    from .._io import check_regular_input
+
+    if check_regular_input(path, what="table file").st_size == 0:  # a FIFO or /dev/stdin is refused by name
         raise InvalidInputError(f"table file {str(path)!r} is empty")
     reason = per_class_mismatch(path)
     if reason is None:
