@@ -25,6 +25,17 @@ from .metrics import (
     threshold_curve,
 )
 from .ranges import CARDINALITIES, best_range_f1, range_precision_recall
+from .nulls import (
+    NULL_METRICS,
+    MetricNull,
+    fixed_threshold_null,
+    pa_expected_counts,
+    prediction_metrics,
+    random_null,
+    random_range_null,
+    trivial_baselines,
+)
+from .audit import CHECKS, SeriesAudit, TimeSeriesAudit, audit_timeseries, detector_metrics
 
 __all__ = [
     "LabelStructure",
@@ -43,4 +54,17 @@ __all__ = [
     "CARDINALITIES",
     "best_range_f1",
     "range_precision_recall",
+    "NULL_METRICS",
+    "MetricNull",
+    "fixed_threshold_null",
+    "pa_expected_counts",
+    "prediction_metrics",
+    "random_null",
+    "random_range_null",
+    "trivial_baselines",
+    "CHECKS",
+    "SeriesAudit",
+    "TimeSeriesAudit",
+    "audit_timeseries",
+    "detector_metrics",
 ]
