@@ -74,8 +74,10 @@ def _pairs(items, *, flag: str) -> dict:
     out = {}
     for item in items:
         key, sep, path = str(item).partition("=")
-        if not sep or not key or not path:
-            raise InvalidInputError(f"{flag} must be NAME=PATH, got {item!r}")
+        if not sep:  # a bare path: named by its file's stem
+            key, path = Path(item).stem, str(item)
+        if not key or not path:
+            raise InvalidInputError(f"{flag} must be NAME=PATH or PATH, got {item!r}")
         if key in out:
             raise InvalidInputError(f"{flag}: name {key!r} given twice")
         out[key] = path
@@ -83,7 +85,8 @@ def _pairs(items, *, flag: str) -> dict:
 
 
 def read_labels(items, *, flag: str = "labels") -> dict:
-    """``{series name: checked 0/1 array}`` from ``NAME=PATH`` items (several series per file: ``NAME:member``).
+    """``{series name: checked 0/1 array}`` from ``NAME=PATH`` (or ``PATH``: NAME is the file's stem) items; several
+    series per file are named ``NAME:member``.
 
     See Also
     --------

@@ -41,7 +41,7 @@ def check_series_labels(y, *, name: str = "labels") -> np.ndarray:
     bad = (arr != 0) & (arr != 1)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidInputError(f"{name} holds values other than 0 and 1 (e.g. {arr[i]!r} at position {i})")
+        raise InvalidInputError(f"{name} holds values other than 0 and 1 (e.g. {arr[i].item()!r} at position {i})")
     out = arr.astype(np.int8)
     n_pos = int(out.sum())
     if n_pos == 0:
