@@ -271,3 +271,108 @@ def test_nulls_are_reproducible_and_range_null_runs():
 def test_bad_input(y, s, match):
     with pytest.raises(InvalidInputError, match=match):
         threshold_curve(np.asarray(y), np.asarray(s, dtype=float))
+
+
+# --------------------------------------------------------------------------- the command
+def _run(*argv):
+    from auditad.cli import main
+
+    return main(["timeseries", *map(str, argv)])
+
+
+@pytest.fixture(scope="module")
+def ts_files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("ts")
+    y = _msl_like(n=4000, n_seg=8)
+    rng = np.random.default_rng(0)
+    np.save(d / "y.npy", y)
+    np.save(d / "good.npy", y + rng.normal(0, 0.3, y.size))
+    np.save(d / "rand.npy", rng.random(y.size))
+    np.savez(d / "two.npz", a=y, b=np.roll(y, 500))
+    np.savez(d / "two_scores.npz", a=rng.random(y.size), b=rng.random(y.size))
+    (d / "table.csv").write_text("method,dataset,F1,F1-PA\nAT,MSL,2.09,95.00\nGood,MSL,40.0,90.0\n")
+    return d, y
+
+
+def test_command_writes_a_report_with_findings_and_exact_baselines(ts_files, tmp_path, capsys):
+    d, y = ts_files
+    out = tmp_path / "out"
+    code = _run(
+        "--labels", f"MSL={d / 'y.npy'}", "--scores", f"good={d / 'good.npy'}", "--scores", f"rand={d / 'rand.npy'}",
+        "--results", d / "table.csv", "--out", out, "--draws", 40, "--range-draws", 2,
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr()
+    s = json.loads((out / "summary.json").read_text())
+    assert s["schema_version"] == 1 and s["verdict"] == "warn"
+    p = y.mean()
+    assert s["series"]["MSL"]["trivial"]["flag_all"]["f1"] == pytest.approx(2 * p / (1 + p))
+    checks = {f["check"]: f for f in s["findings"]}
+    assert checks["pa_inflation"]["status"] == "warn"
+    below = [it["evidence"]["who"] for it in checks["below_flag_all"]["items"] if it["evidence"]["metric"] == "f1"]
+    assert below == ["AT"]  # 0.0209 < 2p/(1+p); Good's 0.40 is above it
+    good = next(r for r in s["detectors"] if r["detector"] == "good")
+    scores = np.load(d / "good.npy")
+    assert good["pa_f1"] == pytest.approx(_best(y, scores, lambda y, p: _f1(y, _adjust(y, p, 0))))
+    assert good["p_pa_f1"] < 0.05
+    html = (out / "report.html").read_text()
+    assert "Findings" in html and "<script" not in html and html.index("Findings") < html.index("table-series")
+    assert (out / "figures" / "nulls.svg").is_file() and (out / "tables" / "series.csv").is_file()
+    assert (
+        _run("--labels", f"MSL={d / 'y.npy'}", "--out", out, "--draws", 20, "--range-draws", 0, "--fail-on", "warn")
+        == 1
+    )
+
+
+def test_command_is_reproducible_and_matches_series_by_name(ts_files, tmp_path):
+    d, _ = ts_files
+    args = (
+        "--labels",
+        f"S={d / 'two.npz'}",
+        "--scores",
+        f"r={d / 'two_scores.npz'}",
+        "--draws",
+        30,
+        "--range-draws",
+        0,
+    )
+    assert _run(*args, "--out", tmp_path / "a") in (0, 1)
+    assert _run(*args, "--out", tmp_path / "b") in (0, 1)
+    a, b = ((tmp_path / x / "summary.json").read_bytes() for x in "ab")
+    assert a == b
+    assert set(json.loads(a)["series"]) == {"S/a", "S/b"}
+    gate = ["--gate", "series.S/a.nulls.best_threshold.pa_f1.mean <= 0.01"]
+    assert _run(*args, *gate, "--out", tmp_path / "c") == 1
+
+
+@pytest.mark.parametrize(
+    "make, flag, match",
+    [
+        (lambda d: np.zeros(10), "scores", "10 points, the labels 4000"),
+        (lambda d: np.r_[np.zeros(3999), np.nan], "scores", "NaN or inf"),
+        (lambda d: np.r_[np.zeros(3999), 2], "labels", "other than 0 and 1"),
+        (lambda d: np.zeros(4000), "labels", "no anomalous point"),
+        (lambda d: np.ones(4000), "labels", "every point anomalous"),
+        (lambda d: np.zeros(0), "labels", "empty"),
+    ],
+)
+def test_command_bad_input_is_one_line_exit_2(ts_files, tmp_path, capsys, make, flag, match):
+    d, _ = ts_files
+    bad = tmp_path / "bad.npy"
+    np.save(bad, make(d))
+    labels = bad if flag == "labels" else d / "y.npy"
+    argv = ["--labels", f"MSL={labels}", "--out", tmp_path / "out", "--draws", 5]
+    if flag == "scores":
+        argv += ["--scores", f"x={bad}"]
+    assert _run(*argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert match in err and len(err.splitlines()) == 1 and "bad.npy" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_command_refuses_a_dataset_not_among_the_labels(ts_files, tmp_path, capsys):
+    d, _ = ts_files
+    table = tmp_path / "t.csv"
+    table.write_text("method,dataset,F1\nA,SMD,0.5\n")
+    assert _run("--labels", f"MSL={d / 'y.npy'}", "--results", table, "--out", tmp_path / "o", "--draws", 5) == 2
+    err = capsys.readouterr().err
+    assert "SMD" in err and "t.csv" in err and not (tmp_path / "o").exists()

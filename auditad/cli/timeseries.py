@@ -39,7 +39,7 @@ def add_timeseries(sub) -> None:
         required=True,
         metavar="NAME=PATH",
         help="0/1 labels of one series (.npy), or several (.npz arrays, or CSV/Parquet columns: the 'label' column "
-        "if any, else every column, named NAME:member); repeatable",
+        "if any, else every column, named NAME/member); repeatable",
     )
     p.add_argument(
         "--scores",

@@ -3,9 +3,9 @@
 A file holds one series or several:
 
 * ``.npy``: one 1-D array;
-* ``.npz``: one series per array (named ``NAME:member`` when there are several);
+* ``.npz``: one series per array (named ``NAME/member`` when there are several);
 * CSV/TSV/Parquet: the column ``label`` (labels) or ``score`` (scores) when present (any case), else every
-  column is a series (``NAME:column`` when there are several).
+  column is a series (``NAME/column`` when there are several).
 
 Score files hold the same series as the labels: one array for one series, or arrays named like the members
 or columns of the labels.
@@ -86,7 +86,7 @@ def _pairs(items, *, flag: str) -> dict:
 
 def read_labels(items, *, flag: str = "labels") -> dict:
     """``{series name: checked 0/1 array}`` from ``NAME=PATH`` (or ``PATH``: NAME is the file's stem) items; several
-    series per file are named ``NAME:member``.
+    series per file are named ``NAME/member``.
 
     See Also
     --------
@@ -103,7 +103,7 @@ def read_labels(items, *, flag: str = "labels") -> dict:
     out = {}
     for key, path in _pairs(items, flag=flag).items():
         for member, arr in read_series_file(path, name=f"{flag} {key}").items():
-            series = key if member == "" else f"{key}:{member}"
+            series = key if member == "" else f"{key}/{member}"
             out[series] = check_series_labels(arr, name=f"{flag} {series} ({Path(path).name})")
     return out
 
@@ -112,7 +112,7 @@ def match_scores(items, labels: dict, *, flag: str = "scores") -> dict:
     """``{detector: {series: scores}}`` for ``DETECTOR=PATH`` items, matched to ``labels`` by name.
 
     One array fits when there is one series; otherwise the file's arrays or columns are named like the series
-    (``NAME:member``, or the member alone when no two label files share it).
+    (``NAME/member``, or the member alone when no two label files share it).
 
     See Also
     --------
@@ -121,7 +121,7 @@ def match_scores(items, labels: dict, *, flag: str = "scores") -> dict:
     out = {}
     by_member: dict = {}
     for series in labels:
-        by_member.setdefault(series.partition(":")[2] or series, []).append(series)
+        by_member.setdefault(series.partition("/")[2] or series, []).append(series)
     for det, path in _pairs(items, flag=flag).items():
         arrays = read_series_file(path, name=f"{flag} {det}", columns=_SCORE_COLUMNS)
         where = f"{flag} {det} ({Path(path).name})"

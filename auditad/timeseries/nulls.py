@@ -262,7 +262,8 @@ def fixed_threshold_null(y, *, rate=None, n_draws: int = 1000, ks=PA_K_GRID, ran
     rec_e = (c > 0).mean(axis=1)
     comp = np.divide(2 * prec * rec_e, prec + rec_e, out=np.zeros(n_draws), where=(prec + rec_e) > 0)
     ks_arr = np.asarray(ks, dtype=np.float64)
-    area = np.array([k_area(ks_arr, pak_from_counts(c[b], lengths, fp[b], ks_arr)) for b in range(n_draws)])
+    f1_k = np.stack([f1_counts(np.where(c > k * lengths / 100.0, lengths, c).sum(axis=1), fp, n_pos) for k in ks_arr])
+    area = np.array([k_area(ks_arr, f1_k[:, b]) for b in range(n_draws)])
     e_tp_pa, e_fp = pa_expected_counts(lengths, n_neg, rate)
     exact = {
         "f1": float(f1_counts(n_pos * rate, n_neg * rate, n_pos)),
