@@ -13,19 +13,15 @@ Detection", AAAI 2022 (random scores under point adjustment).
 from __future__ import annotations
 
 from . import style as st
+from ..timeseries.findings import METRIC_LABELS
 
 __all__ = ["plot_series_nulls", "timeseries_nulls_figure", "MAX_SERIES_PANELS"]
 
 #: Most series drawn in the report's figure (the first ones, in the order of the labels).
 MAX_SERIES_PANELS = 12
 
-_LABELS = {
-    "f1": "F1",
-    "pa_f1": "PA-F1",
-    "pa_k_area": "PA%K area",
-    "composite_f1": "composite F1",
-    "range_f1": "range F1",
-}
+#: The metrics drawn, in order (their null is in the audit).
+_DRAWN = ("f1", "pa_f1", "pa_k_area", "composite_f1", "range_f1")
 
 
 def plot_series_nulls(series_audit, values=(), *, ax=None):
@@ -55,10 +51,10 @@ def plot_series_nulls(series_audit, values=(), *, ax=None):
     >>> a = audit_timeseries({"toy": y}, n_draws=20, range_draws=0)
     >>> ax = plot_series_nulls(a.series["toy"], [("mine", "pa_f1", 0.9)])
     >>> [t.get_text() for t in ax.get_yticklabels()][:2]
-    ['F1', 'PA-F1']
+    ['F1 (point-wise)', 'PA-F1']
     """
     ax = st.axes_or_new(ax, height=2.6)
-    metrics = [m for m in _LABELS if m in series_audit.best]
+    metrics = [m for m in _DRAWN if m in series_audit.best]
     flag_all = series_audit.trivial["flag_all"]
     for i, m in enumerate(metrics):
         n = series_audit.best[m]
@@ -100,7 +96,7 @@ def plot_series_nulls(series_audit, values=(), *, ax=None):
             ms=6,
             label=label if first else None,
         )
-    ax.set_yticks(range(len(metrics)), [_LABELS[m] for m in metrics])
+    ax.set_yticks(range(len(metrics)), [METRIC_LABELS[m] for m in metrics])
     ax.set_ylim(len(metrics) - 0.5, -0.6)
     ax.set_xlim(0, 1.0)
     ax.set_xlabel("metric value")
@@ -132,7 +128,7 @@ def timeseries_nulls_figure(audit, *, max_series: int = MAX_SERIES_PANELS):
         fig, axes = st.new_figure(len(names), 1, panel_height=2.3)
         for ax, name in zip(axes[:, 0], names):
             values = [
-                (d["detector"], m, d[m]) for d in audit.detectors if d["series"] == name for m in _LABELS if m in d
+                (d["detector"], m, d[m]) for d in audit.detectors if d["series"] == name for m in _DRAWN if m in d
             ]
             values += [(r["method"], r["metric"], r["value"]) for r in audit.results if r["dataset"] == name]
             plot_series_nulls(audit.series[name], values, ax=ax)

@@ -65,6 +65,7 @@ def render_timeseries_html(summary: Mapping, svg: bytes | None = None) -> str:
     - [`write_timeseries_report`][auditad.report.timeseries.write_timeseries_report]
     """
     from .. import __version__
+    from ..timeseries.findings import METRIC_LABELS
     from .render import environment, inline_svg
 
     env = environment()
@@ -76,17 +77,7 @@ def render_timeseries_html(summary: Mapping, svg: bytes | None = None) -> str:
         verdict_text=summary["verdict_reason"],
         findings=summary["findings"],
         figure=figure,
-        labels={
-            "f1": "F1",
-            "pa_f1": "PA-F1",
-            "pa_k_area": "PA%K area",
-            "composite_f1": "composite F1",
-            "range_f1": "range F1",
-            "auc_roc": "AUC-ROC",
-            "auc_pr": "AUC-PR",
-            "vus_roc": "VUS-ROC",
-            "vus_pr": "VUS-PR",
-        },
+        labels=METRIC_LABELS,
     )
 
 

@@ -11,11 +11,12 @@ import numpy as np
 
 from .._json import json_safe
 from .._validation import check_int
-from ..findings import Check, Status, sort_findings, verdict
+from ..findings import Status, sort_findings, verdict
 from .metrics import PA_K_GRID, pa_k_area, threshold_curve
 from .nulls import NULL_METRICS, fixed_threshold_null, random_null, random_range_null, trivial_baselines
 from .ranges import best_range_f1
 from .segments import label_structure
+from .findings import CHECKS, timeseries_findings
 
 __all__ = ["CHECKS", "SeriesAudit", "TimeSeriesAudit", "audit_timeseries", "detector_metrics", "SCHEMA_VERSION"]
 
@@ -26,69 +27,6 @@ NULLED = (*NULL_METRICS, "range_f1")
 
 #: The metrics of a detector's scores that are set against the baselines.
 DETECTOR_METRICS = ("f1", "pa_f1", "composite_f1", "pa_k_area", "range_f1", "auc_roc", "auc_pr")
-
-#: Labels of the metric keys, as papers name them.
-METRIC_LABELS = {
-    "f1": "F1 (point-wise)",
-    "pa_f1": "PA-F1",
-    "pa_k_area": "PA%K area",
-    "composite_f1": "composite F1",
-    "range_f1": "range-based F1",
-    "auc_roc": "AUC-ROC",
-    "auc_pr": "AUC-PR",
-    "vus_roc": "VUS-ROC",
-    "vus_pr": "VUS-PR",
-}
-
-#: The checks of the audit, each declared once with its threshold, title and meaning.
-CHECKS = {
-    c.id: c
-    for c in (
-        Check(
-            "pa_inflation",
-            Status.WARN,
-            "point adjustment rewards random scores",
-            "Uniformly random scores, with the threshold chosen on the test labels, reach this point-adjusted F1 "
-            "on the labels' own segments: a PA-F1 near it says nothing about the detector.",
-            threshold=0.5,
-        ),
-        Check(
-            "below_flag_all",
-            Status.WARN,
-            "scores not above flagging every point",
-            "Flagging every point gives F1 = 2p/(1+p) under every F1 here; a score at or below it is beaten by a "
-            "detector that does nothing.",
-        ),
-        Check(
-            "not_above_random",
-            Status.WARN,
-            "scores within the random null",
-            "The value does not exceed what uniformly random scores reach at their best threshold (Monte Carlo "
-            "p >= 0.05): it is not evidence of detection.",
-        ),
-        Check(
-            "metric_disagreement",
-            Status.WARN,
-            "metrics rank the methods in opposite orders",
-            "The method ranked first by PA-F1 is last by a metric without point adjustment on the same dataset.",
-        ),
-        Check(
-            "label_structure",
-            Status.INFO,
-            "label structure that favours trivial detectors",
-            "A high anomaly ratio, few long segments that hold most anomalous points, or a segment at the series' "
-            "ends make flag-all and point-adjusted scores look good.",
-        ),
-        Check(
-            "threshold_on_test",
-            Status.INFO,
-            "threshold chosen on the test labels",
-            "The best-threshold F1 (chosen on the test labels, as most papers do) exceeds the F1 at a threshold "
-            "fixed in advance (the top anomaly-ratio share of scores) by this much.",
-            threshold=0.05,
-        ),
-    )
-}
 
 
 def detector_metrics(y, scores, *, ks=PA_K_GRID, n_thresholds: int = 50) -> dict:
@@ -344,8 +282,6 @@ def audit_timeseries(
                     **_against(series[r.dataset], r.key, float(r.value)),
                 }
             )
-    from .findings import timeseries_findings
-
     findings = sort_findings(timeseries_findings(series, detectors, rows))
     for d in detectors:  # the comparisons as flat columns: p_pa_f1, flag_all_f1, ...
         against = d.pop("_against")

@@ -4,17 +4,79 @@ from __future__ import annotations
 
 import math
 
-from ..findings import FindingItem
+from ..findings import Check, FindingItem, Status
 
-__all__ = ["timeseries_findings"]
+__all__ = ["CHECKS", "METRIC_LABELS", "timeseries_findings"]
+
+#: Labels of the metric keys, as papers name them.
+METRIC_LABELS = {
+    "f1": "F1 (point-wise)",
+    "pa_f1": "PA-F1",
+    "pa_k_area": "PA%K area",
+    "composite_f1": "composite F1",
+    "range_f1": "range-based F1",
+    "auc_roc": "AUC-ROC",
+    "auc_pr": "AUC-PR",
+    "vus_roc": "VUS-ROC",
+    "vus_pr": "VUS-PR",
+}
+
+#: The checks of the audit, each declared once with its threshold, title and meaning.
+CHECKS = {
+    c.id: c
+    for c in (
+        Check(
+            "pa_inflation",
+            Status.WARN,
+            "point adjustment rewards random scores",
+            "Uniformly random scores, with the threshold chosen on the test labels, reach this point-adjusted F1 "
+            "on the labels' own segments: a PA-F1 near it says nothing about the detector.",
+            threshold=0.5,
+        ),
+        Check(
+            "below_flag_all",
+            Status.WARN,
+            "scores not above flagging every point",
+            "Flagging every point gives F1 = 2p/(1+p) under every F1 here; a score at or below it is beaten by a "
+            "detector that does nothing.",
+        ),
+        Check(
+            "not_above_random",
+            Status.WARN,
+            "scores within the random null",
+            "The value does not exceed what uniformly random scores reach at their best threshold (Monte Carlo "
+            "p >= 0.05): it is not evidence of detection.",
+        ),
+        Check(
+            "metric_disagreement",
+            Status.WARN,
+            "metrics rank the methods in opposite orders",
+            "The method ranked first by PA-F1 is last by a metric without point adjustment on the same dataset.",
+        ),
+        Check(
+            "label_structure",
+            Status.INFO,
+            "label structure that favours trivial detectors",
+            "A high anomaly ratio, few long segments that hold most anomalous points, or a segment at the series' "
+            "ends make flag-all and point-adjusted scores look good.",
+        ),
+        Check(
+            "threshold_on_test",
+            Status.INFO,
+            "threshold chosen on the test labels",
+            "The best-threshold F1 (chosen on the test labels, as most papers do) exceeds the F1 at a threshold "
+            "fixed in advance (the top anomaly-ratio share of scores) by this much.",
+            threshold=0.05,
+        ),
+    )
+}
+
 
 #: Metrics without point adjustment that a PA-F1 ranking is compared with.
 _UNADJUSTED = ("f1", "vus_pr", "auc_pr", "range_f1", "composite_f1", "pa_k_area", "vus_roc", "auc_roc")
 
 
 def _label(metric: str) -> str:
-    from .audit import METRIC_LABELS
-
     return METRIC_LABELS.get(metric, metric)
 
 
@@ -186,8 +248,6 @@ def timeseries_findings(series: dict, detectors: list, rows: list) -> list:
     --------
     - [`auditad.timeseries.audit_timeseries`][auditad.timeseries.audit_timeseries]
     """
-    from .audit import CHECKS
-
     values = _values(detectors, rows)
     out = [_pa_inflation(series, values, CHECKS["pa_inflation"]), _structure(series, CHECKS["label_structure"])]
     if values:

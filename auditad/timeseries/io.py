@@ -219,7 +219,7 @@ def read_results_table(path, labels: dict, *, name: str = "results"):
     missing = sorted(set(long["dataset"]) - set(labels))
     if missing:
         raise InvalidInputError(f"{where}: dataset(s) {missing[:5]} not among the labelled series {sorted(labels)[:8]}")
-    for key, idx in long.groupby("key").groups.items():
+    for idx in long.groupby("key").groups.values():
         if (long.loc[idx, "value"] > 1).any():
             long.loc[idx, "value"] = long.loc[idx, "value"] / 100.0
     if ((long["value"] < 0) | (long["value"] > 1)).any():
