@@ -22,21 +22,13 @@ __all__ = ["CARDINALITIES", "range_precision_recall", "best_range_f1"]
 CARDINALITIES = ("one", "reciprocal")
 
 
-def _coverage(a: np.ndarray, b: np.ndarray, cardinality: str):
-    """For every range of ``a``: (covered fraction by ``b``, the number of ``b`` ranges it overlaps)."""
-    st, en = segments(a)
-    both = np.concatenate(([0], np.cumsum(a & b)))
-    covered = (both[en] - both[st]) / (en - st)
-    if cardinality == "one":
-        return covered, None
-    starts_b = b & np.concatenate(([1], 1 - b[:-1])).astype(b.dtype)
-    cs = np.concatenate(([0], np.cumsum(starts_b & a)))
-    n_over = cs[en] - cs[st] + ((b[st] == 1) & (starts_b[st] == 0))
-    return covered, n_over
+def _overlaps(s_a, e_a, s_b, e_b) -> np.ndarray:
+    """For every range [s_a, e_a) the number of the sorted disjoint ranges [s_b, e_b) it overlaps."""
+    return np.searchsorted(s_b, e_a, side="left") - np.searchsorted(e_b, s_a, side="right")
 
 
-def _gamma(n_over):
-    return 1.0 if n_over is None else np.where(n_over > 1, 1.0 / np.maximum(n_over, 1), 1.0)
+def _gamma(n_over, cardinality):
+    return 1.0 if cardinality == "one" else np.where(n_over > 1, 1.0 / np.maximum(n_over, 1), 1.0)
 
 
 def range_precision_recall(y, pred, *, alpha: float = 0.0, cardinality: str = "one") -> tuple[float, float]:
@@ -71,12 +63,22 @@ def range_precision_recall(y, pred, *, alpha: float = 0.0, cardinality: str = "o
     pred = pred.astype(np.int64)
     alpha = check_float(alpha, name="alpha", low=0.0, high=1.0)
     cardinality = check_choice(cardinality, CARDINALITIES, name="cardinality")
-    cov_r, over_r = _coverage(y, pred, cardinality)
-    recall = float(np.mean(alpha * (cov_r > 0) + (1 - alpha) * _gamma(over_r) * cov_r))
-    if not pred.any():
+    return _precision_recall(y, pred, alpha, cardinality)
+
+
+def _precision_recall(y, pred, alpha, cardinality, y_ranges=None):
+    """Range-based (precision, recall) of 0/1 (or bool) arrays; ``y_ranges``: the label segments, if known."""
+    sy, ey = segments(y) if y_ranges is None else y_ranges
+    sp, ep = segments(pred)
+    inter = np.zeros(y.size + 1, dtype=np.int64)
+    np.cumsum(np.logical_and(y, pred), out=inter[1:])
+    cov_r = (inter[ey] - inter[sy]) / (ey - sy)
+    g_r = _gamma(_overlaps(sy, ey, sp, ep), cardinality) if sp.size else 1.0
+    recall = float(np.mean(alpha * (cov_r > 0) + (1 - alpha) * g_r * cov_r))
+    if sp.size == 0:
         return 0.0, recall
-    cov_p, over_p = _coverage(pred, y, cardinality)
-    return float(np.mean(_gamma(over_p) * cov_p)), recall
+    cov_p = (inter[ep] - inter[sp]) / (ep - sp)
+    return float(np.mean(_gamma(_overlaps(sp, ep, sy, ey), cardinality) * cov_p)), recall
 
 
 def best_range_f1(y, scores, *, n_thresholds: int = 100, alpha: float = 0.0, cardinality: str = "one") -> tuple:
@@ -100,10 +102,14 @@ def best_range_f1(y, scores, *, n_thresholds: int = 100, alpha: float = 0.0, car
     """
     y = check_series_labels(y, name="y")
     s = check_series_scores(scores, y.size, name="scores")
+    alpha = check_float(alpha, name="alpha", low=0.0, high=1.0)
+    cardinality = check_choice(cardinality, CARDINALITIES, name="cardinality")
+    y_ranges = segments(y)
+    yb = y.astype(bool)
     qs = np.unique(np.quantile(s, 1.0 - np.arange(1, n_thresholds + 1) / n_thresholds, method="lower"))[::-1]
     best, where = 0.0, float("inf")
     for t in qs:
-        p, r = range_precision_recall(y, (s >= t).astype(np.int8), alpha=alpha, cardinality=cardinality)
+        p, r = _precision_recall(yb, s >= t, alpha, cardinality, y_ranges)
         f = 0.0 if p + r == 0 else 2 * p * r / (p + r)
         if f > best:
             best, where = f, float(t)

@@ -90,9 +90,12 @@ def segments(y) -> tuple[np.ndarray, np.ndarray]:
     >>> s.tolist(), e.tolist()
     ([0, 4, 6], [2, 5, 7])
     """
-    y = np.asarray(y).astype(np.int8)
-    d = np.diff(np.concatenate(([0], y, [0])))
-    return np.flatnonzero(d == 1), np.flatnonzero(d == -1)
+    y = np.asarray(y) != 0
+    if y.size == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    change = np.flatnonzero(y[1:] != y[:-1]) + 1  # every start and end but the series' own ends
+    bounds = np.concatenate(([0] if y[0] else [], change, [y.size] if y[-1] else [])).astype(np.int64)
+    return bounds[0::2], bounds[1::2]
 
 
 @dataclass(frozen=True)
