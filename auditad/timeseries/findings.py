@@ -139,7 +139,7 @@ def _below(values, check, *, key: str, verb: str):
         FindingItem(
             f"{v['who']} on {v['dataset']}: {_label(v['metric'])}",
             value=v["value"],
-            detail=f"{v['value']:.4f} {verb} {v[key]:.4f} ({v['source']})",
+            detail=f"{v['value']:.4f}, {verb} {v[key]:.4f} ({v['source']})",
             evidence={k: v[k] for k in ("who", "dataset", "metric", "value", key, "source")},
         )
         for v in sorted(bad, key=lambda v: v["value"] - v[key])
