@@ -5,7 +5,7 @@
 * [`pa_k_area`][auditad.timeseries.pa_k_area] -- PA%K and its area (Kim et al., AAAI 2022);
 * [`range_precision_recall`][auditad.timeseries.range_precision_recall] -- range-based precision and recall
   (Tatbul et al., NeurIPS 2018);
-* [`series_metrics`][auditad.timeseries.series_metrics] -- every metric of one score array;
+* [`detector_metrics`][auditad.timeseries.detector_metrics] -- every metric of one score array;
 * [`random_null`][auditad.timeseries.random_null], [`trivial_baselines`][auditad.timeseries.trivial_baselines]
   -- what uniformly random scores and trivial detectors reach at the labels' own segment structure;
 * [`audit_timeseries`][auditad.timeseries.audit_timeseries] -- the audit behind ``auditad timeseries``.
@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from .segments import LabelStructure, check_series_labels, check_series_scores, label_structure, segments
+from .structure import LabelStructure, check_series_labels, check_series_scores, label_structure, segments
 from .metrics import (
     CURVE_METRICS,
     ThresholdCurve,

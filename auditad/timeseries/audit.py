@@ -15,7 +15,7 @@ from ..findings import Status, sort_findings, verdict
 from .metrics import PA_K_GRID, pa_k_area, threshold_curve
 from .nulls import NULL_METRICS, fixed_threshold_null, random_null, random_range_null, trivial_baselines
 from .ranges import best_range_f1
-from .segments import label_structure
+from .structure import label_structure
 from .findings import CHECKS, timeseries_findings
 
 __all__ = ["CHECKS", "SeriesAudit", "TimeSeriesAudit", "audit_timeseries", "detector_metrics", "SCHEMA_VERSION"]

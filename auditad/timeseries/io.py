@@ -19,7 +19,7 @@ import numpy as np
 
 from ..errors import InvalidInputError
 from ..inputfiles import existing_file, read_table
-from .segments import check_series_labels, check_series_scores
+from .structure import check_series_labels, check_series_scores
 
 __all__ = ["read_series_file", "read_labels", "match_scores", "read_results_table", "RESULT_METRICS", "metric_key"]
 

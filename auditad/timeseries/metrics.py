@@ -26,7 +26,7 @@ import numpy as np
 
 from .._json import json_safe
 from ..errors import InvalidInputError
-from .segments import check_series_labels, check_series_scores, segments
+from .structure import check_series_labels, check_series_scores, segments
 
 __all__ = [
     "CURVE_METRICS",

@@ -34,7 +34,7 @@ from .._rng import check_random_state
 from .._validation import check_float, check_int
 from .metrics import PA_K_GRID, f1_counts, k_area, pak_from_counts, segment_ids
 from .ranges import range_precision_recall
-from .segments import check_series_labels
+from .structure import check_series_labels
 
 __all__ = [
     "NULL_METRICS",

@@ -14,7 +14,7 @@ import numpy as np
 
 from .._validation import check_choice, check_float
 from ..errors import InvalidInputError
-from .segments import check_series_labels, check_series_scores, segments
+from .structure import check_series_labels, check_series_scores, segments
 
 __all__ = ["CARDINALITIES", "range_precision_recall", "best_range_f1"]
 
