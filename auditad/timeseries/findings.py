@@ -120,7 +120,7 @@ def _pa_inflation(series, values, check):
             FindingItem(
                 f"{v['who']} on {v['dataset']} ({v['source']})",
                 value=v["value"],
-                detail=f"PA-F1 {v['value']:.3f} against random {v['random_mean']:.3f}, p = {v['p_random']:.3g}",
+                detail=f"PA-F1 {v['value']:.3f} against random {v['random_mean']:.3f}, p = {v['p_random']:.2g}",
                 evidence={k: v[k] for k in ("who", "dataset", "value", "random_mean", "p_random")},
             )
         )
@@ -156,7 +156,7 @@ def _not_above_random(values, check):
             f"{v['who']} on {v['dataset']}: {_label(v['metric'])}",
             value=v["value"],
             detail=f"{v['value']:.4f}, random mean {v['random_mean']:.4f} (q95 {v['random_q95']:.4f}), "
-            f"p = {v['p_random']:.3g} ({v['source']})",
+            f"p = {v['p_random']:.2g} ({v['source']})",
             evidence={k: v[k] for k in ("who", "dataset", "metric", "value", "random_mean", "p_random", "source")},
         )
         for v in sorted(bad, key=lambda v: -v["p_random"])
