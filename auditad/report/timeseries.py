@@ -40,7 +40,7 @@ def timeseries_summary(audit, rules=()) -> tuple[dict, list]:
     summary["verdict"] = worst.value
     bad = [f for f in audit.findings if _VERDICT_OF[f.status.value] == worst.value and worst.value != "pass"]
     failed = [r for r in results if r.status.value == worst.value and worst.value != "pass"]
-    reason = "; ".join([f.sentence for f in bad] + [r.message for r in failed])
+    reason = " ".join([f.sentence for f in bad] + [f"Gate: {r.message}." for r in failed])
     summary["verdict_reason"] = reason or "no finding and no failed gate"
     return summary, results
 
