@@ -1,0 +1,196 @@
+"""The outputs of a time-series evaluation audit: ``summary.json`` with findings, gates and verdict, the HTML page
+(``templates/timeseries.html.j2``), the figure and the tables, written into a folder atomically.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+from .._validation import check_choice
+from ..errors import InvalidInputError
+
+__all__ = ["TimeSeriesRun", "timeseries_summary", "render_timeseries_html", "write_timeseries_report"]
+
+_MARKER = ".auditad-timeseries"
+_VERDICT_OF = {"pass": "pass", "info": "pass", "warn": "warn", "fail": "fail"}
+
+
+def timeseries_summary(audit, rules=()) -> tuple[dict, list]:
+    """``(summary dict with "gates", "verdict" and "verdict_reason", [GateResult, ...])``.
+
+    The verdict is the worst of the findings (``info`` counts as ``pass``) and of the gates; a gate's metric is a
+    dotted path into the summary (``"series.MSL.nulls.best_threshold.pa_f1.mean <= 0.5"``).
+
+    See Also
+    --------
+    - [`write_timeseries_report`][auditad.report.timeseries.write_timeseries_report]
+    - [`auditad.gates.checks.evaluate_gates`][auditad.gates.checks.evaluate_gates]
+    """
+    from ..findings import Status
+    from ..gates.checks import evaluate_gates, rules_from_config
+
+    summary = audit.to_dict()
+    rules = rules_from_config(list(rules), source="gates")
+    results = evaluate_gates(summary, rules) if rules else []
+    summary["gates"] = [r.to_dict() for r in results]
+    worst = Status.worst([_VERDICT_OF[f.status.value] for f in audit.findings] + [r.status.value for r in results])
+    summary["verdict"] = worst.value
+    bad = [f for f in audit.findings if _VERDICT_OF[f.status.value] == worst.value and worst.value != "pass"]
+    failed = [r for r in results if r.status.value == worst.value and worst.value != "pass"]
+    reason = " ".join([f.sentence for f in bad] + [f"Gate: {r.message}." for r in failed])
+    summary["verdict_reason"] = reason or "no finding and no failed gate"
+    return summary, results
+
+
+def _figure(audit):
+    """(svg bytes, pdf bytes) of the nulls figure."""
+    from ..plotting.timeseries import timeseries_nulls_figure
+    from .render import figure_files
+
+    class _Spec:
+        def build(self):
+            return timeseries_nulls_figure(audit)
+
+    return figure_files(_Spec())
+
+
+def render_timeseries_html(summary: Mapping, svg: bytes | None = None) -> str:
+    """The self-contained HTML page of a time-series audit (autoescaped jinja2 template ``timeseries.html.j2``).
+
+    See Also
+    --------
+    - [`write_timeseries_report`][auditad.report.timeseries.write_timeseries_report]
+    """
+    from .. import __version__
+    from ..timeseries.findings import METRIC_LABELS
+    from .render import environment, inline_svg
+
+    env = environment()
+    figure = inline_svg(svg, "nulls", "Random nulls and baselines per series") if svg else None
+    return env.get_template("timeseries.html.j2").render(
+        summary=summary,
+        version=__version__,
+        verdict=summary["verdict"],
+        verdict_text=summary["verdict_reason"],
+        findings=summary["findings"],
+        figure=figure,
+        labels=METRIC_LABELS,
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class TimeSeriesRun:
+    """What [`write_timeseries_report`][auditad.report.timeseries.write_timeseries_report] wrote and decided.
+
+    Attributes
+    ----------
+    out : Path or None
+    summary : dict
+    gate_results : list of GateResult
+    exit_code : int
+        1 when the verdict is at or above ``fail_on``, else 0.
+    verdict : str
+
+    See Also
+    --------
+    - [`auditad.timeseries.audit_timeseries`][auditad.timeseries.audit_timeseries]
+    """
+
+    out: Path | None
+    summary: dict
+    gate_results: list
+    exit_code: int
+    verdict: str
+
+
+def _fill(tmp: Path, audit, summary: dict, payload: str) -> None:
+    import pandas as pd
+
+    from .._io import write_bytes_atomic, write_text_atomic
+    from .tables import write_table
+
+    svg, pdf = _figure(audit)
+    (tmp / "figures").mkdir()
+    (tmp / "tables").mkdir()
+    write_bytes_atomic(tmp / "figures" / "nulls.svg", svg)
+    write_bytes_atomic(tmp / "figures" / "nulls.pdf", pdf)
+    write_text_atomic(tmp / "summary.json", payload)
+    write_table(audit.to_frame(), tmp / "tables" / "series", caption="Label structure and random nulls per series")
+    if audit.detectors:
+        write_table(pd.DataFrame(audit.detectors), tmp / "tables" / "detectors", caption="Metrics of the scores")
+    if audit.results:
+        write_table(pd.DataFrame(audit.results), tmp / "tables" / "results", caption="Published values")
+    write_text_atomic(tmp / "report.html", render_timeseries_html(summary, svg))
+    write_text_atomic(tmp / _MARKER, "Written by 'auditad timeseries'; the next run into this folder replaces it.\n")
+
+
+def write_timeseries_report(
+    audit, out=None, *, gates=(), fail_on: str = "fail", json_path=None, junit=None, markdown=None
+) -> TimeSeriesRun:
+    """Evaluate the gates on a `TimeSeriesAudit` and write its report folder (atomically) and CI files.
+
+    Parameters
+    ----------
+    audit : TimeSeriesAudit
+    out : path, optional
+        Folder to create (or replace, if it holds an earlier time-series report) with ``report.html``,
+        ``summary.json``, ``figures/nulls.{svg,pdf}`` and ``tables/`` (``series``, ``detectors``, ``results``).
+    gates : iterable of str
+        Gate rules on the summary's paths.
+    fail_on : {"fail", "warn"}
+    json_path, junit, markdown : path, optional
+        Also write the summary JSON, the gates as JUnit XML, a Markdown list of the findings.
+
+    Returns
+    -------
+    TimeSeriesRun
+
+    See Also
+    --------
+    - [`timeseries_summary`][auditad.report.timeseries.timeseries_summary]
+    """
+    import shutil
+
+    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+
+    fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
+    summary, results = timeseries_summary(audit, gates)
+    payload = json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
+    out_path = None
+    if out is not None:
+        out_path = Path(out)
+        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
+            raise InvalidInputError(
+                f"out={str(out_path)!r} is a non-empty folder that is not an auditad time-series report; choose a "
+                "new or empty folder (it would be replaced)"
+            )
+        out_path, tmp = prepare_output_dir(out_path)
+        try:
+            _fill(tmp, audit, summary, payload)
+            replace_dir_atomic(tmp, out_path)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+    if json_path is not None:
+        write_text_atomic(json_path, payload)
+    if junit is not None:
+        from .export import write_junit
+
+        write_junit({"timeseries": results}, junit, name="auditad timeseries gates")
+    if markdown is not None:
+        write_text_atomic(markdown, _markdown(summary))
+    v = summary["verdict"]
+    code = 1 if v == "fail" or (fail_on == "warn" and v == "warn") else 0
+    return TimeSeriesRun(out=out_path, summary=summary, gate_results=results, exit_code=code, verdict=v)
+
+
+def _markdown(summary: Mapping) -> str:
+    from .export import md_escape
+
+    lines = [f"## auditad timeseries: {summary['verdict'].upper()}", "", md_escape(summary["verdict_reason"]), ""]
+    for f in summary["findings"]:
+        lines.append(f"- {f['status']}: **{md_escape(f['title'])}**: {md_escape(f['sentence'])}")
+    return "\n".join(lines) + "\n"
