@@ -26,6 +26,7 @@ from .. import __version__
 from . import analyses as _analyses
 from . import commands as _commands
 from . import duplicates as _duplicates
+from . import ood as _ood
 from ..errors import AuditadError
 from .shared import column_list, progress_enabled
 from .terminal import EXIT_USAGE, SafeStream, Terminated
@@ -405,6 +406,7 @@ COMMANDS = {
     "results": (_commands.add_results, _commands.run_results),
     "diff": (_commands.add_diff, _commands.run_diff),
     "duplicates": (_duplicates.add_duplicates, _duplicates.run_duplicates),
+    "ood": (_ood.add_ood, _ood.run_ood),
 }
 
 

@@ -88,11 +88,11 @@ def _copy_findings(sets) -> list:
             for s in sets
             if getattr(s.copies, attr)
         ]
-        total = int(sum(it.value for it in items))
+        total, article = int(sum(it.value for it in items)), "an" if label == "exact" else "a"
         sentence = (
-            f"{total} OOD rows have an {label} copy among the ID rows, in {len(items)} set(s)."
+            f"{total} OOD rows have {article} {label} copy among the ID rows, in {len(items)} set(s)."
             if total
-            else f"No OOD row has an {label} copy among the ID rows."
+            else f"No OOD row has {article} {label} copy among the ID rows."
         )
         out.append(CHECKS[key].finding(total, sentence=sentence, items=items))
     return out

@@ -59,7 +59,9 @@ def wilson_interval(p: float, n: int, level: float) -> tuple[float, float]:
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return (float(max(0.0, centre - half)), float(min(1.0, centre + half)))
+    lo = 0.0 if p <= 0 else max(0.0, centre - half)
+    hi = 1.0 if p >= 1 else min(1.0, centre + half)
+    return (float(min(lo, p)), float(max(hi, p)))
 
 
 def id_likeness(share, chance) -> np.ndarray:
