@@ -31,6 +31,8 @@ def _check_sets(ood_sets, d: int, X_id) -> dict:
     for name, X in ood_sets.items():
         if not isinstance(name, str) or not name.strip():
             raise InvalidInputError(f"ood_sets: every OOD set needs a non-empty name, got {name!r}")
+        if getattr(X, "shape", (1,))[:1] == (0,) or (isinstance(X, (list, tuple)) and not X):
+            raise InvalidInputError(f"ood_sets[{name!r}] is empty: an OOD set needs at least one row")
         A = check_embeddings(X, name=f"ood_sets[{name!r}]", dtype=None)
         if A.shape[1] != d:
             raise InvalidInputError(
