@@ -154,6 +154,7 @@ COMPUTING = {
     "duplicates",
     "leaderboards",
     "diskarray",
+    "ood",
 }
 APPLICATION = {"gates", "report", "audit", "cli", "plotting", "results", "diff", "landscape_study"}
 #: layer -> the layers it must never import (the data flows one way: CLI -> pipeline -> report -> statistics).

@@ -146,7 +146,7 @@ def detection_metrics(
     --------
     >>> r = detection_metrics(np.arange(50.0), np.arange(25.0, 75.0), random_state=0)
     >>> r.auroc, r.fpr95
-    (0.75, 0.4)
+    (0.875, 0.46)
     """
     from .._rng import check_random_state
 
@@ -197,7 +197,7 @@ def rank_correlation(x, y, *, confidence_level=0.95) -> dict:
 
     Examples
     --------
-    >>> rank_correlation([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])["rho"]
+    >>> round(rank_correlation([1, 2, 3, 4, 5], [5, 4, 3, 2, 1])["rho"], 6)
     -1.0
     """
     from scipy.stats import norm, spearmanr
