@@ -264,6 +264,7 @@ def audit_ood(
     nn_te = kneighbors(X_te, Q, k=min(2, X_te.shape[0]), metric=metric, backend=backend, random_state=seed)
     ctx = _Context(X_id, y_id, train, test, nn, nn_te, k, metric, backend, seed, confidence_level)
     tau = ctx.near_threshold(near_threshold)
+    all_copies = ctx.copies(Q[X_te.shape[0] :], tau)  # one hashing of the ID rows for every OOD set
     other_scores = _other_detectors(detectors, detector_k, backend, X_tr, Q, seed)
     results, offset = [], X_te.shape[0]
     for name in names:
@@ -271,7 +272,8 @@ def audit_ood(
         offset += rows.size
         results.append(
             ctx.one_set(
-                name, sets[name], rows, tau=tau, near_ratio=near_ratio, group=group_of.get(name),
+                name, sets[name], rows, copies=_slice(all_copies, rows - X_te.shape[0]), near_ratio=near_ratio,
+                group=group_of.get(name),
                 detectors=detectors, detector_k=detector_k, other_scores=other_scores, n_boot=n_boot,
             )
         )  # fmt: skip
@@ -325,6 +327,7 @@ class _Context:
             np.unique(y_id, return_inverse=True, return_counts=True)
         )
         self.n_te = test.size
+        self.X_te = X_id[test]
 
     def near_threshold(self, value):
         from ..duplicates import NEAR_THRESHOLD_FACTOR
@@ -335,17 +338,20 @@ class _Context:
             return float(NEAR_THRESHOLD_FACTOR * np.median(pos)) if pos.size else 0.0
         return check_float(value, name="near_threshold", low=0, low_open=True)
 
-    def one_set(self, name, X_o, rows, *, tau, near_ratio, group, detectors, detector_k, other_scores, n_boot):
+    def copies(self, X_ood, tau):
+        """Exact and near ID copies of the rows of every OOD set (``X_ood``: the sets one after the other)."""
         from ..duplicates import train_test_overlap
 
+        rows = np.arange(self.n_te, self.n_te + X_ood.shape[0])
+        idx, dist = _whole_id_lists(self.train, self.test, self.nn, self.nn_te, rows)
+        return train_test_overlap(self.X_id, X_ood, near_threshold=tau if tau > 0 else None, neighbors=(idx, dist))
+
+    def one_set(self, name, X_o, rows, *, copies, near_ratio, group, detectors, detector_k, other_scores, n_boot):
         te = np.arange(self.n_te)
         idx, dist = _whole_id_lists(self.train, self.test, self.nn, self.nn_te, rows)
-        copies = train_test_overlap(self.X_id, X_o, near_threshold=tau if tau > 0 else None, neighbors=(idx, dist))
-        if copies.near_copy is None:  # every held-out ID row has an identical training row: no positive distance
-            copies = _no_near(copies)
         d_tr = self.nn.distances
         hood = set_neighbourhood(
-            X_o, self.X_id[self.test], d_tr[rows], d_tr[te], k=self.k, metric=self.metric,
+            X_o, self.X_te, d_tr[rows], d_tr[te], k=self.k, metric=self.metric,
             backend=self.backend, random_state=self.seed, n_train=self.train.size,
         )  # fmt: skip
         cont = contamination(
@@ -378,14 +384,21 @@ class _Context:
         )
 
 
-def _no_near(copies):
-    from dataclasses import replace
+def _slice(overlap, rows):
+    """The copies of some of the OOD rows (``rows``: consecutive positions), as their own OverlapResult."""
+    from ..duplicates import OverlapResult
 
-    m = copies.test_rows.size
-    return replace(
-        copies,
-        near_threshold=0.0,
-        near_copy=np.zeros(m, dtype=bool),
-        near_train_row=np.full(m, -1, dtype=np.int64),
-        near_distance=np.full(m, np.nan),
+    sl = slice(int(rows[0]), int(rows[-1]) + 1)
+    m = sl.stop - sl.start
+    near = overlap.near_copy is not None  # None: every held-out ID row has an identical training row (tau = 0)
+    return OverlapResult(
+        test_rows=np.arange(m, dtype=np.int64),
+        n_train=overlap.n_train,
+        exact_copy=overlap.exact_copy[sl],
+        exact_train_row=overlap.exact_train_row[sl],
+        near_threshold=overlap.near_threshold if near else 0.0,
+        near_copy=overlap.near_copy[sl] if near else np.zeros(m, dtype=bool),
+        near_train_row=overlap.near_train_row[sl] if near else np.full(m, -1, dtype=np.int64),
+        near_distance=overlap.near_distance[sl] if near else np.full(m, np.nan),
+        complete=overlap.complete,
     )
