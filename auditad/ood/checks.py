@@ -75,6 +75,15 @@ def _num(x: float, d: int = 3) -> str:
     return f"{x:.{d}f}"
 
 
+def _classes_text(s, label: str) -> str:
+    """``ID classes 4: 85, 6: 76`` of the copies of one kind in one set."""
+    rows = s.samples[s.samples[f"{label}_copy"]]
+    column = "exact_id_class" if label == "exact" else "nearest_id_class"  # a near copy is the nearest ID row
+    counts = rows[column].astype(str).value_counts(sort=False)
+    counts = counts.sort_values(ascending=False, kind="stable")
+    return "ID classes " + ", ".join(f"{c}: {n}" for c, n in counts.head(6).items())
+
+
 def _copy_findings(sets) -> list:
     out = []
     for key, attr, label in (("ood.exact_copies", "n_exact", "exact"), ("ood.near_copies", "n_near", "near")):
@@ -82,7 +91,8 @@ def _copy_findings(sets) -> list:
             FindingItem(
                 s.name,
                 value=float(getattr(s.copies, attr) or 0),
-                detail=f"{getattr(s.copies, attr) or 0} of {s.n} rows ({(getattr(s.copies, attr) or 0) / s.n:.2%})",
+                detail=f"{getattr(s.copies, attr) or 0} of {s.n} rows ({(getattr(s.copies, attr) or 0) / s.n:.2%}); "
+                + _classes_text(s, label),
                 evidence={"ood_set": s.name},
             )
             for s in sets
