@@ -308,3 +308,16 @@ def test_cli_bad_input_one_line_nothing_written(tmp_path, capsys, extra, match):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and match in err[0] and "Traceback" not in err[0]
     assert not out.exists()
+
+
+def test_same_seed_same_bytes_and_set_order_does_not_matter(tmp_path, bench):
+    base = _write_inputs(tmp_path, copies=True)
+    a, b = tmp_path / "a", tmp_path / "b"
+    far, near = f"far={tmp_path / 'far.npy'}", f"near={tmp_path / 'near.npy'}"
+    assert main([*base, "--ood", far, "--ood", near, "--backend", "exact", "--out", str(a), "--quiet"]) == 1
+    assert main([*base, "--ood", near, "--ood", far, "--backend", "exact", "--out", str(b), "--quiet"]) == 1
+    sa, sb = (json.loads((p / "summary.json").read_text()) for p in (a, b))
+    assert sa["ood"]["far"] == sb["ood"]["far"] and sa["ood"]["near"] == sb["ood"]["near"]
+    assert main([*base, "--ood", far, "--ood", near, "--backend", "exact", "--out", str(b), "--quiet"]) == 1
+    for name in ("summary.json", "report.html", "figures/ood_placement.svg", "tables/ood_far_samples.csv"):
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name

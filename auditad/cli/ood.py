@@ -164,7 +164,9 @@ def run_ood(args) -> int:
             progress=not args.quiet and X.shape[0] > 200_000,
         )
     except InvalidInputError as exc:
-        text = str(exc).replace("ood_sets[", "--ood [").replace("groups[", "--ood-group [")
+        text = re.sub(r"ood_sets\['([^']*)'\]", r"--ood \1", str(exc))
+        text = re.sub(r"groups\[(?:'([^']*)'|([^\]]*))\]", r"--ood-group \1\2", text)
+        text = text.replace("the ID embeddings X_id", "--embeddings").replace("X_id", "--embeddings")
         raise InvalidInputError(text) from None
     run = write_ood_report(res, args.out, rules=rules, fail_on=args.fail_on)
     if not args.quiet:

@@ -201,6 +201,6 @@ def ood_findings(sets) -> list:
 
     See Also
     --------
-    - [`auditad.findings.verdict`][auditad.findings.verdict]: the worst status.
+    - `auditad.findings.verdict`: the worst status.
     """
     return [*_copy_findings(sets), _share_finding(sets), *_placement_findings(sets), _detector_finding(sets)]

@@ -82,9 +82,11 @@ def id_likeness(share, chance) -> np.ndarray:
     """
     s = np.asarray(share, dtype=np.float64)
     pi = np.asarray(chance, dtype=np.float64)
-    a = s / pi
-    b = (1 - s) / (1 - pi)
-    return a / (a + b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = s / pi
+        b = (1 - s) / (1 - pi)
+        p = a / (a + b)
+    return np.where(pi >= 1, s, p)  # a pool without other OOD rows (a one-row set): the share itself
 
 
 @dataclass(frozen=True)
