@@ -101,9 +101,7 @@ def test_neighbourhood_share_matches_brute_force_pool():
     k = 7
     d_o = np.sort(cdist(Xo, Xtr), axis=1)
     d_t = np.sort(cdist(Xte, Xtr), axis=1)
-    hood = set_neighbourhood(
-        Xo, Xte, d_o, d_t, k=k, metric="euclidean", backend="exact", random_state=0, n_train=80
-    )  # fmt: skip
+    hood = set_neighbourhood(Xo, Xte, d_o, d_t, k=k, metric="euclidean", backend="exact", random_state=0, n_train=80)
     pool = np.vstack([Xtr, Xo])
     is_id = np.r_[np.ones(80, bool), np.zeros(30, bool)]
     dist = cdist(Xo, pool)

@@ -272,11 +272,18 @@ def audit_ood(
         offset += rows.size
         results.append(
             ctx.one_set(
-                name, sets[name], rows, copies=_slice(all_copies, rows - X_te.shape[0]), near_ratio=near_ratio,
+                name,
+                sets[name],
+                rows,
+                copies=_slice(all_copies, rows - X_te.shape[0]),
+                near_ratio=near_ratio,
                 group=group_of.get(name),
-                detectors=detectors, detector_k=detector_k, other_scores=other_scores, n_boot=n_boot,
+                detectors=detectors,
+                detector_k=detector_k,
+                other_scores=other_scores,
+                n_boot=n_boot,
             )
-        )  # fmt: skip
+        )
     det_names = [d.detector for d in results[0].detectors]
     correlation = {
         d: rank_correlation(
@@ -303,7 +310,7 @@ def audit_ood(
             confidence_level=confidence_level,
             n_boot=n_boot,
             random_state=random_state if isinstance(random_state, (int, type(None))) else "generator",
-        ),  # fmt: skip
+        ),
         id_summary={
             "n": int(X_id.shape[0]),
             "d": int(X_id.shape[1]),
@@ -323,9 +330,8 @@ class _Context:
         self.X_id, self.y_id, self.train, self.test = X_id, y_id, train, test
         self.nn, self.nn_te, self.k = nn, nn_te, k
         self.metric, self.backend, self.seed, self.level = metric, backend, seed, level
-        self.classes, self.codes, self.counts = (lambda r: (r[0], r[1].ravel(), r[2]))(
-            np.unique(y_id, return_inverse=True, return_counts=True)
-        )
+        self.classes, codes, self.counts = np.unique(y_id, return_inverse=True, return_counts=True)
+        self.codes = codes.ravel()
         self.n_te = test.size
         self.X_te = X_id[test]
 
@@ -351,9 +357,16 @@ class _Context:
         idx, dist = _whole_id_lists(self.train, self.test, self.nn, self.nn_te, rows)
         d_tr = self.nn.distances
         hood = set_neighbourhood(
-            X_o, self.X_te, d_tr[rows], d_tr[te], k=self.k, metric=self.metric,
-            backend=self.backend, random_state=self.seed, n_train=self.train.size,
-        )  # fmt: skip
+            X_o,
+            self.X_te,
+            d_tr[rows],
+            d_tr[te],
+            k=self.k,
+            metric=self.metric,
+            backend=self.backend,
+            random_state=self.seed,
+            n_train=self.train.size,
+        )
         cont = contamination(
             hood.id_share_ood, hood.chance_ood, hood.id_share_test, hood.chance_test, confidence_level=self.level
         )
@@ -363,11 +376,16 @@ class _Context:
             scores = {"knn": d_tr[:, detector_k - 1], **scores}
         dets = tuple(
             detection_metrics(
-                s[te], s[rows], detector=det, ood_set=name, confidence_level=self.level, n_boot=n_boot,
+                s[te],
+                s[rows],
+                detector=det,
+                ood_set=name,
+                confidence_level=self.level,
+                n_boot=n_boot,
                 random_state=self.seed,
             )
             for det, s in scores.items()
-        )  # fmt: skip
+        )
         g = None if group is None else group.lower()
         contradicts = g in GROUP_PLACEMENTS and place.placement in GROUP_PLACEMENTS and g != place.placement
         return OODSetResult(
