@@ -1,12 +1,16 @@
 """Time, peak memory and the planted ID share of ``audit_ood`` at the sizes users run.
 
 Run:  python benchmarks/bench_ood.py                       (ID 50 000 x 512, three OOD sets of 10 000)
+
+Measured (2 shared cores, load average 10 to 18 from other jobs): 94.8 CPU s (385 s wall), peak 792 MB; the
+exact backend was chosen (estimated 15.7 s against 54.7 s for the approximate one); ``planted`` (truth 10.2 %)
+estimated 10.2 % [9.5, 11.0], its rows ranked by the ID-likeness with AUROC 1.000.
       python benchmarks/bench_ood.py --n 20000 --m 4000    (smaller)
       python benchmarks/bench_ood.py --adbench DIR         (the ADBench ResNet-18 CIFAR-10 / SVHN case)
 
 Synthetic data: ID rows of 10 classes, each a Gaussian around its own centre in a rank-64 subspace plus
-isotropic noise (embedding-like); OOD set ``far`` is drawn around other centres far away; ``near``
-around centres between the ID classes; ``planted`` is ``far`` with 10 % of its rows replaced by fresh ID
+isotropic noise (embedding-like); OOD set ``far`` is drawn around other centres far away; ``between``
+around the midpoints of pairs of ID centres (measured far: the midpoints lie outside the classes); ``planted`` is ``far`` with 10 % of its rows replaced by fresh ID
 rows (not copies) and 20 exact ID copies. Printed: wall and CPU seconds, peak resident memory, the
 backend of the main search and its recall, and per set the placement, the ID share (truth for
 ``planted``: 10 % + 20 copies) and the kNN AUROC.
@@ -44,7 +48,7 @@ def synthetic(n: int, m: int, d: int, rng):
     fresh, _ = draw(centres, m // 10)
     planted[: m // 10] = fresh
     planted[m // 10 : m // 10 + 20] = X[rng.choice(n, 20, replace=False)]
-    return X, y, {"far": far[::-1].copy(), "near": near, "planted": planted}, (m // 10 + 20) / m
+    return X, y, {"far": far[::-1].copy(), "between": near, "planted": planted}, (m // 10 + 20) / m
 
 
 def adbench(folder: Path, rng):
@@ -80,7 +84,7 @@ def main() -> None:
         groups = {"near": ["cifar_other"], "far": ["svhn", "planted"]}
     else:
         X, y, sets, truth = synthetic(args.n, args.m, args.d, rng)
-        groups = {"near": ["near"], "far": ["far", "planted"]}
+        groups = {"far": ["far", "between", "planted"]}
     t0, c0 = time.perf_counter(), time.process_time()
     res = audit_ood(X, y, sets, groups=groups, backend=args.backend, random_state=0)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
