@@ -155,6 +155,7 @@ COMPUTING = {
     "leaderboards",
     "diskarray",
     "timeseries",
+    "ood",
 }
 APPLICATION = {"gates", "report", "audit", "cli", "plotting", "results", "diff", "landscape_study"}
 #: layer -> the layers it must never import (the data flows one way: CLI -> pipeline -> report -> statistics).

@@ -27,6 +27,7 @@ from . import analyses as _analyses
 from . import commands as _commands
 from . import duplicates as _duplicates
 from . import timeseries as _timeseries
+from . import ood as _ood
 from ..errors import AuditadError
 from .shared import column_list, progress_enabled
 from .terminal import EXIT_USAGE, SafeStream, Terminated
@@ -407,6 +408,7 @@ COMMANDS = {
     "diff": (_commands.add_diff, _commands.run_diff),
     "duplicates": (_duplicates.add_duplicates, _duplicates.run_duplicates),
     "timeseries": (_timeseries.add_timeseries, _timeseries.run_timeseries),
+    "ood": (_ood.add_ood, _ood.run_ood),
 }
 
 
