@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HEADERS", "LATEX_HEADERS", "header", "latex_header"]
+__all__ = ["HEADERS", "LATEX_HEADERS", "header"]
 
 #: code name -> header on the page (the code name stays in the CSV and in the header's tooltip).
 HEADERS: dict[str, str] = {
@@ -79,22 +79,6 @@ LATEX_HEADERS: dict[str, str] = {
     "ratio_to_chance": r"$L_k$ / chance",
     "ratio": r"anomaly share $\pi$",
 }
-
-
-def latex_header(name) -> str:
-    """The LaTeX header of a column named ``name``: the page header, with math where the page has symbols.
-
-    Examples
-    --------
-    >>> print(latex_header("rho_inv"), "|", latex_header("mean_auc"))
-    $\\rho_{\\mathrm{inv}}$ | mean AUROC
-    """
-    from .tables import latex_escape
-
-    text = str(name)
-    if text in LATEX_HEADERS:
-        return LATEX_HEADERS[text]
-    return latex_escape(header(text))
 
 
 def header(name) -> str:

@@ -22,14 +22,15 @@ from typing import Callable, Sequence
 
 from .._io import write_text_atomic
 from ..errors import InvalidInputError
+from .headers import LATEX_HEADERS
 from .headers import header as header_label
-from .headers import latex_header
 
 __all__ = [
     "latex_escape",
     "md_escape",
     "md_table",
     "frame_to_latex",
+    "latex_header",
     "frame_to_markdown",
     "csv_escape",
     "frame_to_csv",
@@ -514,6 +515,20 @@ def _visible(text: str) -> str:
     """The characters of a LaTeX cell that take room on the page (commands and braces dropped)."""
     text = re.sub(r"\\[A-Za-z]+", "x", text)
     return re.sub(r"[{}$^_\\]", "", text)
+
+
+def latex_header(name) -> str:
+    """The LaTeX header of a column named ``name``: the page header, with math where the page has symbols.
+
+    Examples
+    --------
+    >>> print(latex_header("rho_inv"), "|", latex_header("mean_auc"))
+    $\\rho_{\\mathrm{inv}}$ | mean AUROC
+    """
+    text = str(name)
+    if text in LATEX_HEADERS:
+        return LATEX_HEADERS[text]
+    return latex_escape(header_label(text))
 
 
 def _policy_cells(data, target: str) -> list[list[str]]:
