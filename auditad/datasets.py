@@ -129,7 +129,7 @@ def load_embeddings(
     ``columns`` and ``prefix``, a leading column that is a row index by its name (``index``, ``id``,
     ``sample_id``: ``to_csv()`` of a named index) or by its values (the positions 0..n-1 or 1..n, or
     distinct integers) is left out the same way
-    ([`index_column_reason`][auditad.inputfiles.index_column_reason]); naming the columns overrides it.
+    (see `auditad.inputfiles.index_column_reason`); naming the columns overrides it.
 
     See Also
     --------

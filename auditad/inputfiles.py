@@ -41,6 +41,7 @@ __all__ = [
     "index_column_reason",
     "INDEX_COLUMN_NAMES",
     "array_file",
+    "install_hint",
 ]
 
 
@@ -333,6 +334,35 @@ def row_list(mask, *, offset: int = 1) -> str:
     return text + (f", ... ({len(idx)} in total)" if len(idx) > 20 else "")
 
 
+def install_hint(package: str, extra: str) -> str:
+    """How to install an optional dependency, in words that work from a package index and from a checkout.
+
+    Parameters
+    ----------
+    package : str
+        The distribution to install (``"pyarrow"``).
+    extra : str
+        The auditad extra that installs it (``"parquet"``).
+
+    Returns
+    -------
+    str
+
+    See Also
+    --------
+    - `read_table`: names it when Parquet needs pyarrow.
+
+    Examples
+    --------
+    >>> print(install_hint("pyarrow", "parquet"))
+    pip install pyarrow (or the extra: pip install 'auditad[parquet]' from a package index, pip install '.[parquet]' in a checkout of auditad)
+    """
+    return (
+        f"pip install {package} (or the extra: pip install 'auditad[{extra}]' from a package index, "
+        f"pip install '.[{extra}]' in a checkout of auditad)"
+    )
+
+
 def read_table(path: Path, *, name: str, blank_lines: bool = False):
     """A CSV/TSV/Parquet file as a DataFrame (pandas' missing-value markers: empty, NA, NaN, null, ...).
 
@@ -373,7 +403,7 @@ def read_table(path: Path, *, name: str, blank_lines: bool = False):
                 return _without_index_column(frame, path)
             except ImportError:
                 raise InvalidInputError(
-                    f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
+                    f"{name}: reading Parquet needs pyarrow; install it with {install_hint('pyarrow', 'parquet')}"
                 ) from None
         return _without_index_column(
             pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path

@@ -1,8 +1,8 @@
 """The whole audit of arrays in one call from Python: `run_audit` (``auditad.run_audit``) and its `AuditReport`.
 
 The command line's ``auditad audit`` reads files into a
-[`BenchmarkInputs`][auditad.audit.loader.BenchmarkInputs] and hands it to the pipeline
-([`auditad.audit.runner.run_audit`][auditad.audit.runner.run_audit]); this module builds the same inputs from
+`auditad.audit.loader.BenchmarkInputs` and hands it to the pipeline
+(`auditad.audit.runner.run_audit`); this module builds the same inputs from
 arrays already in memory, with the settings of the configuration file as keyword arguments, and returns the
 report as an object: its verdict, its findings, ``summary.json`` as a dict, a notebook display, and
 ``write(out_dir)``.
@@ -50,7 +50,7 @@ class AuditReport:
     See Also
     --------
     - [`auditad.run_audit`][auditad.audit.oneshot.run_audit]: makes it.
-    - [`auditad.audit.runner.run_audit`][auditad.audit.runner.run_audit]: the pipeline over configured benchmarks.
+    - `auditad.audit.runner.run_audit`: the pipeline over configured benchmarks.
 
     Examples
     --------
@@ -248,7 +248,7 @@ def run_audit(
 
     See Also
     --------
-    - [`auditad.audit.runner.run_audit`][auditad.audit.runner.run_audit]: the pipeline over benchmarks read from
+    - `auditad.audit.runner.run_audit`: the pipeline over benchmarks read from
       files (``auditad audit``).
     - [`auditad.leakage`][auditad.leakage.leakage], [`auditad.audit_protocol`][auditad.protocol.audit_protocol]:
       one diagnostic each.
