@@ -582,7 +582,9 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
             )
     else:
         skip = set(map(str, exclude))
-        reason = index_column_reason(frame.iloc[:, 0]) if names and names[0] not in skip and len(names) > 1 else None
+        first = frame.iloc[:, 0] if len(names) > 1 and names[0] not in skip else None
+        numeric = first is not None and pd.api.types.is_numeric_dtype(first) and not pd.api.types.is_bool_dtype(first)
+        reason = index_column_reason(first) if numeric else None  # a text id is no feature anyway: no note
         if reason is not None:
             _warn_index_column(path, names[0], reason, flag=name)
             skip.add(names[0])
