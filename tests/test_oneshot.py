@@ -121,3 +121,13 @@ def test_dir_of_the_package_holds_only_public_names():
     from auditad.audit import run_audit as pipeline
 
     assert pipeline is not auditad.run_audit and pipeline.__module__ == "auditad.audit.runner"
+
+
+def test_the_summary_validates_against_the_published_schema(report):
+    import jsonschema
+
+    from auditad.report import schema_path
+
+    schema = json.loads(schema_path().read_text(encoding="utf-8"))
+    jsonschema.validate(json.loads((report.path / "summary.json").read_text()), schema)
+    assert report.summary["config"]["origin"] == "python" and "python" in json.dumps(schema)
