@@ -31,14 +31,14 @@ def data():
 @pytest.fixture(scope="module")
 def report(data):
     X, y = data
-    return auditad.run_audit({"pix": X}, y, name="digits", **SETTINGS)
+    return auditad.run_audit(X, y, name="digits", **SETTINGS)  # one array: the representation "embeddings"
 
 
 def test_the_one_call_equals_the_command_line_on_the_same_data(data, report, tmp_path, capsys):
     X, y = data
     np.save(tmp_path / "X.npy", X)
     np.save(tmp_path / "y.npy", y)
-    args = ["audit", "--embeddings", f"pix={tmp_path / 'X.npy'}", "--labels", str(tmp_path / "y.npy")]
+    args = ["audit", "--embeddings", f"embeddings={tmp_path / 'X.npy'}", "--labels", str(tmp_path / "y.npy")]
     code = main([*args, "--name", "digits", "--out", str(tmp_path / "cli"), *FLAGS])
     assert code in (0, 1), capsys.readouterr().err
     cli = json.loads((tmp_path / "cli" / "digits" / "summary.json").read_text())
@@ -47,6 +47,7 @@ def test_the_one_call_equals_the_command_line_on_the_same_data(data, report, tmp
     assert report.verdict == cli["verdict"] and report.verdict in ("pass", "warn", "fail")
     assert report.summary["config"]["origin"] == "python"
     assert report.summary["settings"]["null_runs"] == 50
+    assert list(report.summary["dataset"]["representations"]) == ["embeddings"]
 
 
 def test_the_headline_number_is_the_leakage_function(data, report):
@@ -79,13 +80,13 @@ def test_write_copies_the_report_folder(report, tmp_path):
     assert (tmp_path / "other" / "mine.txt").read_text() == "x"
 
 
-def test_out_writes_in_place_and_one_array_is_one_representation(data, tmp_path):
+def test_out_is_the_report_folder_and_is_checked_before_any_work(data, tmp_path):
     X, y = data
-    rep = auditad.run_audit(X, y, out=tmp_path / "o", **{**SETTINGS, "default_gates": False})
-    assert rep.path == (tmp_path / "o" / "benchmark").resolve() or rep.path == tmp_path / "o" / "benchmark"
-    assert (tmp_path / "o" / "benchmark" / "report.html").is_file()
-    assert list(rep.summary["dataset"]["representations"]) == ["embeddings"]
-    assert rep.summary["gates"] == [] and rep.verdict == "pass"
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "notes.txt").write_text("x")
+    with pytest.raises(InvalidInputError, match=r"out=.*not an auditad report"):
+        auditad.run_audit({"pix": X}, y, out=tmp_path / "mine", **SETTINGS)
+    assert sorted(p.name for p in (tmp_path / "mine").iterdir()) == ["notes.txt"]
 
 
 @pytest.mark.parametrize(
@@ -108,6 +109,8 @@ def test_bad_arrays_are_named(data):
         auditad.run_audit(X, y[:-1])
     with pytest.raises(InvalidInputError, match="embeddings="):
         auditad.run_audit("X.npy", y)
+    with pytest.raises(InvalidInputError, match="embeddings 'b'"):  # a mapping: every representation checked
+        auditad.run_audit({"a": X, "b": X[:-1]}, y)
     with pytest.raises(InvalidInputError, match="name="):
         auditad.run_audit(X, y, name="a/b")
 
