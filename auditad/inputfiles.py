@@ -504,13 +504,13 @@ def index_column_reason(column) -> str | None:
     return None
 
 
-def _warn_index_column(path: Path, column: str, reason: str, *, flag: str) -> None:
+def _warn_index_column(path: Path, column: str, reason: str, *, what: str) -> None:
     import warnings
 
     from .errors import SkippedItemWarning
 
     warnings.warn(
-        f"{path.name}: the leading column {column!r} ({reason}) is read as the row index of {flag} and not "
+        f"{path.name}: the leading column {column!r} ({reason}) is read as the row index of {what} and not "
         "used as an embedding dimension (name the embedding columns explicitly to use it)",
         SkippedItemWarning,
         stacklevel=4,
@@ -586,7 +586,7 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
         numeric = first is not None and pd.api.types.is_numeric_dtype(first) and not pd.api.types.is_bool_dtype(first)
         reason = index_column_reason(first) if numeric else None  # a text id is no feature anyway: no note
         if reason is not None:
-            _warn_index_column(path, names[0], reason, flag=name)
+            _warn_index_column(path, names[0], reason, what=name)
             skip.add(names[0])
         chosen = [
             c
