@@ -2,11 +2,12 @@
 
 Start here:
 
+auditad.run_audit(X, y)                     the whole audit of arrays: verdict, findings, report (AuditReport)
 auditad.leakage(X, y, k=10)                 how much each class's neighbourhoods leak into other classes (L_k)
 auditad.audit_protocol(X, y)                K-1 vs 1 class-split runs: per-class AUROC, rho_inv, rho_dir
 auditad.null_distribution(n_pos, n_neg)     what a random detector scores at these class counts (p-values)
 auditad.run_selection(bench)                judge anomaly-free model-selection estimators
-auditad.audit.run_audit(inputs, out)        everything above as one HTML report + summary.json + gates
+auditad.audit.run_audit(inputs, out)        the pipeline over configured benchmarks (several, from files)
                                             (inputs: auditad.audit.example_inputs() or load_config + load_inputs)
 $ auditad demo                              the full audit of a bundled example, from the command line
 $ auditad audit --embeddings X.npy --labels y.csv --out report      the same on your data
@@ -37,10 +38,11 @@ from .errors import (
     UndefinedValueWarning,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.3.0"
 
 #: submodule -> the public names it defines, imported on first access.
 _LAZY_MODULES = {
+    "audit.oneshot": ("AuditReport", "run_audit"),
     "leakage": ("LeakageResult", "leakage"),
     "datasets": ("Benchmark", "load_benchmark", "load_example"),
     "neighbors": ("NeighborsResult", "kneighbors"),
@@ -118,6 +120,8 @@ _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in nam
 
 __all__ = [
     "__version__",
+    "run_audit",
+    "AuditReport",
     "AuditadError",
     "InvalidInputError",
     "AuditadWarning",
@@ -215,7 +219,8 @@ def __getattr__(name: str):
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+    """The public names only (not the modules this file imports for its own work)."""
+    return sorted(__all__)
 
 
 #: Modules that moved when the package was laid out by family: old import path -> new one. The old path

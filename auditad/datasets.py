@@ -125,7 +125,11 @@ def load_embeddings(
     -----
     A leading column with an empty header (read by pandas as ``Unnamed: 0``) is the row index
     that ``DataFrame.to_csv()`` writes by default; it is dropped with a
-    [`SkippedItemWarning`][auditad.errors.SkippedItemWarning], never used as a feature.
+    [`SkippedItemWarning`][auditad.errors.SkippedItemWarning], never used as a feature. Without
+    ``columns`` and ``prefix``, a leading column that is a row index by its name (``index``, ``id``,
+    ``sample_id``: ``to_csv()`` of a named index) or by its values (the positions 0..n-1 or 1..n, or
+    distinct integers) is left out the same way
+    (see `auditad.inputfiles.index_column_reason`); naming the columns overrides it.
 
     See Also
     --------
@@ -537,7 +541,7 @@ def load_anomaly_dataset(
         Anomaly column of a table (default: the first of ``y``, ``label``, ``anomaly``, ``is_anomaly``).
     columns, prefix : optional
         Embedding columns of a table (see [`load_embeddings`][auditad.datasets.load_embeddings]); default: every
-        other numeric column.
+        other numeric column but a leading row-index column.
     name : str, optional
         Display name (default: the file's stem).
 
@@ -583,15 +587,7 @@ def load_anomaly_dataset(
                 f"labels at data row(s) {row_list(missing)}"
             )
         y = frame[label_column].to_numpy()
-        if columns is None and prefix is None:
-            columns = [
-                c
-                for c in cols
-                if c != label_column
-                and c in frame.select_dtypes(include="number").columns
-                and frame[c].dtype.kind != "b"
-            ]
-        X = table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset")
+        X = table_embeddings(frame, path, columns=columns, prefix=prefix, name="dataset", exclude=(label_column,))
     else:
         if columns is not None or prefix is not None or label_column is not None:
             raise InvalidInputError(

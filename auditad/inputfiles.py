@@ -38,7 +38,10 @@ __all__ = [
     "row_list",
     "read_table",
     "table_embeddings",
+    "index_column_reason",
+    "INDEX_COLUMN_NAMES",
     "array_file",
+    "install_hint",
 ]
 
 
@@ -331,6 +334,35 @@ def row_list(mask, *, offset: int = 1) -> str:
     return text + (f", ... ({len(idx)} in total)" if len(idx) > 20 else "")
 
 
+def install_hint(package: str, extra: str) -> str:
+    """How to install an optional dependency, in words that work from a package index and from a checkout.
+
+    Parameters
+    ----------
+    package : str
+        The distribution to install (``"pyarrow"``).
+    extra : str
+        The auditad extra that installs it (``"parquet"``).
+
+    Returns
+    -------
+    str
+
+    See Also
+    --------
+    - `read_table`: names it when Parquet needs pyarrow.
+
+    Examples
+    --------
+    >>> print(install_hint("pyarrow", "parquet"))
+    pip install pyarrow (or the extra: pip install 'auditad[parquet]' from a package index, pip install '.[parquet]' in a checkout of auditad)
+    """
+    return (
+        f"pip install {package} (or the extra: pip install 'auditad[{extra}]' from a package index, "
+        f"pip install '.[{extra}]' in a checkout of auditad)"
+    )
+
+
 def read_table(path: Path, *, name: str, blank_lines: bool = False):
     """A CSV/TSV/Parquet file as a DataFrame (pandas' missing-value markers: empty, NA, NaN, null, ...).
 
@@ -371,7 +403,7 @@ def read_table(path: Path, *, name: str, blank_lines: bool = False):
                 return _without_index_column(frame, path)
             except ImportError:
                 raise InvalidInputError(
-                    f"{name}: reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
+                    f"{name}: reading Parquet needs pyarrow; install it with {install_hint('pyarrow', 'parquet')}"
                 ) from None
         return _without_index_column(
             pd.read_csv(path, sep="\t" if suffix == ".tsv" else ",", skip_blank_lines=not blank_lines), path
@@ -414,6 +446,77 @@ def _without_index_column(frame, path: Path):
     return frame.iloc[:, 1:]
 
 
+#: Header names of a leading column read as the row index (compared without case and surrounding blanks).
+INDEX_COLUMN_NAMES = ("index", "id", "sample_id", "unnamed: 0")
+#: Fewest rows for which a leading column of distinct integers counts as a key (below it, distinct small
+#: integers are too likely by chance).
+MIN_KEY_ROWS = 10
+
+
+def index_column_reason(column) -> str | None:
+    """Why a table's leading column is its row index rather than a feature, or None when it is not one.
+
+    A row index is a column named ``index``, ``id``, ``sample_id`` or ``Unnamed: 0`` (what pandas'
+    ``DataFrame.to_csv()`` writes for a named or unnamed index), or an integer column holding the
+    positions 0..n-1 or 1..n (in any order), or, from `MIN_KEY_ROWS` rows on, distinct integers (a key).
+
+    Parameters
+    ----------
+    column : pandas.Series
+        The leading column of a table.
+
+    Returns
+    -------
+    str or None
+        The reason, in words (``"named 'sample_id'"``, ``"values 0..239"``, ``"distinct integers"``).
+
+    See Also
+    --------
+    - `table_embeddings`: leaves such a column out unless the columns are named.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> index_column_reason(pd.Series([3.5, 1.0, 2.0], name="f0")) is None
+    True
+    >>> index_column_reason(pd.Series([0.1, 0.2], name="sample_id"))
+    "named 'sample_id'"
+    >>> index_column_reason(pd.Series([2, 0, 1], name="row"))
+    'values 0..2'
+    """
+    label = str(column.name).strip()
+    if label.lower() in INDEX_COLUMN_NAMES:
+        return f"named {label!r}"
+    values = column.to_numpy()
+    if values.dtype.kind not in "iu" or values.size < 2:
+        return None
+    ordered = np.sort(values)
+    n = values.size
+    for start in (0, 1):
+        if (
+            ordered[0] == start
+            and ordered[-1] == start + n - 1
+            and np.array_equal(ordered, np.arange(start, start + n))
+        ):
+            return f"values {start}..{start + n - 1}"
+    if n >= MIN_KEY_ROWS and bool(np.all(ordered[1:] != ordered[:-1])):
+        return "distinct integers"
+    return None
+
+
+def _warn_index_column(path: Path, column: str, reason: str, *, what: str) -> None:
+    import warnings
+
+    from .errors import SkippedItemWarning
+
+    warnings.warn(
+        f"{path.name}: the leading column {column!r} ({reason}) is read as the row index of {what} and not "
+        "used as an embedding dimension (name the embedding columns explicitly to use it)",
+        SkippedItemWarning,
+        stacklevel=4,
+    )
+
+
 def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=()) -> np.ndarray:
     """The embedding columns of a table as an (n, d) array (named errors for missing or non-numeric columns).
 
@@ -431,7 +534,8 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
         Names the input in the messages.
     exclude : sequence of str
         Columns never used when neither ``columns`` nor ``prefix`` is given (every other numeric,
-        non-boolean column is).
+        non-boolean column is, except a leading row-index column: see `index_column_reason`; it is
+        left out with a [`SkippedItemWarning`][auditad.errors.SkippedItemWarning]).
 
     Returns
     -------
@@ -477,12 +581,17 @@ def table_embeddings(frame, path: Path, *, columns, prefix, name: str, exclude=(
                 f"{prefix!r}; its columns are {_names_text(names)}"
             )
     else:
+        skip = set(map(str, exclude))
+        first = frame.iloc[:, 0] if len(names) > 1 and names[0] not in skip else None
+        numeric = first is not None and pd.api.types.is_numeric_dtype(first) and not pd.api.types.is_bool_dtype(first)
+        reason = index_column_reason(first) if numeric else None  # a text id is no feature anyway: no note
+        if reason is not None:
+            _warn_index_column(path, names[0], reason, what=name)
+            skip.add(names[0])
         chosen = [
             c
             for c in names
-            if c not in set(map(str, exclude))
-            and pd.api.types.is_numeric_dtype(frame[c])
-            and not pd.api.types.is_bool_dtype(frame[c])
+            if c not in skip and pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
         ]
         if not chosen:
             raise InvalidInputError(

@@ -367,8 +367,7 @@ def leakage(
     References
     ----------
     "Testing the Test: Score-Direction Instability in Class-Split Anomaly
-    Detection", section "Diagnóstico: Filtración de Clase de Vecindad" (the
-    neighbourhood class-leakage diagnostic). Reference points: Fashion-MNIST L_k ≈ 0.24 (stable),
+    Detection" (its training-free neighbourhood class leakage diagnostic). Reference points: Fashion-MNIST L_k ≈ 0.24 (stable),
     CIFAR-10 and Imagenette L_k > 0.76 (unstable).
 
     See Also

@@ -353,7 +353,7 @@ def test_version_and_help_import_no_numerical_library():
         heavy = sorted(m for m in imported if m.split(".")[0] in HEAVY)
         assert not heavy, (args, heavy[:10])
     assert (
-        "auditad 0.1.0"
+        "auditad 0.3.0"
         in subprocess.run(
             [sys.executable, "-m", "auditad", "--version"],
             env=_env(),
@@ -566,7 +566,9 @@ def test_a_to_csv_file_is_audited_with_its_real_dimension(to_csv_bench, tmp_path
     summary = json.loads((out / "bench" / "summary.json").read_text())
     assert summary["dataset"]["representations"] == {"bench": {"dim": 8}}  # not 9 (index) nor 10 (label too)
     notes = [line for line in err.splitlines() if "empty header" in line]
-    assert len(notes) == 1 and notes[0].startswith("auditad: note: bench.csv:") and "values 0..239" in notes[0]
+    assert len(notes) == 1 and notes[0].startswith("auditad: note: bench: SkippedItemWarning: bench.csv:")
+    assert "values 0..239" in notes[0]
+    assert any("empty header" in w for w in summary["warnings"])  # the report lists it too
 
 
 def test_embedding_columns_and_prefix_flags_and_config_keys(to_csv_bench, tmp_path, capsys):

@@ -150,9 +150,9 @@ def test_docs_site_builds_strict(tmp_path: Path):
         stdin=subprocess.DEVNULL,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    pages = list((tmp_path / "site").rglob("index.html"))
+    pages = list((tmp_path / "site").rglob("*.html"))
     assert len(pages) >= 20, len(pages)
-    api = (tmp_path / "site" / "api" / "protocol" / "index.html").read_text(encoding="utf-8")
+    api = (tmp_path / "site" / "api" / "protocol.html").read_text(encoding="utf-8")
     assert "audit_protocol" in api
 
 
@@ -310,3 +310,92 @@ print(len(names), changed)
     assert proc.returncode == 0, proc.stderr[-2000:]
     count, changed = proc.stdout.split(" ", 1)
     assert int(count) >= 50 and changed.strip() == "[]", proc.stdout
+
+
+# --------------------------------------------------------------------------- formulas typeset, pages as files
+#: Formula text outside math: sums, roots, norms, ell, raw LaTeX sub/superscripts, "x^2", "(1/k)", "max_v",
+#: and single-letter subscripts such as "L_k", "a_v" (in math they read $L_k$, $a_v$).
+UNTYPESET = re.compile(
+    r"[Σ∑√ℓ‖∏∫]|[_^]\{|\b\w+\^[\w±(+−-]|\(1/[A-Za-z0-9]+\)|\b(?:mean|median|max|min|sum)_\w|\b[A-Za-z]_[A-Za-z0-9]\b(?!\w)"
+)
+METHODS_PAGES = sorted((ROOT / "docs" / "methods").glob("*.md"))
+
+
+def _blank(match: re.Match) -> str:
+    return "\n" * match.group(0).count("\n")  # keeps the line numbers
+
+
+def untypeset_formulas(text: str) -> list[tuple[int, str]]:
+    """(line number, line) of Markdown prose that holds formula text outside ``$...$`` / ``$$...$$`` math (fenced
+    code, inline code and link targets are not prose)."""
+    text = re.sub(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", _blank, text, flags=re.S | re.M)
+    text = re.sub(r"\$\$.*?\$\$", _blank, text, flags=re.S)
+    text = re.sub(r"(?<![\\$])\$(?!\$)[^$]+?\$", _blank, text, flags=re.S)
+    text = re.sub(r"(`+).+?\1", _blank, text, flags=re.S)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    return [(no, line.strip()) for no, line in enumerate(text.splitlines(), 1) if UNTYPESET.search(line)]
+
+
+def test_the_formula_check_catches_plain_text_formulas():
+    page = """# Leakage L_k
+
+    ℓ_k(i) = (1/k) · Σ_{j ∈ N_k(i)} 1[y_j ≠ y_i]
+
+With $N_k(i)$ the neighbours, $$L_k = \\frac1n \\sum_i \\ell_k(i)$$ and `leakage.L_k` in code, scaled by 2^p.
+
+```python
+lk = L_k ** 2
+```
+"""
+    assert [no for no, _ in untypeset_formulas(page)] == [1, 3, 5]
+
+
+@pytest.mark.parametrize("page", METHODS_PAGES, ids=lambda p: p.name)
+def test_every_formula_of_a_methods_page_is_typeset(page):
+    """Formulas are ``$...$`` or ``$$...$$`` (typeset by the bundled KaTeX), never plain text like ``(1/k) · Σ``."""
+    found = untypeset_formulas(page.read_text(encoding="utf-8"))
+    assert not found, "\n".join(f"{page.name}:{no}: {line[:140]}" for no, line in found[:15])
+
+
+def test_the_site_is_built_as_files_that_navigate_from_disk():
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^use_directory_urls:\s*false\s*$", config, re.M), "mkdocs.yml: use_directory_urls: false"
+
+
+LINK = re.compile(r"\]\((?P<target>[^)\s]+)(?:\s+\"[^\"]*\")?\)")
+
+
+def folder_links(page: Path) -> list[str]:
+    """Links of a Markdown page to a folder of the repository or the docs (instead of a page or a file)."""
+    bad = []
+    for m in LINK.finditer(page.read_text(encoding="utf-8")):
+        target = m.group("target").split("#")[0]
+        if not target or re.match(r"[a-z][a-z0-9+.-]*:", target):  # in-page anchor, http(s), mailto
+            continue
+        if target.endswith("/") or (page.parent / target).is_dir():
+            bad.append(m.group("target"))
+    return bad
+
+
+def test_the_folder_link_check_catches_folder_links(tmp_path):
+    (tmp_path / "methods").mkdir()
+    (tmp_path / "methods" / "leakage.md").write_text("x")
+    page = tmp_path / "index.md"
+    page.write_text("[a](methods/leakage/) [b](methods) [c](methods/leakage.md#formula) [d](https://x.org/y/)")
+    assert folder_links(page) == ["methods/leakage/", "methods"]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_page_links_to_a_folder(page):
+    assert not folder_links(page), folder_links(page)
+
+
+def test_headings_and_citations_are_in_english():
+    """The sources are cited by their English titles (a summary in another language is no citation)."""
+    spanish = re.compile(r"\b\w+ción\b|\bDiagnóstico\b|\bsegún\b|\bClase de\b")
+    files = [*PAGES, *sorted((ROOT / "auditad").rglob("*.py"))]
+    hits = [f"{f.relative_to(ROOT)}: {m.group(0)}" for f in files for m in spanish.finditer(f.read_text("utf-8"))]
+    assert not hits, hits[:10]
+    for page in METHODS_PAGES:
+        heading = page.read_text(encoding="utf-8").splitlines()[0]
+        assert heading.startswith("# ") and not UNTYPESET.search(heading), heading

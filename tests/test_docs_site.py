@@ -39,10 +39,10 @@ needs_chromium = pytest.mark.skipif(
     CHROMIUM is None, reason="headless Chromium is not installed (Debian package 'chromium'; .ci/run installs it)"
 )
 
-#: pages rendered in the browser: methods pages with many formulas, and every API page (generated from the
-#: docstrings, where Sphinx roles would show up raw)
-MATH_PAGES = ["methods/selection/", "methods/metrics_nulls/", "methods/landscapes/"]
-API_PAGES = [f"api/{p.stem}/" for p in sorted((ROOT / "docs" / "api").glob("*.md")) if p.stem != "index"]
+#: pages rendered in the browser: every methods page (formulas), and every API page (generated from the
+#: docstrings, where Sphinx roles would show up raw). Pages are files (mkdocs.yml: use_directory_urls: false).
+MATH_PAGES = [f"methods/{p.stem}.html" for p in sorted((ROOT / "docs" / "methods").glob("*.md"))]
+API_PAGES = [f"api/{p.stem}.html" for p in sorted((ROOT / "docs" / "api").glob("*.md")) if p.stem != "index"]
 
 #: raw markup that must not reach a reader: unrendered math delimiters, Sphinx roles and directives
 RAW = re.compile(r"\\\(|\\\[|:(?:func|math|class|mod|meth|attr|data|obj|exc|ref):(?=`|\s|\w)|\.\. math::")
@@ -183,9 +183,58 @@ def test_no_page_loads_anything_from_another_host(site):
 
 
 def test_the_pages_checked_in_the_browser_exist(site):
-    assert len(API_PAGES) >= 8 and "api/metrics/" in API_PAGES
+    assert len(API_PAGES) >= 8 and "api/metrics.html" in API_PAGES
+    assert len(MATH_PAGES) >= 6 and "methods/leakage.html" in MATH_PAGES
     for page in MATH_PAGES + API_PAGES:
-        assert (site / page / "index.html").is_file(), page
+        assert (site / page).is_file(), page
+
+
+class _Links(HTMLParser):
+    """The ``href`` of every ``<a>`` of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        href = dict(attrs).get("href")
+        if tag == "a" and href:
+            self.hrefs.append(href)
+
+
+def folder_links(site: Path, page: Path) -> list[str]:
+    """Links of ``page`` to another page of the site that do not name a file (a folder: from ``file://`` the
+    browser shows a folder listing instead of the page), or name nothing that exists."""
+    parser = _Links()
+    parser.feed(page.read_text(encoding="utf-8"))
+    bad = []
+    for href in parser.hrefs:
+        parts = urlsplit(href)
+        if parts.scheme or href.startswith(("//", "#")) or not parts.path:
+            continue
+        target = (page.parent / parts.path).resolve()
+        if parts.path.endswith("/") or not target.is_file() or not target.is_relative_to(site.resolve()):
+            bad.append(href)
+    return bad
+
+
+def test_the_folder_link_check_catches_a_folder_link(site, tmp_path):
+    page = site / "docs-site-links.html"
+    page.write_text(
+        '<a href="methods/leakage/">x</a><a href="methods/">y</a><a href="methods/leakage.html#formula">z</a>'
+    )
+    try:
+        assert folder_links(site, page) == ["methods/leakage/", "methods/"]
+    finally:
+        page.unlink()
+
+
+def test_every_link_between_pages_names_a_file(site):
+    """Pages link to pages as files (``methods/leakage.html``), so the built site navigates from disk."""
+    pages = sorted(p for p in site.rglob("*.html") if p.name != "404.html")  # 404: served at any depth, root links
+    assert len(pages) >= 30
+    bad = {str(p.relative_to(site)): links for p in pages if (links := folder_links(site, p))}
+    assert not bad, dict(list(bad.items())[:5])
 
 
 def test_every_page_loads_the_bundled_math_renderer(site):
@@ -193,12 +242,13 @@ def test_every_page_loads_the_bundled_math_renderer(site):
     assert katex_css.is_file() and (site / "assets" / "katex" / "katex.min.js").is_file()
     fonts = set(re.findall(r"url\((fonts/[^)]+)\)", katex_css.read_text(encoding="utf-8")))
     assert len(fonts) >= 15 and all((katex_css.parent / f).is_file() for f in fonts)
-    for page in ("index.html", "methods/selection/index.html", "api/metrics/index.html"):
+    for page in ("index.html", "methods/selection.html", "api/metrics.html"):
         text = (site / page).read_text(encoding="utf-8")
         for asset in ("assets/katex/katex.min.css", "assets/katex/katex.min.js", "javascripts/katex-init.js"):
             assert asset in text, (page, asset)
     # the methods pages use math, marked by arithmatex for the renderer
-    assert (site / "methods" / "selection" / "index.html").read_text(encoding="utf-8").count('class="arithmatex"') > 10
+    for page in MATH_PAGES:
+        assert (site / page).read_text(encoding="utf-8").count('class="arithmatex"') >= 5, page
 
 
 # --------------------------------------------------------------------------- in the browser
@@ -277,14 +327,17 @@ def chromium(url: str, tmp: Path) -> tuple[str, list[str], list[str]]:
 
 
 def render(site: Path, server: str, page: str, tmp: Path) -> tuple[dict, list[str], list[str]]:
-    """Open ``page`` (a folder of the site) with the probe; return the probe's findings, console and requests."""
-    folder = site / page
-    probe_page = folder / "docs-site-probe.html"  # same folder: the page's relative links stay valid
+    """Open ``page`` (an HTML file of the site) with the probe; return the probe's findings, console and requests.
+
+    ``server`` is the base URL: the local HTTP server's, or ``site.as_uri() + "/"`` to read the files from disk.
+    """
+    probe_page = (site / page).parent / "docs-site-probe.html"  # same folder: the page's relative links stay valid
     probe_page.write_text(
-        (folder / "index.html").read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8"
+        (site / page).read_text(encoding="utf-8").replace("</body>", PROBE + "</body>"), encoding="utf-8"
     )
+    folder = page.rsplit("/", 1)[0] + "/" if "/" in page else ""
     try:
-        dom, console, requests = chromium(f"{server}{page}docs-site-probe.html", tmp)
+        dom, console, requests = chromium(f"{server}{folder}docs-site-probe.html", tmp)
     finally:
         probe_page.unlink()
     m = re.search(r'<pre id="docs-site-probe"[^>]*>(.*?)</pre>', dom, re.S)
@@ -295,9 +348,8 @@ def render(site: Path, server: str, page: str, tmp: Path) -> tuple[dict, list[st
 @needs_chromium
 def test_the_browser_checks_catch_raw_math_and_outside_requests(site, server, tmp_path):
     # control: a page of the site whose math is left as \(...\), with a role and an outside image, fails every check
-    page = "docs-site-control/"
-    (site / page).mkdir()
-    (site / page / "index.html").write_text(
+    page = "docs-site-control.html"
+    (site / page).write_text(
         '<html><body><p>See :func:`leakage` and <span class="arithmatex">\\(L_k\\)</span> and \\(x\\).</p>'
         '<img src="http://example.com/p.png"></body></html>',
         encoding="utf-8",
@@ -305,7 +357,7 @@ def test_the_browser_checks_catch_raw_math_and_outside_requests(site, server, tm
     try:
         found, console, requests = render(site, server, page, tmp_path)
     finally:
-        shutil.rmtree(site / page)
+        (site / page).unlink()
     assert raw_markup(found["text"]) and found["untypeset"] == ["\\(L_k\\)"] and found["katex"] == 0
     assert any("example.com" in u for u in requests)
 
@@ -334,3 +386,13 @@ def test_methods_page_renders_its_math_offline(site, server, page, tmp_path):
 def test_api_page_renders_without_raw_markup(site, server, page, tmp_path):
     """API pages come from the docstrings: Sphinx roles and ``.. math::`` there show up raw on the page."""
     _check_page(site, server, page, tmp_path, math=False)
+
+
+@needs_chromium
+def test_a_methods_page_opened_from_disk_typesets_its_formulas(site, tmp_path):
+    """``file://.../site/methods/leakage.html``: no server, the formulas typeset by the bundled KaTeX."""
+    found, console, requests = render(site, site.as_uri() + "/", "methods/leakage.html", tmp_path)
+    outside = [u for u in requests if not u.startswith(site.as_uri())]
+    assert not outside, outside
+    assert not found["errors"] and not found["untypeset"], (found["errors"], found["untypeset"])
+    assert found["katex"] >= 10, found["katex"]

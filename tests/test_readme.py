@@ -158,3 +158,75 @@ def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tm
     assert ctrl.returncode != 0 and "import file mismatch" in ctrl.stdout + ctrl.stderr, (ctrl.stdout + ctrl.stderr)[
         -3000:
     ]
+
+
+# --------------------------------------------------------------------------- the Layout section and the Commands table
+#: Top-level modules of auditad/ that the README does not name yet: the lead names them when merging their
+#: branch (then removes them here). Keep this empty on the trunk.
+NOT_YET_IN_LAYOUT: set[str] = {"findings.py"}
+LAYOUT_ENTRY = re.compile(r"^(?P<indent> *)(?P<names>[\w.-]+/?(?:, [\w.-]+/?)*)(?: {2,}|\s*$)")
+
+
+def layout_paths(markdown: str) -> list[str]:
+    """The paths the README's Layout block names: ``auditad/leakage.py``, ``auditad/cli/``, ``templates/`` ...
+
+    An entry is a line of the block that starts with names separated by ", " (a folder ends with ``/``), followed
+    by two or more spaces and its description; an indented entry lies in the last folder above it with less
+    indentation. Lines whose first column is description text (continuations) name nothing.
+    """
+    block = re.search(r"^```\n(.*?)^```", _section(markdown, "Layout"), re.M | re.S)
+    assert block, "the Layout section has no code block"
+    paths, parents = [], []  # parents: (indent, folder)
+    for line in block.group(1).splitlines():
+        m = LAYOUT_ENTRY.match(line)
+        if not m or len(m.group("indent")) > 8:
+            continue
+        indent = len(m.group("indent"))
+        parents = [(i, f) for i, f in parents if i < indent]
+        prefix = parents[-1][1] if parents else ""
+        names = m.group("names").split(", ")
+        paths += [prefix + n for n in names]
+        if len(names) == 1 and names[0].endswith("/"):
+            parents.append((indent, prefix + names[0]))
+    return paths
+
+
+def test_the_layout_parser_reads_nesting_and_lists():
+    text = "## Layout\n\n```\npkg/\n  a.py, b/      two\n  c.py          one\n                continued text\ndocs/   d\n```\n"
+    assert layout_paths(text) == ["pkg/", "pkg/a.py", "pkg/b/", "pkg/c.py", "docs/"]
+
+
+def test_every_path_in_the_readme_layout_exists():
+    paths = layout_paths((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert len(paths) >= 30, paths
+    missing = [p for p in paths if not ((ROOT / p).is_dir() if p.endswith("/") else (ROOT / p).is_file())]
+    assert not missing, f"README.md Layout names paths that do not exist: {missing}"
+
+
+def test_every_public_top_level_module_and_package_is_in_the_readme_layout():
+    named = set(layout_paths((ROOT / "README.md").read_text(encoding="utf-8")))
+    tree = {
+        f"auditad/{p.name}/" if p.is_dir() else f"auditad/{p.name}"
+        for p in (ROOT / "auditad").iterdir()
+        if (p.is_dir() and (p / "__init__.py").is_file()) or p.suffix == ".py"
+    }
+    public = {p for p in tree if not p.split("/")[1].startswith("_") or p == "auditad/__init__.py"}
+    missing = sorted(p for p in public - named if p.split("/")[1].rstrip("/") not in NOT_YET_IN_LAYOUT)
+    assert not missing, f"README.md Layout does not name: {missing}"
+
+
+def test_every_command_is_in_the_readme_commands_table():
+    help_text = subprocess.run(
+        [sys.executable, "-m", "auditad", "--help"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    ).stdout
+    listing = help_text.split("positional arguments:", 1)[1].split("options:", 1)[0]
+    commands = re.findall(r"^ {4}([a-z][a-z-]*)\b", listing, re.M)
+    assert {"audit", "demo", "gate", "duplicates", "leakage"} <= set(commands), commands
+    table = _section((ROOT / "README.md").read_text(encoding="utf-8"), "Commands")
+    named = set(re.findall(r"`(?:auditad )?([a-z][a-z-]*)`", table))
+    assert not set(commands) - named, f"commands missing from the README's Commands table: {set(commands) - named}"

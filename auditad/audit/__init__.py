@@ -6,6 +6,8 @@
 * `runner` -- runs the report's sections of one benchmark in order, collects
   ``summary.json``, evaluates the gates and writes the report folder atomically (`run_audit`);
 * `bounded` -- keeps ``summary.json`` bounded at many classes.
+* `oneshot` -- ``auditad.run_audit(embeddings, labels, **settings)``: the whole audit of arrays in one call,
+  returning an ``AuditReport``.
 
 The names below are imported lazily (this package stays light to import).
 

@@ -12,7 +12,7 @@ reads (it loads no file itself).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,9 @@ class BenchmarkInputs:
     kind : str
         ``"classes"`` (semantic classes), ``"anomaly"`` (anomaly labels only: ``benchmark.y`` is the
         0/1 anomaly flag) or ``"both"`` (see `benchmark_kind`).
+    notes : tuple of str
+        Notes on reading the inputs (a row-index column left out, ...), ``"SkippedItemWarning: ..."``;
+        the audit lists them with its own warnings.
 
     See Also
     --------
@@ -82,6 +85,7 @@ class BenchmarkInputs:
     config_origin: str = "file"
     command_line: tuple = ()
     kind: str = "classes"
+    notes: tuple = ()
 
 
 def _sha256_file(path: Path) -> str:
@@ -139,12 +143,34 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
     InvalidInputError
         Unreadable files, mismatched lengths, fewer than two classes, a non-binary anomaly column.
 
+    Notes
+    -----
+    The warnings of reading (`auditad.errors.AuditadWarning`: a row-index column left out of a
+    table, ...) are kept in ``notes`` of the result, not raised; the audit lists them in its report.
+
     See Also
     --------
     - `run_audit`: the full audit of several benchmarks.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: gates on written summaries.
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     """
+    import warnings
+
+    from ..errors import AuditadWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", AuditadWarning)
+        inputs = _load_inputs(bench_cfg, config)
+    notes = []
+    for w in caught:
+        if not issubclass(w.category, AuditadWarning):
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        elif (text := f"{w.category.__name__}: {w.message}") not in notes:
+            notes.append(text)
+    return replace(inputs, notes=tuple(notes))
+
+
+def _load_inputs(bench_cfg, config) -> BenchmarkInputs:
     from .._validation import check_binary_labels, check_same_length
     from ..datasets import Benchmark, load_representations
 

@@ -262,7 +262,7 @@ def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress
                     ctx.results[mod.ID] = mod.run(ctx)
                     bar.update()
                 sections.append(mod.build(ctx))
-    notes = []
+    notes = list(inputs.notes)  # reading the inputs (a row-index column left out, ...), then the sections
     for w in caught:
         if issubclass(w.category, AuditadWarning):
             text = f"{w.category.__name__}: {w.message}"
@@ -376,8 +376,14 @@ def _applicable_gates(rules, summary: dict, skipped: dict, *, name: str, default
     return tuple(out)
 
 
-def _check_out(out: Path, sources: list[Path]) -> None:
-    """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs."""
+def check_out_folder(out: Path, sources=()) -> None:
+    """Refuse to replace a folder that is not an earlier auditad report, or one holding the inputs.
+
+    Raises
+    ------
+    InvalidInputError
+        ``out`` is a non-empty folder without the report marker, or contains one of ``sources``.
+    """
     if out.exists() and out.is_dir() and any(out.iterdir()) and not (out / _MARKER).is_file():
         raise InvalidInputError(
             f"out={str(out)!r} is a non-empty folder that is not an auditad report; "
@@ -475,7 +481,7 @@ def run_audit(
         gates[inp.name] = _effective_gates(inp)
         _check_gate_paths(gates[inp.name][0], f"benchmark {inp.name!r}")
     out_path = Path(out)
-    _check_out(out_path, list(sources))
+    check_out_folder(out_path, list(sources))
     with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
         return _run_into(
             inputs_list,

@@ -188,10 +188,12 @@ def _add_audit(sub, *, settings: bool = True) -> None:
     )
 
 
-def _print_notes(audit, args) -> None:
+def _print_notes(audit, args, shown=()) -> None:
     if args.quiet:
         return
     for note in audit.summary["warnings"]:
+        if note in shown:  # the notes on reading the inputs, printed already
+            continue
         print(f"auditad: note: {audit.name}: {note}", file=sys.stderr)
 
 
@@ -318,6 +320,10 @@ def _run_audit(args) -> int:
 
     for note in filter(None, map(anomaly_label_note, inputs)):
         print(f"auditad: note: {note}", file=sys.stderr)
+    for b in inputs:  # e.g. a row-index column left out of a table (listed in the report too)
+        for note in b.notes:
+            print(f"auditad: note: {b.name}: {note}", file=sys.stderr)
+    shown = {note for b in inputs for note in b.notes}
     scheduler = args.scheduler if args.scheduler is not None else config.scheduler
     try:
         run = run_audit(
@@ -329,7 +335,7 @@ def _run_audit(args) -> int:
             junit=args.junit,
             markdown=args.markdown,
             sources=sources,
-            on_benchmark=lambda a: _print_notes(a, args),
+            on_benchmark=lambda a: _print_notes(a, args, shown),
             scheduler=scheduler,
         )
     except InvalidInputError as exc:

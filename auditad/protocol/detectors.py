@@ -332,7 +332,9 @@ def make_detector(spec, *, k: int = 5, backend: str = "auto"):
         try:
             module = importlib.import_module(f"pyod.models.{PYOD_DETECTORS[cls_name]}")
         except ImportError as exc:
-            raise InvalidInputError(f"detector {kind!r} needs PyOD: pip install 'auditad[pyod]' ({exc})") from exc
+            from ..inputfiles import install_hint
+
+            raise InvalidInputError(f"detector {kind!r} needs PyOD: {install_hint('pyod', 'pyod')} ({exc})") from exc
         try:
             model = getattr(module, cls_name)(**params)
         except (TypeError, ValueError, AssertionError, OverflowError) as exc:  # PyOD checks some in __init__

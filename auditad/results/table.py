@@ -87,8 +87,10 @@ def _read_parquet(path: Path):
             if not pd.api.types.is_numeric_dtype(frame.dtypes.iloc[j]):
                 frame.iloc[:, j].to_numpy()
     except ImportError:
+        from ..inputfiles import install_hint
+
         raise InvalidInputError(
-            "reading Parquet needs pyarrow; install it with pip install 'auditad[parquet]'"
+            f"reading Parquet needs pyarrow; install it with {install_hint('pyarrow', 'parquet')}"
         ) from None
     except Exception as exc:  # noqa: BLE001  (ArrowInvalid, ArrowException, KeyError/TypeError of damaged metadata)
         raise InvalidInputError(
