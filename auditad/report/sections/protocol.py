@@ -74,6 +74,7 @@ def run(ctx):
             train_fraction=s["train_fraction"],
             contamination=None,
             repeats=s["repeats"],
+            confirm_repeats=s["confirm_repeats"],
             leakage_k=0,
             max_test_normals=s["max_test_normals"],
             confidence_level=s["confidence_level"],
@@ -95,6 +96,7 @@ def run(ctx):
         train_fraction=s["train_fraction"],
         contamination=s["contamination"],
         repeats=s["repeats"],
+        confirm_repeats=s["confirm_repeats"],
         leakage_k=s["leakage_k"][0],
         max_test_normals=s["max_test_normals"],
         leakage_results=leak["representations"] if leak else None,
@@ -396,7 +398,31 @@ def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
             f"Over every representation, the least stable pair is {w['rho_dir_where']} (ρ_dir = {fmt(w['rho_dir'])}). "
         )
     text += _spearman(p, rep)
+    text += _interval_sources(p)
     return text.strip()
+
+
+def _interval_sources(p: Mapping) -> str:
+    """What the per-class intervals and tests cover (the variance sources), read from the stored decision."""
+    rows = [
+        row
+        for r in p["representations"].values()
+        if isinstance(r.get("per_class"), list)
+        for row in r["per_class"]
+        if row.get("interval_covers")
+    ]
+    covers = sorted({row["interval_covers"] for row in rows})
+    if not covers:
+        return ""
+    text = " Each per-class interval and test of AUROC = ½ covers " + " or ".join(covers)
+    if any(row.get("p_method") == "rubin" for row in rows):
+        text += " (the draws combined by Rubin's rules: within-draw plus between-draw variance)"
+    else:
+        text += ": one forest seed or one split can still move a stochastic detector's AUROC beyond it"
+    sensitive = sum(1 for row in rows if row.get("significance") == "seed-sensitive")
+    if sensitive:
+        text += f"; {count(sensitive)} (class, detector) pairs are seed-sensitive (draws on both sides of ½)"
+    return text + "."
 
 
 def _spearman(p: Mapping, rep: str) -> str:
