@@ -243,7 +243,8 @@ class Confirmation:
     def take(self, idx) -> "Confirmation":
         """The draws of the classes ``idx`` (in that order)."""
         cut = {k: getattr(self, k)[:, :, idx] for k in ("auroc", "ci_low", "ci_high", "p_value", "log10_p_value")}
-        return Confirmation(**cut, n_repeats=self.n_repeats, n_candidates=int(np.isfinite(cut["auroc"][..., 0]).sum()))
+        n = int(np.isfinite(cut["auroc"]).any(axis=3).sum())
+        return Confirmation(**cut, n_repeats=self.n_repeats, n_candidates=n)
 
     def to_dict(self) -> dict:
         """``{"repeats", "candidates"}`` (the draws themselves are in the per-class rows' combination)."""

@@ -57,7 +57,8 @@ class Finding:
 
 def _fmt_class(row: Mapping) -> str:
     lo, hi = row.get("ci_low"), row.get("ci_high")
-    text = f"class {row['class']}: {_format.stat(row.get('auroc'))}"
+    est = row.get("estimate")  # the decision's estimate (combined over draws when there are several)
+    text = f"class {row['class']}: {_format.stat(est if est is not None else row.get('auroc'))}"
     if lo is not None and hi is not None:
         text += f" [{_format.stat(lo)}, {_format.stat(hi)}]"
     return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .._slug import unique_slug
-from ..._format import count, percent as pct, real, stat as fmt
+from ..._format import count, name_list, percent as pct, real, stat as fmt
 from ...plotting.protocol import MAX_HEATMAP_CLASSES
 from . import FigureSpec, Section, TableSpec, info
 
@@ -405,24 +405,34 @@ def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
 def _interval_sources(p: Mapping) -> str:
     """What the per-class intervals and tests cover (the variance sources), read from the stored decision."""
     rows = [
-        row
-        for r in p["representations"].values()
+        (rep, row)
+        for rep, r in p["representations"].items()
         if isinstance(r.get("per_class"), list)
         for row in r["per_class"]
         if row.get("interval_covers")
     ]
-    covers = sorted({row["interval_covers"] for row in rows})
-    if not covers:
+    if not rows:
         return ""
-    text = " Each per-class interval and test of AUROC = ½ covers " + " or ".join(covers)
-    if any(row.get("p_method") == "rubin" for row in rows):
-        text += " (the draws combined by Rubin's rules: within-draw plus between-draw variance)"
-    else:
-        text += ": one forest seed or one split can still move a stochastic detector's AUROC beyond it"
-    sensitive = sum(1 for row in rows if row.get("significance") == "seed-sensitive")
+    combined = [f"{row['class']} ({row['detector']} on {rep})" for rep, row in rows if row.get("p_method") == "rubin"]
+    single = len(rows) - len(combined)
+    text = ""
+    if single:
+        text += (
+            f" The per-class intervals and tests of {count(single)} (class, detector) pairs cover the test samples "
+            "of one draw (one split, one detector seed)"
+        )
+        text += "; " if combined else ". "
+    if combined:
+        shown = name_list(combined[:10]) + (f" and {count(len(combined) - 10)} more" if len(combined) > 10 else "")
+        text += (
+            ("t" if single else " T")
+            + f"hose of {shown} combine several draws by Rubin's rules and cover test samples, detector seeds and "
+            "splits. "
+        )
+    sensitive = sum(1 for _, row in rows if row.get("significance") == "seed-sensitive")
     if sensitive:
-        text += f"; {count(sensitive)} (class, detector) pairs are seed-sensitive (draws on both sides of ½)"
-    return text + "."
+        text += f"{count(sensitive)} (class, detector) pairs are seed-sensitive: their draws fall on both sides of ½. "
+    return " " + text.strip()
 
 
 def _spearman(p: Mapping, rep: str) -> str:
