@@ -257,7 +257,7 @@ def logit_delong_interval(auc: float, se: float, z: float) -> tuple[float, float
     --------
     >>> lo, hi = logit_delong_interval(0.9, 0.05, 1.959964)
     >>> round(lo, 4), round(hi, 4)
-    (0.7595, 0.9628)
+    (0.7518, 0.9639)
     """
     centre = math.log(auc / (1.0 - auc))
     half = z * se / (auc * (1.0 - auc))
