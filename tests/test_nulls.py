@@ -557,7 +557,14 @@ def test_protocol_aurocs_placed_on_the_nulls_of_their_class_counts():
         for (rep, det), o in cn.observed.items():
             a = res.aurocs(rep, det)[i]
             ref = null_distribution(cn.n_pos, cn.n_neg, metrics=["auroc"], observed={"auroc": a})["auroc"]
-            assert (o.auroc, o.p_value, o.p_method) == (a, ref.p_value, ref.p_method)
+            # one p per AUROC: the two-sided p of the audit's decision (the protocol tables' number); without ties
+            # and with the exact null it is twice the exact one-sided tail P(AUROC_null >= a) for a > 1/2
+            dec = res.significance(rep, det)
+            assert (o.auroc, o.p_value, o.p_method) == (a, dec["p_value"][i], "two-sided, mann_whitney")
+            assert o.status == dec["category"][i] and o.distinguishable == dec["distinguishable"][i]
+            if a > 0.5 and ref.p_method == "exact":
+                assert o.p_value == pytest.approx(min(1.0, 2 * ref.p_value), rel=1e-9)
+            assert o.above_q95 == (a > ref.q95 + 1e-12)
         det, low = cn.lowest("b")
         assert low.auroc == min(res.aurocs("b", d)[i] for d in ("knn", "lof")) and low is cn.observed[("b", det)]
     shares = observed_shares(classes, "a")

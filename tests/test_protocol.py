@@ -6,6 +6,7 @@ import json
 import warnings
 
 import numpy as np
+from scipy.stats import norm
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -281,8 +282,21 @@ def test_repeats_report_split_spread(digits):
     np.testing.assert_allclose(per_class["auroc"].to_numpy(), by_class.mean().to_numpy())
     np.testing.assert_allclose(per_class["auroc_split_std"].to_numpy(), by_class.std(ddof=0).to_numpy())
     assert (per_class["auroc_split_std"] > 0).all()
-    np.testing.assert_allclose(per_class["ci_low"].to_numpy(), per_repeat.groupby("class")["ci_low"].min())
     assert np.isfinite(res.summary(detector="knn")["rho_dir_split_std"])
+    # one interval and one p per class: Rubin's rules over the repeats, recomputed here by hand
+    from scipy.stats import t
+
+    z = norm.ppf(0.975)
+    for (label, grp), row in zip(per_repeat.groupby("class"), per_class.itertuples()):
+        a, S = grp["auroc"].to_numpy(), len(grp)
+        W = np.mean(((grp["ci_high"] - grp["ci_low"]).to_numpy() / (2 * z)) ** 2)
+        B = (1 + 1 / S) * np.var(a, ddof=1)
+        df = (S - 1) * (1 + W / B) ** 2
+        se = np.sqrt(W + B)
+        assert row.estimate == pytest.approx(a.mean()) and row.p_method == "rubin"
+        assert row.ci_low == pytest.approx(max(0.0, a.mean() - t.ppf(0.975, df) * se), rel=1e-9)
+        assert row.p_value == pytest.approx(2 * t.sf(abs(a.mean() - 0.5) / se, df), rel=1e-6)
+        assert row.dominant_source == ("seeds and splits" if B > W else "test samples")
 
 
 def test_contamination_subsamples_anomalies(digits):

@@ -255,6 +255,16 @@ SETTINGS: tuple[Setting, ...] = (
         "repeats", "int", 1, "Random train/test splits; the split-to-split spread is reported.", low=1, flag="--repeats"
     ),
     Setting(
+        "confirm_repeats",
+        "int",
+        5,
+        "With one split (--repeats 1): each candidate claim (a class below 1/2 for a detector fitted per task, "
+        "e.g. Isolation Forest) is re-run on this many new splits and detector seeds, and decided on all draws "
+        "combined; 0 = off.",
+        low=0,
+        flag="--confirm-repeats",
+    ),
+    Setting(
         "contamination",
         "float",
         None,

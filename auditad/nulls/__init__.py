@@ -29,7 +29,7 @@ from typing import Mapping
 
 import numpy as np
 
-from . import _mann_whitney as _mw
+from ..metrics import _mann_whitney as _mw
 from . import _kernels
 from ._results import (  # noqa: F401  (re-exported: the result types and limits belong to this module)
     EXACT_AUROC_WORK,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 
-from . import _mann_whitney as _mw
+from ..metrics import _mann_whitney as _mw
 from .._json import json_safe
 from .._validation import check_float, describe
 from ..errors import InvalidInputError

@@ -5,14 +5,15 @@ its one-sided p-value \(P(\mathrm{AUROC}_{null} \ge \text{observed})\), how it w
 exceeds the null's 95 % and 99 % quantiles. [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs] does it
 for every held-out class and every (representation, detector) of a class-split audit
 ([`ProtocolResult`][auditad.protocol.ProtocolResult]): a detector's AUROC(c) is a Mann–Whitney statistic of its
-task's test counts, so its p-value on the null at those counts is valid; an average of detectors' AUROCs is
-not, and gets none. [`observed_shares`][auditad.nulls.observed_shares] counts how many of them clear the null.
+task's test counts, placed on the null at those counts (its quantiles); its p-value is the two-sided one of the
+audit's per-class decision, the same number the protocol tables show. An average of detectors' AUROCs is no such
+statistic, and gets none. [`observed_shares`][auditad.nulls.observed_shares] counts how many of them clear the null.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -40,15 +41,25 @@ class ObservedResult:
     auroc : float
         The observed AUROC; nan when the class could not be evaluated (then every other field is empty).
     p_value, log10_p_value : float
-        \(P(\mathrm{AUROC}_{null} \ge \text{auroc})\) and its log10, from
-        [`NullResult.p_value_details`][auditad.nulls.NullResult.p_value_details].
+        From [`place_observed`][auditad.nulls.place_observed]: the one-sided
+        \(P(\mathrm{AUROC}_{null} \ge \text{auroc})\) and its log10
+        ([`NullResult.p_value_details`][auditad.nulls.NullResult.p_value_details]). From
+        [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs]: the two-sided p-value of the audit's
+        per-class decision (the one its protocol tables show).
     p_method : str
-        ``"exact"``, ``"exact_tail"``, ``"normal"``, ``"chernoff_bound"``, ``"monte_carlo"``, ...
+        ``"exact"``, ``"exact_tail"``, ``"normal"``, ``"chernoff_bound"``, ``"monte_carlo"``, ...; for a
+        class-split audit ``"two-sided, mann_whitney"`` (one draw) or ``"two-sided, rubin"`` (draws combined).
     p_upper_bound : bool
         True when ``p_value`` is an upper bound (Chernoff bound, or below 1e-300).
     above_q95, above_q99 : bool
         Whether ``auroc`` exceeds the 95 % / 99 % quantile of the null (strictly: an AUROC equal to the
         quantile, up to rounding, does not).
+    status : str
+        For an AUROC(c) of a class-split audit: the class's status in the audit's per-class decision
+        ([`ProtocolResult.significance`][auditad.protocol.ProtocolResult.significance]); "" otherwise.
+    distinguishable : bool or None
+        For an AUROC(c) of a class-split audit: whether the decision's two-sided, Holm-corrected test tells it
+        from a random detector; None otherwise.
 
     See Also
     --------
@@ -63,6 +74,8 @@ class ObservedResult:
     p_upper_bound: bool = False
     above_q95: bool = False
     above_q99: bool = False
+    status: str = ""
+    distinguishable: bool | None = None
 
     @property
     def evaluated(self) -> bool:
@@ -184,7 +197,10 @@ def place_protocol_aurocs(result, nulls: Mapping) -> list:
     -------
     list of ClassNullResult
         In class order; ``observed`` has every (representation, detector) pair (not the ensemble: an average
-        of detectors' AUROCs is no Mann–Whitney statistic).
+        of detectors' AUROCs is no Mann–Whitney statistic). Each AUROC(c) is placed on its null (quantiles), and
+        its p-value, status and ``distinguishable`` are those of the audit's per-class decision
+        ([`ProtocolResult.significance`][auditad.protocol.ProtocolResult.significance]: the two-sided test the
+        protocol tables show), so the same AUROC has one p-value everywhere.
 
     See Also
     --------
@@ -196,18 +212,34 @@ def place_protocol_aurocs(result, nulls: Mapping) -> list:
     1. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case of Anomaly
        Detection" (§IV).
     """
-    observed = {
-        (rep, det): result.aurocs(rep, det) for rep in result.representation_names for det in result.detector_names
+    decided = {
+        (rep, det): result.significance(rep, det)
+        for rep in result.representation_names
+        for det in result.detector_names
     }
     out = []
     for i, label, n_pos, n_neg in class_test_counts(result):
         null = nulls[(n_pos, n_neg)]
         out.append(
-            ClassNullResult(
-                label, n_pos, n_neg, null, {key: place_observed(null, vals[i]) for key, vals in observed.items()}
-            )
+            ClassNullResult(label, n_pos, n_neg, null, {key: _decided(null, d, i) for key, d in decided.items()})
         )
     return out
+
+
+def _decided(null, d: Mapping, i: int) -> ObservedResult:
+    """The estimate of class ``i`` of decision ``d`` placed on ``null``, with the decision's p-value and status."""
+    placed = place_observed(null, d["estimate"][i])
+    if not placed.evaluated:
+        return placed
+    return replace(
+        placed,
+        p_value=float(d["p_value"][i]),
+        log10_p_value=float(d["log10_p_value"][i]),
+        p_method=f"two-sided, {d['p_method'][i]}",
+        p_upper_bound=False,
+        status=str(d["category"][i]),
+        distinguishable=bool(d["distinguishable"][i]),
+    )
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ import numpy as np
 
 from .._validation import check_choice
 from ..errors import InvalidInputError, UndefinedValueWarning
+from .decision import STATUSES, Confirmation, decide_classes
 from .rates import InstabilityResult, SpearmanResult, instability_rates, json_value, spearman_correlation
 from .summary import RATE_NAMES, SUMMARY_KEYS, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRates
 
@@ -56,7 +57,7 @@ ENSEMBLE = "ensemble"
 #: former name of `ENSEMBLE` (the string ``"mean"`` is still accepted as a detector name for it).
 MEAN = ENSEMBLE
 #: reading of one class of one detector, from its AUROC, ε and its Holm-corrected test of AUROC = ½.
-SIGNIFICANCE = ("significantly inverted", "below 1/2 within noise", "near random", "above 1/2", "not evaluated")
+SIGNIFICANCE = STATUSES
 #: the statistics of a summary that are those of the AUROC vector (`InstabilityResult`), in summary order.
 _VECTOR_STATS = tuple(name for name in SUMMARY_KEYS if name in {f.name for f in fields(InstabilityResult)})
 
@@ -141,6 +142,7 @@ class ProtocolResult:
     n_neg_available: np.ndarray | None = None
     log10_p_value: np.ndarray | None = None
     plan: SplitPlan | None = field(default=None, repr=False)
+    confirmation: Confirmation | None = None
 
     @property
     def ci_level(self) -> float:
@@ -214,52 +216,42 @@ class ProtocolResult:
         }
 
     def significance(self, representation: str | None = None, detector: str | None = None) -> dict:
-        """Per-class test of AUROC = ½ of one detector, Holm-corrected over the classes, and its reading.
+        """The per-class decision of one detector: estimate, interval, two-sided test, Holm, status.
 
-        Returns a dict of arrays over the classes: ``p_value`` and ``log10_p_value`` (the largest over the
-        repeats: conservative), ``p_holm`` (Holm's adjusted p-value over the evaluated classes) and
-        ``category`` (one of `SIGNIFICANCE`): *significantly inverted* when AUROC(c) < ½ and
-        ``p_holm`` ≤ 1 − ``confidence_level``; else *near random* when |AUROC(c) − ½| ≤ ε; else *below 1/2 within
-        noise* or *above 1/2*.
+        Read by every table, section, finding and gate that says whether AUROC(c) differs from ½, so they all
+        show the same numbers. With one draw per class (``repeats=1``) the estimate, interval and p-value are
+        those of the draw ([`auroc_ci`][auditad.metrics.auroc_ci]: test-sample variance only); with several
+        draws they are combined by Rubin's rules (test samples, detector seeds and splits). See
+        ``auditad.protocol.decision.decide_classes`` for every key; ``category`` is one of
+        `SIGNIFICANCE`: *significantly inverted* when the estimate is below ½ and ``p_holm`` ≤ 1 −
+        ``confidence_level``; *seed-sensitive* when draws fall on both sides of ½ and one of them is
+        significant on its own; else *near random* when |estimate − ½| ≤ ε; else *below 1/2 within noise* or
+        *above 1/2*.
         """
-        from .rates import holm_adjust
-
         r, d = self._index(representation, detector)
         if d is None:
             raise InvalidInputError(
                 "significance() needs a detector: an average of detectors' AUROCs is not a "
                 "Mann-Whitney statistic and has no test"
             )
-        vals = self.aurocs(self.representation_names[r], detector)
-        p = _nan_reduce(np.nanmax, self.p_value[r, d], 1)
-        if self.log10_p_value is not None:
-            lp = _nan_reduce(np.nanmax, self.log10_p_value[r, d], 1)
-        else:
-            with np.errstate(divide="ignore"):
-                lp = np.log10(p)
-        p_holm = holm_adjust(p)
-        lp_holm = np.where(np.isfinite(lp), np.minimum(0.0, lp + np.log10(max(int(np.isfinite(p).sum()), 1))), np.nan)
-        alpha = 1.0 - self.confidence_level
-        cat = []
-        for a_c, ph in zip(vals, p_holm):
-            if not np.isfinite(a_c):
-                cat.append(SIGNIFICANCE[4])
-            elif a_c < 0.5 and np.isfinite(ph) and ph <= alpha:
-                cat.append(SIGNIFICANCE[0])
-            elif abs(a_c - 0.5) <= self.epsilon:
-                cat.append(SIGNIFICANCE[2])
-            elif a_c < 0.5:
-                cat.append(SIGNIFICANCE[1])
-            else:
-                cat.append(SIGNIFICANCE[3])
-        return {
-            "p_value": p,
-            "log10_p_value": lp,
-            "p_holm": p_holm,
-            "log10_p_holm_bound": lp_holm,
-            "category": np.array(cat, dtype=object),
-            "alpha": alpha,
-        }
+        return self._decisions[r, d]
+
+    @cached_property
+    def _decisions(self) -> dict:
+        """``(r, d) -> decide_classes(...)`` of every (representation, detector), computed once."""
+        lp = np.log10(np.maximum(self.p_value, 1e-300)) if self.log10_p_value is None else self.log10_p_value
+        draws = [self.auroc, self.ci_low, self.ci_high, self.p_value, lp]
+        conf = self.confirmation
+        if conf is not None:  # the confirmatory draws of the candidates, after the audit's own
+            extra = (conf.auroc, conf.ci_low, conf.ci_high, conf.p_value, conf.log10_p_value)
+            draws = [np.concatenate([a, b], axis=3) for a, b in zip(draws, extra)]
+        out = {}
+        for r in range(len(self.representation_names)):
+            for d in range(len(self.detector_names)):
+                out[r, d] = decide_classes(
+                    *(x[r, d] for x in draws), confidence_level=self.confidence_level, epsilon=self.epsilon
+                )
+        return out
 
     def detector_average(self, representation: str | None = None) -> dict:
         """Each per-detector summary statistic averaged over the detectors (finite values only).
@@ -318,6 +310,7 @@ class ProtocolResult:
             skipped=tuple(s for s in self.skipped if s.get("class") in keep),
             n_neg_available=None if self.n_neg_available is None else self.n_neg_available[idx],
             log10_p_value=None if self.log10_p_value is None else self.log10_p_value[:, :, idx],
+            confirmation=None if self.confirmation is None else self.confirmation.take(idx),
         )
 
     # ----------------------------------------------------------------- summaries
@@ -431,14 +424,14 @@ class ProtocolResult:
         min_c = _nan_reduce(np.nanmin, per_rep, 1)
         max_c = _nan_reduce(np.nanmax, per_rep, 1)
         if d is None:
-            lo = hi = p = lp = ph = np.full(vals.size, nan)
-            cat = np.full(vals.size, "", dtype=object)
+            empty = np.full(vals.size, nan)
+            sig = {key: empty for key in ("estimate", "ci_low", "ci_high", "p_value", "log10_p_value", "p_holm")}
+            sig.update({key: empty for key in ("within_var", "between_var")})
+            sig.update({key: np.full(vals.size, "", dtype=object) for key in ("category", "p_method", "dominant")})
+            sig.update(sources=np.full(vals.size, "", dtype=object), distinguishable=np.zeros(vals.size, bool))
             n_ok = np.isfinite(self.auroc[r]).sum(axis=2).min(axis=0)
         else:
-            lo = _nan_reduce(np.nanmin, self.ci_low[r, d], 1)
-            hi = _nan_reduce(np.nanmax, self.ci_high[r, d], 1)
             sig = self.significance(rep, detector)
-            p, lp, ph, cat = sig["p_value"], sig["log10_p_value"], sig["p_holm"], sig["category"]
             n_ok = np.isfinite(self.auroc[r, d]).sum(axis=1)
         inst = self.rates(rep, detector)
         rows = []
@@ -454,12 +447,19 @@ class ProtocolResult:
                     "auroc_split_std": float(std_c[c]) if S > 1 else nan,
                     "auroc_split_min": float(min_c[c]),
                     "auroc_split_max": float(max_c[c]),
-                    "ci_low": float(lo[c]),
-                    "ci_high": float(hi[c]),
-                    "p_value": float(p[c]),
-                    "log10_p_value": float(lp[c]),
-                    "p_holm": float(ph[c]),
-                    "significance": str(cat[c]),
+                    "estimate": float(sig["estimate"][c]),
+                    "ci_low": float(sig["ci_low"][c]),
+                    "ci_high": float(sig["ci_high"][c]),
+                    "p_value": float(sig["p_value"][c]),
+                    "log10_p_value": float(sig["log10_p_value"][c]),
+                    "p_method": str(sig["p_method"][c]),
+                    "p_holm": float(sig["p_holm"][c]),
+                    "significance": str(sig["category"][c]),
+                    "distinguishable": bool(sig["distinguishable"][c]),
+                    "variance_test_samples": float(sig["within_var"][c]),
+                    "variance_seeds_splits": float(sig["between_var"][c]),
+                    "dominant_source": str(sig["dominant"][c]),
+                    "interval_covers": str(sig["sources"][c]),
                     "n_repeats_ok": int(n_ok[c]),
                     "direction": int(inst.directions[c]) if inst is not None else 0,
                     "near_random": bool(inst.near_random[c]) if inst is not None else False,
@@ -492,9 +492,11 @@ class ProtocolResult:
         ----------
         table : {"per_class", "summary", "per_repeat"}
             ``per_class``: one row per (representation, detector, class) with the
-            repeat-averaged AUROC, its split-to-split std/min/max, the interval and
-            p-value (envelope over repeats: lowest ``ci_low``, highest ``ci_high``,
-            largest p-value), n_pos, n_neg, direction, near_random, inverted and
+            repeat-averaged AUROC, its split-to-split std/min/max, the per-class
+            decision (`significance`: the estimate, its interval and two-sided p-value,
+            combined over the repeats by Rubin's rules when there are several, Holm's
+            p, the status, the two variance components and which dominates, what the
+            interval covers), n_pos, n_neg, direction, near_random, inverted and
             the class leakage; ``detector == "mean"`` rows hold the detector-mean
             AUROC(c) and its direction. ``summary``: one row per (representation,
             detector) and a ``mean`` row per representation, with the Spearman
@@ -584,6 +586,7 @@ class ProtocolResult:
             "worst": self.overall_worst.to_dict(),
             "ensemble": reps[first]["ensemble"],
             "representations": reps,
+            "confirmation": None if self.confirmation is None else self.confirmation.to_dict(),
             "skipped": json_value(list(self.skipped)),
         }
 

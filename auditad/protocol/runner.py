@@ -45,6 +45,7 @@ from .detectors import (
     Detector,
     KNNDetector,
     LOFDetector,
+    NeighbourDetector,
     detector_info,
     resolve_detectors,
 )
@@ -178,6 +179,7 @@ class _ProtocolArgs:
     random_state: object
     executor: object
     exclude_test_copies: object
+    confirm_repeats: int = 0
 
     @property
     def rep_names(self) -> tuple:
@@ -210,6 +212,7 @@ def _audit_protocol_iv(
     random_state,
     executor,
     exclude_test_copies,
+    confirm_repeats=0,
 ) -> _ProtocolArgs:
     """Every argument of `audit_protocol` checked, in the order of its messages."""
     reps = check_representations(representations)
@@ -237,6 +240,7 @@ def _audit_protocol_iv(
     user_split = None if split is None else check_split(split, n)
     dets = resolve_detectors(detectors, k=k, backend=backend)
     rng = check_random_state(random_state)
+    confirm_repeats = check_int(confirm_repeats, name="confirm_repeats", low=0)
     return _ProtocolArgs(
         reps=reps,
         y=y,
@@ -259,6 +263,7 @@ def _audit_protocol_iv(
         random_state=random_state,
         executor=executor,
         exclude_test_copies=exclude_test_copies,
+        confirm_repeats=confirm_repeats,
     )
 
 
@@ -509,6 +514,7 @@ def audit_protocol(
     random_state=None,
     executor=None,
     exclude_test_copies=None,
+    confirm_repeats: int = 0,
 ) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
@@ -588,6 +594,12 @@ def audit_protocol(
     leakage_results : mapping of representation name -> LeakageResult, optional
         Leakage already computed on the same samples with ``leakage_k`` among
         its ``ks``; used instead of a second neighbour search.
+    confirm_repeats : int, default 0
+        Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``): every (representation,
+        detector, class) whose AUROC(c) is below ½ and outside ε, for the detectors fitted per task (Isolation
+        Forest, user detectors), is re-run on this many new splits with new detector seeds, and its decision
+        combines the draws (within- and between-draw variance, Rubin's rules; draws on both sides of ½ make it
+        *seed-sensitive*). The cost is bounded by the number of candidates. 0 = none.
     confidence_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
         is ≥ 1 − confidence_level (AUROC(c) not distinguishable from ½). Its former name ``ci_level`` is
@@ -682,9 +694,43 @@ def audit_protocol(
         random_state=random_state,
         executor=executor,
         exclude_test_copies=exclude_test_copies,
+        confirm_repeats=confirm_repeats,
     )
     tp = _task_plan(a)
     _check_evaluable(a, tp)
     _warn_skipped(a, tp)
     outputs = execute_tasks(a, tp)
-    return _assemble(a, tp, outputs, _attach_leakage(a, tp))
+    result = _assemble(a, tp, outputs, _attach_leakage(a, tp))
+    return _confirm(a, result)
+
+
+def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
+    """``result`` with the confirmatory draws of its candidate claims (one-draw audits with ``confirm_repeats``).
+
+    The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of the
+    detectors fitted per task are re-run on ``confirm_repeats`` new splits with new detector seeds (drawn from the
+    audit's generator after its own plan, so the same seed gives the same draws); the neighbour detectors
+    (deterministic given a split, scored from one neighbour pass over every class) are not.
+    """
+    from dataclasses import replace
+
+    from .decision import Confirmation, confirmation_candidates
+
+    if a.confirm_repeats < 1 or a.repeats > 1:
+        return result
+    cand = confirmation_candidates(result, [not isinstance(det, NeighbourDetector) for det in a.dets])
+    settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
+    if not cand.any():
+        empty = np.full(cand.shape + (0,), np.nan)
+        return replace(result, confirmation=Confirmation(empty, empty, empty, empty, empty, 0, 0), settings=settings)
+    b = replace(a, repeats=a.confirm_repeats, leakage_k=None, progress=False)
+    tp = _task_plan(b)
+    wanted = cand.any(axis=0)  # (D, K)
+    tasks = tuple(
+        replace(t, runnable=keep) for t in tp.tasks for keep in [tuple(d for d in t.runnable if wanted[d, t.c])] if keep
+    )
+    outputs = execute_tasks(b, replace(tp, tasks=tasks))
+    mask = ~cand[..., None]
+    arrays = [np.where(mask, np.nan, x) for x in (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value)]
+    conf = Confirmation(*arrays, np.where(mask, np.nan, outputs.log10_p), b.repeats, int(cand.sum()))
+    return replace(result, confirmation=conf, settings=settings)

@@ -57,7 +57,8 @@ class Finding:
 
 def _fmt_class(row: Mapping) -> str:
     lo, hi = row.get("ci_low"), row.get("ci_high")
-    text = f"class {row['class']}: {_format.stat(row.get('auroc'))}"
+    est = row.get("estimate")  # the decision's estimate (combined over draws when there are several)
+    text = f"class {row['class']}: {_format.stat(est if est is not None else row.get('auroc'))}"
     if lo is not None and hi is not None:
         text += f" [{_format.stat(lo)}, {_format.stat(hi)}]"
     return text
@@ -134,6 +135,7 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
                 key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0,
             )
             near = [r for r in mine if r.get("significance") == "near random"]
+            sensitive = [r for r in mine if r.get("significance") == "seed-sensitive"]
             n = len([r for r in mine if r.get("auroc") is not None]) or dsum.get("n_classes") or 0
             if sig:
                 out.append(
@@ -157,8 +159,22 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
                         f"{len(noise)} of {n} classes",
                         "",
                         f"{det} on {rep}: {_named(noise)}.",
-                        "Below ½ but not significantly so at these counts: more test samples would tell.",
+                        _noise_advice(noise),
                         tuple(str(r["class"]) for r in noise),
+                    )
+                )
+            if sensitive:
+                out.append(
+                    Finding(
+                        "seed-sensitive classes",
+                        "warn",
+                        f"{len(sensitive)} of {n} classes",
+                        "",
+                        f"{det} on {rep}: {_named(sensitive)}.",
+                        "The draws of these classes (detector seeds, splits) fall on both sides of ½ and at least "
+                        "one of them is significant on its own: one draw would make a claim the others contradict. "
+                        "Read them as undecided; more seeds and splits would tell.",
+                        tuple(str(r["class"]) for r in sensitive),
                     )
                 )
             if near and n and len(near) / n > 0.2:
@@ -175,6 +191,20 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
                 )
     out.sort(key=lambda f: _ORDER.get(f.status, 9))
     return out
+
+
+def _noise_advice(rows) -> str:
+    """What would settle classes below ½ within noise: the variance source that dominates their intervals."""
+    draws = [r for r in rows if r.get("dominant_source") == "seeds and splits"]
+    if not draws:
+        return "Below ½ but not significantly so at these counts: more test samples would tell."
+    if len(draws) == len(rows):
+        return "Below ½ but not significantly so: their spread comes from seeds and splits, so more seeds/splits would tell."
+    return (
+        "Below ½ but not significantly so: more seeds/splits would tell for "
+        + ", ".join(str(r["class"]) for r in draws)
+        + " (their spread comes from seeds and splits), more test samples for the others."
+    )
 
 
 def _duplicates_findings(dup) -> list[Finding]:

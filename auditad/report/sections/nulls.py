@@ -119,10 +119,9 @@ def build(ctx) -> Section:
             TableSpec(
                 "nulls",
                 f"{name}: random-baseline means at each held-out class's test counts, "
-                "per representation the detector of lowest AUROC(c) (every detector, and how each "
-                "p-value was computed: data/nulls_observed.csv), its p-value P(AUROC_null >= observed); "
-                "computed by exact Mann\u2013Whitney count, exact tail, normal approximation, "
-                "Chernoff bound or Monte Carlo (\u2264: an upper bound)",
+                "per representation the detector of lowest AUROC(c) (every detector: data/nulls_observed.csv) "
+                "and its two-sided p-value of AUROC = \u00bd, the one of the protocol tables (the audit's "
+                "per-class decision)",
                 frame,
                 ID,
                 compact=frame.shape[0] <= 40,
@@ -329,17 +328,33 @@ def reading(n: Mapping) -> str:
             f"{count(above)} of {count(k)} observed (class, detector) AUROCs in {n['representation']} exceed the "
             "99 % quantile of their null"
         )
-        weak = [
-            f"{pc['class']} ({det})"
-            for pc in pcs
-            for det, o in pc["observed"][n["representation"]].items()
-            if o["above_q95"] is False
-        ]
-        if weak:
-            text += f"; {name_list(weak)} cannot be told apart from a random detector at the 5 % level."
-        else:
-            text += "; every class is clearly above the random baseline for every detector."
+        text += _decided_reading(pcs, n["representation"])
     return (text + (" " + split_text if split_text else "")).strip()
+
+
+def _decided_reading(pcs: list, rep: str) -> str:
+    """The clause naming the (class, detector) pairs the per-class decision cannot tell from a random detector
+    (two-sided, Holm-corrected) and the seed-sensitive ones; it reads the stored decision, never a test of its own."""
+    pairs = [
+        (pc["class"], det, o) for pc in pcs for det, o in pc["observed"][rep].items() if o.get("auroc") is not None
+    ]
+    sensitive = [f"{c} ({det})" for c, det, o in pairs if o.get("status") == "seed-sensitive"]
+    weak = [
+        f"{c} ({det})"
+        for c, det, o in pairs
+        if o.get("distinguishable") is False and o.get("status") != "seed-sensitive"
+    ]
+    text = ""
+    if weak:
+        text += (
+            f"; {name_list(weak)} cannot be told apart from a random detector (two-sided test, Holm-corrected, "
+            "as in the protocol table)"
+        )
+    if sensitive:
+        text += f"; {name_list(sensitive)} are seed-sensitive (their draws fall on both sides of ½)"
+    if not weak and not sensitive:
+        text += "; every (class, detector) AUROC differs from a random detector's (two-sided, Holm-corrected)"
+    return text + "."
 
 
 def _split_reading(split: Mapping) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from .._slug import unique_slug
-from ..._format import count, percent as pct, real, stat as fmt
+from ..._format import count, name_list, percent as pct, real, stat as fmt
 from ...plotting.protocol import MAX_HEATMAP_CLASSES
 from . import FigureSpec, Section, TableSpec, info
 
@@ -74,6 +74,7 @@ def run(ctx):
             train_fraction=s["train_fraction"],
             contamination=None,
             repeats=s["repeats"],
+            confirm_repeats=s["confirm_repeats"],
             leakage_k=0,
             max_test_normals=s["max_test_normals"],
             confidence_level=s["confidence_level"],
@@ -95,6 +96,7 @@ def run(ctx):
         train_fraction=s["train_fraction"],
         contamination=s["contamination"],
         repeats=s["repeats"],
+        confirm_repeats=s["confirm_repeats"],
         leakage_k=s["leakage_k"][0],
         max_test_normals=s["max_test_normals"],
         leakage_results=leak["representations"] if leak else None,
@@ -396,7 +398,41 @@ def reading(p: Mapping, *, conditions: Mapping | None = None) -> str:
             f"Over every representation, the least stable pair is {w['rho_dir_where']} (ρ_dir = {fmt(w['rho_dir'])}). "
         )
     text += _spearman(p, rep)
+    text += _interval_sources(p)
     return text.strip()
+
+
+def _interval_sources(p: Mapping) -> str:
+    """What the per-class intervals and tests cover (the variance sources), read from the stored decision."""
+    rows = [
+        (rep, row)
+        for rep, r in p["representations"].items()
+        if isinstance(r.get("per_class"), list)
+        for row in r["per_class"]
+        if row.get("interval_covers")
+    ]
+    if not rows:
+        return ""
+    combined = [f"{row['class']} ({row['detector']} on {rep})" for rep, row in rows if row.get("p_method") == "rubin"]
+    single = len(rows) - len(combined)
+    text = ""
+    if single:
+        text += (
+            f" The per-class intervals and tests of {count(single)} (class, detector) pairs cover the test samples "
+            "of one draw (one split, one detector seed)"
+        )
+        text += "; " if combined else ". "
+    if combined:
+        shown = name_list(combined[:10]) + (f" and {count(len(combined) - 10)} more" if len(combined) > 10 else "")
+        text += (
+            ("t" if single else " T")
+            + f"hose of {shown} combine several draws by Rubin's rules and cover test samples, detector seeds and "
+            "splits. "
+        )
+    sensitive = sum(1 for _, row in rows if row.get("significance") == "seed-sensitive")
+    if sensitive:
+        text += f"{count(sensitive)} (class, detector) pairs are seed-sensitive: their draws fall on both sides of ½. "
+    return " " + text.strip()
 
 
 def _spearman(p: Mapping, rep: str) -> str:
