@@ -39,11 +39,12 @@ import json
 import math
 import numbers
 from dataclasses import dataclass, replace
-from enum import Enum
 from pathlib import Path
 from typing import Iterable, Mapping
 
 from ..errors import InvalidInputError
+from ..findings import Status
+from ..findings import verdict as worst_status
 from .rules import LEVELS, MAX_RULE_LENGTH, OPERATORS, GateRule, parse_rule, rules_from_config
 from .rules import as_rules as _as_rules, check_level as _check_level, format_number as _fmt_number
 
@@ -80,40 +81,9 @@ MAX_SUMMARY_INT_DIGITS = 40
 MAX_SUMMARY_BYTES = 256 * 1024 * 1024
 
 
-class GateStatus(str, Enum):
-    """Outcome of a gate: ``pass``, or the level of a gate that did not pass (``warn``, ``fail``).
-
-    String-valued, so ``GateStatus.PASS == "pass"``, and JSON files, templates and f-strings
-    see ``"pass"``, ``"warn"`` and ``"fail"``.
-
-    See Also
-    --------
-    - [`GateResult`][auditad.gates.checks.GateResult]: a gate's outcome, with its status.
-    - [`verdict`][auditad.gates.checks.verdict]: the worst status of several gates.
-
-    Examples
-    --------
-    >>> GateStatus("warn") == "warn", f"{GateStatus.FAIL}", GateStatus.PASS.severity
-    (True, 'fail', 0)
-    """
-
-    PASS = "pass"
-    WARN = "warn"
-    FAIL = "fail"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-    def __hash__(self) -> int:
-        return hash(self.value)
-
-    @property
-    def severity(self) -> int:
-        """0 for ``pass``, 1 for ``warn``, 2 for ``fail``."""
-        return ("pass", "warn", "fail").index(self.value)
+#: The status of a gate: [`Status`][auditad.findings.Status] (``pass < info < warn < fail``), the one status
+#: of every finding; the former name is kept (``GateStatus.WARN.severity`` is still 1).
+GateStatus = Status
 
 
 @dataclass(frozen=True)
@@ -146,9 +116,9 @@ class GateResult:
     message: str
 
     @property
-    def status(self) -> GateStatus:
-        """[`GateStatus`][auditad.gates.checks.GateStatus]: ``pass``, or the level of a gate that did not pass."""
-        return GateStatus.PASS if self.passed else GateStatus(self.level)
+    def status(self) -> Status:
+        """[`Status`][auditad.findings.Status]: ``pass``, or the level of a gate that did not pass."""
+        return Status.PASS if self.passed else Status(self.level)
 
     @property
     def finite_value(self) -> float | None:
@@ -460,10 +430,11 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     return out
 
 
-def verdict(results: Iterable[GateResult]) -> GateStatus:
+def verdict(results: Iterable[GateResult]) -> Status:
     """``"fail"`` if a fail-level gate failed, else ``"warn"`` if a warn-level gate failed, else ``"pass"``.
 
-    The worst [`GateStatus`][auditad.gates.checks.GateStatus] of the results; no gates at all give ``"pass"``.
+    The worst [`Status`][auditad.findings.Status] of the results
+    ([`auditad.findings.verdict`][auditad.findings.verdict]); no gates at all give ``"pass"``.
 
     See Also
     --------
@@ -471,14 +442,7 @@ def verdict(results: Iterable[GateResult]) -> GateStatus:
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
     - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
     """
-    worst = GateStatus.PASS
-    for r in results:
-        status = r.status
-        if status is GateStatus.FAIL:
-            return status
-        if status is GateStatus.WARN:
-            worst = status
-    return worst
+    return worst_status(results)
 
 
 def exit_code(results: Iterable[GateResult], *, fail_on: str = "fail") -> int:
@@ -651,7 +615,7 @@ class GateRun:
         return [r for rs in self.results.values() for r in rs]
 
     @property
-    def verdict(self) -> GateStatus:
+    def verdict(self) -> Status:
         """Worst outcome over every gate (see [`verdict`][auditad.gates.checks.GateRun.verdict])."""
         return verdict(self.every)
 
