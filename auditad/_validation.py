@@ -39,6 +39,7 @@ __all__ = [
     "check_figure_path",
     "reading_inputs",
     "renamed_parameter",
+    "check_split",
 ]
 
 
@@ -179,6 +180,97 @@ def check_same_length(a, b, *, names=("X", "y")) -> None:
     """Raise when two arrays do not have the same number of samples."""
     if len(a) != len(b):
         raise InvalidInputError(f"{names[0]} and {names[1]} must have the same length, got {len(a)} and {len(b)}")
+
+
+def _is_missing(v) -> bool:
+    return v is None or (isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) and v != v)
+
+
+def _split_side(v, train, test, spelled: bool) -> int:
+    """1 for a train entry, 0 for a test entry, -1 for anything else (missing included)."""
+    if _is_missing(v):
+        return -1
+    if spelled and isinstance(v, (bool, np.bool_)):
+        return int(bool(v))
+    if spelled and isinstance(v, numbers.Real) and v in (0, 1):
+        return int(v)
+    for side, target in ((1, train), (0, test)):
+        if isinstance(v, str) and isinstance(target, str):
+            if v.strip().lower() == target.lower():
+                return side
+            continue
+        try:
+            if bool(v == target):
+                return side
+        except Exception:
+            continue
+    return -1
+
+
+def check_split(split, *, train="train", test="test", name: str = "split", n: int | None = None) -> np.ndarray:
+    """A train/test column as a boolean array (True = train): the one parser of every split auditad reads.
+
+    Accepted entries: ``train`` and ``test`` (strings compared without case or surrounding spaces, so
+    ``"Train"`` is a train row); with the default spellings also booleans (True = train) and 0/1
+    (1 = train). Missing values and anything else are refused, with their counts; both sides must occur.
+
+    Parameters
+    ----------
+    split : array-like of shape (n,)
+    train, test : scalar, default "train", "test"
+        The two values of the column.
+    name : str
+        Parameter name used in messages.
+    n : int, optional
+        The number of rows the column must have.
+
+    Returns
+    -------
+    ndarray of shape (n,), bool
+
+    Raises
+    ------
+    InvalidInputError
+        Another value, a missing value, an empty, not 1-D or wrongly sized column, or one side only.
+
+    Examples
+    --------
+    >>> check_split(["train", "Test", "TRAIN"]).tolist(), check_split([1, 0, 0]).tolist()
+    ([True, False, True], [True, False, False])
+    >>> check_split(["a", "b"], train="b", test="a").tolist()
+    [False, True]
+    """
+    if _split_side(test, train, test, False) == 1:
+        raise InvalidInputError(f"train and test must differ, got {train!r} for both")
+    try:
+        arr = np.asarray(split, dtype=object)
+    except Exception as exc:
+        raise InvalidInputError(f"{name} could not be read as an array: {exc}") from None
+    if arr.ndim != 1:
+        raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
+    if arr.size == 0:
+        raise InvalidInputError(f"{name} is empty")
+    if n is not None and arr.shape[0] != n:
+        raise InvalidInputError(f"{name} must have one entry per sample ({n}), got {arr.shape[0]}")
+    spelled = (train, test) == ("train", "test")
+    side = np.fromiter((_split_side(v, train, test, spelled) for v in arr.tolist()), dtype=np.int8, count=arr.size)
+    bad = side < 0
+    if bad.any():
+        counts: dict = {}
+        for v in arr[bad].tolist():
+            key = "missing" if _is_missing(v) else repr(v)
+            counts[key] = counts.get(key, 0) + 1
+        shown = ", ".join(f"{key} ({c} row{'s' if c > 1 else ''})" for key, c in list(counts.items())[:5])
+        more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
+        raise InvalidInputError(
+            f"{name} must hold only {train!r} (train) and {test!r} (test); "
+            f"{int(bad.sum())} row(s) hold other values: {shown}{more}"
+        )
+    is_train = side == 1
+    if is_train.all() or not is_train.any():
+        which = train if not is_train.any() else test
+        raise InvalidInputError(f"{name} has no {which!r} row: both train and test rows are needed")
+    return is_train
 
 
 def check_int(value, *, name: str, low: int | None = None, high: int | None = None) -> int:

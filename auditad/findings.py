@@ -29,7 +29,38 @@ from typing import Iterable, Mapping
 
 from ._json import json_safe
 
-__all__ = ["Status", "Check", "Finding", "FindingItem", "verdict", "sort_findings", "verdict_text", "status_of"]
+__all__ = [
+    "Status",
+    "Check",
+    "Finding",
+    "FindingItem",
+    "verdict",
+    "sort_findings",
+    "verdict_text",
+    "status_of",
+    "SIGNIFICANCE",
+    "SIGNIFICANTLY_INVERTED",
+    "BELOW_UNTESTED",
+    "BELOW_WITHIN_NOISE",
+    "NEAR_RANDOM",
+    "ABOVE_HALF",
+    "NOT_EVALUATED",
+]
+
+#: How one class of one detector (or published method) reads: AUROC < ½ beyond noise, after Holm's correction.
+SIGNIFICANTLY_INVERTED = "significantly inverted"
+#: Below ½ − ε with neither counts nor a spread to test it (published tables only).
+BELOW_UNTESTED = "below 1/2, untested"
+#: Below ½, but not significantly.
+BELOW_WITHIN_NOISE = "below 1/2 within noise"
+#: |AUROC − ½| ≤ ε.
+NEAR_RANDOM = "near random"
+#: Above ½ (and not near random).
+ABOVE_HALF = "above 1/2"
+#: No AUROC (a class without samples).
+NOT_EVALUATED = "not evaluated"
+#: The readings of a class, most serious first: one set for the protocol audit and published tables.
+SIGNIFICANCE = (SIGNIFICANTLY_INVERTED, BELOW_UNTESTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED)
 
 _RANK = {"pass": 0, "info": 1, "warn": 2, "fail": 3}
 #: How a status fails a gate: ``info`` informs and never fails one (the gates' former 0/1/2 scale).

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .. import _format
 from .. import findings as _findings
 from .._json import json_safe
 from ..findings import Check, Status
@@ -287,11 +288,11 @@ def plural(n: int, word: str) -> str:
 
 
 def name_list(names, limit: int = 6) -> str:
-    """Up to ``limit`` names joined by commas, then ``"and N more"``.
+    """Up to ``limit`` names joined by commas, then ``"and N more"``: `auditad._format.name_list` at the
+    leaderboard's default of 6 names.
 
     See Also
     --------
     - ``plural``: a count of them.
     """
-    names = [str(n) for n in names]
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return _format.name_list(names, limit=limit)

@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._json import json_safe
-from .reading import GROUP_STATISTICS, SIGNIFICANCE, classify, per_class_findings
+from ..findings import BELOW_UNTESTED, BELOW_WITHIN_NOISE, SIGNIFICANCE, SIGNIFICANTLY_INVERTED
+from .reading import GROUP_STATISTICS, classify, per_class_findings
 from .table import check_table, read_results_table, to_long
 from .._validation import check_choice, check_float, renamed_parameter
 from ..errors import InvalidInputError
@@ -228,12 +229,12 @@ class ResultsGroup:
                 "n_tested": self.n_tested,
                 "n_significant_above": self.n_significant_above,
                 "n_significant_below": self.n_significant_below,
-                "n_inverted_significant": len(read[SIGNIFICANCE[0]]),
-                "n_inverted_untested": len(read[SIGNIFICANCE[1]]),
-                "n_below_within_noise": len(read[SIGNIFICANCE[2]]),
-                "inverted_significant_classes": read[SIGNIFICANCE[0]],
-                "inverted_untested_classes": read[SIGNIFICANCE[1]],
-                "below_within_noise_classes": read[SIGNIFICANCE[2]],
+                "n_inverted_significant": len(read[SIGNIFICANTLY_INVERTED]),
+                "n_inverted_untested": len(read[BELOW_UNTESTED]),
+                "n_below_within_noise": len(read[BELOW_WITHIN_NOISE]),
+                "inverted_significant_classes": read[SIGNIFICANTLY_INVERTED],
+                "inverted_untested_classes": read[BELOW_UNTESTED],
+                "below_within_noise_classes": read[BELOW_WITHIN_NOISE],
                 **{f"{k}_where": v for k, v in self.where.items()},
                 "classes": cls,
                 "near_random_classes": near,
@@ -314,9 +315,9 @@ class ResultsAudit:
                 "n_tested": g.n_tested,
                 "n_significant_above": g.n_significant_above,
                 "n_significant_below": g.n_significant_below,
-                "n_inverted_significant": len(g.classes_read(SIGNIFICANCE[0])),
-                "n_inverted_untested": len(g.classes_read(SIGNIFICANCE[1])),
-                "n_below_within_noise": len(g.classes_read(SIGNIFICANCE[2])),
+                "n_inverted_significant": len(g.classes_read(SIGNIFICANTLY_INVERTED)),
+                "n_inverted_untested": len(g.classes_read(BELOW_UNTESTED)),
+                "n_below_within_noise": len(g.classes_read(BELOW_WITHIN_NOISE)),
             }
             for g in self.groups
         ]
@@ -491,9 +492,9 @@ def _where_texts(cols: dict, keep: list, res, significance, low, high, p_holm) -
     """`ResultsGroup.where`: the classes behind a group's counts and its ρ_dir, as gate messages name them."""
     where = {}
     for key, cat in (
-        ("n_inverted_significant", SIGNIFICANCE[0]),
-        ("n_inverted_untested", SIGNIFICANCE[1]),
-        ("n_below_within_noise", SIGNIFICANCE[2]),
+        ("n_inverted_significant", SIGNIFICANTLY_INVERTED),
+        ("n_inverted_untested", BELOW_UNTESTED),
+        ("n_below_within_noise", BELOW_WITHIN_NOISE),
     ):
         rows = sorted((i for i in keep if significance[i] == cat), key=lambda i: cols["auroc"][i])
         where[key] = "; ".join(
@@ -644,7 +645,7 @@ def audit_results(
     """
     import pandas as pd
 
-    from ..protocol.rates import holm_adjust
+    from ..metrics.multiple_testing import holm_adjust
 
     if not isinstance(frame, pd.DataFrame):
         raise InvalidInputError(f"frame must be a pandas DataFrame, got {type(frame).__name__}")

@@ -21,6 +21,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._format import name_list
 from .._json import json_safe
 from .._validation import check_choice
 from ..errors import InvalidInputError
@@ -82,10 +83,7 @@ _WHERE_KEYS = tuple(k for c, k in CHECK_KEYS.items() if c not in _RANKING_CHECKS
 
 
 def _names(labels, limit: int = 4) -> str:
-    labels = [str(x) for x in labels]
-    if not labels:
-        return ""
-    return ", ".join(labels[:limit]) + (f" and {len(labels) - limit} more" if len(labels) > limit else "")
+    return name_list(labels, limit=limit)
 
 
 def _count(x):

@@ -13,7 +13,7 @@ A class is then *significantly inverted* (A < ½, ``p_holm`` ≤ 1 − confidenc
 known, and the interval's upper end below ½ when a std is known), *near random*
 (|A − ½| ≤ ε), *below 1/2 within noise* (below ½ but not significantly),
 *below 1/2, untested* (below ½ − ε with neither counts nor std) or *above 1/2* — the categories of
-[`SIGNIFICANCE`][auditad.results.reading.SIGNIFICANCE]; a class at 0.492 (p = 0.41) is not read like
+[`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE]; a class at 0.492 (p = 0.41) is not read like
 one at 0.005.
 
 The findings of a summary (`per_class_findings`) list, per method, the significantly inverted
@@ -36,7 +36,21 @@ from typing import Mapping
 
 import numpy as np
 
-from ..findings import Check, Finding, FindingItem, Status, sort_findings, verdict, verdict_text
+from ..findings import (
+    ABOVE_HALF,
+    BELOW_UNTESTED,
+    BELOW_WITHIN_NOISE,
+    NEAR_RANDOM,
+    SIGNIFICANCE,
+    SIGNIFICANTLY_INVERTED,
+    Check,
+    Finding,
+    FindingItem,
+    Status,
+    sort_findings,
+    verdict,
+    verdict_text,
+)
 
 __all__ = [
     "RESULTS_CHECKS",
@@ -48,8 +62,8 @@ __all__ = [
     "verdict_reason",
 ]
 
-#: The reading of one class of one method, most serious first.
-SIGNIFICANCE = ("significantly inverted", "below 1/2, untested", "below 1/2 within noise", "near random", "above 1/2")
+# SIGNIFICANCE (the reading of one class of one method, most serious first) is auditad.findings.SIGNIFICANCE,
+# shared with the protocol audit; a published table never gives "not evaluated".
 #: Numeric statistics of one (benchmark, representation, method) group; a gate naming one of them
 #: (``"rho_dir <= 0.2"``) is evaluated on every group.
 GROUP_STATISTICS = (
@@ -110,11 +124,11 @@ def classify(auroc, *, epsilon, p_holm, ci_high, alpha: float):
         near = np.abs(a - 0.5) <= eps
     out = np.where(
         sig,
-        SIGNIFICANCE[0],
+        SIGNIFICANTLY_INVERTED,
         np.where(
             near,
-            SIGNIFICANCE[3],
-            np.where(a < 0.5, np.where(tested, SIGNIFICANCE[2], SIGNIFICANCE[1]), SIGNIFICANCE[4]),
+            NEAR_RANDOM,
+            np.where(a < 0.5, np.where(tested, BELOW_WITHIN_NOISE, BELOW_UNTESTED), ABOVE_HALF),
         ),
     )
     return out.astype(object)
@@ -205,7 +219,7 @@ def _class_findings(g: Mapping, rows: list) -> list[Finding]:
     label = _label(g)
     by = {s: sorted((r for r in rows if r["significance"] == s), key=lambda r: r["auroc"]) for s in SIGNIFICANCE}
     out = []
-    for check, found in ((_INVERTED, by[SIGNIFICANCE[0]]), (_UNTESTED, by[SIGNIFICANCE[1]])):
+    for check, found in ((_INVERTED, by[SIGNIFICANTLY_INVERTED]), (_UNTESTED, by[BELOW_UNTESTED])):
         if found:
             named = "; ".join(_class_text(r) for r in found[:6])
             items = [FindingItem(str(r["class"]), value=r["auroc"], detail=_class_text(r)) for r in found]
@@ -221,7 +235,7 @@ def _class_findings(g: Mapping, rows: list) -> list[Finding]:
                 g["rho_dir"], sentence=_DIRECTION.meaning, items=items, subject=label, evidence={"named": named}
             )
         )
-    noise = by[SIGNIFICANCE[2]]
+    noise = by[BELOW_WITHIN_NOISE]
     if noise:
         named = "; ".join(_class_text(r) for r in noise[:6])
         items = [FindingItem(str(r["class"]), value=r["auroc"], detail=_class_text(r)) for r in noise]
