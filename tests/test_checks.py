@@ -540,12 +540,12 @@ def test_a_stored_result_reads_back_without_evaluating_again():
 
 
 def test_each_comparison_is_evaluated_once(monkeypatch):
-    from auditad.gates import checks
+    from auditad.gates import evaluation
 
     seen = []
-    original = checks._evaluate_one
+    original = evaluation._evaluate_one
     monkeypatch.setattr(
-        checks, "_evaluate_one", lambda summary, rule: seen.append(rule.expression) or original(summary, rule)
+        evaluation, "_evaluate_one", lambda summary, rule: seen.append(rule.expression) or original(summary, rule)
     )
     results = evaluate_gates(
         _summary(), ["leakage.L_k <= 0.5", "warn: leakage.L_k <= 0.5", "leakage.L_k <= 0.5", "leakage.k == 10"]
