@@ -68,6 +68,11 @@ __all__ = [
     "GateRun",
     "run_gates",
     "MAX_RULE_LENGTH",
+    "gate_value_text",
+    "SUMMARY_SCHEMA_MAJOR",
+    "MAX_SUMMARY_DEPTH",
+    "MAX_SUMMARY_INT_DIGITS",
+    "MAX_SUMMARY_BYTES",
 ]
 
 #: The status of a gate: [`Status`][auditad.findings.Status] (``pass < info < warn < fail``), the one status

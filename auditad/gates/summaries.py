@@ -11,7 +11,7 @@ from typing import Mapping
 
 from ..errors import InvalidInputError
 from .evaluation import is_number
-from .rules import GateRule, parse_rule, rules_from_config
+from .rules import GateRule, rules_from_config
 
 __all__ = [
     "SUMMARY_SCHEMA_MAJOR",

@@ -11,8 +11,8 @@ import numpy as np
 
 from .._json import json_safe
 from ..findings import BELOW_UNTESTED, BELOW_WITHIN_NOISE, SIGNIFICANCE, SIGNIFICANTLY_INVERTED
-from .reading import GROUP_STATISTICS, classify, per_class_findings
-from .table import check_table, read_results_table, to_long
+from .reading import classify, per_class_findings
+from .table import check_table, to_long
 from .._validation import check_choice, check_float, renamed_parameter
 from ..errors import InvalidInputError
 
