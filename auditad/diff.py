@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ._format import FrameDisplay
 from ._format import text_table
 from ._json import json_safe
 from .errors import InvalidInputError
@@ -313,7 +314,7 @@ def diff_summaries(
 
 
 @dataclass(frozen=True, eq=False)
-class DiffResult:
+class DiffResult(FrameDisplay):
     """Comparison of two audits (see [`diff_audits`][auditad.diff.diff_audits]).
 
     Attributes

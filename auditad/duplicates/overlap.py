@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_choice, check_same_length, describe
 from ..errors import InvalidInputError
@@ -25,7 +26,7 @@ __all__ = ["OverlapResult", "TaskOverlapResult", "train_test_overlap"]
 
 
 @dataclass(frozen=True)
-class OverlapResult:
+class OverlapResult(FrameDisplay):
     """Test rows with an exact or near copy among the training rows.
 
     Attributes
@@ -187,7 +188,7 @@ class OverlapResult:
 
 
 @dataclass(frozen=True)
-class TaskOverlapResult:
+class TaskOverlapResult(FrameDisplay):
     """`OverlapResult` of each task of a protocol.
 
     Attributes

@@ -7,6 +7,7 @@ from functools import cached_property
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_int, check_same_length, describe
 from ..errors import InvalidInputError
@@ -19,7 +20,7 @@ __all__ = ["DuplicatesResult"]
 
 
 @dataclass(frozen=True)
-class DuplicatesResult:
+class DuplicatesResult(FrameDisplay):
     """Exact and near duplicate rows of one set, and the groups whose members carry different labels.
 
     Exact duplicates are rows whose values are identical in the dtype given (see

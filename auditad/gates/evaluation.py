@@ -11,6 +11,7 @@ import numbers
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping
 
+from .._format import FrameDisplay
 from ..errors import InvalidInputError
 from ..findings import Status
 from ..findings import verdict as worst_status
@@ -23,7 +24,7 @@ _META_KEYS = ("gates",)
 
 
 @dataclass(frozen=True)
-class GateResult:
+class GateResult(FrameDisplay):
     """Outcome of one gate on one summary.
 
     Attributes
@@ -69,6 +70,12 @@ class GateResult:
         out = self.rule.to_dict()
         out.update(passed=bool(self.passed), status=self.status.value, value=self.finite_value, message=self.message)
         return out
+
+    def to_frame(self):
+        """One-row table of `to_dict` (rule, level, passed, status, value, message)."""
+        import pandas as pd
+
+        return pd.DataFrame([self.to_dict()])
 
     @classmethod
     def from_dict(cls, data: Mapping) -> "GateResult":

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .exact import Frame, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
 from .projection import Projection, n_candidates, projection_seconds, rerank, resolve_project_dim
 from ..execution import distributed
@@ -105,7 +106,7 @@ AUTO_EXACT_MAX_COST = _break_even_ops()
 
 
 @dataclass(frozen=True)
-class NeighborsResult:
+class NeighborsResult(FrameDisplay):
     """The k nearest neighbours of every query.
 
     Attributes
@@ -174,6 +175,20 @@ class NeighborsResult:
             "estimated_seconds": None if self.estimated_seconds is None else dict(self.estimated_seconds),
             "project_dim": self.project_dim,
         }
+
+    def to_frame(self):
+        """Tidy table: one row per (query, rank) with the neighbour's ``index`` and ``distance``."""
+        import pandas as pd
+
+        n, k = self.indices.shape
+        return pd.DataFrame(
+            {
+                "query": np.repeat(np.arange(n), k),
+                "rank": np.tile(np.arange(1, k + 1), n),
+                "index": self.indices.ravel(),
+                "distance": self.distances.ravel(),
+            }
+        )
 
 
 def estimate_seconds(
