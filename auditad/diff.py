@@ -414,7 +414,7 @@ class DiffResult(FrameDisplay):
             lines.append(
                 text_table(
                     [
-                        (path, _num(b), _num(n), _delta(d))
+                        (path, _value_text(b), _value_text(n), _change_text(d))
                         for path, b, n, d in sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,))
                     ],
                     header=("statistic", "base", "new", "change"),
@@ -435,13 +435,13 @@ class DiffResult(FrameDisplay):
         return "\n".join(lines)
 
 
-def _num(v) -> str:
+def _value_text(v) -> str:
     if v is None:
         return "null"
     return str(v) if isinstance(v, int) else f"{v:.6g}"
 
 
-def _delta(d) -> str:
+def _change_text(d) -> str:
     if d is None:
         return "n/a"
     return f"{d:+d}" if isinstance(d, int) else f"{d:+.6g}"
@@ -579,7 +579,7 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
                 continue
             lines += [f"{title}:", "", "| statistic | base | new | change |", "| --- | ---: | ---: | ---: |"]
             for path, b, n, d in rows[:max_rows]:
-                lines.append(f"| {_md_escape(path)} | {_num(b)} | {_num(n)} | {_delta(d)} |")
+                lines.append(f"| {_md_escape(path)} | {_value_text(b)} | {_value_text(n)} | {_change_text(d)} |")
             if len(rows) > max_rows:
                 lines.append(f"| … {len(rows) - max_rows} more (see the JSON output) | | | |")
             lines.append("")

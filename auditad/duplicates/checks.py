@@ -17,8 +17,8 @@ __all__ = [
     "resolve_anomaly",
     "check_split_column",
     "records_frame",
-    "plain",
-    "searchable",
+    "python_scalar",
+    "rows_for_search",
     "isin_labels",
 ]
 
@@ -125,15 +125,15 @@ def resolve_anomaly(labels, anomaly):
         if anomaly is not None:
             raise InvalidInputError(f"anomaly={anomaly!r} needs the labels y")
         return None
-    present = {plain(v) for v in np.unique(labels).tolist()}
+    present = {python_scalar(v) for v in np.unique(labels).tolist()}
     if anomaly is None:
         if labels.dtype.kind in "biu" and present <= {0, 1}:
-            return (plain(labels.dtype.type(1)),)
+            return (python_scalar(labels.dtype.type(1)),)
         return None
     values = list(anomaly) if isinstance(anomaly, (list, tuple, np.ndarray, set, frozenset)) else [anomaly]
     if not values:
         raise InvalidInputError("anomaly is empty: give one label value or several")
-    values = [plain(v) for v in values]
+    values = [python_scalar(v) for v in values]
     missing = [v for v in values if v not in present]
     if missing:
         raise InvalidInputError(
@@ -192,12 +192,12 @@ def records_frame(rows: list, label_column: str):
     return frame
 
 
-def plain(value):
+def python_scalar(value):
     """numpy scalar -> Python scalar."""
     return value.item() if hasattr(value, "item") else value
 
 
-def searchable(A: np.ndarray) -> np.ndarray:
+def rows_for_search(A: np.ndarray) -> np.ndarray:
     """Rows for the neighbour search: half precision widened to float32 (exact), the rest unchanged."""
     return A.astype(np.float32) if A.dtype.kind == "f" and A.dtype.itemsize < 4 else A
 

@@ -15,9 +15,9 @@ from .checks import (
     check_near_threshold,
     check_neighbor_lists,
     check_rows,
-    plain,
+    python_scalar,
     records_frame,
-    searchable,
+    rows_for_search,
 )
 from .exact import distinct_values, min_row_per_value
 from .near import NEAR_THRESHOLD_FACTOR
@@ -129,7 +129,7 @@ class OverlapResult(FrameDisplay):
         rows = [self._summary_row("all", None, np.ones(self.n_test, dtype=bool))]
         if self.y_test is not None:
             for value in np.unique(self.y_test):
-                rows.append(self._summary_row("label", plain(value), self.y_test == value))
+                rows.append(self._summary_row("label", python_scalar(value), self.y_test == value))
         return records_frame(rows, "label")
 
     def _summary_row(self, scope, label, mask) -> dict:
@@ -162,7 +162,7 @@ class OverlapResult(FrameDisplay):
         if self.y_test is not None:
             data = {
                 "test_row": data["test_row"],
-                "label": [plain(v) for v in self.y_test[sel]],
+                "label": [python_scalar(v) for v in self.y_test[sel]],
                 "exact_train_row": data["exact_train_row"],
             }
         if self.near_copy is not None:
@@ -227,14 +227,14 @@ class TaskOverlapResult(FrameDisplay):
         frames = []
         for name, res in zip(self.tasks, self.overlaps):
             f = res.to_frame()
-            f.insert(0, "task", plain(name))
+            f.insert(0, "task", python_scalar(name))
             frames.append(f)
         return pd.concat(frames, ignore_index=True)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: ``{"tasks": [{"task": name, **OverlapResult.to_dict()}, ...]}``."""
         return json_safe(
-            {"tasks": [{"task": plain(name), **res.to_dict()} for name, res in zip(self.tasks, self.overlaps)]}
+            {"tasks": [{"task": python_scalar(name), **res.to_dict()} for name, res in zip(self.tasks, self.overlaps)]}
         )
 
 
@@ -353,8 +353,8 @@ def train_test_overlap(
 
             distinct_train = min_train_row[np.unique(value_ids[:n])]
             res = kneighbors(
-                searchable(A[distinct_train]),
-                searchable(B),
+                rows_for_search(A[distinct_train]),
+                rows_for_search(B),
                 k=min(2, distinct_train.size),
                 metric=metric,
                 backend=backend,

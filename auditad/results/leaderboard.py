@@ -312,14 +312,14 @@ def _verdict_reason(summary) -> str:
         if f["n_items"] > len(f["items"]) and names:
             names = names.rsplit(" and ", 1)[0] + f" and {f['n_items'] - 2} more"
         label = f"{f['check']} [{f['metric']}]" if multi else f["check"]
-        return f"{label} = {_num(f['number'])}" + (f" ({names})" if names else "")
+        return f"{label} = {_number_text(f['number'])}" + (f" ({names})" if names else "")
 
     return verdict_text(
         summary["gates"], summary["findings"], default_gates=summary["default_gates"], finding_text=finding_text
     )
 
 
-def _num(x) -> str:
+def _number_text(x) -> str:
     if x is None:
         return "–"
     if isinstance(x, float) and not math.isfinite(x):

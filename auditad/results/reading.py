@@ -134,7 +134,7 @@ def classify(auroc, *, epsilon, p_holm, ci_high, alpha: float):
     return out.astype(object)
 
 
-def _fmt(x) -> str:
+def _stat_text(x) -> str:
     from .._format import stat
 
     return stat(x)
@@ -143,9 +143,9 @@ def _fmt(x) -> str:
 def _class_text(r: Mapping) -> str:
     from .._format import pvalue
 
-    text = f"{r['class']} ({_fmt(r['auroc'])}"
+    text = f"{r['class']} ({_stat_text(r['auroc'])}"
     if r.get("ci_low") is not None and r.get("ci_high") is not None:
-        text += f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+        text += f" [{_stat_text(r['ci_low'])}, {_stat_text(r['ci_high'])}]"
     if r.get("p_holm") is not None:
         text += f", Holm p = {pvalue(r['p_holm'])}"
     return text + ")"

@@ -139,13 +139,13 @@ def _audit_without_copies(ctx, rep, dup):
 
 
 # --------------------------------------------------------------------------- build
-def _largest(values: Mapping):
+def _largest_known(values: Mapping):
     """The largest of the non-null values (None when every value is null)."""
     vals = [v for v in values.values() if v is not None]
     return max(vals) if vals else None
 
 
-def _mixed(ctx, dup) -> tuple:
+def _normal_anomaly_groups(ctx, dup) -> tuple:
     """(groups, rows) holding both a normal and an anomaly: by the anomaly labels, the anomaly column, or (class
     labels only) by the classes: a group of two classes is mixed in the tasks holding out one of them."""
     kind = getattr(ctx.inputs, "kind", "classes")
@@ -169,7 +169,7 @@ def build(ctx) -> Section:
     reps = {}
     for rep, d in dups.items():
         item = d.to_dict(max_groups=10, max_rows=EXAMPLE_ROWS)
-        item["n_mixed_groups"], item["n_mixed_rows"] = _mixed(ctx, d)
+        item["n_mixed_groups"], item["n_mixed_rows"] = _normal_anomaly_groups(ctx, d)
         item["near_reason"] = r["near_reasons"].get(rep)
         if r["overlap"] is None:
             item["overlap"] = _not_applicable(r["plan_reason"])
@@ -188,13 +188,13 @@ def build(ctx) -> Section:
         ("mixed_groups", "n_mixed_groups"),
         ("mixed_rows", "n_mixed_rows"),
     ):
-        out[key] = _largest({rep: v[src] for rep, v in reps.items()})
+        out[key] = _largest_known({rep: v[src] for rep, v in reps.items()})
     ceilings = [v["auroc_ceiling"] for v in reps.values() if v["auroc_ceiling"] is not None]
     out["auroc_ceiling"] = min(ceilings) if ceilings and out["kind"] == "anomaly" else None
     near = {rep: v["near"] for rep, v in reps.items()}
     out["near_thresholds"] = {rep: (n["threshold"] if n else None) for rep, n in near.items()}
     for key in ("pairs", "rows", "conflicting_rows"):
-        out[f"near_{key}"] = _largest({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
+        out[f"near_{key}"] = _largest_known({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
 
     tables = [
         TableSpec(
@@ -216,7 +216,9 @@ def build(ctx) -> Section:
         out["train_test_overlap"] = shares[worst]
         where = reps[worst]["overlap"]["exact_share_max_where"]
         out["train_test_overlap_where"] = None if where is None else {"representation": worst, **where}
-        out["train_test_overlap_mean"] = _largest({rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()})
+        out["train_test_overlap_mean"] = _largest_known(
+            {rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()}
+        )
         frame = pd.concat([f.assign(representation=rep) for rep, f in r["overlap"].items()], ignore_index=True)
         frame = frame[["representation", *[c for c in frame.columns if c != "representation"]]]
         tables.append(
@@ -229,7 +231,7 @@ def build(ctx) -> Section:
                 compact=len(frame) <= 40,
             )
         )
-        _delta(out, reps, r, proto, tables, name)
+        _add_auroc_changes(out, reps, r, proto, tables, name)
     if reps and isinstance(next(iter(reps.values()))["per_class"], list) and dups[next(iter(dups))].labels is not None:
         per_class = pd.concat(
             [d.to_frame().iloc[1:].drop(columns="scope").assign(representation=rep) for rep, d in dups.items()],
@@ -260,7 +262,7 @@ def build(ctx) -> Section:
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), references=REFERENCES)
 
 
-def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
+def _add_auroc_changes(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
     """ΔAUROC of the representations with train/test copies: the summary keys and the table."""
     from ...duplicates.tasks import delta_frame
 
@@ -297,7 +299,7 @@ def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) ->
                 "detectors": dets,
             }
     values = {rep: v["delta_auroc"]["max_abs"] for rep, v in reps.items()}
-    out["max_abs_delta_auroc"] = _largest(values)
+    out["max_abs_delta_auroc"] = _largest_known(values)
     out["max_abs_delta_auroc_where"] = None
     if len(frame) and out["max_abs_delta_auroc"]:
         i = frame["delta_auroc"].abs().idxmax()
