@@ -88,7 +88,7 @@ BUILDERS = {
     "auditad.metrics._operating_point.OperatingPointResult": lambda: auditad.metrics.operating_point_metrics(
         [0.5, 0.9], [0.5, 0.8], 0.1
     ),
-    "auditad.neighbors.NeighborsResult": lambda: auditad.neighbors.kneighbors(X, k=3, backend="exact"),
+    "auditad.neighbors.search.NeighborsResult": lambda: auditad.neighbors.kneighbors(X, k=3, backend="exact"),
     "auditad.duplicates.result.DuplicatesResult": _duplicates,
     "auditad.duplicates.overlap.OverlapResult": lambda: auditad.duplicates.train_test_overlap(X[:10], X[5:20]),
     "auditad.duplicates.overlap.TaskOverlapResult": lambda: auditad.duplicates.overlap_by_task(
