@@ -27,7 +27,14 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Mapping
 
-from ._json import json_safe
+
+def json_safe(value, *, other=None):
+    """`auditad._json.json_safe`, imported when a record is serialised (importing numpy at import time would
+    load it for ``auditad --version``)."""
+    from ._json import json_safe as convert
+
+    return convert(value, other=other)
+
 
 __all__ = [
     "Status",
