@@ -34,6 +34,7 @@ import re
 from typing import Iterable, Sequence
 
 __all__ = [
+    "FrameDisplay",
     "DASH",
     "TARGETS",
     "KINDS",
@@ -692,3 +693,28 @@ def text_table(rows, *, header=None, align: str = "l", sep: str = "  ", widths=N
         (indent + sep.join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, width, spec))).rstrip()
         for r in table
     )
+
+
+class FrameDisplay:
+    """Mixin of a result class: the notebook display (``_repr_html_``) of its ``to_frame()`` table.
+
+    For results without a display of their own; labels are escaped by `html_table`.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> class R(FrameDisplay):
+    ...     def to_frame(self):
+    ...         return pd.DataFrame({"class": ["<b>"], "auroc": [0.5]})
+    >>> html = R()._repr_html_()
+    >>> "&lt;b&gt;" in html and "<table" in html
+    True
+    """
+
+    def _repr_html_(self) -> str:
+        """Notebook display: the class name and the ``to_frame()`` rows (at most 40)."""
+        frame = self.to_frame()
+        table = html_table(
+            [tuple(row) for row in frame.itertuples(index=False)], columns=[str(c) for c in frame.columns]
+        )
+        return html_block(type(self).__name__, table)

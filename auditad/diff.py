@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from ._format import FrameDisplay
 from ._format import text_table
 from ._json import json_safe
 from .errors import InvalidInputError
@@ -470,7 +471,7 @@ def diff_summaries(
 
 
 @dataclass(frozen=True, eq=False)
-class DiffResult:
+class DiffResult(FrameDisplay):
     """Comparison of two audits (see [`diff_audits`][auditad.diff.diff_audits]).
 
     Attributes
@@ -580,7 +581,7 @@ class DiffResult:
             lines.append(
                 text_table(
                     [
-                        (path, _num(b), _num(n), _delta(d))
+                        (path, _value_text(b), _value_text(n), _change_text(d))
                         for path, b, n, d in sorted(rows, key=lambda r: (r[0] not in HEADLINE_PATHS,))
                     ],
                     header=("statistic", "base", "new", "change"),
@@ -601,13 +602,13 @@ class DiffResult:
         return "\n".join(lines)
 
 
-def _num(v) -> str:
+def _value_text(v) -> str:
     if v is None:
         return "null"
     return str(v) if isinstance(v, int) else f"{v:.6g}"
 
 
-def _delta(d) -> str:
+def _change_text(d) -> str:
     if d is None:
         return "n/a"
     return f"{d:+d}" if isinstance(d, int) else f"{d:+.6g}"
@@ -747,7 +748,7 @@ def diff_markdown(result: DiffResult, *, max_rows: int = 40) -> str:
                 continue
             lines += [f"{title}:", "", "| statistic | base | new | change |", "| --- | ---: | ---: | ---: |"]
             for path, b, n, d in rows[:max_rows]:
-                lines.append(f"| {_md_escape(path)} | {_num(b)} | {_num(n)} | {_delta(d)} |")
+                lines.append(f"| {_md_escape(path)} | {_value_text(b)} | {_value_text(n)} | {_change_text(d)} |")
             if len(rows) > max_rows:
                 lines.append(f"| … {len(rows) - max_rows} more (see the JSON output) | | | |")
             lines.append("")

@@ -27,11 +27,51 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable, Mapping
 
-from ._json import json_safe
 
-__all__ = ["Status", "Check", "Finding", "FindingItem", "verdict", "sort_findings"]
+def json_safe(value, *, other=None):
+    """`auditad._json.json_safe`, imported when a record is serialised (importing numpy at import time would
+    load it for ``auditad --version``)."""
+    from ._json import json_safe as convert
+
+    return convert(value, other=other)
+
+
+__all__ = [
+    "Status",
+    "Check",
+    "Finding",
+    "FindingItem",
+    "verdict",
+    "sort_findings",
+    "verdict_text",
+    "status_of",
+    "SIGNIFICANCE",
+    "SIGNIFICANTLY_INVERTED",
+    "BELOW_UNTESTED",
+    "BELOW_WITHIN_NOISE",
+    "NEAR_RANDOM",
+    "ABOVE_HALF",
+    "NOT_EVALUATED",
+]
+
+#: How one class of one detector (or published method) reads: AUROC < ½ beyond noise, after Holm's correction.
+SIGNIFICANTLY_INVERTED = "significantly inverted"
+#: Below ½ − ε with neither counts nor a spread to test it (published tables only).
+BELOW_UNTESTED = "below 1/2, untested"
+#: Below ½, but not significantly.
+BELOW_WITHIN_NOISE = "below 1/2 within noise"
+#: |AUROC − ½| ≤ ε.
+NEAR_RANDOM = "near random"
+#: Above ½ (and not near random).
+ABOVE_HALF = "above 1/2"
+#: No AUROC (a class without samples).
+NOT_EVALUATED = "not evaluated"
+#: The readings of a class, most serious first: one set for the protocol audit and published tables.
+SIGNIFICANCE = (SIGNIFICANTLY_INVERTED, BELOW_UNTESTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED)
 
 _RANK = {"pass": 0, "info": 1, "warn": 2, "fail": 3}
+#: How a status fails a gate: ``info`` informs and never fails one (the gates' former 0/1/2 scale).
+_SEVERITY = {"pass": 0, "info": 0, "warn": 1, "fail": 2}
 
 
 class Status(str, Enum):
@@ -69,6 +109,14 @@ class Status(str, Enum):
     def rank(self) -> int:
         """0 for ``pass``, 1 for ``info``, 2 for ``warn``, 3 for ``fail``."""
         return _RANK[self.value]
+
+    @property
+    def severity(self) -> int:
+        """How it fails a gate: 0 for ``pass`` and ``info``, 1 for ``warn``, 2 for ``fail``.
+
+        The scale of the former ``GateStatus.severity``, kept for its callers; `rank` orders all four.
+        """
+        return _SEVERITY[self.value]
 
     def _other_rank(self, other) -> int:
         return Status(other).rank
@@ -146,6 +194,9 @@ class Finding:
         The named items behind it, worst first.
     subject : str
         What was measured (a representation, a metric, a dataset), or ``""``.
+    evidence : Mapping
+        The numbers behind the finding as a whole (JSON-safe), e.g. ``{"n_classes": 10}``; the pages
+        word the number and the threshold from them.
 
     See Also
     --------
@@ -162,6 +213,7 @@ class Finding:
     rule: str = ""
     items: tuple = ()
     subject: str = ""
+    evidence: Mapping = field(default_factory=dict)
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
@@ -178,20 +230,21 @@ class Finding:
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
-        """JSON-safe dict with the items."""
-        return json_safe(
-            {
-                "check": self.check,
-                "status": self.status.value,
-                "title": self.title,
-                "sentence": self.sentence,
-                "number": self.number,
-                "threshold": self.threshold,
-                "rule": self.rule,
-                "subject": self.subject,
-                "items": [it.to_dict() for it in self.items],
-            }
-        )
+        """JSON-safe dict with the items (and ``evidence`` when there is any)."""
+        out = {
+            "check": self.check,
+            "status": self.status.value,
+            "title": self.title,
+            "sentence": self.sentence,
+            "number": self.number,
+            "threshold": self.threshold,
+            "rule": self.rule,
+            "subject": self.subject,
+            "items": [it.to_dict() for it in self.items],
+        }
+        if self.evidence:
+            out["evidence"] = dict(self.evidence)
+        return json_safe(out, other=str)
 
 
 @dataclass(frozen=True)
@@ -216,12 +269,20 @@ class Check:
         object.__setattr__(self, "status", Status(self.status))
 
     def finding(
-        self, number, *, sentence: str, items: Iterable = (), subject: str = "", status=None, threshold=None
+        self,
+        number,
+        *,
+        sentence: str,
+        items: Iterable = (),
+        subject: str = "",
+        status=None,
+        threshold=None,
+        evidence: Mapping | None = None,
     ) -> Finding:
         """A `Finding` of this check: ``number`` above the threshold gives the check's status, else ``pass``.
 
         ``status`` overrides the decision (e.g. ``info`` for a check that could not be run);
-        ``threshold`` overrides the declared one (a user's setting).
+        ``threshold`` overrides the declared one (a user's setting); ``evidence`` is stored on the finding.
         """
         threshold = self.threshold if threshold is None else float(threshold)
         number = float(number)
@@ -237,19 +298,124 @@ class Check:
             rule=self.rule,
             items=tuple(items),
             subject=subject,
+            evidence=dict(evidence or {}),
         )
 
 
+def status_of(record) -> Status:
+    """The `Status` of a finding, a gate result, a dict with a ``"status"`` key, or a status itself.
+
+    Examples
+    --------
+    >>> status_of({"status": "warn"}), status_of("fail")
+    (<Status.WARN: 'warn'>, <Status.FAIL: 'fail'>)
+    """
+    if isinstance(record, Mapping):
+        return Status(record["status"])
+    return Status(getattr(record, "status", record))
+
+
 def sort_findings(findings: Iterable[Finding]) -> list[Finding]:
-    """Findings worst first (``fail``, ``warn``, ``info``, ``pass``); the order among equals is kept."""
-    return sorted(findings, key=lambda f: -Status(f.status).rank)
+    """Findings worst first (``fail``, ``warn``, ``info``, ``pass``); the order among equals is kept.
+
+    The one place the status order sorts anything: records, dicts with a ``"status"`` key, or statuses.
+    """
+    return sorted(findings, key=lambda f: -status_of(f).rank)
 
 
 def verdict(findings: Iterable) -> Status:
-    """The worst status among ``findings`` (records with a ``status``, or statuses); ``pass`` when empty.
+    """The worst status among ``findings`` (records or dicts with a ``status``, or statuses); ``pass`` when empty.
 
     See Also
     --------
     - [`Status.worst`][auditad.findings.Status.worst]
     """
-    return Status.worst(getattr(f, "status", f) for f in findings)
+    return Status.worst(status_of(f) for f in findings)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{word}{'' if n == 1 else 's'}"
+
+
+def _gates_sentence(gates: list, gate_text) -> str:
+    if not gates:
+        return "No gate was set."
+    n = len(gates)
+    bad = [g for g in gates if not g["passed"]]
+    if not bad:
+        return f"All {n} {_plural(n, 'gate')} passed."
+    return f"{len(bad)} of {n} {_plural(n, 'gate')} did not pass: " + "; ".join(gate_text(g) for g in bad) + "."
+
+
+def _counted(bad: list) -> str:
+    n_fail = sum(status_of(f) is Status.FAIL for f in bad)
+    n_warn = len(bad) - n_fail
+    parts = [f"{n_fail} {_plural(n_fail, 'check')} failed" if n_fail else ""]
+    if n_warn:
+        parts.append(f"{n_warn} warned" if n_fail else f"{n_warn} {_plural(n_warn, 'check')} warned")
+    return " and ".join(p for p in parts if p)
+
+
+def verdict_text(
+    gates: Iterable[Mapping],
+    findings: Iterable | None = None,
+    *,
+    default_gates: bool = False,
+    gate_text=None,
+    finding_text=None,
+    max_shown: int = 3,
+) -> str:
+    """One sentence on a verdict: the gates that did not pass, or, when the checks are the gates, the findings.
+
+    The one wording of every verdict (the audit report, per-class result tables, leaderboards).
+
+    Parameters
+    ----------
+    gates : iterable of Mapping
+        Evaluated gates as dicts with ``passed`` and ``message`` (``GateResult.to_dict()``).
+    findings : iterable of Finding or Mapping, optional
+        The checks behind the gates. None: only the gates are worded. Otherwise, when no gate was given
+        (or ``default_gates``: the gates are the checks' own), the sentence names the findings that
+        failed or warned, worst first.
+    default_gates : bool, default False
+        Whether ``gates`` are the default gates derived from the findings.
+    gate_text, finding_text : callable, optional
+        How one gate (default: its message) and one finding (default: its title or check) are named.
+    max_shown : int, default 3
+        Findings named before "N more below".
+
+    Returns
+    -------
+    str
+
+    See Also
+    --------
+    - [`verdict`][auditad.findings.verdict]: the status the sentence explains.
+
+    Examples
+    --------
+    >>> verdict_text([{"passed": True, "message": "ok"}, {"passed": False, "message": "L_k = 0.8 > 0.5"}])
+    '1 of 2 gates did not pass: L_k = 0.8 > 0.5.'
+    >>> verdict_text([], [{"status": "warn", "check": "inverted"}])
+    '1 check warned (no gate was given, so the checks are the gates): inverted.'
+    """
+    gates = list(gates)
+    gate_text = gate_text or (lambda g: g["message"])
+    if findings is None:
+        return _gates_sentence(gates, gate_text)
+    findings = list(findings)
+    bad = sort_findings(f for f in findings if status_of(f) in (Status.FAIL, Status.WARN))
+    if gates and not default_gates:
+        return _gates_sentence(gates, gate_text) + (f" The checks (not gated): {_counted(bad)}." if bad else "")
+    if not bad:
+        n = len(findings)
+        return f"Every check passed ({n} {_plural(n, 'check')}; no gate was given, so the checks are the gates)."
+    if finding_text is None:
+
+        def finding_text(f):
+            return f.get("title") or f["check"] if isinstance(f, Mapping) else f.title or f.check
+
+    counted = _counted(bad)
+    shown = "; ".join(finding_text(f) for f in bad[:max_shown])
+    more = f"; {len(bad) - max_shown} more below" if len(bad) > max_shown else ""
+    return f"{counted[0].upper()}{counted[1:]} (no gate was given, so the checks are the gates): {shown}{more}."

@@ -509,13 +509,16 @@ def test_gate_value_text_never_hides_the_comparison(value, threshold, text):
 
 # --------------------------------------------------------------------------- status, stored results, evaluation once
 def test_gate_status_is_a_string_enum_json_and_templates_see_the_text():
+    from auditad.findings import Status
     from auditad.gates.checks import GateStatus
 
-    assert [s.value for s in GateStatus] == ["pass", "warn", "fail"]
+    # one status for gates and findings: the former name is the shared enum, ordered pass < info < warn < fail
+    assert GateStatus is Status and [s.value for s in GateStatus] == ["pass", "info", "warn", "fail"]
     assert GateStatus.WARN == "warn" and str(GateStatus.FAIL) == "fail" and f"{GateStatus.PASS:>6}" == "  pass"
     assert json.dumps({"status": GateStatus.WARN}) == '{"status": "warn"}'
     assert {"pass": 0, "warn": 1}[GateStatus.WARN] == 1 and GateStatus.FAIL.upper() == "FAIL"
-    assert [s.severity for s in GateStatus] == [0, 1, 2]
+    assert [s.severity for s in (GateStatus.PASS, GateStatus.WARN, GateStatus.FAIL)] == [0, 1, 2]
+    assert GateStatus.INFO.severity == 0  # information never fails a gate
     # the status of a result follows its level; to_dict keeps plain text
     passed, warned, failed = (_result("fail", True), _result("warn", False), _result("fail", False))
     assert (passed.status, warned.status, failed.status) == (GateStatus.PASS, GateStatus.WARN, GateStatus.FAIL)
@@ -537,12 +540,12 @@ def test_a_stored_result_reads_back_without_evaluating_again():
 
 
 def test_each_comparison_is_evaluated_once(monkeypatch):
-    from auditad.gates import checks
+    from auditad.gates import evaluation
 
     seen = []
-    original = checks._evaluate_one
+    original = evaluation._evaluate_one
     monkeypatch.setattr(
-        checks, "_evaluate_one", lambda summary, rule: seen.append(rule.expression) or original(summary, rule)
+        evaluation, "_evaluate_one", lambda summary, rule: seen.append(rule.expression) or original(summary, rule)
     )
     results = evaluate_gates(
         _summary(), ["leakage.L_k <= 0.5", "warn: leakage.L_k <= 0.5", "leakage.L_k <= 0.5", "leakage.k == 10"]

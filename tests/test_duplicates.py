@@ -514,12 +514,15 @@ def test_task_overlap_near_copies_match_the_two_array_version():
 def test_split_column():
     assert check_split_column(np.array(["train", "test", "test"])).tolist() == [True, False, False]
     assert check_split_column([True, False], train=True, test=False).tolist() == [True, False]
+    # one split parser for the package: the protocol's spellings ("Train", 0/1) are accepted here too
+    assert check_split_column(["train", "Train", " TEST "]).tolist() == [True, True, False]
+    assert check_split_column([1, 0, True]).tolist() == [True, False, True]
     with pytest.raises(
         InvalidInputError,
         match=r"split must hold only 'train' \(train\) and 'test' \(test\); "
-        r"3 row\(s\) hold other values: 'Train' \(2 rows\), 'val' \(1 row\)",
+        r"3 row\(s\) hold other values: 'val' \(2 rows\), 'dev' \(1 row\)",
     ):
-        check_split_column(["train", "Train", "test", "val", "Train"])
+        check_split_column(["train", "val", "test", "dev", "val"])
     with pytest.raises(InvalidInputError, match=r"fold must hold only 1 \(train\) and 0 \(test\).*2 \(1 row\)"):
         check_split_column([1, 0, 2], train=1, test=0, name="fold")
     with pytest.raises(InvalidInputError, match=r"missing \(2 rows\)"):
@@ -893,7 +896,7 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
     code, _, err = run_cli(base + ["--near-threshold", "0"])
     assert code == 2 and err.count("\n") == 1 and "--near-threshold" in err and "got 0" in err
     bad = split.astype(object)
-    bad[:3] = ["Train", "val", "Train"]
+    bad[:3] = ["dev", "val", "dev"]  # "Train" is a train row (the one split parser)
     pd.DataFrame({"label": y, "split": bad}).to_csv(tmp_path / "bad.csv", index=False)
     code, _, err = run_cli(
         [
@@ -907,7 +910,7 @@ def test_cli_prints_the_counts_writes_json_and_refuses_bad_input(tmp_path):
         ]
     )
     assert code == 2 and err.count("\n") == 1
-    assert "'Train' (2 rows), 'val' (1 row)" in err and "--split-column 'split'" in err
+    assert "'dev' (2 rows), 'val' (1 row)" in err and "--split-column 'split'" in err
     code, _, err = run_cli(base[:-2] + ["--label-column", "nope"])
     assert code == 2 and "has no column 'nope'" in err
 

@@ -533,8 +533,10 @@ def test_holm_against_a_hand_written_holm():
         p = rng.uniform(0, 0.2, m).tolist()
         np.testing.assert_allclose(holm_adjust(p), holm_by_hand(p))
     assert holm_adjust([0.01, 0.04, 0.03]).tolist() == pytest.approx([0.03, 0.06, 0.06])
+    # one Holm for the whole package (auditad.metrics.multiple_testing): NaN is skipped, out of [0, 1] refused
+    assert holm_adjust([0.5, float("nan")]).tolist()[0] == 0.5 and np.isnan(holm_adjust([0.5, float("nan")])[1])
     with pytest.raises(InvalidInputError):
-        holm_adjust([0.5, float("nan")])
+        holm_adjust([0.5, 1.5])
 
 
 def test_wilcoxon_pairs_and_tied_with_best_against_scipy():

@@ -212,7 +212,7 @@ def test_progress_bar_only_when_asked(capsys):
 
 
 def test_recall_measurement_is_one_for_exact_neighbours_and_drops_for_wrong_ones():
-    from auditad.neighbors import _measure_recall
+    from auditad.neighbors.search import _measure_recall
 
     X = _data(n=500, d=6)  # includes duplicates, so ties at distance 0
     ex = kneighbors(X, k=5, backend="exact")

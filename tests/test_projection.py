@@ -88,7 +88,7 @@ def test_low_dimension_keeps_the_full_dimensional_path(monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("no projection at d <= PROJECT_ABOVE_DIM")
 
-    monkeypatch.setattr(nb, "Projection", forbidden)
+    monkeypatch.setattr(nb.search, "Projection", forbidden)
     res = kneighbors(X, k=5, backend="approximate", random_state=3)
     assert res.project_dim is None
     # the same graph built directly with pynndescent (on the frame's float32 rows, as before)
@@ -202,7 +202,7 @@ def test_the_recall_check_searches_a_large_reference_in_blocks(monkeypatch):
     X = np.round(rng.normal(size=(900, 12)), 1)  # rounded: ties at equal distance across the blocks
     Q = X[rng.choice(900, size=40, replace=False)]
     whole = search(X, Q, 7, False, 256, 1)
-    monkeypatch.setattr(nb, "RECALL_REFERENCE_BLOCK", 128)
+    monkeypatch.setattr(nb.search, "RECALL_REFERENCE_BLOCK", 128)
     blocked = nb.recall_reference(X, Q, 7)
     np.testing.assert_array_equal(blocked[0], whole[0])
     np.testing.assert_array_equal(blocked[1], whole[1])

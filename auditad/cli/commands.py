@@ -190,7 +190,14 @@ def add_results(sub) -> None:
     )
     p.add_argument("--percent", action="store_true", help="the AUROC values are percentages (0-100)")
     p.add_argument("--epsilon", type=float, default=0.05, help="near-random half-width in [0, 0.5) (default 0.05)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument(
+        "--confidence-level",
+        "--confidence",
+        dest="confidence_level",
+        type=float,
+        default=0.95,
+        help="confidence level of the intervals and tests (default 0.95; --confidence is its former name)",
+    )
     p.add_argument("--benchmark", default=None, help="benchmark name when the table has no 'benchmark' column")
     p.add_argument(
         "--metric",
@@ -231,7 +238,7 @@ def run_results(args) -> int:
         epsilon=args.epsilon,
         layout=args.layout,
         percent=args.percent,
-        confidence_level=args.confidence,
+        confidence_level=args.confidence_level,
         benchmark=args.benchmark,
         source=Path(args.table).name,
     )
@@ -268,7 +275,7 @@ def _run_leaderboard_results(args, board, rules) -> int:
     from ..leaderboards import audit_leaderboard
     from ..results.leaderboard import write_leaderboard_report
 
-    audit = audit_leaderboard(board, alpha=round(1.0 - args.confidence, 12), missing=args.missing)
+    audit = audit_leaderboard(board, alpha=round(1.0 - args.confidence_level, 12), missing=args.missing)
     run = write_leaderboard_report(
         audit,
         args.out,

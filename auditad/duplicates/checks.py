@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 
-from .._validation import check_embeddings, check_float, check_labels, describe
+from .._validation import check_embeddings, check_float, check_labels, check_split, describe
 from ..errors import InvalidInputError
 
 __all__ = [
@@ -18,8 +17,8 @@ __all__ = [
     "resolve_anomaly",
     "check_split_column",
     "records_frame",
-    "plain",
-    "searchable",
+    "python_scalar",
+    "rows_for_search",
     "isin_labels",
 ]
 
@@ -126,15 +125,15 @@ def resolve_anomaly(labels, anomaly):
         if anomaly is not None:
             raise InvalidInputError(f"anomaly={anomaly!r} needs the labels y")
         return None
-    present = {plain(v) for v in np.unique(labels).tolist()}
+    present = {python_scalar(v) for v in np.unique(labels).tolist()}
     if anomaly is None:
         if labels.dtype.kind in "biu" and present <= {0, 1}:
-            return (plain(labels.dtype.type(1)),)
+            return (python_scalar(labels.dtype.type(1)),)
         return None
     values = list(anomaly) if isinstance(anomaly, (list, tuple, np.ndarray, set, frozenset)) else [anomaly]
     if not values:
         raise InvalidInputError("anomaly is empty: give one label value or several")
-    values = [plain(v) for v in values]
+    values = [python_scalar(v) for v in values]
     missing = [v for v in values if v not in present]
     if missing:
         raise InvalidInputError(
@@ -146,8 +145,9 @@ def resolve_anomaly(labels, anomaly):
 def check_split_column(split, *, train="train", test="test", name: str = "split") -> np.ndarray:
     """Check a user's train/test column and return it as a boolean array (True = train).
 
-    Every entry must equal ``train`` or ``test`` (exactly; e.g. ``"Train"`` is refused when
-    ``train="train"``); missing values are refused too.  Both values must occur.
+    The package's one split parser (``auditad._validation.check_split``): every entry must equal ``train`` or ``test`` (strings without case, so
+    ``"Train"`` is a train row; with the default spellings booleans and 0/1 too); missing values are
+    refused.  Both values must occur.
 
     Parameters
     ----------
@@ -179,35 +179,7 @@ def check_split_column(split, *, train="train", test="test", name: str = "split"
     >>> check_split_column([1, 0, 0], train=1, test=0).tolist()
     [True, False, False]
     """
-    if train == test:
-        raise InvalidInputError(f"train and test must differ, got {train!r} for both")
-    try:
-        arr = np.asarray(split, dtype=object)
-    except Exception as exc:
-        raise InvalidInputError(f"{name} could not be read as an array: {exc}") from None
-    if arr.ndim != 1:
-        raise InvalidInputError(f"{name} must be 1-D, got shape {arr.shape}")
-    if arr.size == 0:
-        raise InvalidInputError(f"{name} is empty")
-    values = arr.tolist()
-    is_train = np.fromiter((_same(v, train) for v in values), dtype=bool, count=len(values))
-    is_test = np.fromiter((_same(v, test) for v in values), dtype=bool, count=len(values))
-    bad = ~(is_train | is_test)
-    if bad.any():
-        counts: dict = {}
-        for v in arr[bad].tolist():
-            key = "missing" if _missing(v) else repr(v)
-            counts[key] = counts.get(key, 0) + 1
-        shown = ", ".join(f"{key} ({c} row{'s' if c > 1 else ''})" for key, c in list(counts.items())[:5])
-        more = f" and {len(counts) - 5} more" if len(counts) > 5 else ""
-        raise InvalidInputError(
-            f"{name} must hold only {train!r} (train) and {test!r} (test); "
-            f"{int(bad.sum())} row(s) hold other values: {shown}{more}"
-        )
-    if not is_train.any() or not is_test.any():
-        which = train if not is_train.any() else test
-        raise InvalidInputError(f"{name} has no {which!r} row: both train and test rows are needed")
-    return is_train
+    return check_split(split, train=train, test=test, name=name)
 
 
 # --------------------------------------------------------------------------- small helpers
@@ -220,12 +192,12 @@ def records_frame(rows: list, label_column: str):
     return frame
 
 
-def plain(value):
+def python_scalar(value):
     """numpy scalar -> Python scalar."""
     return value.item() if hasattr(value, "item") else value
 
 
-def searchable(A: np.ndarray) -> np.ndarray:
+def rows_for_search(A: np.ndarray) -> np.ndarray:
     """Rows for the neighbour search: half precision widened to float32 (exact), the rest unchanged."""
     return A.astype(np.float32) if A.dtype.kind == "f" and A.dtype.itemsize < 4 else A
 
@@ -235,17 +207,3 @@ def isin_labels(labels: np.ndarray, values: tuple) -> np.ndarray:
     for v in values:
         mask |= labels == v
     return mask
-
-
-def _missing(v) -> bool:
-    return v is None or (isinstance(v, numbers.Real) and not isinstance(v, bool) and v != v)
-
-
-def _same(v, target) -> bool:
-    """``v == target`` for one entry (never for a missing value, never an elementwise array)."""
-    if _missing(v):
-        return False
-    try:
-        return bool(v == target)
-    except Exception:
-        return False

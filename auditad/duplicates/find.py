@@ -16,7 +16,7 @@ from .checks import (
     check_rows,
     isin_labels,
     resolve_anomaly,
-    searchable,
+    rows_for_search,
 )
 from .exact import distinct_values, first_occurrence, unique_pairs
 from .near import DEFAULT_NEAR_K, near_components, near_pairs_from_lists
@@ -211,7 +211,12 @@ def find_duplicates(
 
             kk = min(k, V - 1)
             res = kneighbors(
-                searchable(X[first]), k=kk, metric=metric, backend=backend, random_state=random_state, progress=progress
+                rows_for_search(X[first]),
+                k=kk,
+                metric=metric,
+                backend=backend,
+                random_state=random_state,
+                progress=progress,
             )
             src, dst, dist = np.arange(V), res.indices, res.distances
             source, used_metric = res.backend, res.metric

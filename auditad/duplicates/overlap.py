@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_choice, check_same_length, describe
 from ..errors import InvalidInputError
@@ -14,9 +15,9 @@ from .checks import (
     check_near_threshold,
     check_neighbor_lists,
     check_rows,
-    plain,
+    python_scalar,
     records_frame,
-    searchable,
+    rows_for_search,
 )
 from .exact import distinct_values, min_row_per_value
 from .near import NEAR_THRESHOLD_FACTOR
@@ -25,7 +26,7 @@ __all__ = ["OverlapResult", "TaskOverlapResult", "train_test_overlap"]
 
 
 @dataclass(frozen=True)
-class OverlapResult:
+class OverlapResult(FrameDisplay):
     """Test rows with an exact or near copy among the training rows.
 
     Attributes
@@ -128,7 +129,7 @@ class OverlapResult:
         rows = [self._summary_row("all", None, np.ones(self.n_test, dtype=bool))]
         if self.y_test is not None:
             for value in np.unique(self.y_test):
-                rows.append(self._summary_row("label", plain(value), self.y_test == value))
+                rows.append(self._summary_row("label", python_scalar(value), self.y_test == value))
         return records_frame(rows, "label")
 
     def _summary_row(self, scope, label, mask) -> dict:
@@ -161,7 +162,7 @@ class OverlapResult:
         if self.y_test is not None:
             data = {
                 "test_row": data["test_row"],
-                "label": [plain(v) for v in self.y_test[sel]],
+                "label": [python_scalar(v) for v in self.y_test[sel]],
                 "exact_train_row": data["exact_train_row"],
             }
         if self.near_copy is not None:
@@ -187,7 +188,7 @@ class OverlapResult:
 
 
 @dataclass(frozen=True)
-class TaskOverlapResult:
+class TaskOverlapResult(FrameDisplay):
     """`OverlapResult` of each task of a protocol.
 
     Attributes
@@ -226,14 +227,14 @@ class TaskOverlapResult:
         frames = []
         for name, res in zip(self.tasks, self.overlaps):
             f = res.to_frame()
-            f.insert(0, "task", plain(name))
+            f.insert(0, "task", python_scalar(name))
             frames.append(f)
         return pd.concat(frames, ignore_index=True)
 
     def to_dict(self) -> dict:
         """JSON-safe dictionary: ``{"tasks": [{"task": name, **OverlapResult.to_dict()}, ...]}``."""
         return json_safe(
-            {"tasks": [{"task": plain(name), **res.to_dict()} for name, res in zip(self.tasks, self.overlaps)]}
+            {"tasks": [{"task": python_scalar(name), **res.to_dict()} for name, res in zip(self.tasks, self.overlaps)]}
         )
 
 
@@ -352,8 +353,8 @@ def train_test_overlap(
 
             distinct_train = min_train_row[np.unique(value_ids[:n])]
             res = kneighbors(
-                searchable(A[distinct_train]),
-                searchable(B),
+                rows_for_search(A[distinct_train]),
+                rows_for_search(B),
                 k=min(2, distinct_train.size),
                 metric=metric,
                 backend=backend,

@@ -7,10 +7,11 @@ from functools import cached_property
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_int, check_same_length, describe
 from ..errors import InvalidInputError
-from .checks import check_class_labels, check_row_index, isin_labels, plain, records_frame
+from .checks import check_class_labels, check_row_index, isin_labels, python_scalar, records_frame
 from .exact import first_occurrence, min_row_per_value, unique_pairs
 from .near import NEAR_THRESHOLD_FACTOR, nearest_per_value
 from .overlap import OverlapResult
@@ -19,7 +20,7 @@ __all__ = ["DuplicatesResult"]
 
 
 @dataclass(frozen=True)
-class DuplicatesResult:
+class DuplicatesResult(FrameDisplay):
     """Exact and near duplicate rows of one set, and the groups whose members carry different labels.
 
     Exact duplicates are rows whose values are identical in the dtype given (see
@@ -439,7 +440,7 @@ class DuplicatesResult:
                 rows.append(
                     {
                         "scope": "class",
-                        "class": plain(c),
+                        "class": python_scalar(c),
                         **{key: int(col[i]) for key, col in t.items() if key != "class"},
                     }
                 )
@@ -480,7 +481,7 @@ class DuplicatesResult:
         gid = np.repeat(chosen, self.group_sizes[chosen]).astype(np.int64)
         data = {"group": gid, "size": self.group_sizes[gid], "row": rows.astype(np.int64)}
         if self.labels is not None:
-            data["label"] = [plain(v) for v in self.labels[rows]]
+            data["label"] = [python_scalar(v) for v in self.labels[rows]]
             data["conflicting"] = self.group_conflicting[gid]
         if self.anomaly_labels is not None:
             data["anomaly"] = self.is_anomaly[rows]
@@ -535,7 +536,7 @@ class DuplicatesResult:
             "largest_group": self.largest_group,
             "n_conflicting_groups": self.n_conflicting_groups,
             "n_conflicting_rows": self.n_conflicting_rows,
-            "anomaly_labels": None if self.anomaly_labels is None else [plain(v) for v in self.anomaly_labels],
+            "anomaly_labels": None if self.anomaly_labels is None else [python_scalar(v) for v in self.anomaly_labels],
             "n_mixed_groups": self.n_mixed_groups,
             "n_mixed_rows": self.n_mixed_rows,
             "auroc_ceiling": self._auroc_ceiling_or_none(),
@@ -562,7 +563,7 @@ class DuplicatesResult:
         return json_safe(out)
 
     def summary_text(self, *, max_classes: int = 20) -> str:
-        """A plain-text table of the counts for the terminal (the per-class rows of the first ``max_classes``)."""
+        """A python_scalar-text table of the counts for the terminal (the per-class rows of the first ``max_classes``)."""
         rows = [
             ("rows", self.n_samples),
             ("distinct rows", self.n_distinct),
@@ -638,6 +639,6 @@ class DuplicatesResult:
             item = {"group": int(g), "size": int(self.group_sizes[g]), "rows": rows[:max_rows].tolist()}
             if self.labels is not None:
                 vals, counts = np.unique(self.labels[rows], return_counts=True)
-                item["labels"] = [{"label": plain(v), "count": int(c)} for v, c in zip(vals, counts)]
+                item["labels"] = [{"label": python_scalar(v), "count": int(c)} for v, c in zip(vals, counts)]
             out.append(item)
         return out

@@ -1,4 +1,7 @@
-"""The default gates: the report's reading thresholds, declared once.
+"""The default gates: the report's reading thresholds, declared once with their titles and meanings.
+
+Each default check is declared here once, as a [`Check`][auditad.findings.Check]: the summary path, the
+operator and threshold of its gate, its title and what it means (Deepchecks' condition-next-to-check).
 
 The reading of each statistic section and the WARN-level gates used when no gate is given
 come from `THRESHOLDS`. The readings do not compare a number with a threshold themselves:
@@ -10,24 +13,107 @@ from __future__ import annotations
 
 from typing import Iterable
 
+from ..findings import Check, Status
 from .rules import GateRule
 
-__all__ = ["THRESHOLDS", "DEFAULT_GATES", "DEFAULT_RULES", "reading_conditions"]
+__all__ = [
+    "THRESHOLDS",
+    "DEFAULT_CHECKS",
+    "GATE_CHECKS",
+    "NEAR_RANDOM_CHECK",
+    "DEFAULT_GATES",
+    "DEFAULT_RULES",
+    "reading_conditions",
+]
 
-#: Reading thresholds of the report = thresholds of the default gates: (summary path, operator, threshold).
+#: Each default check declared once: name -> (summary path, operator, threshold, title, meaning).
 #: From "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection": Fashion-MNIST (stable) has
 #: L_k ≈ 0.24, CIFAR-10 and Imagenette (unstable) have L_k > 0.76 and direction instability up to 0.63.
 #: The protocol gates read the *worst* (representation, detector) pair: instability is a property of each pair, and
 #: an average over detectors (or over their AUROCs) can hide one detector that inverts classes.
-THRESHOLDS: dict[str, tuple[str, str, float]] = {
-    "leakage": ("leakage.L_k", "<=", 0.5),
-    "protocol": ("protocol.worst.rho_dir", "<=", 0.2),
-    "inversion": ("protocol.worst.rho_inv_sig", "<=", 0.0),
+_DECLARED: dict[str, tuple[str, str, float, str, str]] = {
+    "leakage": (
+        "leakage.L_k",
+        "<=",
+        0.5,
+        "class leakage",
+        "The semantic classes overlap in the representation space: a class held out as "
+        "anomalies looks like the normals, so a low AUROC may be the benchmark's, not the detector's.",
+    ),
+    "protocol": (
+        "protocol.worst.rho_dir",
+        "<=",
+        0.2,
+        "direction instability",
+        "A detector's score direction flips between held-out "
+        "classes (as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d): an AUROC "
+        "averaged over classes hides opposite behaviours. Read the per-class table.",
+    ),
+    "inversion": (
+        "protocol.worst.rho_inv_sig",
+        "<=",
+        0.0,
+        "significant inversions",
+        "At least one detector ranks a held-out class "
+        "significantly below the normals (Holm-corrected). See the classes named below.",
+    ),
     # duplicates (largest over the representations): no identical rows with different labels, and at most 1 % of
     # any class-split task's test rows identical to one of its training rows
-    "duplicates": ("duplicates.conflicting_rows", "<=", 0.0),
-    "overlap": ("duplicates.train_test_overlap", "<=", 0.01),
+    "duplicates": (
+        "duplicates.conflicting_rows",
+        "<=",
+        0.0,
+        "conflicting labels",
+        "Identical samples carry different labels (two classes, or "
+        "normal and anomaly): no detector can rank them apart, so every AUROC is capped. "
+        "Remove or relabel them (data/duplicates_groups.csv lists them).",
+    ),
+    "overlap": (
+        "duplicates.train_test_overlap",
+        "<=",
+        0.01,
+        "train/test overlap",
+        "Test samples have an exact copy among the training "
+        "rows of their task: kNN and LOF give them distance 0, an AUROC inflated by "
+        "leakage, not by detection. De-duplicate before splitting; the duplicates "
+        "section shows the AUROC without the copies.",
+    ),
 }
+
+#: Reading thresholds of the report = thresholds of the default gates: (summary path, operator, threshold).
+THRESHOLDS: dict[str, tuple[str, str, float]] = {name: d[:3] for name, d in _DECLARED.items()}
+
+#: The default checks as [`Check`][auditad.findings.Check] records (id = summary path, WARN, title, meaning,
+#: threshold), by the name of their threshold in `THRESHOLDS`.
+DEFAULT_CHECKS: dict[str, Check] = {
+    name: Check(path, Status.WARN, title, meaning, threshold=thr, rule=f"{path} {op} {thr:g}")
+    for name, (path, op, thr, title, meaning) in _DECLARED.items()
+}
+
+#: The title and meaning of a gate on a summary path (the default checks, and the average direction
+#: instability a gate may name instead of the worst pair's), read by the report's findings block.
+GATE_CHECKS: dict[str, Check] = {
+    **{c.id: c for c in DEFAULT_CHECKS.values()},
+    "protocol.mean.rho_dir": Check(
+        "protocol.mean.rho_dir",
+        Status.WARN,
+        "direction instability (average over detectors)",
+        "The average of the per-detector direction-instability rates.",
+        threshold=THRESHOLDS["protocol"][2],
+        rule=f"protocol.mean.rho_dir <= {THRESHOLDS['protocol'][2]:g}",
+    ),
+}
+
+#: Near-random classes of one detector: informative when their share exceeds the direction-instability
+#: threshold (near-random classes count in ρ_dir, so a larger share alone breaks that threshold).
+NEAR_RANDOM_CHECK = Check(
+    "near_random_classes",
+    Status.INFO,
+    "near-random classes",
+    "The detector cannot tell these held-out classes from the normals.",
+    threshold=THRESHOLDS["protocol"][2],
+    rule="share of classes <= threshold",
+)
 
 #: WARN-level gates used when neither the config nor ``--gate`` defines any (and ``default_gates`` is true).
 DEFAULT_GATES: tuple[str, ...] = tuple(f"warn: {path} {op} {thr:g}" for path, op, thr in THRESHOLDS.values())

@@ -24,6 +24,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._validation import check_float, check_int, check_probability_array, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .._json import json_safe
@@ -69,7 +70,7 @@ __all__ = [
 
 # --------------------------------------------------------------------------- difference maps
 @dataclass(frozen=True, eq=False)
-class LandscapeDifferenceResult:
+class LandscapeDifferenceResult(FrameDisplay):
     """Landscapes minus the landscape at a reference ratio (see `landscape_difference`).
 
     ``values[r, m, i, j]`` = metric at ratio ``r`` minus metric at ``reference_ratio``;
@@ -175,7 +176,7 @@ def landscape_difference(result: LandscapeResult, *, reference: float = 0.5) -> 
 
 # --------------------------------------------------------------------------- regions of interest
 @dataclass(frozen=True, eq=False)
-class RegionStatsResult:
+class RegionStatsResult(FrameDisplay):
     """Mean and excess kurtosis of each metric in each region (see `landscape_regions`).
 
     ``mean`` and ``excess_kurtosis`` have shape (R, M, number of regions).
@@ -324,7 +325,7 @@ def landscape_regions(result: LandscapeResult, *, regions: Mapping = REGIONS) ->
 
 # --------------------------------------------------------------------------- minimal TPR
 @dataclass(frozen=True, eq=False)
-class MinimalTprResult:
+class MinimalTprResult(FrameDisplay):
     """Smallest TPR reaching each score and the TNR then needed (see `minimal_tpr`).
 
     ``min_tpr`` and ``tnr_needed`` have shape (R, M, S); nan where the score is not reached on the grid.
@@ -426,7 +427,7 @@ def minimal_tpr(result: LandscapeResult, *, scores=None) -> MinimalTprResult:
 
 # --------------------------------------------------------------------------- coverage
 @dataclass(frozen=True, eq=False)
-class CoverageResult:
+class CoverageResult(FrameDisplay):
     """Share of the landscape area per score bin (see `landscape_coverage`).
 
     ``coverage`` has shape (R, M, bins); ``bin_edges`` (M, bins + 1) per metric.

@@ -13,6 +13,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_choice, check_float, check_int, describe
 from ..errors import InvalidInputError, SkippedItemWarning, UndefinedValueWarning
@@ -26,7 +27,7 @@ _EPS = 1e-12
 
 # --------------------------------------------------------------------------- metric relations
 @dataclass(frozen=True, eq=False)
-class MetricRelationsResult:
+class MetricRelationsResult(FrameDisplay):
     r"""Pearson correlation and Tucker congruence between metric landscapes per ratio group.
 
     ``pearson`` and ``tucker`` have shape (number of groups, M, M); ``loadings``

@@ -17,6 +17,7 @@ from pathlib import Path
 from .._json import json_safe
 from .._validation import check_choice, check_float, describe
 from ..errors import InvalidInputError
+from ..findings import status_of, verdict
 from .cells import annotate_cells
 from .findings import CHECKS, CORRECTIONS, STATUSES, Finding, ranking_findings, run_checks
 from .ranking import MISSING_POLICIES, RankingResult, rank_methods
@@ -131,10 +132,7 @@ class LeaderboardAudit:
     @property
     def status(self) -> str:
         """The worst status of the findings (``"pass"`` when there are none)."""
-        worst = 0
-        for f in self.findings:
-            worst = max(worst, STATUSES.index(f.status))
-        return STATUSES[worst]
+        return verdict(self.findings).value
 
     def finding(self, check: str, metric: str | None = None) -> Finding:
         """The finding of ``check`` (on ``metric`` when the table has several)."""
@@ -436,7 +434,7 @@ def audit_leaderboard(
         findings.extend(ranking_findings(res))
     order = {c: i for i, c in enumerate(CHECKS)}
     metric_order = {m: i for i, m in enumerate(metrics)}
-    findings.sort(key=lambda f: (-STATUSES.index(f.status), metric_order.get(f.metric, 0), order.get(f.check, 99)))
+    findings.sort(key=lambda f: (-status_of(f).rank, metric_order.get(f.metric, 0), order.get(f.check, 99)))
     settings = {
         "alpha": alpha,
         "correction": correction,

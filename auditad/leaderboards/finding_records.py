@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .. import _format
+from .. import findings as _findings
 from .._json import json_safe
+from ..findings import Check, Status
 
 __all__ = [
     "CHECKS",
+    "DECLARED_CHECKS",
     "STATUSES",
     "CORRECTIONS",
     "Finding",
@@ -26,8 +30,8 @@ __all__ = [
     "name_list",
 ]
 
-#: Status of a finding, best first.
-STATUSES = ("pass", "warn", "fail")
+#: Statuses a leaderboard finding takes, best first (the order is [`Status`][auditad.findings.Status]'s).
+STATUSES = tuple(s.value for s in Status if s is not Status.INFO)
 #: Multiplicity corrections of the per-cell inversion tests.
 CORRECTIONS = ("holm", "none")
 
@@ -76,10 +80,17 @@ CHECKS = {
     "ranking_coverage": ("warn", "datasets or methods left out of the ranking because of missing or failed cells"),
 }
 
+#: `CHECKS` as declared [`Check`][auditad.findings.Check] records (id, status, title, meaning), read once.
+DECLARED_CHECKS: dict[str, Check] = {cid: Check(cid, st, cid, meaning) for cid, (st, meaning) in CHECKS.items()}
 
-@dataclass(frozen=True)
-class FindingItem:
+
+@dataclass(frozen=True, init=False)
+class FindingItem(_findings.FindingItem):
     """One named thing behind a finding: a method, a dataset, a seed (any may be None), a value and a detail.
+
+    The shared [`auditad.findings.FindingItem`][auditad.findings.FindingItem], with ``name`` its label
+    (``"LODA on Lymphography, seed 3"``) and ``evidence`` its method, dataset and seed; ``to_dict`` keeps
+    the leaderboard's keys.
 
     See Also
     --------
@@ -90,13 +101,23 @@ class FindingItem:
     J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7, 2006.
     G. O. Campos et al., "On the evaluation of unsupervised outlier detection", Data Mining and Knowledge
     Discovery 30(4), 2016.
+
+    Examples
+    --------
+    >>> it = FindingItem(method="LODA", dataset="Lymphography", seed=3, value=0.0)
+    >>> it.name, it.label(), it.evidence["seed"]
+    ('LODA on Lymphography, seed 3', 'LODA on Lymphography, seed 3', 3)
     """
 
     method: str | None = None
     dataset: str | None = None
     seed: object = None
-    value: float = math.nan
-    detail: str = ""
+
+    def __init__(self, method=None, dataset=None, seed=None, value: float = math.nan, detail: str = ""):
+        for key, v in (("method", method), ("dataset", dataset), ("seed", seed), ("value", value), ("detail", detail)):
+            object.__setattr__(self, key, v)
+        object.__setattr__(self, "name", self.label())
+        object.__setattr__(self, "evidence", {"method": method, "dataset": dataset, "seed": seed})
 
     def label(self) -> str:
         """``"LODA on Lymphography, seed 3"`` (the parts that are given)."""
@@ -108,7 +129,7 @@ class FindingItem:
         return text or "(whole table)"
 
     def to_dict(self) -> dict:
-        """JSON-safe dict."""
+        """JSON-safe dict: method, dataset, seed, value, detail."""
         return json_safe(
             {
                 "method": self.method,
@@ -121,15 +142,20 @@ class FindingItem:
         )
 
 
-@dataclass(frozen=True)
-class Finding:
+@dataclass(frozen=True, init=False)
+class Finding(_findings.Finding):
     """The result of one check on one metric.
+
+    The shared [`auditad.findings.Finding`][auditad.findings.Finding] (``title`` the check id, ``sentence``
+    the message, ``subject`` the metric), built with the leaderboard's positional order
+    ``(check, status, metric, number, threshold, rule, items, message)``.
 
     Attributes
     ----------
     check : str
         Id from `CHECKS`.
-    status : {"pass", "warn", "fail"}
+    status : Status
+        ``pass``, ``warn`` or ``fail`` ([`Status`][auditad.findings.Status]).
     metric : str or None
     number : float
         What the threshold is compared to (usually the number of items; a
@@ -140,7 +166,7 @@ class Finding:
     items : tuple of FindingItem
         The named methods, datasets and seeds behind it, worst first.
     message : str
-        One sentence: what it means and what to do.
+        One sentence: what it means and what to do (the shared record's ``sentence``).
 
     References
     ----------
@@ -151,16 +177,34 @@ class Finding:
     See Also
     --------
     - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: produces the findings.
+
+    Examples
+    --------
+    >>> f = Finding("inverted", "fail", "auroc", 1.0, 0.0, "number <= 0", (FindingItem(method="m"),), "m is below.")
+    >>> f.status, f.message == f.sentence, f.subject
+    (<Status.FAIL: 'fail'>, True, 'auroc')
     """
 
-    check: str
-    status: str
-    metric: str | None
-    number: float
-    threshold: float
-    rule: str
-    items: tuple = ()
-    message: str = ""
+    metric: str | None = None
+
+    def __init__(self, check, status, metric, number, threshold, rule, items=(), message: str = ""):
+        super().__init__(
+            check=check,
+            status=status,
+            title=check,
+            sentence=message,
+            number=number,
+            threshold=threshold,
+            rule=rule,
+            items=items,
+            subject=metric or "",
+        )
+        object.__setattr__(self, "metric", metric)
+
+    @property
+    def message(self) -> str:
+        """The sentence: what it means and what to do."""
+        return self.sentence
 
     def text(self, *, max_items: int = 8) -> str:
         """The finding as plain text: a status line, then up to ``max_items`` items."""
@@ -179,7 +223,7 @@ class Finding:
         return json_safe(
             {
                 "check": self.check,
-                "status": self.status,
+                "status": self.status.value,
                 "metric": self.metric,
                 "number": self.number,
                 "threshold": self.threshold,
@@ -244,11 +288,11 @@ def plural(n: int, word: str) -> str:
 
 
 def name_list(names, limit: int = 6) -> str:
-    """Up to ``limit`` names joined by commas, then ``"and N more"``.
+    """Up to ``limit`` names joined by commas, then ``"and N more"``: `auditad._format.name_list` at the
+    leaderboard's default of 6 names.
 
     See Also
     --------
     - ``plural``: a count of them.
     """
-    names = [str(n) for n in names]
-    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return _format.name_list(names, limit=limit)

@@ -52,6 +52,7 @@ from .._format import pvalue
 from .._json import json_safe
 from .._validation import check_choice, check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
+from ..metrics.multiple_testing import holm_adjust  # one implementation (NaN skipped); re-exported here
 from .rank_matrix import matrix_from_board, matrix_from_frame
 from .readers import Leaderboard
 from .schema import metric_info
@@ -302,53 +303,6 @@ def nemenyi_critical_difference(n_methods: int, n_datasets: int, *, alpha: float
     alpha = check_float(alpha, name="alpha", low=0.0, high=1.0, low_open=True, high_open=True)
     q = float(studentized_range.ppf(1.0 - alpha, k, np.inf)) / math.sqrt(2.0)
     return q * math.sqrt(k * (k + 1) / (6.0 * n))
-
-
-def holm_adjust(p_values) -> np.ndarray:
-    r"""Holm's step-down adjusted p-values.
-
-    With the m p-values sorted, \(p_{(1)} \le \dots \le p_{(m)}\),
-
-    \[
-    \tilde p_{(i)} = \max_{j \le i} \min\big(1, (m - j + 1)\, p_{(j)}\big);
-    \]
-
-    rejecting \(\tilde p \le \alpha\) controls the family-wise error at α.
-
-    Parameters
-    ----------
-    p_values : array-like of float in [0, 1]
-
-    Returns
-    -------
-    numpy.ndarray
-        Adjusted p-values in the input order.
-
-    References
-    ----------
-    S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
-    Statistics 6(2), 65–70, 1979.
-
-    See Also
-    --------
-    - [`rank_methods`][auditad.leaderboards.rank_methods]
-
-    Examples
-    --------
-    >>> holm_adjust([0.01, 0.04, 0.03]).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(p_values, dtype=np.float64).ravel()
-    if p.size and (np.isnan(p).any() or (p < 0).any() or (p > 1).any()):
-        raise InvalidInputError(f"p_values must lie in [0, 1] without NaN, got {describe(p.tolist())}")
-    order = np.argsort(p, kind="stable")
-    m = p.size
-    adj = np.empty(m)
-    running = 0.0
-    for rank, idx in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p[idx]))
-        adj[idx] = running
-    return adj
 
 
 # --------------------------------------------------------------------------- the result

@@ -12,6 +12,8 @@ J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JM
 
 from __future__ import annotations
 
+import math
+
 from . import style as st
 from ..errors import InvalidInputError
 
@@ -70,6 +72,13 @@ def _scale(metric: str, values):
     finite = values[np.isfinite(values)]
     hi = float(finite.max()) if finite.size else 1.0
     return "viridis_r" if not spec.higher_is_better else "viridis", 0.0, hi if hi > 0 else 1.0, ""
+
+
+def _cell_text(v: float, *, failed: bool) -> str:
+    """A cell's annotation: the value with two decimals; ``"0"`` for a failed run without one, ``"–"`` when missing."""
+    if not math.isfinite(v):
+        return "0" if failed else "–"
+    return f"{v:.2f}"
 
 
 def plot_leaderboard_heatmap(
@@ -184,12 +193,7 @@ def plot_leaderboard_heatmap(
         for i in range(n_y):
             for j in range(n_x):
                 v = values[i, j]
-                if failed[i, j]:
-                    text = "0" if not np.isfinite(v) else f"{v:.2f}"
-                elif not np.isfinite(v):
-                    text = "–"
-                else:
-                    text = f"{v:.2f}"
+                text = _cell_text(v, failed=bool(failed[i, j]))
                 dark = np.isfinite(v) and cmap_name == "RdBu" and abs(v - 0.5) > 0.3
                 ax.text(
                     j, i, text, ha="center", va="center", fontsize=st.MIN_FONT_PT, color="white" if dark else "black"

@@ -24,6 +24,7 @@ import numpy as np
 from .._json import json_safe
 from .._validation import check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
+from ..metrics.multiple_testing import holm_adjust  # one implementation (NaN skipped); re-exported here
 
 __all__ = [
     "InstabilityResult",
@@ -168,35 +169,6 @@ class InstabilityResult:
             )
         ]
         return out
-
-
-def holm_adjust(p_values) -> np.ndarray:
-    r"""Holm's step-down adjusted p-values (family-wise error control over the finite entries).
-
-    With the m finite p-values sorted, \(p_{(1)} \le \dots \le p_{(m)}\), the adjusted value of
-    \(p_{(i)}\) is \(\max_{j \le i} \min(1, (m - j + 1)\,p_{(j)})\); nan entries stay nan and do not
-    count in m. A class is significant at level α when its adjusted p-value is at most α.
-
-    References
-    ----------
-    S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian Journal of
-    Statistics 6(2), 65–70, 1979.
-
-    Examples
-    --------
-    >>> holm_adjust([0.01, 0.04, 0.03, float("nan")]).round(3).tolist()
-    [0.03, 0.06, 0.06, nan]
-    """
-    p = np.asarray(p_values, dtype=np.float64)
-    out = np.full(p.shape, np.nan)
-    fin = np.flatnonzero(np.isfinite(p))
-    m = fin.size
-    if m == 0:
-        return out
-    order = fin[np.argsort(p[fin], kind="stable")]
-    adj = np.minimum(1.0, (m - np.arange(m)) * p[order])
-    out[order] = np.maximum.accumulate(adj)
-    return out
 
 
 def check_epsilon(epsilon) -> float:

@@ -5,57 +5,85 @@ Built from the audit's ``summary.json`` and its stored gate results
 one row per representation with its headline numbers, and a list of findings like a test report
 (each check, its status, the number, the threshold, and the named classes and detectors behind it,
 with one sentence on what it means and what to do next). Deepchecks attaches conditions to checks and
-lists the failed ones first; the same order is used here: fail, warn, then pass.
+lists the failed ones first; the same order is used here: fail, warn, info, then pass.
+
+The findings are the shared [`Finding`][auditad.findings.Finding] records of declared
+[`Check`][auditad.findings.Check]s (the gates' titles and meanings come from
+[`auditad.gates.defaults`][auditad.gates.defaults]); `finding_rows` words them for the page.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
 from .. import _format
+from ..findings import Check, Finding, FindingItem, Status, sort_findings
 from ..gates.checks import GateResult
+from ..gates.defaults import GATE_CHECKS, NEAR_RANDOM_CHECK
 
-__all__ = ["Finding", "findings", "representation_rows", "MAX_NAMED"]
+__all__ = [
+    "Finding",
+    "findings",
+    "finding_rows",
+    "representation_rows",
+    "MAX_NAMED",
+    "INVERTED_CHECK",
+    "NOISE_CHECK",
+    "NEAR_RANDOM_CHECK",
+    "DUPLICATES_CHECK",
+]
 
 #: Classes named in one finding before "and N more".
 MAX_NAMED = 6
-_ORDER = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
+
+#: A detector that ranks held-out classes significantly below the normals (after Holm over the classes).
+INVERTED_CHECK = Check(
+    "significantly_inverted_classes",
+    Status.WARN,
+    "significantly inverted classes",
+    "The detector ranks these held-out classes below the normals, significantly after Holm's "
+    "correction over the classes: its AUROC averaged over classes mixes opposite behaviours. Report "
+    "this detector per class, or check the class definitions and the score direction.",
+    threshold=0,
+)
+#: Classes below ½ but not significantly so.
+NOISE_CHECK = Check(
+    "classes_below_half_within_noise",
+    Status.INFO,
+    "classes below ½ within noise",
+    "Below ½ but not significantly so: what would tell follows the variance source that dominates their "
+    "intervals (test samples, or detector seeds and splits).",
+    threshold=0,
+)
+#: Classes whose draws (detector seeds, splits) fall on both sides of ½ with at least one significant on its own.
+SEED_SENSITIVE_CHECK = Check(
+    "seed_sensitive_classes",
+    Status.WARN,
+    "seed-sensitive classes",
+    "The draws of these classes (detector seeds, splits) fall on both sides of ½ and at least one of them is "
+    "significant on its own: one draw would make a claim the others contradict. Read them as undecided; more "
+    "seeds and splits would tell.",
+    threshold=0,
+)
+#: Exact duplicates in the data: a warning when some sit in groups with different labels, else information.
+DUPLICATES_CHECK = Check(
+    "exact_duplicates",
+    Status.WARN,
+    "exact duplicates",
+    "Copies split across training and test rows give kNN and LOF a distance of 0 (an AUROC inflated by "
+    "leakage); identical rows with different labels cap every detector. The duplicates section lists them "
+    "(data/duplicates_groups.csv) and the AUROC without the copies.",
+    threshold=0,
+)
+_CLASS_CHECKS = {
+    INVERTED_CHECK.id: INVERTED_CHECK,
+    NOISE_CHECK.id: NOISE_CHECK,
+    SEED_SENSITIVE_CHECK.id: SEED_SENSITIVE_CHECK,
+    NEAR_RANDOM_CHECK.id: NEAR_RANDOM_CHECK,
+}
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One finding: a check, its status, the number, the threshold, who is behind it and what it means."""
-
-    check: str
-    status: str
-    number: str
-    threshold: str
-    subject: str
-    meaning: str
-    items: tuple = field(default=())
-
-    def to_dict(self) -> dict:
-        """JSON-safe dict."""
-        return {
-            "check": self.check,
-            "status": self.status,
-            "number": self.number,
-            "threshold": self.threshold,
-            "subject": self.subject,
-            "meaning": self.meaning,
-            "items": list(self.items),
-        }
-
-    def text(self) -> str:
-        """One line of plain text (the CLI and Markdown summaries)."""
-        head = f"[{self.status.upper()}] {self.check}: {self.number}"
-        if self.threshold:
-            head += f" (threshold {self.threshold})"
-        return f"{head}. {self.subject} {self.meaning}".strip()
-
-
-def _fmt_class(row: Mapping) -> str:
+def _class_text(row: Mapping) -> str:
     lo, hi = row.get("ci_low"), row.get("ci_high")
     est = row.get("estimate")  # the decision's estimate (combined over draws when there are several)
     text = f"class {row['class']}: {_format.stat(est if est is not None else row.get('auroc'))}"
@@ -65,8 +93,20 @@ def _fmt_class(row: Mapping) -> str:
 
 
 def _named(rows: list) -> str:
-    shown = "; ".join(_fmt_class(r) for r in rows[:MAX_NAMED])
+    shown = "; ".join(_class_text(r) for r in rows[:MAX_NAMED])
     return shown + (f" and {len(rows) - MAX_NAMED} more" if len(rows) > MAX_NAMED else "")
+
+
+def _class_items(rows: list) -> tuple:
+    return tuple(
+        FindingItem(
+            str(r["class"]),
+            value=r["auroc"] if r.get("auroc") is not None else float("nan"),
+            detail=_class_text(r),
+            evidence={"ci_low": r.get("ci_low"), "ci_high": r.get("ci_high"), "detector": r.get("detector")},
+        )
+        for r in rows
+    )
 
 
 def representation_rows(summary: Mapping) -> list[dict]:
@@ -108,100 +148,95 @@ def _sig_count(rep_summary: Mapping) -> int:
     return sum(1 for r in rows if r.get("significance") == "significantly inverted")
 
 
+def _by_auroc(rows: Iterable) -> list:
+    def key(r):
+        est = r.get("estimate") if r.get("estimate") is not None else r.get("auroc")
+        return est if est is not None else 1.0
+
+    return sorted(rows, key=key)
+
+
+def _detector_findings(det: str, rep: str, rows: list, n: int, eps) -> list[Finding]:
+    """The per-class findings of one detector on one representation (its rows of the per-class table)."""
+    sig = _by_auroc(r for r in rows if r.get("significance") == "significantly inverted")
+    noise = _by_auroc(r for r in rows if r.get("significance") == "below 1/2 within noise")
+    near = [r for r in rows if r.get("significance") == "near random"]
+    sensitive = [r for r in rows if r.get("significance") == "seed-sensitive"]
+    where = f"{det} on {rep}"
+    evidence = {"n_classes": n, "epsilon": eps}
+    out = []
+    if sig:
+        sentence = f"{where} inverts {_named(sig)}."
+        out.append(
+            INVERTED_CHECK.finding(
+                len(sig), sentence=sentence, items=_class_items(sig), subject=where, evidence=evidence
+            )
+        )
+    if noise:
+        sentence = f"{where}: {_named(noise)}. {_noise_advice(noise)}"
+        out.append(
+            NOISE_CHECK.finding(
+                len(noise), sentence=sentence, items=_class_items(noise), subject=where, evidence=evidence
+            )
+        )
+    if sensitive:
+        out.append(
+            SEED_SENSITIVE_CHECK.finding(
+                len(sensitive),
+                sentence=f"{where}: {_named(sensitive)}.",
+                items=_class_items(sensitive),
+                subject=where,
+                evidence=evidence,
+            )
+        )
+    if near and n:
+        found = NEAR_RANDOM_CHECK.finding(
+            len(near) / n,
+            sentence=f"{where}: {_named(near)}.",
+            items=_class_items(near),
+            subject=where,
+            evidence=evidence,
+        )
+        out.extend([found] if found.status is not Status.PASS else [])
+    return out
+
+
 def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None) -> list[Finding]:
     """The findings of one audit summary, fail first, then warn, info and pass.
 
     ``gate_results`` are the audit's evaluated gates; None reads the results stored in ``summary["gates"]``
     (``GateResult.from_dict``). Either way nothing is evaluated again.
+
+    Returns
+    -------
+    list of Finding
+        The shared [`Finding`][auditad.findings.Finding] records; `finding_rows` words them for the page.
     """
     if gate_results is None:
         gate_results = [GateResult.from_dict(g) for g in summary.get("gates") or ()]
     out: list[Finding] = [_gate_finding(r) for r in gate_results]
     out.extend(_duplicates_findings(summary.get("duplicates")))
     prot = summary.get("protocol") or {}
-    eps = prot.get("epsilon")
     for rep, p in (prot.get("representations") or {}).items():
         if not isinstance(p, Mapping):
             continue
         rows = p.get("per_class") if isinstance(p.get("per_class"), list) else []
         for det, dsum in (p.get("detectors") or {}).items():
             mine = [r for r in rows if r.get("detector") == det]
-            sig = sorted(
-                (r for r in mine if r.get("significance") == "significantly inverted"),
-                key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0,
-            )
-            noise = sorted(
-                (r for r in mine if r.get("significance") == "below 1/2 within noise"),
-                key=lambda r: r.get("auroc") if r.get("auroc") is not None else 1.0,
-            )
-            near = [r for r in mine if r.get("significance") == "near random"]
-            sensitive = [r for r in mine if r.get("significance") == "seed-sensitive"]
             n = len([r for r in mine if r.get("auroc") is not None]) or dsum.get("n_classes") or 0
-            if sig:
-                out.append(
-                    Finding(
-                        "significantly inverted classes",
-                        "warn",
-                        f"{len(sig)} of {n} classes ({_format.percent(len(sig) / n if n else None, digits=0)})",
-                        "0",
-                        f"{det} on {rep} inverts {_named(sig)}.",
-                        "The detector ranks these held-out classes below the normals, significantly after Holm's "
-                        "correction over the classes: its AUROC averaged over classes mixes opposite behaviours. Report "
-                        "this detector per class, or check the class definitions and the score direction.",
-                        tuple(str(r["class"]) for r in sig),
-                    )
-                )
-            if noise:
-                out.append(
-                    Finding(
-                        "classes below ½ within noise",
-                        "info",
-                        f"{len(noise)} of {n} classes",
-                        "",
-                        f"{det} on {rep}: {_named(noise)}.",
-                        _noise_advice(noise),
-                        tuple(str(r["class"]) for r in noise),
-                    )
-                )
-            if sensitive:
-                out.append(
-                    Finding(
-                        "seed-sensitive classes",
-                        "warn",
-                        f"{len(sensitive)} of {n} classes",
-                        "",
-                        f"{det} on {rep}: {_named(sensitive)}.",
-                        "The draws of these classes (detector seeds, splits) fall on both sides of ½ and at least "
-                        "one of them is significant on its own: one draw would make a claim the others contradict. "
-                        "Read them as undecided; more seeds and splits would tell.",
-                        tuple(str(r["class"]) for r in sensitive),
-                    )
-                )
-            if near and n and len(near) / n > 0.2:
-                out.append(
-                    Finding(
-                        "near-random classes",
-                        "info",
-                        f"{len(near)} of {n} classes",
-                        f"|AUROC − ½| ≤ ε = {eps:g}" if eps is not None else "",
-                        f"{det} on {rep}: {_named(near)}.",
-                        "The detector cannot tell these held-out classes from the normals.",
-                        tuple(str(r["class"]) for r in near),
-                    )
-                )
-    out.sort(key=lambda f: _ORDER.get(f.status, 9))
-    return out
+            out.extend(_detector_findings(det, rep, mine, n, prot.get("epsilon")))
+    return sort_findings(out)
 
 
 def _noise_advice(rows) -> str:
     """What would settle classes below ½ within noise: the variance source that dominates their intervals."""
     draws = [r for r in rows if r.get("dominant_source") == "seeds and splits"]
     if not draws:
-        return "Below ½ but not significantly so at these counts: more test samples would tell."
+        return "At these counts more test samples would tell."
     if len(draws) == len(rows):
-        return "Below ½ but not significantly so: their spread comes from seeds and splits, so more seeds/splits would tell."
+        return "Their spread comes from seeds and splits, so more seeds/splits would tell."
     return (
-        "Below ½ but not significantly so: more seeds/splits would tell for "
+        "More seeds/splits would tell for "
         + ", ".join(str(r["class"]) for r in draws)
         + " (their spread comes from seeds and splits), more test samples for the others."
     )
@@ -213,64 +248,79 @@ def _duplicates_findings(dup) -> list[Finding]:
     if not isinstance(dup, Mapping) or not dup.get("rows_in_groups"):
         return []
     conflicting = dup.get("conflicting_rows") or 0
-    return [
-        Finding(
-            "exact duplicates",
-            "warn" if conflicting else "info",
-            f"{_format.count(dup['rows_in_groups'])} rows in {_format.count(dup.get('groups'))} groups "
-            f"({_format.count(dup.get('extra_copies'))} extra copies)",
-            "",
-            f"The largest group holds {_format.count(dup.get('largest_group'))} identical rows"
-            + (f"; {_format.count(conflicting)} rows sit in groups with different labels." if conflicting else "."),
-            "Copies split across training and test rows give kNN and LOF a distance of 0 (an AUROC inflated by "
-            "leakage); identical rows with different labels cap every detector. The duplicates section lists them "
-            "(data/duplicates_groups.csv) and the AUROC without the copies.",
-        )
-    ]
-
-
-_GATE_MEANING = {
-    "leakage.L_k": (
-        "class leakage",
-        "The semantic classes overlap in the representation space: a class held out as "
-        "anomalies looks like the normals, so a low AUROC may be the benchmark's, not the detector's.",
-    ),
-    "protocol.worst.rho_dir": (
-        "direction instability",
-        "A detector's score direction flips between held-out "
-        "classes (as on CIFAR-10 and Imagenette in \u201cTesting the Test\u201d): an AUROC "
-        "averaged over classes hides opposite behaviours. Read the per-class table.",
-    ),
-    "protocol.worst.rho_inv_sig": (
-        "significant inversions",
-        "At least one detector ranks a held-out class "
-        "significantly below the normals (Holm-corrected). See the classes named below.",
-    ),
-    "duplicates.conflicting_rows": (
-        "conflicting labels",
-        "Identical samples carry different labels (two classes, or "
-        "normal and anomaly): no detector can rank them apart, so every AUROC is capped. "
-        "Remove or relabel them (data/duplicates_groups.csv lists them).",
-    ),
-    "duplicates.train_test_overlap": (
-        "train/test overlap",
-        "Test samples have an exact copy among the training "
-        "rows of their task: kNN and LOF give them distance 0, an AUROC inflated by "
-        "leakage, not by detection. De-duplicate before splitting; the duplicates "
-        "section shows the AUROC without the copies.",
-    ),
-    "protocol.mean.rho_dir": (
-        "direction instability (average over detectors)",
-        "The average of the per-detector direction-instability rates.",
-    ),
-}
+    sentence = f"The largest group holds {_format.count(dup.get('largest_group'))} identical rows" + (
+        f"; {_format.count(conflicting)} rows sit in groups with different labels." if conflicting else "."
+    )
+    evidence = {k: dup.get(k) for k in ("rows_in_groups", "groups", "extra_copies", "largest_group")}
+    status = Status.WARN if conflicting else Status.INFO
+    return [DUPLICATES_CHECK.finding(dup["rows_in_groups"], sentence=sentence, status=status, evidence=evidence)]
 
 
 def _gate_finding(r: GateResult) -> Finding:
     rule = r.rule
-    check, meaning = _GATE_MEANING.get(rule.path, (rule.path, ""))
+    declared = GATE_CHECKS.get(rule.path) or Check(rule.path, Status.WARN, rule.path, "")
     value = r.finite_value
-    number = _format.stat(value) if value is not None else _format.missing()
-    status = r.status.value
-    subject = f"Gate {rule.expression}: {r.message}." if status != "pass" else f"Gate {rule.expression}."
-    return Finding(check, status, number, f"{rule.op} {rule.threshold}", subject, meaning if status != "pass" else "")
+    sentence = f"Gate {rule.expression}: {r.message}." if r.status is not Status.PASS else f"Gate {rule.expression}."
+    return declared.finding(
+        value if value is not None else float("nan"),
+        sentence=sentence,
+        status=r.status,
+        threshold=rule.threshold,
+        evidence={"op": rule.op, "threshold": rule.threshold, "value": value},
+    )
+
+
+def _number_text(f: Finding) -> str:
+    ev = f.evidence
+    if f.check in _CLASS_CHECKS:
+        n = ev["n_classes"]
+        text = f"{len(f.items)} of {n} classes"
+        if f.check == INVERTED_CHECK.id:
+            text += f" ({_format.percent(len(f.items) / n if n else None, digits=0)})"
+        return text
+    if f.check == DUPLICATES_CHECK.id:
+        return (
+            f"{_format.count(ev['rows_in_groups'])} rows in {_format.count(ev.get('groups'))} groups "
+            f"({_format.count(ev.get('extra_copies'))} extra copies)"
+        )
+    return _format.stat(ev["value"]) if ev.get("value") is not None else _format.missing()
+
+
+def _threshold_text(f: Finding) -> str:
+    if f.check == INVERTED_CHECK.id:
+        return "0"
+    if f.check == NEAR_RANDOM_CHECK.id:
+        eps = f.evidence.get("epsilon")
+        return f"|AUROC − ½| ≤ ε = {eps:g}" if eps is not None else ""
+    if f.check in _CLASS_CHECKS or f.check == DUPLICATES_CHECK.id:
+        return ""
+    return f"{f.evidence['op']} {f.evidence['threshold']}"
+
+
+def _meaning(f: Finding) -> str:
+    declared = _CLASS_CHECKS.get(f.check) or (DUPLICATES_CHECK if f.check == DUPLICATES_CHECK.id else None)
+    if declared is not None:
+        return declared.meaning
+    gate = GATE_CHECKS.get(f.check)
+    return gate.meaning if gate is not None and f.status is not Status.PASS else ""
+
+
+def finding_rows(found: Iterable[Finding]) -> list[dict]:
+    """The findings as the page words them: status, title, number and threshold texts, sentence, meaning.
+
+    See Also
+    --------
+    - [`findings`][auditad.report.findings.findings]: the records.
+    """
+    return [
+        {
+            "status": f.status.value,
+            "check": f.title,
+            "number": _number_text(f),
+            "threshold": _threshold_text(f),
+            "subject": f.sentence,
+            "meaning": _meaning(f),
+            "items": [it.name for it in f.items],
+        }
+        for f in found
+    ]

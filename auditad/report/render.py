@@ -271,13 +271,13 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
                 ],
             }
         )
-    from .findings import findings, representation_rows
+    from .findings import finding_rows, findings, representation_rows
 
     ctx = {
         "name": audit.name,
         "version": __version__,
         "summary": s,
-        "findings": findings(s, audit.gate_results),
+        "findings": finding_rows(findings(s, audit.gate_results)),
         "rep_rows": representation_rows(s),
         "verdict": s["verdict"],
         "verdict_text": verdict_text(s["gates"]),
@@ -298,6 +298,7 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
 def render_index(audits, *, timestamp: bool = False) -> str:
     """HTML of ``index.html``: every benchmark with its verdict and key numbers."""
     from .. import __version__
+    from ..findings import verdict
     from .sections.gates import verdict_text
 
     rows = []
@@ -322,8 +323,7 @@ def render_index(audits, *, timestamp: bool = False) -> str:
                 "verdict_text": verdict_text(s["gates"]),
             }
         )
-    order = {"fail": 0, "warn": 1, "pass": 2}
-    worst = min((r["verdict"] for r in rows), key=lambda v: order[v]) if rows else "pass"
+    worst = verdict(r["verdict"] for r in rows).value
     stamp = audits[0].summary["run"]["timestamp"] if timestamp and audits else None
     return (
         environment()

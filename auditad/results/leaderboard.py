@@ -21,9 +21,12 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._format import name_list
 from .._json import json_safe
 from .._validation import check_choice
 from ..errors import InvalidInputError
+from ..findings import verdict as verdict_of
+from ..findings import verdict_text
 
 __all__ = [
     "LEADERBOARD_SCHEMA_VERSION",
@@ -80,10 +83,7 @@ _WHERE_KEYS = tuple(k for c, k in CHECK_KEYS.items() if c not in _RANKING_CHECKS
 
 
 def _names(labels, limit: int = 4) -> str:
-    labels = [str(x) for x in labels]
-    if not labels:
-        return ""
-    return ", ".join(labels[:limit]) + (f" and {len(labels) - limit} more" if len(labels) > limit else "")
+    return name_list(labels, limit=limit)
 
 
 def _count(x):
@@ -178,9 +178,7 @@ def leaderboard_summary(audit, *, benchmark: str | None = None, source: str | No
             d.setdefault(key, None)
         for key in _WHERE_KEYS:
             d.setdefault(f"{key}_where", "")
-        d["status"] = max(
-            (f.status for f in findings if f.metric == m), key=("pass", "warn", "fail").index, default="pass"
-        )
+        d["status"] = verdict_of(f for f in findings if f.metric == m).value
     out = {
         "schema_version": LEADERBOARD_SCHEMA_VERSION,
         "kind": "leaderboard",
@@ -305,51 +303,23 @@ def leaderboard_summary_with_gates(
 
 
 def _verdict_reason(summary) -> str:
-    """One sentence: the failed gates (given), or the checks that failed and warned (no gate given)."""
-    bad = [f for f in summary["findings"] if f["status"] in ("fail", "warn")]
-    bad.sort(key=lambda f: f["status"] != "fail")
-    n_fail = sum(f["status"] == "fail" for f in bad)
+    """One sentence ([`verdict_text`][auditad.findings.verdict_text]): the failed gates (given), or the checks
+    that failed and warned (no gate given)."""
     multi = len(summary["metrics"]) > 1
-    n_warn = len(bad) - n_fail
-    counted = " and ".join(
-        t
-        for t in (
-            f"{n_fail} check{'s' * (n_fail != 1)} failed" if n_fail else "",
-            (f"{n_warn} warned" if n_fail else f"{n_warn} check{'s' * (n_warn != 1)} warned") if n_warn else "",
-        )
-        if t
-    )
 
     def finding_text(f):
         names = _names([it["name"] for it in f["items"]], 2)
         if f["n_items"] > len(f["items"]) and names:
             names = names.rsplit(" and ", 1)[0] + f" and {f['n_items'] - 2} more"
         label = f"{f['check']} [{f['metric']}]" if multi else f["check"]
-        return f"{label} = {_num(f['number'])}" + (f" ({names})" if names else "")
+        return f"{label} = {_number_text(f['number'])}" + (f" ({names})" if names else "")
 
-    if summary["gates"] and not summary["default_gates"]:
-        failed = [g for g in summary["gates"] if not g["passed"]]
-        head = (
-            f"{len(failed)} of {len(summary['gates'])} gate(s) did not pass: "
-            + "; ".join(g["message"] for g in failed)
-            + "."
-            if failed
-            else f"All {len(summary['gates'])} gate(s) passed."
-        )
-        return head + (f" The checks (not gated): {counted}." if bad else "")
-    if not bad:
-        return (
-            f"Every check passed ({len(summary['findings'])} checks; no gate was given, so the checks are the gates)."
-        )
-    shown = "; ".join(finding_text(f) for f in bad[:3])
-    return (
-        f"{counted[0].upper()}{counted[1:]} (no gate was given, so the checks are the gates): {shown}"
-        + (f"; {len(bad) - 3} more below" if len(bad) > 3 else "")
-        + "."
+    return verdict_text(
+        summary["gates"], summary["findings"], default_gates=summary["default_gates"], finding_text=finding_text
     )
 
 
-def _num(x) -> str:
+def _number_text(x) -> str:
     if x is None:
         return "–"
     if isinstance(x, float) and not math.isfinite(x):

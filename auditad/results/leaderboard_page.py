@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .. import _format
+from ..findings import sort_findings
 
 __all__ = [
     "MAX_HTML_ITEMS",
@@ -35,7 +36,6 @@ MAX_DOCUMENT_ROWS = 200
 MAX_CD_METHODS = 80
 _OP_TEXT = {"<=": "≤", ">=": "≥", "<": "<", ">": ">", "==": "=", "!=": "≠"}
 _RULE_OP = {"number <= 0": "≤", "p <= threshold": "≤", "number > threshold": ">", "number <= threshold": "≤"}
-_ORDER = {"fail": 0, "warn": 1, "pass": 2}
 
 
 def figure_name(kind: str, metric: str) -> str:
@@ -119,7 +119,7 @@ def _finding_rows(summary: Mapping) -> tuple:
                 "more": f["n_items"] - min(len(f["items"]), MAX_HTML_ITEMS),
             }
         )
-    rows.sort(key=lambda r: _ORDER.get(r["status"], 9))
+    rows = sort_findings(rows)
     return [r for r in rows if r["status"] != "pass"], [r for r in rows if r["status"] == "pass"]
 
 

@@ -106,9 +106,7 @@ def render_results_html(summary: Mapping) -> str:
         {
             **f,
             "number_text": num(f["number"]) if isinstance(f["number"], float) else str(f["number"]),
-            "threshold_text": ""
-            if f["threshold"] is None
-            else (f"≤ {num(f['threshold'])}" if f["check"] == "direction instability" else f"≤ {f['threshold']}"),
+            "threshold_text": _threshold_text(f["threshold"], num),
         }
         for f in summary["findings"]
     ]
@@ -124,6 +122,13 @@ def render_results_html(summary: Mapping) -> str:
         has_std=any(r["std"] is not None for r in summary["per_class"]),
         has_interval=any(r["ci_low"] is not None for r in summary["per_class"]),
     )
+
+
+def _threshold_text(threshold, num) -> str:
+    """``"≤ 0"`` for a count, ``"≤ 0.200"`` for a rate (a float), ``""`` without a threshold."""
+    if threshold is None:
+        return ""
+    return f"≤ {num(threshold)}" if isinstance(threshold, float) else f"≤ {threshold}"
 
 
 def results_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:

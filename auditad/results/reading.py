@@ -13,7 +13,7 @@ A class is then *significantly inverted* (A < ½, ``p_holm`` ≤ 1 − confidenc
 known, and the interval's upper end below ½ when a std is known), *near random*
 (|A − ½| ≤ ε), *below 1/2 within noise* (below ½ but not significantly),
 *below 1/2, untested* (below ½ − ε with neither counts nor std) or *above 1/2* — the categories of
-[`SIGNIFICANCE`][auditad.results.reading.SIGNIFICANCE]; a class at 0.492 (p = 0.41) is not read like
+[`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE]; a class at 0.492 (p = 0.41) is not read like
 one at 0.005.
 
 The findings of a summary (`per_class_findings`) list, per method, the significantly inverted
@@ -36,7 +36,24 @@ from typing import Mapping
 
 import numpy as np
 
+from ..findings import (
+    ABOVE_HALF,
+    BELOW_UNTESTED,
+    BELOW_WITHIN_NOISE,
+    NEAR_RANDOM,
+    SIGNIFICANCE,
+    SIGNIFICANTLY_INVERTED,
+    Check,
+    Finding,
+    FindingItem,
+    Status,
+    sort_findings,
+    verdict,
+    verdict_text,
+)
+
 __all__ = [
+    "RESULTS_CHECKS",
     "SIGNIFICANCE",
     "GROUP_STATISTICS",
     "DEFAULT_RESULTS_GATES",
@@ -45,8 +62,8 @@ __all__ = [
     "verdict_reason",
 ]
 
-#: The reading of one class of one method, most serious first.
-SIGNIFICANCE = ("significantly inverted", "below 1/2, untested", "below 1/2 within noise", "near random", "above 1/2")
+# SIGNIFICANCE (the reading of one class of one method, most serious first) is auditad.findings.SIGNIFICANCE,
+# shared with the protocol audit; a published table never gives "not evaluated".
 #: Numeric statistics of one (benchmark, representation, method) group; a gate naming one of them
 #: (``"rho_dir <= 0.2"``) is evaluated on every group.
 GROUP_STATISTICS = (
@@ -107,17 +124,17 @@ def classify(auroc, *, epsilon, p_holm, ci_high, alpha: float):
         near = np.abs(a - 0.5) <= eps
     out = np.where(
         sig,
-        SIGNIFICANCE[0],
+        SIGNIFICANTLY_INVERTED,
         np.where(
             near,
-            SIGNIFICANCE[3],
-            np.where(a < 0.5, np.where(tested, SIGNIFICANCE[2], SIGNIFICANCE[1]), SIGNIFICANCE[4]),
+            NEAR_RANDOM,
+            np.where(a < 0.5, np.where(tested, BELOW_WITHIN_NOISE, BELOW_UNTESTED), ABOVE_HALF),
         ),
     )
     return out.astype(object)
 
 
-def _fmt(x) -> str:
+def _stat_text(x) -> str:
     from .._format import stat
 
     return stat(x)
@@ -126,9 +143,9 @@ def _fmt(x) -> str:
 def _class_text(r: Mapping) -> str:
     from .._format import pvalue
 
-    text = f"{r['class']} ({_fmt(r['auroc'])}"
+    text = f"{r['class']} ({_stat_text(r['auroc'])}"
     if r.get("ci_low") is not None and r.get("ci_high") is not None:
-        text += f" [{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]"
+        text += f" [{_stat_text(r['ci_low'])}, {_stat_text(r['ci_high'])}]"
     if r.get("p_holm") is not None:
         text += f", Holm p = {pvalue(r['p_holm'])}"
     return text + ")"
@@ -138,147 +155,134 @@ def _label(g: Mapping) -> str:
     return " / ".join(p for p in (g["benchmark"], g["representation"], g["method"]) if p)
 
 
-def _finding(check, status, number, threshold, group, items, meaning, named) -> dict:
+def _check(cid: str, status: Status, title: str, meaning: str, threshold: float = 0.0) -> Check:
+    return Check(cid, status, title, meaning, threshold=threshold)
+
+
+#: The checks of a per-class table, declared once (id, status when found, title, meaning, threshold).
+RESULTS_CHECKS: dict[str, Check] = {
+    c.id: c
+    for c in (
+        _check(
+            "significantly_inverted_classes",
+            Status.WARN,
+            "significantly inverted classes",
+            "The method ranks these classes' anomalies below the normals beyond noise (Holm-corrected over its "
+            "classes): its average over classes mixes opposite behaviours; report it per class, or check the "
+            "class definitions and the score direction.",
+        ),
+        _check(
+            "classes_below_half_untested",
+            Status.WARN,
+            "classes below ½ − ε, untested",
+            "Below the near-random band, but the table gives neither the class counts (n_pos, n_neg) nor a "
+            "std to tell an inversion from noise; add them.",
+        ),
+        _check(
+            "direction_instability",
+            Status.WARN,
+            "direction instability",
+            "The score direction differs between classes (\u201cTesting the Test\u201d): ρ_dir is the share of "
+            "classes near random or against the majority direction; read the classes, not the mean.",
+            threshold=_rho_dir_threshold(),
+        ),
+        _check(
+            "classes_below_half_within_noise",
+            Status.INFO,
+            "classes below ½ within noise",
+            "Below ½, but not significantly at these counts or this spread: not evidence of an inversion.",
+        ),
+        _check("per_class_checks", Status.WARN, "per-class checks", "Every method passed the per-class checks."),
+    )
+}
+_INVERTED, _UNTESTED, _DIRECTION, _NOISE, _ALL_PASS = RESULTS_CHECKS.values()
+
+
+def _summary_dict(f: Finding) -> dict:
+    """A finding as ``summary.json`` holds it (``check`` is the title; counts are integers)."""
+    number = f.number if f.check == _DIRECTION.id else int(f.number)
+    threshold = {_DIRECTION.id: f.threshold, _NOISE.id: None}.get(f.check, int(f.threshold))
     return {
-        "check": check,
-        "status": status,
+        "check": f.title,
+        "status": f.status.value,
         "number": number,
         "threshold": threshold,
-        "group": group,
-        "items": list(items),
-        "named": named,
-        "meaning": meaning,
+        "group": f.subject,
+        "items": [it.name for it in f.items],
+        "named": f.evidence["named"],
+        "meaning": f.sentence,
     }
+
+
+def _class_findings(g: Mapping, rows: list) -> list[Finding]:
+    """The findings of one method (group ``g``) from its per-class rows."""
+    label = _label(g)
+    by = {s: sorted((r for r in rows if r["significance"] == s), key=lambda r: r["auroc"]) for s in SIGNIFICANCE}
+    out = []
+    for check, found in ((_INVERTED, by[SIGNIFICANTLY_INVERTED]), (_UNTESTED, by[BELOW_UNTESTED])):
+        if found:
+            named = "; ".join(_class_text(r) for r in found[:6])
+            items = [FindingItem(str(r["class"]), value=r["auroc"], detail=_class_text(r)) for r in found]
+            out.append(
+                check.finding(len(found), sentence=check.meaning, items=items, subject=label, evidence={"named": named})
+            )
+    dissent = g["dissenting_classes"]
+    if g["rho_dir"] is not None and g["rho_dir"] > _DIRECTION.threshold:
+        named = ", ".join(dissent[:8]) + (f" and {len(dissent) - 8} more" if len(dissent) > 8 else "")
+        items = [FindingItem(str(c)) for c in dissent]
+        out.append(
+            _DIRECTION.finding(
+                g["rho_dir"], sentence=_DIRECTION.meaning, items=items, subject=label, evidence={"named": named}
+            )
+        )
+    noise = by[BELOW_WITHIN_NOISE]
+    if noise:
+        named = "; ".join(_class_text(r) for r in noise[:6])
+        items = [FindingItem(str(r["class"]), value=r["auroc"], detail=_class_text(r)) for r in noise]
+        out.append(
+            _NOISE.finding(len(noise), sentence=_NOISE.meaning, items=items, subject=label, evidence={"named": named})
+        )
+    return out
 
 
 def per_class_findings(summary: Mapping) -> list[dict]:
     """The findings of a per-class summary, fail first, then warn, info and pass (one dict each).
 
     Each has ``check``, ``status``, ``number``, ``threshold``, ``group`` (the method's label), ``items``
-    (the classes), ``named`` (the classes with AUROC, interval and p) and ``meaning`` (one sentence).
+    (the classes), ``named`` (the classes with AUROC, interval and p) and ``meaning`` (one sentence): the
+    shared [`Finding`][auditad.findings.Finding] records of `RESULTS_CHECKS`, as ``summary.json`` holds them.
     """
-    out = []
-    limit = _rho_dir_threshold()
+    out: list[Finding] = []
     rows_of: dict = {}
     for r in summary["per_class"]:
         rows_of.setdefault((r["benchmark"], r["representation"], r["method"]), []).append(r)
     for g in summary["groups"]:
-        label = _label(g)
-        rows = rows_of.get((g["benchmark"], g["representation"], g["method"]), [])
-        by = {s: sorted((r for r in rows if r["significance"] == s), key=lambda r: r["auroc"]) for s in SIGNIFICANCE}
-        sig, untested, noise = by[SIGNIFICANCE[0]], by[SIGNIFICANCE[1]], by[SIGNIFICANCE[2]]
-        if sig:
-            out.append(
-                _finding(
-                    "significantly inverted classes",
-                    "warn",
-                    len(sig),
-                    0,
-                    label,
-                    [r["class"] for r in sig],
-                    "The method ranks these classes' anomalies below the normals beyond noise (Holm-corrected over its "
-                    "classes): its average over classes mixes opposite behaviours; report it per class, or check the "
-                    "class definitions and the score direction.",
-                    "; ".join(_class_text(r) for r in sig[:6]),
-                )
-            )
-        if untested:
-            out.append(
-                _finding(
-                    "classes below ½ − ε, untested",
-                    "warn",
-                    len(untested),
-                    0,
-                    label,
-                    [r["class"] for r in untested],
-                    "Below the near-random band, but the table gives neither the class counts (n_pos, n_neg) nor a "
-                    "std to tell an inversion from noise; add them.",
-                    "; ".join(_class_text(r) for r in untested[:6]),
-                )
-            )
-        if g["rho_dir"] is not None and g["rho_dir"] > limit:
-            out.append(
-                _finding(
-                    "direction instability",
-                    "warn",
-                    g["rho_dir"],
-                    limit,
-                    label,
-                    g["dissenting_classes"],
-                    "The score direction differs between classes (\u201cTesting the Test\u201d): ρ_dir is the share of "
-                    "classes near random or against the majority direction; read the classes, not the mean.",
-                    ", ".join(g["dissenting_classes"][:8])
-                    + (f" and {len(g['dissenting_classes']) - 8} more" if len(g["dissenting_classes"]) > 8 else ""),
-                )
-            )
-        if noise:
-            out.append(
-                _finding(
-                    "classes below ½ within noise",
-                    "info",
-                    len(noise),
-                    None,
-                    label,
-                    [r["class"] for r in noise],
-                    "Below ½, but not significantly at these counts or this spread: not evidence of an inversion.",
-                    "; ".join(_class_text(r) for r in noise[:6]),
-                )
-            )
-    if not any(f["status"] in ("fail", "warn") for f in out):
-        out.append(
-            _finding(
-                "per-class checks",
-                "pass",
-                0,
-                0,
-                "every method",
-                [],
-                f"No method inverts a class beyond noise or below ½ − ε untested, and ρ_dir ≤ {limit:g} for every "
-                "method.",
-                "",
-            )
+        out.extend(_class_findings(g, rows_of.get((g["benchmark"], g["representation"], g["method"]), [])))
+    if verdict(out) not in (Status.FAIL, Status.WARN):
+        sentence = (
+            f"No method inverts a class beyond noise or below ½ − ε untested, and ρ_dir ≤ {_DIRECTION.threshold:g} "
+            "for every method."
         )
-    order = {"fail": 0, "warn": 1, "info": 2, "pass": 3}
-    out.sort(key=lambda f: order[f["status"]])
-    return out
+        out.append(_ALL_PASS.finding(0, sentence=sentence, subject="every method", evidence={"named": ""}))
+    return [_summary_dict(f) for f in sort_findings(out)]
 
 
 def _finding_text(f: Mapping) -> str:
     from .._format import stat
 
-    if f["check"] == "direction instability":
+    if f["check"] == _DIRECTION.title:
         return f"ρ_dir = {stat(f['number'])} > {f['threshold']:g} ({f['named']})"
     return f"{f['check']}: {f['number']} ({f['named']})"
 
 
 def verdict_reason(summary: Mapping) -> str:
-    """One sentence on the verdict: the failed gates (given or default) with the methods and classes behind them."""
-    gates = summary["gates"]
-    bad = [g for g in gates if not g["passed"]]
-    if summary.get("default_gates"):
-        if not bad:
-            return (
-                f"No gate was set; the {len(gates)} default check(s) passed: no method inverts a class beyond "
-                "noise and ρ_dir stays within the threshold."
-            )
-        warned = [f for f in summary.get("findings", ()) if f["status"] in ("fail", "warn")]
-        return (
-            f"No gate was set; {len(bad)} of {len(gates)} default check(s) warn: "
-            + "; ".join(f"{f['group']}: {_finding_text(f)}" for f in warned[:4])
-            + (f"; {len(warned) - 4} more below" if len(warned) > 4 else "")
-            + "."
-        )
-    if not gates:
-        warned = [f for f in summary.get("findings", ()) if f["status"] in ("fail", "warn")]
-        return (
-            "No gate was set and the default checks were switched off; the findings: "
-            + ("; ".join(f"{f['group']}: {f['check']}" for f in warned) if warned else "none")
-            + "."
-        )
-    if not bad:
-        return f"All {len(gates)} gate(s) passed."
-    return (
-        f"{len(bad)} of {len(gates)} gate(s) did not pass: "
-        + "; ".join(f"{g['group']}: {g['message']}" for g in bad)
-        + "."
+    """One sentence on the verdict ([`verdict_text`][auditad.findings.verdict_text]): the failed gates (given or
+    default) with the methods and classes behind them."""
+    return verdict_text(
+        summary["gates"],
+        summary.get("findings", ()),
+        default_gates=bool(summary.get("default_gates")),
+        gate_text=lambda g: f"{g['group']}: {g['message']}",
+        finding_text=lambda f: f"{f['group']}: {_finding_text(f)}",
+        max_shown=4,
     )

@@ -37,6 +37,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._validation import check_float, check_scores
 from ..errors import InvalidInputError
 from .._json import json_safe
@@ -221,7 +222,7 @@ def npd_from_moments(mu_delta, var_in, var_out, *, eps: float = 0.0):
 
 # --------------------------------------------------------------------------- domain decomposition
 @dataclass(frozen=True)
-class DomainMomentsResult:
+class DomainMomentsResult(FrameDisplay):
     r"""Mixture moments of scores over domains (see [`domain_moments`][auditad.selection.bounds.domain_moments]).
 
     \[
@@ -430,7 +431,7 @@ def _unscale_domain(res: "DomainMomentsResult | None", scale: float):
 
 # --------------------------------------------------------------------------- AUC bound of two samples
 @dataclass(frozen=True)
-class AUCBoundResult:
+class AUCBoundResult(FrameDisplay):
     r"""The AUC bounds of an inlier and an outlier score sample (see `auc_bound`).
 
     \[

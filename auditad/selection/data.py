@@ -364,11 +364,10 @@ def _validate_benchmark(bench: SelectionBenchmark) -> None:
                         f"{where} embeddings {e!r}: test has {parts['test'].shape[0]} rows but "
                         f"test_labels has {labels.size}"
                     )
-            if "auxiliary" in parts:
-                if n_aux is None:
-                    n_aux = parts["auxiliary"].shape[0]
-                elif parts["auxiliary"].shape[0] != n_aux:
-                    raise InvalidInputError(f"{where}: auxiliary pools of different embeddings differ in size")
+            if "auxiliary" in parts and n_aux is not None and parts["auxiliary"].shape[0] != n_aux:
+                raise InvalidInputError(f"{where}: auxiliary pools of different embeddings differ in size")
+            if "auxiliary" in parts and n_aux is None:
+                n_aux = parts["auxiliary"].shape[0]
             embs[e] = TaskEmbeddings(
                 reference=parts["reference"], test=parts.get("test"), auxiliary=parts.get("auxiliary")
             )

@@ -15,6 +15,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_embeddings, check_int, check_k
 from ..errors import InvalidInputError, UndefinedValueWarning
@@ -24,7 +25,7 @@ __all__ = ["local_intrinsic_dimension", "LIDResult"]
 
 
 @dataclass(frozen=True)
-class LIDResult:
+class LIDResult(FrameDisplay):
     r"""Local intrinsic dimension of every point and its aggregate (see `local_intrinsic_dimension`).
 
     \[

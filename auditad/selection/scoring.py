@@ -37,6 +37,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .._format import FrameDisplay
 from ..neighbors import kneighbors
 from .._validation import check_choice, check_embeddings, check_float, check_int
 from ..errors import InvalidInputError
@@ -63,7 +64,7 @@ DEFAULT_EPS = 1e-12
 
 # --------------------------------------------------------------------------- results
 @dataclass(frozen=True)
-class ScoreResult:
+class ScoreResult(FrameDisplay):
     r"""Anomaly scores of a set of queries against a reference set (see `KNNScorer`).
 
     \[

@@ -4,12 +4,11 @@ tasks and what that overlap does to AUROC(c)
 
 from __future__ import annotations
 
-import warnings
 from typing import Mapping
 
 import numpy as np
 
-from ...errors import AuditadWarning, InvalidInputError
+from ...errors import InvalidInputError
 from ..._format import count, percent as pct, stat as fmt
 from . import Section, TableSpec, info
 
@@ -43,6 +42,7 @@ def run(ctx) -> dict:
     such rows) and ``dedup_errors`` (rep -> why that run failed).
     """
     from ...duplicates import find_duplicates
+    from ...duplicates.tasks import reproduce_plan, task_overlap
 
     s, bench = ctx.settings, ctx.inputs.benchmark
     leak = (ctx.results.get("leakage") or {}).get("representations") or {}
@@ -68,7 +68,15 @@ def run(ctx) -> dict:
     if proto is None:
         out["plan_reason"] = "the protocol section did not run: there are no training and test rows to compare"
         return out
-    out["plan"], out["plan_reason"] = _protocol_plan(ctx, proto)
+    how = protocol_tasks(ctx)
+    out["plan"], out["plan_reason"] = reproduce_plan(
+        proto,
+        labels=how["labels"],
+        protocol=how["protocol"],
+        contamination=how["contamination"],
+        keep=how["keep"],
+        random_state=ctx.settings["seed"],
+    )
     if out["plan"] is None:
         return out
     out["overlap"] = {rep: task_overlap(d, out["plan"]) for rep, d in dups.items()}
@@ -100,208 +108,44 @@ def protocol_tasks(ctx) -> dict:
     return {"labels": y, "protocol": s["protocol"], "contamination": s["contamination"], "keep": None}
 
 
-def _protocol_plan(ctx, proto):
-    """(the protocol's split plan, None) or (None, why it cannot be reproduced)."""
-    from ...protocol import SplitPlan, class_split_plan
-
-    st, how = proto.settings, protocol_tasks(ctx)
-    if st.get("split") == "user":
-        return None, "the protocol ran on a user split, which this section cannot reproduce"
-    # the protocol's own plan when it drew one here without excluding test copies (at K = 1 000 a plan is ~15 s)
-    reuse = proto.plan is not None and "excluded_test_copies" not in st
-    plan = (
-        proto.plan
-        if reuse
-        else class_split_plan(
-            how["labels"],
-            protocol=how["protocol"],
-            train_fraction=st["train_fraction"],
-            contamination=how["contamination"],
-            max_test_normals=st["max_test_normals"] or 0,
-            repeats=st["repeats"],
-            random_state=ctx.settings["seed"],
-        )
-    )
-    if how["keep"] is not None:  # the tasks the protocol section kept
-        kept = [t for t in plan.tasks if plan.classes[t.c].item() in how["keep"]]
-        plan = SplitPlan(
-            plan.protocol, plan.classes, plan.repeat_seeds, tuple(kept), plan.skipped, plan.short_anomalies
-        )
-    pos = {c.item(): i for i, c in enumerate(proto.classes)}
-    n_pos, n_neg = np.zeros_like(proto.n_pos), np.zeros_like(proto.n_neg)
-    for t in plan.tasks:
-        i = pos.get(plan.classes[t.c].item())
-        if i is None:
-            return None, "the protocol's tasks could not be reproduced from its settings"
-        n_pos[i, t.repeat] = int(t.y_test.sum())
-        n_neg[i, t.repeat] = t.y_test.size - n_pos[i, t.repeat]
-    if not (np.array_equal(n_pos, proto.n_pos) and np.array_equal(n_neg, proto.n_neg)):
-        return None, "the protocol's tasks could not be reproduced from its settings"
-    return plan, None
-
-
-def task_overlap(dup, plan):
-    """Per task of ``plan``: test rows with an exact (and a near) copy among the task's training rows.
-
-    One row per task: ``class``, ``repeat``, ``n_train``, ``n_test``, ``n_exact``, ``n_exact_anomalies``
-    (anomalies with an identical training row: a row labelled with two classes), ``exact_share``,
-    ``n_near``, ``near_share`` (missing when near duplicates were not computed).
-    """
-    import pandas as pd
-
-    copies = dup.n_groups > 0 or bool(dup.n_near_pairs)
-    rows = []
-    for t in plan.tasks:
-        m = int(t.test_idx.size)
-        row = {
-            "class": plan.classes[t.c].item(),
-            "repeat": t.repeat,
-            "n_train": t.n_train,
-            "n_test": m,
-            "n_exact": 0,
-            "n_exact_anomalies": 0,
-            "exact_share": 0.0,
-            "n_near": None if dup.near_pairs is None else 0,
-            "near_share": None if dup.near_pairs is None else 0.0,
-        }
-        if copies:  # without any copy in the whole set every task's overlap is 0: no per-task pass
-            ov = dup.overlap(t.train_idx, t.test_idx, y_test=t.y_test)
-            row.update(
-                n_exact=ov.n_exact,
-                n_exact_anomalies=int(ov.exact_copy[t.y_test == 1].sum()),
-                exact_share=ov.exact_share,
-                n_near=ov.n_near,
-                near_share=ov.near_share,
-            )
-        rows.append(row)
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "class",
-            "repeat",
-            "n_train",
-            "n_test",
-            "n_exact",
-            "n_exact_anomalies",
-            "exact_share",
-            "n_near",
-            "near_share",
-        ],
-    )
-
-
 def _audit_without_copies(ctx, rep, dup):
-    """[`audit_protocol`][auditad.protocol.audit_protocol] of one representation on the same tasks, minus the test rows
-    that have an identical training row; its warnings are re-issued as this section's."""
-    from ...protocol import audit_protocol
+    """`audit_without_copies` with the protocol section's arguments (wiring only)."""
+    from ...duplicates.tasks import audit_without_copies
     from .protocol import detectors_from_settings
 
-    s, bench, how = ctx.settings, ctx.inputs.benchmark, protocol_tasks(ctx)
+    s, how = ctx.settings, protocol_tasks(ctx)
     dets, knn_k = detectors_from_settings(s)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        res = audit_protocol(
-            {rep: bench.representations[rep]},
-            how["labels"],
-            protocol=how["protocol"],
-            detectors=dets,
-            k=knn_k,
-            epsilon=s["epsilon"],
-            train_fraction=s["train_fraction"],
-            contamination=how["contamination"],
-            repeats=s["repeats"],
-            leakage_k=0,
-            max_test_normals=s["max_test_normals"],
-            confidence_level=s["confidence_level"],
-            backend=s["backend"],
-            n_jobs=s["n_jobs"],
-            progress=ctx.progress,
-            random_state=s["seed"],
-            executor=ctx.executor,
-            exclude_test_copies=dup.value_ids,
-        )
-        if how["keep"] is not None:
-            res = res.subset(how["keep"])
-    for w in caught:
-        if issubclass(w.category, AuditadWarning):
-            warnings.warn(
-                f"duplicates ({rep}, AUROC without the test rows copied in training): {w.message}",
-                w.category,
-                stacklevel=2,
-            )
-        else:
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    return res
+    return audit_without_copies(
+        rep,
+        ctx.inputs.benchmark.representations[rep],
+        how["labels"],
+        dup,
+        keep=how["keep"],
+        protocol=how["protocol"],
+        detectors=dets,
+        k=knn_k,
+        epsilon=s["epsilon"],
+        train_fraction=s["train_fraction"],
+        contamination=how["contamination"],
+        repeats=s["repeats"],
+        max_test_normals=s["max_test_normals"],
+        confidence_level=s["confidence_level"],
+        backend=s["backend"],
+        n_jobs=s["n_jobs"],
+        progress=ctx.progress,
+        random_state=s["seed"],
+        executor=ctx.executor,
+    )
 
 
 # --------------------------------------------------------------------------- build
-def _overlap_summary(frame) -> dict:
-    exact = frame["exact_share"].to_numpy(dtype=float)
-    i = int(np.argmax(exact)) if exact.size else 0
-    near = frame["near_share"]
-    return {
-        "n_tasks": int(len(frame)),
-        "tasks_with_exact_copies": int((frame["n_exact"] > 0).sum()),
-        "exact_share_max": float(exact.max()) if exact.size else 0.0,
-        "exact_share_max_where": (
-            {"class": frame["class"].iloc[i], "repeat": int(frame["repeat"].iloc[i])}
-            if exact.size and exact[i] > 0
-            else None
-        ),
-        "exact_share_mean": float(frame["n_exact"].sum() / max(int(frame["n_test"].sum()), 1)),
-        "n_exact": int(frame["n_exact"].sum()),
-        "n_exact_anomalies": int(frame["n_exact_anomalies"].sum()),
-        "near_share_max": None if near.isna().all() else float(near.max()),
-    }
-
-
-def delta_frame(proto, dedup: Mapping, overlap: Mapping):
-    """ΔAUROC(c) = AUROC(c) without the copied test rows − AUROC(c), per representation, detector and class."""
-    import pandas as pd
-
-    rows = []
-    for rep, res in dedup.items():
-        excluded = overlap[rep].groupby("class", sort=False)["n_exact"].sum()
-        for det in proto.detector_names:
-            before, after = proto.aurocs(rep, det), res.aurocs(rep, det)
-            for c_i, c in enumerate(proto.classes):
-                label = c.item()
-                rows.append(
-                    {
-                        "representation": rep,
-                        "detector": det,
-                        "class": label,
-                        "n_excluded": int(excluded.get(label, 0)),
-                        "n_pos": int(res.n_pos[c_i].sum()),
-                        "n_neg": int(res.n_neg[c_i].sum()),
-                        "auroc": float(before[c_i]),
-                        "auroc_without_copies": float(after[c_i]),
-                        "delta_auroc": float(after[c_i] - before[c_i]),
-                    }
-                )
-    return pd.DataFrame(
-        rows,
-        columns=[
-            "representation",
-            "detector",
-            "class",
-            "n_excluded",
-            "n_pos",
-            "n_neg",
-            "auroc",
-            "auroc_without_copies",
-            "delta_auroc",
-        ],
-    )
-
-
-def _largest(values: Mapping):
+def _largest_known(values: Mapping):
     """The largest of the non-null values (None when every value is null)."""
     vals = [v for v in values.values() if v is not None]
     return max(vals) if vals else None
 
 
-def _mixed(ctx, dup) -> tuple:
+def _normal_anomaly_groups(ctx, dup) -> tuple:
     """(groups, rows) holding both a normal and an anomaly: by the anomaly labels, the anomaly column, or (class
     labels only) by the classes: a group of two classes is mixed in the tasks holding out one of them."""
     kind = getattr(ctx.inputs, "kind", "classes")
@@ -317,18 +161,20 @@ def build(ctx) -> Section:
     """The duplicates section from ``ctx.results["duplicates"]``."""
     import pandas as pd
 
+    from ...duplicates.tasks import overlap_summary
+
     name, r = ctx.name, ctx.results[ID]
     dups = r["representations"]
     proto = ctx.results.get("protocol")
     reps = {}
     for rep, d in dups.items():
         item = d.to_dict(max_groups=10, max_rows=EXAMPLE_ROWS)
-        item["n_mixed_groups"], item["n_mixed_rows"] = _mixed(ctx, d)
+        item["n_mixed_groups"], item["n_mixed_rows"] = _normal_anomaly_groups(ctx, d)
         item["near_reason"] = r["near_reasons"].get(rep)
         if r["overlap"] is None:
             item["overlap"] = _not_applicable(r["plan_reason"])
         else:
-            item["overlap"] = _overlap_summary(r["overlap"][rep])
+            item["overlap"] = overlap_summary(r["overlap"][rep])
         reps[rep] = item
     out = {"kind": getattr(ctx.inputs, "kind", "classes"), "n": int(next(iter(dups.values())).n_samples)}
     for key, src in (
@@ -342,13 +188,13 @@ def build(ctx) -> Section:
         ("mixed_groups", "n_mixed_groups"),
         ("mixed_rows", "n_mixed_rows"),
     ):
-        out[key] = _largest({rep: v[src] for rep, v in reps.items()})
+        out[key] = _largest_known({rep: v[src] for rep, v in reps.items()})
     ceilings = [v["auroc_ceiling"] for v in reps.values() if v["auroc_ceiling"] is not None]
     out["auroc_ceiling"] = min(ceilings) if ceilings and out["kind"] == "anomaly" else None
     near = {rep: v["near"] for rep, v in reps.items()}
     out["near_thresholds"] = {rep: (n["threshold"] if n else None) for rep, n in near.items()}
     for key in ("pairs", "rows", "conflicting_rows"):
-        out[f"near_{key}"] = _largest({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
+        out[f"near_{key}"] = _largest_known({rep: (n[f"n_{key}"] if n else None) for rep, n in near.items()})
 
     tables = [
         TableSpec(
@@ -370,7 +216,9 @@ def build(ctx) -> Section:
         out["train_test_overlap"] = shares[worst]
         where = reps[worst]["overlap"]["exact_share_max_where"]
         out["train_test_overlap_where"] = None if where is None else {"representation": worst, **where}
-        out["train_test_overlap_mean"] = _largest({rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()})
+        out["train_test_overlap_mean"] = _largest_known(
+            {rep: v["overlap"]["exact_share_mean"] for rep, v in reps.items()}
+        )
         frame = pd.concat([f.assign(representation=rep) for rep, f in r["overlap"].items()], ignore_index=True)
         frame = frame[["representation", *[c for c in frame.columns if c != "representation"]]]
         tables.append(
@@ -383,7 +231,7 @@ def build(ctx) -> Section:
                 compact=len(frame) <= 40,
             )
         )
-        _delta(out, reps, r, proto, tables, name)
+        _add_auroc_changes(out, reps, r, proto, tables, name)
     if reps and isinstance(next(iter(reps.values()))["per_class"], list) and dups[next(iter(dups))].labels is not None:
         per_class = pd.concat(
             [d.to_frame().iloc[1:].drop(columns="scope").assign(representation=rep) for rep, d in dups.items()],
@@ -414,8 +262,10 @@ def build(ctx) -> Section:
     return Section(ID, info(ID).title, summary=out, tables=tuple(tables), references=REFERENCES)
 
 
-def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
+def _add_auroc_changes(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) -> None:
     """ΔAUROC of the representations with train/test copies: the summary keys and the table."""
+    from ...duplicates.tasks import delta_frame
+
     frame = delta_frame(proto, r["dedup"], r["overlap"])
     for rep, item in reps.items():
         if rep in r["dedup_errors"]:
@@ -449,7 +299,7 @@ def _delta(out: dict, reps: dict, r: Mapping, proto, tables: list, name: str) ->
                 "detectors": dets,
             }
     values = {rep: v["delta_auroc"]["max_abs"] for rep, v in reps.items()}
-    out["max_abs_delta_auroc"] = _largest(values)
+    out["max_abs_delta_auroc"] = _largest_known(values)
     out["max_abs_delta_auroc_where"] = None
     if len(frame) and out["max_abs_delta_auroc"]:
         i = frame["delta_auroc"].abs().idxmax()

@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..._format import number
+from ...findings import verdict_text
 from . import Section, info
 
 ID = "gates"
+# verdict_text (the verdict sentence of the gates) is auditad.findings.verdict_text, imported above for render.py
 
 
 def build(ctx) -> Section:
@@ -31,20 +33,6 @@ def table_rows(gates: list) -> list:
         }
         for g in gates
     ]
-
-
-def verdict_text(gates: list) -> str:
-    """One sentence about the gates of a summary."""
-    if not gates:
-        return "No gate was set."
-    bad = [g for g in gates if not g["passed"]]
-    if not bad:
-        return f"All {len(gates)} gate{'s' * (len(gates) != 1)} passed."
-    return (
-        f"{len(bad)} of {len(gates)} gate{'s' * (len(gates) != 1)} did not pass: "
-        + "; ".join(g["message"] for g in bad)
-        + "."
-    )
 
 
 def reading(summary: Mapping) -> str:
