@@ -5,7 +5,7 @@ README (table "Datasets", Han et al. 2022, Table D1) gives them; MVTec-AD and 20
 (their sizes differ per category).  `ADBENCH_EARLY_DATASETS` holds the names of the first public result
 files (``Lymphography_withoutdupl_idf``, ``imgseg.diff``, ...).  Names are matched exactly (case,
 punctuation and a leading ``NN_`` aside): an ELKI variant with another outlier rate is never taken for
-the one ADBench used.  [`adbench_test_counts`][auditad.leaderboards.adbench_counts.adbench_test_counts]
+the one ADBench used.  [`adbench_test_counts`][auditad.leaderboards.adbench_test_counts]
 turns them into the counts a score of ADBench's ``DataGenerator`` was computed on:
 
 * a data set larger than 10 000 points is subsampled to 10 000 (without replacement);

@@ -113,7 +113,7 @@ class LeaderboardAudit:
         One row per AUROC (dataset, method) cell: the test against random scoring (``basis``,
         ``statistic``, ``p_less``, ``p_greater``, ``p_two`` and their adjusted values) and the
         ``decision`` (``"inverted"``, ``"near chance"``, ``"below ½, untested"`` or ``""``); see
-        [`cell_tests`][auditad.leaderboards.chance_checks.cell_tests].
+        [`cell_tests`][auditad.leaderboards.cell_tests].
 
     References
     ----------
@@ -410,7 +410,11 @@ def audit_leaderboard(
     >>> audit.status
     'fail'
     >>> [(f.check, [it.label() for it in f.items]) for f in audit.findings if f.status == "fail"]
-    [('failed_runs', ['VAE']), ('label_direction', ['vertebral'])]
+    [('failed_runs', ['VAE'])]
+    >>> audit.finding("label_direction").status   # vertebral: all below ½, none significantly at 40 % of 240
+    'pass'
+    >>> sorted(audit.tests.loc[audit.tests.dataset == "vertebral", "decision"])
+    ['near chance', 'near chance', 'near chance']
     """
     if isinstance(board, (str, Path)):
         board = read_leaderboard(board)

@@ -1,6 +1,6 @@
 r"""The chance-level checks of a leaderboard audit: every claim about chance is a test decision.
 
-[`cell_tests`][auditad.leaderboards.chance_checks.cell_tests] tests every (method, dataset) AUROC cell
+[`cell_tests`][auditad.leaderboards.cell_tests] tests every (method, dataset) AUROC cell
 against random scoring, on the strongest evidence the table gives:
 
 ``counts`` (the class counts n₊, n₋ of the scores' test set are known)
@@ -224,7 +224,7 @@ def inverted_check(pairs, tests, metric, *, alpha, correction):
 
     See Also
     --------
-    - [`cell_tests`][auditad.leaderboards.chance_checks.cell_tests]: the tests.
+    - [`cell_tests`][auditad.leaderboards.cell_tests]: the tests.
     - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: reports it.
     """
     if not len(pairs):
@@ -253,7 +253,7 @@ def untested_check(pairs, tests, metric):
 
     See Also
     --------
-    - [`inverted_check`][auditad.leaderboards.chance_checks.inverted_check]: the tested ones.
+    - `inverted_check`: the tested ones.
     """
     if not len(pairs):
         return None
@@ -284,7 +284,7 @@ def label_direction_check(pairs, tests, metric, *, alpha, majority):
 
     See Also
     --------
-    - [`cell_tests`][auditad.leaderboards.chance_checks.cell_tests]: the per-cell decisions it counts.
+    - [`cell_tests`][auditad.leaderboards.cell_tests]: the per-cell decisions it counts.
     - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: reports it.
 
     References
@@ -330,7 +330,7 @@ def near_chance_check(pairs, tests, metric, *, alpha, correction):
 
     See Also
     --------
-    - [`cell_tests`][auditad.leaderboards.chance_checks.cell_tests]: the tests.
+    - [`cell_tests`][auditad.leaderboards.cell_tests]: the tests.
     - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: reports it.
     """
     if not len(pairs):

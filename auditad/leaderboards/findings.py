@@ -23,7 +23,7 @@ Thresholds (keyword arguments of [`auditad.leaderboards.audit_leaderboard`][audi
   significance is claimed.
 
 Formulas.  The AUROC cells are tested as
-[`auditad.leaderboards.chance_checks.cell_tests`][auditad.leaderboards.chance_checks.cell_tests]
+[`auditad.leaderboards.cell_tests`][auditad.leaderboards.cell_tests]
 describes: with known counts against the Mann–Whitney null of random scores,
 the seeds combined by Stouffer's method,
 
@@ -407,7 +407,7 @@ def run_checks(
     skipped : list of (check, metric, reason)
     tests : pandas.DataFrame
         One row per AUROC (dataset, method) cell: basis, statistic, p-values (raw and adjusted), decision
-        (see [`cell_tests`][auditad.leaderboards.chance_checks.cell_tests]).
+        (see [`cell_tests`][auditad.leaderboards.cell_tests]).
 
     References
     ----------

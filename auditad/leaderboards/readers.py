@@ -411,7 +411,7 @@ def read_leaderboard(
         ``{dataset: (n_pos, n_neg)}``: the test counts of datasets whose file
         does not give them (they replace the format's own).  ADBench files get
         theirs from the public dataset table and ADBench's 30 % test split
-        ([`adbench_test_counts`][auditad.leaderboards.adbench_counts.adbench_test_counts]).
+        ([`adbench_test_counts`][auditad.leaderboards.adbench_test_counts]).
     test_fraction : float, optional
         Scale the class counts to a test split of this share of the data.
         Default: `PYOD_TEST_FRACTION` (0.4) for a PyOD file, whose ``#Samples``
