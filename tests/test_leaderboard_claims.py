@@ -336,3 +336,48 @@ def test_zeros_in_a_dataframe_follow_the_rule_of_files(tmp_path):
     kept = rank_methods(frame, zeros_are_failures=False)
     assert kept.datasets == ("d1", "d2", "d3", "d4")
     assert rank_methods(board, zeros_are_failures=False).datasets == kept.datasets
+
+
+# --------------------------------------------------------------------------- effect sizes and the reading
+def test_best_vs_rest_matches_scipy_bootstrap_and_wilcoxon_holm():
+    from scipy.stats import bootstrap, rankdata, wilcoxon
+
+    from auditad.leaderboards import best_vs_rest
+
+    rng = np.random.default_rng(7)
+    X = rng.uniform(0.5, 0.9, (30, 4)) + np.array([0.08, 0.05, 0.0, -0.02])
+    frame = pd.DataFrame(X, columns=list("ABCD"))
+    res = rank_methods(frame)
+    eff = best_vs_rest(res, n_resamples=20000, random_state=1)
+    ranks = rankdata(-X, axis=1)
+    best = list(frame.columns).index(res.best)
+    p = []
+    for row in eff.itertuples(index=False):
+        j = list(frame.columns).index(row.method)
+        d = ranks[:, j] - ranks[:, best]
+        assert row.rank_difference == pytest.approx(d.mean(), rel=1e-12)
+        ci = bootstrap((d,), np.mean, n_resamples=20000, method="percentile", random_state=2).confidence_interval
+        assert row.ci_low == pytest.approx(ci.low, abs=0.03) and row.ci_high == pytest.approx(ci.high, abs=0.03)
+        p.append(wilcoxon(X[:, best], X[:, j]).pvalue)
+    assert eff["p_value"].to_numpy() == pytest.approx(p, rel=1e-9)
+    assert eff["p_holm"].to_numpy() == pytest.approx(holm_by_hand(p), rel=1e-9)
+    assert (eff["distinguishable"] == (eff["p_holm"] <= 0.05) & (eff["ci_low"] > 0)).all()
+
+
+def test_ranking_reading_says_what_the_data_support(tmp_path):
+    from auditad.leaderboards import best_vs_rest, ranking_reading
+
+    text = ranking_reading(audit_leaderboard(write(tmp_path, "cifar100.csv", OPENOOD_100)).ranking("auroc"))
+    assert text.startswith("With 1 independent dataset (2 columns) the order of the 7 methods cannot be tested")
+    rng = np.random.default_rng(5)
+    X = rng.uniform(0.5, 0.7, (25, 3)) + np.array([0.3, 0.0, 0.01])
+    res = rank_methods(pd.DataFrame(X, columns=["strong", "b", "c"]))
+    eff = best_vs_rest(res)
+    reading = ranking_reading(res, effects=eff)
+    assert "strong has the best average rank" in reading
+    assert f"from {int(eff['distinguishable'].sum())} of the 2 others" in reading
+    flat = rank_methods(pd.DataFrame(rng.uniform(0.5, 0.7, (25, 3)), columns=list("xyz")))
+    if flat.friedman.iman_davenport_p_value > 0.05:
+        assert "do not differ significantly" in ranking_reading(flat)
+    with pytest.raises(InvalidInputError, match="RankingResult"):
+        best_vs_rest(None)

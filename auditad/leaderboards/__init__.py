@@ -37,6 +37,7 @@ from .ranking import (
     nemenyi_critical_difference,
     rank_methods,
 )
+from .reading import best_vs_rest, ranking_reading
 from .readers import (
     FORMATS,
     METRICS,
@@ -74,6 +75,8 @@ __all__ = [
     "nemenyi_critical_difference",
     "holm_adjust",
     "rank_methods",
+    "best_vs_rest",
+    "ranking_reading",
     "LeaderboardAudit",
     "CellGrid",
     "CELL_CHECKS",
