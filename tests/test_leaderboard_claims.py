@@ -107,6 +107,10 @@ def test_adbench_counts_follow_the_readme_and_the_split():
     assert adbench_test_counts("10_cover") == (pos, round(3000 - 3000 * 2747 / 286048), "subsampled")
     assert adbench_test_counts("CIFAR10_3") == (round(0.3 * 263), round(0.3 * 5000), "split")
     assert adbench_test_counts("imgseg") is None and adbench_test_counts("MVTec-AD_bottle") is None
+    # the first public result files name the ELKI / Emmott et al. variants; another variant is never guessed
+    assert adbench_test_counts("Lymphography_withoutdupl_idf") == adbench_test_counts("21_Lymphography")
+    assert adbench_test_counts("imgseg.diff") == (round(0.3 * 990), round(0.3 * 1320), "split")
+    assert adbench_test_counts("Wilt_withoutdupl_02") is None
 
 
 @pytest.mark.parametrize("name", ["Lymphography", "WBC", "WPBC"])
