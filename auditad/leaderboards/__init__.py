@@ -1,7 +1,8 @@
 """Audit of published leaderboards: read ADBench / PyOD / OpenOOD / anomalib / generic tables, flag, rank.
 
 Data flow, one way: `readers` (file → [`Leaderboard`][auditad.leaderboards.Leaderboard]) → `cells`
-(per-cell facts: failed runs, chance levels) → `ranking` (average ranks,
+(per-cell facts: failed runs, chance levels) → `chance_checks` (every AUROC cell tested against random
+scoring, [`cell_tests`][auditad.leaderboards.cell_tests]) → `ranking` (average ranks,
 Friedman, Nemenyi, Wilcoxon–Holm → [`RankingResult`][auditad.leaderboards.RankingResult]) → `findings`
 (checks → [`Finding`][auditad.leaderboards.Finding]) → `audit`
 ([`audit_leaderboard`][auditad.leaderboards.audit_leaderboard] →
@@ -20,8 +21,10 @@ S. Holm, "A simple sequentially rejective multiple test procedure", Scandinavian
 Statistics 6(2), 65–70, 1979.
 """
 
+from .adbench_counts import adbench_test_counts
 from .audit import CELL_CHECKS, CellGrid, LeaderboardAudit, audit_leaderboard
 from .cells import annotate_cells
+from .chance_checks import CELL_CORRECTIONS, EXTRA_CHECKS, bh_adjust, cell_tests
 from .findings import CHECKS, Finding, FindingItem
 from .plotting import plot_critical_difference
 from .ranking import (
@@ -34,6 +37,7 @@ from .ranking import (
     nemenyi_critical_difference,
     rank_methods,
 )
+from .reading import best_vs_rest, ranking_reading
 from .readers import (
     FORMATS,
     METRICS,
@@ -57,6 +61,11 @@ __all__ = [
     "read_leaderboard",
     "combine_leaderboards",
     "annotate_cells",
+    "adbench_test_counts",
+    "cell_tests",
+    "bh_adjust",
+    "CELL_CORRECTIONS",
+    "EXTRA_CHECKS",
     "Finding",
     "FindingItem",
     "FriedmanResult",
@@ -66,6 +75,8 @@ __all__ = [
     "nemenyi_critical_difference",
     "holm_adjust",
     "rank_methods",
+    "best_vs_rest",
+    "ranking_reading",
     "LeaderboardAudit",
     "CellGrid",
     "CELL_CHECKS",

@@ -15,11 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._json import json_safe
-from .._validation import check_choice, check_float, describe
+from .._validation import check_choice, check_float, check_int, describe
 from ..errors import InvalidInputError
 from ..findings import status_of, verdict
 from .cells import annotate_cells
-from .findings import CHECKS, CORRECTIONS, STATUSES, Finding, ranking_findings, run_checks
+from .chance_checks import CELL_CORRECTIONS
+from .findings import CHECKS, STATUSES, Finding, ranking_findings, run_checks
 from .ranking import MISSING_POLICIES, RankingResult, rank_methods
 from .readers import Leaderboard, read_leaderboard
 from .schema import metric_info
@@ -31,6 +32,7 @@ CELL_CHECKS = (
     "failed_runs",
     "single_run",
     "inverted",
+    "below_half_untested",
     "label_direction",
     "near_chance",
     "seed_variance",
@@ -107,7 +109,12 @@ class LeaderboardAudit:
     skipped : tuple of (check, metric, reason)
         Checks that could not run on this table, and why.
     settings : dict
-        alpha, correction, majority, max_seed_range, missing, pairwise.
+        alpha, correction, majority, max_seed_range, min_datasets, missing, pairwise.
+    tests : pandas.DataFrame or None
+        One row per AUROC (dataset, method) cell: the test against random scoring (``basis``,
+        ``statistic``, ``p_less``, ``p_greater``, ``p_two`` and their adjusted values) and the
+        ``decision`` (``"inverted"``, ``"near chance"``, ``"below ½, untested"`` or ``""``); see
+        [`cell_tests`][auditad.leaderboards.cell_tests].
 
     References
     ----------
@@ -128,6 +135,7 @@ class LeaderboardAudit:
     cells: object
     skipped: tuple = ()
     settings: dict = field(default_factory=dict)
+    tests: object = None
 
     @property
     def status(self) -> str:
@@ -319,6 +327,7 @@ def audit_leaderboard(
     max_seed_range: float = 0.1,
     missing: str = "drop_datasets",
     pairwise: str = "auto",
+    min_datasets: int = 5,
 ) -> LeaderboardAudit:
     r"""Audit a published leaderboard: failed runs, single runs, inversions, label direction, noise, seeds, ranking.
 
@@ -340,16 +349,23 @@ def audit_leaderboard(
         The metrics to audit (default: all of the table).
     alpha : float, default 0.05
         Level of every test.
-    correction : {"holm", "none"}, default "holm"
-        Multiplicity correction of the per-cell inversion tests at known counts.
+    correction : {"holm", "bh", "none"}, default "holm"
+        Multiplicity correction of the per-cell tests against random scoring, over all tested
+        (dataset, method) cells of a metric: Holm (family-wise error) or Benjamini–Hochberg (false
+        discovery rate).  The summary names it.
     majority : float, default 0.5
-        A dataset is flagged when more than this share of its methods is below ½.
+        A dataset's label direction is called reversed when more than this share of its methods is
+        significantly below ½ and a sign test against those significantly above rejects.
     max_seed_range : float, default 0.1
         Largest acceptable max − min of a (dataset, method) over seeds.
     missing : {"drop_datasets", "drop_methods"}, default "drop_datasets"
         Missing-cell policy of the ranking (complete case over datasets by default).
     pairwise : {"auto", "all", "best"}, default "auto"
         Which pairs of methods get a Wilcoxon test (see [`rank_methods`][auditad.leaderboards.rank_methods]).
+    min_datasets : int, default 5
+        Fewest independent datasets on which the ranking's significance is claimed; below it the
+        finding says "too few datasets to rank" (never a pass).  Columns that share their data
+        (OpenOOD's Near-OOD and Far-OOD of one ID set) count once.
 
     Returns
     -------
@@ -392,14 +408,19 @@ def audit_leaderboard(
     >>> audit.status
     'fail'
     >>> [(f.check, [it.label() for it in f.items]) for f in audit.findings if f.status == "fail"]
-    [('failed_runs', ['VAE']), ('label_direction', ['vertebral'])]
+    [('failed_runs', ['VAE'])]
+    >>> audit.finding("label_direction").status   # vertebral: all below ½, none significantly at 40 % of 240
+    'pass'
+    >>> sorted(audit.tests.loc[audit.tests.dataset == "vertebral", "decision"])
+    ['near chance', 'near chance', 'near chance']
     """
     if isinstance(board, (str, Path)):
         board = read_leaderboard(board)
     if not isinstance(board, Leaderboard):
         raise InvalidInputError(f"board must be a Leaderboard or a path, got {type(board).__name__}")
     alpha = check_float(alpha, name="alpha", low=0.0, high=1.0, low_open=True, high_open=True)
-    correction = check_choice(correction, CORRECTIONS, name="correction")
+    correction = check_choice(correction, CELL_CORRECTIONS, name="correction")
+    min_datasets = check_int(min_datasets, name="min_datasets", low=2)
     majority = check_float(majority, name="majority", low=0.0, high=1.0, high_open=True)
     max_seed_range = check_float(max_seed_range, name="max_seed_range", low=0.0)
     missing = check_choice(missing, MISSING_POLICIES, name="missing")
@@ -417,7 +438,7 @@ def audit_leaderboard(
         metrics = tuple(dict.fromkeys(metrics))
     cells = annotate_cells(board)
     cells = cells[cells["metric"].isin(list(metrics))]
-    findings, skipped = run_checks(
+    findings, skipped, tests = run_checks(
         cells, alpha=alpha, correction=correction, majority=majority, max_seed_range=max_seed_range
     )
     rankings = []
@@ -431,7 +452,7 @@ def audit_leaderboard(
             skipped.append(("ranking", m, str(exc)))
             continue
         rankings.append(res)
-        findings.extend(ranking_findings(res))
+        findings.extend(ranking_findings(res, min_datasets=min_datasets))
     order = {c: i for i, c in enumerate(CHECKS)}
     metric_order = {m: i for i, m in enumerate(metrics)}
     findings.sort(key=lambda f: (-status_of(f).rank, metric_order.get(f.metric, 0), order.get(f.check, 99)))
@@ -440,6 +461,7 @@ def audit_leaderboard(
         "correction": correction,
         "majority": majority,
         "max_seed_range": max_seed_range,
+        "min_datasets": min_datasets,
         "missing": missing,
         "pairwise": pairwise,
     }
@@ -450,4 +472,5 @@ def audit_leaderboard(
         cells=cells,
         skipped=tuple(skipped),
         settings=settings,
+        tests=tests,
     )

@@ -12,17 +12,25 @@ ranking read:
     AUROC only for a ranking inverted without a single exception; a
     precision@n or F1 of 0 can be real and is not flagged alone).  Real scores
     near 0 (0.001) are not failures.
-``chance``, ``adjusted``
-    The expected value \(E[m]\) of the metric under random scores --
-    ½ for AUROC, the exact \(E[\mathrm{AP}]\) at the class counts for AP,
-    the prevalence π = n₊/(n₊+n₋) for AUPR and precision@n -- and the
-    chance-adjusted value of Campos et al. (2016)
+``chance``, ``adjusted``, ``exact_adjusted``
+    ``chance`` is the expected value \(E[m]\) of the metric under random
+    scores -- ½ for AUROC, the exact \(E[\mathrm{AP}]\) at the class counts
+    for AP, the prevalence π = n₊/(n₊+n₋) for AUPR and precision@n.
+    ``adjusted`` is the chance-adjusted value *as Campos et al. (2016, §2.3)
+    define it*,
 
     \[
     m_{adj} = \frac{m - E[m]}{1 - E[m]},
     \]
 
-    0 at chance, 1 for a perfect ranking, negative below chance.
+    with their expectation: ½ for AUROC and π for AP, precision@n and AUPR
+    (Campos take \(E[\mathrm{AP}] = π\), the large-sample value).  At 3
+    anomalies and 5 normals an AP of 0.8 gives (0.8 − 0.375)/(1 − 0.375) =
+    0.680.  ``exact_adjusted`` is the same formula with the exact
+    \(E[\mathrm{AP}]\) at the counts instead of π (0.528 there, giving
+    0.576): the exact-expectation variant of Hubert and Arabie's correction
+    for chance, which differs from Campos's only for AP and only at small n₊.
+    Both are 0 at chance, 1 for a perfect ranking, negative below chance.
 ``null_sd``
     For AUROC with known counts, the standard deviation of AUROC under random
     scores, \(\sigma_0 = \sqrt{(n_+ + n_- + 1)/(12\,n_+ n_-)}\) (Mann–Whitney;
@@ -88,7 +96,7 @@ def annotate_cells(board: Leaderboard):
     -------
     pandas.DataFrame
         A copy of ``board.table`` with ``seed_key``, ``failed``, ``failure``,
-        ``chance``, ``adjusted``, ``null_sd`` and ``usable``.
+        ``chance``, ``adjusted`` (Campos), ``exact_adjusted``, ``null_sd`` and ``usable``.
 
     References
     ----------
@@ -96,6 +104,8 @@ def annotate_cells(board: Leaderboard):
     I. Assent, M. E. Houle, "On the evaluation of unsupervised outlier detection: measures,
     datasets, and an empirical study", Data Mining and Knowledge Discovery 30(4), 891–927,
     2016 (the chance-adjusted measures, §2.3).
+    L. Hubert, P. Arabie, "Comparing partitions", Journal of Classification 2, 193–218, 1985
+    (the correction for chance (m − E[m]) / (max − E[m])).
     H. B. Mann, D. R. Whitney, "On a test of whether one of two random variables is
     stochastically larger than the other", Annals of Mathematical Statistics 18, 1947.
 
@@ -169,12 +179,17 @@ def annotate_cells(board: Leaderboard):
             per_pair = np.array([auroc_null_moments(int(a), int(b))[1] for a, b in pairs["uniq"]])
             sel = rows[counted]
             null_sd[np.flatnonzero(counted)[sel]] = per_pair[pairs["inverse"][sel]]
+    campos = chance.copy()
+    ap_rows = np.isin(metrics, [m for m, sp in specs.items() if sp.chance == "average_precision"])
     with np.errstate(invalid="ignore", divide="ignore"):
-        adjusted = (value - chance) / (1.0 - chance)
+        campos[ap_rows] = n_pos[ap_rows] / (n_pos[ap_rows] + n_neg[ap_rows])
+        adjusted = (value - campos) / (1.0 - campos)
+        exact_adjusted = (value - chance) / (1.0 - chance)
     df["failed"] = failed
     df["failure"] = failure
     df["chance"] = chance
     df["adjusted"] = adjusted
+    df["exact_adjusted"] = exact_adjusted
     df["null_sd"] = null_sd
     df["usable"] = finite & ~failed
     return df

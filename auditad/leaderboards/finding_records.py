@@ -33,7 +33,7 @@ __all__ = [
 #: Statuses a leaderboard finding takes, best first (the order is [`Status`][auditad.findings.Status]'s).
 STATUSES = tuple(s.value for s in Status if s is not Status.INFO)
 #: Multiplicity corrections of the per-cell inversion tests.
-CORRECTIONS = ("holm", "none")
+CORRECTIONS = ("holm", "bh", "none")
 
 #: Every check: id → (status when it finds something, what it looks for).
 CHECKS = {
@@ -48,14 +48,23 @@ CHECKS = {
     "no_spread": ("warn", "neither a std nor seeds: noise cannot be told from differences"),
     "inverted": (
         "fail",
-        "methods below ½ AUROC on a dataset: significantly at the known counts, on every seed, "
-        "or more than one std below ½ (warn only when a single untested value is below ½)",
+        "methods significantly below ½ AUROC on a dataset: a test per (method, dataset) cell at the "
+        "benchmark's counts (seeds combined), else on the seeds or the reported std, corrected over all "
+        "tested cells (Holm by default)",
     ),
-    "label_direction": ("fail", "datasets on which most methods are below ½ AUROC: suspect the label direction"),
+    "below_half_untested": (
+        "warn",
+        "single AUROC values below ½ with no counts, seeds or std to test them: neither inverted nor noise "
+        "can be told (never counted as inverted)",
+    ),
+    "label_direction": (
+        "fail",
+        "datasets on which most methods are significantly below ½ AUROC and a sign test against those "
+        "significantly above rejects: suspect the label direction",
+    ),
     "near_chance": (
         "warn",
-        "methods within noise of chance: |AUROC − ½| at most the std, the seeds' std, or the "
-        "null's half-width z·σ₀ at the known counts",
+        "methods within noise of chance: the cell's two-sided test does not reject AUROC = ½ (before correction)",
     ),
     "seed_variance": ("warn", "(dataset, method) pairs whose values spread over more than max_seed_range across seeds"),
     "rank_flips": ("warn", "the best method of a dataset, or the order of the leaderboard, changes between seeds"),
@@ -65,8 +74,9 @@ CHECKS = {
     ),
     "ranking_significance": (
         "warn",
-        "the Iman–Davenport (Friedman) test does not reject that all methods rank "
-        "alike: the order of the leaderboard is not supported",
+        "the Iman–Davenport (Friedman) test does not reject that all methods rank alike, or too few "
+        "independent datasets to test (columns of one ID set, e.g. OpenOOD near/far, count as one): the "
+        "order of the leaderboard is not supported",
     ),
     "ranking_size": (
         "warn",
@@ -77,7 +87,10 @@ CHECKS = {
         "warn",
         "methods not significantly worse than the best (Wilcoxon signed-rank, Holm over the comparisons with the best)",
     ),
-    "ranking_coverage": ("warn", "datasets or methods left out of the ranking because of missing or failed cells"),
+    "ranking_coverage": (
+        "warn",
+        "datasets or methods left out of the ranking because of missing or failed cells (every one counted)",
+    ),
 }
 
 #: `CHECKS` as declared [`Check`][auditad.findings.Check] records (id, status, title, meaning), read once.

@@ -11,28 +11,31 @@ Thresholds (keyword arguments of [`auditad.leaderboards.audit_leaderboard`][audi
 
 * ``alpha`` (0.05): level of the significance tests (inversion at known counts,
   near-chance interval, ranking tests);
-* ``correction`` ("holm"): multiplicity correction of the per-cell inversion
-  tests (Holm over all tested (dataset, method) pairs of a metric, or "none");
-* ``majority`` (0.5): share of methods below ½ above which a dataset's label
-  direction is suspect;
+* ``correction`` ("holm"): multiplicity correction of the per-cell tests against
+  random scoring, over all tested (dataset, method) cells of a metric (Holm;
+  "bh" for Benjamini–Hochberg; or "none");
+* ``majority`` (0.5): share of the methods of a dataset that must be
+  *significantly* below ½ (with a sign test against those significantly above)
+  before its label direction is called reversed;
 * ``max_seed_range`` (0.1): largest acceptable max − min of a (dataset, method)
-  over its seeds.
+  over its seeds;
+* ``min_datasets`` (5): fewest independent datasets on which a ranking's
+  significance is claimed.
 
-Formulas.  With known counts, AUROC is compared with its null distribution
-under random scores (Mann–Whitney; normal approximation)
+Formulas.  The AUROC cells are tested as
+[`auditad.leaderboards.cell_tests`][auditad.leaderboards.cell_tests]
+describes: with known counts against the Mann–Whitney null of random scores,
+the seeds combined by Stouffer's method,
 
 \[
 \sigma_0 = \sqrt{\frac{n_+ + n_- + 1}{12\,n_+ n_-}},\qquad
-p_< = \Phi\Big(\frac{A - \tfrac12}{\sigma_0}\Big),
+z = \frac{(\bar A - \tfrac12)\sqrt S}{\sigma_0},
 \]
 
-inverted when the (Holm-adjusted) \(p_< \le \alpha\), near chance when
-\(|A - \tfrac12| \le z_{1-\alpha/2}\,\sigma_0\).  Without counts a method
-is inverted when it is below ½ on every seed (two or more), or more than one
-reported std below ½; near chance when \(|A - \tfrac12|\) is at most the
-reported std or the std over its seeds.  Metrics with a prevalence-dependent
-chance level are compared with \(E[m]\) and reported chance-adjusted,
-\((m - E[m])/(1 - E[m])\) (Campos et al. 2016).
+without counts by a (weaker) t-test over the seeds or against a reported std;
+a single value without any of these is untested and reported on its own.
+Metrics with a prevalence-dependent chance level are compared with \(E[m]\)
+and reported chance-adjusted, \((m - E[m])/(1 - E[m])\) (Campos et al. 2016).
 """
 
 from __future__ import annotations
@@ -42,7 +45,14 @@ import math
 import numpy as np
 
 from .cells import is_auroc
-from .chance_checks import below_chance_level_check, inverted_check, label_direction_check, near_chance_check
+from .chance_checks import (
+    below_chance_level_check,
+    cell_tests,
+    inverted_check,
+    label_direction_check,
+    near_chance_check,
+    untested_check,
+)
 from .finding_records import (
     CHECKS,
     CORRECTIONS,
@@ -395,6 +405,9 @@ def run_checks(
     -------
     findings : list of Finding
     skipped : list of (check, metric, reason)
+    tests : pandas.DataFrame
+        One row per AUROC (dataset, method) cell: basis, statistic, p-values (raw and adjusted), decision
+        (see [`cell_tests`][auditad.leaderboards.cell_tests]).
 
     References
     ----------
@@ -408,7 +421,7 @@ def run_checks(
     --------
     - [`auditad.leaderboards.audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: the entry point.
     """
-    findings, skipped = [], []
+    findings, skipped, tables = [], [], []
     for metric, g in cells.groupby("metric", sort=False):
         spec = metric_info(metric)
         pairs = _pairs(g)
@@ -427,9 +440,14 @@ def run_checks(
         else:
             findings.append(_single_run(g, pairs, metric))
         if is_auroc(metric):
-            findings.append(inverted_check(pairs, metric, alpha=alpha, correction=correction))
-            findings.append(label_direction_check(pairs, metric, majority=majority))
-            findings.append(near_chance_check(pairs, metric, alpha=alpha))
+            tests = cell_tests(pairs, correction=correction)
+            findings.append(inverted_check(pairs, tests, metric, alpha=alpha, correction=correction))
+            f = untested_check(pairs, tests, metric)
+            if f is not None:
+                findings.append(f)
+            findings.append(label_direction_check(pairs, tests, metric, alpha=alpha, majority=majority))
+            findings.append(near_chance_check(pairs, tests, metric, alpha=alpha, correction=correction))
+            tables.append(_test_table(pairs, tests, metric, alpha))
         f = _seed_variance(pairs, metric, max_seed_range=max_seed_range)
         if f is None:
             skipped.append(("seed_variance", metric, "no (dataset, method) has two seeds"))
@@ -451,11 +469,72 @@ def run_checks(
                         "the class counts (prevalence) are unknown; pass counts= to read_leaderboard",
                     )
                 )
-    return findings, skipped
+    return findings, skipped, _concat(tables)
 
 
-def ranking_findings(result, *, size_threshold: int = 10):
+def _test_table(pairs, tests, metric, alpha):
+    """One row per tested (dataset, method) AUROC cell: the evidence and the decision."""
+    out = pairs[["dataset", "method", "mean", "n_seeds", "n_pos", "n_neg"]].copy()
+    out.insert(0, "metric", metric)
+    for c in tests.columns:
+        out[c] = tests[c].to_numpy()
+    below = (out["p_less_adj"] <= alpha) & (out["mean"] < 0.5)
+    near = (out["basis"] != "none") & (out["p_two"] > alpha)
+    untested = (out["basis"] == "none") & (out["mean"] < 0.5)
+    out["decision"] = np.where(
+        below, "inverted", np.where(near, "near chance", np.where(untested, "below ½, untested", ""))
+    )
+    return out.reset_index(drop=True)
+
+
+def _concat(tables):
+    import pandas as pd
+
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame()
+
+
+def _significance(result, min_datasets: int):
+    """The ``ranking_significance`` finding: a pass only on enough independent datasets and p <= alpha."""
+    fr, metric, alpha = result.significance, result.metric, result.alpha
+    p, n, n_ind = fr.iman_davenport_p_value, result.n_datasets, result.n_independent
+    on = (
+        f"over {n} datasets"
+        if not result.blocks
+        else f"over {n} columns from {n_ind} independent block(s) ({', '.join(b for b, _ in result.blocks)})"
+    )
+    tests = f"Iman–Davenport p = {p:.2g}, Friedman χ² = {fr.statistic:.2f}, p = {fr.p_value:.2g}" + (
+        " on the block means" if result.block_friedman is not None else ""
+    )
+    if n_ind < min_datasets:
+        msg = (
+            f"too few datasets to rank: k = {result.n_methods} methods {on}, fewer than {min_datasets} "
+            "independent datasets"
+            + (" (the columns of one block share their in-distribution data)" if result.blocks else "")
+            + ": the Friedman and Iman–Davenport tests do not apply here, whatever their p"
+            + (f" (here {tests})" if math.isfinite(p) else "")
+            + "; the order of the leaderboard is not tested"
+        )
+        # threshold 0: no p can pass a gate on a ranking that was not tested
+        return Finding("ranking_significance", "warn", metric, float(p), 0.0, "p <= threshold", (), msg)
+    if math.isnan(p) or p > alpha:
+        msg = (
+            f"the ranks of the {result.n_methods} methods {on} do not differ significantly ({tests}): "
+            "the leaderboard order is not supported by the data"
+        )
+        return Finding("ranking_significance", "warn", metric, float(p), alpha, "p <= threshold", (), msg)
+    msg = (
+        f"the ranks of the {result.n_methods} methods {on} differ ({tests}); Nemenyi CD = "
+        f"{result.critical_difference:.3f} ranks"
+    )
+    return Finding("ranking_significance", "pass", metric, float(p), alpha, "p <= threshold", (), msg)
+
+
+def ranking_findings(result, *, size_threshold: int = 10, min_datasets: int = 5):
     """The findings of a `RankingResult`: significance, size, ties with the best, coverage.
+
+    The ranking is declared significant only when the Iman–Davenport p is at most α *and* there are at
+    least ``min_datasets`` independent datasets (blocks of dependent columns count once; see
+    `RankingResult.n_independent`); below that the tests do not apply and the finding says so.
 
     See Also
     --------
@@ -466,24 +545,8 @@ def ranking_findings(result, *, size_threshold: int = 10):
     J. Demšar, "Statistical Comparisons of Classifiers over Multiple Data Sets", JMLR 7, 1–30, 2006
     (the χ² approximation needs N > 10, k > 5; comparisons with a control by Wilcoxon and Holm).
     """
-    fr, metric, alpha = result.friedman, result.metric, result.alpha
-    out = []
-    p = fr.iman_davenport_p_value
-    if math.isnan(p) or p > alpha:
-        msg = (
-            f"the ranks of the {result.n_methods} methods over {result.n_datasets} datasets do not differ "
-            f"significantly (Iman–Davenport p = {p:.2g}, Friedman χ² = {fr.statistic:.2f}, "
-            f"p = {fr.p_value:.2g}): "
-            "the leaderboard order is not supported by the data"
-        )
-        status = "warn"
-    else:
-        msg = (
-            f"the ranks differ (Iman–Davenport F = {fr.iman_davenport:.3g}, p = {p:.2g}; Friedman χ² = "
-            f"{fr.statistic:.2f}, p = {fr.p_value:.2g}); Nemenyi CD = {result.critical_difference:.3f} ranks"
-        )
-        status = "pass"
-    out.append(Finding("ranking_significance", status, metric, float(p), alpha, "p <= threshold", (), msg))
+    metric, alpha = result.metric, result.alpha
+    out = [_significance(result, min_datasets)]
     n = result.n_datasets
     if n <= size_threshold:
         min_p = 2.0 / 2**n
@@ -535,20 +598,14 @@ def ranking_findings(result, *, size_threshold: int = 10):
         else f"{result.best} is significantly better than every other method (Wilcoxon–Holm)"
     )
     out.append(make_finding("tied_with_best", metric, items, message=msg))
-    not_run = [d for d, r in result.dropped_datasets if r.endswith("(not run)")]
-    items = [FindingItem(dataset=d, detail=r) for d, r in result.dropped_datasets if d not in not_run] + [
+    items = [FindingItem(dataset=d, detail=r) for d, r in result.dropped_datasets] + [
         FindingItem(method=m, detail=r) for m, r in result.dropped_methods
     ]
-    if not_run:
-        items.append(
-            FindingItem(
-                detail=f"{plural(len(not_run), 'dataset')} without any usable value (not run): {name_list(not_run)}"
-            )
-        )
+    n_d, n_m = len(result.dropped_datasets), len(result.dropped_methods)
     msg = (
-        f"the ranking uses {n} datasets and {result.n_methods} methods; {len(result.dropped_datasets)} dataset(s) "
-        f"and {len(result.dropped_methods)} method(s) were left out ({result.missing.replace('_', ' ')}, complete "
-        "case): a method missing on a hard dataset is not penalised"
+        f"the ranking uses {n} datasets and {result.n_methods} methods; {plural(n_d, 'dataset')} and "
+        f"{plural(n_m, 'method')} were left out ({result.missing.replace('_', ' ')}, complete case), each named: "
+        "a method missing on a hard dataset is not penalised"
         if items
         else f"every dataset and method of the table enters the ranking (N = {n}, k = {result.n_methods})"
     )

@@ -14,10 +14,31 @@ from .._validation import describe
 from ..errors import InvalidInputError
 from .readers import Leaderboard
 
-__all__ = ["matrix_from_board", "matrix_from_frame", "complete_case"]
+__all__ = ["matrix_from_board", "matrix_from_frame", "complete_case", "dataset_blocks"]
+
+#: OpenOOD column groups of one in-distribution set: ``<id set>/Near-OOD``, ``<id set>/Far-OOD``, ``<id set>/ID``.
+_OPENOOD_GROUPS = ("near-ood", "far-ood", "id")
 
 
-def matrix_from_board(board: Leaderboard, metric, missing: str, seed):
+def dataset_blocks(board: Leaderboard) -> dict:
+    """Dataset -> the block of datasets it is not independent of (itself for an ordinary table).
+
+    OpenOOD's Near-OOD and Far-OOD columns are two groups of OOD sets scored against the *same*
+    in-distribution test set by the same models: they form one block, named by the ID set.
+
+    See Also
+    --------
+    - [`rank_methods`][auditad.leaderboards.rank_methods]: counts the independent blocks.
+    """
+    out = {}
+    openood = board.format == "openood" or "training" in board.metadata_columns
+    for d in board.datasets:
+        head, sep, tail = str(d).rpartition("/")
+        out[d] = head if (openood and sep and tail.lower() in _OPENOOD_GROUPS) else d
+    return out
+
+
+def matrix_from_board(board: Leaderboard, metric, missing: str, seed, zeros_are_failures: bool = True):
     """The seed-mean datasets × methods matrix of one metric of a leaderboard, failed runs as missing.
 
     Returns ``(metric, mean, dropped_datasets, dropped_methods, notes)``: the metric ranked (the only one, else
@@ -49,6 +70,8 @@ def matrix_from_board(board: Leaderboard, metric, missing: str, seed):
         cells = cells[keep]
     datasets = list(dict.fromkeys(cells["dataset"].tolist()))
     methods = list(dict.fromkeys(cells["method"].tolist()))
+    if not zeros_are_failures:
+        cells = cells.assign(usable=cells["value"].notna().to_numpy(), failed=False)
     use = cells[cells["usable"]]
     if use.shape[0] == 0:
         raise InvalidInputError(f"{metric}: no usable value to rank (every cell is missing or a failed run)")
@@ -111,8 +134,11 @@ def complete_case(mean, missing: str, what: str):
     return mean.loc[:, ~bad], [], dropped
 
 
-def matrix_from_frame(data, metric, missing: str, higher_is_better):
+def matrix_from_frame(data, metric, missing: str, higher_is_better, zeros_are_failures: bool = True):
     """The complete datasets × methods matrix of a DataFrame (index = datasets, NaN = missing).
+
+    Exact zeros are failed runs (missing) unless ``zeros_are_failures`` is False -- the same default as for a
+    leaderboard file.
 
     Returns ``(higher_is_better, metric, mean, dropped_datasets, dropped_methods, notes)``: the direction
     (default True), the metric's name (default ``"score"``), the complete matrix, what was left out, with the
@@ -133,6 +159,13 @@ def matrix_from_frame(data, metric, missing: str, higher_is_better):
     mean.index = [str(i) for i in mean.index]
     mean.columns = [str(c) for c in mean.columns]
     notes, dropped_d = [], []
+    zero = (mean == 0.0).to_numpy()
+    if zeros_are_failures and zero.any():
+        mean = mean.mask(zero)
+        notes.append(
+            f"{int(zero.sum())} exact zero(s) treated as failed runs (missing), as in a leaderboard file; "
+            "pass zeros_are_failures=False to rank them as scores"
+        )
     empty = mean.isna().all(axis=0).to_numpy()
     dropped_m = [(m, "no value on any dataset") for m, e in zip(mean.columns, empty) if e]
     mean = mean.loc[:, ~empty]

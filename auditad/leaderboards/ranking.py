@@ -53,7 +53,7 @@ from .._json import json_safe
 from .._validation import check_choice, check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
 from ..metrics.multiple_testing import holm_adjust  # one implementation (NaN skipped); re-exported here
-from .rank_matrix import matrix_from_board, matrix_from_frame
+from .rank_matrix import dataset_blocks, matrix_from_board, matrix_from_frame
 from .readers import Leaderboard
 from .schema import metric_info
 
@@ -338,6 +338,12 @@ class RankingResult:
         The policy (`MISSING_POLICIES`).
     dropped_datasets, dropped_methods : tuple of (name, reason)
     notes : tuple of str
+    blocks : tuple of (str, tuple of str)
+        The ranked datasets grouped into blocks of datasets that are not independent (OpenOOD's
+        Near-OOD and Far-OOD columns of one ID set); empty when every dataset is its own block.
+    block_friedman : FriedmanResult or None
+        Friedman / Iman–Davenport on the block means (one row per independent block), when blocks
+        group datasets and there are at least 2 blocks.
 
     References
     ----------
@@ -366,6 +372,18 @@ class RankingResult:
     dropped_datasets: tuple = ()
     dropped_methods: tuple = ()
     notes: tuple = ()
+    blocks: tuple = ()
+    block_friedman: object = None
+
+    @property
+    def n_independent(self) -> int:
+        """The number of independent datasets: blocks when datasets are grouped, else N."""
+        return len(self.blocks) if self.blocks else self.n_datasets
+
+    @property
+    def significance(self) -> FriedmanResult:
+        """The Friedman result on independent data: on the block means when datasets are grouped."""
+        return self.block_friedman if self.block_friedman is not None else self.friedman
 
     @property
     def best(self) -> str:
@@ -448,6 +466,9 @@ class RankingResult:
                 "dropped_datasets": [{"dataset": d, "reason": r} for d, r in self.dropped_datasets],
                 "dropped_methods": [{"method": m, "reason": r} for m, r in self.dropped_methods],
                 "notes": list(self.notes),
+                "n_independent": self.n_independent,
+                "blocks": [{"block": b, "datasets": list(ds)} for b, ds in self.blocks],
+                "block_friedman": None if self.block_friedman is None else self.block_friedman.to_dict(),
             }
         )
 
@@ -512,6 +533,8 @@ def rank_methods(
     pairwise: str = "auto",
     higher_is_better: bool | None = None,
     seed=None,
+    zeros_are_failures: bool = True,
+    blocks=None,
 ) -> RankingResult:
     r"""Average ranks, Friedman / Iman–Davenport, Nemenyi CD and Wilcoxon–Holm pairs of a leaderboard.
 
@@ -541,6 +564,15 @@ def rank_methods(
         For a DataFrame (default True); a leaderboard takes it from the metric.
     seed : optional
         Rank one seed of the leaderboard only.
+    zeros_are_failures : bool, default True
+        Exact zeros are failed runs and count as missing, in a DataFrame as in a leaderboard
+        (where the rules of [`annotate_cells`][auditad.leaderboards.annotate_cells] apply); False ranks
+        them as scores.
+    blocks : mapping, optional
+        Dataset -> block for a DataFrame whose datasets are not all independent (e.g.
+        ``{"cifar100/Near-OOD": "cifar100", "cifar100/Far-OOD": "cifar100"}``); a leaderboard takes its
+        blocks from the format (OpenOOD's Near-OOD and Far-OOD columns of one ID set form one block).
+        The significance of the ranking is then tested on the block means (``block_friedman``).
 
     Returns
     -------
@@ -590,12 +622,19 @@ def rank_methods(
     if isinstance(data, Leaderboard):
         if higher_is_better is not None:
             raise InvalidInputError("higher_is_better= is for a DataFrame; a leaderboard takes it from the metric")
-        metric, mean, dropped_d, dropped_m, notes = matrix_from_board(data, metric, missing, seed)
+        if blocks is not None:
+            raise InvalidInputError("blocks= is for a DataFrame; a leaderboard takes its blocks from the format")
+        metric, mean, dropped_d, dropped_m, notes = matrix_from_board(data, metric, missing, seed, zeros_are_failures)
         hib = metric_info(metric).higher_is_better
+        blocks = dataset_blocks(data)
     elif isinstance(data, pd.DataFrame):
         if seed is not None:
             raise InvalidInputError("seed= is for a leaderboard; a DataFrame holds one value per cell")
-        hib, metric, mean, dropped_d, dropped_m, notes = matrix_from_frame(data, metric, missing, higher_is_better)
+        hib, metric, mean, dropped_d, dropped_m, notes = matrix_from_frame(
+            data, metric, missing, higher_is_better, zeros_are_failures
+        )
+        if blocks is not None and not hasattr(blocks, "get"):
+            raise InvalidInputError(f"blocks must map dataset names to block names, got {describe(blocks)}")
     else:
         raise InvalidInputError(f"data must be a Leaderboard or a pandas DataFrame, got {type(data).__name__}")
     if mean.shape[0] < 2 or mean.shape[1] < 2:
@@ -635,6 +674,7 @@ def rank_methods(
     tied = (methods[0],) + tuple(m for m, p in zip(control["method_b"], p_ctrl) if p > alpha)
     scores = pd.DataFrame(X, index=list(mean.index), columns=methods)
     rank_frame = pd.DataFrame(ranks, index=list(mean.index), columns=methods)
+    grouped, block_fr = _blocks(scores, blocks or {}, hib, notes)
     return RankingResult(
         metric=metric,
         higher_is_better=hib,
@@ -652,4 +692,28 @@ def rank_methods(
         dropped_datasets=tuple(dropped_d),
         dropped_methods=tuple(dropped_m),
         notes=tuple(notes),
+        blocks=grouped,
+        block_friedman=block_fr,
     )
+
+
+def _blocks(scores, blocks, hib: bool, notes: list):
+    """The ranked datasets grouped by block (empty when none groups two) and Friedman on the block means."""
+    names = [str(blocks.get(d, d)) for d in scores.index]
+    groups = {}
+    for d, b in zip(scores.index, names):
+        groups.setdefault(b, []).append(str(d))
+    if len(groups) == len(names):
+        return (), None
+    notes.append(
+        f"{len(names)} datasets form {len(groups)} independent block(s) ("
+        + "; ".join(f"{b}: {', '.join(ds)}" for b, ds in groups.items() if len(ds) > 1)
+        + "): columns of one block share their data, so significance is tested on the block means"
+    )
+    grouped = tuple((b, tuple(ds)) for b, ds in groups.items())
+    if len(groups) < 2:
+        return grouped, None
+    means = scores.groupby(names, sort=False).mean().to_numpy(dtype=np.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedValueWarning)
+        return grouped, friedman_test(means, higher_is_better=hib)

@@ -55,7 +55,11 @@ from .formats import FORMATS, MATCHERS, READERS
 from .rawtable import CellColumns, RawTable
 from .schema import METRICS, MISSING_MARKERS, TABLE_COLUMNS, MetricSpec, canonical_metric, metric_info
 
+#: The share of a data set PyOD's benchmark scores (``benchmark.py``: ``train_test_split(test_size=0.4)``).
+PYOD_TEST_FRACTION = 0.4
+
 __all__ = [
+    "PYOD_TEST_FRACTION",
     "FORMATS",
     "METRICS",
     "TABLE_COLUMNS",
@@ -265,8 +269,24 @@ def _finish(cells: CellColumns, fmt: str, source: str, notes: list, *, percent, 
             f"{df['metric'].iloc[first]!r}: data rows {int(df['row'].iloc[first])} and "
             f"{int(df['row'].iloc[other])}"
         )
+    if fmt == "adbench":
+        if test_fraction is not None:
+            raise InvalidInputError(
+                "test_fraction= does not apply to an ADBench file: its counts are already those of ADBench's "
+                "30 % test split (pass counts= to give others)"
+            )
+        _adbench_counts(df, notes)
     if counts is not None:
         _apply_counts(df, counts, notes)
+    if test_fraction is None and fmt == "pyod":
+        test_fraction = PYOD_TEST_FRACTION
+        notes.append(
+            f"class counts scaled to PyOD's test split (test_fraction={PYOD_TEST_FRACTION:g}: its benchmark.py "
+            "scores train_test_split(test_size=0.4)); pass test_fraction=1 for the whole data set's counts"
+        )
+    elif test_fraction is not None:
+        f = check_float(test_fraction, name="test_fraction", low=0.0, high=1.0, low_open=True)
+        notes.append(f"class counts scaled by test_fraction={f:g} (expected test counts of a split of that size)")
     if test_fraction is not None:
         f = check_float(test_fraction, name="test_fraction", low=0.0, high=1.0, low_open=True)
         if not df["n_pos"].notna().any():
@@ -274,9 +294,43 @@ def _finish(cells: CellColumns, fmt: str, source: str, notes: list, *, percent, 
         have = df["n_pos"].notna()
         df.loc[have, "n_pos"] = np.maximum(1.0, np.round(df.loc[have, "n_pos"] * f))
         df.loc[have, "n_neg"] = np.maximum(1.0, np.round(df.loc[have, "n_neg"] * f))
-        notes.append(f"class counts scaled by test_fraction={f:g} (expected test counts of a split of that size)")
     meta = tuple(cells.meta)
     return Leaderboard(table=df, format=fmt, source=source, scales=scales, notes=tuple(notes), metadata_columns=meta)
+
+
+def _adbench_counts(df, notes: list) -> None:
+    """Fill the test counts of the ADBench data sets the dataset table knows; name the others."""
+    from .adbench_counts import adbench_test_counts
+
+    known, unknown, how_seen = 0, [], set()
+    for name in dict.fromkeys(df["dataset"].tolist()):
+        found = adbench_test_counts(name)
+        if found is None:
+            unknown.append(name)
+            continue
+        n_pos, n_neg, how = found
+        mask = (df["dataset"] == name).to_numpy()
+        df.loc[mask, "n_pos"] = float(n_pos)
+        df.loc[mask, "n_neg"] = float(n_neg)
+        known += 1
+        how_seen.add(how)
+    if known:
+        notes.append(
+            f"class counts of {known} data set(s) from the ADBench dataset table and ADBench's split (30 % test, "
+            "stratified; over 10 000 points subsampled to 10 000"
+            + (
+                "; under 1 000 points resampled with replacement to 1 000: effective counts of distinct points"
+                if "effective" in how_seen
+                else ""
+            )
+            + ")"
+        )
+    if unknown:
+        notes.append(
+            f"{len(unknown)} data set(s) not in the ADBench dataset table ({', '.join(unknown[:6])}"
+            + (" ..." if len(unknown) > 6 else "")
+            + "): no counts, their cells are tested on the seeds only (a weaker test)"
+        )
 
 
 def _apply_counts(df, counts, notes: list) -> None:
@@ -355,10 +409,15 @@ def read_leaderboard(
         Force percentages (True) or fractions (False) instead of detecting them.
     counts : mapping, optional
         ``{dataset: (n_pos, n_neg)}``: the test counts of datasets whose file
-        does not give them.
+        does not give them (they replace the format's own).  ADBench files get
+        theirs from the public dataset table and ADBench's 30 % test split
+        ([`adbench_test_counts`][auditad.leaderboards.adbench_test_counts]).
     test_fraction : float, optional
-        Scale the class counts to a test split of this share of the data
-        (PyOD's ``#Samples`` are whole data sets; its benchmark tests on 40 %).
+        Scale the class counts to a test split of this share of the data.
+        Default: `PYOD_TEST_FRACTION` (0.4) for a PyOD file, whose ``#Samples``
+        are whole data sets while its benchmark scores a 40 % test split
+        (stated in the notes; ``test_fraction=1`` keeps the whole counts);
+        no scaling for the other formats.
 
     Returns
     -------
@@ -400,8 +459,8 @@ def read_leaderboard(
     ('pyod', ('auroc',), ('IForest', 'LOF'))
     >>> board.table[["dataset", "method", "value", "n_pos", "n_neg"]].head(2)
       dataset   method   value  n_pos  n_neg
-    0    pima  IForest  0.6806  268.0  500.0
-    1    pima      LOF  0.6271  268.0  500.0
+    0    pima  IForest  0.6806  107.0  200.0
+    1    pima      LOF  0.6271  107.0  200.0
     """
     path = Path(path)
     if not path.exists():

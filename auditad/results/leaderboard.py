@@ -49,6 +49,7 @@ CHECK_KEYS = {
     "single_run": "single_run_rows",
     "no_spread": "no_spread_values",
     "inverted": "inverted_pairs",
+    "below_half_untested": "untested_below_half_pairs",
     "label_direction": "reversed_datasets",
     "near_chance": "near_chance_pairs",
     "seed_variance": "seed_variance_pairs",
