@@ -35,6 +35,7 @@ from typing import Iterable, Sequence
 
 __all__ = [
     "FrameDisplay",
+    "scalar_frame",
     "DASH",
     "TARGETS",
     "KINDS",
@@ -693,6 +694,20 @@ def text_table(rows, *, header=None, align: str = "l", sep: str = "  ", widths=N
         (indent + sep.join(c.ljust(w) if a == "l" else c.rjust(w) for c, w, a in zip(r, width, spec))).rstrip()
         for r in table
     )
+
+
+def scalar_frame(record: dict):
+    """A one-row DataFrame of the scalar (number, string, bool, None) values of a flat ``to_dict`` record.
+
+    Examples
+    --------
+    >>> scalar_frame({"auroc": 0.9, "name": "far", "items": [1, 2]}).columns.tolist()
+    ['auroc', 'name']
+    """
+    import pandas as pd
+
+    row = {k: v for k, v in record.items() if v is None or isinstance(v, (int, float, str, bool))}
+    return pd.DataFrame([row])
 
 
 class FrameDisplay:

@@ -64,7 +64,29 @@ def _null():
     return null_distribution(5, 20, metrics=["auroc"], runs=200, random_state=0)
 
 
+def _ood_module():
+    return importlib.import_module("auditad.ood.contamination")
+
+
+def _ood():
+    from auditad.ood import audit_ood
+
+    rng = np.random.default_rng(2)
+    return audit_ood(X, Y, {"far": rng.normal(size=(30, 3)) + 8.0}, n_test=15, n_boot=20, backend="exact")
+
+
 BUILDERS = {
+    "auditad.ood.result.OODAuditResult": _ood,
+    "auditad.ood.result.OODSetResult": lambda: _ood().sets[0],
+    "auditad.ood.detection.DetectionResult": lambda: importlib.import_module("auditad.ood.detection").detection_metrics(
+        X[:20, 0], X[40:, 0], n_boot=20, random_state=0
+    ),
+    "auditad.ood.contamination.ContaminationResult": lambda: _ood_module().contamination(
+        np.array([0.9, 0.1, 0.2]), 0.5, np.array([0.8, 0.7, 0.9]), 0.5
+    ),
+    "auditad.ood.contamination.PlacementResult": lambda: _ood_module().placement(
+        np.array([0.9, 0.1, 0.2]), 0.5, threshold=0.5
+    ),
     "auditad.leakage.LeakageResult": lambda: auditad.leakage(X, Y, k=3),
     "auditad.protocol.result.ProtocolResult": _protocol,
     "auditad.protocol.rates.InstabilityResult": lambda: auditad.protocol.instability_rates([0.9, 0.4, 0.52, 0.7]),

@@ -25,6 +25,8 @@ inference", JASA 22, 1927 (the score interval).
 
 from __future__ import annotations
 
+from .._format import FrameDisplay, scalar_frame
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,7 +92,7 @@ def id_likeness(share, chance) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class ContaminationResult:
+class ContaminationResult(FrameDisplay):
     """Estimated ID share of one OOD set.
 
     Attributes
@@ -125,6 +127,10 @@ class ContaminationResult:
     n_ood: int
     n_test: int
     confidence_level: float
+
+    def to_frame(self):
+        """One-row table of the scalar fields of `to_dict` (snake_case columns)."""
+        return scalar_frame(self.to_dict())
 
     def to_dict(self) -> dict:
         """Key numbers (JSON-safe; the per-row arrays are left out)."""
@@ -196,7 +202,7 @@ def contamination(share_ood, chance_ood, share_test, chance_test, *, confidence_
 
 
 @dataclass(frozen=True)
-class PlacementResult:
+class PlacementResult(FrameDisplay):
     """Chance-normalised ID share of an OOD set's neighbourhoods, and the placement it gives.
 
     Attributes
@@ -224,6 +230,10 @@ class PlacementResult:
     ratio_high: float
     placement: str
     threshold: float
+
+    def to_frame(self):
+        """One-row table of the scalar fields of `to_dict` (snake_case columns)."""
+        return scalar_frame(self.to_dict())
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""

@@ -20,6 +20,8 @@ Biometrics 44, 1988.
 
 from __future__ import annotations
 
+from .._format import FrameDisplay, scalar_frame
+
 import math
 from dataclasses import dataclass
 
@@ -50,7 +52,7 @@ def fpr_at_tpr(id_scores, ood_scores, *, tpr: float = TPR_LEVEL) -> float:
 
 
 @dataclass(frozen=True)
-class DetectionResult:
+class DetectionResult(FrameDisplay):
     """One detector on one OOD set (ID held-out rows vs OOD rows).
 
     Attributes
@@ -93,6 +95,10 @@ class DetectionResult:
     fpr95_high: float
     n_id: int
     n_ood: int
+
+    def to_frame(self):
+        """One-row table of the scalar fields of `to_dict` (snake_case columns)."""
+        return scalar_frame(self.to_dict())
 
     def to_dict(self) -> dict:
         """JSON-safe dict."""

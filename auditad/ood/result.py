@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .._format import FrameDisplay, scalar_frame
+
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,7 +17,7 @@ SCHEMA = "auditad-ood/1"
 
 
 @dataclass(frozen=True)
-class OODSetResult:
+class OODSetResult(FrameDisplay):
     """Everything measured on one OOD set.
 
     Attributes
@@ -65,6 +67,10 @@ class OODSetResult:
         s = self.samples.sort_values(["id_likeness", "nearest_id_distance"], ascending=[False, True], kind="stable")
         return s.head(n).reset_index(drop=True)
 
+    def to_frame(self):
+        """One-row table of the scalar fields of `to_dict` (snake_case columns)."""
+        return scalar_frame(self.to_dict())
+
     def to_dict(self) -> dict:
         """Key numbers (JSON-safe; what ``summary.json`` holds under ``ood.<name>``)."""
         c = self.copies
@@ -85,7 +91,7 @@ class OODSetResult:
 
 
 @dataclass(frozen=True)
-class OODAuditResult:
+class OODAuditResult(FrameDisplay):
     """An OOD benchmark audit: per OOD set copies, ID share, placement and detector metrics, and the findings.
 
     Attributes
