@@ -154,10 +154,13 @@ def test_demo_summary_validates_and_matches_the_library(demo):
         ref = leakage(X, bench.y, k=[10, 1, 5, 20], backend="exact")
         got = summary["leakage"]["representations"][rep]
         assert got["L_k"] == ref.L_k and got["by_k"] == {str(k): float(v) for k, v in zip(ref.ks, ref.L)}
-    # the top-level L_k is the first representation's, checked against a brute-force oracle
+    # the top-level L_k is the largest over the representations (pca16 here, named), checked against a
+    # brute-force oracle
     from sklearn.metrics import pairwise_distances
 
-    X, y = bench.representations["pixels"], bench.y
+    assert summary["leakage"]["representation"] == "pca16"
+    assert summary["leakage"]["L_k"] == summary["leakage"]["max_L_k"]
+    X, y = bench.representations["pca16"], bench.y
     D = pairwise_distances(X)
     np.fill_diagonal(D, np.inf)
     nn = np.argsort(D, axis=1, kind="stable")[:, :10]  # ties broken by index

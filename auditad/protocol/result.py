@@ -539,7 +539,9 @@ class ProtocolResult:
         """JSON-safe dict.
 
         Three levels, as "Testing the Test" reports them: ``to_dict()["mean"]`` is the
-        average of the per-detector rates of the first representation (keys ``rho_rnd``,
+        average of the per-detector rates of the representation ``to_dict()["representation"]``
+        ([`headline_representation`][auditad.protocol.ProtocolResult.headline_representation]: the lowest
+        detector-average AUROC, never the first given) (keys ``rho_rnd``,
         ``rho_inv``, ``rho_dir``, ``rho_inv_sig``, ``sigma2_auc``, ...);
         ``to_dict()["worst"]`` the largest rate over every (representation, detector)
         pair with the pair that has it (``rho_dir_where``), so the default gate
@@ -573,7 +575,7 @@ class ProtocolResult:
                 "leakage": leak,
                 "per_class": [json_value(row) for row in self.per_class_rows if row["representation"] == rep],
             }
-        first = self.representation_names[0]
+        first = self.headline_representation
         return {
             "protocol": self.protocol,
             "epsilon": self.epsilon,
@@ -582,6 +584,7 @@ class ProtocolResult:
             "classes": json_value([c.item() for c in self.classes]),
             "detectors": json_value(list(self.detector_info)),
             "representation_names": list(self.representation_names),
+            "representation": first,
             "mean": reps[first]["mean"],
             "worst": self.overall_worst.to_dict(),
             "ensemble": reps[first]["ensemble"],
@@ -589,6 +592,22 @@ class ProtocolResult:
             "confirmation": None if self.confirmation is None else self.confirmation.to_dict(),
             "skipped": json_value(list(self.skipped)),
         }
+
+    @property
+    def headline_representation(self) -> str:
+        """The representation the top-level ``mean`` and ``ensemble`` of `to_dict` describe: the one whose
+        detector-average AUROC is lowest (the hardest; ties to the first name in sorted order).
+
+        Defined by the results, never by the order in which representations were given, so that a summary,
+        its gates and a diff do not change when the inputs are listed in another order.
+        """
+
+        def key(rep):
+            auc = self.summaries[rep].mean.stats().get("mean_auc")
+            auc = float(auc) if auc is not None and np.isfinite(auc) else np.inf
+            return (auc, str(rep))
+
+        return min(self.representation_names, key=key)
 
     def _repr_html_(self) -> str:
         """Notebook display: per (representation, detector) the rates, the average and worst pair, and the

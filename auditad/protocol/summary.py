@@ -179,7 +179,9 @@ class DetectorAverage(DetectorSummary):
 
 @dataclass(frozen=True)
 class WorstRate:
-    """The largest value of one rate over (representation, detector) pairs, and the first pair that has it.
+    """The largest value of one rate over (representation, detector) pairs, and the pair that has it.
+
+    Ties go to the first pair in (representation, detector) name order.
 
     Attributes
     ----------
@@ -225,7 +227,12 @@ class WorstRates:
 
     @classmethod
     def over(cls, pairs: Sequence[tuple]) -> "WorstRates":
-        """The worst of ``pairs``, a sequence of ``(representation, detector, DetectorSummary)`` in report order."""
+        """The worst of ``pairs``, a sequence of ``(representation, detector, DetectorSummary)``.
+
+        Ties go to the pair first in (representation, detector) name order, so the pair named never depends on
+        the order in which representations or detectors were given.
+        """
+        pairs = sorted(pairs, key=lambda p: (str(p[0]), str(p[1])))
         out = {}
         for name in _stat_names(cls):
             v = np.array([getattr(s, name) for _, _, s in pairs], dtype=np.float64)

@@ -199,16 +199,22 @@ def _glance(summary: Mapping) -> list:
     def worst(key):
         return stat(w.get(key)) + (f" ({w[key + '_where']})" if w.get(key + "_where") else "")
 
+    several = len(d["representations"]) > 1
+    leak_label = f"leakage L_k (k = {lk['k']})"
+    if several and lk.get("representation"):
+        leak_label += f", largest: {lk['representation']}"
     items = [
         ("samples", count(d["n"])),
         ("classes", count(d["n_classes"])),
         ("representations", ", ".join(d["representations"])),
-        (f"leakage L_k (k = {lk['k']})", stat(lk["L_k"])),
+        (leak_label, stat(lk["L_k"])),
     ]
     if m:
+        rep = summary["protocol"].get("representation")
+        on = f" ({rep}: lowest AUROC)" if several and rep else ""
         items += [
-            ("AUROC, average of detectors", stat(m.get("mean_auc"))),
-            ("ρ_inv, average of detectors", stat(m.get("rho_inv"))),
+            (f"AUROC, average of detectors{on}", stat(m.get("mean_auc"))),
+            (f"ρ_inv, average of detectors{on}", stat(m.get("rho_inv"))),
             ("ρ_inv, worst detector", worst("rho_inv")),
             ("ρ_dir, worst detector", worst("rho_dir")),
         ]

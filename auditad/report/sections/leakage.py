@@ -69,7 +69,8 @@ def build(ctx) -> Section:
     name = ctx.name
     per_rep = ctx.results[ID]["representations"]
     col_res = ctx.results[ID]["columns"]
-    first = next(iter(per_rep))
+    # the headline is the largest L_k (ties: first name in sorted order), never the first representation given
+    first = min(per_rep, key=lambda rep: (-per_rep[rep].L_k if np.isfinite(per_rep[rep].L_k) else np.inf, str(rep)))
     main = per_rep[first]
     main_dict = main.to_dict()
     out = {

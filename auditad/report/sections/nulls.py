@@ -75,6 +75,11 @@ def _null_stats(nr) -> dict:
     }
 
 
+def _share_key(shares: dict) -> float:
+    value = shares.get("share_above_q95")
+    return float(value) if value is not None and value == value else float("inf")
+
+
 def build(ctx) -> Section:
     """The nulls section from ``ctx.results["nulls"]``."""
     import pandas as pd
@@ -86,12 +91,15 @@ def build(ctx) -> Section:
     reps = list(ctx.inputs.benchmark.representations)
     rows = _class_rows(r, reps)
     primaries = {cn.label: cn.null for cn in r["classes"]}
+    shares = {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps}
+    # the headline: the representation with the fewest classes above the null's 95 % quantile (ties: name)
+    head = min(reps, key=lambda rep: (_share_key(shares[rep]), str(rep)))
     out = {
-        "representation": reps[0],
+        "representation": head,
         "metrics": ["auroc", *r["others"]],
         "prediction": next(iter(primaries.values())).prediction if primaries else None,
-        **observed_shares(r["classes"], reps[0]).to_dict(),
-        "representations": {rep: observed_shares(r["classes"], rep).to_dict() for rep in reps},
+        **shares[head],
+        "representations": shares,
         "per_class": rows.per_class,
         "anomaly_split": None,
     }
