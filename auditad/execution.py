@@ -328,11 +328,29 @@ class DaskExecutor:
         return entry[1]
 
     def _wait_for_worker(self) -> None:
-        """Return when the cluster has a worker; `ExecutionError` when none joins within ``worker_wait`` s."""
-        try:
-            self.client.wait_for_workers(1, timeout=self.worker_wait)
-        except Exception as exc:  # noqa: BLE001  (WorkerStartTimeoutError, a lost scheduler, ...)
-            raise self.no_worker_error() from exc
+        """Return when the cluster has a running worker; `ExecutionError` when none joins within ``worker_wait`` s.
+
+        Polls the scheduler through the client's own view (``Client.scheduler_info``), never with
+        ``Client.wait_for_workers``: for a client made from a cluster object (a local cluster), Dask hands that
+        call to ``Cluster.wait_for_workers``, which replaces the cluster's table of workers with snapshots asked
+        for over one connection, while the scheduler keeps that table up to date with add/remove events sent
+        over another, batched every 5 ms. A snapshot taken just after a worker left arrives before the
+        worker's "remove" event, which then finds no entry: the ``KeyError`` (in
+        ``SpecCluster._update_worker_status``) ends the cluster's listener, and ``LocalCluster.close()``
+        raises it at the end of the run. auditad waits for a worker exactly when one was just lost, so a
+        loaded machine hit this (distributed 2023 to 2026.8 at least).
+        """
+        deadline = time.monotonic() + self.worker_wait
+        while True:
+            try:
+                workers = self.client.scheduler_info().get("workers", {})
+            except Exception as exc:  # noqa: BLE001  (a lost scheduler, closed comms, ...)
+                raise self.no_worker_error() from exc
+            if any(w.get("status", "running") == "running" for w in workers.values()):
+                return
+            if time.monotonic() >= deadline:
+                raise self.no_worker_error()
+            time.sleep(0.1)
 
     def no_worker_error(self) -> ExecutionError:
         """The error of a run that lost every worker (none joined within ``worker_wait`` seconds)."""

@@ -239,3 +239,31 @@ def test_a_failed_batch_is_a_named_error(cluster):
         batch.results()
     assert cluster.submit_ordered(abs, [-1]).failure(wait=0.2) is None
     assert SerialExecutor().submit_ordered(fails_on_three, range(6)).failure() is None
+
+
+def test_waiting_for_a_worker_leaves_the_clusters_worker_table_to_the_scheduler():
+    # Dask's Client.wait_for_workers replaces a local cluster's table of workers with snapshots, racing the
+    # scheduler's add/remove events: a worker's "remove" arriving after a snapshot without that worker found no
+    # entry, and the KeyError came out of LocalCluster.close() (seen under load). The events are held back 1 s
+    # here, which makes that certain.
+    import asyncio
+    import signal
+
+    with open_executor("local:2") as ex:
+        scheduler = ex.cluster.scheduler
+        events = scheduler.plugins["worker-status"].bcomm  # the cluster's subscription (sent on the scheduler's loop)
+        send = events.send
+        events.send = lambda msg: asyncio.get_running_loop().call_later(1.0, send, msg)
+        victim, pid = next(iter(ex.client.run(os.getpid).items()))
+        os.kill(pid, signal.SIGKILL)  # its nanny starts a new worker
+        deadline = time.monotonic() + 60
+        while victim in scheduler.workers:
+            assert time.monotonic() < deadline, "the scheduler did not notice the killed worker"
+            time.sleep(0.01)
+        ex._wait_for_worker()  # the other worker runs: returns at once, before the "remove" event is sent
+        while len(scheduler.workers) < 2:  # the new worker, then its event
+            assert time.monotonic() < deadline, "the killed worker was not replaced"
+            time.sleep(0.05)
+        time.sleep(1.5)
+        assert set(ex.cluster.scheduler_info["workers"]) == set(scheduler.workers)
+    assert ex.cluster is None  # closed without an error

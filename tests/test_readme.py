@@ -122,7 +122,9 @@ def _bare_pytest(checkout: Path, site: Path, tmp: Path, *args: str) -> subproces
     env["PYTHONPATH"] = str(site)  # auditad "installed" outside the checkout, found before the checkout's copy
     env["MPLBACKEND"] = "Agg"
     return subprocess.run(
-        [sys.executable, str(entry), "-p", "no:cacheprovider", *args],
+        # -n 0: in this one process (the configured workers would each collect the whole suite again; they
+        # collect with the same configuration)
+        [sys.executable, str(entry), "-p", "no:cacheprovider", "-n", "0", *args],
         cwd=checkout,
         env=env,
         capture_output=True,
