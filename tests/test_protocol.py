@@ -1388,11 +1388,15 @@ def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
         assert res.worst(rep) == summ.worst.stats() and d["representations"][rep]["worst"] == summ.worst.to_dict()
     for name, cands in worst_all.items():
         top = max(v for v, _, _ in cands)
-        first = next((det, rep) for v, det, rep in cands if v == top)
+        # ties go to the first (representation, detector) in name order, never to the input order
+        first = min(((det, rep) for v, det, rep in cands if v == top), key=lambda p: (p[1], p[0]))
         assert res.worst()[name] == top and d["worst"][name] == top
         assert res.worst()[f"{name}_where"] == (f"{first[0]} on {first[1]}" if top > 0 else None)
-    assert d["mean"] == d["representations"]["pixels"]["mean"]
-    assert d["ensemble"] == d["representations"]["pixels"]["ensemble"]
+    # the top level describes the representation of lowest detector-average AUROC, and names it
+    head = min(res.representation_names, key=lambda r: (d["representations"][r]["mean"]["mean_auc"], r))
+    assert d["representation"] == head == res.headline_representation
+    assert d["mean"] == d["representations"][head]["mean"]
+    assert d["ensemble"] == d["representations"][head]["ensemble"]
 
 
 def test_typed_summary_is_computed_once(digits, monkeypatch):

@@ -202,7 +202,8 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     # Isolation Forest ranks digit 8 below the normals on raw pixels (the ensemble hides it), significantly in its
     # one draw; its confirmatory draws (new forest seeds and splits) do not confirm it: below 1/2 within noise,
     # the spread from seeds and splits, so the significant-inversion gate passes
-    assert summary["protocol"]["ensemble"]["rho_inv"] == 0.0 < summary["protocol"]["mean"]["rho_inv"]
+    pixels = summary["protocol"]["representations"]["pixels"]
+    assert pixels["ensemble"]["rho_inv"] == 0.0 < pixels["mean"]["rho_inv"]
     row = [
         r
         for r in summary["protocol"]["representations"]["pixels"]["per_class"]
