@@ -441,13 +441,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from .terminal import EXIT_PIPE, SignalGuard, debug_requested, print_warnings, quiet_children
 
+    program = argv is None  # run as the program: the handlers stay until the process exits
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = SafeStream(out_stream, check=True), SafeStream(err_stream)  # stdout: a safe point
     quiet_children()  # the resource tracker of a local Dask cluster: no warnings after our last line
     try:
-        with SignalGuard(_fileno(err_stream)) as guard:
+        with SignalGuard(_fileno(err_stream), keep=program) as guard:
             with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
                 code, message = _run_command(argv, debug)
             guard.ending = True  # from here on a signal is only recorded: the outcome is being reported
@@ -514,6 +515,9 @@ def _dispatch(argv: list[str], command: dict | None = None) -> int:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
+    from .._progress import check_stop
+
+    check_stop()  # a signal while the command line loaded: nothing has started yet
     return int(run(args))
 
 

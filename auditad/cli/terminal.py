@@ -173,41 +173,60 @@ class SignalGuard:
     ([`request_stop`][auditad._progress.request_stop]): the pipeline stops at its next safe point
     and unwinds through its clean-ups.  A second one before the command reports its outcome
     (`ending`) cannot wait for that: `force` runs the registered clean-ups that have not finished,
-    ends the child processes, prints the one line and exits.
+    ends the child processes, prints the one line and exits.  A signal that arrives while the
+    outcome is being reported is too late to change it; two such signals force the exit (the
+    exit hangs).
 
     Parameters
     ----------
     err_fd : int
         File descriptor of the line a forced exit prints (stderr).
+    keep : bool
+        Leave the handler installed when the block ends, in the "too late" state: the process is
+        about to exit (``auditad`` run as a program), and a signal during the interpreter's own exit
+        must neither kill it by the signal's default action nor raise.
     """
 
-    def __init__(self, err_fd: int = 2):
-        self.err_fd = err_fd
-        self.ending = False  # the command is reporting its outcome: later signals are only recorded
+    def __init__(self, err_fd: int = 2, *, keep: bool = False):
+        self.err_fd, self.keep = err_fd, keep
+        self.ending = False  # the command is reporting its outcome: later signals do not change it
+        self.late = 0  # signals received since then
         self.forcing = False
         self.previous: dict = {}
 
     def __enter__(self) -> "SignalGuard":
         import threading
 
-        RECEIVED.clear()
-        if threading.current_thread() is threading.main_thread():
+        if threading.current_thread() is threading.main_thread():  # signals recorded before are kept
             self.previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handle)
-            if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
-                self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, self.handle)
+            current = signal.getsignal(signal.SIGINT)  # Python's own, or the recorder of ``python -m auditad``
+            if current is signal.default_int_handler or (
+                callable(current) and current is self.previous[signal.SIGTERM]
+            ):
+                self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, self.handle)  # not when Ctrl-C is ignored
         return self
 
     def __exit__(self, *exc) -> None:
+        RECEIVED.clear()
+        if self.keep:
+            self.ending = True
+            return
         for signum, previous in self.previous.items():
             signal.signal(signum, previous)
         self.previous.clear()
-        RECEIVED.clear()
 
     def handle(self, signum, frame) -> None:
         """The signal handler: record the signal; never raise (see the module's doc)."""
+        if self.forcing:
+            return
+        if self.ending:
+            self.late += 1
+            if self.late > 1:
+                self.force(signum)
+            return
         first = not RECEIVED
         request_stop(signum)
-        if not first and not self.ending and not self.forcing:
+        if not first:
             self.force(signum)
 
     def force(self, signum) -> None:
