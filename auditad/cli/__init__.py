@@ -442,6 +442,12 @@ def main(argv: list[str] | None = None) -> int:
     from .terminal import EXIT_PIPE, SignalGuard, debug_requested, print_warnings, quiet_children
 
     program = argv is None  # run as the program: the handlers stay until the process exits
+    if program:
+        import atexit
+
+        from .terminal import ignore_late_signals
+
+        atexit.register(ignore_late_signals)  # the last to run: no signal kills the interpreter's exit
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr

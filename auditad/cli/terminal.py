@@ -52,6 +52,7 @@ __all__ = [
     "RECEIVED",
     "SignalGuard",
     "stop_message",
+    "ignore_late_signals",
     "debug_requested",
     "exit_status",
     "forget_unhandled_interrupt",
@@ -248,6 +249,21 @@ class SignalGuard:
         except OSError:
             pass
         os._exit(code)
+
+
+def ignore_late_signals() -> None:
+    """Ignore SIGTERM and SIGINT from now on: registered with ``atexit`` by `auditad.cli.main` run as the program.
+
+    The interpreter's exit resets every Python signal handler to the default action before it tears
+    down the modules (seconds on a busy machine); a signal then would kill the finished run, with
+    status -15 or -2 instead of its exit code.  The last ``atexit`` function to run (the first
+    registered) ignores them instead: the run has reported its outcome.
+    """
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except (OSError, ValueError):  # not the main thread, or not a signal on this system
+            pass
 
 
 def _descendants(pid: int) -> list[int]:
