@@ -144,7 +144,7 @@ def _trial(audits, parent: Path, sig: int, delay: float, over_old: bool) -> list
     return problems
 
 
-@pytest.mark.slow  # about 40 s on two free cores (32 runs of a ~3 s audit, two at a time)
+@pytest.mark.slow  # 32 runs of a ~3 s audit, two at a time: about a minute on two free cores, 15 min on busy ones
 def test_a_signal_at_any_moment_ends_with_one_line_and_a_whole_report(audits, tmp_path):
     full = audits["seconds"]
     moments = np.linspace(0.05, 0.98, MOMENTS) * full
