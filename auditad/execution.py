@@ -59,6 +59,7 @@ import functools
 import time
 import weakref
 
+from ._progress import check_stop
 from .diskarray import call_opened, holds_token, memmap_token, readable_everywhere
 from .errors import AuditadError, InvalidInputError
 from .scheduler import (
@@ -129,7 +130,7 @@ class SerialExecutor:
 
         An exception of ``fn`` propagates unchanged (it is raised in this process, with its own traceback).
         """
-        return [fn(item, **shared) for item in items]
+        return [check_stop() or fn(item, **shared) for item in items]  # check_stop: a safe point between tasks
 
     def submit_ordered(self, fn, items, *, priority: int = 0, **shared) -> "SerialBatch":
         """Tasks to run later: here they run when `SerialBatch.results` is called (``priority`` is moot)."""
@@ -514,6 +515,7 @@ class DaskBatch:
         dd = import_distributed()
         alone_since = None
         while True:
+            check_stop()  # a safe point each second while the cluster computes
             try:
                 dd.wait(self.futures, timeout=1.0)
                 return

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable
 
 from .._json import json_safe
+from .._progress import Cleanup, check_stop
 from ..errors import AuditadWarning, InvalidInputError
 from ..report._slug import key as _key
 from .bounded import bound_summary
@@ -258,6 +259,7 @@ def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress
         warnings.simplefilter("always", AuditadWarning)
         with Progress(sum(r is None for r in reasons), f"audit {inputs.name}", enabled=progress) as bar:
             for mod, reason in zip(modules, reasons):
+                check_stop()  # a safe point between sections (and inside them, at every progress step)
                 if reason is None:
                     ctx.results[mod.ID] = mod.run(ctx)
                     bar.update()
@@ -516,34 +518,19 @@ def _run_into(
     from ..gates.checks import exit_code, verdict
 
     out_path, tmp = prepare_output_dir(out_path)
+    discard = Cleanup(lambda: discard_output_dir(tmp), forced=lambda: _forget_output(tmp, out_path))
+    with discard.registered():  # a forced exit (a second signal) removes the temporary folder and the lock
+        try:
+            audits = _write_all(inputs_list, tmp, gates, executor, timestamp, progress, on_benchmark)
+        except BaseException:
+            discard()
+            raise
     try:
-        audits = []
-        for inp in inputs_list:
-            rules, default = gates[inp.name]
-            audit = _audit_one(inp, rules, default=default, progress=progress, executor=executor)
-            if timestamp:
-                from datetime import datetime, timezone
-
-                run = {
-                    "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                    "elapsed_seconds": audit.elapsed_seconds,
-                }
-                audit = replace(audit, summary={**audit.summary, "run": run})
-            _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
-            audits.append(audit)
-            if on_benchmark is not None:
-                on_benchmark(audit)
-        from ..report.render import render_index
-
-        from .._io import write_text_atomic
-
-        write_text_atomic(tmp / "index.html", render_index(audits, timestamp=timestamp))
-        write_text_atomic(tmp / _MARKER, "Written by 'auditad audit'; the next run into this folder replaces it.\n")
-        by_bench = {a.name: list(a.gate_results) for a in audits}
-        replace_dir_atomic(tmp, out_path)
+        replace_dir_atomic(tmp, out_path)  # no safe point inside: the old report or the new one, whole
     except BaseException:
-        discard_output_dir(tmp)
+        discard()
         raise
+    by_bench = {a.name: list(a.gate_results) for a in audits}
     if junit is not None or markdown is not None:
         from ..report import export
 
@@ -561,6 +548,60 @@ def _run_into(
     )
 
 
+def _write_all(inputs_list, tmp: Path, gates, executor, timestamp, progress, on_benchmark) -> list:
+    """Audit every benchmark and write its files into the temporary folder ``tmp``, then the index and the
+    marker; the audits, in order."""
+    from .._io import write_text_atomic
+    from ..report.render import render_index
+
+    audits = []
+    for inp in inputs_list:
+        check_stop()
+        rules, default = gates[inp.name]
+        audit = _audit_one(inp, rules, default=default, progress=progress, executor=executor)
+        if timestamp:
+            from datetime import datetime, timezone
+
+            run = {
+                "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                "elapsed_seconds": audit.elapsed_seconds,
+            }
+            audit = replace(audit, summary={**audit.summary, "run": run})
+        _write_benchmark(audit, tmp / audit.name, progress=progress, executor=executor)
+        audits.append(audit)
+        if on_benchmark is not None:
+            on_benchmark(audit)
+    write = _checked(write_text_atomic)
+    write(tmp / "index.html", render_index(audits, timestamp=timestamp))
+    write(tmp / _MARKER, "Written by 'auditad audit'; the next run into this folder replaces it.\n")
+    return audits
+
+
+def _forget_output(tmp: Path, out: Path) -> None:
+    """The forced exit's clean-up of an unfinished report: remove the temporary folder and the lock file,
+    taking no lock of this process (the interrupted code may hold one); the kernel drops the lock itself."""
+    import contextlib
+    import shutil
+
+    from .._io import OutputLock
+
+    shutil.rmtree(tmp, ignore_errors=True)
+    with contextlib.suppress(OSError):
+        Path(OutputLock(out).path).unlink()
+
+
+def _checked(write: Callable) -> Callable:
+    """``write`` between two safe points of the stop requests (`check_stop`)."""
+
+    def run(*args, **kwargs):
+        check_stop()
+        written = write(*args, **kwargs)
+        check_stop()
+        return written
+
+    return run
+
+
 def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = False, executor=None) -> None:
     """Write summary.json, tables, figures and report.html of one benchmark into ``folder``.
 
@@ -570,9 +611,11 @@ def _write_benchmark(audit: BenchmarkAudit, folder: Path, *, progress: bool = Fa
     import json
 
     from ..execution import distributed
-    from .._io import write_bytes_atomic, write_text_atomic
+    from .. import _io
     from .._progress import Progress
     from ..report.render import figure_files, render_report
+
+    write_bytes_atomic, write_text_atomic = _checked(_io.write_bytes_atomic), _checked(_io.write_text_atomic)
 
     (folder / "tables").mkdir(parents=True)
     (folder / "figures").mkdir()
@@ -606,6 +649,7 @@ def _write_tables(tables, folder: Path) -> None:
     from ..report.export import write_table
     from ..report.tables import frame_to_csv
 
+    write_table, write_text_atomic = _checked(write_table), _checked(write_text_atomic)
     for t in tables:
         if t.compact:
             write_table(t.frame, folder / "tables" / t.name, caption=t.caption, label=f"tab:{_key(t.name)}")

@@ -30,7 +30,7 @@ from . import timeseries as _timeseries
 from . import ood as _ood
 from ..errors import AuditadError
 from .shared import column_list, progress_enabled
-from .terminal import EXIT_USAGE, SafeStream, Terminated
+from .terminal import EXIT_USAGE, SafeStream
 
 __all__ = ["main"]
 
@@ -441,79 +441,82 @@ def main(argv: list[str] | None = None) -> int:
     or usage (one line naming the parameter or file), 3 internal error (one line; the
     traceback with ``--debug`` or ``AUDITAD_DEBUG=1``), 130 on SIGINT, 143 on SIGTERM.
     Everything printed is sanitised of terminal control characters.
+
+    Signals (`auditad.cli.terminal.SignalGuard`) are recorded, never raised from their handler:
+    the command stops at its next safe point (a progress step, a section, a file, a line on stdout;
+    [`check_stop`][auditad._progress.check_stop]) and unwinds through its clean-ups; a second signal
+    ends the process at once.
     """
-    import signal
-    import threading
     import warnings
 
-    from .terminal import (
-        EXIT_PIPE,
-        EXIT_SIGINT,
-        EXIT_SIGTERM,
-        RECEIVED,
-        debug_requested,
-        exit_status,
-        flag_names,
-        forget_unhandled_interrupt,
-        on_sigint,
-        on_sigterm,
-        print_warnings,
-        quiet_children,
-        quiet_shutdown,
-        speak_cli,
-    )
+    from .terminal import EXIT_PIPE, SignalGuard, debug_requested, print_warnings, quiet_children
 
+    program = argv is None  # run as the program: the handlers stay until the process exits
+    if program:
+        import atexit
+
+        from .terminal import ignore_late_signals
+
+        atexit.register(ignore_late_signals)  # the last to run: no signal kills the interpreter's exit
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = debug_requested(argv)
     out_stream, err_stream = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = SafeStream(out_stream), SafeStream(err_stream)
-    previous = previous_int = None
-    RECEIVED.clear()
+    sys.stdout, sys.stderr = SafeStream(out_stream, check=True), SafeStream(err_stream)  # stdout: a safe point
     quiet_children()  # the resource tracker of a local Dask cluster: no warnings after our last line
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, on_sigterm)
-        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when Ctrl-C is ignored
-            previous_int = signal.signal(signal.SIGINT, on_sigint)
     try:
-        with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
-            command: dict = {}
+        with SignalGuard(_fileno(err_stream), keep=program) as guard:
+            with warnings.catch_warnings(record=True) as caught:  # each shown once, as one line, at the end
+                code, message = _run_command(argv, debug)
+            guard.ending = True  # from here on a signal is only recorded: the outcome is being reported
+            sys.stdout = SafeStream(out_stream)
+            print_warnings(caught, debug)
+            if message:
+                print(message, file=sys.stderr)
             try:
-                code = _dispatch(argv, command)
-                message = ""
-                if RECEIVED:  # a library swallowed the interrupt (an optional import that it made fail): honour it
-                    raise Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
-            except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
-                code, message = exit_status(exc)
-                if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
-                    message = speak_cli(message, flag_names(command["parser"]))
-                if code in (EXIT_SIGINT, EXIT_SIGTERM):
-                    forget_unhandled_interrupt()
-                    quiet_shutdown()  # no Dask exit-handler traceback after the last line
-                if debug and not isinstance(exc, SystemExit):
-                    import traceback
-
-                    traceback.print_exception(exc, file=sys.stderr)
-        print_warnings(caught, debug)
-        if message:
-            print(message, file=sys.stderr)
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            code = EXIT_PIPE
-        if code == EXIT_PIPE:  # the reader went away: no "Exception ignored" at interpreter exit
-            try:
-                os.dup2(os.open(os.devnull, os.O_WRONLY), out_stream.fileno())
-            except (OSError, ValueError, AttributeError):
-                pass
-        return code
-    except KeyboardInterrupt as exc:  # a second Ctrl-C (or SIGTERM) while reporting the first
-        return EXIT_SIGTERM if isinstance(exc, Terminated) else EXIT_SIGINT
+                sys.stdout.flush()
+            except BrokenPipeError:
+                code = EXIT_PIPE
+            if code == EXIT_PIPE:  # the reader went away: no "Exception ignored" at interpreter exit
+                try:
+                    os.dup2(os.open(os.devnull, os.O_WRONLY), out_stream.fileno())
+                except (OSError, ValueError, AttributeError):
+                    pass
+            return code
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-        if previous_int is not None:
-            signal.signal(signal.SIGINT, previous_int)
         sys.stdout, sys.stderr = out_stream, err_stream
+
+
+def _run_command(argv: list[str], debug: bool) -> tuple[int, str]:
+    """Run the command line ``argv``: (exit code, the line to print last) for every way it can end."""
+    from .._progress import check_stop
+    from .terminal import EXIT_SIGINT, EXIT_SIGTERM, exit_status, flag_names, forget_unhandled_interrupt
+    from .terminal import quiet_shutdown, speak_cli
+
+    command: dict = {}
+    try:
+        code = _dispatch(argv, command)
+        check_stop()  # a signal after the command's last safe point: honour it
+        return code, ""
+    except BaseException as exc:  # noqa: B036 - the exit-code contract routes every exception
+        code, message = exit_status(exc)
+        if isinstance(exc, AuditadError) and "parser" in command:  # library errors speak Python
+            message = speak_cli(message, flag_names(command["parser"]))
+        if code in (EXIT_SIGINT, EXIT_SIGTERM):
+            forget_unhandled_interrupt()
+            quiet_shutdown()  # no Dask exit-handler traceback after the last line
+        if debug and not isinstance(exc, SystemExit):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
+        return code, message
+
+
+def _fileno(stream) -> int:
+    """The file descriptor of ``stream`` (2 when it has none, e.g. a test's captured stream)."""
+    try:
+        return int(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        return 2
 
 
 def _dispatch(argv: list[str], command: dict | None = None) -> int:
@@ -528,6 +531,9 @@ def _dispatch(argv: list[str], command: dict | None = None) -> int:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
+    from .._progress import check_stop
+
+    check_stop()  # a signal while the command line loaded: nothing has started yet
     return int(run(args))
 
 

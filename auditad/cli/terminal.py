@@ -12,6 +12,14 @@ line (the contract documented in ``docs/cli.md``):
   exception and where it was raised; the traceback with ``--debug`` or ``AUDITAD_DEBUG=1``);
 * 130 — SIGINT (Ctrl-C); 143 — SIGTERM (raised as `Terminated`, a ``KeyboardInterrupt``,
   so every clean-up that runs on Ctrl-C also runs on SIGTERM); 141 — broken pipe.
+
+Signals (`SignalGuard`): the handlers only record the signal
+([`request_stop`][auditad._progress.request_stop]); the pipeline raises at its next safe point
+([`check_stop`][auditad._progress.check_stop]: every progress step, between sections, tasks and
+files, before each line on stdout) and unwinds from there.  A handler that raised would raise
+wherever the main thread happened to be -- in a weakref callback, a ``__del__`` or a
+garbage-collection callback Python prints such an exception as "Exception ignored in ..." and
+drops it.  A second signal while the first unwinds ends the process at once (`SignalGuard.force`).
 """
 
 from __future__ import annotations
@@ -19,9 +27,11 @@ from __future__ import annotations
 import errno
 import os
 import re
+import signal
 import sys
 from pathlib import Path
 
+from .._progress import RECEIVED, Terminated, check_stop, pending_cleanups, request_stop, stop_requested
 from ..errors import AuditadError
 
 __all__ = [
@@ -40,8 +50,9 @@ __all__ = [
     "format_value",
     "Terminated",
     "RECEIVED",
-    "on_sigterm",
-    "on_sigint",
+    "SignalGuard",
+    "stop_message",
+    "ignore_late_signals",
     "debug_requested",
     "exit_status",
     "forget_unhandled_interrupt",
@@ -100,12 +111,19 @@ def sanitize(text: str) -> str:
 
 
 class SafeStream:
-    """Text stream proxy that sanitises everything written through it."""
+    """Text stream proxy that sanitises everything written through it.
 
-    def __init__(self, stream):
+    With ``check=True`` every write is a safe point of the stop requests
+    ([`check_stop`][auditad._progress.check_stop]): after a signal, nothing more is printed.
+    """
+
+    def __init__(self, stream, *, check: bool = False):
         self._stream = stream
+        self._check = bool(check)
 
     def write(self, text):
+        if self._check:
+            check_stop()
         return self._stream.write(sanitize(text))
 
     def writelines(self, lines):
@@ -140,64 +158,144 @@ def format_value(value, threshold=None) -> str:
     return gate_value_text(value, threshold)
 
 
-class Terminated(KeyboardInterrupt):
-    """Raised in the main thread by the SIGTERM handler, so that SIGTERM unwinds (and cleans up) like Ctrl-C."""
+def stop_message(code: int) -> str:
+    """The one line that ends a command stopped by a signal (exit code 143 or 130)."""
+    if code == EXIT_SIGTERM:
+        return "auditad: terminated (SIGTERM); nothing half-written was left"
+    return "auditad: interrupted; nothing half-written was left"
 
 
-#: Signals received by the handlers below during the current command (cleared by `auditad.cli.main`).
-RECEIVED: list[int] = []
+class SignalGuard:
+    """SIGTERM and SIGINT handling for one command: record the first signal, force the exit on a second.
+
+    Entered in the main thread, it installs `handle` for SIGTERM, and for SIGINT unless SIGINT is
+    ignored (a program started in the background of a shell); leaving restores the previous handlers
+    and forgets the signals.  The first signal is only recorded
+    ([`request_stop`][auditad._progress.request_stop]): the pipeline stops at its next safe point
+    and unwinds through its clean-ups.  A second one before the command reports its outcome
+    (`ending`) cannot wait for that: `force` runs the registered clean-ups that have not finished,
+    ends the child processes, prints the one line and exits.  A signal that arrives while the
+    outcome is being reported is too late to change it; two such signals force the exit (the
+    exit hangs).
+
+    Parameters
+    ----------
+    err_fd : int
+        File descriptor of the line a forced exit prints (stderr).
+    keep : bool
+        Leave the handler installed when the block ends, in the "too late" state: the process is
+        about to exit (``auditad`` run as a program), and a signal during the interpreter's own exit
+        must neither kill it by the signal's default action nor raise.
+    """
+
+    def __init__(self, err_fd: int = 2, *, keep: bool = False):
+        self.err_fd, self.keep = err_fd, keep
+        self.ending = False  # the command is reporting its outcome: later signals do not change it
+        self.late = 0  # signals received since then
+        self.forcing = False
+        self.previous: dict = {}
+
+    def __enter__(self) -> "SignalGuard":
+        import threading
+
+        if threading.current_thread() is threading.main_thread():  # signals recorded before are kept
+            self.previous[signal.SIGTERM] = signal.signal(signal.SIGTERM, self.handle)
+            current = signal.getsignal(signal.SIGINT)  # Python's own, or the recorder of ``python -m auditad``
+            if current is signal.default_int_handler or (
+                callable(current) and current is self.previous[signal.SIGTERM]
+            ):
+                self.previous[signal.SIGINT] = signal.signal(signal.SIGINT, self.handle)  # not when Ctrl-C is ignored
+        return self
+
+    def __exit__(self, *exc) -> None:
+        RECEIVED.clear()
+        if self.keep:
+            self.ending = True
+            return
+        for signum, previous in self.previous.items():
+            signal.signal(signum, previous)
+        self.previous.clear()
+
+    def handle(self, signum, frame) -> None:
+        """The signal handler: record the signal; never raise (see the module's doc)."""
+        if self.forcing:
+            return
+        if self.ending:
+            self.late += 1
+            if self.late > 1:
+                self.force(signum)
+            return
+        first = not RECEIVED
+        request_stop(signum)
+        if not first:
+            self.force(signum)
+
+    def force(self, signum) -> None:
+        """Exit now with the code of ``signum``: finish the pending clean-ups (their lock-free forced variants),
+        SIGKILL the child processes, print the one line (unless the command already printed it)."""
+        self.forcing = True
+        for cleanup in reversed(pending_cleanups()):
+            try:
+                cleanup.force()
+            except BaseException:  # noqa: BLE001, S110  (exiting anyway: the next run removes what is left)
+                pass
+        try:
+            _kill_descendants()
+        except BaseException:  # noqa: BLE001, S110
+            pass
+        code = EXIT_SIGTERM if signum == signal.SIGTERM else EXIT_SIGINT
+        try:  # not through sys.stderr: the interrupted code may be inside its buffer's lock
+            os.write(self.err_fd, (stop_message(code) + "\n").encode())
+        except OSError:
+            pass
+        os._exit(code)
 
 
-def _in_finaliser(frame) -> bool:
-    """The signal interrupted a garbage-collector callback or a ``__del__`` (Dask installs a gc callback):
-    an exception raised there is printed as "Exception ignored in ..." and dropped, and the run goes on."""
-    import gc
+def ignore_late_signals() -> None:
+    """Ignore SIGTERM and SIGINT from now on: registered with ``atexit`` by `auditad.cli.main` run as the program.
 
-    code = getattr(frame, "f_code", None)
-    if code is None:
-        return False
-    if code.co_name == "__del__":
-        return True
-    return any(getattr(getattr(cb, "__func__", cb), "__code__", None) is code for cb in list(gc.callbacks))
-
-
-def _deliver_again(signum) -> None:
-    """Send ``signum`` to this process again in 20 ms, when the finaliser it interrupted has returned."""
-    import threading
-
-    timer = threading.Timer(0.02, os.kill, (os.getpid(), signum))
-    timer.daemon = True
-    timer.start()
+    The interpreter's exit resets every Python signal handler to the default action before it tears
+    down the modules (seconds on a busy machine); a signal then would kill the finished run, with
+    status -15 or -2 instead of its exit code.  The last ``atexit`` function to run (the first
+    registered) ignores them instead: the run has reported its outcome.
+    """
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        try:
+            signal.signal(signum, signal.SIG_IGN)
+        except (OSError, ValueError):  # not the main thread, or not a signal on this system
+            pass
 
 
-def on_sigterm(signum, frame):
-    import signal
-
-    RECEIVED.append(signum)
-    if _in_finaliser(frame):
-        _deliver_again(signum)
-        return
-    # A second SIGTERM must not interrupt the clean-up.  A Python handler rather than SIG_IGN: an ignored
-    # signal stays ignored in the processes spawned during the clean-up (Dask workers still starting),
-    # which could then not be terminated.
-    signal.signal(signal.SIGTERM, _after_sigterm)
-    raise Terminated()
-
-
-def _after_sigterm(signum, frame):
-    """Handler of every SIGTERM after the first: remembered, nothing else (the clean-up is under way)."""
-    RECEIVED.append(signum)
+def _descendants(pid: int) -> list[int]:
+    """The process ids of every descendant of ``pid``, from ``/proc`` (Linux); empty where it does not exist."""
+    found, todo = [], [pid]
+    while todo:
+        for f in Path(f"/proc/{todo.pop()}/task").glob("*/children"):
+            try:
+                kids = [int(c) for c in f.read_text().split()]
+            except (OSError, ValueError):
+                continue
+            new = [k for k in kids if k not in found]
+            found += new
+            todo += new
+    return found
 
 
-def on_sigint(signum, frame):
-    """Python's own Ctrl-C behaviour (raise ``KeyboardInterrupt``), remembering that it happened:
-    a library that turns the interrupt of its import into another exception (NumPy's C modules
-    fail with ``ImportError``) still ends the command with exit 130."""
-    RECEIVED.append(signum)
-    if _in_finaliser(frame):
-        _deliver_again(signum)
-        return
-    raise KeyboardInterrupt()
+def _kill_descendants(rounds: int = 3) -> None:
+    """SIGKILL every descendant process (Dask nannies and their workers), a few times 20 ms apart to catch the
+    ones being spawned; multiprocessing's resource tracker is spared (it cleans up quietly once we are gone)."""
+    import time
+
+    kill = getattr(signal, "SIGKILL", signal.SIGTERM)
+    tracker = sys.modules.get("multiprocessing.resource_tracker")
+    spare = {getattr(getattr(tracker, "_resource_tracker", None), "_pid", None)}
+    for _ in range(rounds):
+        for pid in set(_descendants(os.getpid())) - spare:
+            try:
+                os.kill(pid, kill)
+            except OSError:
+                pass
+        time.sleep(0.02)
 
 
 #: A ``-W`` option that child interpreters inherit (``sys.warnoptions``): multiprocessing's resource tracker,
@@ -337,15 +435,13 @@ def exit_status(exc: BaseException) -> tuple[int, str]:
         if code is None or isinstance(code, int):
             return int(code or 0), ""
         return EXIT_USAGE, f"auditad: error: {_one_line(code)}"
-    import signal
-
     exc = _interrupt_in_chain(exc) or exc
     if RECEIVED and not isinstance(exc, (KeyboardInterrupt, SystemExit)):  # the interrupt, wrapped by a library
-        exc = Terminated() if RECEIVED[-1] == signal.SIGTERM else KeyboardInterrupt()
+        exc = Terminated() if stop_requested() == signal.SIGTERM else KeyboardInterrupt()
     if isinstance(exc, Terminated):
-        return EXIT_SIGTERM, "auditad: terminated (SIGTERM); nothing half-written was left"
+        return EXIT_SIGTERM, stop_message(EXIT_SIGTERM)
     if isinstance(exc, KeyboardInterrupt):
-        return EXIT_SIGINT, "auditad: interrupted; nothing half-written was left"
+        return EXIT_SIGINT, stop_message(EXIT_SIGINT)
     if isinstance(exc, AuditadError):
         return EXIT_USAGE, f"auditad: error: {_one_line(exc)}"
     if isinstance(exc, BrokenPipeError):

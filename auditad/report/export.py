@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
+from .._progress import check_stop
 from .._io import check_regular_input, discard_output_dir, prepare_output_dir, replace_dir_atomic, write_text_atomic
 from ..errors import InvalidInputError
 from ._slug import unique_slug
@@ -202,6 +203,7 @@ def write_junit(results_by_benchmark: Mapping[str, Sequence[GateResult]], path, 
             out.text = _xml_text(prefix + detail)
     ET.indent(root)
     text = '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    check_stop()  # a safe point of the command line's signal handling (nothing happens in a library call)
     return write_text_atomic(path, text)
 
 
@@ -278,7 +280,9 @@ def write_markdown_summary(
     - [`write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
     """
-    return write_text_atomic(path, markdown_summary(results_by_benchmark, title=title))
+    text = markdown_summary(results_by_benchmark, title=title)
+    check_stop()  # a safe point of the command line's signal handling (nothing happens in a library call)
+    return write_text_atomic(path, text)
 
 
 # --------------------------------------------------------------------------- appendix
@@ -452,6 +456,7 @@ def write_appendix(
         names, tables, figures, taken = [], [], [], set()
         body = []
         for bench in benches:
+            check_stop()  # safe points of the command line's signal handling: between benchmarks and files
             summary = load_summary(bench / "summary.json")
             name = str(summary.get("benchmark") or bench.name)
             slug = _slug(bench.name, taken)
@@ -488,6 +493,7 @@ def write_appendix(
                 caption = _caption(captions, csv.stem, name)
                 entries.append((stem, frame, caption))
             for stem, frame, caption in entries:
+                check_stop()
                 if frame.shape[1] == 0:
                     continue
                 write_table(
@@ -506,6 +512,7 @@ def write_appendix(
                 fig_dir.mkdir(parents=True)
             fig_stems: set = set()
             for pdf in pdfs:
+                check_stop()
                 check_regular_input(pdf, what="figure file")  # a FIFO would block the copy
                 stem = _slug(pdf.stem, fig_stems)
                 shutil.copyfile(pdf, fig_dir / f"{stem}.pdf")
@@ -526,8 +533,10 @@ def write_appendix(
             f"benchmark{'s' * (len(names) != 1)}: {', '.join(latex_escape(n) for n in names)}."
         )
         lines += [intro, "", *body]
+        check_stop()
         write_text_atomic(tmp / "appendix.tex", "\n".join(lines).rstrip() + "\n")
-        replace_dir_atomic(tmp, out)
+        check_stop()
+        replace_dir_atomic(tmp, out)  # no safe point inside: the old folder or the new one, whole
     except BaseException:
         discard_output_dir(tmp)
         raise
