@@ -136,3 +136,19 @@ def test_report_findings_read_the_declared_near_random_threshold(n_near, shown):
     rows = finding_rows(found)
     assert rows[0]["check"] == "significantly inverted classes" and rows[0]["number"].startswith("1 of 10 classes")
     assert rows[0]["subject"] == "knn on pix inverts class cat: 0.200 [0.100, 0.300]."
+
+
+@pytest.mark.parametrize(
+    "delta, words",
+    [(0.009, "changes every per-class AUROC by at most 0.009: no measurable inflation"), (0.2, "up to 0.200")],
+)
+def test_overlap_wording_follows_the_auroc_change(delta, words):
+    from auditad.gates.checks import evaluate_gates
+    from auditad.report.findings import finding_rows, findings
+
+    summary = {"duplicates": {"train_test_overlap": 0.05, "max_abs_delta_auroc": delta}}
+    gates = evaluate_gates(summary, ["warn: duplicates.train_test_overlap <= 0.01"])
+    rows = finding_rows(findings(summary, gates))
+    meaning = next(r["meaning"] for r in rows if "overlap" in r["check"])
+    assert words in meaning
+    assert ("inflated by leakage" in meaning) == (delta > 0.01)
