@@ -152,3 +152,29 @@ def test_overlap_wording_follows_the_auroc_change(delta, words):
     meaning = next(r["meaning"] for r in rows if "overlap" in r["check"])
     assert words in meaning
     assert ("inflated by leakage" in meaning) == (delta > 0.01)
+
+
+def test_anomaly_labelled_first_screen_leads_with_each_detectors_auroc_and_both_shares():
+    from auditad.report.render import _glance
+
+    row = dict(representation="r", class_="normal", n_pos=50, n_neg=323, auroc=0.96, ci_low=0.917, ci_high=0.981)
+    rows = [
+        {**row, "detector": "knn", "p_value": 1e-25},
+        {**row, "detector": "ensemble", "p_value": None, "ci_low": None, "ci_high": None},
+    ]
+    summary = {
+        "dataset": {"n": 1667, "n_classes": 2, "representations": {"r": {}}, "anomaly_ratio": 0.03},
+        "leakage": {"k": 10, "L_k": 0.009},
+        "protocol": {
+            "setting": "semi_supervised",
+            "detectors": [{"name": "knn"}],
+            "representations": {"r": {"per_class": rows}},
+            "mean": {"rho_inv": 0.0},
+        },
+        "landscapes": {"ratio": 0.134},
+    }
+    labels = {item["label"]: item["value"] for item in _glance(summary)}
+    assert labels["AUROC of knn"].startswith("0.960 [0.917, 0.981], p < ")
+    assert labels["anomaly share π, whole data"] == "3.0%"
+    assert labels["anomaly share π, test set scored"].startswith("13.4% (50 anomalies, 323 normals)")
+    assert not any("ρ" in label or "classes" in label or "ensemble" in label for label in labels)

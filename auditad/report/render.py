@@ -191,6 +191,18 @@ def readings(summary: Mapping, conditions: Mapping | None = None) -> dict:
 
 # --------------------------------------------------------------------------- pages
 def _glance(summary: Mapping) -> list:
+    if summary["protocol"].get("setting") == "semi_supervised":
+        items = _glance_anomaly_labelled(summary)
+    else:
+        items = _glance_class_split(summary)
+    if summary.get("selection") and summary["selection"].get("best"):
+        b = summary["selection"]["best"]
+        items.append(("best selector", f"{b['name']} (regret {_format.pp(b['regret'])})"))
+    return [{"label": a, "value": b} for a, b in items]
+
+
+def _glance_class_split(summary: Mapping) -> list:
+    """First-screen numbers of a class-split benchmark: leakage, the detectors' average and worst rates."""
     d, lk = summary["dataset"], summary["leakage"]
     m = summary["protocol"].get("mean") or {}
     w = summary["protocol"].get("worst") or {}
@@ -221,10 +233,43 @@ def _glance(summary: Mapping) -> list:
     items.append(
         ("anomaly share π (test set of the nulls and landscapes)", _format.percent(summary["landscapes"]["ratio"]))
     )
-    if summary.get("selection") and summary["selection"].get("best"):
-        b = summary["selection"]["best"]
-        items.append(("best selector", f"{b['name']} (regret {_format.pp(b['regret'])})"))
-    return [{"label": a, "value": b} for a, b in items]
+    return items
+
+
+def _glance_anomaly_labelled(summary: Mapping) -> list:
+    """First-screen numbers of an anomaly-labelled benchmark: one task (normals vs labelled anomalies), each
+    detector's AUROC with its interval and its place on the random null at the test counts, and both shares π."""
+    d, p = summary["dataset"], summary["protocol"]
+    stat, count = _format.stat, _format.count
+    items = [
+        ("samples", count(d["n"])),
+        ("setting", "semi-supervised: each detector fitted on normals only, tested on held-out normals vs anomalies"),
+        ("representations", ", ".join(d["representations"])),
+    ]
+    n_pos = n_neg = None
+    detectors = [x.get("name") for x in p.get("detectors") or [] if isinstance(x, Mapping)]
+    for rep, part in (p.get("representations") or {}).items():
+        rows = part.get("per_class") if isinstance(part, Mapping) else None
+        for r in rows if isinstance(rows, list) else []:
+            if r.get("detector") not in detectors:  # the detector-mean row has no test of its own
+                continue
+            n_pos, n_neg = r.get("n_pos"), r.get("n_neg")
+            on = f" on {rep}" if len(d["representations"]) > 1 else ""
+            value = f"{stat(r.get('auroc'))} [{stat(r.get('ci_low'))}, {stat(r.get('ci_high'))}]"
+            if r.get("p_value") is not None:
+                ptext = _format.pvalue(r["p_value"])
+                value += f", p {ptext if ptext.startswith('<') else '= ' + ptext} against a random detector"
+            items.append((f"AUROC of {r['detector']}{on}", value))
+    if d.get("anomaly_ratio") is not None:
+        items.append(("anomaly share π, whole data", _format.percent(d["anomaly_ratio"])))
+    if n_pos is not None and n_neg is not None and n_pos + n_neg > 0:
+        items.append(
+            (
+                "anomaly share π, test set scored",
+                f"{_format.percent(n_pos / (n_pos + n_neg))} ({count(n_pos)} anomalies, {count(n_neg)} normals)",
+            )
+        )
+    return items
 
 
 def render_report(audit, svgs: Mapping[str, bytes]) -> str:
