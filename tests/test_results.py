@@ -544,3 +544,15 @@ def test_results_refuses_a_fifo_by_name(tmp_path, capsys):
     os.mkfifo(fifo)
     assert main(["results", str(fifo), "--out", str(tmp_path / "out")]) == 2
     assert "is not a regular file (a device, FIFO or socket)" in capsys.readouterr().err
+
+
+def test_absurd_counts_take_the_normal_approximation_not_all_memory(tmp_path, capsys):
+    table = tmp_path / "huge.csv"
+    big = 10**15
+    table.write_text(f"method,class,auroc,n_pos,n_neg\nm,a,0.6,{big},{big}\nm,b,0.4,{big},{big}\nm,c,0.55,10,20\n")
+    assert main(["results", str(table), "--out", str(tmp_path / "out"), "--quiet"]) == 0
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    rows = {r["class"]: r for r in summary["per_class"]}
+    # AUROC 0.4 at 10^15 vs 10^15 is significantly inverted; its p sits at the floor, never 0
+    assert rows["b"]["significance"] == "significantly inverted" and 0 < rows["b"]["p_less"] <= 1e-300
+    assert rows["c"]["n_pos"] == 10 and rows["c"]["p_two_sided"] > 0.05

@@ -146,6 +146,11 @@ def upper_tail(m: int, n: int, u: int, *, counts: np.ndarray | None = None) -> t
     return p, math.log10(p) if p > 0 else -math.inf
 
 
+#: Largest min(m, n) for which `log10_chernoff_upper_tail` evaluates its product (one float per factor: 80 MB);
+#: beyond it the callers use the normal approximation, whose tail is then accurate far past any printed p.
+CHERNOFF_MAX_TERMS = 10_000_000
+
+
 def log10_chernoff_upper_tail(m: int, n: int, u: float) -> float:
     r"""log10 of the Chernoff bound \(\min_{\theta>0} E[e^{\theta U}]\,e^{-\theta u}\) (a true upper bound).
 

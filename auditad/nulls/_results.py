@@ -470,5 +470,8 @@ def _auroc_normal_p(x, n_pos, n_neg, sd, tie_term):
         return _floor(p, _log10(p), "normal_tie_corrected", False)
     if p >= NORMAL_P_MIN:
         return p, _log10(p), "normal", False
+    if min(n_pos, n_neg) > _mw.CHERNOFF_MAX_TERMS:  # the bound's product has min(n_pos, n_neg) factors
+        log10p = float(norm.logsf((u - 0.5 - mn / 2) / (sd * mn))) / math.log(10)
+        return _floor(10.0**log10p, log10p, "normal", False)
     log10p = _mw.log10_chernoff_upper_tail(n_pos, n_neg, u)
     return _floor(10.0**log10p, log10p, "chernoff_bound", True)
