@@ -548,6 +548,6 @@ def test_appendix_leads_with_the_findings_and_human_headers(audit_dir, tmp_path)
     first = tex.index(r"\subsection{")
     findings_at = tex.index(r"\paragraph{Findings.}", first)
     assert findings_at < tex.index(r"\input{", first)  # findings before the first table
-    assert r"\item{} [FAIL]" in tex
+    assert r"\item{} \textbf{FAIL}" in tex
     table = (tmp_path / "appendix" / "tables" / "cifar10" / "per-class.tex").read_text()
     assert "class & AUROC & n & p" in table

@@ -113,7 +113,8 @@ def test_wheel_install_in_fresh_venv_runs_the_demo(tmp_path, dist):
     ).stdout.strip()
     parent = {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]}
     (Path(new_site) / "_auditad_test_parent.pth").write_text("\n".join(sorted(parent)) + "\n")
-    cmd = [str(py), "-m", "pip", "install", "--no-deps", "--quiet", "--disable-pip-version-check"]
+    # --force-reinstall: the parent environment (on the path for the dependencies) may hold the same version
+    cmd = [str(py), "-m", "pip", "install", "--no-deps", "--force-reinstall", "--quiet", "--disable-pip-version-check"]
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     wheel = next(dist.glob("auditad-*.whl"))
     proc = subprocess.run(cmd + [str(wheel)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)

@@ -39,7 +39,9 @@ class AuditReport:
         ``"pass"``, ``"warn"`` or ``"fail"``: the worst gate result (the verdict of ``summary.json``).
     findings : list
         The findings, failed first, then warnings, information and passes (the block at the top of the report):
-        each with ``check``, ``status``, ``number``, ``threshold``, ``subject``, ``meaning`` and ``text()``.
+        [`auditad.findings.Finding`][auditad.findings.Finding] records (``check``, ``status``, ``title``,
+        ``sentence``, ``number``, ``threshold``, ``items``, ``text()``), worded on the page by
+        [`finding_rows`][auditad.report.findings.finding_rows].
     summary : dict
         The content of ``summary.json`` (schema in ``auditad/schemas/``).
     path : Path
@@ -117,17 +119,18 @@ class AuditReport:
     def _repr_html_(self) -> str:
         """Notebook display: the verdict, the findings table (failed first), then where the report is."""
         from .._format import html_block, html_table
+        from ..report.findings import finding_rows
 
         rows = [
             {
-                "status": f.status.upper(),
-                "check": f.check,
-                "number": f.number,
-                "threshold": f.threshold,
-                "subject": f.subject,
-                "meaning": f.meaning,
+                "status": r["status"].upper(),
+                "check": r["check"],
+                "number": r["number"],
+                "threshold": r["threshold"],
+                "subject": r["subject"],
+                "meaning": r["meaning"],
             }
-            for f in self.findings
+            for r in finding_rows(self.findings)
         ]
         kinds = {k: "text" for k in ("status", "check", "number", "threshold", "subject", "meaning")}
         return html_block(

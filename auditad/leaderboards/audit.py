@@ -409,7 +409,7 @@ def audit_leaderboard(
     'fail'
     >>> [(f.check, [it.label() for it in f.items]) for f in audit.findings if f.status == "fail"]
     [('failed_runs', ['VAE'])]
-    >>> audit.finding("label_direction").status   # vertebral: all below ½, none significantly at 40 % of 240
+    >>> str(audit.finding("label_direction").status)   # vertebral: all below ½, none significantly at 40 % of 240
     'pass'
     >>> sorted(audit.tests.loc[audit.tests.dataset == "vertebral", "decision"])
     ['near chance', 'near chance', 'near chance']

@@ -370,15 +370,20 @@ def _gate_frame(results: Sequence[GateResult]):
 
 
 def _findings_latex(summary: Mapping, results) -> list[str]:
-    """The findings of one benchmark as LaTeX: worst first, each with its status, number and sentence."""
-    from .findings import findings
+    """The findings of one benchmark as LaTeX: worst first, each with its status, title, number, sentence and
+    meaning (the words of the report's findings block)."""
+    from .findings import finding_rows, findings
 
-    found = findings(summary, results)
-    if not found:
+    rows = finding_rows(findings(summary, results))
+    if not rows:
         return []
     lines = [r"\paragraph{Findings.}", r"\begin{itemize}"]
-    for f in found:
-        lines.append("  \\item{} " + latex_escape(f.text()))
+    for r in rows:
+        head = f"{r['check']}: {r['number']}" + (f" (threshold {r['threshold']})" if r.get("threshold") else "")
+        text = " ".join(t for t in (r.get("subject"), r.get("meaning")) if t)
+        lines.append(
+            f"  \\item{{}} \\textbf{{{latex_escape(r['status'].upper())}}} {latex_escape(head)}. {latex_escape(text)}"
+        )
     return lines + [r"\end{itemize}", ""]
 
 
