@@ -174,7 +174,9 @@ def test_anomaly_labelled_first_screen_leads_with_each_detectors_auroc_and_both_
         "landscapes": {"ratio": 0.134},
     }
     labels = {item["label"]: item["value"] for item in _glance(summary)}
-    assert labels["AUROC of knn"].startswith("0.960 [0.917, 0.981], p < ")
+    assert labels["AUROC of knn"].startswith("0.960 [0.917, 0.981], p < ") and labels["AUROC of knn"].endswith(
+        "vs random"
+    )
     assert labels["anomaly share π, whole data"] == "3.0%"
     assert labels["anomaly share π, test set scored"].startswith("13.4% (50 anomalies, 323 normals)")
     assert not any("ρ" in label or "classes" in label or "ensemble" in label for label in labels)

@@ -41,7 +41,7 @@ class AuditReport:
         The findings, failed first, then warnings, information and passes (the block at the top of the report):
         [`auditad.findings.Finding`][auditad.findings.Finding] records (``check``, ``status``, ``title``,
         ``sentence``, ``number``, ``threshold``, ``items``, ``text()``), worded on the page by
-        [`finding_rows`][auditad.report.findings.finding_rows].
+        `auditad.report.findings.finding_rows`.
     summary : dict
         The content of ``summary.json`` (schema in ``auditad/schemas/``).
     path : Path

@@ -243,7 +243,7 @@ def _glance_anomaly_labelled(summary: Mapping) -> list:
     stat, count = _format.stat, _format.count
     items = [
         ("samples", count(d["n"])),
-        ("setting", "semi-supervised: each detector fitted on normals only, tested on held-out normals vs anomalies"),
+        ("setting", "semi-supervised: fitted on normals only"),
         ("representations", ", ".join(d["representations"])),
     ]
     n_pos = n_neg = None
@@ -258,7 +258,7 @@ def _glance_anomaly_labelled(summary: Mapping) -> list:
             value = f"{stat(r.get('auroc'))} [{stat(r.get('ci_low'))}, {stat(r.get('ci_high'))}]"
             if r.get("p_value") is not None:
                 ptext = _format.pvalue(r["p_value"])
-                value += f", p {ptext if ptext.startswith('<') else '= ' + ptext} against a random detector"
+                value += f", p {ptext if ptext.startswith('<') else '= ' + ptext} vs random"
             items.append((f"AUROC of {r['detector']}{on}", value))
     if d.get("anomaly_ratio") is not None:
         items.append(("anomaly share π, whole data", _format.percent(d["anomaly_ratio"])))
@@ -329,7 +329,8 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
         "version": __version__,
         "summary": s,
         "findings": finding_rows(findings(s, audit.gate_results)),
-        "rep_rows": representation_rows(s),
+        # the class-split rates per representation; an anomaly-labelled audit (one task) has none to show
+        "rep_rows": [] if (s.get("protocol") or {}).get("setting") == "semi_supervised" else representation_rows(s),
         "verdict": s["verdict"],
         "verdict_text": verdict_text(s["gates"]),
         "gates": table_rows(s["gates"]),
