@@ -265,6 +265,7 @@ def test_default_gates_parse_and_are_warnings():
         "leakage.L_k",
         "protocol.worst.rho_dir",
         "protocol.worst.rho_inv_sig",
+        "protocol.inverted_detectors",
         "duplicates.conflicting_rows",
         "duplicates.train_test_overlap",
     }

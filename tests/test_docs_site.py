@@ -71,6 +71,15 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+def test_docs_site_builds_strict(site: Path):
+    """``mkdocs build --strict`` (API pages from the docstrings, every page in the nav) gives no warning: the
+    ``site`` fixture builds it once for every test of this file."""
+    pages = list(site.rglob("*.html"))
+    assert len(pages) >= 20, len(pages)
+    api = (site / "api" / "protocol.html").read_text(encoding="utf-8")
+    assert "audit_protocol" in api
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # no request log on stderr
         pass

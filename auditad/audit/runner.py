@@ -21,7 +21,7 @@ import time
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from .._json import json_safe
 from .._progress import Cleanup, check_stop
@@ -146,7 +146,7 @@ class AuditRun:
                     "benchmark": a.name,
                     "verdict": str(s.get("verdict", "")).upper(),
                     "n": s["dataset"]["n"],
-                    "classes": s["dataset"]["n_classes"],
+                    "classes": None if _one_task(s) else s["dataset"]["n_classes"],
                     "L_k": s["leakage"]["L_k"],
                     "rho_dir": prot.get("rho_dir"),
                     "rho_inv": prot.get("rho_inv"),
@@ -190,7 +190,7 @@ class AuditRun:
                 (
                     a.name,
                     str(s["dataset"]["n"]),
-                    str(s["dataset"]["n_classes"]),
+                    "-" if _one_task(s) else str(s["dataset"]["n_classes"]),
                     str(len(s["dataset"]["representations"])),
                     fmt3(s["leakage"]["L_k"]),
                     fmt3(prot.get("rho_dir")),
@@ -201,6 +201,11 @@ class AuditRun:
                 )
             )
         return text_table(rows, header=head, align="l" + "r" * (len(head) - 2) + "l")
+
+
+def _one_task(summary: Mapping) -> bool:
+    """Whether an audit summary is of anomaly-labelled data (one task: no semantic classes)."""
+    return (summary.get("protocol") or {}).get("setting") == "semi_supervised"
 
 
 # --------------------------------------------------------------------------- the audit of one benchmark

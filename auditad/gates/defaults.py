@@ -20,6 +20,7 @@ __all__ = [
     "THRESHOLDS",
     "DEFAULT_CHECKS",
     "GATE_CHECKS",
+    "ONE_TASK_CHECKS",
     "NEAR_RANDOM_CHECK",
     "DEFAULT_GATES",
     "DEFAULT_RULES",
@@ -56,6 +57,17 @@ _DECLARED: dict[str, tuple[str, str, float, str, str]] = {
         "significant inversions",
         "At least one detector ranks a held-out class "
         "significantly below the normals (Holm-corrected). See the classes named below.",
+    ),
+    # anomaly-labelled data (one task, normals vs labelled anomalies): the class-split rates do not apply; a
+    # detector whose AUROC is significantly below 1/2 scores the labelled anomalies as the most normal samples
+    "inversion_one_task": (
+        "protocol.inverted_detectors",
+        "<=",
+        0.0,
+        "anomalies scored below normals",
+        "A detector scores the labelled anomalies significantly below the normals (AUROC significantly below "
+        "\u00bd, two-sided): its scores point away from the labels. Check the label coding (1 = anomaly) and "
+        "the score direction before reading its AUROC.",
     ),
     # duplicates (largest over the representations): no identical rows with different labels, and at most 1 % of
     # any class-split task's test rows identical to one of its training rows
@@ -101,6 +113,20 @@ GATE_CHECKS: dict[str, Check] = {
         "The average of the per-detector direction-instability rates.",
         threshold=THRESHOLDS["protocol"][2],
         rule=f"protocol.mean.rho_dir <= {THRESHOLDS['protocol'][2]:g}",
+    ),
+}
+
+#: Titles and meanings of the default checks on anomaly-labelled data (one task, normals vs labelled anomalies),
+#: where they differ from the class-split wording, by summary path.
+ONE_TASK_CHECKS: dict[str, Check] = {
+    "leakage.L_k": Check(
+        "leakage.L_k",
+        Status.WARN,
+        "leakage between normals and anomalies",
+        "The labelled anomalies lie among the normals in the representation space: their nearest neighbours are "
+        "mostly normal, so a low AUROC may be the data's, not the detector's.",
+        threshold=THRESHOLDS["leakage"][2],
+        rule=f"leakage.L_k <= {THRESHOLDS['leakage'][2]:g}",
     ),
 }
 

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping
 from .. import _format
 from ..findings import Check, Finding, FindingItem, Status, sort_findings
 from ..gates.checks import GateResult
-from ..gates.defaults import GATE_CHECKS, NEAR_RANDOM_CHECK
+from ..gates.defaults import GATE_CHECKS, NEAR_RANDOM_CHECK, ONE_TASK_CHECKS
 
 __all__ = [
     "Finding",
@@ -215,7 +215,8 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
     if gate_results is None:
         gate_results = [GateResult.from_dict(g) for g in summary.get("gates") or ()]
     dup = summary.get("duplicates") if isinstance(summary.get("duplicates"), Mapping) else {}
-    out: list[Finding] = [_gate_finding(r, dup) for r in gate_results]
+    one_task = (summary.get("protocol") or {}).get("setting") == "semi_supervised"
+    out: list[Finding] = [_gate_finding(r, dup, one_task=one_task) for r in gate_results]
     out.extend(_duplicates_findings(summary.get("duplicates")))
     prot = summary.get("protocol") or {}
     for rep, p in (prot.get("representations") or {}).items():
@@ -262,12 +263,17 @@ def _duplicates_findings(dup) -> list[Finding]:
 NEGLIGIBLE_DELTA_AUROC = 0.01
 
 
-def _gate_finding(r: GateResult, duplicates: Mapping | None = None) -> Finding:
+def _declared_check(path: str, one_task: bool = False) -> Check | None:
+    """The declared check of a gate's summary path, in the wording of anomaly-labelled data when ``one_task``."""
+    return (ONE_TASK_CHECKS.get(path) if one_task else None) or GATE_CHECKS.get(path)
+
+
+def _gate_finding(r: GateResult, duplicates: Mapping | None = None, *, one_task: bool = False) -> Finding:
     rule = r.rule
-    declared = GATE_CHECKS.get(rule.path) or Check(rule.path, Status.WARN, rule.path, "")
+    declared = _declared_check(rule.path, one_task) or Check(rule.path, Status.WARN, rule.path, "")
     value = r.finite_value
     sentence = f"Gate {rule.expression}: {r.message}." if r.status is not Status.PASS else f"Gate {rule.expression}."
-    evidence = {"op": rule.op, "threshold": rule.threshold, "value": value}
+    evidence = {"op": rule.op, "threshold": rule.threshold, "value": value, "one_task": one_task}
     if rule.path == "duplicates.train_test_overlap" and duplicates:
         delta = duplicates.get("max_abs_delta_auroc")
         evidence["max_abs_delta_auroc"] = delta if isinstance(delta, (int, float)) else None
@@ -331,7 +337,7 @@ def _meaning(f: Finding) -> str:
     declared = _CLASS_CHECKS.get(f.check) or (DUPLICATES_CHECK if f.check == DUPLICATES_CHECK.id else None)
     if declared is not None:
         return declared.meaning
-    gate = GATE_CHECKS.get(f.check)
+    gate = _declared_check(f.check, bool(f.evidence.get("one_task")))
     if (
         f.check == "duplicates.train_test_overlap"
         and "max_abs_delta_auroc" in f.evidence

@@ -173,7 +173,12 @@ def build(ctx) -> Section:
             "leakage_vs_k", f"{name}: leakage L_k against k per representation; dotted: chance level", figure, ID
         )
     ]
-    return Section(ID, info(ID).title, summary=out, tables=tuple(tables), figures=tuple(figures), references=REFERENCES)
+    title = (
+        info(ID).title
+        if getattr(ctx.inputs, "kind", "classes") != "anomaly"
+        else "Neighbourhood leakage between normals and labelled anomalies"
+    )
+    return Section(ID, title, summary=out, tables=tuple(tables), figures=tuple(figures), references=REFERENCES)
 
 
 def _most_mixed(per: list) -> str:

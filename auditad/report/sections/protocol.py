@@ -126,21 +126,25 @@ def build(ctx) -> Section:
     out["test_normals_subsampled"] = res.test_normals_subsampled
     out["setting"] = "semi_supervised" if semi_supervised(ctx) else "class_split"
     if semi_supervised(ctx):
-        why = {
+        _one_task_summary(out, res)
+    else:
+        out["inverted_detectors"] = {
             "status": "not_applicable",
-            "reason": "one evaluation task (normal vs anomaly): no class-to-class direction to compare",
+            "reason": "class-split protocol: inversions are counted per held-out class (protocol.worst.rho_inv_sig)",
         }
-        for w in [out["worst"]] + [r["worst"] for r in out["representations"].values()]:
-            w["rho_dir"] = dict(why)
     import pandas as pd
 
     from ...protocol import MEAN
 
-    rows = [
-        summary_row(rep, det, s)
-        for rep, summ in res.summaries.items()
-        for det, s in (*summ.detectors.items(), (MEAN, summ.ensemble))
-    ]
+    rows = (
+        one_task_rows(out)
+        if semi_supervised(ctx)
+        else [
+            summary_row(rep, det, s)
+            for rep, summ in res.summaries.items()
+            for det, s in (*summ.detectors.items(), (MEAN, summ.ensemble))
+        ]
+    )
     tables = [
         TableSpec(
             "protocol_summary",
@@ -155,6 +159,9 @@ def build(ctx) -> Section:
         )
     ]
     wide = pd.DataFrame([{k: row[k] for k in ("class", "n_pos", "n_neg")} for row in res.per_class()])
+    if semi_supervised(ctx):  # one task: the held-out group is the labelled anomalies, not a class
+        wide = wide.drop(columns="class").rename(columns={"n_pos": "n_anomalies", "n_neg": "n_normals"})
+        wide.insert(0, "task", ONE_TASK)
     for rep in res.representation_names:
         for det in (*res.detector_names, MEAN):
             wide[f"{rep}/{det}"] = res.aurocs(rep, det)
@@ -212,6 +219,57 @@ def build(ctx) -> Section:
     if semi_supervised(ctx):  # one task: no class split, no direction to compare
         title = "Normals vs labelled anomalies: each detector's AUROC (semi-supervised: fitted on normals only)"
     return Section(ID, title, summary=out, tables=tuple(tables), figures=tuple(figures), references=REFERENCES)
+
+
+#: The class-split rates: undefined for one evaluation task (normals vs labelled anomalies).
+CLASS_SPLIT_RATES = ("sigma2_auc", "std_auc", "range_auc", "rho_rnd", "rho_inv", "rho_dir", "rho_inv_sig", "rho_nonsig")
+
+
+def _one_task_summary(out: dict, res) -> None:
+    """The protocol summary of anomaly-labelled data (one task): the class-split rates are not applicable (null
+    in the averages, a stated reason in the worst-pair block), and ``inverted_detectors`` counts the
+    (representation, detector) pairs that score the labelled anomalies significantly below the normals."""
+    why = {
+        "status": "not_applicable",
+        "reason": "one evaluation task (normals vs labelled anomalies): no class-split rate",
+    }
+    parts = [out, *out["representations"].values()]
+    for worst in (part["worst"] for part in parts):
+        for key in CLASS_SPLIT_RATES:
+            worst.update({k: None for k in worst if k.startswith(key + "_")})
+            worst.update({key: dict(why)} if key in worst else {})
+    averages = [part.get(k) for part in parts for k in ("mean", "ensemble")]
+    averages += [d for part in parts[1:] for d in (part.get("detectors") or {}).values()]
+    for avg in (a for a in averages if isinstance(a, dict)):
+        avg.update({key: None for key in (*CLASS_SPLIT_RATES, "n_inv_sig") if key in avg})
+    out["inverted_detectors"] = sum(
+        1
+        for rep in res.representation_names
+        for det in res.detector_names
+        if "significantly inverted" in set(map(str, res.significance(rep, det)["category"]))
+    )
+
+
+#: The name of the one evaluation task of anomaly-labelled data.
+ONE_TASK = "normals vs labelled anomalies"
+
+
+def one_task_rows(summary: Mapping) -> list[dict]:
+    """The summary table of anomaly-labelled data: one row per (representation, detector) with its AUROC, interval,
+    two-sided test against ½ and decision (the stored per-task decision of the protocol ``summary``)."""
+    keys = ("auroc", "ci_low", "ci_high", "p_value", "p_method", "significance")
+    return [
+        {
+            "representation": row["representation"],
+            "detector": row["detector"],
+            "task": ONE_TASK,
+            "n_anomalies": row["n_pos"],
+            "n_normals": row["n_neg"],
+            **{k: row.get(k) for k in keys},
+        }
+        for part in summary["representations"].values()
+        for row in part["per_class"]
+    ]
 
 
 def summary_row(representation: str, detector: str, s) -> dict:
