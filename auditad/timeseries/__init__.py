@@ -25,6 +25,8 @@ from .metrics import (
     threshold_curve,
 )
 from .ranges import CARDINALITIES, best_range_f1, range_precision_recall
+from .vus import VUSResult, vus
+from .affiliation import AffiliationResult, affiliation_precision_recall, best_affiliation_f1
 from .nulls import (
     NULL_METRICS,
     MetricNull,
@@ -54,6 +56,11 @@ __all__ = [
     "CARDINALITIES",
     "best_range_f1",
     "range_precision_recall",
+    "VUSResult",
+    "vus",
+    "AffiliationResult",
+    "affiliation_precision_recall",
+    "best_affiliation_f1",
     "NULL_METRICS",
     "MetricNull",
     "fixed_threshold_null",

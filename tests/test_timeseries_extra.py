@@ -1,0 +1,116 @@
+"""VUS, range-AUC, affiliation and biased range-based precision/recall against straightforward transcriptions of
+the reference algorithms (TSB-AD's ``RangeAUC_volume_opt``, the affiliation-metrics package, Tatbul et al.'s
+Algorithm 1), written here as independent oracles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from auditad.errors import InvalidInputError
+from auditad.timeseries import vus
+
+
+# --------------------------------------------------------------------------- VUS oracle (TSB-AD RangeAUC_volume_opt)
+def _ranges(label):
+    starts = np.where(np.diff(label) == 1)[0] + 1
+    (ends,) = np.where(np.diff(label) == -1)
+    if len(ends) and (not len(starts) or ends[0] < starts[0]):
+        starts = np.concatenate([[0], starts])
+    if len(starts) and (not len(ends) or ends[-1] < starts[-1]):
+        ends = np.concatenate([ends, [len(label) - 1]])
+    return list(zip(starts, ends))
+
+
+def _new_sequence(label, seq, window):
+    a = max(seq[0][0] - window // 2, 0)
+    out = []
+    for i in range(len(seq) - 1):
+        if seq[i][1] + window // 2 < seq[i + 1][0] - window // 2:
+            out.append((a, seq[i][1] + window // 2))
+            a = seq[i + 1][0] - window // 2
+    out.append((a, min(seq[-1][1] + window // 2, len(label) - 1)))
+    return out
+
+
+def _sequencing(x, seq, window):
+    label = x.copy().astype(float)
+    n = len(label)
+    for s, e in seq:
+        x1 = np.arange(e + 1, min(e + window // 2 + 1, n))
+        label[x1] += np.sqrt(1 - (x1 - e) / window)
+        x2 = np.arange(max(s - window // 2, 0), s)
+        label[x2] += np.sqrt(1 - (s - x2) / window)
+    return np.minimum(np.ones(n), label)
+
+
+def _vus_reference(labels_original, score, window_size, thre):
+    """Loop-for-loop transcription of TSB-AD's ``RangeAUC_volume_opt`` (per-window AUC-ROC and AUC-PR)."""
+    P = np.sum(labels_original)
+    seq = _ranges(labels_original)
+    big = _new_sequence(labels_original, seq, window_size)
+    score_sorted = -np.sort(-score)
+    ranks = np.linspace(0, len(score) - 1, thre).astype(int)
+    n_pred = [np.sum(score >= score_sorted[i]) for i in ranks]
+    aucs, aps = [], []
+    for window in range(window_size + 1):
+        ext = _sequencing(labels_original, seq, window)
+        L = _new_sequence(ext, seq, window)
+        tf = np.zeros((thre + 2, 2))
+        prec = np.ones(thre + 1)
+        for j, i in enumerate(ranks, start=1):
+            pred = score >= score_sorted[i]
+            labels = ext.copy()
+            existence = 0
+            for a, b in L:
+                labels[a : b + 1] = ext[a : b + 1] * pred[a : b + 1]
+                existence += bool((pred[a : b + 1] > 0).any())
+            for a, b in seq:
+                labels[a : b + 1] = 1
+            TP = sum(np.dot(labels[a : b + 1], pred[a : b + 1]) for a, b in big)
+            N_labels = sum(np.sum(labels[a : b + 1]) for a, b in big)
+            FP = n_pred[j - 1] - TP
+            P_new = (P + N_labels) / 2
+            tf[j] = [min(TP / P_new, 1) * existence / len(L), FP / (len(labels) - P_new)]
+            prec[j] = TP / n_pred[j - 1]
+        tf[-1] = [1, 1]
+        aucs.append(np.dot(tf[1:, 1] - tf[:-1, 1], (tf[1:, 0] + tf[:-1, 0]) / 2))
+        aps.append(np.dot(tf[1:-1, 0] - tf[:-2, 0], prec[1:]))
+    return np.array(aucs), np.array(aps)
+
+
+def _series(rng, n, n_seg, max_len, *, edge=False):
+    y = np.zeros(n, dtype=int)
+    for _ in range(n_seg):
+        a = rng.integers(0, n - max_len)
+        y[a : a + rng.integers(1, max_len + 1)] = 1
+    if edge:
+        y[:3] = 1
+        y[-2:] = 1
+    return y
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_vus_matches_reference_transcription(case):
+    rng = np.random.default_rng(case)
+    y = _series(rng, 300, 1 + case, 12, edge=case % 2 == 1)
+    s = rng.random(300) + 0.8 * y * rng.random(300)
+    if case >= 4:  # ties
+        s = np.round(s * 5) / 5
+    window, thre = (8, 40) if case < 3 else (15, 25)
+    r = vus(y, s, window=window, n_thresholds=thre)
+    auc, ap = _vus_reference(y, s, window, thre)
+    np.testing.assert_allclose(r.auc_roc, auc, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(r.auc_pr, ap, rtol=0, atol=1e-9)
+    assert r.vus_roc == pytest.approx(auc.mean(), abs=1e-9)
+    assert r.range_auc_pr == pytest.approx(ap[-1], abs=1e-9)
+
+
+def test_vus_bad_parameters_name_themselves():
+    y = np.array([0, 1, 1, 0, 0])
+    with pytest.raises(InvalidInputError, match="window"):
+        vus(y, np.arange(5.0), window=-1)
+    with pytest.raises(InvalidInputError, match="n_thresholds"):
+        vus(y, np.arange(5.0), n_thresholds=1)
