@@ -114,3 +114,76 @@ def test_vus_bad_parameters_name_themselves():
         vus(y, np.arange(5.0), window=-1)
     with pytest.raises(InvalidInputError, match="n_thresholds"):
         vus(y, np.arange(5.0), n_thresholds=1)
+
+
+# --------------------------------------------------------------------------- Tatbul et al. (NeurIPS 2018), Algorithm 1
+def _ranges_of(x):
+    out, i = [], 0
+    while i < len(x):
+        if x[i]:
+            j = i
+            while j + 1 < len(x) and x[j + 1]:
+                j += 1
+            out.append(set(range(i, j + 1)))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _delta_ref(i, length, bias):
+    if bias == "flat":
+        return 1
+    if bias == "front":
+        return length - i + 1
+    if bias == "back":
+        return i
+    return i if i <= length / 2 else length - i + 1
+
+
+def _omega(anomaly_range, overlap_set, bias):
+    rng = sorted(anomaly_range)
+    my_value = max_value = 0
+    for i, t in enumerate(rng, start=1):
+        b = _delta_ref(i, len(rng), bias)
+        max_value += b
+        if t in overlap_set:
+            my_value += b
+    return my_value / max_value
+
+
+def _side(ranges, others, alpha, cardinality, bias):
+    total = 0.0
+    for r in ranges:
+        hits = [p for p in others if r & p]
+        existence = 1.0 if hits else 0.0
+        gamma = 1.0 if len(hits) <= 1 or cardinality == "one" else 1.0 / len(hits)
+        overlap = gamma * sum(_omega(r, r & p, bias) for p in hits)
+        total += alpha * existence + (1 - alpha) * overlap
+    return total / len(ranges) if ranges else 0.0
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_range_precision_recall_matches_tatbul_algorithm(seed):
+    from auditad.timeseries import range_precision_recall
+
+    rng = np.random.default_rng(100 + seed)
+    y = _series(rng, 120, 4, 15)
+    pred = (np.convolve(rng.random(120) < 0.08, np.ones(int(rng.integers(1, 6))), mode="same") > 0).astype(int)
+    real, predicted = _ranges_of(y), _ranges_of(pred)
+    alpha = [0.0, 0.3, 1.0][seed % 3]
+    cardinality = ["one", "reciprocal"][seed % 2]
+    for bias in ("flat", "front", "back", "middle"):
+        p_bias = ["flat", "back", "middle", "front"][seed % 4]
+        p, r = range_precision_recall(y, pred, alpha=alpha, cardinality=cardinality, bias=bias, precision_bias=p_bias)
+        assert r == pytest.approx(_side(real, predicted, alpha, cardinality, bias), abs=1e-12)
+        assert p == pytest.approx(_side(predicted, real, 0.0, cardinality, p_bias), abs=1e-12)
+
+
+def test_range_bias_bad_input_names_the_parameter():
+    from auditad.timeseries import best_range_f1, range_precision_recall
+
+    with pytest.raises(InvalidInputError, match="bias"):
+        range_precision_recall([0, 1, 0], [0, 1, 0], bias="centre")
+    with pytest.raises(InvalidInputError, match="precision_bias"):
+        best_range_f1([0, 1, 0], [0.0, 1.0, 0.0], precision_bias="x")

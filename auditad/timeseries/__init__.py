@@ -24,7 +24,7 @@ from .metrics import (
     segment_ids,
     threshold_curve,
 )
-from .ranges import CARDINALITIES, best_range_f1, range_precision_recall
+from .ranges import BIASES, CARDINALITIES, best_range_f1, range_precision_recall
 from .vus import VUSResult, vus
 from .affiliation import AffiliationResult, affiliation_precision_recall, best_affiliation_f1
 from .nulls import (
@@ -54,6 +54,7 @@ __all__ = [
     "segment_ids",
     "threshold_curve",
     "CARDINALITIES",
+    "BIASES",
     "best_range_f1",
     "range_precision_recall",
     "VUSResult",
