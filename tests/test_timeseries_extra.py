@@ -187,3 +187,70 @@ def test_range_bias_bad_input_names_the_parameter():
         range_precision_recall([0, 1, 0], [0, 1, 0], bias="centre")
     with pytest.raises(InvalidInputError, match="precision_bias"):
         best_range_f1([0, 1, 0], [0.0, 1.0, 0.0], precision_bias="x")
+
+
+# --------------------------------------------------------------------------- nulls, audit, summary schema
+def test_random_vus_and_affiliation_nulls_are_reproducible_and_centred():
+    from auditad.timeseries import random_affiliation_null, random_vus_null
+
+    rng = np.random.default_rng(7)
+    y = _series(rng, 3000, 6, 60)
+    a = random_vus_null(y, n_draws=8, window=20, n_thresholds=100, random_state=3)
+    b = random_vus_null(y, n_draws=8, window=20, n_thresholds=100, random_state=3)
+    assert np.array_equal(a["vus_pr"].draws, b["vus_pr"].draws)
+    # random scores: the ROC volume sits near 1/2 (within 5 Monte Carlo errors + the buffer's small tilt)
+    assert abs(a["vus_roc"].mean - 0.5) < 5 * a["vus_roc"].mc_error + 0.05
+    assert a["range_auc_pr"].kind == "threshold free" and a["vus_pr"].to_dict()["n_draws"] == 8
+    aff = random_affiliation_null(y, n_draws=4, n_thresholds=30, random_state=3)
+    assert 0.5 < aff.mean < 1.0 and aff.draws.size == 4
+    with pytest.raises(InvalidInputError, match="window"):
+        random_vus_null(y, n_draws=2, window=-3)
+    with pytest.raises(InvalidInputError, match="n_draws"):
+        random_affiliation_null(y, n_draws=0)
+
+
+def test_audit_bad_draw_settings_name_the_parameter():
+    from auditad.timeseries import audit_timeseries
+
+    y = np.zeros(200, dtype=int)
+    y[50:60] = 1
+    for kw in ({"vus_draws": -1}, {"affiliation_draws": 1.5}, {"window": -2}):
+        with pytest.raises(InvalidInputError, match=next(iter(kw))):
+            audit_timeseries({"s": y}, n_draws=5, range_draws=0, **kw)
+
+
+def test_summary_matches_its_schema_and_lists_captioned_outputs(tmp_path):
+    import json
+    from importlib.resources import files
+
+    import jsonschema
+
+    from auditad.cli import main
+
+    rng = np.random.default_rng(1)
+    y = _series(rng, 2500, 5, 40)
+    np.save(tmp_path / "y.npy", y)
+    np.save(tmp_path / "s.npy", y * 0.5 + rng.random(y.size))
+    (tmp_path / "t.csv").write_text("method,dataset,F1,F1-PA,VUS-PR,Affiliation-F\nA,S,0.1,0.9,0.2,0.8\n")
+    out = tmp_path / "out"
+    argv = ["timeseries", "--labels", f"S={tmp_path / 'y.npy'}", "--scores", f"d={tmp_path / 's.npy'}"]
+    argv += ["--results", str(tmp_path / "t.csv"), "--out", str(out), "--draws", "20", "--range-draws", "1"]
+    argv += ["--vus-draws", "2", "--affiliation-draws", "2", "--vus-window", "16", "--gate", "warn: settings.seed == 0"]
+    assert main(argv) in (0, 1)
+    summary = json.loads((out / "summary.json").read_text())
+    schema = json.loads(files("auditad").joinpath("schemas", "timeseries.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.validate(summary, schema)
+    assert summary["kind"] == "timeseries" and summary["schema_version"] == "1.1"
+    for stem in summary["tables"]:
+        assert (out / "tables" / f"{stem}.csv").is_file() and summary["captions"][stem]
+    for stem in summary["figures"]:
+        assert (out / "figures" / f"{stem}.pdf").is_file() and summary["captions"][stem]
+    nulls = summary["series"]["S"]["nulls"]["best_threshold"]
+    assert nulls["vus_pr"]["n_draws"] == 2 and nulls["affiliation_f1"]["mc_error"] is not None
+    published = {r["metric"]: r for r in summary["results"]}
+    assert {"vus_pr", "affiliation_f1"} <= set(published)
+    assert "random_range_metrics" in {f["check"] for f in summary["findings"]}
+    broken = dict(summary, schema_version=1)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)

@@ -31,7 +31,8 @@ from .findings import CHECKS, timeseries_findings
 
 __all__ = ["CHECKS", "SeriesAudit", "TimeSeriesAudit", "audit_timeseries", "detector_metrics", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+#: Version of the ``summary.json`` layout (``auditad/schemas/timeseries.schema.json``); 0.3.0 wrote the integer 1.
+SCHEMA_VERSION = "1.1"
 
 #: Metrics that have a random null in the audit.
 NULLED = (*NULL_METRICS, "range_f1", *VUS_METRICS, "affiliation_f1")
@@ -170,6 +171,16 @@ class TimeSeriesAudit:
                 "results": self.results,
             }
         )
+
+    def nulls_frame(self):
+        """One row per series, null and metric: kind, draws, seed, mean, Monte Carlo error, q95, q99, exact."""
+        import pandas as pd
+
+        rows = []
+        for name, s in self.series.items():
+            for group in (s.best, s.fixed):
+                rows += [{"series": name, **n.to_dict()} for n in group.values()]
+        return pd.DataFrame(rows)
 
     def to_frame(self):
         """One row per series: structure, flag-all F1, random best-threshold means."""
