@@ -231,7 +231,7 @@ def _range_nulls(series, check):
         if not got:
             continue
         detail = "; ".join(
-            f"{_label(m)} {n.mean:.3f} +- {n.mc_error:.3f} (q95 {n.quantile(0.95):.3f}, {n.draws.size} draws)"
+            f"{_label(m)} {n.mean:.4f} +- {n.mc_error:.4f} (q95 {n.quantile(0.95):.4f}, {n.draws.size} draws)"
             for m, n in got
         )
         aff = s.best["affiliation_f1"].mean if "affiliation_f1" in s.best else math.nan
