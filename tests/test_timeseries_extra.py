@@ -254,3 +254,21 @@ def test_summary_matches_its_schema_and_lists_captioned_outputs(tmp_path):
     broken = dict(summary, schema_version=1)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
+
+
+def test_vus_without_buffer_and_cli_bad_draws(tmp_path, capsys):
+    from auditad.cli import main
+
+    rng = np.random.default_rng(11)
+    y = _series(rng, 200, 3, 10)
+    s = rng.random(200) + y
+    r = vus(y, s, window=0, n_thresholds=30)
+    auc, ap = _vus_reference(y, s, 0, 30)
+    np.testing.assert_allclose([r.vus_roc, r.vus_pr], [auc[0], ap[0]], atol=1e-9)
+    np.save(tmp_path / "y.npy", y)
+    for flag in ("--vus-draws", "--affiliation-draws", "--vus-window"):
+        argv = ["timeseries", "--labels", f"S={tmp_path / 'y.npy'}", "--out", str(tmp_path / "o"), flag, "-1"]
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert flag in err and len(err.splitlines()) == 1
+    assert not (tmp_path / "o").exists()
