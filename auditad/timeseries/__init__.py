@@ -28,7 +28,7 @@ from .metrics import (
     threshold_curve,
 )
 from .ranges import BIASES, CARDINALITIES, best_range_f1, range_precision_recall
-from .vus import VUSResult, vus
+from .volume import VUSResult, vus
 from .affiliation import AffiliationResult, affiliation_precision_recall, best_affiliation_f1
 from .nulls import (
     NULL_METRICS,

@@ -25,7 +25,7 @@ from .nulls import (
     trivial_baselines,
 )
 from .ranges import best_range_f1
-from .vus import vus
+from .volume import vus
 from .structure import label_structure
 from .findings import CHECKS, timeseries_findings
 

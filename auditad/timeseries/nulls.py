@@ -35,7 +35,7 @@ from .._validation import check_float, check_int
 from .metrics import PA_K_GRID, f1_counts, k_area, pak_from_counts, segment_ids
 from .affiliation import best_affiliation_f1
 from .ranges import range_precision_recall
-from .vus import vus
+from .volume import vus
 from .structure import check_series_labels
 
 __all__ = [
