@@ -7,10 +7,15 @@ Run:  python benchmarks/bench_timeseries.py                        (1 000 000 po
 
 Speed. One score array (N(0, 1) noise, +1 on the anomalous points) of a series with ``--segments``
 segments of random lengths (about 10 % anomalous): every metric over every threshold (point-wise,
-point-adjusted and composite F1 from one sort, PA%K at 11 K, range-based F1 at 50 thresholds, AUC-ROC,
-AUC-PR), then the nulls with ``--draws`` draws. The reference is the straightforward loop -- one pass over
-the series per threshold, the adjustment applied segment by segment -- timed on 200 thresholds and scaled
-to the number of distinct thresholds; the table prints both and their ratio.
+point-adjusted and composite F1 from one sort, PA%K at 11 K, range-based F1 at 50 thresholds (flat, and
+middle bias with reciprocal cardinality), AUC-ROC, AUC-PR, VUS-ROC/PR and range-AUC (window 100, 250
+thresholds), affiliation F1 at 100 thresholds), then the nulls with ``--draws`` draws. The references are
+straightforward loops -- for PA-F1 one pass over the series per threshold, the adjustment applied segment by
+segment (timed on 200 thresholds, scaled to the distinct thresholds); for VUS TSB-AD's loop over windows and
+thresholds, one pass over the series each (timed on 3 windows x 5 thresholds, scaled to 101 x 250); for
+affiliation the affiliation-metrics package's event loop as transcribed in
+``tests/test_timeseries_affiliation.py`` (quadratic in the events: timed on a 100 000-point series with 100
+segments at 3 thresholds, scaled to 100, against ours at that size); the table prints both and their ratio.
 
 MSL / SMAP. telemanom's ``labeled_anomalies.csv`` (Hundman et al., KDD 2018) lists the anomalous index
 ranges (inclusive) of every channel; the test labels are the channels of one spacecraft concatenated in
@@ -57,6 +62,41 @@ def reference_pa_f1(y, s, thresholds) -> float:
     return best
 
 
+def reference_vus_cell(y, s, thr, window, starts, ends):
+    """One (window, threshold) cell of TSB-AD's VUS loop: widen the labels, predict, count over the series."""
+    n = y.size
+    ext = y.astype(float)
+    for a, b in zip(starts, ends - 1):
+        x1 = np.arange(b + 1, min(b + window // 2 + 1, n))
+        ext[x1] += np.sqrt(1 - (x1 - b) / window)
+        x2 = np.arange(max(a - window // 2, 0), a)
+        ext[x2] += np.sqrt(1 - (a - x2) / window)
+    ext = np.minimum(ext, 1.0)
+    pred = s >= thr
+    lab = np.where(y == 1, 1.0, ext * pred)
+    tp = float(np.dot(lab, pred))
+    existence = sum(bool(pred[max(a - window // 2, 0) : b + window // 2].any()) for a, b in zip(starts, ends))
+    return tp, existence
+
+
+def reference_affiliation(y, s, thresholds) -> float:
+    """Best affiliation F1 with the affiliation-metrics package's loop (its transcription in the tests)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "tests" / "test_timeseries_affiliation.py"
+    spec = importlib.util.spec_from_file_location("affiliation_reference", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    gt = mod.convert_vector_to_events(y)
+    best = 0.0
+    for t in thresholds:
+        r = mod.pr_from_events(mod.convert_vector_to_events(s > t), gt, (0, y.size))
+        p, rc = r["Affiliation_Precision"], r["Affiliation_Recall"]
+        best = max(best, 2 * p * rc / (p + rc))
+    return best
+
+
 def timed(f):
     """(wall seconds, CPU seconds of this process) of ``f()``: the CPU time is what a quiet machine would take."""
     w, c = time.perf_counter(), time.process_time()
@@ -67,12 +107,17 @@ def timed(f):
 def speed(n: int, n_seg: int, draws: int, seed: int) -> None:
     from auditad.metrics import auroc, average_precision
     from auditad.timeseries import (
+        best_affiliation_f1,
         best_range_f1,
         fixed_threshold_null,
         pa_k_area,
+        random_affiliation_null,
         random_null,
         random_range_null,
+        random_vus_null,
+        segments,
         threshold_curve,
+        vus,
     )
 
     rng = np.random.default_rng(seed)
@@ -84,6 +129,12 @@ def speed(n: int, n_seg: int, draws: int, seed: int) -> None:
         ("PA%K at 11 K, every threshold", timed(lambda: pa_k_area(y, s))),
         ("range-based F1 at 50 thresholds", timed(lambda: best_range_f1(y, s, n_thresholds=50))),
         ("AUC-ROC + AUC-PR", timed(lambda: (auroc(y, s), average_precision(y, s)))),
+        ("VUS-ROC/PR + range-AUC (window 100, 250 thresholds)", timed(lambda: vus(y, s))),
+        ("affiliation F1 at 100 thresholds", timed(lambda: best_affiliation_f1(y, s))),
+        (
+            "range-based F1, middle bias, reciprocal, 50 thresholds",
+            timed(lambda: best_range_f1(y, s, n_thresholds=50, bias="middle", cardinality="reciprocal")),
+        ),
     ]
     rows.append(("all metrics of one score array", tuple(map(sum, zip(*(r[1] for r in rows))))))
     sub = c.thresholds[:: max(1, c.thresholds.size // 200)][:200]
@@ -106,6 +157,31 @@ def speed(n: int, n_seg: int, draws: int, seed: int) -> None:
     r = random_range_null(y, n_draws=3, random_state=seed)
     w, cpu = timed(lambda: random_range_null(y, n_draws=3, random_state=seed))
     print(f"  range-based null: {cpu / 3:.2f} CPU s per draw (Monte Carlo error of 3 draws: {r.mc_error:.4f})")
+    st, en = segments(y)
+    desc = np.sort(s)[::-1]
+    cells = [(w_, desc[i]) for w_ in (0, 50, 100) for i in np.linspace(0, n - 1, 5).astype(int)]
+    w, cpu = timed(lambda: [reference_vus_cell(y, s, t_, w_, st, en) for w_, t_ in cells])
+    scale = 101 * 250 / len(cells)
+    fast = rows[4][1][1]
+    print(
+        f"  {'reference VUS loop (15 cells, scaled to 101 x 250)':52s} {w * scale:9.0f} {cpu * scale:9.0f}   ratio {cpu * scale / max(fast, 1e-9):,.0f}x (CPU)"
+    )
+    # the package's event loop is O(events x zones): measured on a 100 000-point series with 100 segments
+    ys = series(100_000, 100, rng)
+    ss = rng.standard_normal(ys.size) + ys
+    ts = np.linspace(ss.min(), ss.max(), 100)[[60, 75, 90]]
+    w, cpu = timed(lambda: reference_affiliation(ys, ss, ts))
+    _, fast = timed(lambda: best_affiliation_f1(ys, ss))
+    print(
+        f"  {'reference affiliation loop, 10^5 points (3 thr., scaled)':52s} {w * 100 / 3:9.0f} {cpu * 100 / 3:9.0f}"
+        f"   ratio {cpu * 100 / 3 / max(fast, 1e-9):,.0f}x (CPU; ours {fast:.2f} s at that size)"
+    )
+    for name, f in (
+        ("VUS / range-AUC null", lambda: random_vus_null(y, n_draws=2, random_state=seed)),
+        ("affiliation null", lambda: random_affiliation_null(y, n_draws=2, random_state=seed)),
+    ):
+        w, cpu = timed(f)
+        print(f"  {name}: {cpu / 2:.2f} CPU s ({w / 2:.2f} wall s) per draw")
 
 
 def telemanom_labels(path) -> dict:
@@ -125,14 +201,27 @@ def telemanom_labels(path) -> dict:
     return out
 
 
-def benchmark_nulls(path, draws: int, seed: int) -> None:
-    from auditad.timeseries import fixed_threshold_null, label_structure, random_null, trivial_baselines
+def benchmark_nulls(path, draws, seed, vus_draws=50, affiliation_draws=30, crafts="MSL,SMAP") -> None:
+    from auditad.timeseries import (
+        affiliation_precision_recall,
+        fixed_threshold_null,
+        label_structure,
+        random_affiliation_null,
+        random_null,
+        random_vus_null,
+        trivial_baselines,
+        vus,
+    )
 
     for craft, y in telemanom_labels(path).items():
+        if craft not in crafts.split(","):
+            continue
         st = label_structure(y)
         best = random_null(y, n_draws=draws, random_state=seed)
         fixed = fixed_threshold_null(y, n_draws=draws, random_state=seed)
         triv = trivial_baselines(y)
+        triv["flag_all"].update(vus(y, np.zeros(y.size)).to_dict())  # a constant score flags every point
+        triv["flag_all"]["affiliation_f1"] = affiliation_precision_recall(y, np.ones(y.size, dtype=int)).f1
         print(f"{craft}: {st.n} points, {st.n_segments} segments, {st.ratio:.2%} anomalous")
         print(f"  flag every point: F1 = 2p/(1+p) = {triv['flag_all']['f1']:.4f}")
         for m, n in best.items():
@@ -147,6 +236,13 @@ def benchmark_nulls(path, draws: int, seed: int) -> None:
         print(
             f"  periodic detector (every {triv['periodic']['period']}th point): PA-F1 {triv['periodic']['pa_f1']:.4f}"
         )
+        slow = random_vus_null(y, n_draws=vus_draws, random_state=seed)
+        slow["affiliation_f1"] = random_affiliation_null(y, n_draws=affiliation_draws, random_state=seed)
+        for m, n in slow.items():
+            print(
+                f"  random scores ({n.kind}, {n.draws.size} draws): {m:14s} mean {n.mean:.4f} +- {n.mc_error:.4f} "
+                f"(q95 {n.quantile(0.95):.4f}); flag-all {triv['flag_all'].get(m, float('nan')):.4f}"
+            )
 
 
 def main() -> None:
@@ -156,10 +252,13 @@ def main() -> None:
     p.add_argument("--segments", type=int, default=1000)
     p.add_argument("--draws", type=int, default=1000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--vus-draws", type=int, default=50)
+    p.add_argument("--affiliation-draws", type=int, default=30)
+    p.add_argument("--crafts", default="MSL,SMAP", help="spacecraft of --telemanom to run (default MSL,SMAP)")
     p.add_argument("--telemanom", default=None, metavar="FILE", help="telemanom's labeled_anomalies.csv")
     args = p.parse_args()
     if args.telemanom:
-        benchmark_nulls(args.telemanom, args.draws, args.seed)
+        benchmark_nulls(args.telemanom, args.draws, args.seed, args.vus_draws, args.affiliation_draws, args.crafts)
         return
     n, n_seg = (100_000, 100) if args.quick else (args.points, args.segments)
     speed(n, n_seg, args.draws, args.seed)

@@ -299,11 +299,12 @@ def test_command_writes_a_report_with_findings_and_exact_baselines(ts_files, tmp
     out = tmp_path / "out"
     code = _run(
         "--labels", f"MSL={d / 'y.npy'}", "--scores", f"good={d / 'good.npy'}", "--scores", f"rand={d / 'rand.npy'}",
-        "--results", d / "table.csv", "--out", out, "--draws", 40, "--range-draws", 2,
+        "--results", d / "table.csv", "--out", out, "--draws", 40, "--range-draws", 2, "--vus-draws", 3,
+        "--affiliation-draws", 3, "--vus-window", 20,
     )  # fmt: skip
     assert code == 0, capsys.readouterr()
     s = json.loads((out / "summary.json").read_text())
-    assert s["schema_version"] == 1 and s["verdict"] == "warn"
+    assert s["schema_version"] == "1.1" and s["verdict"] == "warn"
     p = y.mean()
     assert s["series"]["MSL"]["trivial"]["flag_all"]["f1"] == pytest.approx(2 * p / (1 + p))
     checks = {f["check"]: f for f in s["findings"]}
@@ -318,7 +319,8 @@ def test_command_writes_a_report_with_findings_and_exact_baselines(ts_files, tmp
     assert "Findings" in html and "<script" not in html and html.index("Findings") < html.index("table-series")
     assert (out / "figures" / "nulls.svg").is_file() and (out / "tables" / "series.csv").is_file()
     gate = ["--gate", "series.MSL.nulls.best_threshold.pa_f1.mean <= 0.01"]  # a fail-level gate that fails
-    assert _run("--labels", f"MSL={d / 'y.npy'}", "--out", out, "--draws", 20, "--range-draws", 0, *gate) == 1
+    fast = ("--draws", 20, "--range-draws", 0, "--vus-draws", 0, "--affiliation-draws", 0)
+    assert _run("--labels", f"MSL={d / 'y.npy'}", "--out", out, *fast, *gate) == 1
     assert json.loads((out / "summary.json").read_text())["verdict"] == "fail"
 
 
@@ -333,6 +335,12 @@ def test_command_is_reproducible_and_matches_series_by_name(ts_files, tmp_path):
         30,
         "--range-draws",
         0,
+        "--vus-draws",
+        2,
+        "--affiliation-draws",
+        2,
+        "--vus-window",
+        10,
     )
     assert _run(*args, "--out", tmp_path / "a") == 0  # warnings only
     assert _run(*args, "--out", tmp_path / "b", "--fail-on", "warn") == 1
@@ -357,7 +365,8 @@ def test_command_bad_input_is_one_line_exit_2(ts_files, tmp_path, capsys, make, 
     bad = tmp_path / "bad.npy"
     np.save(bad, make(d))
     labels = bad if flag == "labels" else d / "y.npy"
-    argv = ["--labels", f"MSL={labels}", "--out", tmp_path / "out", "--draws", 5]
+    argv = ["--labels", f"MSL={labels}", "--out", tmp_path / "out", "--draws", 5, "--vus-draws", 0]
+    argv += ["--affiliation-draws", 0]
     if flag == "scores":
         argv += ["--scores", f"x={bad}"]
     assert _run(*argv) == 2
@@ -370,6 +379,7 @@ def test_command_refuses_a_dataset_not_among_the_labels(ts_files, tmp_path, caps
     d, _ = ts_files
     table = tmp_path / "t.csv"
     table.write_text("method,dataset,F1\nA,SMD,0.5\n")
-    assert _run("--labels", f"MSL={d / 'y.npy'}", "--results", table, "--out", tmp_path / "o", "--draws", 5) == 2
+    fast = ("--draws", 5, "--vus-draws", 0, "--affiliation-draws", 0)
+    assert _run("--labels", f"MSL={d / 'y.npy'}", "--results", table, "--out", tmp_path / "o", *fast) == 2
     err = capsys.readouterr().err
     assert "SMD" in err and "t.csv" in err and not (tmp_path / "o").exists()

@@ -16,7 +16,7 @@ __all__ = ["add_timeseries", "run_timeseries"]
 DESCRIPTION = (
     "For every labelled series: what uniformly random scores (threshold chosen on the test labels, and fixed) and "
     "trivial detectors (flag all: F1 = 2p/(1+p); flag none; periodic) reach under point-wise F1, point-adjusted "
-    "F1, PA%K, composite F1 and range-based F1, at the series' own segments. With --scores, each detector's "
+    "F1, PA%K, composite F1, range-based F1, VUS-ROC/PR, range-AUC and affiliation F1, at the series' own segments. With --scores, each detector's "
     "metrics against those nulls; with --results, each published value. Writes DIR/report.html, summary.json, "
     "figures/ and tables/. Exit 0: no finding at or above --fail-on; 1: one is; 2: bad input. "
     "See docs/methods/timeseries.md."
@@ -24,7 +24,7 @@ DESCRIPTION = (
 
 
 def add_timeseries(sub) -> None:
-    from ..gates.options import GATE_OPTIONS
+    from ..gates.options import add_report_gate_arguments
 
     p = sub.add_parser(
         "timeseries",
@@ -65,17 +65,29 @@ def add_timeseries(sub) -> None:
         metavar="N",
         help="draws of the range-based null, which scores every point 50 times per draw (default 50; 0 skips it)",
     )
+    p.add_argument(
+        "--vus-draws",
+        type=int,
+        default=50,
+        metavar="N",
+        help="draws of the VUS-ROC / VUS-PR / range-AUC null, one VUS of random scores each (default 50; 0 skips it)",
+    )
+    p.add_argument(
+        "--affiliation-draws",
+        type=int,
+        default=30,
+        metavar="N",
+        help="draws of the affiliation-F1 null, 100 thresholds of random scores each (default 30; 0 skips it)",
+    )
+    p.add_argument(
+        "--vus-window",
+        type=int,
+        default=100,
+        metavar="L",
+        help="largest buffer width of VUS, and the width of the range-AUC (default 100, as TSB-AD)",
+    )
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
-    for opt in GATE_OPTIONS:  # the gate and CI-output flags, declared once in auditad.gates.options
-        if "results" in opt.commands and not opt.setting:
-            kw = {"dest": opt.name, "default": opt.default, "help": opt.help}
-            if opt.repeat:
-                kw["action"] = "append"
-            if opt.choices:
-                kw["choices"] = list(opt.choices)
-            if opt.metavar:
-                kw["metavar"] = opt.metavar
-            p.add_argument(opt.flag, **kw)
+    add_report_gate_arguments(p, command="timeseries")  # the gate and CI-output flags, declared once
     add_json(p, help="also write summary.json to FILE")
     add_quiet(p)
 
@@ -91,8 +103,9 @@ def run_timeseries(args) -> int:
 
     if args.draws < 1:
         raise InvalidInputError(f"--draws must be >= 1, got {args.draws}")
-    if args.range_draws < 0:
-        raise InvalidInputError(f"--range-draws must be >= 0, got {args.range_draws}")
+    for flag in ("range_draws", "vus_draws", "affiliation_draws", "vus_window"):
+        if getattr(args, flag) < 0:
+            raise InvalidInputError(f"--{flag.replace('_', '-')} must be >= 0, got {getattr(args, flag)}")
     if args.seed < 0:
         raise InvalidInputError(f"--seed must be >= 0, got {args.seed}")
     check_output_file(args.json, name="--json")
@@ -101,7 +114,15 @@ def run_timeseries(args) -> int:
     scores = match_scores(args.scores, labels, flag="--scores") if args.scores else None
     results = read_results_table(args.results, labels, name="--results") if args.results else None
     audit = audit_timeseries(
-        labels, scores, results, n_draws=args.draws, range_draws=args.range_draws, random_state=args.seed
+        labels,
+        scores,
+        results,
+        n_draws=args.draws,
+        range_draws=args.range_draws,
+        vus_draws=args.vus_draws,
+        affiliation_draws=args.affiliation_draws,
+        window=args.vus_window,
+        random_state=args.seed,
     )
     run = write_timeseries_report(
         audit,

@@ -28,6 +28,7 @@ __all__ = [
     "CONFIG_KEYS",
     "gate_option",
     "add_gate_arguments",
+    "add_report_gate_arguments",
     "gate_options_markdown",
 ]
 
@@ -111,6 +112,8 @@ GATE_OPTIONS: tuple[GateOption, ...] = (
             "'warn: groups.0.rho_inv <= 0.1'",
             "diff": "e.g. 'delta leakage.L_k <= 0.02' (a change) or 'warn: delta protocol.mean.rho_dir <= 0'; "
             "without 'delta' a gate reads NEW",
+            "timeseries": "e.g. 'warn: series.MSL.nulls.best_threshold.pa_f1.mean <= 0.5' (a dotted path into "
+            "summary.json)",
         },
     ),
     GateOption(
@@ -163,16 +166,35 @@ def add_gate_arguments(parser, *, command: str) -> None:
     - [`gate_options_markdown`][auditad.gates.options.gate_options_markdown]: the same options in the docs.
     """
     for opt in GATE_OPTIONS:
-        if command not in opt.commands or opt.setting:
-            continue
-        kw: dict = {"dest": opt.name, "default": opt.default, "help": opt.help_for(command)}
-        if opt.repeat:
-            kw["action"] = "append"
-        if opt.choices:
-            kw["choices"] = list(opt.choices)
-        if opt.metavar:
-            kw["metavar"] = opt.metavar
-        parser.add_argument(opt.flag, **kw)
+        if command in opt.commands and not opt.setting:
+            _add_option(parser, opt, command)
+
+
+def _add_option(parser, opt: GateOption, command: str) -> None:
+    kw: dict = {"dest": opt.name, "default": opt.default, "help": opt.help_for(command)}
+    if opt.repeat:
+        kw["action"] = "append"
+    if opt.choices:
+        kw["choices"] = list(opt.choices)
+    if opt.metavar:
+        kw["metavar"] = opt.metavar
+    parser.add_argument(opt.flag, **kw)
+
+
+def add_report_gate_arguments(parser, *, command: str) -> None:
+    """Add the flags every gating command takes (``--gate``, ``--fail-on``, ``--junit``, ``--markdown``) to the
+    parser of a command that gates its own summary, such as ``timeseries`` or ``ood``.
+
+    The flags and their help come from `GATE_OPTIONS` (a ``per_command`` text of ``command``, if declared).
+
+    See Also
+    --------
+    - [`add_gate_arguments`][auditad.gates.options.add_gate_arguments]: the flags of a command declared in the
+      options.
+    """
+    for opt in GATE_OPTIONS:
+        if set(GATE_COMMANDS) <= set(opt.commands) and not opt.setting:
+            _add_option(parser, opt, command)
 
 
 def gate_options_markdown() -> str:

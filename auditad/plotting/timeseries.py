@@ -21,7 +21,7 @@ __all__ = ["plot_series_nulls", "timeseries_nulls_figure", "MAX_SERIES_PANELS"]
 MAX_SERIES_PANELS = 12
 
 #: The metrics drawn, in order (their null is in the audit).
-_DRAWN = ("f1", "pa_f1", "pa_k_area", "composite_f1", "range_f1")
+_DRAWN = ("f1", "pa_f1", "pa_k_area", "composite_f1", "range_f1", "vus_roc", "vus_pr", "affiliation_f1")
 
 
 def plot_series_nulls(series_audit, values=(), *, ax=None):

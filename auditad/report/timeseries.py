@@ -17,6 +17,27 @@ __all__ = ["TimeSeriesRun", "timeseries_summary", "render_timeseries_html", "wri
 _MARKER = ".auditad-timeseries"
 _VERDICT_OF = {"pass": "pass", "info": "pass", "warn": "warn", "fail": "fail"}
 
+#: Captions of the tables and figures by file stem, recorded in ``summary.json`` (``captions``) as ``auditad audit``
+#: records its own, so that ``auditad appendix`` can caption them.
+CAPTIONS = {
+    "series": "Label structure of every series, with the flag-all F1 and the mean and 95 % quantile of what "
+    "uniformly random scores reach at their best threshold under each metric",
+    "random_nulls": "Random-score nulls per series and metric: kind (best threshold, fixed threshold, threshold free), "
+    "Monte Carlo draws, seed, mean, Monte Carlo error of the mean, 95 % and 99 % quantiles, closed form where one "
+    "exists",
+    "detectors": "Metrics of the given scores with the random null's mean and p-value and the flag-all baseline",
+    "results": "Published values set against the flag-all baseline and the random null of their dataset",
+    "nulls_figure": "Random nulls and trivial baselines per series and metric",
+}
+
+
+def _outputs(audit) -> tuple[list, list]:
+    """The stems of the tables and figures the report folder holds."""
+    tables = (
+        ["series", "random_nulls"] + (["detectors"] if audit.detectors else []) + (["results"] if audit.results else [])
+    )
+    return tables, ["nulls"]
+
 
 def timeseries_summary(audit, rules=()) -> tuple[dict, list]:
     """``(summary dict with "gates", "verdict" and "verdict_reason", [GateResult, ...])``.
@@ -33,6 +54,9 @@ def timeseries_summary(audit, rules=()) -> tuple[dict, list]:
     from ..gates.checks import evaluate_gates, rules_from_config
 
     summary = audit.to_dict()
+    tables, figures = _outputs(audit)
+    summary["tables"], summary["figures"] = tables, figures
+    summary["captions"] = {t: CAPTIONS[t] for t in tables} | {f: CAPTIONS[f"{f}_figure"] for f in figures}
     rules = rules_from_config(list(rules), source="gates")
     results = evaluate_gates(summary, rules) if rules else []
     summary["gates"] = [r.to_dict() for r in results]
@@ -118,11 +142,13 @@ def _fill(tmp: Path, audit, summary: dict, payload: str) -> None:
     write_bytes_atomic(tmp / "figures" / "nulls.svg", svg)
     write_bytes_atomic(tmp / "figures" / "nulls.pdf", pdf)
     write_text_atomic(tmp / "summary.json", payload)
-    write_table(audit.to_frame(), tmp / "tables" / "series", caption="Label structure and random nulls per series")
+    frames = {"series": audit.to_frame(), "random_nulls": audit.nulls_frame()}
     if audit.detectors:
-        write_table(pd.DataFrame(audit.detectors), tmp / "tables" / "detectors", caption="Metrics of the scores")
+        frames["detectors"] = pd.DataFrame(audit.detectors)
     if audit.results:
-        write_table(pd.DataFrame(audit.results), tmp / "tables" / "results", caption="Published values")
+        frames["results"] = pd.DataFrame(audit.results)
+    for stem, frame in frames.items():
+        write_table(frame, tmp / "tables" / stem, caption=CAPTIONS[stem], label=f"tab:timeseries-{stem}")
     write_text_atomic(tmp / "report.html", render_timeseries_html(summary, svg))
     write_text_atomic(tmp / _MARKER, "Written by 'auditad timeseries'; the next run into this folder replaces it.\n")
 
@@ -137,7 +163,8 @@ def write_timeseries_report(
     audit : TimeSeriesAudit
     out : path, optional
         Folder to create (or replace, if it holds an earlier time-series report) with ``report.html``,
-        ``summary.json``, ``figures/nulls.{svg,pdf}`` and ``tables/`` (``series``, ``detectors``, ``results``).
+        ``summary.json``, ``figures/nulls.{svg,pdf}`` and ``tables/`` (``series``, ``random_nulls``, ``detectors``,
+        ``results``; each ``.csv``, ``.md`` and ``.tex``), their captions in ``summary.json`` (``captions``).
     gates : iterable of str
         Gate rules on the summary's paths.
     fail_on : {"fail", "warn"}

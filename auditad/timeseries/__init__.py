@@ -4,8 +4,11 @@
   2018) and composite F1 (Garg et al., IEEE TNNLS 2022) at every threshold;
 * [`pa_k_area`][auditad.timeseries.pa_k_area] -- PA%K and its area (Kim et al., AAAI 2022);
 * [`range_precision_recall`][auditad.timeseries.range_precision_recall] -- range-based precision and recall
-  (Tatbul et al., NeurIPS 2018);
+  (Tatbul et al., NeurIPS 2018) with positional bias and cardinality;
 * [`detector_metrics`][auditad.timeseries.detector_metrics] -- every metric of one score array;
+* [`vus`][auditad.timeseries.vus] -- range-AUC and VUS-ROC / VUS-PR (Paparrizos et al., PVLDB 2022);
+* [`affiliation_precision_recall`][auditad.timeseries.affiliation_precision_recall] -- affiliation precision and
+  recall (Huet et al., KDD 2022);
 * [`random_null`][auditad.timeseries.random_null], [`trivial_baselines`][auditad.timeseries.trivial_baselines]
   -- what uniformly random scores and trivial detectors reach at the labels' own segment structure;
 * [`audit_timeseries`][auditad.timeseries.audit_timeseries] -- the audit behind ``auditad timeseries``.
@@ -24,7 +27,9 @@ from .metrics import (
     segment_ids,
     threshold_curve,
 )
-from .ranges import CARDINALITIES, best_range_f1, range_precision_recall
+from .ranges import BIASES, CARDINALITIES, best_range_f1, range_precision_recall
+from .volume import VUSResult, vus
+from .affiliation import AffiliationResult, affiliation_precision_recall, best_affiliation_f1
 from .nulls import (
     NULL_METRICS,
     MetricNull,
@@ -34,6 +39,9 @@ from .nulls import (
     random_null,
     random_range_null,
     trivial_baselines,
+    VUS_METRICS,
+    random_affiliation_null,
+    random_vus_null,
 )
 from .audit import CHECKS, SeriesAudit, TimeSeriesAudit, audit_timeseries, detector_metrics
 
@@ -52,8 +60,14 @@ __all__ = [
     "segment_ids",
     "threshold_curve",
     "CARDINALITIES",
+    "BIASES",
     "best_range_f1",
     "range_precision_recall",
+    "VUSResult",
+    "vus",
+    "AffiliationResult",
+    "affiliation_precision_recall",
+    "best_affiliation_f1",
     "NULL_METRICS",
     "MetricNull",
     "fixed_threshold_null",
@@ -62,6 +76,9 @@ __all__ = [
     "random_null",
     "random_range_null",
     "trivial_baselines",
+    "VUS_METRICS",
+    "random_affiliation_null",
+    "random_vus_null",
     "CHECKS",
     "SeriesAudit",
     "TimeSeriesAudit",

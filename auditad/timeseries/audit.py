@@ -13,25 +13,48 @@ from .._json import json_safe
 from .._validation import check_int
 from ..findings import Status, sort_findings, verdict
 from .metrics import PA_K_GRID, pa_k_area, threshold_curve
-from .nulls import NULL_METRICS, fixed_threshold_null, random_null, random_range_null, trivial_baselines
+from .affiliation import affiliation_precision_recall, best_affiliation_f1
+from .nulls import (
+    NULL_METRICS,
+    VUS_METRICS,
+    fixed_threshold_null,
+    random_affiliation_null,
+    random_null,
+    random_range_null,
+    random_vus_null,
+    trivial_baselines,
+)
 from .ranges import best_range_f1
+from .volume import vus
 from .structure import label_structure
 from .findings import CHECKS, timeseries_findings
 
 __all__ = ["CHECKS", "SeriesAudit", "TimeSeriesAudit", "audit_timeseries", "detector_metrics", "SCHEMA_VERSION"]
 
-SCHEMA_VERSION = 1
+#: Version of the ``summary.json`` layout (``auditad/schemas/timeseries.schema.json``); 0.3.0 wrote the integer 1.
+SCHEMA_VERSION = "1.1"
 
-#: Metrics that have a random null (best threshold) in the audit.
-NULLED = (*NULL_METRICS, "range_f1")
+#: Metrics that have a random null in the audit.
+NULLED = (*NULL_METRICS, "range_f1", *VUS_METRICS, "affiliation_f1")
 
 #: The metrics of a detector's scores that are set against the baselines.
-DETECTOR_METRICS = ("f1", "pa_f1", "composite_f1", "pa_k_area", "range_f1", "auc_roc", "auc_pr")
+DETECTOR_METRICS = (
+    "f1",
+    "pa_f1",
+    "composite_f1",
+    "pa_k_area",
+    "range_f1",
+    "auc_roc",
+    "auc_pr",
+    *VUS_METRICS,
+    "affiliation_f1",
+)
 
 
-def detector_metrics(y, scores, *, ks=PA_K_GRID, n_thresholds: int = 50) -> dict:
-    """Every metric of one score array: best-threshold F1s, PA%K area, range-based F1, AUC-ROC, AUC-PR, and the
-    point-wise F1 at the threshold fixed by the anomaly ratio.
+def detector_metrics(y, scores, *, ks=PA_K_GRID, n_thresholds: int = 50, window: int = 100) -> dict:
+    """Every metric of one score array: best-threshold F1s, PA%K area, range-based F1, AUC-ROC, AUC-PR, VUS-ROC,
+    VUS-PR, range-AUC (buffer ``window``), affiliation F1, and the point-wise F1 at the threshold fixed by the
+    anomaly ratio.
 
     See Also
     --------
@@ -58,6 +81,9 @@ def detector_metrics(y, scores, *, ks=PA_K_GRID, n_thresholds: int = 50) -> dict
     out["range_f1"] = best_range_f1(y, scores, n_thresholds=n_thresholds)[0]
     out["auc_roc"] = float(auroc(y, scores))
     out["auc_pr"] = float(average_precision(y, scores))
+    out.update(vus(y, scores, window=window).to_dict())
+    out.pop("window")
+    out["affiliation_f1"], out["affiliation_threshold"] = best_affiliation_f1(y, scores)
     s = np.asarray(scores, dtype=np.float64)
     t = np.quantile(s, 1.0 - y.mean(), method="higher")
     pred = s >= t
@@ -146,6 +172,16 @@ class TimeSeriesAudit:
             }
         )
 
+    def nulls_frame(self):
+        """One row per series, null and metric: kind, draws, seed, mean, Monte Carlo error, q95, q99, exact."""
+        import pandas as pd
+
+        rows = []
+        for name, s in self.series.items():
+            for group in (s.best, s.fixed):
+                rows += [{"series": name, **n.to_dict()} for n in group.values()]
+        return pd.DataFrame(rows)
+
     def to_frame(self):
         """One row per series: structure, flag-all F1, random best-threshold means."""
         import pandas as pd
@@ -177,16 +213,30 @@ class TimeSeriesAudit:
         return "\n".join(lines)
 
 
-def _series_audit(name, y, *, n_draws, range_draws, ks, seed) -> SeriesAudit:
+def _flag_all(y, window) -> dict:
+    """VUS, range-AUC and affiliation F1 of flagging every point (a constant score)."""
+    out = vus(y, np.zeros(y.size), window=window).to_dict()
+    out.pop("window")
+    out["affiliation_f1"] = affiliation_precision_recall(y, np.ones(y.size, dtype=np.int8)).f1
+    return out
+
+
+def _series_audit(name, y, *, n_draws, range_draws, vus_draws, affiliation_draws, window, ks, seed) -> SeriesAudit:
     best = random_null(y, n_draws=n_draws, ks=ks, random_state=seed)
     if range_draws:
         best["range_f1"] = random_range_null(y, n_draws=range_draws, random_state=seed)
+    if vus_draws:
+        best.update(random_vus_null(y, n_draws=vus_draws, window=window, random_state=seed))
+    if affiliation_draws:
+        best["affiliation_f1"] = random_affiliation_null(y, n_draws=affiliation_draws, random_state=seed)
+    trivial = trivial_baselines(y, ks=ks)
+    trivial["flag_all"].update(_flag_all(np.asarray(y), window))
     return SeriesAudit(
         name=name,
         structure=label_structure(y),
         best=best,
         fixed=fixed_threshold_null(y, n_draws=n_draws, ks=ks, random_state=seed),
-        trivial=trivial_baselines(y, ks=ks),
+        trivial=trivial,
     )
 
 
@@ -194,9 +244,9 @@ def _against(sa: SeriesAudit, metric: str, value: float) -> dict:
     """The flag-all baseline, the random null's mean, q95 and p of one value."""
     null = sa.null(metric)
     flag_all = sa.trivial["flag_all"].get(metric, math.nan)
-    if metric in ("auc_roc", "vus_roc"):
+    if metric == "auc_roc":
         flag_all = 0.5
-    elif metric in ("auc_pr", "vus_pr"):
+    elif metric == "auc_pr":
         flag_all = sa.structure.ratio
     return {
         "flag_all": flag_all,
@@ -213,6 +263,9 @@ def audit_timeseries(
     *,
     n_draws: int = 1000,
     range_draws: int = 50,
+    vus_draws: int = 50,
+    affiliation_draws: int = 30,
+    window: int = 100,
     ks=PA_K_GRID,
     random_state: int = 0,
 ) -> TimeSeriesAudit:
@@ -230,6 +283,12 @@ def audit_timeseries(
         Monte Carlo draws of the point-wise, PA, PA%K and composite nulls.
     range_draws : int, default 50
         Draws of the range-based null (each scores the whole series at 50 thresholds); 0 skips it.
+    vus_draws : int, default 50
+        Draws of the VUS-ROC / VUS-PR / range-AUC null (each one `vus` of random scores); 0 skips it.
+    affiliation_draws : int, default 30
+        Draws of the affiliation-F1 null (each scores the whole series at 100 thresholds); 0 skips it.
+    window : int, default 100
+        Largest buffer width of VUS and the range-AUC's width (TSB-AD's ``slidingWindow``).
     ks : sequence of float
         K grid of PA%K.
     random_state : int, default 0
@@ -252,21 +311,25 @@ def audit_timeseries(
     Examples
     --------
     >>> y = np.zeros(2000, dtype=int); y[300:400] = 1; y[1200:1260] = 1
-    >>> a = audit_timeseries({"toy": y}, n_draws=50, range_draws=0)
+    >>> a = audit_timeseries({"toy": y}, n_draws=50, range_draws=0, vus_draws=0, affiliation_draws=0)
     >>> round(a.series["toy"].trivial["flag_all"]["f1"], 4), a.status.value
     (0.1481, 'warn')
     """
     n_draws = check_int(n_draws, name="n_draws", low=1)
     range_draws = check_int(range_draws, name="range_draws", low=0)
+    vus_draws = check_int(vus_draws, name="vus_draws", low=0)
+    affiliation_draws = check_int(affiliation_draws, name="affiliation_draws", low=0)
+    window = check_int(window, name="window", low=0)
     ks = tuple(float(k) for k in ks)
+    draws = {"range_draws": range_draws, "vus_draws": vus_draws, "affiliation_draws": affiliation_draws}
     series = {
-        name: _series_audit(name, y, n_draws=n_draws, range_draws=range_draws, ks=ks, seed=random_state)
+        name: _series_audit(name, y, n_draws=n_draws, window=window, ks=ks, seed=random_state, **draws)
         for name, y in labels.items()
     }
     detectors = []
     for det in sorted(scores or {}):
         for name in sorted(scores[det]):
-            m = detector_metrics(labels[name], scores[det][name], ks=ks)
+            m = detector_metrics(labels[name], scores[det][name], ks=ks, window=window)
             against = {k: _against(series[name], k, m[k]) for k in DETECTOR_METRICS}
             detectors.append({"detector": det, "series": name, **m, "_against": against})
     rows = []
@@ -287,5 +350,5 @@ def audit_timeseries(
         against = d.pop("_against")
         for k, a in against.items():
             d[f"p_{k}"], d[f"random_{k}"], d[f"flag_all_{k}"] = a["p_random"], a["random_mean"], a["flag_all"]
-    settings = {"n_draws": n_draws, "range_draws": range_draws, "ks": list(ks), "seed": random_state}
+    settings = {"n_draws": n_draws, **draws, "window": window, "ks": list(ks), "seed": random_state}
     return TimeSeriesAudit(series=series, detectors=detectors, results=rows, findings=findings, settings=settings)

@@ -19,6 +19,9 @@ METRIC_LABELS = {
     "auc_pr": "AUC-PR",
     "vus_roc": "VUS-ROC",
     "vus_pr": "VUS-PR",
+    "range_auc_roc": "range-AUC-ROC",
+    "range_auc_pr": "range-AUC-PR",
+    "affiliation_f1": "affiliation F1",
 }
 
 #: The checks of the audit, each declared once with its threshold, title and meaning.
@@ -54,6 +57,15 @@ CHECKS = {
             "The method ranked first by PA-F1 is last by a metric without point adjustment on the same dataset.",
         ),
         Check(
+            "random_range_metrics",
+            Status.WARN,
+            "random scores under VUS and affiliation",
+            "What uniformly random scores reach under VUS-ROC, VUS-PR, range-AUC and affiliation F1 at the labels' "
+            "own segments (Monte Carlo); affiliation F1 of random scores is often high, so a published value near "
+            "it says nothing about the detector. Warns when the random affiliation F1 exceeds the threshold.",
+            threshold=0.5,
+        ),
+        Check(
             "label_structure",
             Status.INFO,
             "label structure that favours trivial detectors",
@@ -73,7 +85,20 @@ CHECKS = {
 
 
 #: Metrics without point adjustment that a PA-F1 ranking is compared with.
-_UNADJUSTED = ("f1", "vus_pr", "auc_pr", "range_f1", "composite_f1", "pa_k_area", "vus_roc", "auc_roc")
+_UNADJUSTED = (
+    "f1",
+    "vus_pr",
+    "auc_pr",
+    "range_f1",
+    "composite_f1",
+    "pa_k_area",
+    "vus_roc",
+    "auc_roc",
+    "range_auc_pr",
+)
+
+#: The Monte Carlo nulls reported by the ``random_range_metrics`` check.
+_RANGE_NULLS = ("vus_pr", "vus_roc", "range_auc_pr", "range_auc_roc", "affiliation_f1")
 
 
 def _label(metric: str) -> str:
@@ -84,7 +109,7 @@ def _values(detectors: list, rows: list) -> list:
     """(who, dataset, metric, value, flag-all, random mean, random q95, p) of every observed or published value."""
     out = []
     for d in detectors:
-        for m in ("f1", "pa_f1", "composite_f1", "pa_k_area", "range_f1", "auc_roc", "auc_pr"):
+        for m in d["_against"]:
             out.append(
                 {
                     "who": d["detector"],
@@ -199,6 +224,40 @@ def _disagreement(values, check):
     )
 
 
+def _range_nulls(series, check):
+    items, worst, where = [], math.nan, ""
+    for name, s in series.items():
+        got = [(m, s.best[m]) for m in _RANGE_NULLS if m in s.best]
+        if not got:
+            continue
+        detail = "; ".join(
+            f"{_label(m)} {n.mean:.4f} +- {n.mc_error:.4f} (q95 {n.quantile(0.95):.4f}, {n.draws.size} draws)"
+            for m, n in got
+        )
+        aff = s.best["affiliation_f1"].mean if "affiliation_f1" in s.best else math.nan
+        if not math.isnan(aff) and (math.isnan(worst) or aff > worst):
+            worst, where = aff, name
+        items.append(
+            FindingItem(
+                f"random scores on {name}",
+                value=aff,
+                detail=detail,
+                evidence={m: n.to_dict() for m, n in got} | {"series": name},
+            )
+        )
+    if not items:
+        return check.finding(
+            math.nan, sentence="The VUS and affiliation nulls were not run (0 draws).", status=Status.INFO
+        )
+    first = items[0].detail.split(";")[0]
+    sentence = (
+        f"Random scores reach affiliation F1 {worst:.2f} on {where} at the best threshold; "
+        if not math.isnan(worst)
+        else "Random scores reach "
+    ) + f"{first} on {items[0].evidence['series']} (mean +- Monte Carlo error)."
+    return check.finding(0.0 if math.isnan(worst) else worst, sentence=sentence, items=items)
+
+
 def _structure(series, check):
     items = []
     for name, s in series.items():
@@ -249,7 +308,11 @@ def timeseries_findings(series: dict, detectors: list, rows: list) -> list:
     - [`auditad.timeseries.audit_timeseries`][auditad.timeseries.audit_timeseries]
     """
     values = _values(detectors, rows)
-    out = [_pa_inflation(series, values, CHECKS["pa_inflation"]), _structure(series, CHECKS["label_structure"])]
+    out = [
+        _pa_inflation(series, values, CHECKS["pa_inflation"]),
+        _range_nulls(series, CHECKS["random_range_metrics"]),
+        _structure(series, CHECKS["label_structure"]),
+    ]
     if values:
         out += [
             _below(values, CHECKS["below_flag_all"], key="flag_all", verb="the flag-all baseline"),

@@ -146,15 +146,18 @@ def match_scores(items, labels: dict, *, flag: str = "scores") -> dict:
 #: Metric columns a published table may hold, by the key of auditad's summary: their spellings (lower case, no
 #: punctuation) in papers and benchmark tables.
 RESULT_METRICS = {
-    "f1": ("f1", "pointf1", "pwf1", "f1pw", "f1score"),
+    "f1": ("f1", "pointf1", "pwf1", "f1pw", "f1score", "standardf1"),
     "pa_f1": ("f1pa", "paf1", "pointadjustedf1", "f1adjusted", "adjustedf1", "f1adj"),
     "pa_k_area": ("pak", "pakarea", "pakauc", "f1pak", "f1pakauc"),
-    "composite_f1": ("compositef1", "f1c", "fc1", "f1composite", "eventf1"),
-    "range_f1": ("rangef1", "rf1", "f1range", "rbf1"),
+    "composite_f1": ("compositef1", "f1c", "fc1", "f1composite", "eventf1", "eventbasedf1"),
+    "range_f1": ("rangef1", "rf1", "f1range", "rbf1", "rbasedf1"),
     "auc_roc": ("aucroc", "auroc", "rocauc"),
     "auc_pr": ("aucpr", "aupr", "prauc"),
     "vus_roc": ("vusroc",),
     "vus_pr": ("vuspr",),
+    "range_auc_roc": ("rangeaucroc", "raucroc", "rangeauc"),
+    "range_auc_pr": ("rangeaucpr", "raucpr"),
+    "affiliation_f1": ("affiliationf", "affiliationf1", "afff1", "aff1", "affiliation"),
 }
 
 

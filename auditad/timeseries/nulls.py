@@ -33,7 +33,9 @@ from .._json import json_safe
 from .._rng import check_random_state
 from .._validation import check_float, check_int
 from .metrics import PA_K_GRID, f1_counts, k_area, pak_from_counts, segment_ids
+from .affiliation import best_affiliation_f1
 from .ranges import range_precision_recall
+from .volume import vus
 from .structure import check_series_labels
 
 __all__ = [
@@ -42,6 +44,9 @@ __all__ = [
     "random_null",
     "fixed_threshold_null",
     "random_range_null",
+    "VUS_METRICS",
+    "random_vus_null",
+    "random_affiliation_null",
     "prediction_metrics",
     "trivial_baselines",
     "pa_expected_counts",
@@ -313,6 +318,78 @@ def random_range_null(y, *, n_draws: int = 50, n_thresholds: int = 50, random_st
             best = max(best, 0.0 if p + rc == 0 else 2 * p * rc / (p + rc))
         draws[b] = best
     return MetricNull("range_f1", "best threshold", draws, seed=_seed(random_state))
+
+
+#: The threshold-free range metrics of `random_vus_null`.
+VUS_METRICS = ("vus_roc", "vus_pr", "range_auc_roc", "range_auc_pr")
+
+
+def random_vus_null(y, *, n_draws: int = 50, window: int = 100, n_thresholds: int = 250, random_state=0) -> dict:
+    """VUS-ROC, VUS-PR, range-AUC-ROC and range-AUC-PR of iid uniform random scores (Monte Carlo).
+
+    These metrics have no threshold to choose, but no closed form either at a given segment structure: each
+    draw scores all \\(n\\) points and runs [`vus`][auditad.timeseries.vus] (one sort, \\(O(n \\log n)\\)),
+    so the default takes 50 draws; `MetricNull.mc_error` states the Monte Carlo error of the mean.
+
+    Returns
+    -------
+    dict of str -> MetricNull
+        Keyed by `VUS_METRICS`, kind ``"threshold free"``.
+
+    See Also
+    --------
+    - [`random_affiliation_null`][auditad.timeseries.random_affiliation_null]
+    - [`random_null`][auditad.timeseries.random_null]
+
+    References
+    ----------
+    1. J. Paparrizos et al., "Volume Under the Surface: A New Accuracy Evaluation Measure for Time-Series Anomaly
+       Detection", PVLDB 15(11), 2022.
+
+    Examples
+    --------
+    >>> y = np.zeros(500, dtype=int); y[100:130] = 1
+    >>> nulls = random_vus_null(y, n_draws=3, window=10, n_thresholds=50)
+    >>> 0.3 < nulls["vus_roc"].mean < 0.7
+    True
+    """
+    y = check_series_labels(y, name="y")
+    n_draws = check_int(n_draws, name="n_draws", low=1)
+    window = check_int(window, name="window", low=0)
+    n_thresholds = check_int(n_thresholds, name="n_thresholds", low=2)
+    rng = check_random_state(random_state)
+    rows = [vus(y, rng.random(y.size), window=window, n_thresholds=n_thresholds) for _ in range(n_draws)]
+    seed = _seed(random_state)
+    return {m: MetricNull(m, "threshold free", np.array([getattr(r, m) for r in rows]), seed=seed) for m in VUS_METRICS}
+
+
+def random_affiliation_null(y, *, n_draws: int = 30, n_thresholds: int = 100, random_state=0) -> MetricNull:
+    """Affiliation F1 (Huet et al. 2022) of iid uniform random scores at the best of ``n_thresholds`` thresholds.
+
+    Each draw scores all \\(n\\) points and evaluates ``n_thresholds`` predictions, \\(O(n)\\) each; the
+    default takes 30 draws (`MetricNull.mc_error` states the error).
+
+    See Also
+    --------
+    - [`best_affiliation_f1`][auditad.timeseries.best_affiliation_f1]
+    - [`random_vus_null`][auditad.timeseries.random_vus_null]
+
+    References
+    ----------
+    1. A. Huet, J. M. Navarro, D. Rossi, "Local Evaluation of Time Series Anomaly Detection Algorithms", KDD 2022.
+
+    Examples
+    --------
+    >>> y = np.zeros(500, dtype=int); y[100:130] = 1
+    >>> random_affiliation_null(y, n_draws=3, n_thresholds=20).mean > 0.5
+    True
+    """
+    y = check_series_labels(y, name="y")
+    n_draws = check_int(n_draws, name="n_draws", low=1)
+    n_thresholds = check_int(n_thresholds, name="n_thresholds", low=1)
+    rng = check_random_state(random_state)
+    draws = np.array([best_affiliation_f1(y, rng.random(y.size), n_thresholds=n_thresholds)[0] for _ in range(n_draws)])
+    return MetricNull("affiliation_f1", "best threshold", draws, seed=_seed(random_state))
 
 
 def prediction_metrics(y, pred, *, ks=PA_K_GRID) -> dict:
