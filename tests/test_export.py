@@ -551,3 +551,9 @@ def test_appendix_leads_with_the_findings_and_human_headers(audit_dir, tmp_path)
     assert r"\item{} \textbf{FAIL}" in tex
     table = (tmp_path / "appendix" / "tables" / "cifar10" / "per-class.tex").read_text()
     assert "class & AUROC & n & p" in table
+
+
+def test_latex_escape_writes_the_report_fractions_as_math():
+    # the findings' words hold "½" (AUROC below ½): a fraction in math mode, never a "[U+00BD]" placeholder
+    assert latex_escape("below ½") == r"below $\frac{1}{2}$"
+    assert latex_escape("¼ ¾ 1⁄3") == r"$\frac{1}{4}$ $\frac{3}{4}$ 1/3"
