@@ -147,7 +147,7 @@ def check_order(paths: dict, work: Path, seed: int) -> Path:
         f"protocol from {a['protocol'].get('representation')!r}"
     )
     diff = auditad("diff", work / "audit_resnet18_vit" / "mvtec", work / "audit_vit_resnet18" / "mvtec")
-    print(f"  auditad diff (one order vs the other): exit {diff.returncode}; " + diff.stdout.strip().splitlines()[0])
+    print(f"  auditad diff (one order vs the other): exit {diff.returncode}; " + diff.stdout.strip().splitlines()[1])
     if not same or diff.returncode != 0:
         print(diff.stdout)
     return work / "audit_resnet18_vit"
