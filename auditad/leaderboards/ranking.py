@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._format import pvalue
+from .._format import FrameDisplay, pvalue, scalar_frame
 from .._json import json_safe
 from .._validation import check_choice, check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
@@ -134,7 +134,7 @@ def average_ranks(scores, *, higher_is_better: bool = True) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class FriedmanResult:
+class FriedmanResult(FrameDisplay):
     r"""Friedman and Iman–Davenport tests of k methods over N datasets (see `friedman_test`).
 
     Attributes
@@ -175,6 +175,10 @@ class FriedmanResult:
     def to_dict(self) -> dict:
         """JSON-safe dict of the fields."""
         return json_safe(self.__dict__.copy())
+
+    def to_frame(self):
+        """One-row frame of the fields (statistic, p_value, iman_davenport, ..., tie_correction)."""
+        return scalar_frame(self.to_dict())
 
 
 def friedman_test(scores, *, higher_is_better: bool = True) -> FriedmanResult:
@@ -307,7 +311,7 @@ def nemenyi_critical_difference(n_methods: int, n_datasets: int, *, alpha: float
 
 # --------------------------------------------------------------------------- the result
 @dataclass(frozen=True, eq=False)
-class RankingResult:
+class RankingResult(FrameDisplay):
     r"""Average ranks and the tests of one metric of a leaderboard (see `rank_methods`).
 
     Attributes
