@@ -241,10 +241,12 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     """
     rules, default = _effective_gates(inputs)
-    return _audit_one(inputs, rules, default=default, progress=progress, executor=executor)
+    return _audit_with_rules(inputs, rules, default=default, progress=progress, executor=executor)
 
 
-def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress: bool, executor) -> BenchmarkAudit:
+def _audit_with_rules(
+    inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress: bool, executor
+) -> BenchmarkAudit:
     """`audit_benchmark` with the gate rules already chosen (``default``: they are the default gates)."""
     from .._progress import Progress
     from ..gates.checks import evaluate_gates
@@ -485,7 +487,7 @@ def run_audit(
     out_path = Path(out)
     check_out_folder(out_path, list(sources))
     with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
-        return _run_into(
+        return _write_audit_run(
             inputs_list,
             out_path,
             gates,
@@ -511,7 +513,7 @@ def _executor(scheduler):
     return open_executor(scheduler)
 
 
-def _run_into(
+def _write_audit_run(
     inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown, on_benchmark, t0
 ) -> AuditRun:
     from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
@@ -558,7 +560,7 @@ def _write_all(inputs_list, tmp: Path, gates, executor, timestamp, progress, on_
     for inp in inputs_list:
         check_stop()
         rules, default = gates[inp.name]
-        audit = _audit_one(inp, rules, default=default, progress=progress, executor=executor)
+        audit = _audit_with_rules(inp, rules, default=default, progress=progress, executor=executor)
         if timestamp:
             from datetime import datetime, timezone
 

@@ -483,8 +483,8 @@ class RankingResult(FrameDisplay):
             f"{self.metric}: k = {self.n_methods} methods, N = {self.n_datasets} datasets "
             f"({self.missing.replace('_', ' ')}; {len(self.dropped_datasets)} dataset(s) and "
             f"{len(self.dropped_methods)} method(s) left out)",
-            f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_p(f.p_value)}; Iman-Davenport F = "
-            f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_p(f.iman_davenport_p_value)}",
+            f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_pvalue_text(f.p_value)}; Iman-Davenport F = "
+            f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_pvalue_text(f.iman_davenport_p_value)}",
             f"Nemenyi CD = {self.critical_difference:.3f} (alpha = {self.alpha:g}, q = {self.q_alpha:.3f})",
             f"best: {self.best}; tied with it (Wilcoxon-Holm): {len(self.tied_with_best) - 1} other(s); "
             f"within CD: {len(self.within_cd_of_best()) - 1} other(s)",
@@ -496,7 +496,7 @@ class RankingResult(FrameDisplay):
         return "\n".join(lines)
 
 
-def _p(p: float) -> str:
+def _pvalue_text(p: float) -> str:
     return pvalue(p, target="text")
 
 
