@@ -3,8 +3,8 @@
 The data flows one way: `BenchmarkInputs`
 (arrays in memory, from `load_inputs` or
 `example_inputs`) goes through every section of
-`auditad.report.sections.REGISTRY`: each section's ``run`` calls the
-computing modules, its ``build`` turns the result objects into a
+`auditad.report.sections.REGISTRY`: each section's computation (`auditad.audit.sections`) calls the
+computing modules, the report section's ``build`` turns the result objects into a
 `Section` (key numbers, tables, figures). `audit_benchmark` only orders them, collects their parts
 into the JSON-safe ``summary`` (``docs/report.md``), evaluates the gates on it once
 ([`auditad.gates.checks`][auditad.gates.checks]) and only then has the readings written, which state the
@@ -28,6 +28,7 @@ from .._progress import Cleanup, check_stop
 from ..errors import AuditadWarning, InvalidInputError
 from ..report._slug import key as _key
 from .bounded import bound_summary
+from .sections import run_section
 from .loader import DEMO_SETTINGS, BenchmarkInputs, describe_dataset, example_inputs, load_inputs
 from ..report.sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module, section_reading
 
@@ -263,7 +264,7 @@ def _audit_with_rules(
             for mod, reason in zip(modules, reasons):
                 check_stop()  # a safe point between sections (and inside them, at every progress step)
                 if reason is None:
-                    ctx.results[mod.ID] = mod.run(ctx)
+                    ctx.results[mod.ID] = run_section(mod.ID, ctx)
                     bar.update()
                 sections.append(mod.build(ctx))
     notes = list(inputs.notes)  # reading the inputs (a row-index column left out, ...), then the sections
