@@ -257,11 +257,6 @@ def _duplicates_findings(dup) -> list[Finding]:
     return [DUPLICATES_CHECK.finding(dup["rows_in_groups"], sentence=sentence, status=status, evidence=evidence)]
 
 
-#: Largest change of a per-class AUROC, once the training copies of the test rows are removed, that counts as
-#: no measurable inflation (the overlap finding's wording follows it).
-NEGLIGIBLE_DELTA_AUROC = 0.01
-
-
 def _gate_finding(r: GateResult, duplicates: Mapping | None = None) -> Finding:
     rule = r.rule
     declared = GATE_CHECKS.get(rule.path) or Check(rule.path, Status.WARN, rule.path, "")
@@ -277,26 +272,6 @@ def _gate_finding(r: GateResult, duplicates: Mapping | None = None) -> Finding:
         status=r.status,
         threshold=rule.threshold,
         evidence=evidence,
-    )
-
-
-def _overlap_meaning(delta) -> str:
-    """The overlap finding's meaning from the evidence: how much removing the copies changes the AUROCs."""
-    if delta is None:
-        return (
-            "Test samples have an exact copy among the training rows of their task: kNN and LOF give them "
-            "distance 0. De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
-        )
-    if delta <= NEGLIGIBLE_DELTA_AUROC:
-        return (
-            f"Test samples have an exact copy among the training rows of their task, but removing the copies "
-            f"changes every per-class AUROC by at most {_format.stat(delta)}: no measurable inflation at these "
-            "counts. De-duplicate before splitting for a clean protocol."
-        )
-    return (
-        f"Test samples have an exact copy among the training rows of their task, and removing the copies changes "
-        f"a per-class AUROC by up to {_format.stat(delta)}: that AUROC is inflated by leakage, not by detection. "
-        "De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
     )
 
 
@@ -330,15 +305,9 @@ def _threshold_text(f: Finding) -> str:
 def _meaning(f: Finding) -> str:
     declared = _CLASS_CHECKS.get(f.check) or (DUPLICATES_CHECK if f.check == DUPLICATES_CHECK.id else None)
     if declared is not None:
-        return declared.meaning
+        return declared.meaning_for(f)
     gate = GATE_CHECKS.get(f.check)
-    if (
-        f.check == "duplicates.train_test_overlap"
-        and "max_abs_delta_auroc" in f.evidence
-        and f.status is not Status.PASS
-    ):
-        return _overlap_meaning(f.evidence["max_abs_delta_auroc"])
-    return gate.meaning if gate is not None and f.status is not Status.PASS else ""
+    return gate.meaning_for(f) if gate is not None and f.status is not Status.PASS else ""
 
 
 def finding_rows(found: Iterable[Finding]) -> list[dict]:
