@@ -417,8 +417,7 @@ def load_representations_and_labels(
     See Also
     --------
     - [`load_representations`][auditad.datasets.load_representations]: the embeddings alone.
-    - [`auditad.audit.loader.check_labels_travel`][auditad.audit.loader.check_labels_travel]: compares them with
-      the audited labels.
+    - `auditad.audit.loader.check_labels_travel`: compares them with the audited labels.
     """
 
     def resolve(p) -> Path:
