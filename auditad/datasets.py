@@ -152,11 +152,20 @@ def load_embeddings(
     """
     if Path(path).is_dir() and columns is None and prefix is None:  # a folder of .npy shards
         return check_disk_embeddings(read_npy_shards(path, name=name), name=f"{name} ({Path(path).name}/)")
+    return _embeddings_and_carried_labels(path, key=key, name=name, columns=columns, prefix=prefix, exclude=exclude)[0]
+
+
+def _embeddings_and_carried_labels(path, *, key, name, columns, prefix, exclude, label_column=None):
+    """`load_embeddings`, and the labels a CSV/Parquet table carries in ``label_column`` (read with the
+    embeddings, from the same table), else None (no such column, missing values, or not a table)."""
+    if Path(path).is_dir() and columns is None and prefix is None:  # a folder of .npy shards
+        return load_embeddings(path, key=key, name=name), None
     path = existing_file(path, name)
+    carried = None
     if path.suffix.lower() in _TABLE_SUFFIXES:
-        arr = table_embeddings(
-            read_table(path, name=name), path, columns=columns, prefix=prefix, name=name, exclude=exclude
-        )
+        frame = read_table(path, name=name)
+        arr = table_embeddings(frame, path, columns=columns, prefix=prefix, name=name, exclude=exclude)
+        carried = _carried_labels(frame, path, label_column)
     else:
         if columns is not None or prefix is not None:
             raise InvalidInputError(
@@ -164,11 +173,25 @@ def load_embeddings(
             )
         arr = array_file(path, name=name, key=key, default_keys=("X", "embeddings"), mapped=True)
     where = f"{name} ({path.name})"
-    return (
+    arr = (
         check_disk_embeddings(arr, name=where)
         if is_mapped_array(arr)
         else check_embeddings(arr, name=where, dtype=None)
     )
+    return arr, carried
+
+
+def _carried_labels(frame, path: Path, column: str | None):
+    """The labels of a table's ``column`` (None: no such column, missing values, or not a CSV/Parquet file)."""
+    if column is None or column not in frame.columns or path.suffix.lower() not in (".csv", ".tsv", ".parquet", ".pq"):
+        return None
+    values = frame[column]
+    if values.isna().to_numpy().any():
+        return None
+    try:
+        return check_labels(values.to_numpy(), name=f"embeddings ({path.name})")
+    except InvalidInputError:
+        return None
 
 
 def load_labels(path, *, column: str | None = None, key: str | None = None, name: str = "labels") -> np.ndarray:
@@ -366,6 +389,36 @@ def load_representations(
     W. McKinney, "Data Structures for Statistical Computing in Python", SciPy 2010 (pandas, whose
     ``DataFrame.to_csv()`` writes the row index as an unnamed first column).
     """
+    return load_representations_and_labels(
+        paths,
+        key=key,
+        embedding_columns=embedding_columns,
+        embedding_prefix=embedding_prefix,
+        labels=labels,
+        label_columns=label_columns,
+    )[0]
+
+
+def load_representations_and_labels(
+    paths: Mapping,
+    *,
+    key: str | None = None,
+    embedding_columns=None,
+    embedding_prefix: str | None = None,
+    labels=None,
+    label_columns=("label",),
+    carried_label_column: str | None = None,
+) -> tuple[dict, dict]:
+    """`load_representations`, and the labels each CSV/Parquet embeddings table carries in ``carried_label_column``.
+
+    Each table is read once: its embeddings and that column come from the same read. The second dict maps
+    each representation to those labels, or None (no such column, a missing value, or not a table).
+
+    See Also
+    --------
+    - [`load_representations`][auditad.datasets.load_representations]: the embeddings alone.
+    - `auditad.audit.loader.check_labels_travel`: compares them with the audited labels.
+    """
 
     def resolve(p) -> Path:
         try:
@@ -375,23 +428,24 @@ def load_representations(
 
     shared = resolve(labels) if labels is not None else None
     exclude = tuple(str(c) for c in label_columns if c is not None)
-    out = {}
+    out, carried = {}, {}
     for rep, path in paths.items():
         try:
-            out[str(rep)] = load_embeddings(
+            out[str(rep)], carried[str(rep)] = _embeddings_and_carried_labels(
                 path,
                 key=key,
                 name=f"embeddings {str(rep)!r}",
                 columns=embedding_columns,
                 prefix=embedding_prefix,
                 exclude=exclude if resolve(path) == shared else (),
+                label_column=carried_label_column,
             )
         except InvalidInputError as exc:
             text = str(exc)
             for old, new in (("columns=", "embedding_columns="), ("prefix=", "embedding_prefix=")):
                 text = re.sub(rf"(?<![\w.])({old})", new, text)
             raise InvalidInputError(text) from None
-    return out
+    return out, carried
 
 
 def load_example(*, n_components: int = 16) -> Benchmark:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 
 def json_safe(value, *, other=None):
@@ -252,10 +252,19 @@ class Check:
     """A check declared once: its id, the status it gives when it finds something, title, meaning, threshold.
 
     A finding passes when ``number <= threshold`` (the default ``rule``); otherwise it takes ``status``.
+    ``meaning_of``, when given, words the meaning of one finding from its evidence (it returns None to keep
+    the declared ``meaning``); [`meaning_for`][auditad.findings.Check.meaning_for] applies it.
 
     See Also
     --------
     - [`Finding`][auditad.findings.Finding]: what `finding` returns.
+
+    Examples
+    --------
+    >>> slow = Check("slow", Status.WARN, "slow", "Too slow.", threshold=1.0,
+    ...              meaning_of=lambda f: f"Too slow by {f.number - f.threshold:g} s." if f.number > 2 else None)
+    >>> slow.meaning_for(slow.finding(3.5, sentence="")), slow.meaning_for(slow.finding(1.5, sentence=""))
+    ('Too slow by 2.5 s.', 'Too slow.')
     """
 
     id: str
@@ -264,9 +273,15 @@ class Check:
     meaning: str
     threshold: float = 0.0
     rule: str = "number <= threshold"
+    meaning_of: Callable[[Finding], str | None] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         object.__setattr__(self, "status", Status(self.status))
+
+    def meaning_for(self, finding: Finding) -> str:
+        """What ``finding`` (a finding of this check) means: ``meaning_of(finding)``, else the declared meaning."""
+        worded = self.meaning_of(finding) if self.meaning_of is not None else None
+        return self.meaning if worded is None else worded
 
     def finding(
         self,

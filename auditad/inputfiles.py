@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _mapped_pages
-from ._validation import check_input_file, env_bytes, env_folder
+from ._validation import check_input_file, check_regular_input, env_bytes, env_folder
 from .errors import InvalidInputError
 
 __all__ = [
@@ -46,38 +46,6 @@ __all__ = [
 
 
 # --------------------------------------------------------------------------- inputs
-def check_regular_input(path, *, what: str, max_bytes: int | None = None) -> os.stat_result:
-    """Refuse an input that is missing, a folder, not a regular file, or larger than ``max_bytes``.
-
-    ``what`` names the input in the message (``"summary file"``, ``"config"``).  Nothing is
-    opened: a FIFO would block and a device such as ``/dev/zero`` never ends.  Returns the
-    file's ``stat`` (symlinks followed).
-
-    See Also
-    --------
-    - `read_input_bytes`: the bytes of such a file, capped.
-    """
-    p = Path(path)
-    where = f"{what} {str(p)!r}"
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{where} does not exist") from None
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InvalidInputError(f"{where} is a directory, expected a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(
-            f"{where} is not a regular file (a device, FIFO or socket); auditad reads regular files only"
-        )
-    if max_bytes is not None and st.st_size > max_bytes:
-        raise InvalidInputError(
-            f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted for a {what.split()[0]}"
-        )
-    return st
-
-
 def read_input_bytes(path, *, what: str, max_bytes: int) -> bytes:
     """The bytes of input ``path``: a regular file of at most ``max_bytes`` bytes, else a named error.
 

@@ -604,7 +604,7 @@ def test_run_audit_evaluates_the_gates_once_before_the_readings_and_never_change
     from auditad.gates import checks
 
     events, built = [], []
-    evaluate, reading, audit_one = checks.evaluate_gates, runner.section_reading, runner._audit_one
+    evaluate, reading, audit_one = checks.evaluate_gates, runner.section_reading, runner._audit_with_rules
 
     def counting_evaluate(summary, rules):
         events.append("gates")
@@ -620,7 +620,7 @@ def test_run_audit_evaluates_the_gates_once_before_the_readings_and_never_change
 
     monkeypatch.setattr(checks, "evaluate_gates", counting_evaluate)
     monkeypatch.setattr(runner, "section_reading", recording_reading)
-    monkeypatch.setattr(runner, "_audit_one", keeping)
+    monkeypatch.setattr(runner, "_audit_with_rules", keeping)
     run = runner.run_audit([_tiny_inputs([parse_rule(g) for g in gates])], tmp_path / "out", timestamp=True)
     # one evaluation per benchmark, before every reading (the user's gates and the default gates' conditions at once)
     assert events[0] == "gates" and events.count("gates") == 1

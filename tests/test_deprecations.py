@@ -30,7 +30,7 @@ def _protocol_data():
     return rng.normal(size=(90, 4)) + y[:, None], y
 
 
-def _same(a, b) -> bool:
+def _equal_values(a, b) -> bool:
     return a == b if not isinstance(a, np.ndarray) else np.array_equal(a, b, equal_nan=True)
 
 
@@ -55,7 +55,7 @@ def test_former_keyword_warns_and_gives_the_same_result(call, old, check):
     new = check(call(confidence_level=0.9))
     with pytest.warns(DeprecationWarning, match=rf"{old}= is deprecated: use confidence_level="):
         former = check(call(**{old: 0.9}))
-    assert len(new) == len(former) and all(_same(a, b) for a, b in zip(new, former))
+    assert len(new) == len(former) and all(_equal_values(a, b) for a, b in zip(new, former))
     with pytest.raises(InvalidInputError, match=rf"give confidence_level= only: {old}= is its former"):
         call(**{old: 0.9, "confidence_level": 0.9})
 

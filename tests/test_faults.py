@@ -24,34 +24,9 @@ from auditad._io import discard_output_dir, prepare_output_dir, replace_dir_atom
 from auditad.cli import main
 from auditad.errors import InvalidInputError, OutputError
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = """version = 1
-[settings]
-leakage_k = [3]
-detectors = ["knn"]
-null_metrics = ["auroc"]
-null_runs = 50
-landscape_metrics = ["auroc"]
-landscape_resolution = 11
-[[benchmarks]]
-name = "tiny"
-labels = "y.npy"
-embeddings = { x = "X.npy" }
-"""
+from _helpers import child_env, default_sigint, write_tiny_benchmark
+
 TIMEOUT = 120
-
-
-def _env():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("AUDITAD_DEBUG", None)
-    return env
-
-
-def _default_sigint():
-    """``preexec_fn`` of a child that gets SIGINT: a test run started in the background of a script
-    (``pytest &``) ignores SIGINT, and a child would inherit that and never be interrupted."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _audit_cmd(data: Path, out: Path) -> list[str]:
@@ -79,17 +54,14 @@ def data(tmp_path_factory):
     must clean both up.
     """
     d = tmp_path_factory.mktemp("faults")
-    rng = np.random.default_rng(0)
-    np.save(d / "X.npy", np.vstack([rng.normal(3 * i, 1, (20, 3)) for i in range(3)]))
-    np.save(d / "y.npy", np.repeat(np.array(["a", "b", "c"]), 20))
-    (d / "audit.toml").write_text(CONFIG)
+    write_tiny_benchmark(d)
     (d / "reports").mkdir()
     debris = d / "reports" / f".out.auditad-tmp-{_dead_pid()}-0badf00d"
     (debris / "tiny").mkdir(parents=True)
     (debris / "tiny" / "summary.json").write_text("{")
     (d / "reports" / ".out.auditad-lock").write_text("pid 1 on host gone since then\n")
     old = d / "reports" / "out"
-    r = subprocess.run(_audit_cmd(d, old), env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
+    r = subprocess.run(_audit_cmd(d, old), env=child_env(), capture_output=True, text=True, timeout=TIMEOUT)
     assert r.returncode == 0, r.stderr
     assert _complete(old)
     assert sorted(p.name for p in old.parent.iterdir()) == ["out"]  # debris, lock and temporary all gone
@@ -153,18 +125,18 @@ def test_signal_during_audit_keeps_the_old_report_and_nothing_else(data, workdir
     old = _listing(workdir / "out")
     proc = subprocess.Popen(
         _audit_cmd(data, workdir / "out"),
-        env=_env(),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     _wait_for(proc, lambda: POINTS[point](workdir), point)
     if point == "computing" and sig == signal.SIGTERM:
         # a second writer while the first holds the lock: refused at once, naming the holder
         t0 = time.monotonic()
         second = subprocess.run(
-            _audit_cmd(data, workdir / "out"), env=_env(), capture_output=True, text=True, timeout=TIMEOUT
+            _audit_cmd(data, workdir / "out"), env=child_env(), capture_output=True, text=True, timeout=TIMEOUT
         )
         assert second.returncode == 2, second.stderr
         assert f"pid {proc.pid}" in second.stderr and "being written by another auditad run" in second.stderr
@@ -330,7 +302,7 @@ def test_lock_in_process_refuses_a_second_writer_and_is_released(tmp_path):
     assert f"pid {os.getpid()}" in lock.read_text()
     r = subprocess.run(
         [sys.executable, "-c", "from auditad._io import prepare_output_dir as p; p(" + repr(str(out)) + ")"],
-        env=_env(),
+        env=child_env(),
         capture_output=True,
         text=True,
         timeout=60,
@@ -376,7 +348,7 @@ def test_sigterm_while_the_local_dask_cluster_starts_prints_one_line(data, workd
     old = _listing(workdir / "out")
     proc = subprocess.Popen(
         _audit_cmd(data, workdir / "out") + ["--scheduler", "local:2"],
-        env=_env(),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -531,7 +503,7 @@ def test_loaders_keep_memory_bounded_on_truncated_and_bit_flipped_files(tmp_path
     """
     import random
 
-    subprocess.run([sys.executable, "-c", _FUZZ_SEEDS, str(tmp_path)], env=_env(), check=True, timeout=TIMEOUT)
+    subprocess.run([sys.executable, "-c", _FUZZ_SEEDS, str(tmp_path)], env=child_env(), check=True, timeout=TIMEOUT)
     rng = random.Random(27)
     cases = []
     for i in range(1500):
@@ -552,7 +524,7 @@ def test_loaders_keep_memory_bounded_on_truncated_and_bit_flipped_files(tmp_path
         json.dumps({"warmup": [_fuzz_argv(k, tmp_path / k, tmp_path) for k in _FUZZ_KINDS], "cases": cases})
     )
     allowance = max(64 * max(f.stat().st_size for f in tmp_path.iterdir()), 256 * 1024 * 1024)
-    env = dict(_env(), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env = dict(child_env(), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
     t0 = time.monotonic()
     try:
         r = subprocess.run(

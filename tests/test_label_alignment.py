@@ -62,3 +62,25 @@ def test_python_api_and_tables_raise_a_named_error(tmp_path):
     pd.DataFrame({"f0": [0.1, 0.2, 0.3, 0.4], "label": ["b", "b", "a", "b"]}).to_csv(tmp_path / "e.csv", index=False)
     with pytest.raises(InvalidInputError, match=r"differ from the labels .* on 1 of 4 rows \(first: row 0, b vs a\)"):
         check_labels_travel(tmp_path / "e.csv", y, labels_path=tmp_path / "y.csv", rep="e")
+
+
+@pytest.mark.parametrize("carried", [["b", "b", "a", "b"], None])
+def test_a_table_of_embeddings_is_read_once_with_its_label_column(tmp_path, monkeypatch, capsys, carried):
+    # the loader compares the label column it read with the embeddings: the table is not opened a second time
+    import auditad.inputfiles as inputfiles
+
+    frame = pd.DataFrame({"f0": [0.1, 0.2, 0.3, 0.4], "f1": [1.0, 0.0, 1.0, 0.0]})
+    if carried is not None:
+        frame["label"] = carried
+    frame.to_csv(tmp_path / "e.csv", index=False)
+    np.save(tmp_path / "y.npy", np.array(["a", "b", "a", "b"]))
+    reads = []
+    real = inputfiles.read_table
+    monkeypatch.setattr(inputfiles, "read_table", lambda path, **kw: reads.append(path.name) or real(path, **kw))
+    monkeypatch.setattr("auditad.datasets.read_table", inputfiles.read_table)
+    args = ["audit", "--embeddings", f"e={tmp_path / 'e.csv'}", "--labels", str(tmp_path / "y.npy")]
+    code = main([*args, "--out", str(tmp_path / "out"), "--quiet"])
+    assert reads == ["e.csv"]
+    err = capsys.readouterr().err
+    if carried is not None:  # the column read with the embeddings still disagrees with the audited labels
+        assert code == 2 and "on 1 of 4 rows (first: row 0, b vs a)" in err

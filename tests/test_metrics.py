@@ -200,7 +200,7 @@ def test_curve_metrics_chunking(monkeypatch):
     y, _ = _random_case(8, n=50)
     S = np.round(rng.normal(size=(50, 9)), 1)
     full = aupr_trapezoid(y, S)
-    monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 100)  # 2 columns per chunk
+    monkeypatch.setattr(mod._curves, "CHUNK_ELEMENTS", 100)  # 2 columns per chunk
     np.testing.assert_array_equal(aupr_trapezoid(y, S), full)
 
 
@@ -333,7 +333,7 @@ def test_auroc_chunked_and_tie_paths(monkeypatch):
     S[:, 4] = np.round(S[:, 4] * 3) / 3
     expected = [roc_auc_score(y, c) for c in S.T]
     np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
-    monkeypatch.setattr(mod, "_CHUNK_ELEMENTS", 60)
+    monkeypatch.setattr(mod._curves, "CHUNK_ELEMENTS", 60)
     np.testing.assert_allclose(auroc(y, S), expected, atol=1e-12, rtol=0)
 
 

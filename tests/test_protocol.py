@@ -1317,7 +1317,7 @@ def legacy_summary_oracle(res, rep, det):
     return row, sp
 
 
-def _same(a, b):
+def _assert_same_numbers(a, b):
     """Equal dicts of numbers (nan equal to nan; floats to 1e-12)."""
     assert list(a) == list(b)
     for k in a:
@@ -1350,20 +1350,20 @@ def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
             row, sp = legacy_summary_oracle(res, rep, det)
             legacy[det] = row
             s = summ.ensemble if det == "ensemble" else summ.detectors[det]
-            _same(s.stats(), row)
+            _assert_same_numbers(s.stats(), row)
             assert s.to_dict() == json_value(s.stats())
             expected = json.loads(json.dumps(json_value({k: row[k] for k in SUMMARY_KEYS})))
             part = d["representations"][rep]["ensemble" if det == "ensemble" else "detectors"]
             got = part if det == "ensemble" else part[det]
             assert list(got) == list(expected)
-            _same(
+            _assert_same_numbers(
                 {k: np.nan if v is None else v for k, v in got.items()},
                 {k: np.nan if v is None else v for k, v in expected.items()},
             )
             assert s.spearman == sp and d["representations"][rep]["leakage"]["spearman"][det] == sp.to_dict()
             old_row = res.summary(rep, det)  # the dict API delegates to the typed summary
             assert old_row["spearman_n_pairs"] == sp.n_pairs and old_row["spearman_reason"] == sp.reason
-            _same({k: old_row[k] for k in SUMMARY_KEYS}, row)
+            _assert_same_numbers({k: old_row[k] for k in SUMMARY_KEYS}, row)
         # mean: each statistic averaged over the detectors; worst: the largest, with the first detector that has it
         dets = [legacy[det] for det in res.detector_names]
         mean = {
@@ -1373,8 +1373,8 @@ def test_typed_summaries_equal_the_old_dicts_on_digits(digits_protocol):
             for k in SUMMARY_KEYS
         }
         mean.update(n_classes=max(x["n_classes"] for x in dets), n_detectors=len(dets))
-        _same(summ.mean.stats(), mean)
-        _same(res.detector_average(rep), mean)
+        _assert_same_numbers(summ.mean.stats(), mean)
+        _assert_same_numbers(res.detector_average(rep), mean)
         assert list(d["representations"][rep]["mean"]) == list(mean)
         for name in ("rho_dir", "rho_inv", "rho_inv_sig", "rho_rnd", "sigma2_auc"):
             values = [x[name] for x in dets]

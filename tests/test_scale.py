@@ -255,10 +255,11 @@ def test_pyod_detectors_from_a_config_table_and_by_name(tmp_path):
     per = s["protocol"]["representations"]["pca"]
     from auditad.audit.config import load_config
     from auditad.audit.loader import load_inputs
-    from auditad.report.sections import Context, section_module
+    from auditad.audit.sections import run_protocol
+    from auditad.report.sections import Context
 
     inp = load_inputs(load_config(cfg).benchmarks[0], load_config(cfg))
-    res = section_module("protocol").run(Context(inp))
+    res = run_protocol(Context(inp))
     # oracle: fit PyOD by hand on each task's train normals, AUROC by scikit-learn
     from auditad.protocol.runner import stratified_assignment
 

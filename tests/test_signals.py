@@ -24,39 +24,14 @@ import pytest
 from auditad import _progress
 from auditad.cli import terminal
 
-ROOT = Path(__file__).resolve().parents[1]
-CONFIG = """version = 1
-[settings]
-leakage_k = [3]
-detectors = ["knn"]
-null_metrics = ["auroc"]
-null_runs = 50
-landscape_metrics = ["auroc"]
-landscape_resolution = 11
-[[benchmarks]]
-name = "tiny"
-labels = "y.npy"
-embeddings = { x = "X.npy" }
-"""
+from _helpers import child_env, default_sigint, write_tiny_benchmark
+
 TIMEOUT = 180
 MOMENTS = 16  # per signal, evenly spaced from 5 % to 98 % of a full run
 MESSAGE = {
     signal.SIGTERM: (143, "auditad: terminated (SIGTERM); nothing half-written was left\n"),
     signal.SIGINT: (130, "auditad: interrupted; nothing half-written was left\n"),
 }
-
-
-def _env():
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    env.pop("AUDITAD_DEBUG", None)
-    return env
-
-
-def _default_sigint():
-    """``preexec_fn``: a test run started in the background of a script (``pytest &``) ignores SIGINT, and a
-    child would inherit that and never be interrupted."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _cmd(data: Path, out: Path, *extra: str) -> list[str]:
@@ -74,7 +49,7 @@ def _fingerprint(folder: Path) -> dict:
 
 def _run(cmd: list[str]) -> tuple[subprocess.CompletedProcess, float]:
     t0 = time.monotonic()
-    r = subprocess.run(cmd, env=_env(), capture_output=True, text=True, timeout=TIMEOUT)
+    r = subprocess.run(cmd, env=child_env(), capture_output=True, text=True, timeout=TIMEOUT)
     return r, time.monotonic() - t0
 
 
@@ -82,10 +57,7 @@ def _run(cmd: list[str]) -> tuple[subprocess.CompletedProcess, float]:
 def data(tmp_path_factory):
     """A tiny benchmark (3 classes of 20 rows in 3 dimensions) and the cheapest audit settings."""
     d = tmp_path_factory.mktemp("signals")
-    rng = np.random.default_rng(0)
-    np.save(d / "X.npy", np.vstack([rng.normal(3 * i, 1, (20, 3)) for i in range(3)]))
-    np.save(d / "y.npy", np.repeat(np.array(["a", "b", "c"]), 20))
-    (d / "audit.toml").write_text(CONFIG)
+    write_tiny_benchmark(d)
     return d
 
 
@@ -116,11 +88,11 @@ def _trial(audits, parent: Path, sig: int, delay: float, over_old: bool) -> list
         shutil.copytree(audits["data"] / "old", parent / "out")
     proc = subprocess.Popen(
         _cmd(audits["data"], parent / "out"),
-        env=_env(),
+        env=child_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_default_sigint,
+        preexec_fn=default_sigint,
     )
     time.sleep(delay)
     proc.send_signal(sig)
@@ -223,7 +195,7 @@ def test_two_quick_signals_exit_at_once_with_one_line(data, tmp_path):
     """Two SIGTERMs while the command still imports NumPy and co. (no safe point for a while): the second
     one ends the process at once, with exit 143 and the one line."""
     proc = subprocess.Popen(
-        _cmd(data, tmp_path / "out"), env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        _cmd(data, tmp_path / "out"), env=child_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     status = Path(f"/proc/{proc.pid}/status")
     while proc.poll() is None:  # SigCgt: the signals with a handler; SIGTERM's bit once main() installed its own

@@ -72,6 +72,39 @@ def _check_npz_member(zf, info, where: str, archive_size: int) -> None:
         )
 
 
+def check_regular_input(path, *, what: str, max_bytes: int | None = None) -> os.stat_result:
+    """Refuse an input that is missing, a folder, not a regular file, or larger than ``max_bytes``.
+
+    ``what`` names the input in the message (``"summary file"``, ``"config"``).  Nothing is
+    opened: a FIFO would block and a device such as ``/dev/zero`` never ends.  Returns the
+    file's ``stat`` (symlinks followed).
+
+    See Also
+    --------
+    - `read_input_bytes`: the bytes of such a file, capped (`auditad.inputfiles`).
+    - `check_input_file`: this check, then the structure of an array file.
+    """
+    p = Path(path)
+    where = f"{what} {str(p)!r}"
+    try:
+        st = os.stat(p)
+    except FileNotFoundError:
+        raise InvalidInputError(f"{where} does not exist") from None
+    except OSError as exc:
+        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise InvalidInputError(f"{where} is a directory, expected a file")
+    if not stat.S_ISREG(st.st_mode):
+        raise InvalidInputError(
+            f"{where} is not a regular file (a device, FIFO or socket); auditad reads regular files only"
+        )
+    if max_bytes is not None and st.st_size > max_bytes:
+        raise InvalidInputError(
+            f"{where} is {st.st_size:,} bytes, more than the {max_bytes:,} bytes accepted for a {what.split()[0]}"
+        )
+    return st
+
+
 def check_input_file(path, *, name: str) -> Path:
     """Check that input ``path`` is a readable regular file; for ``.npy``/``.npz``/``.mat`` also check its structure.
 
@@ -89,16 +122,7 @@ def check_input_file(path, *, name: str) -> Path:
     """
     p = Path(path)
     where = f"{name} file {str(p)!r}"
-    try:
-        st = os.stat(p)
-    except FileNotFoundError:
-        raise InvalidInputError(f"{where} does not exist") from None
-    except OSError as exc:
-        raise InvalidInputError(f"{where} cannot be read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise InvalidInputError(f"{name} path {str(p)!r} is a directory, expected a file")
-    if not stat.S_ISREG(st.st_mode):
-        raise InvalidInputError(f"{where} is not a regular file (device, FIFO or socket)")
+    st = check_regular_input(p, what=f"{name} file")
     if not os.access(p, os.R_OK):
         raise InvalidInputError(f"{where} cannot be read: permission denied")
     suffix = p.suffix.lower()

@@ -3,6 +3,8 @@
 * `settings` -- every audit setting declared once (validation, CLI flags, schema, docs);
 * `config` -- the TOML audit configuration (``docs/config.md``);
 * `loader` -- reads a benchmark's files (or the bundled example) into memory;
+* `sections` -- the computation of each report section (``run_<section>``: the statistics packages called with
+  the audit's settings; the report's sections only render their results);
 * `runner` -- runs the report's sections of one benchmark in order, collects
   ``summary.json``, evaluates the gates and writes the report folder atomically (`run_audit`);
 * `bounded` -- keeps ``summary.json`` bounded at many classes.

@@ -172,7 +172,7 @@ def load_inputs(bench_cfg, config) -> BenchmarkInputs:
 
 def _load_inputs(bench_cfg, config) -> BenchmarkInputs:
     from .._validation import check_binary_labels, check_same_length
-    from ..datasets import Benchmark, load_representations
+    from ..datasets import Benchmark, load_representations_and_labels
 
     where = f"benchmark {bench_cfg.name!r}"
     cols = bench_cfg.columns
@@ -199,19 +199,29 @@ def _load_inputs(bench_cfg, config) -> BenchmarkInputs:
             y = columns["anomaly"]
         for col, arr in columns.items():
             check_same_length(arr, y, names=(f"column {col!r}", "labels"))
-        reps = load_representations(
+        reps, carried = load_representations_and_labels(
             bench_cfg.embeddings,
             key=bench_cfg.embeddings_key,
             embedding_columns=bench_cfg.embedding_columns,
             embedding_prefix=bench_cfg.embedding_prefix,
             labels=bench_cfg.labels,
             label_columns=[cols.get("label", "label"), *cols.values()],
+            carried_label_column=cols.get("label") or "label",
         )
         for rep, X in reps.items():
             check_same_length(X, y, names=(f"embeddings {rep!r} ({X.shape[0]} rows)", f"labels ({y.shape[0]} rows)"))
         if kind != "anomaly":
             for rep, path in bench_cfg.embeddings.items():
-                check_labels_travel(path, y, labels_path=bench_cfg.labels, label_column=cols.get("label"), rep=rep)
+                if carried.get(rep) is None and Path(path).suffix.lower() in _LABELLED_TABLES:
+                    continue  # a table read once above, without a usable label column: nothing to compare
+                check_labels_travel(
+                    path,
+                    y,
+                    labels_path=bench_cfg.labels,
+                    label_column=cols.get("label"),
+                    rep=rep,
+                    own_labels=carried.get(rep),
+                )
         bench = Benchmark(
             name=bench_cfg.name, y=y, representations=reps, sources={k: v for k, v in bench_cfg.display_paths.items()}
         )
@@ -247,6 +257,10 @@ def _load_inputs(bench_cfg, config) -> BenchmarkInputs:
     )
 
 
+#: Embeddings tables whose label column travels with the rows (read with the embeddings).
+_LABELLED_TABLES = (".csv", ".tsv", ".parquet", ".pq")
+
+
 def _own_labels(path: Path, label_column: str | None):
     """The label array an embeddings file carries itself (an ``.npz`` key or a table column), else None."""
     from ..datasets import load_labels
@@ -258,7 +272,7 @@ def _own_labels(path: Path, label_column: str | None):
             if key not in archive.files:
                 return None
         return load_labels(path, key=key, name="embeddings")
-    if suffix in (".csv", ".tsv", ".parquet", ".pq"):
+    if suffix in _LABELLED_TABLES:
         column = label_column or "label"
         if suffix in (".parquet", ".pq"):
             import pyarrow.parquet as pq
@@ -274,7 +288,9 @@ def _own_labels(path: Path, label_column: str | None):
     return None
 
 
-def check_labels_travel(embeddings_path, y, *, labels_path, label_column=None, rep: str = "embeddings") -> None:
+def check_labels_travel(
+    embeddings_path, y, *, labels_path, label_column=None, rep: str = "embeddings", own_labels=None
+) -> None:
     """Refuse an embeddings file whose own labels disagree with the labels audited.
 
     An ADBench ``.npz`` (arrays ``X`` and ``y``) or a table with the label column carries its rows'
@@ -282,7 +298,9 @@ def check_labels_travel(embeddings_path, y, *, labels_path, label_column=None, r
     20news files store BERT and RoBERTa rows in different orders) would silently pair rows with
     another row's label; this compares the two arrays and raises naming both files, the number of
     differing rows and the first one. Files without their own labels, and the labels file itself,
-    are not checked.
+    are not checked. ``own_labels``: the labels the file carries when its loader already read them (a
+    table's label column, [`load_representations_and_labels`][auditad.datasets.load_representations_and_labels]);
+    the file is then not read again.
 
     Raises
     ------
@@ -310,10 +328,12 @@ def check_labels_travel(embeddings_path, y, *, labels_path, label_column=None, r
             return
     except OSError:
         return
-    try:
-        own = _own_labels(embeddings_path, label_column)
-    except InvalidInputError:
-        return  # unreadable as labels (not a label column after all): nothing to compare
+    own = own_labels
+    if own is None:
+        try:
+            own = _own_labels(embeddings_path, label_column)
+        except InvalidInputError:
+            return  # unreadable as labels (not a label column after all): nothing to compare
     if own is None or own.shape != np.shape(y):
         return
     mine, theirs = np.asarray(own), np.asarray(y)

@@ -3,8 +3,8 @@
 The data flows one way: `BenchmarkInputs`
 (arrays in memory, from `load_inputs` or
 `example_inputs`) goes through every section of
-`auditad.report.sections.REGISTRY`: each section's ``run`` calls the
-computing modules, its ``build`` turns the result objects into a
+`auditad.report.sections.REGISTRY`: each section's computation (`auditad.audit.sections`) calls the
+computing modules, the report section's ``build`` turns the result objects into a
 `Section` (key numbers, tables, figures). `audit_benchmark` only orders them, collects their parts
 into the JSON-safe ``summary`` (``docs/report.md``), evaluates the gates on it once
 ([`auditad.gates.checks`][auditad.gates.checks]) and only then has the readings written, which state the
@@ -28,6 +28,7 @@ from .._progress import Cleanup, check_stop
 from ..errors import AuditadWarning, InvalidInputError
 from ..report._slug import key as _key
 from .bounded import bound_summary
+from .sections import run_section
 from .loader import DEMO_SETTINGS, BenchmarkInputs, describe_dataset, example_inputs, load_inputs
 from ..report.sections import REGISTRY, STAT_SECTIONS, Context, FigureSpec, TableSpec, section_module, section_reading
 
@@ -246,10 +247,12 @@ def audit_benchmark(inputs: BenchmarkInputs, *, progress: bool = False, executor
     - [`auditad.report.export.write_appendix`][auditad.report.export.write_appendix]: the LaTeX appendix.
     """
     rules, default = _effective_gates(inputs)
-    return _audit_one(inputs, rules, default=default, progress=progress, executor=executor)
+    return _audit_with_rules(inputs, rules, default=default, progress=progress, executor=executor)
 
 
-def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress: bool, executor) -> BenchmarkAudit:
+def _audit_with_rules(
+    inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress: bool, executor
+) -> BenchmarkAudit:
     """`audit_benchmark` with the gate rules already chosen (``default``: they are the default gates)."""
     from .._progress import Progress
     from ..gates.checks import evaluate_gates
@@ -266,7 +269,7 @@ def _audit_one(inputs: BenchmarkInputs, rules: tuple, *, default: bool, progress
             for mod, reason in zip(modules, reasons):
                 check_stop()  # a safe point between sections (and inside them, at every progress step)
                 if reason is None:
-                    ctx.results[mod.ID] = mod.run(ctx)
+                    ctx.results[mod.ID] = run_section(mod.ID, ctx)
                     bar.update()
                 sections.append(mod.build(ctx))
     notes = list(inputs.notes)  # reading the inputs (a row-index column left out, ...), then the sections
@@ -490,7 +493,7 @@ def run_audit(
     out_path = Path(out)
     check_out_folder(out_path, list(sources))
     with _executor(scheduler) as executor:  # an unreachable scheduler fails here, before anything is written
-        return _run_into(
+        return _write_audit_run(
             inputs_list,
             out_path,
             gates,
@@ -516,7 +519,7 @@ def _executor(scheduler):
     return open_executor(scheduler)
 
 
-def _run_into(
+def _write_audit_run(
     inputs_list, out_path, gates, executor, *, fail_on, timestamp, progress, junit, markdown, on_benchmark, t0
 ) -> AuditRun:
     from .._io import discard_output_dir, prepare_output_dir, replace_dir_atomic
@@ -563,7 +566,7 @@ def _write_all(inputs_list, tmp: Path, gates, executor, timestamp, progress, on_
     for inp in inputs_list:
         check_stop()
         rules, default = gates[inp.name]
-        audit = _audit_one(inp, rules, default=default, progress=progress, executor=executor)
+        audit = _audit_with_rules(inp, rules, default=default, progress=progress, executor=executor)
         if timestamp:
             from datetime import datetime, timezone
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from ..findings import Check, Status
+from .. import _format
+from ..findings import Check, Finding, Status
 from .rules import GateRule
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "GATE_CHECKS",
     "ONE_TASK_CHECKS",
     "NEAR_RANDOM_CHECK",
+    "NEGLIGIBLE_DELTA_AUROC",
+    "overlap_meaning",
     "DEFAULT_GATES",
     "DEFAULT_RULES",
     "reading_conditions",
@@ -95,10 +98,58 @@ _DECLARED: dict[str, tuple[str, str, float, str, str]] = {
 #: Reading thresholds of the report = thresholds of the default gates: (summary path, operator, threshold).
 THRESHOLDS: dict[str, tuple[str, str, float]] = {name: d[:3] for name, d in _DECLARED.items()}
 
+#: Largest change of a per-class AUROC, once the training copies of the test rows are removed, that counts as
+#: no measurable inflation (the overlap finding's wording follows it).
+NEGLIGIBLE_DELTA_AUROC = 0.01
+
+
+def overlap_meaning(finding: Finding) -> str | None:
+    """The overlap finding's meaning from its evidence: how much removing the copies changes the AUROCs.
+
+    None (the declared meaning) for a passed finding or one without the change (``max_abs_delta_auroc``)
+    in its evidence.
+
+    See Also
+    --------
+    - [`Check.meaning_for`][auditad.findings.Check.meaning_for]: applies it.
+
+    Examples
+    --------
+    >>> check = DEFAULT_CHECKS["overlap"]
+    >>> f = check.finding(0.2, sentence="", evidence={"max_abs_delta_auroc": 0.004})
+    >>> "no measurable inflation" in check.meaning_for(f)
+    True
+    """
+    if finding.status is Status.PASS or "max_abs_delta_auroc" not in finding.evidence:
+        return None
+    delta = finding.evidence["max_abs_delta_auroc"]
+    if delta is None:
+        return (
+            "Test samples have an exact copy among the training rows of their task: kNN and LOF give them "
+            "distance 0. De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
+        )
+    if delta <= NEGLIGIBLE_DELTA_AUROC:
+        return (
+            f"Test samples have an exact copy among the training rows of their task, but removing the copies "
+            f"changes every per-class AUROC by at most {_format.stat(delta)}: no measurable inflation at these "
+            "counts. De-duplicate before splitting for a clean protocol."
+        )
+    return (
+        f"Test samples have an exact copy among the training rows of their task, and removing the copies changes "
+        f"a per-class AUROC by up to {_format.stat(delta)}: that AUROC is inflated by leakage, not by detection. "
+        "De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
+    )
+
+
+#: The meaning of a default check's finding worded from its evidence, by the name of its threshold.
+_MEANING_OF = {"overlap": overlap_meaning}
+
 #: The default checks as [`Check`][auditad.findings.Check] records (id = summary path, WARN, title, meaning,
 #: threshold), by the name of their threshold in `THRESHOLDS`.
 DEFAULT_CHECKS: dict[str, Check] = {
-    name: Check(path, Status.WARN, title, meaning, threshold=thr, rule=f"{path} {op} {thr:g}")
+    name: Check(
+        path, Status.WARN, title, meaning, threshold=thr, rule=f"{path} {op} {thr:g}", meaning_of=_MEANING_OF.get(name)
+    )
     for name, (path, op, thr, title, meaning) in _DECLARED.items()
 }
 

@@ -125,6 +125,12 @@ def _walk(
     return True
 
 
+def _check_summary(summary) -> None:
+    """Refuse a summary that is not a mapping (a JSON list, a number, ...)."""
+    if not isinstance(summary, Mapping):
+        raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
+
+
 def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
     """All dotted paths of ``summary`` that lead to a number, in document order.
 
@@ -134,18 +140,15 @@ def numeric_paths(summary: Mapping, *, include_null: bool = False) -> list[str]:
 
     See Also
     --------
-    - [`run_gates`][auditad.gates.checks.run_gates]: gates on summary files.
+    - [`evaluate_gates`][auditad.gates.checks.evaluate_gates]: a gate names one of these paths.
     - [`parse_rule`][auditad.gates.checks.parse_rule]: the rule syntax.
-    - [`auditad.report.export.write_junit`][auditad.report.export.write_junit]: the results as JUnit XML.
-
 
     Examples
     --------
     >>> numeric_paths({"leakage": {"L_k": 0.1, "k": 10}, "runs": [{"auc": 0.9}], "benchmark": "x"})
     ['leakage.L_k', 'leakage.k', 'runs.0.auc']
     """
-    if not isinstance(summary, Mapping):
-        raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
+    _check_summary(summary)
     out: list[str] = []
     _walk(summary, "", out, include_null)
     return out
@@ -361,8 +364,7 @@ def evaluate_gates(summary: Mapping, rules) -> list[GateResult]:
     >>> r.passed, r.value
     (False, None)
     """
-    if not isinstance(summary, Mapping):
-        raise InvalidInputError(f"summary must be a dict, got {type(summary).__name__}")
+    _check_summary(summary)
     done: dict = {}  # each comparison once: rules that differ only in their level share it
     out = []
     for rule in as_rules(rules):

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._format import pvalue
+from .._format import FrameDisplay, pvalue, scalar_frame
 from .._json import json_safe
 from .._validation import check_choice, check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
@@ -134,7 +134,7 @@ def average_ranks(scores, *, higher_is_better: bool = True) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class FriedmanResult:
+class FriedmanResult(FrameDisplay):
     r"""Friedman and Iman–Davenport tests of k methods over N datasets (see `friedman_test`).
 
     Attributes
@@ -175,6 +175,10 @@ class FriedmanResult:
     def to_dict(self) -> dict:
         """JSON-safe dict of the fields."""
         return json_safe(self.__dict__.copy())
+
+    def to_frame(self):
+        """One-row frame of the fields (statistic, p_value, iman_davenport, ..., tie_correction)."""
+        return scalar_frame(self.to_dict())
 
 
 def friedman_test(scores, *, higher_is_better: bool = True) -> FriedmanResult:
@@ -307,7 +311,7 @@ def nemenyi_critical_difference(n_methods: int, n_datasets: int, *, alpha: float
 
 # --------------------------------------------------------------------------- the result
 @dataclass(frozen=True, eq=False)
-class RankingResult:
+class RankingResult(FrameDisplay):
     r"""Average ranks and the tests of one metric of a leaderboard (see `rank_methods`).
 
     Attributes
@@ -479,8 +483,8 @@ class RankingResult:
             f"{self.metric}: k = {self.n_methods} methods, N = {self.n_datasets} datasets "
             f"({self.missing.replace('_', ' ')}; {len(self.dropped_datasets)} dataset(s) and "
             f"{len(self.dropped_methods)} method(s) left out)",
-            f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_p(f.p_value)}; Iman-Davenport F = "
-            f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_p(f.iman_davenport_p_value)}",
+            f"Friedman chi2 = {f.statistic:.3f} (df {f.df}), p = {_pvalue_text(f.p_value)}; Iman-Davenport F = "
+            f"{f.iman_davenport:.3f} (df {f.df}, {f.df_denominator}), p = {_pvalue_text(f.iman_davenport_p_value)}",
             f"Nemenyi CD = {self.critical_difference:.3f} (alpha = {self.alpha:g}, q = {self.q_alpha:.3f})",
             f"best: {self.best}; tied with it (Wilcoxon-Holm): {len(self.tied_with_best) - 1} other(s); "
             f"within CD: {len(self.within_cd_of_best()) - 1} other(s)",
@@ -492,7 +496,7 @@ class RankingResult:
         return "\n".join(lines)
 
 
-def _p(p: float) -> str:
+def _pvalue_text(p: float) -> str:
     return pvalue(p, target="text")
 
 

@@ -16,7 +16,7 @@ from .._validation import check_same_length, check_scores, describe
 from ..errors import InvalidInputError
 
 
-def _finish(value: np.ndarray, ndim: int):
+def as_scalar_or_array(value: np.ndarray, ndim: int):
     return float(value[0]) if ndim == 1 else np.asarray(value, dtype=np.float64)
 
 
@@ -166,7 +166,7 @@ def _weighted_stats(y, s, w) -> dict:
 def weighted_columns(y, s, w, key):
     cols = s[:, None] if s.ndim == 1 else s
     out = np.array([_weighted_stats(y, cols[:, j], w)[key] for j in range(cols.shape[1])])
-    return _finish(out, s.ndim)
+    return as_scalar_or_array(out, s.ndim)
 
 
 def mcclish(y, s, w, max_fpr: float) -> float:

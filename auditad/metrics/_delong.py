@@ -15,6 +15,7 @@ import numpy as np
 
 from . import _mann_whitney as _mw
 from ._binary import labels_scores as _labels_scores
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_float, renamed_parameter
 from ..errors import UndefinedValueWarning
@@ -38,7 +39,7 @@ def _midrank(x: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class AurocCIResult:
+class AurocCIResult(FrameDisplay):
     """AUROC with its confidence interval and the test of AUROC = ½ (see [`auroc_ci`][auditad.metrics.auroc_ci]).
 
     Attributes

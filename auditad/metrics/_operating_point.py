@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from ..errors import InvalidInputError
 
@@ -115,7 +116,7 @@ def operating_point_values(tpr: np.ndarray, tnr: np.ndarray, pi: np.ndarray) -> 
 
 
 @dataclass(frozen=True, eq=False)
-class OperatingPointResult:
+class OperatingPointResult(FrameDisplay):
     """Metrics of binary predictions at an operating point (see `operating_point_metrics`).
 
     Every field is a float (scalar inputs) or an array of the broadcast shape of

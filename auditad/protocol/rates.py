@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import FrameDisplay, scalar_frame
 from .._json import json_safe
 from .._validation import check_float, describe
 from ..errors import InvalidInputError, UndefinedValueWarning
@@ -64,7 +65,7 @@ class DegenerateCorrelationWarning(UndefinedValueWarning):
 
 # --------------------------------------------------------------------------- instability rates
 @dataclass(frozen=True)
-class InstabilityResult:
+class InstabilityResult(FrameDisplay):
     """Dispersion and instability rates of one vector of per-class AUROCs (see `instability_rates`).
 
     Attributes
@@ -309,7 +310,7 @@ def instability_rates(aurocs, *, epsilon: float = 0.05, classes=None) -> Instabi
 
 # --------------------------------------------------------------------------- Spearman
 @dataclass(frozen=True)
-class SpearmanResult:
+class SpearmanResult(FrameDisplay):
     """Spearman rank correlation with the evidence it rests on (see `spearman_correlation`).
 
     Attributes
@@ -345,6 +346,10 @@ class SpearmanResult:
                 "reason": self.reason,
             }
         )
+
+    def to_frame(self):
+        """One-row frame: statistic, n_pairs, n_distinct_x, n_distinct_y, reason."""
+        return scalar_frame(self.to_dict())
 
 
 def spearman_correlation(x, y, *, names=("x", "y"), warn: bool = True) -> SpearmanResult:

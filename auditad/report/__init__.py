@@ -3,7 +3,8 @@
 * `sections` -- one module per report section, ``build(ctx) -> Section``, and the registry;
 * `render` -- jinja2 templates -> self-contained HTML, figures -> SVG / PDF;
 * [`export`][auditad.report.export] -- JUnit XML, Markdown, LaTeX tables and the paper appendix;
-* `tables` -- CSV, Markdown and LaTeX tables.
+* `tables` -- CSV, Markdown and LaTeX tables;
+* `folder` -- one atomic writer for the standalone report folders.
 
 The audit pipeline that runs the sections and writes the report folder is `auditad.audit`
 (`auditad.audit.run_audit`); the gates are `auditad.gates`. This package imports neither

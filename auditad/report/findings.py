@@ -258,11 +258,6 @@ def _duplicates_findings(dup) -> list[Finding]:
     return [DUPLICATES_CHECK.finding(dup["rows_in_groups"], sentence=sentence, status=status, evidence=evidence)]
 
 
-#: Largest change of a per-class AUROC, once the training copies of the test rows are removed, that counts as
-#: no measurable inflation (the overlap finding's wording follows it).
-NEGLIGIBLE_DELTA_AUROC = 0.01
-
-
 def _declared_check(path: str, one_task: bool = False) -> Check | None:
     """The declared check of a gate's summary path, in the wording of anomaly-labelled data when ``one_task``."""
     return (ONE_TASK_CHECKS.get(path) if one_task else None) or GATE_CHECKS.get(path)
@@ -283,26 +278,6 @@ def _gate_finding(r: GateResult, duplicates: Mapping | None = None, *, one_task:
         status=r.status,
         threshold=rule.threshold,
         evidence=evidence,
-    )
-
-
-def _overlap_meaning(delta) -> str:
-    """The overlap finding's meaning from the evidence: how much removing the copies changes the AUROCs."""
-    if delta is None:
-        return (
-            "Test samples have an exact copy among the training rows of their task: kNN and LOF give them "
-            "distance 0. De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
-        )
-    if delta <= NEGLIGIBLE_DELTA_AUROC:
-        return (
-            f"Test samples have an exact copy among the training rows of their task, but removing the copies "
-            f"changes every per-class AUROC by at most {_format.stat(delta)}: no measurable inflation at these "
-            "counts. De-duplicate before splitting for a clean protocol."
-        )
-    return (
-        f"Test samples have an exact copy among the training rows of their task, and removing the copies changes "
-        f"a per-class AUROC by up to {_format.stat(delta)}: that AUROC is inflated by leakage, not by detection. "
-        "De-duplicate before splitting; the duplicates section shows the AUROC without the copies."
     )
 
 
@@ -336,15 +311,9 @@ def _threshold_text(f: Finding) -> str:
 def _meaning(f: Finding) -> str:
     declared = _CLASS_CHECKS.get(f.check) or (DUPLICATES_CHECK if f.check == DUPLICATES_CHECK.id else None)
     if declared is not None:
-        return declared.meaning
+        return declared.meaning_for(f)
     gate = _declared_check(f.check, bool(f.evidence.get("one_task")))
-    if (
-        f.check == "duplicates.train_test_overlap"
-        and "max_abs_delta_auroc" in f.evidence
-        and f.status is not Status.PASS
-    ):
-        return _overlap_meaning(f.evidence["max_abs_delta_auroc"])
-    return gate.meaning if gate is not None and f.status is not Status.PASS else ""
+    return gate.meaning_for(f) if gate is not None and f.status is not Status.PASS else ""
 
 
 def finding_rows(found: Iterable[Finding]) -> list[dict]:

@@ -437,9 +437,9 @@ def frame_to_latex(
         cells = _policy_cells(data, "tex")
     else:
         cells = [[_latex_cell(v, number) for v in row] for row in data.itertuples(index=False, name=None)]
-    plain = [header_label(h) if human_headers else h for h in headers]
+    header_texts = [header_label(h) if human_headers else h for h in headers]
     tex_headers = [latex_header(h) if human_headers else latex_escape(h) for h in headers]
-    groups, small = _column_groups(plain, cells, numeric, width_pt)
+    groups, small = _column_groups(header_texts, cells, numeric, width_pt)
     row_chunks = (
         [cells]
         if max_rows is None or len(cells) <= max_rows

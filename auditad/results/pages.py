@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Mapping
 
 from .._validation import check_choice
-from ..errors import InvalidInputError
 from .reading import DEFAULT_RESULTS_GATES, GROUP_STATISTICS, verdict_reason
 
 __all__ = ["summary_with_gates", "render_results_html", "results_markdown", "ResultsRun", "write_results_report"]
@@ -225,29 +224,16 @@ def write_results_outputs(
     --------
     - [`write_results_report`][auditad.results.write_results_report]: the per-class report.
     """
-    import shutil
+    from .._io import write_text_atomic
+    from ..report.folder import write_report_folder
 
-    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+    def fill_with_summary(tmp: Path) -> None:
+        write_text_atomic(tmp / "summary.json", payload)
+        fill(tmp)
 
     out_path = None
     if out is not None:
-        out_path = Path(out)
-        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(
-                f"out={str(out_path)!r} is a non-empty folder that is not an auditad results "
-                "report; choose a new or empty folder (it would be replaced)"
-            )
-        out_path, tmp = prepare_output_dir(out_path)
-        try:
-            write_text_atomic(tmp / "summary.json", payload)
-            fill(tmp)
-            write_text_atomic(
-                tmp / _MARKER, "Written by 'auditad results'; the next run into this folder replaces it.\n"
-            )
-            replace_dir_atomic(tmp, out_path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        out_path = write_report_folder(out, fill_with_summary, marker=_MARKER, command="results", kind="results report")
     if json_path is not None:
         write_text_atomic(json_path, payload)
     if junit is not None:

@@ -154,17 +154,14 @@ class ResultsGroup:
 
     See Also
     --------
-    - [`audit_results`][auditad.results.audit_results]: the audit of a per-class AUROC table.
-    - [`write_results_report`][auditad.results.write_results_report]: its report, summary and gates.
-    - [`auditad.diff.diff_audits`][auditad.diff.diff_audits]: compare two summaries.
+    - [`ResultsAudit`][auditad.results.ResultsAudit]: holds one group per (benchmark, representation, method).
+    - [`auditad.protocol.instability_rates`][auditad.protocol.instability_rates]: the rates of ``instability``.
 
     References
     ----------
     1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly Detection".
     2. J. A. Hanley, B. J. McNeil, "The meaning and use of the area under a receiver operating
        characteristic (ROC) curve", Radiology 143(1), 1982.
-    3. R. Hermary, N. Mejri, D. Aouada, "An Insight on Evaluation Metrics Under the Imbalanced Case
-       of Anomaly Detection".
     """
 
     benchmark: str

@@ -1,10 +1,10 @@
 """The sections of the audit report: one module per section, each ``build(ctx) -> Section``.
 
 Every statistic section (`leakage`, `protocol`, `duplicates`, `nulls`,
-`landscapes`, `selection`) has two functions:
+`landscapes`, `selection`) computes nothing: its computation, ``run_<section>(ctx)`` in
+`auditad.audit.sections`, calls the computing modules and returns their result object(s), stored by the
+orchestrator in ``ctx.results[section id]``. A section module has:
 
-* ``run(ctx)`` calls the computing modules and returns their result
-  object(s), stored by the orchestrator in ``ctx.results[section id]``;
 * ``build(ctx)`` turns the result objects into a `Section`: the
   JSON-safe key numbers of ``summary.json``, tables, figures (built on
   demand) and the references;
@@ -263,7 +263,8 @@ class Context:
     ----------
     inputs : auditad.audit.runner.BenchmarkInputs
     results : dict
-        Result objects by section id (filled by the orchestrator from each section's ``run``).
+        Result objects by section id (filled by the orchestrator from each section's computation,
+        `auditad.audit.sections.run_section`).
     progress : bool
     gate_results : tuple
         Filled before the gates section is built.

@@ -8,7 +8,6 @@ from typing import Mapping
 
 import numpy as np
 
-from ...errors import InvalidInputError
 from ..._format import count, percent as pct, stat as fmt
 from . import Section, TableSpec, info
 
@@ -29,113 +28,6 @@ EXAMPLE_ROWS = 20
 
 def _not_applicable(reason: str) -> dict:
     return {"status": "not_applicable", "reason": reason}
-
-
-# --------------------------------------------------------------------------- run
-def run(ctx) -> dict:
-    """Duplicates of every representation, the overlap of the protocol's tasks and AUROC(c) without it.
-
-    Returns a dict: ``representations`` (rep -> DuplicatesResult), ``near_reasons`` (rep -> why near
-    duplicates were not computed), ``plan`` (the protocol's [`SplitPlan`][auditad.protocol.SplitPlan], or None),
-    ``plan_reason``, ``overlap`` (rep -> per-task DataFrame, or None), ``dedup`` (rep -> ProtocolResult of
-    the tasks without the test rows that have an identical training row; only for representations with
-    such rows) and ``dedup_errors`` (rep -> why that run failed).
-    """
-    from ...duplicates import find_duplicates
-    from ...duplicates.tasks import reproduce_plan, task_overlap
-
-    s, bench = ctx.settings, ctx.inputs.benchmark
-    leak = (ctx.results.get("leakage") or {}).get("representations") or {}
-    dups, near_reasons = {}, {}
-    for rep, X in bench.representations.items():
-        common = dict(metric=s["metric"], backend=s["backend"], random_state=s["seed"])
-        neighbors = getattr(leak.get(rep), "neighbors", None)  # the leakage pass's lists: no second search
-        try:
-            dups[rep] = find_duplicates(X, bench.y, neighbors=neighbors, **common)
-        except InvalidInputError as exc:  # "auto" undefined: e.g. every listed neighbour is an exact copy
-            near_reasons[rep] = str(exc)
-            dups[rep] = find_duplicates(X, bench.y, near_threshold=None, **common)
-    out = {
-        "representations": dups,
-        "near_reasons": near_reasons,
-        "plan": None,
-        "plan_reason": None,
-        "overlap": None,
-        "dedup": {},
-        "dedup_errors": {},
-    }
-    proto = ctx.results.get("protocol")
-    if proto is None:
-        out["plan_reason"] = "the protocol section did not run: there are no training and test rows to compare"
-        return out
-    how = protocol_tasks(ctx)
-    out["plan"], out["plan_reason"] = reproduce_plan(
-        proto,
-        labels=how["labels"],
-        protocol=how["protocol"],
-        contamination=how["contamination"],
-        keep=how["keep"],
-        random_state=ctx.settings["seed"],
-    )
-    if out["plan"] is None:
-        return out
-    out["overlap"] = {rep: task_overlap(d, out["plan"]) for rep, d in dups.items()}
-    for rep, frame in out["overlap"].items():
-        if frame["n_exact"].sum() > 0:  # only then: AUROC(c) without the copies (no cost otherwise)
-            try:
-                out["dedup"][rep] = _audit_without_copies(ctx, rep, dups[rep])
-            except InvalidInputError as exc:
-                out["dedup_errors"][rep] = str(exc)
-    return out
-
-
-def protocol_tasks(ctx) -> dict:
-    """The labels and arguments of the protocol section's [`audit_protocol`][auditad.protocol.audit_protocol] run.
-
-    Class labels: the configured class-split protocol. Anomaly labels only: the semi-supervised task, i.e. the
-    one-class protocol on the labels {normal, anomaly} restricted to the class "normal" (``keep``).
-    """
-    from .protocol import semi_supervised
-
-    s, y = ctx.settings, ctx.inputs.benchmark.y
-    if semi_supervised(ctx):
-        return {
-            "labels": np.where(np.asarray(y) == 1, "anomaly", "normal"),
-            "protocol": "one_class",
-            "contamination": None,
-            "keep": ["normal"],
-        }
-    return {"labels": y, "protocol": s["protocol"], "contamination": s["contamination"], "keep": None}
-
-
-def _audit_without_copies(ctx, rep, dup):
-    """`audit_without_copies` with the protocol section's arguments (wiring only)."""
-    from ...duplicates.tasks import audit_without_copies
-    from .protocol import detectors_from_settings
-
-    s, how = ctx.settings, protocol_tasks(ctx)
-    dets, knn_k = detectors_from_settings(s)
-    return audit_without_copies(
-        rep,
-        ctx.inputs.benchmark.representations[rep],
-        how["labels"],
-        dup,
-        keep=how["keep"],
-        protocol=how["protocol"],
-        detectors=dets,
-        k=knn_k,
-        epsilon=s["epsilon"],
-        train_fraction=s["train_fraction"],
-        contamination=how["contamination"],
-        repeats=s["repeats"],
-        max_test_normals=s["max_test_normals"],
-        confidence_level=s["confidence_level"],
-        backend=s["backend"],
-        n_jobs=s["n_jobs"],
-        progress=ctx.progress,
-        random_state=s["seed"],
-        executor=ctx.executor,
-    )
 
 
 # --------------------------------------------------------------------------- build

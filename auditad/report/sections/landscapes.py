@@ -15,62 +15,6 @@ REFERENCES = (("hermary", "§V–VI"),)
 TARGETS = np.round(np.arange(1, 21) * 0.05, 10)
 
 
-def benchmark_ratio(ctx) -> tuple[float, str]:
-    """The benchmark's anomaly ratio π and where it comes from.
-
-    The share of anomalies of the ``anomaly`` column when there is one; else the mean anomaly share of the
-    class-split test sets (the test counts of the nulls); else 1 / number of classes.
-    """
-    if "anomaly" in ctx.inputs.columns:
-        return float(np.mean(ctx.inputs.columns["anomaly"])), "share of anomalies in the anomaly column"
-    classes = ctx.results.get("nulls", {}).get("classes", [])
-    if classes:
-        return (float(np.mean([cn.null.ratio for cn in classes])), "mean anomaly share of the class-split test sets")
-    return (
-        float(np.clip(1.0 / ctx.inputs.benchmark.classes.size, 1e-6, 1 - 1e-6)),
-        "1 / number of classes (no class-split task could be evaluated)",
-    )
-
-
-def run(ctx) -> dict:
-    """Landscape, difference to the reference ratio, regions, minimal TPR and coverage."""
-    from ...landscapes import (
-        PAPER_RATIOS,
-        landscape,
-        landscape_coverage,
-        landscape_difference,
-        landscape_regions,
-        minimal_tpr,
-    )
-
-    s = ctx.settings
-    ratio, source = benchmark_ratio(ctx)
-    label = f"{100 * ratio:.3g}%"
-    ref = float(s["landscape_reference"])
-    ratio_map = {label: ratio}
-    for extra in s["landscape_ratios"]:
-        name = extra if isinstance(extra, str) else f"{100 * extra:.3g}%"
-        if name not in ratio_map:
-            ratio_map[name] = PAPER_RATIOS[extra] if isinstance(extra, str) else float(extra)
-    ref_label = f"{100 * ref:.3g}%"
-    if ref_label in ratio_map:
-        ref_label = f"reference {ref_label}"
-    ratio_map[ref_label] = ref
-    land = landscape(ratio_map, metrics=tuple(s["landscape_metrics"]), resolution=s["landscape_resolution"])
-    return {
-        "ratio": ratio,
-        "source": source,
-        "label": label,
-        "reference": ref,
-        "reference_label": ref_label,
-        "landscape": land,
-        "difference": landscape_difference(land, reference=ref),
-        "regions": landscape_regions(land),
-        "minimal_tpr": minimal_tpr(land, scores=TARGETS),
-        "coverage": landscape_coverage(land),
-    }
-
-
 def build(ctx) -> Section:
     """The landscapes section from ``ctx.results["landscapes"]``."""
     import pandas as pd

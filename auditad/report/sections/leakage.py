@@ -2,59 +2,15 @@
 
 from __future__ import annotations
 
-import warnings
 from typing import Mapping
 
 import numpy as np
 
-from ...errors import AuditadWarning
 from ..._format import name_list, percent as pct, real, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
 
 ID = "leakage"
 REFERENCES = (("testing-the-test", "section on neighbourhood class leakage"),)
-#: Label columns whose leakage is reported next to the class leakage.
-OTHER_COLUMNS = ("domain", "attribute")
-
-
-def run(ctx) -> dict:
-    """Leakage of every representation, and of the ``domain`` / ``attribute`` columns.
-
-    Returns ``{"representations": {rep: LeakageResult}, "columns": {col: {rep: LeakageResult} or None}}``.
-    """
-    from ...leakage import leakage
-
-    s, bench = ctx.settings, ctx.inputs.benchmark
-    # the neighbour lists are kept for the duplicates section (near duplicates without a second search)
-    per_rep = {
-        rep: leakage(
-            X,
-            bench.y,
-            k=s["leakage_k"],
-            metric=s["metric"],
-            backend=s["backend"],
-            random_state=s["seed"],
-            executor=ctx.executor,
-            keep_neighbors=True,
-        )
-        for rep, X in bench.representations.items()
-    }
-    cols = {}
-    for col in OTHER_COLUMNS:
-        if col not in ctx.inputs.columns:
-            continue
-        values = ctx.inputs.columns[col]
-        if np.unique(values).size < 2:
-            cols[col] = None
-            warnings.warn(f"column {col!r} has a single value; its leakage is not defined", AuditadWarning)
-            continue
-        cols[col] = {
-            rep: leakage(
-                X, values, k=s["leakage_k"][0], metric=s["metric"], backend=s["backend"], random_state=s["seed"]
-            )
-            for rep, X in bench.representations.items()
-        }
-    return {"representations": per_rep, "columns": cols}
 
 
 def max_leakage(per_rep: Mapping) -> float:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-import numpy as np
 
 from ..._format import count, name_list, percent as pct, stat as fmt
 from . import FigureSpec, Section, TableSpec, info
@@ -16,56 +15,6 @@ REFERENCES = (("hermary", "§IV"), ("mann-whitney", ""))
 
 #: Fields of a MetricNull that describe an observed score (left out where no score is placed on the null).
 NO_OBSERVED = ("observed", "p_value", "p_method", "log10_p", "p_upper_bound")
-
-
-def run(ctx) -> dict:
-    """Nulls per held-out class (and at the anomaly column's counts when there is one).
-
-    Each distinct (n_pos, n_neg) gets one [`null_distribution`][auditad.nulls.null_distribution] of AUROC and the other
-    metrics, drawn from its own random stream (spawned from the audit's seed in order of first appearance),
-    so the nulls are independent tasks: on a Dask executor they run on its workers, with the same numbers.
-    The observed AUROC(c) of every (representation, detector) pair is placed on its null by
-    [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs].
-
-    Returns ``{"classes": [ClassNullResult], "others": metric names, "anomaly_split": NullResult or None}``.
-    """
-    from ...execution import SerialExecutor
-    from ...nulls import class_test_counts, place_protocol_aurocs
-    from ..._rng import spawn
-
-    s = ctx.settings
-    res = ctx.results.get("protocol")
-    rng = np.random.default_rng([int(s["seed"]), 3])
-    others = tuple(m for m in s["null_metrics"] if m != "auroc")  # the AUROC null is always computed
-    counted = class_test_counts(res) if res is not None else []
-    split_counts = None
-    if "anomaly" in ctx.inputs.columns:
-        a = ctx.inputs.columns["anomaly"]
-        split_counts = (int(a.sum()), int(a.size - a.sum()))
-    pairs = list(
-        dict.fromkeys([(n_pos, n_neg) for _, _, n_pos, n_neg in counted] + ([split_counts] if split_counts else []))
-    )  # classes of equal size share one
-    executor = ctx.executor if ctx.executor is not None else SerialExecutor()
-    computed = executor.map_ordered(
-        null_at,
-        list(zip(pairs, spawn(rng, len(pairs)))),
-        metrics=("auroc",) + others,
-        q=s["null_q"],
-        method=s["null_method"],
-        runs=s["null_runs"],
-    )
-    cache = dict(zip(pairs, computed))
-    classes = place_protocol_aurocs(res, cache) if counted else []
-    split = cache[split_counts] if split_counts else None
-    return {"classes": classes, "others": others, "anomaly_split": split}
-
-
-def null_at(item, *, metrics, q, method, runs):
-    """The null of ``item = ((n_pos, n_neg), generator)`` (one task of `run`)."""
-    from ...nulls import null_distribution
-
-    (n_pos, n_neg), rng = item
-    return null_distribution(n_pos, n_neg, metrics=metrics, q=q, method=method, runs=runs, random_state=rng)
 
 
 def _null_stats(nr) -> dict:

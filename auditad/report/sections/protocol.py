@@ -15,33 +15,6 @@ REFERENCES = (("testing-the-test", "§2"), ("delong", ""))
 LOWEST_CLASSES = 20
 
 
-def detectors_from_settings(settings: Mapping) -> tuple[list, int]:
-    """The ``detectors=`` and ``k=`` arguments of `audit_protocol` from the settings: specs, never detector objects.
-
-    Every detector is built in one place, by `audit_protocol` (through
-    [`resolve_detectors`][auditad.protocol.resolve_detectors]): a built-in detector is passed by name, or with its
-    ``detector_params`` as a [`make_detector`][auditad.protocol.make_detector] mapping; the kNN detector's ``k`` is
-    `audit_protocol`'s ``k=`` (recorded in the result's settings); ``"pyod:NAME"`` and a named detector table
-    (``detector_params[name]["detector"]``) are passed as specs (parsed, never evaluated).
-    """
-    import inspect
-
-    from ...protocol import audit_protocol
-
-    params = settings["detector_params"]
-    out = []
-    for name in settings["detectors"]:
-        p = params.get(name) or {}
-        if "detector" in p:  # a named detector table
-            out.append({**p, "name": name})
-        elif name != "knn" and p:
-            out.append({"detector": name, **p})
-        else:
-            out.append(name)
-    knn = params.get("knn") or {}  # without a k of its own: audit_protocol's default, not a copy of it
-    return out, int(knn.get("k", inspect.signature(audit_protocol).parameters["k"].default))
-
-
 def applicable(ctx) -> str | None:
     """None: the section runs for class labels (class-split protocol) and anomaly labels (semi-supervised)."""
     return None
@@ -50,63 +23,6 @@ def applicable(ctx) -> str | None:
 def semi_supervised(ctx) -> bool:
     """Whether the benchmark has anomaly labels only: the detectors run in the standard semi-supervised setting."""
     return getattr(ctx.inputs, "kind", "classes") == "anomaly"
-
-
-def run(ctx):
-    """[`ProtocolResult`][auditad.protocol.ProtocolResult] of every representation."""
-    from ...protocol import audit_protocol
-
-    s, bench = ctx.settings, ctx.inputs.benchmark
-    dets, knn_k = detectors_from_settings(s)
-    if semi_supervised(ctx):
-        # the standard semi-supervised setting: fit on a split of the normals, score the held-out normals and
-        # every anomaly. The one-class protocol on {normal, anomaly} gives that task as the class "normal".
-        import numpy as np
-
-        labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
-        res = audit_protocol(
-            bench.representations,
-            labels,
-            protocol="one_class",
-            detectors=dets,
-            k=knn_k,
-            epsilon=s["epsilon"],
-            train_fraction=s["train_fraction"],
-            contamination=None,
-            repeats=s["repeats"],
-            confirm_repeats=s["confirm_repeats"],
-            leakage_k=0,
-            max_test_normals=s["max_test_normals"],
-            confidence_level=s["confidence_level"],
-            backend=s["backend"],
-            n_jobs=s["n_jobs"],
-            progress=ctx.progress,
-            random_state=s["seed"],
-            executor=ctx.executor,
-        )
-        return res.subset(["normal"])
-    leak = ctx.results.get("leakage")
-    return audit_protocol(
-        bench.representations,
-        bench.y,
-        protocol=s["protocol"],
-        detectors=dets,
-        k=knn_k,
-        epsilon=s["epsilon"],
-        train_fraction=s["train_fraction"],
-        contamination=s["contamination"],
-        repeats=s["repeats"],
-        confirm_repeats=s["confirm_repeats"],
-        leakage_k=s["leakage_k"][0],
-        max_test_normals=s["max_test_normals"],
-        leakage_results=leak["representations"] if leak else None,
-        confidence_level=s["confidence_level"],
-        backend=s["backend"],
-        n_jobs=s["n_jobs"],
-        progress=ctx.progress,
-        random_state=s["seed"],
-        executor=ctx.executor,
-    )
 
 
 def build(ctx) -> Section:

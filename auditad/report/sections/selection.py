@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Mapping
 
 from .._slug import key
@@ -16,26 +15,6 @@ REFERENCES = (("wilkinghoff-tan", "Eq. 1 and Sec. 5.3"),)
 def applicable(ctx) -> str | None:
     """None when the section runs, else the reason why not."""
     return None if ctx.inputs.selection is not None else "no model-selection manifest was given"
-
-
-def run(ctx):
-    """[`SelectionResult`][auditad.selection.SelectionResult] of the benchmark's selection tasks."""
-    from ...selection import run_selection
-
-    s = ctx.settings
-    n_jobs = s["n_jobs"]
-    if n_jobs < 1:
-        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return run_selection(
-        ctx.inputs.selection,
-        estimators=s["selection_estimators"] or None,
-        probes=s["selection_probes"] or None,
-        pool_by=s["selection_pool_by"],
-        n_boot=s["selection_n_boot"],
-        n_jobs=n_jobs,
-        progress=ctx.progress,
-        random_state=s["seed"],
-    )
 
 
 def build(ctx) -> Section:

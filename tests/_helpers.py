@@ -1,0 +1,50 @@
+"""Helpers shared by the tests that run ``auditad`` in a child process (signals, faults).
+
+``child_env`` makes the child import this checkout; ``default_sigint`` lets it be interrupted;
+``write_tiny_benchmark`` writes the tiny benchmark and the cheapest audit settings those runs use.
+"""
+
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The cheapest audit of the tiny benchmark of `write_tiny_benchmark`.
+TINY_CONFIG = """version = 1
+[settings]
+leakage_k = [3]
+detectors = ["knn"]
+null_metrics = ["auroc"]
+null_runs = 50
+landscape_metrics = ["auroc"]
+landscape_resolution = 11
+[[benchmarks]]
+name = "tiny"
+labels = "y.npy"
+embeddings = { x = "X.npy" }
+"""
+
+
+def child_env() -> dict:
+    """The environment of a child ``python -m auditad``: this checkout first on the path, no debug traceback."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    env.pop("AUDITAD_DEBUG", None)
+    return env
+
+
+def default_sigint():
+    """``preexec_fn`` of a child that gets SIGINT: a test run started in the background of a script
+    (``pytest &``) ignores SIGINT, and a child would inherit that and never be interrupted."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def write_tiny_benchmark(folder: Path) -> Path:
+    """3 classes of 20 rows in 3 dimensions (``X.npy``, ``y.npy``) and ``audit.toml`` with `TINY_CONFIG`."""
+    rng = np.random.default_rng(0)
+    np.save(folder / "X.npy", np.vstack([rng.normal(3 * i, 1, (20, 3)) for i in range(3)]))
+    np.save(folder / "y.npy", np.repeat(np.array(["a", "b", "c"]), 20))
+    (folder / "audit.toml").write_text(TINY_CONFIG)
+    return folder
