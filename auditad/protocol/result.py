@@ -223,7 +223,7 @@ class ProtocolResult:
         those of the draw ([`auroc_ci`][auditad.metrics.auroc_ci]: test-sample variance only); with several
         draws they are combined by Rubin's rules (test samples, detector seeds and splits). See
         ``auditad.protocol.decision.decide_classes`` for every key; ``category`` is one of
-        ``auditad.protocol.decision.STATUSES`` (the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE]
+        ``auditad.protocol.decision.STATUSES`` (the readings of ``auditad.findings.SIGNIFICANCE``
         and *seed-sensitive*): *significantly inverted* when the estimate is below ½ and ``p_holm`` ≤ 1 −
         ``confidence_level``; *seed-sensitive* when draws fall on both sides of ½ and one of them is
         significant on its own; else *near random* when |estimate − ½| ≤ ε; else *below 1/2 within noise* or

@@ -604,7 +604,7 @@ def audit_protocol(
         Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``; the ``auditad audit``
         command uses 5): every (representation, detector, class) whose AUROC(c) is below ½ and outside ε, or
         distinguishable from ½ with an interval reaching ½ + ε
-        ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]), is re-run on this many
+        (``auditad.protocol.decision.confirmation_candidates``), is re-run on this many
         new splits with new detector seeds, and its decision combines the draws (within- and between-draw
         variance, Rubin's rules; draws on both sides of ½ make it *seed-sensitive*). Every detector is confirmed on
         a random split (kNN and LOF too: the split is a variance source of theirs); with a user ``split`` the
