@@ -258,9 +258,9 @@ SETTINGS: tuple[Setting, ...] = (
         "confirm_repeats",
         "int",
         5,
-        "With one split (--repeats 1): each candidate claim (a class below 1/2 for a detector fitted per task, "
-        "e.g. Isolation Forest) is re-run on this many new splits and detector seeds, and decided on all draws "
-        "combined; 0 = off.",
+        "With one split (--repeats 1): each candidate claim (a class below 1/2 outside epsilon, or one told apart "
+        "from random whose interval reaches 1/2 + epsilon; every detector on a random split) is re-run on this many "
+        "new splits and detector seeds, and decided on all draws combined; 0 = off.",
         low=0,
         flag="--confirm-repeats",
     ),

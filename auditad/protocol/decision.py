@@ -23,7 +23,8 @@ divided by S: draws that share their test rows (a fixed split) share that noise.
 (\(\bar W\) against \((1 + 1/S)B\)) says what would settle an undecided class: more test samples, or more
 seeds and splits.
 
-**Status** (one of [`SIGNIFICANCE`][auditad.protocol.SIGNIFICANCE]), with α = 1 − confidence level and Holm's
+**Status** (one of `STATUSES`: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured
+class can have, and *seed-sensitive*), with α = 1 − confidence level and Holm's
 correction over the evaluated classes of one (representation, detector):
 
 * *seed-sensitive*: at least two draws, some below ½ and some above, and at least one of them significant on its
@@ -48,8 +49,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..findings import ABOVE_HALF, BELOW_WITHIN_NOISE, NEAR_RANDOM, NOT_EVALUATED, SIGNIFICANTLY_INVERTED
+
 __all__ = [
     "STATUSES",
+    "SEED_SENSITIVE",
     "SOURCES_ONE_DRAW",
     "SOURCES_DRAWS",
     "decide_classes",
@@ -58,15 +62,11 @@ __all__ = [
     "confirmation_candidates",
 ]
 
-#: The statuses of a class, in the order of [`SIGNIFICANCE`][auditad.protocol.SIGNIFICANCE].
-STATUSES = (
-    "significantly inverted",
-    "below 1/2 within noise",
-    "near random",
-    "above 1/2",
-    "not evaluated",
-    "seed-sensitive",
-)
+#: Draws of a class on both sides of ½, one of them significant on its own: no direction is claimed.
+SEED_SENSITIVE = "seed-sensitive"
+#: The statuses of a class: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured class can
+#: have (in that order), then `SEED_SENSITIVE`.
+STATUSES = (SIGNIFICANTLY_INVERTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED, SEED_SENSITIVE)
 #: What the interval of one draw covers.
 SOURCES_ONE_DRAW = "test samples (one draw of the split and the detector seed)"
 #: What the combined interval of several draws covers.
@@ -194,12 +194,12 @@ def decide_classes(auroc, ci_low, ci_high, p_value, log10_p_value, *, confidence
     )
     straddle = multi & (d["draw_min"] < 0.5) & (d["draw_max"] > 0.5) & some_sig
     sig = np.isfinite(d["p_holm"]) & (d["p_holm"] <= alpha)
-    cat = np.full(K, STATUSES[3], dtype=object)
-    cat[est < 0.5] = STATUSES[1]
-    cat[np.abs(est - 0.5) <= epsilon] = STATUSES[2]
-    cat[(est < 0.5) & sig] = STATUSES[0]
-    cat[straddle] = STATUSES[5]
-    cat[~np.isfinite(est)] = STATUSES[4]
+    cat = np.full(K, ABOVE_HALF, dtype=object)
+    cat[est < 0.5] = BELOW_WITHIN_NOISE
+    cat[np.abs(est - 0.5) <= epsilon] = NEAR_RANDOM
+    cat[(est < 0.5) & sig] = SIGNIFICANTLY_INVERTED
+    cat[straddle] = SEED_SENSITIVE
+    cat[~np.isfinite(est)] = NOT_EVALUATED
     d["category"] = cat
     d["distinguishable"] = sig & ~straddle & np.isfinite(est)
     d["dominant"] = np.where(
@@ -253,20 +253,40 @@ class Confirmation:
 
 def confirmation_candidates(result, eligible) -> np.ndarray:
     """Boolean ``(R, D, K)``: the (representation, detector, class) triples whose one-draw decision is a candidate
-    claim on the inverted side: the estimate below ½ and outside ε (*significantly inverted* or *below 1/2 within
-    noise*), for the detectors marked ``eligible`` (a sequence of D booleans).
+    claim, for the detectors marked ``eligible`` (a sequence of D booleans: those whose AUROC(c) varies from draw
+    to draw).
+
+    A triple is a candidate when one draw would make, or nearly make, a claim a reader acts on:
+
+    * the inverted side: the estimate below ½ and outside ε (*significantly inverted*, counted by the gate
+      ``rho_inv_sig``, or *below 1/2 within noise*);
+    * the side above ½: *distinguishable* from a random detector while its interval reaches the near-random band
+      (low end ≤ ½ + ε), the claims whose interval straddles a threshold. A class whose whole interval lies above
+      ½ + ε is not re-run: its claim is not near any threshold of the decision.
 
     The cost of the confirmatory draws is thus bounded by the number of such triples, not by the classes.
 
     See Also
     --------
     - [`Confirmation`][auditad.protocol.decision.Confirmation]: the draws of these triples.
+    - [`decide_classes`][auditad.protocol.decision.decide_classes]: the one-draw decision read here.
+
+    Examples
+    --------
+    >>> from auditad.protocol import audit_protocol
+    >>> X = np.random.default_rng(0).normal(size=(120, 3)); y = np.repeat([0, 1, 2], 40)
+    >>> res = audit_protocol(X, y, detectors=["knn"], leakage_k=0, random_state=0)
+    >>> confirmation_candidates(res, [True]).shape
+    (1, 1, 3)
     """
     R, D, K = len(result.representation_names), len(result.detector_names), result.classes.size
     out = np.zeros((R, D, K), dtype=bool)
-    for r, rep in enumerate(result.representation_names):
-        for d, det in enumerate(result.detector_names):
-            if eligible[d]:
-                cat = result.significance(rep, det)["category"]
-                out[r, d] = (cat == STATUSES[0]) | (cat == STATUSES[1])
+    pairs = [(r, d) for r in range(R) for d in range(D) if eligible[d]]
+    for r, d in pairs:
+        dec = result.significance(result.representation_names[r], result.detector_names[d])
+        cat, est = dec["category"], dec["estimate"]
+        inverted_side = (cat == SIGNIFICANTLY_INVERTED) | (cat == BELOW_WITHIN_NOISE)
+        with np.errstate(invalid="ignore"):
+            near_band = dec["distinguishable"] & (est > 0.5) & (dec["ci_low"] <= 0.5 + result.epsilon)
+        out[r, d] = inverted_side | near_band
     return out

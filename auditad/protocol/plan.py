@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._rng import check_random_state
-from .._validation import check_int, check_labels, check_off_or_int, check_probability, describe
+from .._validation import check_int, check_labels, check_off_or_int, check_probability, check_split, describe
 from ..errors import InvalidInputError
 from .strategies import TrainingRows, protocol_strategy
 
@@ -51,31 +51,6 @@ def check_plan_arguments(train_fraction, contamination, max_test_normals, repeat
         contamination = check_probability(contamination, name="contamination", open_interval=True)
     max_test_normals = check_off_or_int(max_test_normals, name="max_test_normals", off="every test normal")
     return train_fraction, contamination, max_test_normals, check_int(repeats, name="repeats", low=1)
-
-
-def check_split(split, n: int) -> np.ndarray:
-    """User split -> bool array, True = train."""
-    arr = np.asarray(split)
-    if arr.ndim != 1 or arr.shape[0] != n:
-        raise InvalidInputError(f"split must be 1-D with one entry per sample ({n}), got shape {arr.shape}")
-    if arr.dtype.kind == "b":
-        is_train = arr.astype(bool)
-    elif arr.dtype.kind in "US" or arr.dtype == object:
-        vals = np.char.lower(arr.astype(str))
-        bad = sorted(set(vals.tolist()) - {"train", "test"})
-        if bad:
-            raise InvalidInputError(f"split must hold 'train'/'test' (or booleans, True = train), got {bad[:5]}")
-        is_train = vals == "train"
-    elif arr.dtype.kind in "iuf":
-        bad = sorted(set(np.unique(arr).tolist()) - {0, 1})
-        if bad:
-            raise InvalidInputError(f"split must hold 0/1 (1 = train), 'train'/'test' or booleans, got {bad[:5]}")
-        is_train = arr == 1
-    else:
-        raise InvalidInputError(f"split must be booleans, 0/1 or 'train'/'test', got dtype {arr.dtype}")
-    if is_train.all() or not is_train.any():
-        raise InvalidInputError("split must contain both train and test samples")
-    return is_train
 
 
 def stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng: np.random.Generator) -> np.ndarray:
@@ -317,7 +292,7 @@ def class_split_plan(
     train_fraction, contamination, max_test_normals, S = check_plan_arguments(
         train_fraction, contamination, max_test_normals, repeats
     )
-    user_split = None if split is None else check_split(split, n)
+    user_split = None if split is None else check_split(split, n=n)
     copy_ids = None if exclude_test_copies is None else _check_copy_ids(exclude_test_copies, n)
     rng = check_random_state(random_state)
 

@@ -34,6 +34,7 @@ References
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
@@ -43,7 +44,8 @@ import numpy as np
 
 from .._validation import check_choice
 from ..errors import InvalidInputError, UndefinedValueWarning
-from .decision import STATUSES, Confirmation, decide_classes
+from ..findings import SIGNIFICANCE, SIGNIFICANTLY_INVERTED
+from .decision import Confirmation, decide_classes
 from .rates import InstabilityResult, SpearmanResult, instability_rates, json_value, spearman_correlation
 from .summary import RATE_NAMES, SUMMARY_KEYS, DetectorAverage, DetectorSummary, ProtocolSummary, WorstRates
 
@@ -56,8 +58,6 @@ __all__ = ["ProtocolResult", "SUMMARY_KEYS", "ENSEMBLE", "MEAN", "RATE_NAMES", "
 ENSEMBLE = "ensemble"
 #: former name of `ENSEMBLE` (the string ``"mean"`` is still accepted as a detector name for it).
 MEAN = ENSEMBLE
-#: reading of one class of one detector, from its AUROC, ε and its Holm-corrected test of AUROC = ½.
-SIGNIFICANCE = STATUSES
 #: the statistics of a summary that are those of the AUROC vector (`InstabilityResult`), in summary order.
 _VECTOR_STATS = tuple(name for name in SUMMARY_KEYS if name in {f.name for f in fields(InstabilityResult)})
 
@@ -223,7 +223,8 @@ class ProtocolResult:
         those of the draw ([`auroc_ci`][auditad.metrics.auroc_ci]: test-sample variance only); with several
         draws they are combined by Rubin's rules (test samples, detector seeds and splits). See
         ``auditad.protocol.decision.decide_classes`` for every key; ``category`` is one of
-        `SIGNIFICANCE`: *significantly inverted* when the estimate is below ½ and ``p_holm`` ≤ 1 −
+        ``auditad.protocol.decision.STATUSES`` (the readings of ``auditad.findings.SIGNIFICANCE``
+        and *seed-sensitive*): *significantly inverted* when the estimate is below ½ and ``p_holm`` ≤ 1 −
         ``confidence_level``; *seed-sensitive* when draws fall on both sides of ½ and one of them is
         significant on its own; else *near random* when |estimate − ½| ≤ ε; else *below 1/2 within noise* or
         *above 1/2*.
@@ -357,7 +358,7 @@ class ProtocolResult:
             row.update(rho_inv_sig=nan, n_inv_sig=0, rho_nonsig=nan)
         else:
             sig = self.significance(rep, detector)
-            n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANCE[0]))
+            n_sig = int(np.sum(sig["category"][fin] == SIGNIFICANTLY_INVERTED))
             row.update(
                 rho_inv_sig=n_sig / int(fin.sum()) if fin.any() else nan,
                 n_inv_sig=n_sig,
@@ -514,25 +515,22 @@ class ProtocolResult:
         rows = []
         R, D, K, S = self.auroc.shape
         avail = self.n_neg if self.n_neg_available is None else self.n_neg_available
-        for r in range(R):
-            for d in range(D):
-                for c in range(K):
-                    for s in range(S):
-                        rows.append(
-                            {
-                                "representation": self.representation_names[r],
-                                "detector": self.detector_names[d],
-                                "class": self.classes[c].item(),
-                                "repeat": s,
-                                "n_pos": int(self.n_pos[c, s]),
-                                "n_neg": int(self.n_neg[c, s]),
-                                "n_neg_available": int(avail[c, s]),
-                                "auroc": self.auroc[r, d, c, s],
-                                "ci_low": self.ci_low[r, d, c, s],
-                                "ci_high": self.ci_high[r, d, c, s],
-                                "p_value": self.p_value[r, d, c, s],
-                            }
-                        )
+        for r, d, c, s in itertools.product(range(R), range(D), range(K), range(S)):
+            rows.append(
+                {
+                    "representation": self.representation_names[r],
+                    "detector": self.detector_names[d],
+                    "class": self.classes[c].item(),
+                    "repeat": s,
+                    "n_pos": int(self.n_pos[c, s]),
+                    "n_neg": int(self.n_neg[c, s]),
+                    "n_neg_available": int(avail[c, s]),
+                    "auroc": self.auroc[r, d, c, s],
+                    "ci_low": self.ci_low[r, d, c, s],
+                    "ci_high": self.ci_high[r, d, c, s],
+                    "p_value": self.p_value[r, d, c, s],
+                }
+            )
         return pd.DataFrame(rows)
 
     def to_dict(self) -> dict:

@@ -35,6 +35,7 @@ from .._validation import (
     check_off_or_int,
     check_probability,
     check_same_length,
+    check_split,
     describe,
     renamed_parameter,
 )
@@ -55,7 +56,6 @@ from .plan import (
     SplitPlan,
     SplitTask,
     check_plan_arguments,
-    check_split,
     class_split_plan,
     stratified_assignment,
     stratified_subsample,
@@ -85,12 +85,18 @@ class _Task:
     runnable: tuple
 
     @property
-    def c(self) -> int:
+    def class_index(self) -> int:
+        """Index of the task's class in the sorted classes."""
         return self.split.c
 
     @property
-    def s(self) -> int:
+    def split_index(self) -> int:
+        """Index of the task's split draw (its repeat)."""
         return self.split.repeat
+
+    # the former short names, still read by the execution stage and the neighbour strategies
+    c = class_index
+    s = split_index
 
     @property
     def test_idx(self) -> np.ndarray:
@@ -237,7 +243,7 @@ def _audit_protocol_iv(
         raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
     if not isinstance(progress, (bool, np.bool_)):
         raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
-    user_split = None if split is None else check_split(split, n)
+    user_split = None if split is None else check_split(split, n=n)
     dets = resolve_detectors(detectors, k=k, backend=backend)
     rng = check_random_state(random_state)
     confirm_repeats = check_int(confirm_repeats, name="confirm_repeats", low=0)
@@ -595,11 +601,15 @@ def audit_protocol(
         Leakage already computed on the same samples with ``leakage_k`` among
         its ``ks``; used instead of a second neighbour search.
     confirm_repeats : int, default 0
-        Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``): every (representation,
-        detector, class) whose AUROC(c) is below ½ and outside ε, for the detectors fitted per task (Isolation
-        Forest, user detectors), is re-run on this many new splits with new detector seeds, and its decision
-        combines the draws (within- and between-draw variance, Rubin's rules; draws on both sides of ½ make it
-        *seed-sensitive*). The cost is bounded by the number of candidates. 0 = none.
+        Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``; the ``auditad audit``
+        command uses 5): every (representation, detector, class) whose AUROC(c) is below ½ and outside ε, or
+        distinguishable from ½ with an interval reaching ½ + ε
+        (``auditad.protocol.decision.confirmation_candidates``), is re-run on this many
+        new splits with new detector seeds, and its decision combines the draws (within- and between-draw
+        variance, Rubin's rules; draws on both sides of ½ make it *seed-sensitive*). Every detector is confirmed on
+        a random split (kNN and LOF too: the split is a variance source of theirs); with a user ``split`` the
+        detectors fitted per task (Isolation Forest, user detectors). The cost is bounded by the number of
+        candidates. 0 = none: a one-draw interval covers the test samples only.
     confidence_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
         is ≥ 1 − confidence_level (AUROC(c) not distinguishable from ½). Its former name ``ci_level`` is
@@ -707,10 +717,11 @@ def audit_protocol(
 def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     """``result`` with the confirmatory draws of its candidate claims (one-draw audits with ``confirm_repeats``).
 
-    The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of the
-    detectors fitted per task are re-run on ``confirm_repeats`` new splits with new detector seeds (drawn from the
-    audit's generator after its own plan, so the same seed gives the same draws); the neighbour detectors
-    (deterministic given a split, scored from one neighbour pass over every class) are not.
+    The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
+    detector whose AUROC(c) varies from draw to draw (`_varies_between_draws`) are re-run on ``confirm_repeats``
+    new splits with new detector seeds, drawn from the audit's generator after its own plan, so the same seed gives
+    the same draws. Only the candidates' tasks run: the neighbour detectors' pass of a draw covers the candidate
+    classes' tasks only.
     """
     from dataclasses import replace
 
@@ -718,7 +729,7 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
 
     if a.confirm_repeats < 1 or a.repeats > 1:
         return result
-    cand = confirmation_candidates(result, [not isinstance(det, NeighbourDetector) for det in a.dets])
+    cand = confirmation_candidates(result, [_varies_between_draws(a, det) for det in a.dets])
     settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
     if not cand.any():
         empty = np.full(cand.shape + (0,), np.nan)
@@ -727,10 +738,21 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     tp = _task_plan(b)
     wanted = cand.any(axis=0)  # (D, K)
     tasks = tuple(
-        replace(t, runnable=keep) for t in tp.tasks for keep in [tuple(d for d in t.runnable if wanted[d, t.c])] if keep
+        replace(t, runnable=keep)
+        for t in tp.tasks
+        for keep in [tuple(d for d in t.runnable if wanted[d, t.class_index])]
+        if keep
     )
     outputs = execute_tasks(b, replace(tp, tasks=tasks))
     mask = ~cand[..., None]
     arrays = [np.where(mask, np.nan, x) for x in (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value)]
     conf = Confirmation(*arrays, np.where(mask, np.nan, outputs.log10_p), b.repeats, int(cand.sum()))
     return replace(result, confirmation=conf, settings=settings)
+
+
+def _varies_between_draws(a: _ProtocolArgs, det) -> bool:
+    """Whether a new draw can change the AUROC(c) of ``det`` beyond its test samples: a detector fitted per task
+    (Isolation Forest, user detectors: a seed), or any detector on a random split (the split decides which normals
+    are trained on). The neighbour detectors (kNN, LOF) on a user split are deterministic: a new draw changes only
+    subsampled test rows, which the interval of one draw already covers."""
+    return a.split is None or not isinstance(det, NeighbourDetector)
