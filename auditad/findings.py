@@ -52,6 +52,7 @@ __all__ = [
     "NEAR_RANDOM",
     "ABOVE_HALF",
     "NOT_EVALUATED",
+    "SEED_SENSITIVE",
 ]
 
 #: How one class of one detector (or published method) reads: AUROC < ½ beyond noise, after Holm's correction.
@@ -66,6 +67,9 @@ NEAR_RANDOM = "near random"
 ABOVE_HALF = "above 1/2"
 #: No AUROC (a class without samples).
 NOT_EVALUATED = "not evaluated"
+#: Draws of a class (detector seeds, splits) on both sides of ½, one of them significant on its own: no direction
+#: is claimed (the protocol audit's confirmatory draws; a published table has one value and never reads so).
+SEED_SENSITIVE = "seed-sensitive"
 #: The readings of a class, most serious first: one set for the protocol audit and published tables.
 SIGNIFICANCE = (SIGNIFICANTLY_INVERTED, BELOW_UNTESTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED)
 

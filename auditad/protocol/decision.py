@@ -49,7 +49,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..findings import ABOVE_HALF, BELOW_WITHIN_NOISE, NEAR_RANDOM, NOT_EVALUATED, SIGNIFICANTLY_INVERTED
+from ..findings import (
+    ABOVE_HALF,
+    BELOW_WITHIN_NOISE,
+    NEAR_RANDOM,
+    NOT_EVALUATED,
+    SEED_SENSITIVE,
+    SIGNIFICANTLY_INVERTED,
+)
 
 __all__ = [
     "STATUSES",
@@ -62,8 +69,6 @@ __all__ = [
     "confirmation_candidates",
 ]
 
-#: Draws of a class on both sides of ½, one of them significant on its own: no direction is claimed.
-SEED_SENSITIVE = "seed-sensitive"
 #: The statuses of a class: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured class can
 #: have (in that order), then `SEED_SENSITIVE`.
 STATUSES = (SIGNIFICANTLY_INVERTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED, SEED_SENSITIVE)
