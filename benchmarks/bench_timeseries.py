@@ -14,7 +14,7 @@ straightforward loops -- for PA-F1 one pass over the series per threshold, the a
 segment (timed on 200 thresholds, scaled to the distinct thresholds); for VUS TSB-AD's loop over windows and
 thresholds, one pass over the series each (timed on 3 windows x 5 thresholds, scaled to 101 x 250); for
 affiliation the affiliation-metrics package's event loop as transcribed in
-``tests/test_timeseries_affiliation.py`` (quadratic in the events: timed on a 100 000-point series with 100
+``tests/timeseries/test_timeseries_affiliation.py`` (quadratic in the events: timed on a 100 000-point series with 100
 segments at 3 thresholds, scaled to 100, against ours at that size); the table prints both and their ratio.
 
 MSL / SMAP. telemanom's ``labeled_anomalies.csv`` (Hundman et al., KDD 2018) lists the anomalous index

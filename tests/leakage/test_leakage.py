@@ -145,7 +145,7 @@ text = json.dumps(res.to_dict(), allow_nan=False)
 print(json.dumps({"bytes": len(text), "L_k": res.L_k, "nnz": int(res.confusion_sparse.nnz),
                   "top": res.top_confusions(1)["share"].tolist()}))
 """
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     env = dict(os.environ, PYTHONPATH=str(root), OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-2000:]

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _audit(tmp_path: Path, X: np.ndarray, y: np.ndarray):

@@ -24,7 +24,7 @@ try:
 except ModuleNotFoundError:  # pragma: no cover
     import tomli as tomllib
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 GOOD = """\
 version = 1
@@ -312,7 +312,7 @@ def test_cli_config_and_data_flags_are_exclusive(folder, capsys):
 
 
 # --------------------------------------------------------------------------- one declaration per setting
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_shipped_schema_and_docs_equal_the_generated_ones():

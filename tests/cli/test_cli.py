@@ -316,12 +316,12 @@ def test_gate_flags_are_generated_from_one_declaration():
         for flag in flags - {"--no-default-gates"}:
             assert actions[flag].help == declared[flag].help_for(command) and actions[flag].dest == declared[flag].name
         assert actions["--fail-on"].choices == ["fail", "warn"] and actions["--fail-on"].default == "fail"
-    # the configuration keys (read by auditad.audit.config; tests/test_config.py reads configs with them)
+    # the configuration keys (read by auditad.audit.config; tests/audit/test_config.py reads configs with them)
     assert declared["--gate"].config == "gates" and declared["--no-default-gates"].config == "settings.default_gates"
 
 
 # --------------------------------------------------------------------------- start-up: lazy imports, Ctrl-C at any time
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 HEAVY = ("numpy", "scipy", "pandas", "sklearn", "matplotlib", "jinja2", "pynndescent", "numba")
 
 

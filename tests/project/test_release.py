@@ -1,6 +1,6 @@
 """Release habits: one version source, a changelog that names it, the license, the pre-commit hook.
 
-The built artefacts (sdist, wheel, ``twine check``) are tested in ``tests/test_install.py``.
+The built artefacts (sdist, wheel, ``twine check``) are tested in ``tests/project/test_install.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import yaml
 
 import auditad
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 try:  # Python >= 3.11
     import tomllib

@@ -29,7 +29,7 @@ from auditad.diskarray import MemmapToken, memmap_token, open_tokens
 from auditad.errors import InvalidInputError
 from auditad.execution import ExecutionError, open_executor
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 #: a guard against a hang, not a speed limit (the audit of `data` took 124 s on two cores loaded by other work)
 TIMEOUT = 600
 #: keys of data scattered by the client (``type-<32 hex>``), not of tasks (``name-<uuid>-<i>``)

@@ -388,7 +388,7 @@ def test_methods_page_numbers():
 
     from auditad.metrics import operating_point_metrics
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "methods" / "metrics_nulls.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "methods" / "metrics_nulls.md").read_text()
 
     def stated(text):
         assert text in page, f"the methods page no longer states {text!r}"

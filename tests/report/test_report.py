@@ -532,7 +532,7 @@ def test_demo_report_has_references_and_no_internal_jargon(demo):
 def test_report_sources_have_no_internal_jargon():
     import re
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     files = list((root / "auditad" / "report").rglob("*.py")) + list((root / "templates").glob("*.j2"))
     for f in files:
         bad = re.findall(r"seeds? 00\d|S[P]EC §|auditad S[P]EC", f.read_text(encoding="utf-8"))

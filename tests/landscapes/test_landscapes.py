@@ -354,7 +354,7 @@ def test_methods_page_numbers():
     """Every number stated in docs/methods/landscapes.md, recomputed on the 101-point grid."""
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parents[1] / "docs" / "methods" / "landscapes.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "methods" / "landscapes.md").read_text()
     L = landscape("paper")
     # coverage of AUPR-trapezoid at π = 90 % (CIFAR-10): the old page said "> 60 % near 0.95"
     cov = landscape_coverage(L)
