@@ -39,6 +39,8 @@ References
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..execution import distributed
@@ -409,17 +411,19 @@ class LeaveOneOutLists:
         rows = np.repeat(np.arange(head.shape[0], dtype=index_dtype(head.shape[0])), head.shape[1])
         self._inv_rows = rows[keep][order]  # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
         self._inv_start = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=int(self.y.max()) + 1))])
-        self._hit: tuple = (None, None)  # (class, rows listing it among their first k) of the last task
+        # (class, rows listing it among their first k) of the last task of each thread: tasks score on threads
+        self._hit = threading.local()
 
     def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
         """Which row positions ``p`` have no entry of class c among their first k (their list is that head)."""
         if self.A_idx.shape[1] < self.k:
             return np.zeros(p.size, dtype=bool)
-        if self._hit[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
+        last = getattr(self._hit, "mask", (None, None))
+        if last[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
             hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
-            self._hit = (c, hit)
-        return ~self._hit[1][p]
+            last = self._hit.mask = (c, hit)
+        return ~last[1][p]
 
     def kth_d2(self, c: int, rows: np.ndarray, j: int) -> np.ndarray:
         r"""Squared distance of each row's (j+1)-th nearest among P \ c: column j of `lists`, cheaper."""

@@ -256,6 +256,9 @@ def protocol_strategy(protocol: str) -> ClassSplitProtocol:
 class _LeaveOneOutPass:
     """The lists of every K−1 vs 1 task of one repeat from one pass over the pool."""
 
+    #: its tasks only read the shared lists: they may be scored on threads at once
+    parallel_tasks = True
+
     def __init__(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
         # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
         # trains every task c != c'), else the one task's pool minus its class
