@@ -82,3 +82,21 @@ def test_protocol_cli_on_1e300_embeddings(tmp_path, data, capsys):
     capsys.readouterr()
     plain, big = (out[n]["representations"]["emb"] for n in ("plain", "big"))
     assert json.dumps(plain, sort_keys=True) == json.dumps(big, sort_keys=True)
+
+
+@pytest.mark.parametrize("scale", (1.0, *SCALES))
+def test_unit_rows_formed_as_read_equal_the_whole_copy(data, scale):
+    from auditad.errors import InvalidInputError
+    from auditad.neighbors.exact import UnitRows
+    from auditad.neighbors.search import _unit_rows
+
+    X, _ = data
+    whole = _unit_rows(X, "X")  # the exact engine's whole copy
+    U = UnitRows((X * scale).astype(np.float64))
+    idx = np.random.default_rng(0).integers(0, X.shape[0], size=(9, 4))
+    np.testing.assert_array_equal(U[5:50], whole[5:50])
+    np.testing.assert_array_equal(U[idx], whole[idx])
+    Z = X.copy()
+    Z[17] = 0.0
+    with pytest.raises(InvalidInputError, match="index 17"):
+        UnitRows(Z, "X")
