@@ -67,3 +67,35 @@ def test_task_threads():
     assert task_threads(2, 10) == 2
     assert task_threads(4, 3) == 3
     assert task_threads(-1, 1000) >= 1
+
+
+@pytest.mark.parametrize("project_dim", [0, 3, "auto"])
+def test_project_dim_reaches_the_approximate_index(data, monkeypatch, project_dim):
+    import auditad.neighbors as nb
+    from auditad.protocol.shared import LeaveOneOutLists
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_index(X, **kw):  # records the arguments, builds nothing
+        seen.update(kw)
+        raise Stop
+
+    monkeypatch.setattr(nb, "ApproximateIndex", fake_index)
+    X, y = data
+    pool = np.arange(0, X.shape[0], 2)
+    with pytest.raises(Stop):
+        LeaveOneOutLists(
+            X,
+            y,
+            pool,
+            np.arange(1, 99, 2),
+            {0: np.arange(1, 9, 2)},
+            5,
+            backend="approximate",
+            random_state=0,
+            project_dim=project_dim,
+        )
+    assert seen["project_dim"] == project_dim

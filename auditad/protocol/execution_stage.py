@@ -87,12 +87,14 @@ def _neighbour_outputs(
     seed=None,
     recalls=None,
     task_jobs=1,
+    project_dim="auto",
 ):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
     of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
     search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``.
     The tasks are scored on ``task_jobs`` threads (-1: one per CPU) when the pass allows it
-    (``parallel_tasks``): each task reads the shared lists only, so the rows are the serial ones, bit for bit."""
+    (``parallel_tasks``): each task reads the shared lists only, so the rows are the serial ones, bit for bit.
+    ``project_dim``: the approximate backend's PCA projection (as in `auditad.neighbors.kneighbors`)."""
     kmax = max(dets[d].n_needed for d in group)
     need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
     n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
@@ -111,6 +113,7 @@ def _neighbour_outputs(
         seed=seed,
         executor=executor,
         recalls=recalls,
+        project_dim=project_dim,
     )
 
     def score(t):  # one task: its lists, each detector's scores and AUROC
@@ -160,6 +163,11 @@ def _run_serially(a, tp, groups, generic, pass_seeds, recalls):
         yield from _serial_fit_rows(a, tp, r, rep, generic)
 
 
+def _project_dim(a):
+    """The approximate backend's PCA projection of the checked arguments (``"auto"`` when they hold none)."""
+    return getattr(a, "project_dim", "auto")
+
+
 def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
@@ -178,6 +186,7 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
                 task_jobs=a.n_jobs,
+                project_dim=_project_dim(a),
             )
             for (d_i, c), out in outs.items():
                 yield r, d_i, c, s, out
@@ -224,6 +233,7 @@ def _protocol_unit(
     executor=None,
     pass_seeds=None,
     recalls=None,
+    project_dim="auto",
 ):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
@@ -249,6 +259,7 @@ def _protocol_unit(
                 executor=executor,
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
+                project_dim=project_dim,
             )
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
@@ -298,7 +309,14 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
     try:
         nb_parts = {
             u: _protocol_unit(
-                u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds, recalls=recalls, **common
+                u,
+                reps=reps,
+                tasks=tasks,
+                executor=executor,
+                pass_seeds=pass_seeds,
+                recalls=recalls,
+                project_dim=_project_dim(a),
+                **common,
             )
             for u in nb_units
         }

@@ -175,6 +175,7 @@ def nearest(
     executor=None,
     rows=None,
     recalls=None,
+    project_dim="auto",
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
@@ -203,6 +204,8 @@ def nearest(
         ``X`` (a Dask executor then sends the rows once, not per search).
     recalls : list, optional
         An approximate search appends its measured ``(recall, n_queries)``.
+    project_dim : "auto" or int
+        The approximate backend's PCA projection (as in `kneighbors`; 0 = none).
 
     Returns
     -------
@@ -226,7 +229,7 @@ def nearest(
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
     take = gather32 if backend == "approximate" else rows64
     if backend == "auto":  # kneighbors' own choice, made here so that an exact search takes the path below
-        backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False)
+        backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False, project_dim=project_dim)
     if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
@@ -240,6 +243,7 @@ def nearest(
             n_jobs=n_jobs,
             random_state=random_state,
             executor=executor,
+            project_dim=project_dim,
         )
         positions, distances, found_by = res.indices, res.distances, res.backend
         if recalls is not None and res.recall is not None:  # approximate search (asked for, or chosen by "auto")

@@ -184,10 +184,24 @@ class LeaveOneOutLists:
         Neighbours per list.
     backend, n_jobs, random_state, executor
         Passed to `nearest`.
+    project_dim : "auto" or int
+        The approximate index's PCA projection (as in `auditad.neighbors.kneighbors`; 0 = none).
     """
 
     def __init__(
-        self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None, executor=None
+        self,
+        X,
+        y_idx,
+        pool,
+        rows,
+        anomalies,
+        k,
+        *,
+        backend="auto",
+        n_jobs=None,
+        random_state=None,
+        executor=None,
+        project_dim="auto",
     ):
         from ..neighbors import choose_backend
 
@@ -202,7 +216,9 @@ class LeaveOneOutLists:
             np.concatenate([np.asarray(a, dtype=np.int64) for a in anomalies.values()] + [np.empty(0, np.int64)])
         )
         if backend == "auto":
-            backend = choose_backend(rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False)
+            backend = choose_backend(
+                rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False, project_dim=project_dim
+            )
         self.backend = backend
         # a Dask executor receives the rows once for every exact search of the pass
         shared_rows = executor.share(X) if backend == "exact" and distributed(executor) else None
@@ -210,7 +226,9 @@ class LeaveOneOutLists:
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies, widened = anomalies, {}
         if backend == "approximate":  # (widened: majority rows listed among P \ c by a wider query)
-            exact_anomalies, short, widened = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
+            exact_anomalies, short, widened = self._approximate_lists(
+                X, pool, rows, anomaly_rows, kA, random_state, project_dim
+            )
         else:
             self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(
@@ -242,7 +260,7 @@ class LeaveOneOutLists:
         self.n_short = int(short.sum())
         self._invert_heads()
 
-    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state) -> dict:
+    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state, project_dim="auto") -> dict:
         r"""(a) with the approximate backend: the rows' and anomaly rows' ``kA`` nearest in P from one index
         over the pool, the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
 
@@ -253,7 +271,7 @@ class LeaveOneOutLists:
         y_idx = self.y
         # one index over the pool serves every query of the repeat (no index per class)
         # (the pool is read block by block, never gathered: at 1.28M x 2048 a float32 copy would be 8 GB)
-        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state)
+        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state, project_dim=project_dim)
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
@@ -484,6 +502,7 @@ def one_class_lists(
     executor=None,
     shared_rows=None,
     recalls=None,
+    project_dim="auto",
 ):
     """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total;
     ``shared_rows``: ``executor.share(X)`` made once for all tasks; an approximate search's measured
@@ -500,6 +519,7 @@ def one_class_lists(
         executor=executor,
         rows=shared_rows,
         recalls=recalls,
+        project_dim=project_dim,
     )
 
 
