@@ -303,7 +303,10 @@ def kneighbors(
         Number of neighbours, ``1 <= k < n`` for a self search and
         ``1 <= k <= n`` for queries.
     metric : {"euclidean", "cosine"}
-        Cosine distance is ``1 - cos(x, r)``; all-zero rows are rejected.
+        Cosine distance is ``1 - cos(x, r)``; all-zero rows are rejected. The rows are divided by
+        their norms in float64 (a float64 copy for the exact backend; the approximate backend forms
+        them as it reads them, `auditad.neighbors.exact.UnitRows`, so float32 or memory-mapped input
+        is never copied whole in float64).
     backend : {"auto", "exact", "approximate"}
         See the module docstring.
     block_memory_mb : float
