@@ -18,6 +18,10 @@ Run as ``python benchmarks/bench_protocol.py [--data DIR] [--repeats 3] [--n-job
    class means on a 12-d latent subspace of R^d, unit noise), printing wall
    and CPU time. The same function runs on an older auditad (set PYTHONPATH to
    its tree) for a before/after comparison.
+4. ``--tasks n,d,K[,k]``: the per-task scoring of the neighbour detectors (kNN and LOF, K−1 vs 1, one
+   repeat, no leakage) at ``n_jobs`` 1 and 2, interleaved, best of ``--runs``: the shared neighbour pass
+   is computed once and reused, so only the scoring of the K tasks is timed; the AUROCs of both must be
+   identical.
 
 The data files are read from disk only here (never in the tests) and are
 never copied into the repository.
@@ -159,6 +163,53 @@ def scale(n, d, K):
     return res
 
 
+def tasks_phase(n, d, K, k=10, runs=3):
+    """Wall seconds of the per-task scoring at n_jobs 1 and 2 (interleaved, best of ``runs``)."""
+    from auditad.protocol import execution_stage
+    from auditad.protocol.strategies import LeaveOneClassOut
+
+    X, y = gaussian_classes(n, d, K)
+    cache, timer = {}, {"pass": 0.0, "all": 0.0}
+    pass_of = LeaveOneClassOut.neighbour_pass
+
+    def cached_pass(self, X, y_idx, tasks, k, **kw):  # the shared pass once, reused by every run
+        key = (id(X), k, len(tasks), kw["metric"], kw["backend"])
+        if key not in cache:
+            t0 = time.perf_counter()
+            cache[key] = pass_of(self, X, y_idx, tasks, k, **kw)
+            print(f"shared neighbour pass: {time.perf_counter() - t0:.1f} s (computed once)")
+        return cache[key]
+
+    outputs = execution_stage._neighbour_outputs
+
+    def timed(*args, **kw):
+        t0 = time.perf_counter()
+        try:
+            return outputs(*args, **kw)
+        finally:
+            timer["all"] += time.perf_counter() - t0
+
+    LeaveOneClassOut.neighbour_pass, execution_stage._neighbour_outputs = cached_pass, timed
+    best, aurocs = {1: np.inf, 2: np.inf}, {}
+    try:
+        for _ in range(runs + 1):  # (the first run builds the pass: not timed)
+            for jobs in (1, 2):
+                timer["all"] = 0.0
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    res = audit_protocol(X, y, detectors=("knn", "lof"), k=k, leakage_k=0, n_jobs=jobs, random_state=0)
+                if cache and aurocs.get(jobs) is not None:
+                    best[jobs] = min(best[jobs], timer["all"])
+                aurocs[jobs] = res.auroc
+    finally:
+        LeaveOneClassOut.neighbour_pass, execution_stage._neighbour_outputs = pass_of, outputs
+    same = np.array_equal(aurocs[1], aurocs[2], equal_nan=True)
+    print(
+        f"per-task scoring (kNN + LOF, k = {k}), n = {n}, d = {d}, K = {K}: n_jobs 1 {best[1]:.2f} s, "
+        f"n_jobs 2 {best[2]:.2f} s (x{best[1] / best[2]:.2f}); AUROCs identical: {same}"
+    )
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -166,7 +217,12 @@ def main():
     ap.add_argument("--n-jobs", type=int, default=1)
     ap.add_argument("--scale", default=None, help="n,d,K: time the default protocol on synthetic classes")
     ap.add_argument("--save", type=Path, default=None, help="with --scale: save the AUROC array (.npy)")
+    ap.add_argument("--tasks", default=None, help="n,d,K[,k]: time the per-task scoring at n_jobs 1 and 2")
+    ap.add_argument("--runs", type=int, default=3, help="with --tasks: runs per n_jobs (best is kept)")
     args = ap.parse_args()
+    if args.tasks:
+        tasks_phase(*(int(v) for v in args.tasks.split(",")), runs=args.runs)
+        return
     if args.scale:
         n, d, K = (int(v) for v in args.scale.split(","))
         res = scale(n, d, K)

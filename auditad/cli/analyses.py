@@ -119,7 +119,12 @@ def add_protocol(sub) -> None:
     p.add_argument("--repeats", type=int, default=1, help="number of random splits (default 1)")
     p.add_argument("--leakage-k", type=int, default=10, help="k of the per-class leakage L_k(c); 0 = skip")
     p.add_argument("--backend", default="auto", choices=["auto", "exact", "approximate"])
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel tasks (-1 = all cores)")
+    p.add_argument(
+        "--n-jobs",
+        type=int,
+        default=1,
+        help="per-task detector fits (processes) and kNN/LOF task scoring (threads) at once; -1 = all cores",
+    )
     p.add_argument("--seed", type=int, default=0)
     add_json(p)
     add_quiet(p)

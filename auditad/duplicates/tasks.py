@@ -179,9 +179,10 @@ def audit_without_copies(rep: str, X, labels, dup, *, keep=None, **protocol_args
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        res = audit_protocol({rep: X}, labels, leakage_k=0, exclude_test_copies=dup.value_ids, **protocol_args)
-        if keep is not None:
-            res = res.subset(keep)
+        # (only the kept classes' tasks run: the others would be thrown away)
+        res = audit_protocol(
+            {rep: X}, labels, leakage_k=0, exclude_test_copies=dup.value_ids, classes=keep, **protocol_args
+        )
     for w in caught:
         if issubclass(w.category, AuditadWarning):
             warnings.warn(

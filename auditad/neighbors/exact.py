@@ -35,6 +35,7 @@ __all__ = [
     "chunk_rows",
     "Frame",
     "RowSubset",
+    "UnitRows",
     "Reference",
     "search",
     "search_distributed",
@@ -189,6 +190,39 @@ class RowSubset:
     def __getitem__(self, part):
         out = self.X[self.idx[part]]
         return out if self.dtype is None else out.astype(self.dtype, copy=False)
+
+
+class UnitRows:
+    r"""The rows of ``X`` divided by their Euclidean norm (float64), formed as they are read, never whole.
+
+    A slice or a gather of rows gives the same bits as the rows of a whole unit copy: each row is
+    first scaled by the power of two that brings its largest coordinate into [0.5, 1) (exact), then
+    divided by its norm, on its own. All-zero rows are rejected at construction (``name`` in the message).
+    Cosine distance of unit rows: \(1 - \cos(a, b) = \lVert a - b\rVert^2 / 2\).
+    """
+
+    dtype = np.dtype(np.float64)
+    ndim = 2
+
+    def __init__(self, X, name: str = "X"):
+        self.X, self.shape = X, X.shape
+        step = chunk_rows(X.shape[1])
+        for a in range(0, X.shape[0], step):
+            zero = ~np.any(np.asarray(X[a : a + step]) != 0, axis=1)
+            if zero.any():
+                raise InvalidInputError(
+                    f"{name} has an all-zero row (index {a + int(np.flatnonzero(zero)[0])}); "
+                    "cosine distance is undefined for it"
+                )
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, part):
+        A = np.array(self.X[part], dtype=np.float64)
+        amax = np.abs(A).max(axis=-1, keepdims=True)
+        A = np.ldexp(A, -np.frexp(amax)[1])
+        return A / np.linalg.norm(A, axis=-1, keepdims=True)
 
 
 def _reference(token, rows, frame) -> Reference:
@@ -581,7 +615,10 @@ def refine(X, frame, qraw, cand, rows, *, unscaled=False):
         b = min(a + rows, m)
         g, dv = gathered[: b - a], diff[: b - a]
         _mapped_pages.check()  # random rows of a memory-mapped input: keep its pages out of the resident set
-        np.take(X, cand[a:b], axis=0, out=g, mode="clip")  # (indices are valid; "clip" avoids a buffered copy)
+        if isinstance(X, np.ndarray):  # (indices are valid; "clip" avoids a buffered copy)
+            np.take(X, cand[a:b], axis=0, out=g, mode="clip")
+        else:  # rows formed as they are read (`UnitRows`)
+            g[...] = X[cand[a:b]]
         _scale_into(g, e, dv)
         dv -= qraw[a:b, None, :]
         np.einsum("bcd,bcd->bc", dv, dv, out=out[a:b])

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._format import FrameDisplay
-from .exact import Frame, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
+from .exact import Frame, UnitRows, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
 from .projection import Projection, n_candidates, projection_seconds, rerank, resolve_project_dim
 from ..execution import distributed
 from .._progress import Progress
@@ -245,20 +245,12 @@ def estimate_seconds(
     return {"exact": exact, "approximate": approx}
 
 
-def choose_backend(
-    n_queries: int,
-    n_reference: int,
-    d: int,
-    *,
-    k: int = 10,
-    self_search: bool = True,
-    recall_sample: int = DEFAULT_RECALL_SAMPLE,
-    compiled: bool = False,
-    project_dim="auto",
-) -> str:
+def choose_backend(n_queries: int, n_reference: int, d: int, **options) -> str:
     """The backend ``auto`` picks: the one with the smaller `estimate_seconds`.
 
-    Exact search also wins for sets too small for NN-descent (n < 4 (k + 1)).
+    ``options`` are the keyword arguments of `estimate_seconds` (``k``, ``self_search``,
+    ``recall_sample``, ``compiled``, ``project_dim``). Exact search also wins for sets too small for
+    NN-descent (n < 4 (k + 1)).
 
     See Also
     --------
@@ -269,19 +261,17 @@ def choose_backend(
     1. W. Dong, M. Charikar, K. Li, "Efficient k-nearest neighbor graph
        construction for generic similarity measures", WWW 2011.
     """
+    k = options.get("k", 10)
     if n_reference < 4 * (k + 1):
         return "exact"
-    est = estimate_seconds(
-        n_queries,
-        n_reference,
-        d,
-        k=k,
-        self_search=self_search,
-        recall_sample=recall_sample,
-        compiled=compiled,
-        project_dim=project_dim,
-    )
-    return "exact" if est["exact"] <= est["approximate"] else "approximate"
+    return _cheaper(estimate_seconds(n_queries, n_reference, d, **options), n_reference, k)
+
+
+def _cheaper(estimate: dict, n_reference: int, k: int) -> str:
+    """The backend of the smaller estimate (exact for sets too small for NN-descent)."""
+    if n_reference < 4 * (k + 1):
+        return "exact"
+    return "exact" if estimate["exact"] <= estimate["approximate"] else "approximate"
 
 
 def kneighbors(
@@ -313,7 +303,10 @@ def kneighbors(
         Number of neighbours, ``1 <= k < n`` for a self search and
         ``1 <= k <= n`` for queries.
     metric : {"euclidean", "cosine"}
-        Cosine distance is ``1 - cos(x, r)``; all-zero rows are rejected.
+        Cosine distance is ``1 - cos(x, r)``; all-zero rows are rejected. The rows are divided by
+        their norms in float64 (a float64 copy for the exact backend; the approximate backend forms
+        them as it reads them, `auditad.neighbors.exact.UnitRows`, so float32 or memory-mapped input
+        is never copied whole in float64).
     backend : {"auto", "exact", "approximate"}
         See the module docstring.
     block_memory_mb : float
@@ -393,11 +386,8 @@ def kneighbors(
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     proj = resolve_project_dim(project_dim, Xr.shape[1])
-    if metric == "cosine":
-        Xr = _unit_rows(Xr, "X")
-        Q = Xr if self_search else _unit_rows(Q, "queries")
     requested, estimate = backend, None
-    if backend == "auto":
+    if backend == "auto":  # (one estimate: the same choice as `choose_backend`)
         estimate = estimate_seconds(
             Q.shape[0],
             n,
@@ -407,16 +397,12 @@ def kneighbors(
             recall_sample=recall_sample,
             project_dim=project_dim,
         )
-        backend = choose_backend(
-            Q.shape[0],
-            n,
-            Xr.shape[1],
-            k=k,
-            self_search=self_search,
-            recall_sample=recall_sample,
-            project_dim=project_dim,
-        )
+        backend = _cheaper(estimate, n, k)
 
+    if metric == "cosine":  # unit rows: a float64 copy for the exact engine, formed as read for the approximate
+        unit = _unit_rows if backend == "exact" else UnitRows
+        Xr = unit(Xr, "X")
+        Q = Xr if self_search else unit(Q, "queries")
     recall, n_rec = None, 0
     if backend == "exact":
         if distributed(executor):
@@ -729,11 +715,17 @@ def recall_reference(X: np.ndarray, Q: np.ndarray, k: int):
     - [`kneighbors`][auditad.neighbors.kneighbors]: its ``recall_sample`` queries are checked with this.
     """
     n = X.shape[0]
-    if n <= RECALL_REFERENCE_BLOCK:
+    # rows formed as they are read (`UnitRows`): blocks of at most 2**25 float64 values
+    step = (
+        RECALL_REFERENCE_BLOCK
+        if isinstance(X, np.ndarray)
+        else max(1, min(RECALL_REFERENCE_BLOCK, 2**25 // X.shape[1]))
+    )
+    if n <= step and isinstance(X, np.ndarray):
         return search(X, Q, k, False, 256, 1)
     parts_i, parts_d = [], []
-    for a in range(0, n, RECALL_REFERENCE_BLOCK):
-        b = min(a + RECALL_REFERENCE_BLOCK, n)
+    for a in range(0, n, step):
+        b = min(a + step, n)
         i, d = search(X[a:b], Q, min(k, b - a), False, 256, 1)
         parts_i.append(i + a)
         parts_d.append(d)

@@ -10,7 +10,11 @@ DeLong interval and p-values of every task are collected in a `TaskOutputs`.
 
 from __future__ import annotations
 
+import os
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 import numpy as np
 
@@ -19,13 +23,16 @@ from .._progress import Progress
 from .._validation import check_scores
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .detectors import KNNDetector, LOFDetector, NeighbourDetector
-from .neighbor_lists import prepare_rows, to_distance
+from .neighbor_lists import prepare_rows, rescaled, to_distance
 
-__all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks"]
+__all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks", "task_threads"]
 
 #: ``stacklevel`` of a warning issued by a stage function that `audit_protocol` calls: the stage,
 #: `audit_protocol`, the wrapper that accepts its former keyword names (`renamed_parameter`), then the caller.
 CALLER_STACKLEVEL = 4
+
+#: Held while the warning filters are changed (they are global to the process; tasks score on threads).
+_WARNINGS_LOCK = threading.Lock()
 
 
 # --------------------------------------------------------------------------- scoring
@@ -33,9 +40,12 @@ def _auroc_of(scores, y_test, confidence_level):
     from ..metrics import auroc_ci
 
     constant = bool(np.all(scores == scores[0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
+    if not constant:  # (no warning to silence: the filters, global to the process, are left alone by threads)
         res = auroc_ci(y_test, scores, confidence_level=confidence_level)
+    else:
+        with _WARNINGS_LOCK, warnings.catch_warnings():
+            warnings.simplefilter("ignore", UndefinedValueWarning)  # constant scores: reported by the caller
+            res = auroc_ci(y_test, scores, confidence_level=confidence_level)
     return (res.auroc, res.ci_low, res.ci_high, res.p_value, constant, res.log10_p_value)
 
 
@@ -64,11 +74,27 @@ def _run_task(X, train_idx, test_idx, y_test, detector, seed, confidence_level, 
 
 
 def _neighbour_outputs(
-    Xp, metric, y_idx, strategy, group, tasks_s, dets, backend, confidence_level, executor=None, seed=None, recalls=None
+    Xp,
+    metric,
+    y_idx,
+    strategy,
+    group,
+    tasks_s,
+    dets,
+    backend,
+    confidence_level,
+    executor=None,
+    seed=None,
+    recalls=None,
+    task_jobs=1,
+    project_dim="auto",
 ):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
     of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
-    search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``."""
+    search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``.
+    The tasks are scored on ``task_jobs`` threads (-1: one per CPU) when the pass allows it
+    (``parallel_tasks``): each task reads the shared lists only, so the rows are the serial ones, bit for bit.
+    ``project_dim``: the approximate backend's PCA projection (as in `auditad.neighbors.kneighbors`)."""
     kmax = max(dets[d].n_needed for d in group)
     need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
     n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
@@ -87,15 +113,37 @@ def _neighbour_outputs(
         seed=seed,
         executor=executor,
         recalls=recalls,
+        project_dim=project_dim,
     )
-    out = {}
-    for t in tasks_s:
+
+    def score(t):  # one task: its lists, each detector's scores and AUROC
         q_i, q_d2 = lists.query_lists(t)
         q_d = to_distance(q_d2, metric)
-        for d in group:
-            if d in t.runnable:
-                out[(d, t.c)] = _auroc_of(_neighbour_scores(dets[d], lists, t, q_d, q_i), t.y_test, confidence_level)
-    return out
+        return [
+            (d, _auroc_of(_neighbour_scores(dets[d], lists, t, q_d, q_i), t.y_test, confidence_level))
+            for d in group
+            if d in t.runnable
+        ]
+
+    workers = task_threads(task_jobs, len(tasks_s)) if getattr(lists, "parallel_tasks", False) else 1
+    if workers == 1:
+        results = [score(t) for t in tasks_s]
+    else:
+        with ThreadPoolExecutor(workers) as pool:  # numpy's sorts, gathers and sums release the GIL
+            results = list(pool.map(score, tasks_s))
+    return {(d, t.c): o for t, res in zip(tasks_s, results) for d, o in res}
+
+
+def task_threads(n_jobs, n_tasks: int) -> int:
+    """Threads that score ``n_tasks`` tasks for ``n_jobs`` (-1 or None: one per CPU), at most one per task.
+
+    See Also
+    --------
+    - `execute_tasks`: its neighbour detectors' tasks are scored on them.
+    """
+    cpus = os.cpu_count() or 1
+    jobs = cpus if n_jobs is None or int(n_jobs) < 0 else int(n_jobs)
+    return max(1, min(jobs, int(n_tasks)))
 
 
 def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
@@ -115,6 +163,11 @@ def _run_serially(a, tp, groups, generic, pass_seeds, recalls):
         yield from _serial_fit_rows(a, tp, r, rep, generic)
 
 
+def _project_dim(a):
+    """The approximate backend's PCA projection of the checked arguments (``"auto"`` when they hold none)."""
+    return getattr(a, "project_dim", "auto")
+
+
 def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
@@ -132,6 +185,8 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
                 a.confidence_level,
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
+                task_jobs=a.n_jobs,
+                project_dim=_project_dim(a),
             )
             for (d_i, c), out in outs.items():
                 yield r, d_i, c, s, out
@@ -178,6 +233,7 @@ def _protocol_unit(
     executor=None,
     pass_seeds=None,
     recalls=None,
+    project_dim="auto",
 ):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
@@ -203,6 +259,7 @@ def _protocol_unit(
                 executor=executor,
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
+                project_dim=project_dim,
             )
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
@@ -252,7 +309,14 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
     try:
         nb_parts = {
             u: _protocol_unit(
-                u, reps=reps, tasks=tasks, executor=executor, pass_seeds=pass_seeds, recalls=recalls, **common
+                u,
+                reps=reps,
+                tasks=tasks,
+                executor=executor,
+                pass_seeds=pass_seeds,
+                recalls=recalls,
+                project_dim=_project_dim(a),
+                **common,
             )
             for u in nb_units
         }
@@ -327,6 +391,8 @@ def execute_tasks(a, tp) -> TaskOutputs:
     - `TaskOutputs`: what it returns.
     """
     outputs = TaskOutputs(a, tp)
+    # rows of extreme magnitude (beyond 2**±100) times a power of two, exactly: the same AUROCs, no overflow
+    a = replace(a, reps={name: rescaled(X) for name, X in a.reps.items()})
     groups, generic = _neighbour_groups(a.dets)
     n_units = sum(len(t.runnable) for t in tp.tasks) * len(a.reps)
     seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)

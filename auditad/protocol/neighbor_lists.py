@@ -35,6 +35,9 @@ from ..errors import InvalidInputError
 __all__ = [
     "METRICS",
     "prepare_rows",
+    "SAFE_EXPONENT",
+    "magnitude_exponent",
+    "rescaled",
     "pair_sq_distances",
     "rows64",
     "nearest",
@@ -49,22 +52,74 @@ METRICS = ("euclidean", "cosine")
 _U64 = float(np.finfo(np.float64).eps) / 2.0
 
 
+#: Rows whose largest magnitude lies in [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] are used as they are; others are
+#: first multiplied by a power of two (`rescaled`): float64 squared distances over 10**6 columns then neither
+#: overflow nor lose their small differences to underflow.
+SAFE_EXPONENT = 100
+
+
+def magnitude_exponent(X: np.ndarray, *, chunk: int | None = None) -> int:
+    """0 when the largest magnitude of ``X`` lies in [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] (or ``X`` is all
+    zero), else the exponent ``e`` with ``max|X| * 2**-e`` in [0.5, 1). Read ``chunk`` rows at a time.
+
+    See Also
+    --------
+    - `rescaled`: applies it.
+    """
+    step = chunk or chunk_rows(X.shape[1] if X.ndim > 1 else 1)
+    big = 0.0
+    for a in range(0, X.shape[0], step):
+        part = X[a : a + step]
+        if part.size:
+            big = max(big, float(part.max()), -float(part.min()))
+    if big == 0.0 or 2.0**-SAFE_EXPONENT <= big <= 2.0**SAFE_EXPONENT:
+        return 0
+    return int(np.frexp(big)[1])
+
+
+def rescaled(X: np.ndarray) -> np.ndarray:
+    """``X`` itself when its magnitude is ordinary (`magnitude_exponent` 0), else ``X * 2**-e`` (exact: the
+    same dtype, its largest magnitude in [0.5, 1)).
+
+    Multiplying by a power of two is exact and commutes with every rounding of the float operations
+    that follow (sums, products, square roots, float32 conversions), so distances, neighbour orders
+    and tree splits of the rescaled rows are those of the input up to the factor ``2**-e``: the AUROC
+    of a detector whose scores keep their order under scaling (kNN distance, Isolation Forest) is the
+    same at any magnitude, where the squared distances of the input would overflow (above about
+    1e154) or underflow.
+
+    See Also
+    --------
+    - `magnitude_exponent`: the exponent.
+    """
+    e = magnitude_exponent(X)
+    if e == 0:
+        return X
+    out = np.empty(X.shape, dtype=X.dtype if X.dtype in (np.float32, np.float64) else np.float64)
+    step = chunk_rows(X.shape[1])
+    for a in range(0, X.shape[0], step):
+        out[a : a + step] = np.ldexp(np.asarray(X[a : a + step], dtype=out.dtype), -e)
+    return out
+
+
 def prepare_rows(X: np.ndarray, metric: str) -> np.ndarray:
     """The rows the neighbour passes read: for ``metric="euclidean"`` C-contiguous float32 or float64 rows are
     kept as they are (a memory-mapped input is not copied: every distance is computed in float64 from rows
     gathered block by block, `rows64`), other types become float64; for ``metric="cosine"`` a float64 copy
-    of the unit rows (all-zero rows rejected)."""
+    of the unit rows (all-zero rows rejected). Each row is scaled by a power of two before its norm is
+    taken (exact), so rows of any magnitude give their unit vector, bit for bit the same as at magnitude 1."""
     if metric != "cosine" and X.dtype in (np.float32, np.float64) and X.flags.c_contiguous and X.dtype.isnative:
         return X
     X = np.ascontiguousarray(X, dtype=np.float64)
     if metric == "cosine":
-        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-        if np.any(norms == 0):
+        amax = np.abs(X).max(axis=1)
+        if np.any(amax == 0):
             raise InvalidInputError(
-                f"X has an all-zero row (index {int(np.flatnonzero(norms == 0)[0])}); cosine "
+                f"X has an all-zero row (index {int(np.flatnonzero(amax == 0)[0])}); cosine "
                 "distance is undefined for it"
             )
-        X = X / norms[:, None]
+        X = np.ldexp(X, -np.frexp(amax)[1][:, None])  # largest coordinate in [0.5, 1): no overflow, no underflow
+        X /= np.sqrt(np.einsum("ij,ij->i", X, X))[:, None]
     return X
 
 
@@ -120,6 +175,7 @@ def nearest(
     executor=None,
     rows=None,
     recalls=None,
+    project_dim="auto",
 ) -> tuple[np.ndarray, np.ndarray]:
     """The k nearest rows of ``X[ref]`` to each row ``X[queries]``, by (squared distance, index).
 
@@ -148,6 +204,8 @@ def nearest(
         ``X`` (a Dask executor then sends the rows once, not per search).
     recalls : list, optional
         An approximate search appends its measured ``(recall, n_queries)``.
+    project_dim : "auto" or int
+        The approximate backend's PCA projection (as in `kneighbors`; 0 = none).
 
     Returns
     -------
@@ -171,7 +229,7 @@ def nearest(
     kk = min(n_ref, k + int(exclude_self) + (0 if backend == "approximate" else max(8, k // 2)))
     take = gather32 if backend == "approximate" else rows64
     if backend == "auto":  # kneighbors' own choice, made here so that an exact search takes the path below
-        backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False)
+        backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False, project_dim=project_dim)
     if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
@@ -185,6 +243,7 @@ def nearest(
             n_jobs=n_jobs,
             random_state=random_state,
             executor=executor,
+            project_dim=project_dim,
         )
         positions, distances, found_by = res.indices, res.distances, res.backend
         if recalls is not None and res.recall is not None:  # approximate search (asked for, or chosen by "auto")

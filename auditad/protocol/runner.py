@@ -19,14 +19,13 @@ References
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import numpy as np
 
 from .._rng import check_random_state
 from .._validation import (
-    MAX_EMBEDDING_ABS,
     check_choice,
     check_embeddings,
     check_int,
@@ -145,8 +144,8 @@ def _checked(X, name: str) -> np.ndarray:
     from .._io import check_disk_embeddings, is_mapped_array
 
     if is_mapped_array(X):
-        return check_disk_embeddings(X, name=name, max_abs=MAX_EMBEDDING_ABS)
-    return check_embeddings(X, name=name, max_abs=MAX_EMBEDDING_ABS)
+        return check_disk_embeddings(X, name=name)  # any magnitude: the tasks rescale extreme rows exactly
+    return check_embeddings(X, name=name)
 
 
 def _need_param(det) -> str:
@@ -521,6 +520,7 @@ def audit_protocol(
     executor=None,
     exclude_test_copies=None,
     confirm_repeats: int = 0,
+    classes=None,
 ) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
@@ -638,6 +638,12 @@ def audit_protocol(
         [`class_split_plan`][auditad.protocol.plan.class_split_plan]): the AUROC(c)
         of an evaluation without train/test copies. ``settings`` then holds
         ``excluded_test_copies``, the number of test rows left out.
+    classes : sequence of labels, optional
+        Run only the tasks of these classes (labels of ``y``, in the order given) and return the result
+        restricted to them (as [`ProtocolResult.subset`][auditad.protocol.ProtocolResult.subset] would,
+        with the same numbers: the splits and seeds of every class are drawn as usual), e.g. ``["normal"]``
+        for the one task of anomaly-labelled data under ``protocol="one_class"``; the other tasks are
+        never fitted.
 
     Returns
     -------
@@ -709,9 +715,23 @@ def audit_protocol(
     tp = _task_plan(a)
     _check_evaluable(a, tp)
     _warn_skipped(a, tp)
+    if classes is not None:  # the other tasks are planned (the same draws) but never run
+        wanted = _task_classes(classes, tp.classes)
+        tp = replace(tp, tasks=tuple(t for t in tp.tasks if t.c in wanted))
     outputs = execute_tasks(a, tp)
     result = _assemble(a, tp, outputs, _attach_leakage(a, tp))
-    return _confirm(a, result)
+    result = _confirm(a, result)
+    return result if classes is None else result.subset(classes)
+
+
+def _task_classes(classes, labels: np.ndarray) -> set:
+    """Class indices of the labels ``classes`` (each must be a label of ``y``)."""
+    have = [c.item() if hasattr(c, "item") else c for c in labels]
+    wanted = list(classes) if not isinstance(classes, str) else [classes]
+    missing = [c for c in wanted if c not in have]
+    if missing or not wanted:
+        raise InvalidInputError(f"classes must be a non-empty subset of the labels {have}, got {describe(classes)}")
+    return {have.index(c) for c in wanted}
 
 
 def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:

@@ -39,6 +39,8 @@ References
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from ..execution import distributed
@@ -182,10 +184,24 @@ class LeaveOneOutLists:
         Neighbours per list.
     backend, n_jobs, random_state, executor
         Passed to `nearest`.
+    project_dim : "auto" or int
+        The approximate index's PCA projection (as in `auditad.neighbors.kneighbors`; 0 = none).
     """
 
     def __init__(
-        self, X, y_idx, pool, rows, anomalies, k, *, backend="auto", n_jobs=None, random_state=None, executor=None
+        self,
+        X,
+        y_idx,
+        pool,
+        rows,
+        anomalies,
+        k,
+        *,
+        backend="auto",
+        n_jobs=None,
+        random_state=None,
+        executor=None,
+        project_dim="auto",
     ):
         from ..neighbors import choose_backend
 
@@ -200,7 +216,9 @@ class LeaveOneOutLists:
             np.concatenate([np.asarray(a, dtype=np.int64) for a in anomalies.values()] + [np.empty(0, np.int64)])
         )
         if backend == "auto":
-            backend = choose_backend(rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False)
+            backend = choose_backend(
+                rows.size + anomaly_rows.size, pool.size, X.shape[1], k=kA, self_search=False, project_dim=project_dim
+            )
         self.backend = backend
         # a Dask executor receives the rows once for every exact search of the pass
         shared_rows = executor.share(X) if backend == "exact" and distributed(executor) else None
@@ -208,7 +226,9 @@ class LeaveOneOutLists:
         self.own_pos = np.full(n, -1, dtype=np.int64)
         exact_anomalies, widened = anomalies, {}
         if backend == "approximate":  # (widened: majority rows listed among P \ c by a wider query)
-            exact_anomalies, short, widened = self._approximate_lists(X, pool, rows, anomaly_rows, kA, random_state)
+            exact_anomalies, short, widened = self._approximate_lists(
+                X, pool, rows, anomaly_rows, kA, random_state, project_dim
+            )
         else:
             self.recall, self.n_recall_queries = None, 0
             self.A_idx, self.A_d2 = nearest(
@@ -240,7 +260,7 @@ class LeaveOneOutLists:
         self.n_short = int(short.sum())
         self._invert_heads()
 
-    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state) -> dict:
+    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state, project_dim="auto") -> dict:
         r"""(a) with the approximate backend: the rows' and anomaly rows' ``kA`` nearest in P from one index
         over the pool, the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
 
@@ -251,7 +271,7 @@ class LeaveOneOutLists:
         y_idx = self.y
         # one index over the pool serves every query of the repeat (no index per class)
         # (the pool is read block by block, never gathered: at 1.28M x 2048 a float32 copy would be 8 GB)
-        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state)
+        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state, project_dim=project_dim)
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
@@ -409,17 +429,19 @@ class LeaveOneOutLists:
         rows = np.repeat(np.arange(head.shape[0], dtype=index_dtype(head.shape[0])), head.shape[1])
         self._inv_rows = rows[keep][order]  # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
         self._inv_start = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=int(self.y.max()) + 1))])
-        self._hit: tuple = (None, None)  # (class, rows listing it among their first k) of the last task
+        # (class, rows listing it among their first k) of the last task of each thread: tasks score on threads
+        self._hit = threading.local()
 
     def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
         """Which row positions ``p`` have no entry of class c among their first k (their list is that head)."""
         if self.A_idx.shape[1] < self.k:
             return np.zeros(p.size, dtype=bool)
-        if self._hit[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
+        last = getattr(self._hit, "mask", (None, None))
+        if last[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
             hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
-            self._hit = (c, hit)
-        return ~self._hit[1][p]
+            last = self._hit.mask = (c, hit)
+        return ~last[1][p]
 
     def kth_d2(self, c: int, rows: np.ndarray, j: int) -> np.ndarray:
         r"""Squared distance of each row's (j+1)-th nearest among P \ c: column j of `lists`, cheaper."""
@@ -480,6 +502,7 @@ def one_class_lists(
     executor=None,
     shared_rows=None,
     recalls=None,
+    project_dim="auto",
 ):
     """k nearest training rows of class c for ``rows`` (1 vs K−1: one search per task, one pass in total;
     ``shared_rows``: ``executor.share(X)`` made once for all tasks; an approximate search's measured
@@ -496,6 +519,7 @@ def one_class_lists(
         executor=executor,
         rows=shared_rows,
         recalls=recalls,
+        project_dim=project_dim,
     )
 
 

@@ -143,13 +143,16 @@ class ClassSplitProtocol(ABC):
         return None
 
     @abstractmethod
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+    def neighbour_pass(
+        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+    ):
         """The neighbour lists of the kNN and LOF detectors on ``tasks`` (one repeat's, each with ``c``,
         ``test_idx``, ``y_test``, ``train_idx`` and ``shared_pool``): an object with ``query_lists(task)``
         (the test rows' ``k`` nearest training rows, ``(idx, d2)``) and ``lof_tables(task, q_idx, k)``
         (the LOF tables of the training rows those lists reach). ``X`` holds the prepared rows (`prepare_rows`);
         ``need_train``: a detector needs the training rows' own lists (LOF); an approximate search appends its
-        measured ``(recall, n_queries)`` to ``recalls``."""
+        measured ``(recall, n_queries)`` to ``recalls``; ``project_dim``: the approximate backend's PCA projection
+        (as in `auditad.neighbors.kneighbors`)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -175,7 +178,9 @@ class LeaveOneClassOut(ClassSplitProtocol):
     def training_rows(self, c, normal, is_train, pool, pool_labels, pool_counts):
         return PoolMinusClass(pool, pool_labels, c), int(pool.size - pool_counts[c])
 
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+    def neighbour_pass(
+        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+    ):
         return _LeaveOneOutPass(
             X,
             y_idx,
@@ -188,6 +193,7 @@ class LeaveOneClassOut(ClassSplitProtocol):
             seed=seed,
             executor=executor,
             recalls=recalls,
+            project_dim=project_dim,
         )
 
 
@@ -217,7 +223,9 @@ class OneClass(ClassSplitProtocol):
         n_c = int(in_c.sum())
         return f"class has {n_c} sample(s): too few to split into train and test normals" if n_c < 2 else None
 
-    def neighbour_pass(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+    def neighbour_pass(
+        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+    ):
         return _OneClassPass(
             X,
             k,
@@ -228,6 +236,7 @@ class OneClass(ClassSplitProtocol):
             seed=seed,
             executor=executor,
             recalls=recalls,
+            project_dim=project_dim,
         )
 
 
@@ -256,7 +265,12 @@ def protocol_strategy(protocol: str) -> ClassSplitProtocol:
 class _LeaveOneOutPass:
     """The lists of every K−1 vs 1 task of one repeat from one pass over the pool."""
 
-    def __init__(self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+    #: its tasks only read the shared lists: they may be scored on threads at once
+    parallel_tasks = True
+
+    def __init__(
+        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+    ):
         # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
         # trains every task c != c'), else the one task's pool minus its class
         pool = tasks[0].shared_pool if len(tasks) >= 2 else tasks[0].train_idx
@@ -264,7 +278,17 @@ class _LeaveOneOutPass:
         rows = np.concatenate(normals + ([pool] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks}
         self._lists = LeaveOneOutLists(
-            X, y_idx, pool, rows, anomalies, k, backend=backend, n_jobs=n_jobs, random_state=seed, executor=executor
+            X,
+            y_idx,
+            pool,
+            rows,
+            anomalies,
+            k,
+            backend=backend,
+            n_jobs=n_jobs,
+            random_state=seed,
+            executor=executor,
+            project_dim=project_dim,
         )
         self._metric, self._n_total = metric, X.shape[0]
         if self._lists.recall is not None and recalls is not None:
@@ -289,9 +313,16 @@ class _LeaveOneOutPass:
 class _OneClassPass:
     """The lists of every 1 vs K−1 task of one repeat, one search per task among its training rows."""
 
-    def __init__(self, X, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls):
+    def __init__(self, X, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"):
         self._X, self._k, self._need_train, self._metric = X, k, need_train, metric
-        self._search = dict(backend=backend, n_jobs=n_jobs, random_state=seed, executor=executor, recalls=recalls)
+        self._search = dict(
+            backend=backend,
+            n_jobs=n_jobs,
+            random_state=seed,
+            executor=executor,
+            recalls=recalls,
+            project_dim=project_dim,
+        )
         self._shared_rows = None
         self._train_lists = None  # (task class, idx, d2) of the last task's training rows
 

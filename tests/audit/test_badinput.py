@@ -301,7 +301,6 @@ CASES = {
         "the cells read ['None']",
     ),
     "leakage-labels-1e300": (L + ["--embeddings", "{d}/X.npy", "--labels", "{d}/labels_1e300.csv"], "2**53"),
-    "protocol-embeddings-1e300": (P + ["--embeddings", "{d}/X1e300.npy", "--labels", "{d}/y.npy"], "X1e300"),
     "results-two-columns-one-name": (["results", "{d}/wide_dup.csv"], "two columns named 'OC-SVM'"),
     "results-empty-header": (["results", "{d}/wide_empty.csv"], "column 2 has an empty header"),
     "results-boolean-auroc-wide": (["results", "{d}/wide_bool.csv"], "boolean True"),
