@@ -60,7 +60,11 @@ def test_only_the_wanted_task_runs_with_the_same_numbers(anomaly_data, monkeypat
     only = _run(X, labels, classes=["normal"])
     assert len(seen) < n_whole  # the task "anomaly" was not run
     assert {c for kind, c in seen if kind == "scores"} == {1}  # class index of "normal" (labels sorted)
-    assert json.dumps(only.to_dict(), sort_keys=True) == json.dumps(whole.to_dict(), sort_keys=True)
+    # the same numbers; only the record of the confirmatory draws differs (the whole run re-ran a candidate of
+    # the task "anomaly", which the subset drops)
+    a, b = only.to_dict(), whole.to_dict()
+    a.pop("confirmation"), b.pop("confirmation")
+    assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
     assert only.to_frame().equals(whole.to_frame())
 
 
