@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Mapping
 
 from .._validation import check_choice
-from ..errors import InvalidInputError
 
 __all__ = ["TimeSeriesRun", "timeseries_summary", "render_timeseries_html", "write_timeseries_report"]
 
@@ -150,7 +149,6 @@ def _fill(tmp: Path, audit, summary: dict, payload: str) -> None:
     for stem, frame in frames.items():
         write_table(frame, tmp / "tables" / stem, caption=CAPTIONS[stem], label=f"tab:timeseries-{stem}")
     write_text_atomic(tmp / "report.html", render_timeseries_html(summary, svg))
-    write_text_atomic(tmp / _MARKER, "Written by 'auditad timeseries'; the next run into this folder replaces it.\n")
 
 
 def write_timeseries_report(
@@ -179,28 +177,21 @@ def write_timeseries_report(
     --------
     - [`timeseries_summary`][auditad.report.timeseries.timeseries_summary]
     """
-    import shutil
-
-    from .._io import prepare_output_dir, replace_dir_atomic, write_text_atomic
+    from .._io import write_text_atomic
+    from .folder import write_report_folder
 
     fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
     summary, results = timeseries_summary(audit, gates)
     payload = json.dumps(summary, indent=2, allow_nan=False, ensure_ascii=False) + "\n"
     out_path = None
     if out is not None:
-        out_path = Path(out)
-        if out_path.is_dir() and any(out_path.iterdir()) and not (out_path / _MARKER).is_file():
-            raise InvalidInputError(
-                f"out={str(out_path)!r} is a non-empty folder that is not an auditad time-series report; choose a "
-                "new or empty folder (it would be replaced)"
-            )
-        out_path, tmp = prepare_output_dir(out_path)
-        try:
-            _fill(tmp, audit, summary, payload)
-            replace_dir_atomic(tmp, out_path)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
+        out_path = write_report_folder(
+            out,
+            lambda tmp: _fill(tmp, audit, summary, payload),
+            marker=_MARKER,
+            command="timeseries",
+            kind="time-series report",
+        )
     if json_path is not None:
         write_text_atomic(json_path, payload)
     if junit is not None:
