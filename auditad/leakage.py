@@ -316,6 +316,7 @@ def leakage(
     progress=False,
     executor=None,
     keep_neighbors=False,
+    project_dim="auto",
 ) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
@@ -359,6 +360,10 @@ def leakage(
     keep_neighbors : bool
         Keep the neighbour lists in `LeakageResult.neighbors` (memory: n · max(k) indices and
         distances), e.g. for `auditad.duplicates.find_duplicates` ``(X, neighbors=...)``.
+    project_dim : "auto" or int, default "auto"
+        The approximate backend's random PCA projection before its exact re-rank
+        ([`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]): ``"auto"`` projects rows of more than 256
+        columns to 128, ``0`` never projects.
 
     Returns
     -------
@@ -403,6 +408,7 @@ def leakage(
         recall_sample=recall_sample,
         progress=progress,
         executor=executor,
+        project_dim=project_dim,
     )
     classes, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
     codes = codes.ravel()

@@ -43,6 +43,7 @@ def run_leakage(ctx) -> dict:
             k=s["leakage_k"],
             metric=s["metric"],
             backend=s["backend"],
+            project_dim=s["project_dim"],
             random_state=s["seed"],
             executor=ctx.executor,
             keep_neighbors=True,
@@ -60,7 +61,13 @@ def run_leakage(ctx) -> dict:
             continue
         cols[col] = {
             rep: leakage(
-                X, values, k=s["leakage_k"][0], metric=s["metric"], backend=s["backend"], random_state=s["seed"]
+                X,
+                values,
+                k=s["leakage_k"][0],
+                metric=s["metric"],
+                backend=s["backend"],
+                random_state=s["seed"],
+                project_dim=s["project_dim"],
             )
             for rep, X in bench.representations.items()
         }
@@ -122,6 +129,7 @@ def run_protocol(ctx):
             max_test_normals=s["max_test_normals"],
             confidence_level=s["confidence_level"],
             backend=s["backend"],
+            project_dim=s["project_dim"],
             n_jobs=s["n_jobs"],
             progress=ctx.progress,
             random_state=s["seed"],
@@ -146,6 +154,7 @@ def run_protocol(ctx):
         leakage_results=leak["representations"] if leak else None,
         confidence_level=s["confidence_level"],
         backend=s["backend"],
+        project_dim=s["project_dim"],
         n_jobs=s["n_jobs"],
         progress=ctx.progress,
         random_state=s["seed"],
@@ -250,6 +259,7 @@ def _audit_without_copies(ctx, rep, dup):
         max_test_normals=s["max_test_normals"],
         confidence_level=s["confidence_level"],
         backend=s["backend"],
+        project_dim=s["project_dim"],
         n_jobs=s["n_jobs"],
         progress=ctx.progress,
         random_state=s["seed"],

@@ -200,6 +200,10 @@ def check_setting(s: Setting, value, name: str):
         if not isinstance(value, bool):
             raise InvalidInputError(f"{name} must be true or false, got {describe(value)}")
         return value
+    if s.kind == "auto_int":  # "auto" or an integer >= low
+        if isinstance(value, str):
+            return check_choice(value, ("auto",), name=name)
+        return check_int(value, name=name, low=None if s.low is None else int(s.low))
     if s.kind == "null_q":
         if isinstance(value, str):
             return check_choice(value, s.allowed(), name=name)

@@ -120,7 +120,7 @@ class Setting:
         Key in ``[settings]`` and in ``summary.json["settings"]``.
     kind : str
         ``int``, ``float``, ``choice``, ``choices`` (list of choices), ``ints`` (an integer or a
-        non-empty list), ``strings``, ``bool``, ``null_q``, ``ratios``, ``detectors`` (list of choices or
+        non-empty list), ``strings``, ``bool``, ``null_q``, ``auto_int`` (``"auto"`` or an integer), ``ratios``, ``detectors`` (list of choices or
         names of detector tables) or ``detector_params``.
     default
         Default value (None: not set).
@@ -200,6 +200,15 @@ SETTINGS: tuple[Setting, ...] = (
         "kNN search of the leakage and the kNN detector (auto: exact below a few 10^5 samples).",
         choices=_backend_choices,
         flag="--backend",
+    ),
+    Setting(
+        "project_dim",
+        "auto_int",
+        "auto",
+        "Columns of the random PCA projection the approximate kNN search runs in before its exact re-rank "
+        "(auto: 128 for rows of more than 256 columns, else none; 0: no projection).",
+        low=0,
+        flag="--project-dim",
     ),
     Setting(
         "protocol",

@@ -50,6 +50,8 @@ def _schema_of(s: Setting) -> dict:
         return {"type": "boolean"}
     if s.kind == "null_q":
         return {"anyOf": [{"enum": list(s.allowed())}, num({"type": "number"})]}
+    if s.kind == "auto_int":
+        return {"anyOf": [{"enum": ["auto"]}, num({"type": "integer"})]}
     if s.kind == "ratios":
         return {"type": "array", "items": {"anyOf": [{"enum": list(s.allowed())}, num({"type": "number"})]}}
     if s.kind == "detectors":
@@ -123,6 +125,7 @@ def _type_text(s: Setting) -> str:
         "strings": "list of strings",
         "bool": "boolean",
         "null_q": f"{opts} / float{_bounds(s)}",
+        "auto_int": f'`"auto"` / integer{_bounds(s)}',
         "ratios": f"list of floats{_bounds(s)} or {opts}",
         "detector_params": "table",
         "detectors": f"list of {opts} or names of `[detectors.NAME]` tables",

@@ -27,6 +27,13 @@ def _number_or_name(text: str):
         return text
 
 
+def _int_or_auto(text: str):
+    try:
+        return int(text)
+    except ValueError:
+        return text  # "auto", or a word the setting's check names in its message
+
+
 #: Titles of the argument groups of the settings flags (``Setting.group``), in ``--help`` order.
 FLAG_GROUPS = {
     "common": "common options",
@@ -43,6 +50,7 @@ _METAVARS = {
     "ints": "N",
     "float": "X",
     "null_q": "Q",
+    "auto_int": "N",
     "ratios": "RATIO",
     "strings": "NAME",
     "detectors": "DETECTOR",
@@ -99,6 +107,8 @@ def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
             kw["type"] = float
         elif s.kind in ("null_q", "ratios"):
             kw["type"] = _number_or_name
+        elif s.kind == "auto_int":
+            kw["type"] = _int_or_auto
         if s.kind in ("choice", "choices"):
             kw["choices"] = s.allowed()
             kw["metavar"] = s.flag.lstrip("-").split("-")[-1].upper()

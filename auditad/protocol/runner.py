@@ -185,6 +185,7 @@ class _ProtocolArgs:
     executor: object
     exclude_test_copies: object
     confirm_repeats: int = 0
+    project_dim: object = "auto"
 
     @property
     def rep_names(self) -> tuple:
@@ -218,6 +219,7 @@ def _audit_protocol_iv(
     executor,
     exclude_test_copies,
     confirm_repeats=0,
+    project_dim="auto",
 ) -> _ProtocolArgs:
     """Every argument of `audit_protocol` checked, in the order of its messages."""
     reps = check_representations(representations)
@@ -246,6 +248,8 @@ def _audit_protocol_iv(
     dets = resolve_detectors(detectors, k=k, backend=backend)
     rng = check_random_state(random_state)
     confirm_repeats = check_int(confirm_repeats, name="confirm_repeats", low=0)
+    if not (isinstance(project_dim, str) and project_dim == "auto"):
+        project_dim = check_int(project_dim, name="project_dim", low=0)
     return _ProtocolArgs(
         reps=reps,
         y=y,
@@ -269,6 +273,7 @@ def _audit_protocol_iv(
         executor=executor,
         exclude_test_copies=exclude_test_copies,
         confirm_repeats=confirm_repeats,
+        project_dim=project_dim,
     )
 
 
@@ -521,6 +526,7 @@ def audit_protocol(
     exclude_test_copies=None,
     confirm_repeats: int = 0,
     classes=None,
+    project_dim="auto",
 ) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
@@ -638,6 +644,10 @@ def audit_protocol(
         [`class_split_plan`][auditad.protocol.plan.class_split_plan]): the AUROC(c)
         of an evaluation without train/test copies. ``settings`` then holds
         ``excluded_test_copies``, the number of test rows left out.
+    project_dim : "auto" or int, default "auto"
+        The approximate backend's random PCA projection before its exact re-rank (as in
+        [`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]): ``"auto"`` projects rows of more than
+        256 columns to 128, ``0`` never projects, an integer ``p`` projects to ``p`` columns.
     classes : sequence of labels, optional
         Run only the tasks of these classes (labels of ``y``, in the order given) and return the result
         restricted to them (as [`ProtocolResult.subset`][auditad.protocol.ProtocolResult.subset] would,
@@ -711,6 +721,7 @@ def audit_protocol(
         executor=executor,
         exclude_test_copies=exclude_test_copies,
         confirm_repeats=confirm_repeats,
+        project_dim=project_dim,
     )
     tp = _task_plan(a)
     _check_evaluable(a, tp)
