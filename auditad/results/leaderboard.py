@@ -385,7 +385,7 @@ def write_leaderboard_report(
     import json
 
     from ..gates.checks import exit_code
-    from .leaderboard_page import leaderboard_markdown, write_leaderboard_files
+    from ..report.leaderboard_page import leaderboard_markdown, write_leaderboard_files
     from .pages import write_results_outputs
 
     fail_on = check_choice(fail_on, ("fail", "warn"), name="fail_on")
