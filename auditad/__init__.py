@@ -252,6 +252,16 @@ _DEPRECATED_NAMES = {
         "render_results_html": "auditad.report.results_page",
         "results_markdown": "auditad.report.results_page",
     },
+    "auditad.results.leaderboard": {  # a leaderboard's summary is built by the statistics package
+        name: "auditad.leaderboards.summary"
+        for name in (
+            "leaderboard_summary",
+            "CHECK_KEYS",
+            "RANKING_KEYS",
+            "MAX_SUMMARY_ITEMS",
+            "LEADERBOARD_SCHEMA_VERSION",
+        )
+    },
 }
 _WARNED: set = set()
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
 
 from .._validation import check_choice
 from ..report.results_page import render_results_html, results_markdown
