@@ -113,8 +113,8 @@ _LAZY_MODULES = {
         "combine_leaderboards",
         "audit_leaderboard",
         "rank_methods",
-        "plot_critical_difference",
     ),
+    "plotting.leaderboards": ("plot_critical_difference",),
 }
 _LAZY = {name: module for module, names in _LAZY_MODULES.items() for name in names}
 
@@ -238,6 +238,43 @@ _MOVED_MODULES = {
     "auditad.bounds": "auditad.selection.bounds",
     "auditad.protocol.neighbours": "auditad.protocol.neighbor_lists",  # one spelling with auditad.neighbors
 }
+#: Modules that moved with a `DeprecationWarning` (once per module): old import path -> new one (same object).
+_DEPRECATED_MODULES = {
+    "auditad.leaderboards.plotting": "auditad.plotting.leaderboards",  # every figure in auditad.plotting
+    "auditad.results.leaderboard_page": "auditad.report.leaderboard_page",  # every page in auditad.report
+}
+#: Public names a package exported before they moved, served with a `DeprecationWarning` (once per name):
+#: package -> {name: the module defining it now}. The package itself never imports the new module (a
+#: statistics package may not import the figures).
+_DEPRECATED_NAMES = {
+    "auditad.leaderboards": {"plot_critical_difference": "auditad.plotting.leaderboards"},
+    "auditad.results": {
+        "render_results_html": "auditad.report.results_page",
+        "results_markdown": "auditad.report.results_page",
+    },
+    "auditad.results.leaderboard": {  # a leaderboard's summary is built by the statistics package
+        name: "auditad.leaderboards.summary"
+        for name in (
+            "leaderboard_summary",
+            "CHECK_KEYS",
+            "RANKING_KEYS",
+            "MAX_SUMMARY_ITEMS",
+            "LEADERBOARD_SCHEMA_VERSION",
+        )
+    },
+}
+_WARNED: set = set()
+
+
+def _warn_moved(old: str, new: str) -> None:
+    """One `DeprecationWarning` per old path and process, pointing at the importing code."""
+    if old not in _WARNED:
+        _WARNED.add(old)
+        import warnings
+
+        warnings.warn(f"{old} is deprecated: use {new} (the same object)", DeprecationWarning, stacklevel=3)
+
+
 #: Names ``auditad.report`` exported before the audit pipeline left it: name -> the module defining it now.
 _MOVED_REPORT_NAMES = {
     "load_config": "auditad.audit.config",
@@ -265,9 +302,9 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """
 
     def find_spec(self, fullname, path=None, target=None):
-        if fullname in _MOVED_MODULES:
+        if fullname in _MOVED_MODULES or fullname in _DEPRECATED_MODULES:
             return importlib.util.spec_from_loader(fullname, self)
-        if fullname == f"{__name__}.report":
+        if fullname == f"{__name__}.report" or fullname in _DEPRECATED_NAMES:
             spec = importlib.machinery.PathFinder.find_spec(fullname, path)
             if spec is not None and spec.loader is not None:
                 spec.loader = _ReportLoader(spec.loader)
@@ -279,10 +316,17 @@ class _MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
     def exec_module(self, module):
         # the import system takes whatever sys.modules holds under the name once exec_module returns
-        sys.modules[module.__name__] = importlib.import_module(_MOVED_MODULES[module.__name__])
+        old = module.__name__
+        if old in _DEPRECATED_MODULES:
+            _warn_moved(old, _DEPRECATED_MODULES[old])
+            sys.modules[old] = importlib.import_module(_DEPRECATED_MODULES[old])
+        else:
+            sys.modules[old] = importlib.import_module(_MOVED_MODULES[old])
 
 
 class _ReportLoader(importlib.abc.Loader):
+    """Loads ``auditad.report`` (or a package of `_DEPRECATED_NAMES`), then serves its moved names."""
+
     def __init__(self, loader):
         self._loader = loader
 
@@ -291,11 +335,15 @@ class _ReportLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         self._loader.exec_module(module)
+        moved = _MOVED_REPORT_NAMES if module.__name__ == f"{__name__}.report" else {}
+        deprecated = _DEPRECATED_NAMES.get(module.__name__, {})
 
         def __getattr__(name):
-            target = _MOVED_REPORT_NAMES.get(name)
+            target = moved.get(name) or deprecated.get(name)
             if target is None:
                 raise AttributeError(f"module {module.__name__!r} has no attribute {name!r}")
+            if name in deprecated:
+                _warn_moved(f"{module.__name__}.{name}", f"{target}.{name}")
             return getattr(importlib.import_module(target), name)
 
         module.__getattr__ = __getattr__

@@ -108,7 +108,8 @@ def show_files(files, out: Path) -> None:
     matplotlib.use("Agg")
     from matplotlib.figure import Figure
 
-    from auditad.leaderboards import audit_leaderboard, plot_critical_difference, read_leaderboard
+    from auditad.leaderboards import audit_leaderboard, read_leaderboard
+    from auditad.plotting import plot_critical_difference
 
     out.mkdir(parents=True, exist_ok=True)
     for path in files:

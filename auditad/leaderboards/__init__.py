@@ -6,7 +6,9 @@ scoring, [`cell_tests`][auditad.leaderboards.cell_tests]) → `ranking` (average
 Friedman, Nemenyi, Wilcoxon–Holm → [`RankingResult`][auditad.leaderboards.RankingResult]) → `findings`
 (checks → [`Finding`][auditad.leaderboards.Finding]) → `audit`
 ([`audit_leaderboard`][auditad.leaderboards.audit_leaderboard] →
-[`LeaderboardAudit`][auditad.leaderboards.LeaderboardAudit]); `plotting` draws a ranking.
+[`LeaderboardAudit`][auditad.leaderboards.LeaderboardAudit]). The figures of a ranking and of an audit are
+drawn by `auditad.plotting` ([`plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference],
+[`plot_leaderboard_heatmap`][auditad.plotting.leaderboards.plot_leaderboard_heatmap]).
 
 See ``docs/leaderboards.md`` for the formats, the checks and their thresholds.
 
@@ -26,7 +28,6 @@ from .audit import CELL_CHECKS, CellGrid, LeaderboardAudit, audit_leaderboard
 from .cells import annotate_cells
 from .chance_checks import CELL_CORRECTIONS, EXTRA_CHECKS, bh_adjust, cell_tests
 from .findings import CHECKS, Finding, FindingItem
-from .plotting import plot_critical_difference
 from .ranking import (
     MISSING_POLICIES,
     FriedmanResult,
@@ -81,5 +82,4 @@ __all__ = [
     "CellGrid",
     "CELL_CHECKS",
     "audit_leaderboard",
-    "plot_critical_difference",
 ]

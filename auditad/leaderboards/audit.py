@@ -125,7 +125,7 @@ class LeaderboardAudit:
     See Also
     --------
     - [`audit_leaderboard`][auditad.leaderboards.audit_leaderboard]: builds it.
-    - [`auditad.leaderboards.plot_critical_difference`][auditad.leaderboards.plot_critical_difference]: the diagram of a
+    - [`auditad.plotting.plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference]: the diagram of a
       ranking.
     """
 
@@ -393,7 +393,7 @@ def audit_leaderboard(
     --------
     - [`read_leaderboard`][auditad.leaderboards.read_leaderboard]
     - [`rank_methods`][auditad.leaderboards.rank_methods]
-    - [`plot_critical_difference`][auditad.leaderboards.plot_critical_difference]
+    - [`plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference]
 
     Examples
     --------

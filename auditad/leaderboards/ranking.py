@@ -357,7 +357,7 @@ class RankingResult(FrameDisplay):
     See Also
     --------
     - [`rank_methods`][auditad.leaderboards.rank_methods]: builds it.
-    - [`auditad.leaderboards.plot_critical_difference`][auditad.leaderboards.plot_critical_difference]: its diagram.
+    - [`auditad.plotting.plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference]: its diagram.
     """
 
     metric: str
@@ -601,7 +601,7 @@ def rank_methods(
     - [`friedman_test`][auditad.leaderboards.friedman_test]
     - [`nemenyi_critical_difference`][auditad.leaderboards.nemenyi_critical_difference]
     - [`holm_adjust`][auditad.leaderboards.holm_adjust]
-    - [`auditad.leaderboards.plot_critical_difference`][auditad.leaderboards.plot_critical_difference]: the Demšar
+    - [`auditad.plotting.plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference]: the Demšar
       diagram of the result.
 
     Examples

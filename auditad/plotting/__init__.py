@@ -31,7 +31,7 @@ from .landscapes import (
     plot_landscape_difference,
     plot_minimal_tpr,
 )
-from .leaderboards import leaderboard_heatmap_figure, plot_leaderboard_heatmap
+from .leaderboards import leaderboard_heatmap_figure, plot_critical_difference, plot_leaderboard_heatmap
 from .leakage import leakage_curves_figure, plot_leakage_curve
 from .nulls import nulls_figure, plot_null, plot_null_sweep
 from .protocol import (
@@ -68,4 +68,5 @@ __all__ = [
     "selection_figure",
     "plot_leaderboard_heatmap",
     "leaderboard_heatmap_figure",
+    "plot_critical_difference",
 ]

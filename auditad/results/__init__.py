@@ -18,12 +18,13 @@ one row per class with one column per method.  Percentages need
 ``percent=True``; values above 1 without it are refused, never guessed.
 
 Modules: `per_class` (`audit_results` and its results), `reading` (each class's significance, the
-findings and the default gates), `table` (reading the table), `pages` (HTML and Markdown pages, gates),
-`leaderboard` and `leaderboard_page` (leaderboard files), `detect` (which kind of table a file holds).
+findings and the default gates), `table` (reading the table), `pages` (the summary with its gates, the files
+written), `leaderboard` (a leaderboard audit's summary, gates and files), `detect` (which kind of table a file
+holds). The pages themselves are rendered by `auditad.report` (`results_page`, `leaderboard_page`).
 """
 
 from ..findings import SIGNIFICANCE
-from .pages import ResultsRun, render_results_html, results_markdown, summary_with_gates, write_results_report
+from .pages import ResultsRun, summary_with_gates, write_results_report
 from .per_class import (
     LAYOUTS,
     RESULTS_SCHEMA_VERSION,
@@ -48,8 +49,6 @@ __all__ = [
     "ResultsAudit",
     "audit_results",
     "summary_with_gates",
-    "render_results_html",
-    "results_markdown",
     "ResultsRun",
     "write_results_report",
 ]

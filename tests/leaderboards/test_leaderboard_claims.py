@@ -307,7 +307,7 @@ def test_ranking_coverage_counts_and_names_every_dataset_left_out(tmp_path):
     cov = audit.finding("ranking_coverage")
     assert cov.number == len(cov.items) == 7 == len(audit.ranking().dropped_datasets)
     assert {it.dataset for it in cov.items} == {f"notrun{i}" for i in range(5)} | {"part1", "part2"}
-    from auditad.results.leaderboard import leaderboard_summary
+    from auditad.leaderboards.summary import leaderboard_summary
 
     s = leaderboard_summary(audit)
     assert s["ranking_left_out"] == 7

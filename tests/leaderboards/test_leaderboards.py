@@ -41,10 +41,10 @@ from auditad.leaderboards import (
     friedman_test,
     holm_adjust,
     nemenyi_critical_difference,
-    plot_critical_difference,
     rank_methods,
     read_leaderboard,
 )
+from auditad.plotting import plot_critical_difference
 
 
 # --------------------------------------------------------------------------- look-alike files

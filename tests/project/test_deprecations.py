@@ -143,3 +143,65 @@ def test_the_leakage_neighbour_counts_are_leakage_k_everywhere():
         s = validate_settings(settings_from_args(parser.parse_args(["--k", "5", "--k", "1"])), where="command line")
     assert s["leakage_k"] == [5, 1]
     assert "leakage_k" in inspect.signature(audit_protocol).parameters
+
+
+# --------------------------------------------------------------------------- one home per figure and per page
+MOVED_NAMES = [
+    ("auditad.leaderboards", "plot_critical_difference", "auditad.plotting.leaderboards"),
+    ("auditad.results", "render_results_html", "auditad.report.results_page"),
+    ("auditad.results", "results_markdown", "auditad.report.results_page"),
+    ("auditad.results.leaderboard", "leaderboard_summary", "auditad.leaderboards.summary"),
+    ("auditad.results.leaderboard", "CHECK_KEYS", "auditad.leaderboards.summary"),
+]
+MOVED_MODULES = [
+    ("auditad.leaderboards.plotting", "auditad.plotting.leaderboards"),
+    ("auditad.results.leaderboard_page", "auditad.report.leaderboard_page"),
+]
+
+
+def _fresh(monkeypatch):
+    """Forget which old paths already warned, and the old module paths imported, in this process."""
+    import sys
+
+    import auditad
+
+    monkeypatch.setattr(auditad, "_WARNED", set())
+    for old, _ in MOVED_MODULES:
+        monkeypatch.delitem(sys.modules, old, raising=False)
+
+
+@pytest.mark.parametrize("package, name, new", MOVED_NAMES)
+def test_moved_names_warn_once_and_are_the_same_object(monkeypatch, package, name, new):
+    import importlib
+
+    _fresh(monkeypatch)
+    with pytest.warns(DeprecationWarning, match=rf"{package}\.{name} is deprecated: use {new}\.{name}") as rec:
+        old = getattr(importlib.import_module(package), name)
+    assert old is getattr(importlib.import_module(new), name)
+    assert {w.filename for w in rec} == {__file__}  # points at the caller
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert getattr(importlib.import_module(package), name) is old  # once
+    assert name not in importlib.import_module(package).__all__
+
+
+@pytest.mark.parametrize("old, new", MOVED_MODULES)
+def test_moved_modules_warn_once_and_are_the_same_module(monkeypatch, old, new):
+    import importlib
+
+    _fresh(monkeypatch)
+    with pytest.warns(DeprecationWarning, match=rf"{old} is deprecated: use {new}"):
+        module = importlib.import_module(old)
+    assert module is importlib.import_module(new)
+
+
+def test_statistics_and_pipeline_packages_do_not_define_the_moved_figure_and_pages():
+    from pathlib import Path
+
+    import auditad
+
+    root = Path(auditad.__file__).parent
+    assert not (root / "leaderboards" / "plotting.py").exists()
+    assert not (root / "results" / "leaderboard_page.py").exists()
+    assert "def render_results_html" not in (root / "results" / "pages.py").read_text(encoding="utf-8")
+    assert "def leaderboard_summary(" not in (root / "results" / "leaderboard.py").read_text(encoding="utf-8")

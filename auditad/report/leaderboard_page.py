@@ -1,8 +1,8 @@
 """The pages of a leaderboard audit: the HTML report (findings first), its figures and tables, the Markdown page.
 
-Presentation only: every number comes from the summary (`leaderboard_summary`) or from the result
-objects of the audit (the rankings, the cell grid); the figures are drawn by
-[`plot_critical_difference`][auditad.leaderboards.plot_critical_difference] and
+Presentation only: every number comes from the summary (`auditad.results.leaderboard.leaderboard_summary`)
+or from the result objects of the audit (the rankings, the cell grid); the figures are drawn by
+[`plot_critical_difference`][auditad.plotting.leaderboards.plot_critical_difference] and
 [`plot_leaderboard_heatmap`][auditad.plotting.leaderboards.plot_leaderboard_heatmap] in auditad's figure
 style and inlined as SVG (no script, no external resource).
 """
@@ -68,7 +68,7 @@ class _FigureSpec:
 
 
 def _cd_figure(ranking):
-    from ..leaderboards.plotting import critical_difference_size, plot_critical_difference
+    from ..plotting.leaderboards import critical_difference_size, plot_critical_difference
     from ..plotting.style import new_figure
 
     def build():
@@ -133,12 +133,12 @@ def render_leaderboard_html(summary: Mapping, figures: Mapping | None = None) ->
     Parameters
     ----------
     summary : dict
-        With its gates (`leaderboard_summary_with_gates`).
+        With its gates (`auditad.results.leaderboard.leaderboard_summary_with_gates`).
     figures : dict, optional
         ``{"cd": [(metric, svg bytes), ...], "heatmap": [(metric, svg bytes), ...]}``.
     """
     from .. import __version__
-    from ..report.render import environment, inline_svg
+    from .render import environment, inline_svg
 
     figures = figures or {}
     env = environment()
@@ -194,7 +194,7 @@ def render_leaderboard_html(summary: Mapping, figures: Mapping | None = None) ->
 
 def leaderboard_markdown(summary: Mapping, by_group: Mapping | None = None) -> str:
     """Markdown page of a leaderboard audit for a CI job summary: verdict, findings, ranking, gates."""
-    from ..report.export import markdown_summary, md_escape
+    from .export import markdown_summary, md_escape
 
     bad, passed = _finding_rows(summary)
     lines = [
@@ -229,7 +229,7 @@ def leaderboard_markdown(summary: Mapping, by_group: Mapping | None = None) -> s
 def _write_long_table(frame, base: Path, caption: str, label: str) -> None:
     """``base.csv`` with every row; ``base.md`` and ``base.tex`` with the first `MAX_DOCUMENT_ROWS` (said so)."""
     from .._io import write_text_atomic
-    from ..report.tables import frame_to_csv, frame_to_latex, frame_to_markdown
+    from .tables import frame_to_csv, frame_to_latex, frame_to_markdown
 
     write_text_atomic(f"{base}.csv", frame_to_csv(frame))
     if frame.shape[0] > MAX_DOCUMENT_ROWS:
@@ -242,10 +242,11 @@ def _write_long_table(frame, base: Path, caption: str, label: str) -> None:
 def write_leaderboard_files(audit, summary: Mapping, folder: Path) -> None:
     """Write ``report.html``, ``tables/`` and ``figures/`` of a leaderboard audit into ``folder``.
 
-    ``summary.json`` is written by `write_results_outputs` (it writes every results folder).
+    ``summary.json`` is written by `auditad.results.pages.write_results_outputs` (it writes every results
+    folder).
     """
     from .._io import write_text_atomic, write_bytes_atomic
-    from ..report.tables import frame_to_csv
+    from .tables import frame_to_csv
 
     folder = Path(folder)
     (folder / "tables").mkdir(parents=True, exist_ok=True)
