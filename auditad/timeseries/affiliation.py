@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import FrameDisplay, scalar_frame
 from .._json import json_safe
 from .._validation import check_int
 from ..errors import InvalidInputError
@@ -32,7 +33,7 @@ __all__ = ["AffiliationResult", "affiliation_precision_recall", "best_affiliatio
 
 
 @dataclass(frozen=True)
-class AffiliationResult:
+class AffiliationResult(FrameDisplay):
     """Affiliation precision, recall and F1 of one prediction.
 
     Attributes
@@ -62,6 +63,10 @@ class AffiliationResult:
     def to_dict(self) -> dict:
         """JSON-safe dict of precision, recall and F1."""
         return json_safe({"precision": self.precision, "recall": self.recall, "f1": self.f1})
+
+    def to_frame(self):
+        """One row: ``precision``, ``recall``, ``f1``."""
+        return scalar_frame(self.to_dict())
 
 
 def _ramp_up(c, a, b):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._format import FrameDisplay
 from .._json import json_safe
 from .._validation import check_int
 from .structure import check_series_labels, check_series_scores, segments
@@ -37,7 +38,7 @@ __all__ = ["VUSResult", "vus"]
 
 
 @dataclass(frozen=True)
-class VUSResult:
+class VUSResult(FrameDisplay):
     """Range-AUC at every buffer width and their means (VUS).
 
     Attributes
@@ -91,6 +92,12 @@ class VUSResult:
                 "range_auc_pr": self.range_auc_pr,
             }
         )
+
+    def to_frame(self):
+        """One row per buffer width: ``window``, ``auc_roc``, ``auc_pr`` (their means are VUS-ROC and VUS-PR)."""
+        import pandas as pd
+
+        return pd.DataFrame({"window": self.windows.astype(int), "auc_roc": self.auc_roc, "auc_pr": self.auc_pr})
 
 
 def _at_least(sorted_asc: np.ndarray, thr: np.ndarray) -> np.ndarray:
