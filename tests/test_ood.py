@@ -318,3 +318,36 @@ def test_same_seed_same_bytes_and_set_order_does_not_matter(tmp_path, bench):
     assert main([*base, "--ood", far, "--ood", near, "--backend", "exact", "--out", str(b), "--quiet"]) == 1
     for name in ("summary.json", "report.html", "figures/ood_placement.svg", "tables/ood_far_samples.csv"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_summary_follows_the_shipped_json_schema(bench):
+    import copy
+    from importlib.resources import files
+
+    import jsonschema
+
+    from auditad.gates.checks import rules_from_config
+    from auditad.report.ood import ood_summary
+
+    schema = json.loads(files("auditad.schemas").joinpath("ood.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    summary, _ = ood_summary(bench["res"], rules_from_config(["ood.far.id_share <= 0.05"], source="test"))
+    summary = json.loads(json.dumps(summary, allow_nan=False))
+    assert summary["schema_version"] == "1.0" and summary["kind"] == "ood"
+    jsonschema.validate(summary, schema)
+    for path, value in (
+        (("ood", "far", "placement"), "middle"),
+        (("ood", "far", "id_share"), 1.5),
+        (("findings", 0, "status"), "error"),
+        (("schema_version",), "2.0"),
+    ):
+        bad = copy.deepcopy(summary)
+        node = bad
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    del summary["findings"]
+    with pytest.raises(jsonschema.ValidationError, match="findings"):
+        jsonschema.validate(summary, schema)
