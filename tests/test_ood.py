@@ -291,6 +291,9 @@ def test_cli_writes_report_and_exit_codes(tmp_path, capsys):
         (["--ood", "far={id}"], "identical"),
         (["--ood", "far={far}", "--ood-group", "near=nope"], "not an OOD set"),
         (["--ood", "f/x={far}"], "letters, digits"),
+        (["--ood", "far={empty}"], "--ood far"),
+        (["--ood", "far={nan}"], "NaN"),
+        (["--ood", "far={id32}"], "identical to the ID set"),
     ],
 )
 def test_cli_bad_input_one_line_nothing_written(tmp_path, capsys, extra, match):
@@ -298,7 +301,13 @@ def test_cli_bad_input_one_line_nothing_written(tmp_path, capsys, extra, match):
     np.save(tmp_path / "bad.npy", np.zeros((5, 3)))
     X = np.load(tmp_path / "id.npz")["X"]
     np.save(tmp_path / "idx.npy", X)
+    np.save(tmp_path / "id32.npy", X.astype(np.float32))  # the ID set saved again in single precision
+    np.save(tmp_path / "empty.npy", np.empty((0, X.shape[1])))
+    nan = np.load(tmp_path / "far.npy")
+    nan[7, 2] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
     names = {"far": tmp_path / "far.npy", "bad": tmp_path / "bad.npy", "id": tmp_path / "idx.npy"}
+    names.update(id32=tmp_path / "id32.npy", empty=tmp_path / "empty.npy", nan=tmp_path / "nan.npy")
     extra = [e.format(**names) for e in extra]
     out = tmp_path / "out"
     code = main([*base, *extra, "--backend", "exact", "--out", str(out)])

@@ -39,10 +39,18 @@ def _check_sets(ood_sets, d: int, X_id) -> dict:
                 f"ood_sets[{name!r}] has {A.shape[1]} columns, the ID embeddings X_id have {d}: both must come "
                 "from the same representation"
             )
-        if A.shape == X_id.shape and np.array_equal(A, X_id):
+        if A.shape == X_id.shape and _same_values(A, X_id):
             raise InvalidInputError(f"ood_sets[{name!r}] is identical to the ID set X_id")
         out[name] = A
     return out
+
+
+def _same_values(A, B) -> bool:
+    """Equal values at the lower of the two precisions (the ID set saved again as float32 is the ID set)."""
+    if A.dtype != B.dtype:
+        low = np.result_type(np.float32, min(A.dtype, B.dtype, key=lambda t: t.itemsize))
+        return bool(np.array_equal(A.astype(low, copy=False), B.astype(low, copy=False)))
+    return bool(np.array_equal(A, B))
 
 
 def _check_groups(groups, names) -> dict:
