@@ -148,6 +148,22 @@ def test_detection_metrics_match_sklearn():
     assert r.auroc_null95 == pytest.approx(exact, abs=0.005) and r.aupr_out_null == pytest.approx(0.4, abs=0.01)
 
 
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_aupr_pair_matches_sklearn_with_and_without_ties(decimals):
+    from auditad.ood.detection import aupr_pair
+
+    rng = np.random.default_rng(3)
+    A, O = rng.normal(size=(300, 6)), rng.normal(0.5, size=(120, 6))
+    if decimals is not None:
+        A, O = A.round(decimals), O.round(decimals)
+    ap_in, ap_out = aupr_pair(A, O)
+    y = np.r_[np.zeros(300), np.ones(120)]
+    for j in range(6):
+        s = np.r_[A[:, j], O[:, j]]
+        assert ap_out[j] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+        assert ap_in[j] == pytest.approx(average_precision_score(1 - y, -s), abs=1e-12)
+
+
 def test_fpr_at_tpr_random_is_about_095():
     rng = np.random.default_rng(0)
     assert fpr_at_tpr(rng.random(20000), rng.random(20000)) == pytest.approx(0.95, abs=0.01)
