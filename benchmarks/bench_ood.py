@@ -24,6 +24,7 @@ SVHN normals with the 500 held-out CIFAR-10 normals (10 %).
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import time
 from pathlib import Path
@@ -31,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 
-def synthetic(n: int, m: int, d: int, rng):
+def synthetic(n: int, m: int, d: int, rng, n_sets: int = 3):
     basis = np.linalg.qr(rng.standard_normal((d, 64)))[0].T  # 64 x d orthonormal rows
 
     def draw(centres, count):
@@ -48,7 +49,10 @@ def synthetic(n: int, m: int, d: int, rng):
     fresh, _ = draw(centres, m // 10)
     planted[: m // 10] = fresh
     planted[m // 10 : m // 10 + 20] = X[rng.choice(n, 20, replace=False)]
-    return X, y, {"far": far[::-1].copy(), "between": near, "planted": planted}, (m // 10 + 20) / m
+    sets = {"far": far[::-1].copy(), "between": near, "planted": planted}
+    for j in range(3, n_sets):  # more far sets, around their own centres
+        sets[f"far{j}"] = draw(rng.normal(0, 3, (5, 64)) - 12 + 4 * j, m)[0]
+    return X, y, sets, (m // 10 + 20) / m
 
 
 def adbench(folder: Path, rng):
@@ -76,6 +80,9 @@ def main() -> None:
     ap.add_argument("--m", type=int, default=10_000)
     ap.add_argument("--d", type=int, default=512)
     ap.add_argument("--backend", default="auto")
+    ap.add_argument("--sets", type=int, default=3, help="synthetic OOD sets (at least 3)")
+    ap.add_argument("--detectors", default="knn", help="comma-separated, e.g. knn,lof,iforest")
+    ap.add_argument("--mmap", type=Path, default=None, help="write the ID rows to DIR/id.npy and memory-map them")
     ap.add_argument("--adbench", type=Path, default=None)
     args = ap.parse_args()
     rng = np.random.default_rng(0)
@@ -83,20 +90,32 @@ def main() -> None:
         X, y, sets, truth = adbench(args.adbench, rng)
         groups = {"near": ["cifar_other"], "far": ["svhn", "planted"]}
     else:
-        X, y, sets, truth = synthetic(args.n, args.m, args.d, rng)
-        groups = {"far": ["far", "between", "planted"]}
+        X, y, sets, truth = synthetic(args.n, args.m, args.d, rng, max(3, args.sets))
+        groups = {"far": list(sets)}
+    if args.mmap is not None:  # the ID rows read from disk through a memory map (only touched pages resident)
+        args.mmap.mkdir(parents=True, exist_ok=True)
+        np.save(args.mmap / "id.npy", X)
+        del X
+        X = np.load(args.mmap / "id.npy", mmap_mode="r")
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0, c0 = time.perf_counter(), time.process_time()
-    res = audit_ood(X, y, sets, groups=groups, backend=args.backend, random_state=0)
+    res = audit_ood(
+        X, y, sets, groups=groups, backend=args.backend, detectors=args.detectors.split(","), random_state=0
+    )
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"ID {X.shape[0]} x {X.shape[1]}, OOD sets {[len(v) for v in sets.values()]}")
-    print(f"wall {wall:.1f} s, CPU {cpu:.1f} s, peak {peak:.0f} MB; search {res.neighbors}")
+    print(f"ID {X.shape[0]} x {X.shape[1]}, OOD sets {[len(v) for v in sets.values()]}, load {os.getloadavg()[0]:.1f}")
+    print(f"wall {wall:.1f} s, CPU {cpu:.1f} s, peak RSS {peak:.0f} MB (before the audit {base:.0f} MB)")
+    print(f"search {res.neighbors}")
     for s in res.sets:
-        c, p, k = s.contamination, s.placement, s.detectors[0]
+        c, p = s.contamination, s.placement
+        aurocs = "  ".join(
+            f"{d.detector} AUROC {d.auroc:.3f} [{d.auroc_low:.3f}, {d.auroc_high:.3f}]" for d in s.detectors
+        )
         print(
             f"  {s.name:12} exact {s.copies.n_exact:5d} near {s.copies.n_near:5d}  lambda {p.ratio:.3f} "
             f"[{p.ratio_low:.3f}, {p.ratio_high:.3f}] {p.placement:10}  ID share {c.estimate:.3f} "
-            f"[{c.ci_low:.3f}, {c.ci_high:.3f}]  kNN AUROC {k.auroc:.3f} [{k.auroc_low:.3f}, {k.auroc_high:.3f}]"
+            f"[{c.ci_low:.3f}, {c.ci_high:.3f}]  {aurocs}"
         )
     planted = res["planted"]
     n_plant = round(truth * planted.n)
