@@ -96,7 +96,9 @@ def main() -> None:
         args.mmap.mkdir(parents=True, exist_ok=True)
         np.save(args.mmap / "id.npy", X)
         del X
-        X = np.load(args.mmap / "id.npy", mmap_mode="r")
+        from auditad.inputfiles import open_npy
+
+        X = open_npy(args.mmap / "id.npy", name="--mmap")  # as the command line reads it (pages released)
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0, c0 = time.perf_counter(), time.process_time()
     res = audit_ood(

@@ -376,3 +376,24 @@ def test_summary_follows_the_shipped_json_schema(bench):
     del summary["findings"]
     with pytest.raises(jsonschema.ValidationError, match="findings"):
         jsonschema.validate(summary, schema)
+
+
+def test_reference_lists_drop_held_out_rows_like_a_search_among_training_rows():
+    """One search among all ID rows, the held-out rows dropped (and short lists searched again), equals the
+    brute-force k nearest training rows; the unfiltered lists are the nearest ID rows of any kind."""
+    from auditad.ood.neighbourhood import id_reference_lists
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(300, 5))
+    is_test = np.zeros(300, dtype=bool)
+    is_test[rng.choice(300, 180, replace=False)] = True  # 60 % held out: many lists come back short
+    Q = np.vstack([X[is_test][:40], rng.normal(size=(30, 5))])
+    lists = id_reference_lists(X, is_test, Q, k=7, metric="euclidean", backend="exact", random_state=0)
+    train = np.flatnonzero(~is_test)
+    D = cdist(Q, X[train])
+    order = np.argsort(D, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(lists.train_idx, train[order])
+    np.testing.assert_allclose(lists.train_dist, np.take_along_axis(D, order, 1), rtol=1e-12, atol=1e-12)
+    whole = cdist(Q, X)
+    np.testing.assert_allclose(lists.whole_dist, np.sort(whole, axis=1)[:, : lists.whole_dist.shape[1]], atol=1e-12)
+    assert (lists.whole_dist[:40, 0] == 0).all()  # a held-out query finds itself among all the ID rows
