@@ -502,6 +502,9 @@ def _read_tables(bench: Path, captions: Mapping, name: str, max_rows) -> tuple[l
             skipped.append(f"tables/{csv.name} ({len(frame)} rows)")
             continue
         entries.append((csv.stem, frame, _caption(captions, csv.stem, name)))
+    if max_rows is not None and captions:  # the order the command lists its captions in
+        rank = {stem: i for i, stem in enumerate(captions)}
+        entries.sort(key=lambda e: rank.get(e[0], len(rank)))
     return entries, skipped
 
 

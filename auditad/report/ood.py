@@ -100,6 +100,23 @@ def _with_interval(value, low, high) -> str:
     return f"{stat(value, target='text')} [{stat(low, target='text')}, {stat(high, target='text')}]"
 
 
+def _copy_table(rows):
+    """One line per copied OOD row: the kind of copy, the ID row and its class, the distance."""
+    import numpy as np
+    import pandas as pd
+
+    exact = rows["exact_copy"].to_numpy(dtype=bool)
+    return pd.DataFrame(
+        {
+            "row": rows["row"],
+            "copy": np.where(exact, "exact", "near"),
+            "id_row": np.where(exact, rows["exact_id_row"], rows["near_id_row"]),
+            "id_class": np.where(exact, rows["exact_id_class"], rows["nearest_id_class"]),
+            "distance": np.where(exact, 0.0, rows["nearest_id_distance"]),
+        }
+    )
+
+
 def ood_tables(result) -> dict:
     """``{file stem: frame}`` of the tables written for papers (captions in `CAPTIONS`).
 
@@ -144,8 +161,7 @@ def ood_tables(result) -> dict:
         classes += [{"ood_set": s.name, **r} for r in s.nearest_classes[:5]]
         cols = ["row", "id_likeness", "nearest_id_class", "nearest_id_distance"]
         like.append(s.most_id_like(MAX_LISTED_ROWS // 2)[cols].assign(ood_set=s.name))
-        cols = ["row", "exact_id_row", "exact_id_class", "near_id_row", "nearest_id_distance"]
-        copies.append(s.copy_rows()[cols].assign(ood_set=s.name))
+        copies.append(_copy_table(s.copy_rows()).assign(ood_set=s.name))
 
     def first(frames):
         f = pd.concat(frames, ignore_index=True)
