@@ -134,13 +134,18 @@ def run_gate(args) -> int:
 def add_appendix(sub) -> None:
     p = sub.add_parser(
         "appendix",
-        help="LaTeX appendix (booktabs tables, PDF figures) from an audit folder",
+        help="LaTeX appendix (findings, booktabs tables, PDF figures) from an audit, ood or timeseries folder",
         description="Write APPENDIX_DIR/appendix.tex (one \\section, a \\subsection per benchmark) "
-        "with booktabs tables from DIR/<benchmark>/tables/*.csv and the PDF figures "
+        "with the verdict and findings, booktabs tables from DIR/<benchmark>/tables/*.csv and the PDF figures "
         "from DIR/<benchmark>/figures/; needs \\usepackage{booktabs} and "
-        "\\usepackage{graphicx}.",
+        "\\usepackage{graphicx}. Reads the outputs of 'auditad audit', 'auditad ood' and 'auditad timeseries' "
+        "(the latter two with their stored findings and gates).",
     )
-    p.add_argument("audit_dir", metavar="DIR", help="output folder of 'auditad audit' (or one benchmark folder)")
+    p.add_argument(
+        "audit_dir",
+        metavar="DIR",
+        help="output folder of 'auditad audit', 'auditad ood' or 'auditad timeseries' (or a folder of them)",
+    )
     p.add_argument("--out", required=True, metavar="APPENDIX_DIR", help="folder to create (replaced if it exists)")
     p.add_argument("--title", default="Evaluation-protocol audit", help="section title")
     add_quiet(p)

@@ -39,10 +39,18 @@ def _check_sets(ood_sets, d: int, X_id) -> dict:
                 f"ood_sets[{name!r}] has {A.shape[1]} columns, the ID embeddings X_id have {d}: both must come "
                 "from the same representation"
             )
-        if A.shape == X_id.shape and np.array_equal(A, X_id):
+        if A.shape == X_id.shape and _same_values(A, X_id):
             raise InvalidInputError(f"ood_sets[{name!r}] is identical to the ID set X_id")
         out[name] = A
     return out
+
+
+def _same_values(A, B) -> bool:
+    """Equal values at the lower of the two precisions (the ID set saved again as float32 is the ID set)."""
+    if A.dtype != B.dtype:
+        low = np.result_type(np.float32, min(A.dtype, B.dtype, key=lambda t: t.itemsize))
+        return bool(np.array_equal(A.astype(low, copy=False), B.astype(low, copy=False)))
+    return bool(np.array_equal(A, B))
 
 
 def _check_groups(groups, names) -> dict:
@@ -89,20 +97,13 @@ def _nearest_classes(cls_codes, classes, id_counts, n_id: int) -> tuple:
     return tuple(rows)
 
 
-def _whole_id_lists(train, test, nn_tr, nn_te, rows):
-    """The nearest ID rows (indices into X_id) of some queries: both lists merged, sorted by distance."""
-    idx = np.concatenate([train[nn_tr.indices[rows]], test[nn_te.indices[rows]]], axis=1)
-    dist = np.concatenate([nn_tr.distances[rows], nn_te.distances[rows]], axis=1)
-    order = np.argsort(dist, axis=1, kind="stable")
-    return np.take_along_axis(idx, order, 1), np.take_along_axis(dist, order, 1)
-
-
-def _other_detectors(detectors, k, backend, X_tr, Q, seed):
+def _other_detectors(detectors, k, backend, X_id, train, Q, seed):
     """{name: scores of Q} of the detectors other than the built-in kNN, fitted on the ID training rows."""
     from ..protocol import resolve_detectors
 
     others = [d for d in detectors if d != "knn"]
     out = {}
+    X_tr = X_id[train] if others else None  # (a copy of the training rows: only these detectors need one)
     for det in resolve_detectors(others, k=k, backend=backend) if others else ():
         det = det.fresh(seed)
         out[det.name] = np.asarray(det.fit(X_tr).score_samples(Q), dtype=np.float64)
@@ -254,18 +255,18 @@ def audit_ood(
     train, test = _split(X_id.shape[0], n_test, rng)
     if k >= train.size or detector_k > train.size:
         raise InvalidInputError(f"k={k} and detector_k={detector_k} must be below the {train.size} ID training rows")
-    X_tr, X_te = X_id[train], X_id[test]
+    X_te = X_id[test]
     names = list(sets)
     Q = np.concatenate([X_te, *sets.values()], axis=0)
-    kmax = max(k, detector_k)
-    nn = id_reference_lists(X_tr, Q, k=kmax, metric=metric, backend=backend, random_state=seed, progress=progress)
-    from ..neighbors import kneighbors
-
-    nn_te = kneighbors(X_te, Q, k=min(2, X_te.shape[0]), metric=metric, backend=backend, random_state=seed)
-    ctx = _Context(X_id, y_id, train, test, nn, nn_te, k, metric, backend, seed, confidence_level)
+    is_test = np.zeros(X_id.shape[0], dtype=bool)
+    is_test[test] = True
+    lists = id_reference_lists(
+        X_id, is_test, Q, k=max(k, detector_k), metric=metric, backend=backend, random_state=seed, progress=progress
+    )
+    ctx = _Context(X_id, y_id, train, test, lists, k, metric, backend, seed, confidence_level)
     tau = ctx.near_threshold(near_threshold)
     all_copies = ctx.copies(Q[X_te.shape[0] :], tau)  # one hashing of the ID rows for every OOD set
-    other_scores = _other_detectors(detectors, detector_k, backend, X_tr, Q, seed)
+    other_scores = _other_detectors(detectors, detector_k, backend, X_id, train, Q, seed)
     results, offset = [], X_te.shape[0]
     for name in names:
         rows = np.arange(offset, offset + sets[name].shape[0])
@@ -319,16 +320,16 @@ def audit_ood(
             "n_test": int(test.size),
             "near_threshold": tau,
         },
-        neighbors=nn.to_dict(),
+        neighbors=lists.search,
     )
 
 
 class _Context:
     """What every OOD set of one audit shares: the ID split and the neighbour lists of every query."""
 
-    def __init__(self, X_id, y_id, train, test, nn, nn_te, k, metric, backend, seed, level):
+    def __init__(self, X_id, y_id, train, test, lists, k, metric, backend, seed, level):
         self.X_id, self.y_id, self.train, self.test = X_id, y_id, train, test
-        self.nn, self.nn_te, self.k = nn, nn_te, k
+        self.lists, self.k = lists, k
         self.metric, self.backend, self.seed, self.level = metric, backend, seed, level
         self.classes, codes, self.counts = np.unique(y_id, return_inverse=True, return_counts=True)
         self.codes = codes.ravel()
@@ -339,7 +340,7 @@ class _Context:
         from ..duplicates import NEAR_THRESHOLD_FACTOR
 
         if isinstance(value, str) and value == "auto":
-            d1 = self.nn.distances[: self.n_te, 0]
+            d1 = self.lists.train_dist[: self.n_te, 0]
             pos = d1[d1 > 0]
             return float(NEAR_THRESHOLD_FACTOR * np.median(pos)) if pos.size else 0.0
         return check_float(value, name="near_threshold", low=0, low_open=True)
@@ -348,14 +349,14 @@ class _Context:
         """Exact and near ID copies of the rows of every OOD set (``X_ood``: the sets one after the other)."""
         from ..duplicates import train_test_overlap
 
-        rows = np.arange(self.n_te, self.n_te + X_ood.shape[0])
-        idx, dist = _whole_id_lists(self.train, self.test, self.nn, self.nn_te, rows)
-        return train_test_overlap(self.X_id, X_ood, near_threshold=tau if tau > 0 else None, neighbors=(idx, dist))
+        rows = slice(self.n_te, self.n_te + X_ood.shape[0])
+        neighbors = (self.lists.whole_idx[rows], self.lists.whole_dist[rows])
+        return train_test_overlap(self.X_id, X_ood, near_threshold=tau if tau > 0 else None, neighbors=neighbors)
 
     def one_set(self, name, X_o, rows, *, copies, near_ratio, group, detectors, detector_k, other_scores, n_boot):
         te = np.arange(self.n_te)
-        idx, dist = _whole_id_lists(self.train, self.test, self.nn, self.nn_te, rows)
-        d_tr = self.nn.distances
+        idx, dist = self.lists.whole_idx[rows], self.lists.whole_dist[rows]
+        d_tr = self.lists.train_dist
         hood = set_neighbourhood(
             X_o,
             self.X_te,

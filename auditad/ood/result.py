@@ -10,10 +10,12 @@ import numpy as np
 
 from .._json import json_safe
 
-__all__ = ["OODSetResult", "OODAuditResult", "SCHEMA"]
+__all__ = ["OODSetResult", "OODAuditResult", "SCHEMA", "SCHEMA_VERSION"]
 
 #: ``summary.json`` schema name of an OOD audit.
 SCHEMA = "auditad-ood/1"
+#: ``schema_version`` of the OOD audit's ``summary.json`` (``auditad/schemas/ood.schema.json``).
+SCHEMA_VERSION = "1.0"
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,8 @@ class OODAuditResult(FrameDisplay):
         return json_safe(
             {
                 "schema": SCHEMA,
+                "schema_version": SCHEMA_VERSION,
+                "kind": "ood",
                 "verdict": str(self.verdict),
                 "findings": [f.to_dict() for f in self.findings],
                 "id": dict(self.id_summary),

@@ -16,11 +16,14 @@ from . import style as st
 __all__ = ["plot_ood_placement", "plot_ood_id_share", "plot_ood_difficulty", "ood_figure"]
 
 
-def _interval_rows(ax, names, values, lows, highs, *, threshold, xlabel, colors):
+def _set_rows(result, ax, intervals, *, threshold, xlabel, with_group=False):
+    """One row per OOD set (given order, top down): ``(value, low, high)`` of each, coloured by group."""
     import numpy as np
 
+    ax = st.axes_or_new(ax, height=0.45 * len(result.sets) + 1.4)
+    names = [s.name if s.group is None or not with_group else f"{s.name} ({s.group})" for s in result.sets]
     ypos = np.arange(len(names))[::-1]
-    for y, v, lo, hi, c in zip(ypos, values, lows, highs, colors):
+    for y, (v, lo, hi), c in zip(ypos, intervals, _colors(result)):
         ax.plot([lo, hi], [y, y], color=c, linewidth=2.2, solid_capstyle="butt")
         ax.plot([v], [y], marker="o", color=c, markersize=5)
     ax.axvline(threshold, color="black", linestyle=(0, (3, 2)), linewidth=1)
@@ -55,17 +58,14 @@ def plot_ood_placement(result, *, ax=None):
     --------
     >>> ax = plot_ood_placement(audit)  # doctest: +SKIP
     """
-    ax = st.axes_or_new(ax, height=0.45 * len(result.sets) + 1.4)
     p = [s.placement for s in result.sets]
-    _interval_rows(
+    ax = _set_rows(
+        result,
         ax,
-        [s.name if s.group is None else f"{s.name} ({s.group})" for s in result.sets],
-        [x.ratio for x in p],
-        [x.ratio_low for x in p],
-        [x.ratio_high for x in p],
+        [(x.ratio, x.ratio_low, x.ratio_high) for x in p],
         threshold=p[0].threshold,
         xlabel="λ = ID share of the neighbourhoods / chance (1 = mixed with ID, 0 = apart)",
-        colors=_colors(result),
+        with_group=True,
     )
     ax.set_xlim(left=0)
     ax.set_title("Near/far placement (dashed: near threshold)", loc="left")
@@ -94,17 +94,13 @@ def plot_ood_id_share(result, *, ax=None, threshold: float = 0.05):
     --------
     >>> ax = plot_ood_id_share(audit)  # doctest: +SKIP
     """
-    ax = st.axes_or_new(ax, height=0.45 * len(result.sets) + 1.4)
     c = [s.contamination for s in result.sets]
-    _interval_rows(
+    ax = _set_rows(
+        result,
         ax,
-        [s.name for s in result.sets],
-        [x.estimate for x in c],
-        [x.ci_low for x in c],
-        [x.ci_high for x in c],
+        [(x.estimate, x.ci_low, x.ci_high) for x in c],
         threshold=threshold,
         xlabel="estimated share of ID rows in the OOD set",
-        colors=_colors(result),
     )
     ax.set_xlim(0, 1)
     ax.set_title("ID share of each OOD set (dashed: check threshold)", loc="left")

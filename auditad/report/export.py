@@ -14,7 +14,8 @@ table as
   booktabs LaTeX, a pipe table (no ``tabulate`` dependency) and CSV.
 * [`write_appendix`][auditad.report.export.write_appendix] — a folder with ``appendix.tex`` (one ``\section`` and one
   ``\subsection`` per benchmark) that ``\input``\ s the LaTeX tables and includes the PDF
-  figures of an ``auditad audit`` output folder; needs only ``booktabs`` and ``graphicx``.
+  figures of an ``auditad audit``, ``auditad ood`` or ``auditad timeseries`` output folder (the latter two
+  with their stored findings); needs only ``booktabs`` and ``graphicx``.
 
 Nothing here prints, and every file is written to a temporary name first and renamed
 (a folder is built in a temporary sibling and moved into place), so an interrupted run
@@ -350,7 +351,8 @@ def _find_benchmarks(audit_dir: Path) -> list[Path]:
     if not found:
         raise InvalidInputError(
             f"no benchmark in audit folder {str(audit_dir)!r}: expected "
-            "DIR/<benchmark>/summary.json (the output of 'auditad audit')"
+            "DIR/<benchmark>/summary.json or DIR/summary.json (the output of 'auditad audit', 'auditad ood' or "
+            "'auditad timeseries')"
         )
     return found
 
@@ -396,25 +398,209 @@ _APPENDIX_HEADER = r"""% Evaluation-protocol appendix written by auditad {versio
 """
 
 
+#: ``summary.json`` kinds whose findings, verdict and gate results are stored (written by ``auditad ood`` and
+#: ``auditad timeseries``): the appendix renders them as stored, nothing is evaluated again.
+STORED_KINDS = {"ood": "OOD benchmark audit", "timeseries": "time-series evaluation audit"}
+#: Most rows of a table of a stored-kind summary set in the appendix; a longer one (a per-sample table) is named,
+#: not typeset (it stays a CSV file of the audit folder).
+MAX_APPENDIX_ROWS = 200
+#: Items named per finding in the appendix.
+MAX_FINDING_ITEMS = 6
+
+
+def _number_text(value) -> str:
+    from .._format import real
+
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and float(value).is_integer():
+        return str(int(value))
+    return real(value, target="tex")
+
+
+def _stored_findings_latex(stored) -> list[str]:
+    """The findings stored in a summary (``Finding.to_dict`` records), worst first, as LaTeX: status, title,
+    number and threshold, the sentence, the first items."""
+    from ..findings import sort_findings
+
+    rows = [f for f in stored or () if isinstance(f, Mapping) and "status" in f]
+    if not rows:
+        return ["No finding was recorded.", ""]
+    lines = [r"\paragraph{Findings.}", r"\begingroup\sloppy", r"\begin{itemize}"]  # long names: no overfull line
+    for f in sort_findings(rows):
+        head = f"{f.get('title') or f.get('check')}: {_number_text(f.get('number'))}"
+        if f.get("threshold") is not None:
+            head += f" (threshold {float(f['threshold']):g})"
+        text = " ".join(str(t) for t in (f.get("subject") and f"[{f['subject']}]", f.get("sentence")) if t)
+        items = [str(it.get("name")) for it in f.get("items") or () if isinstance(it, Mapping)]
+        if items:
+            more = f" and {len(items) - MAX_FINDING_ITEMS} more" if len(items) > MAX_FINDING_ITEMS else ""
+            text += f" Items: {'; '.join(items[:MAX_FINDING_ITEMS])}{more}."
+        status = str(f["status"]).upper()
+        lines.append(f"  \\item{{}} \\textbf{{{latex_escape(status)}}} {latex_escape(head)}. {latex_escape(text)}")
+    return lines + [r"\end{itemize}", r"\endgroup", ""]
+
+
+def _stored_gates(summary: Mapping, name: str) -> list[GateResult]:
+    try:
+        return [GateResult.from_dict(g) for g in summary.get("gates") or () if isinstance(g, Mapping)]
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"benchmark {name!r}: {exc}") from None
+
+
+def _stored_head(summary: Mapping, name: str) -> tuple[list[str], list]:
+    """Verdict line and findings of an ``ood`` / ``timeseries`` summary, and its gate table entry (as stored)."""
+    kind = STORED_KINDS[summary["kind"]]
+    results = _stored_gates(summary, name)
+    stored = [f for f in summary.get("findings") or () if isinstance(f, Mapping)]
+    by = {st: sum(1 for f in stored if f.get("status") == st) for st in ("fail", "warn", "info", "pass")}
+    counts = ", ".join(f"{n} {st}" for st, n in by.items() if n)
+    text = f"{len(stored)} finding{'s' * (len(stored) != 1)}" + (f": {counts}" if counts else "")
+    if results:
+        text += f"; {_tally(_counts(results))}"
+    line = (
+        f"{kind[0].upper() + kind[1:]}. Verdict: \\textbf{{{latex_escape(str(summary.get('verdict', 'unknown')))}}} "
+        f"({latex_escape(text)})."
+    )
+    reason = summary.get("verdict_reason")
+    body = [line + (f" {latex_escape(str(reason))}" if reason and summary.get("verdict") != "pass" else ""), ""]
+    body += _stored_findings_latex(stored)
+    entries = [("gates", _gate_frame(results), f"{name}: gates")] if results else []
+    return body, entries
+
+
+def _audit_head(summary: Mapping, bench: Path, name: str) -> tuple[list[str], list]:
+    """Gate verdict (gates evaluated on the summary) and findings of an ``auditad audit`` summary."""
+    try:
+        results = evaluate_gates(summary, summary_rules(summary, source=str(bench / "summary.json")))
+    except InvalidInputError as exc:
+        raise InvalidInputError(f"benchmark {name!r}: {exc}") from None
+    if results:
+        body = [f"Gate verdict: \\textbf{{{verdict(results)}}} ({_tally(_counts(results))})."]
+    else:
+        body = ["No gates were set for this benchmark."]
+    body += ["", *_findings_latex(summary, results)]
+    entries = [("gates", _gate_frame(results), f"{name}: gates")] if results else []
+    return body, entries
+
+
+def _read_tables(bench: Path, captions: Mapping, name: str, max_rows) -> tuple[list, list[str]]:
+    """``(stem, frame, caption)`` of every ``tables/*.csv``, and the names of those left out.
+
+    With ``max_rows`` (a stored-kind summary) a table is left out when it is longer, or when the summary has
+    captions and none for it (a machine-readable table the command did not caption for papers)."""
+    import pandas as pd
+
+    entries, skipped = [], []
+    for csv in sorted((bench / "tables").glob("*.csv")):
+        check_regular_input(csv, what="table file", max_bytes=256 * 1024 * 1024)  # no FIFO or device
+        try:
+            frame = pd.read_csv(csv)
+        except pd.errors.EmptyDataError:
+            continue
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"table {str(csv)!r} is not a readable CSV file: {exc}") from None
+        if max_rows is not None and (len(frame) > max_rows or (captions and csv.stem not in captions)):
+            skipped.append(f"tables/{csv.name} ({len(frame)} rows)")
+            continue
+        entries.append((csv.stem, frame, _caption(captions, csv.stem, name)))
+    if max_rows is not None and captions:  # the order the command lists its captions in
+        rank = {stem: i for i, stem in enumerate(captions)}
+        entries.sort(key=lambda e: rank.get(e[0], len(rank)))
+    return entries, skipped
+
+
+def _tables_and_figures(bench, tmp, slug, name, captions, entries, float_format):
+    """Write the tables and copy the figures of one benchmark; ``(body lines, tables, figures)``."""
+    body, tables, figures = [], [], []
+    table_dir, fig_dir = tmp / "tables" / slug, tmp / "figures" / slug
+    table_dir.mkdir(parents=True)
+    stems: set = set()
+    for stem, frame, caption in entries:
+        check_stop()
+        if frame.shape[1] == 0:
+            continue
+        stem = _slug(stem, stems)
+        write_table(
+            frame,
+            table_dir / stem,
+            caption=caption,
+            label=f"tab:auditad-{slug}-{stem}",
+            float_format=float_format,
+            human_headers=True,
+        )
+        rel = f"tables/{slug}/{stem}.tex"
+        tables.append(rel)
+        body.append(f"\\input{{\\AuditadDir {rel}}}")
+    pdfs = sorted((bench / "figures").glob("*.pdf"))
+    if pdfs:
+        fig_dir.mkdir(parents=True)
+    fig_stems: set = set()
+    for pdf in pdfs:
+        check_stop()
+        check_regular_input(pdf, what="figure file")  # a FIFO would block the copy
+        stem = _slug(pdf.stem, fig_stems)
+        shutil.copyfile(pdf, fig_dir / f"{stem}.pdf")
+        rel = f"figures/{slug}/{stem}.pdf"
+        figures.append(rel)
+        body += [
+            r"\begin{figure}[htbp]",
+            r"  \centering",
+            f"  \\includegraphics[width=\\linewidth,height=0.42\\textheight,keepaspectratio]{{\\AuditadDir {rel}}}",
+            f"  \\caption{{{latex_escape(_caption(captions, pdf.stem, name))}}}\\label{{fig:auditad-{slug}-{stem}}}",
+            r"\end{figure}",
+        ]
+    return body, tables, figures
+
+
+def _benchmark_block(bench: Path, slug: str, tmp: Path, float_format):
+    """``(name, body lines, tables, figures)`` of one benchmark folder."""
+    summary = load_summary(bench / "summary.json")
+    kind = summary.get("kind")
+    if kind not in (None, "audit") and kind not in STORED_KINDS:
+        raise InvalidInputError(
+            f"summary {str(bench / 'summary.json')!r} is of kind {kind!r}; the appendix reads the outputs of "
+            f"'auditad audit', {', '.join(repr('auditad ' + k) for k in STORED_KINDS)}"
+        )
+    name = str(summary.get("benchmark") or bench.name)
+    captions = summary.get("captions") if isinstance(summary.get("captions"), Mapping) else {}
+    stored = kind in STORED_KINDS
+    head, entries = _stored_head(summary, name) if stored else _audit_head(summary, bench, name)
+    more, skipped = _read_tables(bench, captions, name, MAX_APPENDIX_ROWS if stored else None)
+    body = [f"\\subsection{{{latex_escape(name)}}}\\label{{sec:auditad-{slug}}}", *head]
+    if skipped:
+        body += [
+            "{\\sloppy Tables of the audit folder not typeset here (per-row or machine-readable; see the CSV "
+            f"files): {latex_escape(', '.join(skipped))}.\\par}}",
+            "",
+        ]
+    lines, tables, figures = _tables_and_figures(bench, tmp, slug, name, captions, entries + more, float_format)
+    return name, body + lines + [r"\clearpage", ""], tables, figures
+
+
 def write_appendix(
     audit_dir, out_dir, *, title: str = "Evaluation-protocol audit", float_format=None
 ) -> AppendixResult:
-    r"""Build a LaTeX appendix from an ``auditad audit`` output folder.
+    r"""Build a LaTeX appendix from an ``auditad audit``, ``auditad ood`` or ``auditad timeseries`` output folder.
 
     Reads ``AUDIT/<benchmark>/summary.json``, ``tables/*.csv`` and ``figures/*.pdf``, and
     writes into ``OUT``:
 
     * ``appendix.tex`` — ``\section{title}`` and, per benchmark, ``\subsection{name}`` with
-      the gate verdict, the table of gates (re-evaluated on the summary), every table
-      (``\input``) and every figure (``\includegraphics``), then ``\clearpage``;
+      the verdict, the findings, the table of gates, every table (``\input``) and every figure
+      (``\includegraphics``), then ``\clearpage``;
     * ``tables/<benchmark>/<name>.tex`` (+ ``.csv`` and ``.md``), booktabs tables;
     * ``figures/<benchmark>/<name>.pdf``, copies of the PDF figures.
 
+    An ``auditad audit`` summary has its gates evaluated again on the summary (the stored rules).
+    A summary with ``"kind": "ood"`` or ``"timeseries"`` is rendered as stored: its verdict, its
+    ``findings`` (``Finding.to_dict`` records, worst first) and its evaluated ``gates``; nothing is
+    computed again. Its tables longer than ``MAX_APPENDIX_ROWS`` rows (the per-sample tables), and those
+    without a caption when the summary has ``captions``, are named, not typeset.
+
     Only ``booktabs`` and ``graphicx`` are needed (stated in the comment header of
-    ``appendix.tex``).  The folder is built in a temporary sibling and renamed into place
-    (replacing an older ``OUT``), so a failure leaves ``OUT`` untouched.  A table or figure
-    caption is the summary's ``captions[<file stem>]`` (as ``auditad audit`` records them) or
-    the file name, led by the benchmark name.
+    ``appendix.tex``).  Wide tables are split by columns (never scaled below 8 pt).  The folder is
+    built in a temporary sibling and renamed into place (replacing an older ``OUT``), so a failure
+    leaves ``OUT`` untouched.  A table or figure caption is the summary's ``captions[<file stem>]``
+    (as the commands record them) or the file name, led by the benchmark name.
 
     Parameters
     ----------
@@ -436,9 +622,12 @@ def write_appendix(
     - [`write_junit`][auditad.report.export.write_junit],
       [`write_markdown_summary`][auditad.report.export.write_markdown_summary]: gate results for CI.
     - [`auditad.gates.checks.run_gates`][auditad.gates.checks.run_gates]: the gates.
-    """
-    import pandas as pd
+    - [`auditad.report.ood.write_ood_report`][auditad.report.ood.write_ood_report]: an OOD audit's folder.
 
+    Examples
+    --------
+    >>> write_appendix("ood_out", "appendix")  # doctest: +SKIP
+    """
     from .. import __version__
 
     audit_dir, out_dir = Path(audit_dir), Path(out_dir)
@@ -458,81 +647,14 @@ def write_appendix(
             "",
         ]
         lines += [f"\\section{{{latex_escape(title)}}}\\label{{sec:auditad}}", ""]
-        names, tables, figures, taken = [], [], [], set()
-        body = []
+        names, tables, figures, taken, body = [], [], [], set(), []
         for bench in benches:
             check_stop()  # safe points of the command line's signal handling: between benchmarks and files
-            summary = load_summary(bench / "summary.json")
-            name = str(summary.get("benchmark") or bench.name)
-            slug = _slug(bench.name, taken)
+            name, block, t, f = _benchmark_block(bench, _slug(bench.name, taken), tmp, float_format)
             names.append(name)
-            captions = summary.get("captions") if isinstance(summary.get("captions"), Mapping) else {}
-            try:
-                results = evaluate_gates(summary, summary_rules(summary, source=str(bench / "summary.json")))
-            except InvalidInputError as exc:
-                raise InvalidInputError(f"benchmark {name!r}: {exc}") from None
-            body += [f"\\subsection{{{latex_escape(name)}}}\\label{{sec:auditad-{slug}}}"]
-            c = _counts(results)
-            if results:
-                body.append(f"Gate verdict: \\textbf{{{verdict(results)}}} ({_tally(c)}).")
-            else:
-                body.append("No gates were set for this benchmark.")
-            body.append("")
-            body += _findings_latex(summary, results)
-            table_dir, fig_dir = tmp / "tables" / slug, tmp / "figures" / slug
-            table_dir.mkdir(parents=True)
-            stems: set = set()
-            entries = []
-            if results:
-                entries.append(("gates", _gate_frame(results), f"{name}: gates"))
-                stems.add("gates")
-            for csv in sorted((bench / "tables").glob("*.csv")):
-                check_regular_input(csv, what="table file", max_bytes=256 * 1024 * 1024)  # no FIFO or device
-                try:
-                    frame = pd.read_csv(csv)
-                except pd.errors.EmptyDataError:
-                    continue
-                except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-                    raise InvalidInputError(f"table {str(csv)!r} is not a readable CSV file: {exc}") from None
-                stem = _slug(csv.stem, stems)
-                caption = _caption(captions, csv.stem, name)
-                entries.append((stem, frame, caption))
-            for stem, frame, caption in entries:
-                check_stop()
-                if frame.shape[1] == 0:
-                    continue
-                write_table(
-                    frame,
-                    table_dir / stem,
-                    caption=caption,
-                    label=f"tab:auditad-{slug}-{stem}",
-                    float_format=float_format,
-                    human_headers=True,
-                )
-                rel = f"tables/{slug}/{stem}.tex"
-                tables.append(rel)
-                body.append(f"\\input{{\\AuditadDir {rel}}}")
-            pdfs = sorted((bench / "figures").glob("*.pdf"))
-            if pdfs:
-                fig_dir.mkdir(parents=True)
-            fig_stems: set = set()
-            for pdf in pdfs:
-                check_stop()
-                check_regular_input(pdf, what="figure file")  # a FIFO would block the copy
-                stem = _slug(pdf.stem, fig_stems)
-                shutil.copyfile(pdf, fig_dir / f"{stem}.pdf")
-                rel = f"figures/{slug}/{stem}.pdf"
-                figures.append(rel)
-                caption = _caption(captions, pdf.stem, name)
-                body += [
-                    r"\begin{figure}[htbp]",
-                    r"  \centering",
-                    f"  \\includegraphics[width=\\linewidth,height=0.42\\textheight,keepaspectratio]"
-                    f"{{\\AuditadDir {rel}}}",
-                    f"  \\caption{{{latex_escape(caption)}}}\\label{{fig:auditad-{slug}-{stem}}}",
-                    r"\end{figure}",
-                ]
-            body += [r"\clearpage", ""]
+            body += block
+            tables += t
+            figures += f
         intro = (
             f"This appendix reports the evaluation-protocol audit of {len(names)} "
             f"benchmark{'s' * (len(names) != 1)}: {', '.join(latex_escape(n) for n in names)}."

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["OODRun", "ood_summary", "render_ood_html", "write_ood_report", "MAX_LISTED_ROWS"]
+__all__ = ["OODRun", "ood_summary", "ood_tables", "render_ood_html", "write_ood_report", "MAX_LISTED_ROWS", "CAPTIONS"]
 
 #: Rows listed per OOD set in the page's tables of copies and of the most ID-like rows (the CSV holds all).
 MAX_LISTED_ROWS = 20
@@ -52,6 +52,7 @@ def ood_summary(result, rules=(), *, fail_on: str = "fail") -> tuple[dict, int]:
     from ..gates.checks import evaluate_gates
 
     summary = result.to_dict()
+    summary["captions"] = dict(CAPTIONS)
     gates = evaluate_gates(summary, list(rules)) if rules else []
     summary["gates"] = [g.to_dict() for g in gates]
     worst = Status.worst([result.verdict, *(g.status.value for g in gates)])
@@ -73,10 +74,106 @@ def _figures(result) -> dict:
             return plot_ood_difficulty(result).figure
 
     specs = (
-        FigureSpec("ood_placement", "Near/far placement and ID share per OOD set", lambda: ood_figure(result), "ood"),
-        FigureSpec("ood_difficulty", "Detector AUROC against placement", difficulty, "ood"),
+        FigureSpec("ood_placement", CAPTIONS["ood_placement"], lambda: ood_figure(result), "ood"),
+        FigureSpec("ood_difficulty", CAPTIONS["ood_difficulty"], difficulty, "ood"),
     )
     return {f.name: (f.caption, figure_files(f)) for f in specs}
+
+
+#: Captions of the tables and figures for papers (``summary.json`` ``captions``; ``auditad appendix`` typesets
+#: these tables and figures, and names the other tables of the folder).
+CAPTIONS = {
+    "ood_overview": "Copies of ID rows, estimated ID share and near/far placement per OOD set",
+    "ood_detectors": "Detectors fitted on the ID rows: held-out ID rows against each OOD set",
+    "ood_nearest_classes": "Nearest ID classes of each OOD set's rows (the five most frequent)",
+    "ood_id_like": "The most ID-like rows of each OOD set",
+    "ood_copies": "OOD rows that copy an ID row, with the ID row and its class",
+    "ood_placement": "Near/far placement (lambda) and estimated ID share per OOD set, with their intervals",
+    "ood_difficulty": "Detector AUROC against the placement statistic per OOD set",
+}
+
+
+def _with_interval(value, low, high) -> str:
+    """``0.912 [0.901, 0.922]`` (three decimals; the numbers at full precision are in ``ood_sets.csv``)."""
+    from .._format import stat
+
+    return f"{stat(value, target='text')} [{stat(low, target='text')}, {stat(high, target='text')}]"
+
+
+def _copy_table(rows):
+    """One line per copied OOD row: the kind of copy, the ID row and its class, the distance."""
+    import numpy as np
+    import pandas as pd
+
+    exact = rows["exact_copy"].to_numpy(dtype=bool)
+    return pd.DataFrame(
+        {
+            "row": rows["row"],
+            "copy": np.where(exact, "exact", "near"),
+            "id_row": np.where(exact, rows["exact_id_row"], rows["near_id_row"]),
+            "id_class": np.where(exact, rows["exact_id_class"], rows["nearest_id_class"]),
+            "distance": np.where(exact, 0.0, rows["nearest_id_distance"]),
+        }
+    )
+
+
+def ood_tables(result) -> dict:
+    """``{file stem: frame}`` of the tables written for papers (captions in `CAPTIONS`).
+
+    ``ood_overview`` (one row per set), ``ood_detectors`` (per set and detector), ``ood_nearest_classes``,
+    ``ood_id_like`` (the most ID-like rows per set) and ``ood_copies`` (every row with an ID copy); all read
+    from the result, nothing is computed. Estimates with their interval are one text cell,
+    ``0.912 [0.901, 0.922]`` (``ood_sets.csv`` holds every number at full precision).
+
+    See Also
+    --------
+    - [`write_ood_report`][auditad.report.ood.write_ood_report]
+    """
+    import pandas as pd
+
+    place, dets, classes, like, copies = [], [], [], [], []
+    for s in result.sets:
+        c, p, cp = s.contamination, s.placement, s.copies
+        place.append(
+            {
+                "ood_set": s.name,
+                "group": s.group or "",
+                "n": s.n,
+                "exact_copies": cp.n_exact,
+                "near_copies": cp.n_near,
+                "id_share": _with_interval(c.estimate, c.ci_low, c.ci_high),
+                "lambda": _with_interval(p.ratio, p.ratio_low, p.ratio_high),
+                "placement": p.placement + (" (against group)" if s.contradicts_group else ""),
+            }
+        )
+        dets += [
+            {
+                "ood_set": s.name,
+                "detector": d.detector,
+                "auroc": _with_interval(d.auroc, d.auroc_low, d.auroc_high),
+                "auroc_null95": d.auroc_null95,
+                "aupr_in": d.aupr_in,
+                "aupr_out": d.aupr_out,
+                "fpr95": _with_interval(d.fpr95, d.fpr95_low, d.fpr95_high),
+            }
+            for d in s.detectors
+        ]
+        classes += [{"ood_set": s.name, **r} for r in s.nearest_classes[:5]]
+        cols = ["row", "id_likeness", "nearest_id_class", "nearest_id_distance"]
+        like.append(s.most_id_like(MAX_LISTED_ROWS // 2)[cols].assign(ood_set=s.name))
+        copies.append(_copy_table(s.copy_rows()).assign(ood_set=s.name))
+
+    def first(frames):
+        f = pd.concat(frames, ignore_index=True)
+        return f[["ood_set", *[c for c in f.columns if c != "ood_set"]]]
+
+    return {
+        "ood_overview": pd.DataFrame(place),
+        "ood_detectors": pd.DataFrame(dets),
+        "ood_nearest_classes": pd.DataFrame(classes),
+        "ood_id_like": first(like),
+        "ood_copies": first(copies),
+    }
 
 
 def _rows(frame, n: int) -> list:
@@ -127,8 +224,9 @@ def write_ood_report(result, out, *, rules=(), fail_on: str = "fail") -> OODRun:
     """Write the report of an OOD audit into folder ``out`` (replaced atomically; nothing half-written).
 
     Files: ``report.html``, ``summary.json``, ``figures/<name>.svg`` and ``.pdf``, ``tables/ood_sets``
-    (``.csv``, ``.md``, ``.tex``; one row per set and detector) and ``tables/ood_<name>_samples.csv`` (one row
-    per OOD row: ID-likeness, nearest ID class, copy flags).
+    (``.csv``, ``.md``, ``.tex``; one row per set and detector, every number), the tables for papers of
+    `ood_tables` (captioned in ``summary.json``, typeset by ``auditad appendix``) and
+    ``tables/ood_<name>_samples.csv`` (one row per OOD row: ID-likeness, nearest ID class, copy flags).
 
     Parameters
     ----------
@@ -167,6 +265,8 @@ def write_ood_report(result, out, *, rules=(), fail_on: str = "fail") -> OODRun:
             write_bytes_atomic(tmp / "figures" / f"{name}.svg", svg)
             write_bytes_atomic(tmp / "figures" / f"{name}.pdf", pdf)
         write_table(result.to_frame(), tmp / "tables" / "ood_sets", caption="OOD sets", label="tab:ood-sets")
+        for stem, frame in ood_tables(result).items():
+            write_table(frame, tmp / "tables" / stem, caption=CAPTIONS[stem], label=f"tab:{stem}", human_headers=True)
         for s in result.sets:
             write_text_atomic(tmp / files[s.name], frame_to_csv(s.samples))
     except BaseException:

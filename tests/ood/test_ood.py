@@ -148,6 +148,22 @@ def test_detection_metrics_match_sklearn():
     assert r.auroc_null95 == pytest.approx(exact, abs=0.005) and r.aupr_out_null == pytest.approx(0.4, abs=0.01)
 
 
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_aupr_pair_matches_sklearn_with_and_without_ties(decimals):
+    from auditad.ood.detection import aupr_pair
+
+    rng = np.random.default_rng(3)
+    A, O = rng.normal(size=(300, 6)), rng.normal(0.5, size=(120, 6))
+    if decimals is not None:
+        A, O = A.round(decimals), O.round(decimals)
+    ap_in, ap_out = aupr_pair(A, O)
+    y = np.r_[np.zeros(300), np.ones(120)]
+    for j in range(6):
+        s = np.r_[A[:, j], O[:, j]]
+        assert ap_out[j] == pytest.approx(average_precision_score(y, s), abs=1e-12)
+        assert ap_in[j] == pytest.approx(average_precision_score(1 - y, -s), abs=1e-12)
+
+
 def test_fpr_at_tpr_random_is_about_095():
     rng = np.random.default_rng(0)
     assert fpr_at_tpr(rng.random(20000), rng.random(20000)) == pytest.approx(0.95, abs=0.01)
@@ -291,6 +307,9 @@ def test_cli_writes_report_and_exit_codes(tmp_path, capsys):
         (["--ood", "far={id}"], "identical"),
         (["--ood", "far={far}", "--ood-group", "near=nope"], "not an OOD set"),
         (["--ood", "f/x={far}"], "letters, digits"),
+        (["--ood", "far={empty}"], "--ood far"),
+        (["--ood", "far={nan}"], "NaN"),
+        (["--ood", "far={id32}"], "identical to the ID set"),
     ],
 )
 def test_cli_bad_input_one_line_nothing_written(tmp_path, capsys, extra, match):
@@ -298,7 +317,13 @@ def test_cli_bad_input_one_line_nothing_written(tmp_path, capsys, extra, match):
     np.save(tmp_path / "bad.npy", np.zeros((5, 3)))
     X = np.load(tmp_path / "id.npz")["X"]
     np.save(tmp_path / "idx.npy", X)
+    np.save(tmp_path / "id32.npy", X.astype(np.float32))  # the ID set saved again in single precision
+    np.save(tmp_path / "empty.npy", np.empty((0, X.shape[1])))
+    nan = np.load(tmp_path / "far.npy")
+    nan[7, 2] = np.nan
+    np.save(tmp_path / "nan.npy", nan)
     names = {"far": tmp_path / "far.npy", "bad": tmp_path / "bad.npy", "id": tmp_path / "idx.npy"}
+    names.update(id32=tmp_path / "id32.npy", empty=tmp_path / "empty.npy", nan=tmp_path / "nan.npy")
     extra = [e.format(**names) for e in extra]
     out = tmp_path / "out"
     code = main([*base, *extra, "--backend", "exact", "--out", str(out)])
@@ -318,3 +343,57 @@ def test_same_seed_same_bytes_and_set_order_does_not_matter(tmp_path, bench):
     assert main([*base, "--ood", far, "--ood", near, "--backend", "exact", "--out", str(b), "--quiet"]) == 1
     for name in ("summary.json", "report.html", "figures/ood_placement.svg", "tables/ood_far_samples.csv"):
         assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_summary_follows_the_shipped_json_schema(bench):
+    import copy
+    from importlib.resources import files
+
+    import jsonschema
+
+    from auditad.gates.checks import rules_from_config
+    from auditad.report.ood import ood_summary
+
+    schema = json.loads(files("auditad.schemas").joinpath("ood.schema.json").read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator.check_schema(schema)
+    summary, _ = ood_summary(bench["res"], rules_from_config(["ood.far.id_share <= 0.05"], source="test"))
+    summary = json.loads(json.dumps(summary, allow_nan=False))
+    assert summary["schema_version"] == "1.0" and summary["kind"] == "ood"
+    jsonschema.validate(summary, schema)
+    for path, value in (
+        (("ood", "far", "placement"), "middle"),
+        (("ood", "far", "id_share"), 1.5),
+        (("findings", 0, "status"), "error"),
+        (("schema_version",), "2.0"),
+    ):
+        bad = copy.deepcopy(summary)
+        node = bad
+        for key in path[:-1]:
+            node = node[key]
+        node[path[-1]] = value
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, schema)
+    del summary["findings"]
+    with pytest.raises(jsonschema.ValidationError, match="findings"):
+        jsonschema.validate(summary, schema)
+
+
+def test_reference_lists_drop_held_out_rows_like_a_search_among_training_rows():
+    """One search among all ID rows, the held-out rows dropped (and short lists searched again), equals the
+    brute-force k nearest training rows; the unfiltered lists are the nearest ID rows of any kind."""
+    from auditad.ood.neighbourhood import id_reference_lists
+
+    rng = np.random.default_rng(11)
+    X = rng.normal(size=(300, 5))
+    is_test = np.zeros(300, dtype=bool)
+    is_test[rng.choice(300, 180, replace=False)] = True  # 60 % held out: many lists come back short
+    Q = np.vstack([X[is_test][:40], rng.normal(size=(30, 5))])
+    lists = id_reference_lists(X, is_test, Q, k=7, metric="euclidean", backend="exact", random_state=0)
+    train = np.flatnonzero(~is_test)
+    D = cdist(Q, X[train])
+    order = np.argsort(D, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(lists.train_idx, train[order])
+    np.testing.assert_allclose(lists.train_dist, np.take_along_axis(D, order, 1), rtol=1e-12, atol=1e-12)
+    whole = cdist(Q, X)
+    np.testing.assert_allclose(lists.whole_dist, np.sort(whole, axis=1)[:, : lists.whole_dist.shape[1]], atol=1e-12)
+    assert (lists.whole_dist[:40, 0] == 0).all()  # a held-out query finds itself among all the ID rows

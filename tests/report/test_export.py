@@ -6,6 +6,7 @@ is checked structurally and, when a TeX engine is installed, compiled.
 """
 
 import json
+from pathlib import Path
 import re
 import shutil
 import subprocess
@@ -557,3 +558,103 @@ def test_latex_escape_writes_the_report_fractions_as_math():
     # the findings' words hold "½" (AUROC below ½): a fraction in math mode, never a "[U+00BD]" placeholder
     assert latex_escape("below ½") == r"below $\frac{1}{2}$"
     assert latex_escape("¼ ¾ 1⁄3") == r"$\frac{1}{4}$ $\frac{3}{4}$ 1/3"
+
+
+# --------------------------------------------------------------------------- appendix of ood / timeseries folders
+@pytest.fixture(scope="module")
+def stored_kinds_dir(tmp_path_factory):
+    """An ``auditad ood`` folder (command line) and an ``auditad timeseries`` folder (API), side by side."""
+    from auditad.report.timeseries import write_timeseries_report
+    from auditad.timeseries import audit_timeseries
+
+    d = tmp_path_factory.mktemp("kinds")
+    root = d / "audits"
+    root.mkdir()
+    rng = np.random.default_rng(5)
+    centres = rng.normal(0, 4, size=(3, 8))
+    X = np.vstack([rng.normal(c, 1.0, size=(100, 8)) for c in centres])
+    np.savez(d / "id.npz", X=X, y=np.repeat(np.arange(3), 100))
+    np.save(d / "far.npy", np.vstack([rng.normal(25, 1, size=(250, 8)), X[:3]]))  # 253 rows: a per-row table
+    np.save(d / "near.npy", rng.normal(centres[rng.integers(0, 3, 80)], 1.0))
+    argv = (
+        ["ood", "--embeddings", d / "id.npz", "--embeddings-key", "X", "--label-column", "y"]
+        + ["--ood", f"far={d / 'far.npy'}", "--ood", f"near={d / 'near.npy'}", "--ood-group", "far=far,near"]
+        + ["--backend", "exact", "--gate", "ood.far.id_share <= 0.05", "--out", root / "ood", "--quiet"]
+    )
+    assert main([str(a) for a in argv]) == 1  # three exact copies
+    y = np.zeros(2000, dtype=int)
+    for s in range(100, 2000, 300):
+        y[s : s + 25] = 1
+    audit = audit_timeseries({"MSL": y}, {"det": {"MSL": y + rng.normal(0, 0.5, y.size)}}, n_draws=20, range_draws=0)
+    write_timeseries_report(audit, root / "ts")
+    return root
+
+
+def test_appendix_of_ood_and_timeseries_folders_renders_the_stored_findings(stored_kinds_dir, tmp_path):
+    root = tmp_path / "audits"
+    shutil.copytree(stored_kinds_dir, root)
+    summaries = {k: json.loads((root / k / "summary.json").read_text()) for k in ("ood", "ts")}
+    assert summaries["ood"]["kind"] == "ood" and summaries["ts"]["kind"] == "timeseries"
+    # one stored decision, many renderings: a changed stored sentence shows up as written, nothing is recomputed
+    summaries["ood"]["findings"][0]["sentence"] = "Stored sentence of the first finding."
+    (root / "ood" / "summary.json").write_text(json.dumps(summaries["ood"]))
+    res = write_appendix(root, tmp_path / "appendix")
+    tex = (tmp_path / "appendix" / "appendix.tex").read_text()
+    _check_tex_structure(tex)
+    assert res.benchmarks == ("ood", "ts") and tex.count(r"\subsection{") == 2
+    ood, ts = tex.split(r"\subsection{ts}")
+    assert r"OOD benchmark audit. Verdict: \textbf{fail}" in ood and "1 gate: 1 passed" in ood
+    assert r"Time-series evaluation audit. Verdict: \textbf{" + summaries["ts"]["verdict"] + "}" in ts
+    for part, summary in ((ood, summaries["ood"]), (ts, summaries["ts"])):
+        items = re.findall(r"\\item\{\} \\textbf\{(\w+)\} ([^\n]*)", part)
+        assert len(items) == len(summary["findings"])
+        ranks = {"FAIL": 3, "WARN": 2, "INFO": 1, "PASS": 0}
+        assert [ranks[s] for s, _ in items] == sorted((ranks[s] for s, _ in items), reverse=True)  # worst first
+        for f in summary["findings"]:
+            assert latex_escape(f["sentence"]) in part
+        assert part.index(r"\paragraph{Findings.}") < part.index(r"\input{\AuditadDir")  # findings, then tables
+    assert "Stored sentence of the first finding." in ood
+    assert re.search(r"OOD rows identical to ID rows: 3 \(threshold 0\)", ood)
+    # the per-row tables and the uncaptioned machine table are named, not typeset; the captioned ones are
+    assert r"tables/ood\_far\_samples.csv (253 rows)" in ood and r"tables/ood\_sets.csv" in ood
+    typeset = {Path(t).stem for t in res.tables if t.startswith("tables/ood/")}
+    assert typeset == {"gates", "ood-overview", "ood-detectors", "ood-nearest-classes", "ood-id-like", "ood-copies"}
+    assert {Path(t).stem for t in res.tables if t.startswith("tables/ts/")} >= {"series", "detectors"}
+    captions = summaries["ood"]["captions"]
+    assert r"\caption{ood: " + latex_escape(captions["ood_placement"]) + "}" in ood
+    overview = (tmp_path / "appendix" / "tables" / "ood" / "ood-overview.tex").read_text()
+    assert r"\caption{ood: " + latex_escape(captions["ood_overview"]) in overview
+    assert "far & far & 253 & 3 & 0" in overview  # set, group, rows, exact copies, near copies
+    for rel in res.tables:
+        table = (tmp_path / "appendix" / rel).read_text()
+        assert r"\resizebox" not in table and r"\tiny" not in table and r"\scriptsize" not in table  # >= 8 pt
+    assert sorted(Path(f).name for f in res.figures) == ["nulls.pdf", "ood-difficulty.pdf", "ood-placement.pdf"]
+
+
+def test_appendix_refuses_an_unknown_summary_kind(audit_dir, tmp_path):
+    summary = dict(SUMMARY_A, kind="diff")
+    (audit_dir / "cifar10" / "summary.json").write_text(json.dumps(summary))
+    with pytest.raises(InvalidInputError, match="of kind 'diff'"):
+        write_appendix(audit_dir, tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(_tex_engine() is None, reason="no TeX engine (latexmk, pdflatex or tectonic) installed")
+def test_appendix_of_ood_and_timeseries_folders_compiles(stored_kinds_dir, tmp_path):
+    code = main(["appendix", str(stored_kinds_dir), "--out", str(tmp_path / "appendix")])
+    assert code == 0
+    (tmp_path / "paper.tex").write_text(
+        "\\documentclass{article}\n\\usepackage{booktabs}\n\\usepackage{graphicx}\n"
+        "\\begin{document}\n\\input{appendix/appendix.tex}\n\\end{document}\n"
+    )
+    proc = subprocess.run(
+        [*_tex_engine(), "paper.tex"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    log = (tmp_path / "paper.log").read_text(errors="replace")
+    assert "Overfull \\hbox" not in log
