@@ -353,6 +353,8 @@ def test_every_pool_by_of_the_selection_is_accepted(pool_by):
 
 # a non-default valid value per flag, written by hand (the expected settings are independent of the code)
 FLAGS = [
+    "--project-dim",
+    "16",
     "--seed",
     "4",
     "--leakage-k",
@@ -416,6 +418,7 @@ FLAGS = [
     "--no-default-gates",
 ]
 EXPECTED = {
+    "project_dim": 16,
     "seed": 4,
     "leakage_k": [7, 2],
     "metric": "cosine",
