@@ -107,59 +107,54 @@ def run_protocol(ctx):
     from ..protocol import audit_protocol
 
     s, bench = ctx.settings, ctx.inputs.benchmark
-    dets, knn_k = detectors_from_settings(s)
     if semi_supervised(ctx):
         # the standard semi-supervised setting: fit on a split of the normals, score the held-out normals and
         # every anomaly. The one-class protocol on {normal, anomaly} gives that task as the class "normal".
         import numpy as np
 
         labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
-        res = audit_protocol(
+        return audit_protocol(
             bench.representations,
             labels,
             protocol="one_class",
-            detectors=dets,
-            k=knn_k,
-            epsilon=s["epsilon"],
-            train_fraction=s["train_fraction"],
             contamination=None,
-            repeats=s["repeats"],
             confirm_repeats=s["confirm_repeats"],
             leakage_k=0,
-            max_test_normals=s["max_test_normals"],
-            confidence_level=s["confidence_level"],
-            backend=s["backend"],
-            project_dim=s["project_dim"],
-            n_jobs=s["n_jobs"],
-            progress=ctx.progress,
-            random_state=s["seed"],
-            executor=ctx.executor,
             classes=["normal"],  # only that task runs (the splits and seeds are drawn as for both classes)
+            **_protocol_settings(ctx),
         )
-        return res
     leak = ctx.results.get("leakage")
     return audit_protocol(
         bench.representations,
         bench.y,
         protocol=s["protocol"],
-        detectors=dets,
-        k=knn_k,
-        epsilon=s["epsilon"],
-        train_fraction=s["train_fraction"],
         contamination=s["contamination"],
-        repeats=s["repeats"],
         confirm_repeats=s["confirm_repeats"],
         leakage_k=s["leakage_k"][0],
-        max_test_normals=s["max_test_normals"],
         leakage_results=leak["representations"] if leak else None,
-        confidence_level=s["confidence_level"],
-        backend=s["backend"],
-        project_dim=s["project_dim"],
-        n_jobs=s["n_jobs"],
-        progress=ctx.progress,
-        random_state=s["seed"],
-        executor=ctx.executor,
+        **_protocol_settings(ctx),
     )
+
+
+def _protocol_settings(ctx) -> dict:
+    """The `audit_protocol` arguments that every protocol run of the audit takes from its settings."""
+    s = ctx.settings
+    dets, knn_k = detectors_from_settings(s)
+    return {
+        "detectors": dets,
+        "k": knn_k,
+        "epsilon": s["epsilon"],
+        "train_fraction": s["train_fraction"],
+        "repeats": s["repeats"],
+        "max_test_normals": s["max_test_normals"],
+        "confidence_level": s["confidence_level"],
+        "backend": s["backend"],
+        "project_dim": s["project_dim"],
+        "n_jobs": s["n_jobs"],
+        "progress": ctx.progress,
+        "random_state": s["seed"],
+        "executor": ctx.executor,
+    }
 
 
 # --------------------------------------------------------------------------- duplicates
@@ -241,8 +236,7 @@ def _audit_without_copies(ctx, rep, dup):
     """`audit_without_copies` with the protocol section's arguments (wiring only)."""
     from ..duplicates.tasks import audit_without_copies
 
-    s, how = ctx.settings, protocol_tasks(ctx)
-    dets, knn_k = detectors_from_settings(s)
+    how = protocol_tasks(ctx)
     return audit_without_copies(
         rep,
         ctx.inputs.benchmark.representations[rep],
@@ -250,20 +244,8 @@ def _audit_without_copies(ctx, rep, dup):
         dup,
         keep=how["keep"],
         protocol=how["protocol"],
-        detectors=dets,
-        k=knn_k,
-        epsilon=s["epsilon"],
-        train_fraction=s["train_fraction"],
         contamination=how["contamination"],
-        repeats=s["repeats"],
-        max_test_normals=s["max_test_normals"],
-        confidence_level=s["confidence_level"],
-        backend=s["backend"],
-        project_dim=s["project_dim"],
-        n_jobs=s["n_jobs"],
-        progress=ctx.progress,
-        random_state=s["seed"],
-        executor=ctx.executor,
+        **_protocol_settings(ctx),
     )
 
 
