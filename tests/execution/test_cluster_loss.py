@@ -81,7 +81,9 @@ def _cluster(folder: Path, n_workers: int = 2):
     """A scheduler and ``n_workers`` worker processes started from the command line: (address, workers)."""
     procs, workers = [], []
     sched_file = folder / "scheduler.json"
-    env = dict(_env(), PYTHONPATH=f"{ROOT / 'tests' / 'execution'}{os.pathsep}{_env()['PYTHONPATH']}")  # this module's total()
+    env = dict(
+        _env(), PYTHONPATH=f"{ROOT / 'tests' / 'execution'}{os.pathsep}{_env()['PYTHONPATH']}"
+    )  # this module's total()
     with open(folder / "cluster.log", "ab") as log:
         yield from _started(procs, workers, sched_file, log, env, n_workers)
 
