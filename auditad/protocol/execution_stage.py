@@ -163,11 +163,6 @@ def _run_serially(a, tp, groups, generic, pass_seeds, recalls):
         yield from _serial_fit_rows(a, tp, r, rep, generic)
 
 
-def _project_dim(a):
-    """The approximate backend's PCA projection of the checked arguments (``"auto"`` when they hold none)."""
-    return getattr(a, "project_dim", "auto")
-
-
 def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
@@ -186,7 +181,7 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
                 task_jobs=a.n_jobs,
-                project_dim=_project_dim(a),
+                project_dim=a.project_dim,
             )
             for (d_i, c), out in outs.items():
                 yield r, d_i, c, s, out
@@ -315,7 +310,7 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
                 executor=executor,
                 pass_seeds=pass_seeds,
                 recalls=recalls,
-                project_dim=_project_dim(a),
+                project_dim=a.project_dim,
                 **common,
             )
             for u in nb_units
