@@ -67,11 +67,15 @@ __all__ = [
     "combine_draws",
     "Confirmation",
     "confirmation_candidates",
+    "WEAK_CONFIRM_SHARE",
 ]
 
 #: The statuses of a class: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured class can
 #: have (in that order), then `SEED_SENSITIVE`.
 STATUSES = (SIGNIFICANTLY_INVERTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED, SEED_SENSITIVE)
+#: The confirmatory draws of undecided classes (*below 1/2 within noise*) cost at most about this share of a
+#: detector's own tasks (see [`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]).
+WEAK_CONFIRM_SHARE = 0.1
 #: What the interval of one draw covers.
 SOURCES_ONE_DRAW = "test samples (one draw of the split and the detector seed)"
 #: What the combined interval of several draws covers.
@@ -256,20 +260,26 @@ class Confirmation:
         return {"repeats": int(self.n_repeats), "candidates": int(self.n_candidates)}
 
 
-def confirmation_candidates(result, eligible) -> np.ndarray:
+def confirmation_candidates(result, eligible, *, repeats: int = 5) -> np.ndarray:
     """Boolean ``(R, D, K)``: the (representation, detector, class) triples whose one-draw decision is a candidate
     claim, for the detectors marked ``eligible`` (a sequence of D booleans: those whose AUROC(c) varies from draw
-    to draw).
+    to draw), when each candidate is re-run on ``repeats`` draws.
 
-    A triple is a candidate when one draw would make, or nearly make, a claim a reader acts on:
+    Two kinds of triples are re-run:
 
-    * the inverted side: the estimate below ½ and outside ε (*significantly inverted*, counted by the gate
-      ``rho_inv_sig``, or *below 1/2 within noise*);
-    * the side above ½: *distinguishable* from a random detector while its interval reaches the near-random band
-      (low end ≤ ½ + ε), the claims whose interval straddles a threshold. A class whose whole interval lies above
-      ½ + ε is not re-run: its claim is not near any threshold of the decision.
+    * **every claim** a one-draw decision makes near a threshold: *significantly inverted* (counted by the gate
+      ``rho_inv_sig`` and named by the findings), and *distinguishable* from a random detector while its interval
+      reaches the near-random band (low end ≤ ½ + ε). A class whose whole interval lies above ½ + ε is not re-run:
+      its claim is not near any threshold of the decision.
+    * **undecided classes on the inverted side** (*below 1/2 within noise*: the estimate below ½ − ε, not
+      significant), the most nearly significant first (smallest p), within a budget: at most
+      ``ceil(WEAK_CONFIRM_SHARE · K_evaluated / repeats)`` of them per (representation, detector), so that their
+      draws cost at most about `WEAK_CONFIRM_SHARE` of that detector's own tasks. They make no claim; re-running
+      them lets a real inversion that one draw left undecided be found, and the budget keeps a benchmark with
+      thousands of tiny classes (thousands of undecided classes) from paying R times its protocol stage.
 
-    The cost of the confirmatory draws is thus bounded by the number of such triples, not by the classes.
+    The cost of the confirmatory draws is thus bounded by the number of claims plus the budget, not by the
+    classes.
 
     See Also
     --------
@@ -290,8 +300,11 @@ def confirmation_candidates(result, eligible) -> np.ndarray:
     for r, d in pairs:
         dec = result.significance(result.representation_names[r], result.detector_names[d])
         cat, est = dec["category"], dec["estimate"]
-        inverted_side = (cat == SIGNIFICANTLY_INVERTED) | (cat == BELOW_WITHIN_NOISE)
         with np.errstate(invalid="ignore"):
             near_band = dec["distinguishable"] & (est > 0.5) & (dec["ci_low"] <= 0.5 + result.epsilon)
-        out[r, d] = inverted_side | near_band
+        out[r, d] = (cat == SIGNIFICANTLY_INVERTED) | near_band
+        weak = np.flatnonzero(cat == BELOW_WITHIN_NOISE)
+        budget = math.ceil(WEAK_CONFIRM_SHARE * int(np.isfinite(est).sum()) / max(int(repeats), 1))
+        order = np.argsort(np.asarray(dec["p_value"], dtype=np.float64)[weak], kind="stable")
+        out[r, d, weak[order[:budget]]] = True
     return out

@@ -70,8 +70,10 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
     """``size`` of the rows ``idx`` without replacement, stratified by ``labels`` (sorted indices).
 
     Each class gets ⌊size · n_j / N⌋ rows and the remaining rows go to the
-    largest fractional parts (ties by class order); rows within a class are a
-    uniform draw.
+    largest fractional parts; classes tied at the last fractional part taken are chosen uniformly at random
+    (with many classes of equal size, e.g. 1 000 classes of 200 test rows and ``size`` = 200, every class has the
+    same fractional part: taking them in class order would give every task the test normals of the same 200
+    classes). Rows within a class are a uniform draw.
     """
     if size >= idx.size:
         return idx
@@ -86,7 +88,12 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
     quota = np.floor(exact).astype(np.int64)
     rest = size - int(quota.sum())
     if rest > 0:
-        quota[np.argsort(-(exact - quota), kind="stable")[:rest]] += 1
+        frac = exact - quota
+        cut = np.sort(frac)[::-1][rest - 1]  # the last fractional part taken
+        above, tied = np.flatnonzero(frac > cut), np.flatnonzero(frac == cut)
+        quota[above] += 1
+        need = rest - above.size
+        quota[tied if need >= tied.size else rng.choice(tied, size=need, replace=False)] += 1
     grouped = idx[np.argsort(labels, kind="stable")]  # each class's rows in their order in idx, classes sorted
     starts = np.concatenate([[0], np.cumsum(counts)])
     out = [
@@ -231,6 +238,7 @@ def class_split_plan(
     repeats: int = 1,
     random_state=None,
     exclude_test_copies=None,
+    class_positions=None,
 ) -> SplitPlan:
     r"""The tasks of a class-split protocol, as [`audit_protocol`][auditad.protocol.audit_protocol] draws them.
 
@@ -264,6 +272,11 @@ def class_split_plan(
         \]
 
         A task left without anomalies or without normals is skipped.
+    class_positions : collection of int, optional
+        Draw only the tasks of these classes (positions in the sorted labels, as ``SplitTask.c``); the default
+        draws every class's. A class's task does not depend on which other classes are drawn: every split and
+        every class's seeds are drawn first, so a task is the same in the full plan and in a plan of a few
+        classes (which costs only those classes' subsamples).
 
     Returns
     -------
@@ -309,7 +322,7 @@ def class_split_plan(
         pool_s = np.flatnonzero(is_train)
         pool_labels = y_idx[pool_s]
         pool_counts = np.bincount(pool_labels, minlength=K)
-        for c in range(K):
+        for c in range(K) if class_positions is None else sorted(int(c) for c in set(class_positions)):
             in_c = y_idx == c
             normal, anomalous = strategy.normal_anomalous(in_c)
             train_rows, n_train = strategy.training_rows(c, normal, is_train, pool_s, pool_labels, pool_counts)

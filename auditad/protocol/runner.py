@@ -294,9 +294,10 @@ class _TaskPlan:
     skip_reasons: dict  # reason -> labels of the classes skipped for it
 
 
-def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
+def _task_plan(a: _ProtocolArgs, class_positions=None) -> _TaskPlan:
     """Draw every split, subsample and seed up front (results do not depend on ``n_jobs``), then keep for each
-    task the detectors with enough training normals."""
+    task the detectors with enough training normals; only the tasks of ``class_positions`` (default: every
+    class), which are the same tasks as in the full plan."""
     classes, y_idx = np.unique(a.y, return_inverse=True)
     K, D, S = classes.size, len(a.dets), a.repeats
     plan = class_split_plan(
@@ -309,6 +310,7 @@ def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
         repeats=S,
         random_state=a.rng,
         exclude_test_copies=a.exclude_test_copies,
+        class_positions=class_positions,
     )
     n_pos, n_neg, n_neg_avail = (np.zeros((K, S), dtype=np.int64) for _ in range(3))
     max_train = np.zeros(D, dtype=np.int64)
@@ -331,7 +333,8 @@ def _task_plan(a: _ProtocolArgs) -> _TaskPlan:
     planned = {(t.repeat, t.c): t for t in plan.tasks}
     not_planned = {(s, c): reason for c, s, reason in plan.skipped}
     tasks = []
-    for s, c in ((s, c) for s in range(S) for c in range(K)):
+    drawn = range(K) if class_positions is None else sorted(set(int(c) for c in class_positions))
+    for s, c in ((s, c) for s in range(S) for c in drawn):
         if (s, c) in not_planned:
             skip(c, s, not_planned[s, c])
             continue
@@ -608,14 +611,15 @@ def audit_protocol(
         its ``ks``; used instead of a second neighbour search.
     confirm_repeats : int, default 0
         Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``; the ``auditad audit``
-        command uses 5): every (representation, detector, class) whose AUROC(c) is below ½ and outside ε, or
-        distinguishable from ½ with an interval reaching ½ + ε
+        command uses 5): every (representation, detector, class) that is significantly inverted, or
+        distinguishable from ½ with an interval reaching ½ + ε, and the most nearly significant of the classes
+        below ½ − ε within noise (a budget of about 10 % of the detector's tasks)
         (``auditad.protocol.decision.confirmation_candidates``), is re-run on this many
         new splits with new detector seeds, and its decision combines the draws (within- and between-draw
         variance, Rubin's rules; draws on both sides of ½ make it *seed-sensitive*). Every detector is confirmed on
         a random split (kNN and LOF too: the split is a variance source of theirs); with a user ``split`` the
         detectors fitted per task (Isolation Forest, user detectors). The cost is bounded by the number of
-        candidates. 0 = none: a one-draw interval covers the test samples only.
+        claims plus that budget. 0 = none: a one-draw interval covers the test samples only.
     confidence_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
         is ≥ 1 − confidence_level (AUROC(c) not distinguishable from ½). Its former name ``ci_level`` is
@@ -760,14 +764,14 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
 
     if a.confirm_repeats < 1 or a.repeats > 1:
         return result
-    cand = confirmation_candidates(result, [_varies_between_draws(a, det) for det in a.dets])
+    cand = confirmation_candidates(result, [_varies_between_draws(a, det) for det in a.dets], repeats=a.confirm_repeats)
     settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
     if not cand.any():
         empty = np.full(cand.shape + (0,), np.nan)
         return replace(result, confirmation=Confirmation(empty, empty, empty, empty, empty, 0, 0), settings=settings)
     b = replace(a, repeats=a.confirm_repeats, leakage_k=None, progress=False)
-    tp = _task_plan(b)
     wanted = cand.any(axis=0)  # (D, K)
+    tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
     tasks = tuple(
         replace(t, runnable=keep)
         for t in tp.tasks

@@ -120,3 +120,32 @@ def test_candidates_cover_both_sides_of_a_claim(runs):
     # distinguishable (interval inside the band); 0.47: near random, not distinguishable
     assert cand[0, 0].tolist() == [True, True, False, True, False]
     assert not cand[0, 1].any()
+
+
+def test_undecided_classes_are_confirmed_within_a_budget_most_nearly_significant_first(runs):
+    """Claims are always re-run; the undecided classes below 1/2 only up to ceil(0.1 K / repeats), smallest p first:
+    a benchmark of thousands of tiny classes (thousands of undecided ones) must not pay R times its protocol."""
+    base = runs[0][0]
+    K = 40
+    auroc = np.full(K, 0.80)
+    auroc[:3] = 0.05  # significantly inverted: claims
+    auroc[3:20] = 0.40  # below 1/2 outside epsilon, not significant: undecided
+    p = np.full(K, 1e-12)
+    p[:3] = 1e-9
+    p[3:20] = np.linspace(0.9, 0.06, 17)  # the last undecided classes are the most nearly significant
+    shape = (1, 2, K, 1)
+    fake = replace(
+        base,
+        classes=np.arange(K),
+        auroc=np.broadcast_to(auroc.reshape(1, 1, K, 1), shape).copy(),
+        ci_low=np.broadcast_to((auroc - 0.2).reshape(1, 1, K, 1), shape).copy(),
+        ci_high=np.broadcast_to((auroc + 0.2).reshape(1, 1, K, 1), shape).copy(),
+        p_value=np.broadcast_to(p.reshape(1, 1, K, 1), shape).copy(),
+        log10_p_value=None,
+    )
+    assert list(fake.significance("X", "knn")["category"][:4]) == [SIGNIFICANTLY_INVERTED] * 3 + ["below 1/2 within noise"]
+    for repeats, n_weak in ((5, 1), (2, 2), (1, 4)):
+        cand = confirmation_candidates(fake, [True, False], repeats=repeats)[0, 0]
+        assert cand[:3].all() and not cand[20:].any()
+        weak = np.flatnonzero(cand[3:20]) + 3
+        assert weak.tolist() == list(range(20 - n_weak, 20)), repeats  # the n_weak smallest p
