@@ -267,9 +267,10 @@ SETTINGS: tuple[Setting, ...] = (
         "confirm_repeats",
         "int",
         5,
-        "With one split (--repeats 1): each candidate claim (a class below 1/2 outside epsilon, or one told apart "
-        "from random whose interval reaches 1/2 + epsilon; every detector on a random split) is re-run on this many "
-        "new splits and detector seeds, and decided on all draws combined; 0 = off.",
+        "With one split (--repeats 1): each candidate claim (a class significantly below 1/2, or one told apart "
+        "from random whose interval reaches 1/2 + epsilon, and the most nearly significant undecided classes below "
+        "1/2 within a budget of about a tenth of the tasks; every detector on a random split) is re-run on this many new "
+        "splits and detector seeds, and decided on all draws combined; 0 = off.",
         low=0,
         flag="--confirm-repeats",
     ),

@@ -77,7 +77,8 @@ def _flag_help(s: Setting) -> str:
         default = " ".join(map(str, s.default)) if isinstance(s.default, list) else s.default
         default = "none" if default in (None, "") else default
         text += f" (default: {default})"
-    return text + ("; repeat for several" if s.repeat else "")
+    # argparse formats help with %: a literal "10 %" in a setting's help must not end --help with a TypeError
+    return (text + ("; repeat for several" if s.repeat else "")).replace("%", "%%")
 
 
 def add_settings_arguments(parser, *, groups: Mapping | None = None) -> None:
