@@ -87,10 +87,9 @@ def external(ref: str) -> bool:
 
 # --------------------------------------------------------------------------- the demo (run once)
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo") / "report"
-    code, stdout, stderr = run_cli(["demo", "--out", str(out), "--quiet"])
-    return out, code, stdout, stderr
+def demo(quiet_demo):
+    """(output folder, exit code, stdout, stderr) of ``auditad demo --quiet`` (tests/conftest.py: shared, read only)."""
+    return quiet_demo
 
 
 def test_demo_writes_the_report_and_prints_its_path(demo):
