@@ -7,7 +7,7 @@ which form one unit that runs in one process:
 
 - ``approximate-search``: the files that build NN-descent graphs (pynndescent). numba compiles
   pynndescent's functions once per process (30-40 CPU s): once in one worker, not once in each.
-- ``demo-report``: the files that read the report of ``auditad demo --quiet`` (`quiet_demo`), run once.
+- ``demo-report``: the files that read ``auditad demo --quiet`` (`quiet_demo`): the demo runs once.
 
 The units are handed out in the order collected here, the costliest first (`HEAVY`, measured costs in
 seconds on an idle machine, then the units that hold a test marked ``slow``): no worker starts a long unit
@@ -32,16 +32,15 @@ GROUPS = {
         "tests/selection/test_scoring.py",
         "tests/selection/test_selection.py",
     ),
-    "demo-report": ("tests/report/test_report.py", "tests/report/test_browser.py"),
+    "demo-report": ("tests/report/test_report.py", "tests/report/test_browser.py", "tests/cli/test_cli.py"),
 }
 #: The costliest units, costliest first (wall seconds of a unit alone on an idle 2-core machine, rounded); a file's
 #: unit is its path under tests/ without ``.py``.
 HEAVY = (
+    "demo-report",  # ~130
     "protocol/test_scale_classes",  # ~110
     "approximate-search",  # ~90
-    "demo-report",  # ~90
     "project/test_docs",  # ~70
-    "cli/test_cli",  # ~70
     "execution/test_scale",  # ~60
     "execution/test_cluster_loss",  # ~55
     "cli/test_signals",  # ~45
