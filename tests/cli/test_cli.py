@@ -565,6 +565,8 @@ LIGHT = [
     "3",
     "--null-metric",
     "auroc",
+    "--landscape-metric",
+    "auroc",
     "--quiet",
 ]
 

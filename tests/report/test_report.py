@@ -353,6 +353,7 @@ def test_gate_exit_codes_junit_and_markdown(toy):
 
     d = toy[0]
     flags = ["audit", "--embeddings", f"raw={d / 'emb.npy'}", "--labels", str(d / "labels.csv"), "--quiet"]
+    flags += ["--detector", "knn", "--null-metric", "auroc", "--landscape-metric", "auroc"]  # fewer figures: faster
     manifest = write_manifest(
         make_selection_benchmark(
             n_tasks=2,
