@@ -241,6 +241,8 @@ def test_an_audit_of_shards_matches_the_audit_of_one_npy(tmp_path, monkeypatch, 
         "11",
         "--null-metric",
         "auroc",
+        "--landscape-metric",
+        "auroc",
         "--quiet",
     ]
     for emb, out in (("one.npy", "out1"), ("parts", "out2")):

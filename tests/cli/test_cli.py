@@ -565,6 +565,8 @@ LIGHT = [
     "3",
     "--null-metric",
     "auroc",
+    "--landscape-metric",
+    "auroc",
     "--quiet",
 ]
 
@@ -781,15 +783,29 @@ def test_progress_redraws_on_a_terminal_and_writes_one_line_per_stage_elsewhere(
 
 
 @pytest.mark.slow
-def test_the_demo_writes_few_lines_to_a_log(tmp_path, capsys):
+def test_the_demo_writes_few_lines_to_a_log(tmp_path, capsys, quiet_demo, monkeypatch):
     assert main(["demo", "--out", str(tmp_path / "demo")]) == 0
     captured = capsys.readouterr()
     err = captured.err.splitlines()
     assert 1 <= len(err) <= 20 and not any("\r" in line for line in err), err
     assert any(line.startswith("audit_protocol: done") for line in err)
     assert "report:" in captured.out
-    assert main(["demo", "--out", str(tmp_path / "quiet"), "--quiet", "--no-selection"]) == 0
-    assert capsys.readouterr().err == ""
+    # --quiet: nothing on stderr (the same demo, run once for the report tests: tests/conftest.py)
+    assert quiet_demo[1] == 0 and quiet_demo[3] == "" and "report:" in quiet_demo[2]
+    # --no-selection reaches the demo's inputs (stopped there: the rest is the run above)
+    from auditad.audit import runner
+    from auditad.errors import InvalidInputError
+
+    asked = []
+
+    def inputs(**kw):
+        asked.append(kw["selection"])
+        raise InvalidInputError("stop here")
+
+    monkeypatch.setattr(runner, "example_inputs", inputs)
+    assert main(["demo", "--out", str(tmp_path / "quiet"), "--quiet", "--no-selection"]) == 2
+    assert main(["demo", "--out", str(tmp_path / "quiet"), "--quiet"]) == 2
+    assert asked == [False, True] and "stop here" in capsys.readouterr().err
 
 
 def test_gate_writes_its_results_as_json(tmp_path, capsys):

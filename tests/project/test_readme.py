@@ -147,8 +147,12 @@ def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tm
         f"    assert Path(auditad.__file__).resolve().parent == Path({str(checkout / 'auditad')!r}).resolve()\n"
     )
 
-    # every test and doctest collected (0 errors), and the probe run: the checkout's package is the one tested
-    proc = _bare_pytest(checkout, site, tmp_path, "-q", "-k", "which_copy")
+    # every doctest collected (0 errors), and the probe run: the checkout's package is the one tested. A test file
+    # that imports `auditad` (the probe) and then the package's folder are collected, in the order of `testpaths`:
+    # the doctests of a package already imported from the "installed" copy are what failed ("import file mismatch");
+    # the other test files only import `auditad` as the probe does (the suite itself collects them all)
+    paths = ("tests/test_zz_which_copy.py", "auditad")
+    proc = _bare_pytest(checkout, site, tmp_path, "-q", "-k", "which_copy", *paths)
     out = proc.stdout + proc.stderr
     assert "import file mismatch" not in out, out[-3000:]
     assert proc.returncode == 0, out[-3000:]
@@ -156,7 +160,7 @@ def test_bare_pytest_collects_a_checkout_whose_package_is_installed_elsewhere(tm
 
     # control: without the checkout on sys.path the same command fails as the issue describes, so the
     # check above can fail
-    ctrl = _bare_pytest(checkout, site, tmp_path, "-q", "--collect-only", "-o", "pythonpath=")
+    ctrl = _bare_pytest(checkout, site, tmp_path, "-q", "--collect-only", "-o", "pythonpath=", *paths)
     assert ctrl.returncode != 0 and "import file mismatch" in ctrl.stdout + ctrl.stderr, (ctrl.stdout + ctrl.stderr)[
         -3000:
     ]

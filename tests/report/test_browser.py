@@ -6,8 +6,6 @@ is kept under the pytest tmp dir (its path is printed). Needs the Debian package
 when missing); skipped otherwise. Set ``AUDITAD_SCREENSHOT_DIR`` to keep the screenshots elsewhere too.
 """
 
-import contextlib
-import io
 import json
 import html
 import os
@@ -19,7 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from auditad.cli import main
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 pytestmark = pytest.mark.skipif(
@@ -79,10 +76,11 @@ def page_requests(log: dict) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def demo_report(tmp_path_factory):
+def demo_report(quiet_demo, tmp_path_factory):
+    """The report of ``auditad demo --quiet`` (tests/conftest.py), in a copy that the tests may add pages to."""
+    assert quiet_demo[1] == 0, quiet_demo[3]
     out = tmp_path_factory.mktemp("browser") / "report"
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main(["demo", "--out", str(out), "--quiet"]) == 0
+    shutil.copytree(quiet_demo[0], out)
     return out / "digits" / "report.html"
 
 

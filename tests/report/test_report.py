@@ -87,10 +87,9 @@ def external(ref: str) -> bool:
 
 # --------------------------------------------------------------------------- the demo (run once)
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
-    out = tmp_path_factory.mktemp("demo") / "report"
-    code, stdout, stderr = run_cli(["demo", "--out", str(out), "--quiet"])
-    return out, code, stdout, stderr
+def demo(quiet_demo):
+    """(output folder, exit code, stdout, stderr) of ``auditad demo --quiet`` (tests/conftest.py: shared, read only)."""
+    return quiet_demo
 
 
 def test_demo_writes_the_report_and_prints_its_path(demo):
@@ -354,6 +353,7 @@ def test_gate_exit_codes_junit_and_markdown(toy):
 
     d = toy[0]
     flags = ["audit", "--embeddings", f"raw={d / 'emb.npy'}", "--labels", str(d / "labels.csv"), "--quiet"]
+    flags += ["--detector", "knn", "--null-metric", "auroc", "--landscape-metric", "auroc"]  # fewer figures: faster
     manifest = write_manifest(
         make_selection_benchmark(
             n_tasks=2,
