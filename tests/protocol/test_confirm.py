@@ -143,7 +143,9 @@ def test_undecided_classes_are_confirmed_within_a_budget_most_nearly_significant
         p_value=np.broadcast_to(p.reshape(1, 1, K, 1), shape).copy(),
         log10_p_value=None,
     )
-    assert list(fake.significance("X", "knn")["category"][:4]) == [SIGNIFICANTLY_INVERTED] * 3 + ["below 1/2 within noise"]
+    assert list(fake.significance("X", "knn")["category"][:4]) == [SIGNIFICANTLY_INVERTED] * 3 + [
+        "below 1/2 within noise"
+    ]
     for repeats, n_weak in ((5, 1), (2, 2), (1, 4)):
         cand = confirmation_candidates(fake, [True, False], repeats=repeats)[0, 0]
         assert cand[:3].all() and not cand[20:].any()
