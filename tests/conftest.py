@@ -38,11 +38,11 @@ GROUPS = {
 #: unit is its path under tests/ without ``.py``.
 HEAVY = (
     "demo-report",  # ~130
-    "protocol/test_scale_classes",  # ~110
     "approximate-search",  # ~90
     "project/test_docs",  # ~70
     "execution/test_scale",  # ~60
     "execution/test_cluster_loss",  # ~55
+    "protocol/test_scale_classes",  # ~50
     "cli/test_signals",  # ~45
     "project/test_docs_site",  # ~35
     "cli/test_faults",  # ~30
