@@ -21,7 +21,9 @@ and \((\bar A - \tfrac12)/\sqrt T\) is referred to a t distribution with Rubin's
 interval is \(\bar A \pm t_\nu \sqrt T\) and the two-sided p-value that of this t statistic. \(\bar W\) is not
 divided by S: draws that share their test rows (a fixed split) share that noise. The source that dominates
 (\(\bar W\) against \((1 + 1/S)B\)) says what would settle an undecided class: more test samples, or more
-seeds and splits.
+seeds and splits. A one-draw class of a detector whose other classes were re-run gets the mean between-draw
+variance of those classes added to its within-draw variance (``p_method`` ``"pooled"``: Satterthwaite degrees of
+freedom, never a p below its draw's own), so that one draw does not make a claim the seeds would not support.
 
 **Status** (one of `STATUSES`: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured
 class can have, and *seed-sensitive*), with α = 1 − confidence level and Holm's
@@ -63,10 +65,12 @@ __all__ = [
     "SEED_SENSITIVE",
     "SOURCES_ONE_DRAW",
     "SOURCES_DRAWS",
+    "SOURCES_POOLED",
     "decide_classes",
     "combine_draws",
     "Confirmation",
     "confirmation_candidates",
+    "pooled_candidates",
     "WEAK_CONFIRM_SHARE",
 ]
 
@@ -80,6 +84,8 @@ WEAK_CONFIRM_SHARE = 0.1
 SOURCES_ONE_DRAW = "test samples (one draw of the split and the detector seed)"
 #: What the combined interval of several draws covers.
 SOURCES_DRAWS = "test samples, detector seeds and splits"
+#: What the interval of a one-draw class covers when other classes of its detector were re-run.
+SOURCES_POOLED = "test samples of one draw; detector seeds and splits pooled from the re-run classes"
 
 
 def combine_draws(auroc, ci_low, ci_high, *, confidence_level: float = 0.95) -> dict:
@@ -192,6 +198,7 @@ def decide_classes(auroc, ci_low, ci_high, p_value, log10_p_value, *, confidence
     d["p_value"] = np.where(
         multi, np.maximum(10.0 ** d["log10_p_value"], float(np.finfo(float).tiny)), np.where(n == 1, pick(p), np.nan)
     )
+    pooled = _pool_between(a, multi, n == 1, single_w, est, pick(p), pick(lp), d, confidence_level)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # classes without any draw
         d["draw_min"], d["draw_max"] = np.nanmin(a, axis=1), np.nanmax(a, axis=1)
@@ -212,11 +219,90 @@ def decide_classes(auroc, ci_low, ci_high, p_value, log10_p_value, *, confidence
     d["category"] = cat
     d["distinguishable"] = sig & ~straddle & np.isfinite(est)
     d["dominant"] = np.where(
-        multi & (d["between_var"] > d["within_var"]), "seeds and splits", np.where(n >= 1, "test samples", "")
+        (multi | pooled) & (d["between_var"] > d["within_var"]),
+        "seeds and splits",
+        np.where(n >= 1, "test samples", ""),
     ).astype(object)
-    d["sources"] = np.where(multi, SOURCES_DRAWS, np.where(n == 1, SOURCES_ONE_DRAW, "")).astype(object)
+    d["sources"] = np.where(
+        multi, SOURCES_DRAWS, np.where(pooled, SOURCES_POOLED, np.where(n == 1, SOURCES_ONE_DRAW, ""))
+    ).astype(object)
     d["alpha"] = alpha
     return d
+
+
+def pooled_candidates(result, eligible) -> np.ndarray:
+    """Boolean ``(R, D, K)``: the one-draw classes to re-run once the between-draw variance is known.
+
+    After the first confirmatory draws, a class that was not re-run has its one-draw interval widened by the
+    between-draw variance of the re-run classes of the same detector (``p_method`` ``"pooled"``, see
+    [`decide_classes`][auditad.protocol.decision.decide_classes]). Where the widened interval of a class told apart
+    from a random detector reaches the near-random band (low end ≤ ½ + ε), its claim straddles a threshold once
+    seeds and splits are accounted for: it is re-run too. A class that one draw reads at 0.67 [0.64, 0.71] but
+    other seeds at 0.44–0.51 is caught this way. Only the ``eligible`` detectors (those whose AUROC(c) varies
+    from draw to draw) are considered.
+
+    See Also
+    --------
+    - [`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]: the first candidates.
+
+    Examples
+    --------
+    >>> from auditad.protocol import audit_protocol
+    >>> X = np.random.default_rng(0).normal(size=(120, 3)); y = np.repeat([0, 1, 2], 40)
+    >>> res = audit_protocol(X, y, detectors=["knn"], leakage_k=0, random_state=0)
+    >>> pooled_candidates(res, [True]).any()  # no class was re-run: nothing is pooled
+    np.False_
+    """
+    R, D, K = len(result.representation_names), len(result.detector_names), result.classes.size
+    out = np.zeros((R, D, K), dtype=bool)
+    for r, d in ((r, d) for r in range(R) for d in range(D) if eligible[d]):
+        dec = result.significance(result.representation_names[r], result.detector_names[d])
+        with np.errstate(invalid="ignore"):
+            out[r, d] = (
+                (dec["p_method"] == "pooled")
+                & dec["distinguishable"]
+                & (dec["estimate"] > 0.5)
+                & (dec["ci_low"] <= 0.5 + result.epsilon)
+            )
+    return out
+
+
+def _pool_between(a, multi, single, single_w, est, p1, lp1, d: dict, confidence_level: float) -> np.ndarray:
+    r"""Widen the one-draw classes by the between-draw variance of the re-run classes of the same detector.
+
+    When some classes have several draws (the confirmatory draws of the candidates) and others one, the one-draw
+    interval covers the test samples only, yet the re-run classes measured how much a new seed and split move
+    this detector's AUROC(c). With \(\hat B\) the mean of their draws' sample variances (\(\nu_B = \sum_c
+    (S_c - 1)\) degrees of freedom), a one-draw class gets \(T = W + \hat B\), the interval
+    \(\hat A \pm t_\nu \sqrt T\) and the two-sided p of \((\hat A - \tfrac12)/\sqrt T\) with Satterthwaite's
+    \(\nu = T^2 / (\hat B^2 / \nu_B)\), and never a p smaller than its draw's Mann–Whitney p. ``d`` is updated in
+    place (``p_method`` ``"pooled"``); returns the mask of the widened classes.
+    """
+    from scipy.stats import t
+
+    widened = single & np.isfinite(est) & multi.any()
+    if not widened.any():
+        return widened
+    S = np.isfinite(a[multi]).sum(axis=1)
+    var = np.nanvar(a[multi], axis=1, ddof=1)
+    B, df_b = float(np.mean(var)), float(np.sum(S - 1))
+    if not B > 0.0:
+        return np.zeros_like(widened)
+    T = single_w[widened] + B
+    df = T**2 / (B**2 / df_b)
+    q = t.ppf(0.5 + confidence_level / 2.0, df)
+    e = est[widened]
+    with np.errstate(divide="ignore"):
+        logsf = t.logsf(np.abs(e - 0.5) / np.sqrt(T), df)
+    lp = np.minimum((logsf + math.log(2.0)) / math.log(10.0), 0.0)
+    lp = np.maximum(lp, np.asarray(lp1, dtype=np.float64)[widened])  # never below the draw's own p
+    d["ci_low"][widened] = np.maximum(e - q * np.sqrt(T), 0.0)
+    d["ci_high"][widened] = np.minimum(e + q * np.sqrt(T), 1.0)
+    d["log10_p_value"][widened] = lp
+    d["p_value"][widened] = np.maximum(10.0**lp, np.asarray(p1, dtype=np.float64)[widened])
+    d["between_var"][widened] = B
+    d["p_method"][widened] = "pooled"
+    return widened
 
 
 @dataclass(frozen=True, eq=False)

@@ -610,16 +610,11 @@ def audit_protocol(
         Leakage already computed on the same samples with ``leakage_k`` among
         its ``ks``; used instead of a second neighbour search.
     confirm_repeats : int, default 0
-        Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``; the ``auditad audit``
-        command uses 5): every (representation, detector, class) that is significantly inverted, or
-        distinguishable from ½ with an interval reaching ½ + ε, and the most nearly significant of the classes
-        below ½ − ε within noise (a budget of about 10 % of the detector's tasks)
-        (``auditad.protocol.decision.confirmation_candidates``), is re-run on this many
-        new splits with new detector seeds, and its decision combines the draws (within- and between-draw
-        variance, Rubin's rules; draws on both sides of ½ make it *seed-sensitive*). Every detector is confirmed on
-        a random split (kNN and LOF too: the split is a variance source of theirs); with a user ``split`` the
-        detectors fitted per task (Isolation Forest, user detectors). The cost is bounded by the number of
-        claims plus that budget. 0 = none: a one-draw interval covers the test samples only.
+        Confirmatory draws of the candidate claims of a one-draw audit (``repeats=1``; ``auditad audit`` uses 5):
+        the triples ``auditad.protocol.decision.confirmation_candidates`` and ``pooled_candidates`` select are
+        re-run on this many new splits with new detector seeds, and each decision combines its draws (Rubin's
+        rules; draws on both sides of ½ make it *seed-sensitive*); every detector on a random split, the
+        detectors fitted per task with a user ``split``. 0 = none: a one-draw interval covers the test samples only.
     confidence_level : float, default 0.95
         Confidence level; ``rho_nonsig`` is the share of classes whose p-value
         is ≥ 1 − confidence_level (AUROC(c) not distinguishable from ½). Its former name ``ci_level`` is
@@ -754,22 +749,36 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
 
     The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
     detector whose AUROC(c) varies from draw to draw (`_varies_between_draws`) are re-run on ``confirm_repeats``
-    new splits with new detector seeds, drawn from the audit's generator after its own plan, so the same seed gives
-    the same draws. Only the candidates' tasks run: the neighbour detectors' pass of a draw covers the candidate
-    classes' tasks only.
+    new splits with new detector seeds, drawn from the audit's generator after its own plan (the same seed gives
+    the same draws); then, once, the one-draw claims that the re-run classes' between-draw variance puts near a
+    threshold ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates]). Only the candidates' tasks run.
     """
     from dataclasses import replace
 
-    from .decision import Confirmation, confirmation_candidates
+    from .decision import Confirmation, confirmation_candidates, pooled_candidates
 
     if a.confirm_repeats < 1 or a.repeats > 1:
         return result
-    cand = confirmation_candidates(result, [_varies_between_draws(a, det) for det in a.dets], repeats=a.confirm_repeats)
+    eligible = [_varies_between_draws(a, det) for det in a.dets]
     settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
-    if not cand.any():
-        empty = np.full(cand.shape + (0,), np.nan)
-        return replace(result, confirmation=Confirmation(empty, empty, empty, empty, empty, 0, 0), settings=settings)
     b = replace(a, repeats=a.confirm_repeats, leakage_k=None, progress=False)
+    cand = confirmation_candidates(result, eligible, repeats=a.confirm_repeats)
+    done = np.zeros_like(cand)
+    arrays = [np.full(cand.shape + (b.repeats if cand.any() else 0,), np.nan) for _ in range(5)]
+    for _ in range(2):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
+        if cand.any():
+            arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand))]
+            done |= cand
+        conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
+        result = replace(result, confirmation=conf, settings=settings)
+        cand = pooled_candidates(result, eligible) & ~done
+    return result
+
+
+def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray) -> list:
+    """(auroc, ci_low, ci_high, p_value, log10_p) of ``b.repeats`` new draws of the ``cand`` triples, nan elsewhere."""
+    from dataclasses import replace
+
     wanted = cand.any(axis=0)  # (D, K)
     tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
     tasks = tuple(
@@ -779,10 +788,8 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
         if keep
     )
     outputs = execute_tasks(b, replace(tp, tasks=tasks))
-    mask = ~cand[..., None]
-    arrays = [np.where(mask, np.nan, x) for x in (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value)]
-    conf = Confirmation(*arrays, np.where(mask, np.nan, outputs.log10_p), b.repeats, int(cand.sum()))
-    return replace(result, confirmation=conf, settings=settings)
+    keys = (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value, outputs.log10_p)
+    return [np.where(~cand[..., None], np.nan, x) for x in keys]
 
 
 def _varies_between_draws(a: _ProtocolArgs, det) -> bool:

@@ -396,18 +396,26 @@ def _interval_sources(p: Mapping) -> str:
     if not rows:
         return ""
     combined = [f"{row['class']} ({row['detector']} on {rep})" for rep, row in rows if row.get("p_method") == "rubin"]
-    single = len(rows) - len(combined)
+    pooled = sum(1 for _, row in rows if row.get("p_method") == "pooled")
+    single = len(rows) - len(combined) - pooled
     text = ""
     if single:
         text += (
             f" The per-class intervals and tests of {count(single)} (class, detector) pairs cover the test samples "
             "of one draw (one split, one detector seed)"
         )
+        text += "; " if combined or pooled else ". "
+    if pooled:
+        text += (
+            ("t" if single else " T")
+            + f"hose of {count(pooled)} pairs cover the test samples of one draw and the between-draw variance "
+            "(detector seeds and splits) measured on the re-run classes of the same detector"
+        )
         text += "; " if combined else ". "
     if combined:
         shown = name_list(combined[:10]) + (f" and {count(len(combined) - 10)} more" if len(combined) > 10 else "")
         text += (
-            ("t" if single else " T")
+            ("t" if single or pooled else " T")
             + f"hose of {shown} combine several draws by Rubin's rules and cover test samples, detector seeds and "
             "splits. "
         )
