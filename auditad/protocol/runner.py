@@ -750,9 +750,8 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
     detector whose AUROC(c) varies from draw to draw (`_varies_between_draws`) are re-run on ``confirm_repeats``
     new splits with new detector seeds, drawn from the audit's generator after its own plan (the same seed gives
-    the same draws); then, once, the one-draw claims that the re-run classes' between-draw variance puts near a
-    threshold ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates]). Only the candidates' tasks run.
-    """
+    the same draws); then, round after round (at most 7), the one-draw claims that the re-run classes' between-draw
+    variance puts near a threshold ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
     from dataclasses import replace
 
     from .decision import Confirmation, confirmation_candidates, pooled_candidates
@@ -765,7 +764,7 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     cand = confirmation_candidates(result, eligible, repeats=a.confirm_repeats)
     done = np.zeros_like(cand)
     arrays = [np.full(cand.shape + (b.repeats if cand.any() else 0,), np.nan) for _ in range(5)]
-    for _ in range(2):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
+    for _ in range(8):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
         if cand.any():
             arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand))]
             done |= cand

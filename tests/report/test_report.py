@@ -210,7 +210,8 @@ def test_demo_summary_validates_and_matches_the_library(demo):
     ][0]
     assert row["auroc"] < 0.5 and row["p_method"] == "rubin" and row["significance"] == "below 1/2 within noise"
     assert row["dominant_source"] == "seeds and splits"
-    assert summary["protocol"]["confirmation"] == {"repeats": 5, "candidates": 1}
+    # and the classes whose one-draw claim the pooled between-draw variance puts near 1/2 + eps (3 and 9)
+    assert summary["protocol"]["confirmation"] == {"repeats": 5, "candidates": 3}
     assert summary["gates"][2]["status"] == "pass" and summary["verdict"] == "pass"
 
 
