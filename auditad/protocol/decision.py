@@ -253,10 +253,8 @@ def pooled_candidates(result, eligible) -> np.ndarray:
     >>> pooled_candidates(res, [True]).any()  # no class was re-run: nothing is pooled
     np.False_
     """
-    R, D, K = len(result.representation_names), len(result.detector_names), result.classes.size
-    out = np.zeros((R, D, K), dtype=bool)
-    for r, d in ((r, d) for r in range(R) for d in range(D) if eligible[d]):
-        dec = result.significance(result.representation_names[r], result.detector_names[d])
+    out = np.zeros(_shape(result), dtype=bool)
+    for r, d, dec in _eligible_decisions(result, eligible):
         with np.errstate(invalid="ignore"):
             out[r, d] = (
                 (dec["p_method"] == "pooled")
@@ -380,11 +378,8 @@ def confirmation_candidates(result, eligible, *, repeats: int = 5) -> np.ndarray
     >>> confirmation_candidates(res, [True]).shape
     (1, 1, 3)
     """
-    R, D, K = len(result.representation_names), len(result.detector_names), result.classes.size
-    out = np.zeros((R, D, K), dtype=bool)
-    pairs = [(r, d) for r in range(R) for d in range(D) if eligible[d]]
-    for r, d in pairs:
-        dec = result.significance(result.representation_names[r], result.detector_names[d])
+    out = np.zeros(_shape(result), dtype=bool)
+    for r, d, dec in _eligible_decisions(result, eligible):
         cat, est = dec["category"], dec["estimate"]
         with np.errstate(invalid="ignore"):
             near_band = dec["distinguishable"] & (est > 0.5) & (dec["ci_low"] <= 0.5 + result.epsilon)
@@ -394,3 +389,15 @@ def confirmation_candidates(result, eligible, *, repeats: int = 5) -> np.ndarray
         order = np.argsort(np.asarray(dec["p_value"], dtype=np.float64)[weak], kind="stable")
         out[r, d, weak[order[:budget]]] = True
     return out
+
+
+def _shape(result) -> tuple:
+    """``(R, D, K)`` of a protocol result."""
+    return len(result.representation_names), len(result.detector_names), result.classes.size
+
+
+def _eligible_decisions(result, eligible):
+    """``(r, d, decision)`` for every representation and every ``eligible`` detector of ``result``."""
+    R, D, _ = _shape(result)
+    for r, d in ((r, d) for r in range(R) for d in range(D) if eligible[d]):
+        yield r, d, result.significance(result.representation_names[r], result.detector_names[d])

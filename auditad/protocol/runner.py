@@ -333,7 +333,7 @@ def _task_plan(a: _ProtocolArgs, class_positions=None) -> _TaskPlan:
     planned = {(t.repeat, t.c): t for t in plan.tasks}
     not_planned = {(s, c): reason for c, s, reason in plan.skipped}
     tasks = []
-    drawn = range(K) if class_positions is None else sorted(set(int(c) for c in class_positions))
+    drawn = sorted({t.c for t in plan.tasks} | {c for c, _, _ in plan.skipped})  # the classes the plan drew
     for s, c in ((s, c) for s in range(S) for c in drawn):
         if (s, c) in not_planned:
             skip(c, s, not_planned[s, c])
@@ -752,8 +752,6 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     new splits with new detector seeds, drawn from the audit's generator after its own plan (the same seed gives
     the same draws); then, round after round (at most 7), the one-draw claims that the re-run classes' between-draw
     variance puts near a threshold ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
-    from dataclasses import replace
-
     from .decision import Confirmation, confirmation_candidates, pooled_candidates
 
     if a.confirm_repeats < 1 or a.repeats > 1:
@@ -771,13 +769,13 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
         conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
         result = replace(result, confirmation=conf, settings=settings)
         cand = pooled_candidates(result, eligible) & ~done
+        if not cand.any():
+            break
     return result
 
 
 def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray) -> list:
     """(auroc, ci_low, ci_high, p_value, log10_p) of ``b.repeats`` new draws of the ``cand`` triples, nan elsewhere."""
-    from dataclasses import replace
-
     wanted = cand.any(axis=0)  # (D, K)
     tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
     tasks = tuple(
