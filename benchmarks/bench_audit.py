@@ -90,7 +90,7 @@ if mode == "audit":
         import auditad.audit.loader as loader, auditad.audit.runner as runner
         from auditad.report.sections import REGISTRY, section_module
         def timed(owner, attr, label):
-            inner = getattr(owner, attr)
+            inner = owner[attr] if isinstance(owner, dict) else getattr(owner, attr)
             def wrapper(*a, **kw):
                 t = time.perf_counter()
                 try:
@@ -98,11 +98,21 @@ if mode == "audit":
                 finally:
                     phases.append((label, time.perf_counter() - t,
                                    resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, anon[0]))
-            setattr(owner, attr, wrapper)
+            if isinstance(owner, dict):
+                owner[attr] = wrapper
+            else:
+                setattr(owner, attr, wrapper)
         timed(runner, "load_inputs", "load inputs")
+        try:  # the statistics of each section: auditad.audit.sections.RUNS, or each section module's run (0.2)
+            from auditad.audit.sections import RUNS
+        except ImportError:
+            RUNS = None
         for info in REGISTRY:
             if info.statistics:
-                timed(section_module(info.id), "run", info.id)
+                if RUNS is not None:
+                    timed(RUNS, info.id, info.id)
+                else:
+                    timed(section_module(info.id), "run", info.id)
         timed(runner, "_write_benchmark", "write report")
     c0, t0 = usage(), time.perf_counter()
     if cfg["profile"]:

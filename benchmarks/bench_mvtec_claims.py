@@ -15,6 +15,7 @@ Run (about 4 100 samples; each seed is one full audit, a few minutes on 2 busy c
 
     python benchmarks/bench_mvtec_claims.py --git /path/to/ADBench/.git
     python benchmarks/bench_mvtec_claims.py --data /path/to/adbench/datasets --seeds 0 1 2 3
+    python benchmarks/bench_mvtec_claims.py --git /path/to/ADBench/.git --reorder 7   # rows and representations reordered
 
 References
 ----------
@@ -108,9 +109,21 @@ def main(argv=None) -> int:
     src.add_argument("--data", type=Path, help="folder holding CV_by_ResNet18/ and CV_by_ViT/")
     src.add_argument("--git", default=None, help=f"git directory of the ADBench repository (default {DEFAULT_GIT})")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument(
+        "--reorder",
+        type=int,
+        metavar="SEED",
+        default=None,
+        help="audit the rows in a random order (this permutation seed) and the representations in reverse order: "
+        "the claims must not depend on the order of the inputs",
+    )
     args = ap.parse_args(argv)
     git = None if args.data is not None else (args.git or os.environ.get("ADBENCH_GIT", DEFAULT_GIT))
     reps, y = build_benchmark(data=args.data, git=git)
+    if args.reorder is not None:
+        perm = np.random.default_rng(args.reorder).permutation(y.size)
+        reps, y = {r: reps[r][perm] for r in reversed(list(reps))}, y[perm]
+        print(f"inputs reordered: rows permuted (seed {args.reorder}), representations {', '.join(reps)}")
     print(
         f"MVTec-AD normals: {y.size} images, {len(CATEGORIES)} classes; "
         + ", ".join(f"{r} {X.shape[1]}-d" for r, X in reps.items())
