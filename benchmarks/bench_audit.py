@@ -89,8 +89,7 @@ if mode == "audit":
     if cfg.get("phases"):  # wall time and peak RSS after each stage of the audit, in the order they ran
         import auditad.audit.loader as loader, auditad.audit.runner as runner
         from auditad.report.sections import REGISTRY, section_module
-        def timed(owner, attr, label):
-            inner = owner[attr] if isinstance(owner, dict) else getattr(owner, attr)
+        def timed(inner, label):
             def wrapper(*a, **kw):
                 t = time.perf_counter()
                 try:
@@ -98,22 +97,18 @@ if mode == "audit":
                 finally:
                     phases.append((label, time.perf_counter() - t,
                                    resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, anon[0]))
-            if isinstance(owner, dict):
-                owner[attr] = wrapper
-            else:
-                setattr(owner, attr, wrapper)
-        timed(runner, "load_inputs", "load inputs")
+            return wrapper
+        runner.load_inputs = timed(runner.load_inputs, "load inputs")
         try:  # the statistics of each section: auditad.audit.sections.RUNS, or each section module's run (0.2)
             from auditad.audit.sections import RUNS
         except ImportError:
             RUNS = None
         for info in REGISTRY:
-            if info.statistics:
-                if RUNS is not None:
-                    timed(RUNS, info.id, info.id)
-                else:
-                    timed(section_module(info.id), "run", info.id)
-        timed(runner, "_write_benchmark", "write report")
+            if info.statistics and RUNS is not None:
+                RUNS[info.id] = timed(RUNS[info.id], info.id)
+            elif info.statistics:
+                section_module(info.id).run = timed(section_module(info.id).run, info.id)
+        runner._write_benchmark = timed(runner._write_benchmark, "write report")
     c0, t0 = usage(), time.perf_counter()
     if cfg["profile"]:
         import cProfile, pstats, io
