@@ -71,15 +71,19 @@ __all__ = [
     "Confirmation",
     "confirmation_candidates",
     "pooled_candidates",
-    "WEAK_CONFIRM_SHARE",
+    "CONFIRM_SHARE",
+    "CONFIRM_FLOOR",
+    "confirm_budget",
 ]
 
 #: The statuses of a class: the readings of [`SIGNIFICANCE`][auditad.findings.SIGNIFICANCE] a measured class can
 #: have (in that order), then `SEED_SENSITIVE`.
 STATUSES = (SIGNIFICANTLY_INVERTED, BELOW_WITHIN_NOISE, NEAR_RANDOM, ABOVE_HALF, NOT_EVALUATED, SEED_SENSITIVE)
-#: The confirmatory draws of undecided classes (*below 1/2 within noise*) cost at most about this share of a
-#: detector's own tasks (see [`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]).
-WEAK_CONFIRM_SHARE = 0.1
+#: The confirmatory draws of one (representation, detector) cost at most about this share of the detector's own
+#: tasks (see [`confirm_budget`][auditad.protocol.decision.confirm_budget]) ...
+CONFIRM_SHARE = 0.1
+#: ... or re-run at least this many triples (a benchmark of few classes re-runs every claim).
+CONFIRM_FLOOR = 10
 #: What the interval of one draw covers.
 SOURCES_ONE_DRAW = "test samples (one draw of the split and the detector seed)"
 #: What the combined interval of several draws covers.
@@ -230,16 +234,18 @@ def decide_classes(auroc, ci_low, ci_high, p_value, log10_p_value, *, confidence
     return d
 
 
-def pooled_candidates(result, eligible) -> np.ndarray:
+def pooled_candidates(result, eligible, *, done=None, repeats: int = 5) -> np.ndarray:
     """Boolean ``(R, D, K)``: the one-draw classes to re-run once the between-draw variance is known.
 
     After the first confirmatory draws, a class that was not re-run has its one-draw interval widened by the
     between-draw variance of the re-run classes of the same detector (``p_method`` ``"pooled"``, see
     [`decide_classes`][auditad.protocol.decision.decide_classes]). Where the widened interval of a class told apart
     from a random detector reaches the near-random band (low end ≤ ½ + ε), its claim straddles a threshold once
-    seeds and splits are accounted for: it is re-run too. A class that one draw reads at 0.67 [0.64, 0.71] but
-    other seeds at 0.44–0.51 is caught this way. Only the ``eligible`` detectors (those whose AUROC(c) varies
-    from draw to draw) are considered.
+    seeds and splits are accounted for: it is re-run too, the nearest the threshold first (largest pooled p),
+    within what [`confirm_budget`][auditad.protocol.decision.confirm_budget] leaves after the triples ``done``
+    (boolean ``(R, D, K)``, default none). A class that one draw reads at 0.67 [0.64, 0.71] but other seeds at
+    0.44–0.51 is caught this way. Only the ``eligible`` detectors (those whose AUROC(c) varies from draw to draw)
+    are considered.
 
     See Also
     --------
@@ -254,14 +260,19 @@ def pooled_candidates(result, eligible) -> np.ndarray:
     np.False_
     """
     out = np.zeros(_shape(result), dtype=bool)
+    done = out.copy() if done is None else np.asarray(done, dtype=bool)
     for r, d, dec in _eligible_decisions(result, eligible):
         with np.errstate(invalid="ignore"):
-            out[r, d] = (
+            near = np.flatnonzero(
                 (dec["p_method"] == "pooled")
                 & dec["distinguishable"]
                 & (dec["estimate"] > 0.5)
                 & (dec["ci_low"] <= 0.5 + result.epsilon)
+                & ~done[r, d]
             )
+        left = confirm_budget(int(np.isfinite(dec["estimate"]).sum()), repeats) - int(done[r, d].sum())
+        lp = np.asarray(dec["log10_p_value"], dtype=np.float64)[near]
+        out[r, d, near[np.argsort(-lp, kind="stable")][: max(left, 0)]] = True
     return out
 
 
@@ -344,31 +355,46 @@ class Confirmation:
         return {"repeats": int(self.n_repeats), "candidates": int(self.n_candidates)}
 
 
+def confirm_budget(n_evaluated: int, repeats: int) -> int:
+    """Triples of one (representation, detector) re-run at most: ``max(CONFIRM_FLOOR, ceil(CONFIRM_SHARE ·
+    n_evaluated / repeats))``, so that their draws cost at most about `CONFIRM_SHARE` of the detector's own tasks
+    (or `CONFIRM_FLOOR` triples on a benchmark of few classes).
+
+    Examples
+    --------
+    >>> confirm_budget(15, 5), confirm_budget(1000, 5)
+    (10, 20)
+    """
+    return max(CONFIRM_FLOOR, math.ceil(CONFIRM_SHARE * int(n_evaluated) / max(int(repeats), 1)))
+
+
 def confirmation_candidates(result, eligible, *, repeats: int = 5) -> np.ndarray:
     """Boolean ``(R, D, K)``: the (representation, detector, class) triples whose one-draw decision is a candidate
     claim, for the detectors marked ``eligible`` (a sequence of D booleans: those whose AUROC(c) varies from draw
     to draw), when each candidate is re-run on ``repeats`` draws.
 
-    Two kinds of triples are re-run:
+    At most [`confirm_budget`][auditad.protocol.decision.confirm_budget] triples per (representation, detector)
+    are re-run, in this order:
 
-    * **every claim** a one-draw decision makes near a threshold: *significantly inverted* (counted by the gate
-      ``rho_inv_sig`` and named by the findings), and *distinguishable* from a random detector while its interval
-      reaches the near-random band (low end ≤ ½ + ε). A class whose whole interval lies above ½ + ε is not re-run:
-      its claim is not near any threshold of the decision.
-    * **undecided classes on the inverted side** (*below 1/2 within noise*: the estimate below ½ − ε, not
-      significant), the most nearly significant first (smallest p), within a budget: at most
-      ``ceil(WEAK_CONFIRM_SHARE · K_evaluated / repeats)`` of them per (representation, detector), so that their
-      draws cost at most about `WEAK_CONFIRM_SHARE` of that detector's own tasks. They make no claim; re-running
-      them lets a real inversion that one draw left undecided be found, and the budget keeps a benchmark with
-      thousands of tiny classes (thousands of undecided classes) from paying R times its protocol stage.
+    * **the claims** a one-draw decision makes near a threshold, the nearest first (largest p): *significantly
+      inverted* (counted by the gate ``rho_inv_sig`` and named by the findings), and *distinguishable* from a
+      random detector while its interval reaches the near-random band (low end ≤ ½ + ε). A class whose whole
+      interval lies above ½ + ε is not a candidate: its claim is not near any threshold of the decision.
+    * then, with what the budget leaves, **undecided classes on the inverted side** (*below 1/2 within noise*: the
+      estimate below ½ − ε, not significant), the most nearly significant first (smallest p). They make no claim;
+      re-running them lets a real inversion that one draw left undecided be found.
 
-    The cost of the confirmatory draws is thus bounded by the number of claims plus the budget, not by the
-    classes.
+    A claim left out by the budget is not taken on one draw: once some classes of its detector have several
+    draws, its interval is widened by their between-draw variance (``p_method`` ``"pooled"``, see
+    [`decide_classes`][auditad.protocol.decision.decide_classes]), so a claim stands only where it survives
+    the seeds and splits measured on the classes nearest the threshold. The cost of the confirmatory draws is
+    thus bounded by the budget, not by the number of claims or classes: a benchmark with a thousand claims
+    pays a tenth of its protocol stage, not five times it.
 
     See Also
     --------
     - [`Confirmation`][auditad.protocol.decision.Confirmation]: the draws of these triples.
-    - [`decide_classes`][auditad.protocol.decision.decide_classes]: the one-draw decision read here.
+    - [`pooled_candidates`][auditad.protocol.decision.pooled_candidates]: the later rounds, within the same budget.
 
     Examples
     --------
@@ -381,13 +407,16 @@ def confirmation_candidates(result, eligible, *, repeats: int = 5) -> np.ndarray
     out = np.zeros(_shape(result), dtype=bool)
     for r, d, dec in _eligible_decisions(result, eligible):
         cat, est = dec["category"], dec["estimate"]
+        lp = np.asarray(dec["log10_p_value"], dtype=np.float64)
         with np.errstate(invalid="ignore"):
             near_band = dec["distinguishable"] & (est > 0.5) & (dec["ci_low"] <= 0.5 + result.epsilon)
-        out[r, d] = (cat == SIGNIFICANTLY_INVERTED) | near_band
+        claims = np.flatnonzero((cat == SIGNIFICANTLY_INVERTED) | near_band)
         weak = np.flatnonzero(cat == BELOW_WITHIN_NOISE)
-        budget = math.ceil(WEAK_CONFIRM_SHARE * int(np.isfinite(est).sum()) / max(int(repeats), 1))
-        order = np.argsort(np.asarray(dec["p_value"], dtype=np.float64)[weak], kind="stable")
-        out[r, d, weak[order[:budget]]] = True
+        budget = confirm_budget(int(np.isfinite(est).sum()), repeats)
+        picked = claims[np.argsort(-lp[claims], kind="stable")][:budget]  # the nearest the threshold first
+        left = budget - picked.size
+        out[r, d, picked] = True
+        out[r, d, weak[np.argsort(lp[weak], kind="stable")][:left]] = True
     return out
 
 

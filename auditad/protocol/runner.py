@@ -750,8 +750,9 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
     detector whose AUROC(c) varies from draw to draw (`_varies_between_draws`) are re-run on ``confirm_repeats``
     new splits with new detector seeds, drawn from the audit's generator after its own plan (the same seed gives
-    the same draws); then, round after round (at most 7), the one-draw claims that the re-run classes' between-draw
-    variance puts near a threshold ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
+    the same draws); then, round after round (at most 7) and within the same budget, the one-draw claims that the
+    re-run classes' between-draw variance puts near a threshold
+    ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
     from .decision import Confirmation, confirmation_candidates, pooled_candidates
 
     if a.confirm_repeats < 1 or a.repeats > 1:
@@ -768,7 +769,7 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
             done |= cand
         conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
         result = replace(result, confirmation=conf, settings=settings)
-        cand = pooled_candidates(result, eligible) & ~done
+        cand = pooled_candidates(result, eligible, done=done, repeats=b.repeats)
         if not cand.any():
             break
     return result

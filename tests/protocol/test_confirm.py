@@ -126,32 +126,45 @@ def test_candidates_cover_both_sides_of_a_claim(runs):
     assert not cand[0, 1].any()
 
 
-def test_undecided_classes_are_confirmed_within_a_budget_most_nearly_significant_first(runs):
-    """Claims are always re-run; the undecided classes below 1/2 only up to ceil(0.1 K / repeats), smallest p first:
-    a benchmark of thousands of tiny classes (thousands of undecided ones) must not pay R times its protocol."""
+def test_confirmations_stay_within_a_budget_nearest_the_threshold_first(runs):
+    """At most max(10, ceil(0.1 K / repeats)) triples per (representation, detector): the claims nearest the
+    threshold first (largest p), then the undecided classes below 1/2 with what is left, smallest p first. A
+    benchmark of a thousand classes with hundreds of one-draw claims must not pay R times its protocol stage."""
+    from auditad.protocol.decision import confirm_budget, pooled_candidates
+
     base = runs[0][0]
-    K = 40
+    K = 1000
     auroc = np.full(K, 0.80)
-    auroc[:3] = 0.05  # significantly inverted: claims
-    auroc[3:20] = 0.40  # below 1/2 outside epsilon, not significant: undecided
+    auroc[:30] = 0.30  # significantly inverted: claims, the later ones nearer the threshold
+    auroc[30:130] = 0.40  # below 1/2 outside epsilon, not significant: undecided
     p = np.full(K, 1e-12)
-    p[:3] = 1e-9
-    p[3:20] = np.linspace(0.9, 0.06, 17)  # the last undecided classes are the most nearly significant
+    p[:30] = np.logspace(-30, -8, 30)
+    p[30:130] = np.linspace(0.9, 0.06, 100)  # the later undecided classes are the more nearly significant
     shape = (1, 2, K, 1)
+
+    def wide(v):
+        return np.broadcast_to(np.asarray(v).reshape(1, 1, K, 1), shape).copy()
+
     fake = replace(
         base,
         classes=np.arange(K),
-        auroc=np.broadcast_to(auroc.reshape(1, 1, K, 1), shape).copy(),
-        ci_low=np.broadcast_to((auroc - 0.2).reshape(1, 1, K, 1), shape).copy(),
-        ci_high=np.broadcast_to((auroc + 0.2).reshape(1, 1, K, 1), shape).copy(),
-        p_value=np.broadcast_to(p.reshape(1, 1, K, 1), shape).copy(),
+        auroc=wide(auroc),
+        ci_low=wide(auroc - 0.2),
+        ci_high=wide(auroc + 0.2),
+        p_value=wide(p),
         log10_p_value=None,
     )
-    assert list(fake.significance("X", "knn")["category"][:4]) == [SIGNIFICANTLY_INVERTED] * 3 + [
-        "below 1/2 within noise"
-    ]
-    for repeats, n_weak in ((5, 1), (2, 2), (1, 4)):
+    dec = fake.significance("X", "knn")
+    assert (dec["category"][:30] == SIGNIFICANTLY_INVERTED).all()
+    assert (dec["category"][30:130] == "below 1/2 within noise").all()
+    assert [confirm_budget(K, r) for r in (5, 2, 1)] == [20, 50, 100] and confirm_budget(15, 5) == 10
+    for repeats, n_claims, n_weak in ((5, 20, 0), (2, 30, 20), (1, 30, 70)):
         cand = confirmation_candidates(fake, [True, False], repeats=repeats)[0, 0]
-        assert cand[:3].all() and not cand[20:].any()
-        weak = np.flatnonzero(cand[3:20]) + 3
-        assert weak.tolist() == list(range(20 - n_weak, 20)), repeats  # the n_weak smallest p
+        assert cand.sum() == n_claims + n_weak and not cand[130:].any()
+        assert np.flatnonzero(cand[:30]).tolist() == list(range(30 - n_claims, 30)), repeats  # largest p first
+        assert np.flatnonzero(cand[30:130]).tolist() == list(range(100 - n_weak, 100)), repeats  # smallest p
+    assert not confirmation_candidates(fake, [True, False])[0, 1].any()  # an ineligible detector: none
+    # the later rounds share the budget: with the whole budget spent, nothing more is re-run
+    done = np.zeros((1, 2, K), dtype=bool)
+    done[0, 0, :20] = True
+    assert not pooled_candidates(fake, [True, False], done=done, repeats=5).any()
