@@ -24,6 +24,7 @@ from .._validation import check_scores
 from ..errors import InvalidInputError, UndefinedValueWarning
 from .detectors import KNNDetector, LOFDetector, NeighbourDetector
 from .neighbor_lists import prepare_rows, rescaled, to_distance
+from .shared import SharedIndex
 
 __all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks", "task_threads"]
 
@@ -88,19 +89,22 @@ def _neighbour_outputs(
     recalls=None,
     task_jobs=1,
     project_dim="auto",
+    shared_index=None,
 ):
     """AUROC of every neighbour detector of ``group`` on every task of one repeat, from one neighbour pass
     of ``strategy`` (its exact searches' query blocks on ``executor`` when given; ``seed`` for approximate
     search). The measured recall of approximate lists, ``(recall, n_queries)``, is appended to ``recalls``.
     The tasks are scored on ``task_jobs`` threads (-1: one per CPU) when the pass allows it
     (``parallel_tasks``): each task reads the shared lists only, so the rows are the serial ones, bit for bit.
-    ``project_dim``: the approximate backend's PCA projection (as in `auditad.neighbors.kneighbors`)."""
+    ``project_dim``: the approximate backend's PCA projection (as in `auditad.neighbors.kneighbors`);
+    ``shared_index``: the approximate index over every row that the passes of several draws share (`_IndexCache`)."""
     kmax = max(dets[d].n_needed for d in group)
     need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
     n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
     tasks_s = [t for t in tasks_s if any(d in t.runnable for d in group)]
     if not tasks_s:
         return {}
+    extra = {} if shared_index is None else {"shared_index": shared_index}
     lists = strategy.neighbour_pass(
         Xp,
         y_idx,
@@ -114,6 +118,7 @@ def _neighbour_outputs(
         executor=executor,
         recalls=recalls,
         project_dim=project_dim,
+        **extra,
     )
 
     def score(t):  # one task: its lists, each detector's scores and AUROC
@@ -154,18 +159,23 @@ def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- execution: serial
-def _run_serially(a, tp, groups, generic, pass_seeds, recalls):
+def _run_serially(a, tp, groups, generic, pass_seeds, recalls, index_cache=None):
     """Every unit of the audit in this process, as ``(r, d_i, c, s, out)`` rows in the serial order: per
     representation, the neighbour passes (one per metric/backend group and repeat), then the fits of the
     other detectors (joblib with ``n_jobs != 1``)."""
     for r, rep in enumerate(a.reps):
-        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls)
+        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls, index_cache)
         yield from _serial_fit_rows(a, tp, r, rep, generic)
 
 
-def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
+def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, index_cache=None):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
+        shared = (
+            None
+            if index_cache is None
+            else index_cache.provider((r, metric, nb_backend), Xp, pass_seeds[0], a.project_dim)
+        )
         for s in range(a.repeats):
             tasks_s = [t for t in tp.tasks if t.s == s]
             outs = _neighbour_outputs(
@@ -182,6 +192,7 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls):
                 recalls=recalls.setdefault(r, []),
                 task_jobs=a.n_jobs,
                 project_dim=a.project_dim,
+                shared_index=shared,
             )
             for (d_i, c), out in outs.items():
                 yield r, d_i, c, s, out
@@ -229,6 +240,7 @@ def _protocol_unit(
     pass_seeds=None,
     recalls=None,
     project_dim="auto",
+    index_cache=None,
 ):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
@@ -240,9 +252,12 @@ def _protocol_unit(
             _, r, key, s = unit
             group = groups[key]
             metric = key[0]
-            X = reps[list(reps)[r]]
+            Xp = prepare_rows(reps[list(reps)[r]], metric)
+            shared = None
+            if index_cache is not None:
+                shared = index_cache.provider((r, *key), Xp, pass_seeds[0], project_dim)
             outs = _neighbour_outputs(
-                prepare_rows(X, metric),
+                Xp,
                 metric,
                 y_idx,
                 strategy,
@@ -255,6 +270,7 @@ def _protocol_unit(
                 seed=pass_seeds[s],
                 recalls=recalls.setdefault(r, []),
                 project_dim=project_dim,
+                shared_index=shared,
             )
             rows = [(r, d_i, c, s, out) for (d_i, c), out in outs.items()]
         else:
@@ -275,7 +291,7 @@ def _protocol_unit(
     return rows, [(w.category, str(w.message)) for w in caught]
 
 
-def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
+def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls, index_cache=None):
     """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
 
     The fits of the generic detectors are tasks on ``a.executor``, started first at a low priority; a
@@ -311,6 +327,7 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls):
                 pass_seeds=pass_seeds,
                 recalls=recalls,
                 project_dim=a.project_dim,
+                index_cache=index_cache,
                 **common,
             )
             for u in nb_units
@@ -364,6 +381,28 @@ class TaskOutputs:
             self.constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
 
+class _IndexCache:
+    """The `SharedIndex` of the (representation, metric, backend) whose passes run now: one at a time (the
+    passes of one key run one after another), so that a multi-representation audit holds one index, not one per
+    representation."""
+
+    def __init__(self):
+        self._key, self._index = None, None
+
+    def provider(self, key, Xp, seed, project_dim):
+        """``shared_index(k)`` for the passes of ``key`` on the prepared rows ``Xp``: the index, built at the
+        first call with graph degree ``k``, ``seed`` and ``project_dim``."""
+
+        def get(k):
+            if self._key != key:
+                self._key, self._index = None, None  # (the previous key's index is freed before the build)
+                self._index = SharedIndex(Xp, k, random_state=seed, project_dim=project_dim)
+                self._key = key
+            return self._index
+
+        return get
+
+
 def _neighbour_groups(dets) -> tuple[dict, list]:
     """Neighbour detectors grouped by the lists they can share (metric, backend), and the other detectors."""
     groups: dict[tuple, list[int]] = {}
@@ -374,9 +413,14 @@ def _neighbour_groups(dets) -> tuple[dict, list]:
     return groups, generic
 
 
-def execute_tasks(a, tp) -> TaskOutputs:
+def execute_tasks(a, tp, *, share_index: bool = False) -> TaskOutputs:
     """Run every task: neighbour detectors from one pass per (representation, repeat, metric/backend), the
     others fitted per task, in this process or on ``a.executor`` (the same rows in the same order).
+
+    ``share_index``: the approximate passes of all repeats of one (representation, metric/backend) share one
+    index over every row (`auditad.protocol.shared.SharedIndex`, built at the first pass from the first repeat's
+    seed) instead of one index over each repeat's pool: the confirmatory draws, whose five pools would otherwise
+    cost five index builds over most of the rows.
 
     ``a`` are the checked arguments and ``tp`` the task plan of [`audit_protocol`][auditad.protocol.audit_protocol]
     (stages 1 and 2 of `auditad.protocol.runner`).
@@ -393,8 +437,9 @@ def execute_tasks(a, tp) -> TaskOutputs:
     seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
     pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
     run = _run_on_executor if distributed(a.executor) else _run_serially
+    cache = _IndexCache() if share_index else None
     with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
-        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls):
+        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls, cache):
             outputs.store(r, d_i, c, s, out)
             bar.update()
     if outputs.constant:

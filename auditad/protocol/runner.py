@@ -785,7 +785,7 @@ def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray) -> list:
         for keep in [tuple(d for d in t.runnable if wanted[d, t.class_index])]
         if keep
     )
-    outputs = execute_tasks(b, replace(tp, tasks=tasks))
+    outputs = execute_tasks(b, replace(tp, tasks=tasks), share_index=True)  # one index for the R draws
     keys = (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value, outputs.log10_p)
     return [np.where(~cand[..., None], np.nan, x) for x in keys]
 

@@ -48,6 +48,7 @@ from .neighbor_lists import gather32, nearest, rerank, rows64
 
 __all__ = [
     "LeaveOneOutLists",
+    "SharedIndex",
     "one_class_lists",
     "list_recall",
     "filter_lists",
@@ -164,6 +165,63 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
     return rerank(X, queries, pool, cand, k)  # -1: no candidate (fewer than kk rows outside the class)
 
 
+class SharedIndex:
+    r"""One approximate index over every row of a representation, shared by the neighbour passes of several
+    draws of the split (the confirmatory draws of [`audit_protocol`][auditad.protocol.audit_protocol]).
+
+    Each draw trains on its own pool P (about ``train_fraction`` of the rows), so an index over P serves one
+    draw only: five draws would build five indexes, each over most of the rows. One index over all rows serves
+    them all: a row's candidates are its list in the index's NN-descent graph (every row is a reference row),
+    kept where they lie in the draw's pool, and exactly re-ranked (`lists`); rows left with fewer than the
+    width asked for are queried again, ever wider. The lists are approximate, like any list of the approximate
+    backend, and their recall is measured per draw as usual.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Prepared rows of the representation.
+    k : int
+        Graph degree asked for (`auditad.neighbors.ApproximateIndex`).
+    random_state, project_dim
+        As for `auditad.neighbors.ApproximateIndex`.
+    """
+
+    def __init__(self, X, k: int, *, random_state=None, project_dim="auto"):
+        from ..neighbors import ApproximateIndex
+
+        self.index = ApproximateIndex(X, span=X, k=k, random_state=random_state, project_dim=project_dim)
+        self.graph = np.array(self.index.graph_lists(self.index.degree), dtype=index_dtype(X.shape[0]))
+        self.index.drop_graph()  # (its copy is `graph`; queries are unaffected)
+        self.n = int(X.shape[0])
+        self._all = np.arange(self.n, dtype=np.int64)
+
+    def lists(self, X, q: np.ndarray, in_pool: np.ndarray, width: int):
+        """``(idx, d2)`` of shape (len(q), width): each row's ``width`` nearest rows with ``in_pool`` (self
+        excluded) among its candidates, nearest first; −1 / inf where the pool holds fewer."""
+        q = np.asarray(q, dtype=np.int64)
+        idx = np.full((q.size, width), -1, dtype=index_dtype(self.n))
+        d2 = np.full((q.size, width), np.inf)
+        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
+        for a in range(0, q.size, step):  # the graph's lists, kept in the pool
+            g = self.graph[q[a : a + step]].astype(np.int64)
+            g[(g < 0) | ~in_pool[np.maximum(g, 0)]] = -1
+            idx[a : a + step], d2[a : a + step] = rerank(X, q[a : a + step], self._all, g, width)
+        n_pool = int(in_pool.sum())  # rows short of `width` pool entries (or all the pool has): wider queries
+        wanted = min(width, max(n_pool - 1, 0))
+        frac = max(n_pool / max(self.n, 1), 1e-9)
+        w = self.graph.shape[1]
+        short = np.flatnonzero(np.isinf(d2[:, wanted - 1])) if wanted > 0 else np.empty(0, dtype=np.int64)
+        while short.size and w < self.n:
+            w = min(self.n, max(4 * w, int(np.ceil(2 * width / frac))))
+            for a in range(0, short.size, step):
+                sel = short[a : a + step]
+                cand = self.index.query(gather32(X, q[sel]), w)
+                cand[(cand < 0) | ~in_pool[np.maximum(cand, 0)]] = -1
+                idx[sel], d2[sel] = rerank(X, q[sel], self._all, cand, width)
+            short = short[np.isinf(d2[short, wanted - 1])]
+        return idx, d2
+
+
 class LeaveOneOutLists:
     r"""Exact k-neighbour lists among P \ c for every task c of one repeat (K−1 vs 1).
 
@@ -186,6 +244,9 @@ class LeaveOneOutLists:
         Passed to `nearest`.
     project_dim : "auto" or int
         The approximate index's PCA projection (as in `auditad.neighbors.kneighbors`; 0 = none).
+    shared_index : callable, optional
+        Approximate backend: ``shared_index(k)`` returns a `SharedIndex` over every row (built on the first
+        call) whose graph and queries replace an index over the pool (the confirmatory draws share one).
     """
 
     def __init__(
@@ -202,6 +263,7 @@ class LeaveOneOutLists:
         random_state=None,
         executor=None,
         project_dim="auto",
+        shared_index=None,
     ):
         from ..neighbors import choose_backend
 
@@ -227,7 +289,7 @@ class LeaveOneOutLists:
         exact_anomalies, widened = anomalies, {}
         if backend == "approximate":  # (widened: majority rows listed among P \ c by a wider query)
             exact_anomalies, short, widened = self._approximate_lists(
-                X, pool, rows, anomaly_rows, kA, random_state, project_dim
+                X, pool, rows, anomaly_rows, kA, random_state, project_dim, shared_index
             )
         else:
             self.recall, self.n_recall_queries = None, 0
@@ -260,37 +322,32 @@ class LeaveOneOutLists:
         self.n_short = int(short.sum())
         self._invert_heads()
 
-    def _approximate_lists(self, X, pool, rows, anomaly_rows, kA, random_state, project_dim="auto") -> dict:
+    def _approximate_lists(
+        self, X, pool, rows, anomaly_rows, kA, random_state, project_dim="auto", shared_index=None
+    ) -> dict:
         r"""(a) with the approximate backend: the rows' and anomaly rows' ``kA`` nearest in P from one index
-        over the pool, the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
+        over the pool (or the `SharedIndex` over every row that ``shared_index`` gives), the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
 
         Returns the anomaly rows (class -> rows) still to be searched exactly among P \ c.
         """
         from ..neighbors import ApproximateIndex
 
         y_idx = self.y
-        # one index over the pool serves every query of the repeat (no index per class)
-        # (the pool is read block by block, never gathered: at 1.28M x 2048 a float32 copy would be 8 GB)
-        index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state, project_dim=project_dim)
-        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
+        if shared_index is not None:  # one index over every row, shared with other draws: kept in the pool
+            pool_mask = np.zeros(X.shape[0], dtype=bool)
+            pool_mask[pool] = True
+            frac = max(pool.size / max(X.shape[0], 1), 1e-9)
+            shared = shared_index(int(np.ceil(1.25 * kA / frac)))
+            index = None
 
-        def approx(q, width):  # the first `width` of about width + 1 candidates, exactly re-ranked
-            idx, d2 = np.full((q.size, width), -1, dtype=index_dtype(X.shape[0])), np.full((q.size, width), np.inf)
-            at = np.minimum(np.searchsorted(pool, q), pool.size - 1)
-            # rows of the pool: their lists in the index's own graph (no query), when it holds `width` per row
-            listed = (pool[at] == q) & (index.degree >= width) if pool.size else np.zeros(q.size, dtype=bool)
-            if listed.any():
-                graph = index.graph_lists(width)
-                for a in range(0, q.size, step):
-                    sel = np.flatnonzero(listed[a : a + step]) + a
-                    idx[sel], d2[sel] = rerank(X, q[sel], pool, graph[at[sel]], width)
-                del graph
-                index.drop_graph()  # (read: the wider widths that follow are queried)
-            rest = np.flatnonzero(~listed)
-            for a in range(0, rest.size, step):
-                sel = rest[a : a + step]
-                idx[sel], d2[sel] = rerank(X, q[sel], pool, index.query(gather32(X, q[sel]), width + 1), width)
-            return idx, d2
+            def approx(q, width):
+                return shared.lists(X, q, pool_mask, width)
+
+        else:
+            # one index over the pool serves every query of the repeat (no index per class)
+            # (the pool is read block by block, never gathered: at 1.28M x 2048 a float32 copy would be 8 GB)
+            index = ApproximateIndex(X, rows=pool, span=X, k=kA, random_state=random_state, project_dim=project_dim)
+            approx = self._pool_approx(X, pool, index)
 
         queries = np.union1d(rows, anomaly_rows)
         Q_idx, Q_d2 = approx(queries, kA)
@@ -335,6 +392,32 @@ class LeaveOneOutLists:
         del approx, index  # (the recall's exact search runs without the index beside it)
         self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
         return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short, widened
+
+    @staticmethod
+    def _pool_approx(X, pool, index):
+        """``approx(q, width)`` over an index of the pool: the first ``width`` of about width + 1 candidates of each
+        row ``q``, exactly re-ranked (a row of the pool takes them from the index's own graph, unqueried)."""
+        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
+
+        def approx(q, width):
+            idx, d2 = np.full((q.size, width), -1, dtype=index_dtype(X.shape[0])), np.full((q.size, width), np.inf)
+            at = np.minimum(np.searchsorted(pool, q), pool.size - 1)
+            # rows of the pool: their lists in the index's own graph (no query), when it holds `width` per row
+            listed = (pool[at] == q) & (index.degree >= width) if pool.size else np.zeros(q.size, dtype=bool)
+            if listed.any():
+                graph = index.graph_lists(width)
+                for a in range(0, q.size, step):
+                    sel = np.flatnonzero(listed[a : a + step]) + a
+                    idx[sel], d2[sel] = rerank(X, q[sel], pool, graph[at[sel]], width)
+                del graph
+                index.drop_graph()  # (read: the wider widths that follow are queried)
+            rest = np.flatnonzero(~listed)
+            for a in range(0, rest.size, step):
+                sel = rest[a : a + step]
+                idx[sel], d2[sel] = rerank(X, q[sel], pool, index.query(gather32(X, q[sel]), width + 1), width)
+            return idx, d2
+
+        return approx
 
     def _widen(self, approx, pool_size, q, excluded, need, out):
         """Lists among P \\ excluded class of the rows ``q`` still short of ``need`` entries, from ever wider

@@ -144,7 +144,21 @@ class ClassSplitProtocol(ABC):
 
     @abstractmethod
     def neighbour_pass(
-        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+        self,
+        X,
+        y_idx,
+        tasks,
+        k,
+        *,
+        need_train,
+        metric,
+        backend,
+        n_jobs,
+        seed,
+        executor,
+        recalls,
+        project_dim="auto",
+        shared_index=None,
     ):
         """The neighbour lists of the kNN and LOF detectors on ``tasks`` (one repeat's, each with ``c``,
         ``test_idx``, ``y_test``, ``train_idx`` and ``shared_pool``): an object with ``query_lists(task)``
@@ -152,7 +166,9 @@ class ClassSplitProtocol(ABC):
         (the LOF tables of the training rows those lists reach). ``X`` holds the prepared rows (`prepare_rows`);
         ``need_train``: a detector needs the training rows' own lists (LOF); an approximate search appends its
         measured ``(recall, n_queries)`` to ``recalls``; ``project_dim``: the approximate backend's PCA projection
-        (as in `auditad.neighbors.kneighbors`)."""
+        (as in `auditad.neighbors.kneighbors`); ``shared_index``: an approximate index over every row shared by
+        several draws of the split (`auditad.protocol.shared.LeaveOneOutLists`; a protocol may ignore it, and it
+        is passed only when given)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -179,7 +195,21 @@ class LeaveOneClassOut(ClassSplitProtocol):
         return PoolMinusClass(pool, pool_labels, c), int(pool.size - pool_counts[c])
 
     def neighbour_pass(
-        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+        self,
+        X,
+        y_idx,
+        tasks,
+        k,
+        *,
+        need_train,
+        metric,
+        backend,
+        n_jobs,
+        seed,
+        executor,
+        recalls,
+        project_dim="auto",
+        shared_index=None,
     ):
         return _LeaveOneOutPass(
             X,
@@ -194,6 +224,7 @@ class LeaveOneClassOut(ClassSplitProtocol):
             executor=executor,
             recalls=recalls,
             project_dim=project_dim,
+            shared_index=shared_index,
         )
 
 
@@ -224,8 +255,23 @@ class OneClass(ClassSplitProtocol):
         return f"class has {n_c} sample(s): too few to split into train and test normals" if n_c < 2 else None
 
     def neighbour_pass(
-        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+        self,
+        X,
+        y_idx,
+        tasks,
+        k,
+        *,
+        need_train,
+        metric,
+        backend,
+        n_jobs,
+        seed,
+        executor,
+        recalls,
+        project_dim="auto",
+        shared_index=None,
     ):
+        # (one search per task among its class's training rows: no index over every row to share)
         return _OneClassPass(
             X,
             k,
@@ -269,7 +315,21 @@ class _LeaveOneOutPass:
     parallel_tasks = True
 
     def __init__(
-        self, X, y_idx, tasks, k, *, need_train, metric, backend, n_jobs, seed, executor, recalls, project_dim="auto"
+        self,
+        X,
+        y_idx,
+        tasks,
+        k,
+        *,
+        need_train,
+        metric,
+        backend,
+        n_jobs,
+        seed,
+        executor,
+        recalls,
+        project_dim="auto",
+        shared_index=None,
     ):
         # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
         # trains every task c != c'), else the one task's pool minus its class
@@ -289,6 +349,7 @@ class _LeaveOneOutPass:
             random_state=seed,
             executor=executor,
             project_dim=project_dim,
+            shared_index=shared_index,
         )
         self._metric, self._n_total = metric, X.shape[0]
         if self._lists.recall is not None and recalls is not None:

@@ -1,0 +1,126 @@
+"""One approximate index over every row, shared by the neighbour passes of the confirmatory draws.
+
+Each confirmatory draw trains on its own pool; an index over one pool serves one draw only. The shared index
+(`auditad.protocol.shared.SharedIndex`) is built once over all rows; each draw keeps the candidates that lie in
+its pool. Checked against brute force among each pool, and by counting index builds through `audit_protocol`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditad.protocol.neighbor_lists import prepare_rows
+from auditad.protocol.shared import LeaveOneOutLists, SharedIndex
+
+
+def _brute(X, pool, rows, k):
+    """Each row's k nearest pool rows (self excluded) by brute force: (idx, d2), ties by index."""
+    d2 = ((X[rows][:, None, :] - X[pool][None, :, :]) ** 2).sum(axis=2)
+    d2[pool[None, :] == rows[:, None]] = np.inf
+    order = np.lexsort((np.broadcast_to(pool, d2.shape), d2), axis=1)[:, :k]
+    return pool[order], np.take_along_axis(d2, order, axis=1)
+
+
+def _data(n=3000, K=30, d=6, spread=0.8, seed=11):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, K, n)
+    X = rng.normal(size=(n, d)) + spread * rng.normal(size=(K, d))[y]
+    return prepare_rows(X, "euclidean"), y
+
+
+@pytest.mark.parametrize("fraction", [0.8, 0.1])
+def test_lists_are_the_nearest_pool_rows_for_any_pool_of_one_index(fraction):
+    """Two pools (two draws) from one build: every entry is a pool row, never the row itself, sorted, at its exact
+    distance, and the lists agree with brute force among the pool (recall >= 0.95). A pool of a tenth of the rows
+    leaves most graph candidates outside it: the rows short of entries are queried wider until full."""
+    X, _ = _data()
+    n, width = X.shape[0], 10
+    index = SharedIndex(X, 30, random_state=0)
+    for seed in (1, 2):
+        in_pool = np.random.default_rng(seed).random(n) < fraction
+        pool = np.flatnonzero(in_pool)
+        q = np.random.default_rng(seed + 10).choice(n, 300, replace=False)
+        got_i, got_d2 = index.lists(X, q, in_pool, width)
+        assert (got_i >= 0).all() and in_pool[got_i].all() and (got_i != q[:, None]).all()
+        assert (np.diff(got_d2, axis=1) >= 0).all()
+        np.testing.assert_allclose(got_d2, ((X[got_i] - X[q][:, None]) ** 2).sum(axis=2), rtol=1e-12)
+        exp_i, _ = _brute(X, pool, q, width)
+        hits = sum(len(set(a) & set(b)) for a, b in zip(got_i.tolist(), exp_i.tolist()))
+        assert hits / exp_i.size >= 0.95, (fraction, seed, hits / exp_i.size)
+
+
+def test_a_pool_smaller_than_the_width_is_listed_whole():
+    X, _ = _data(n=400)
+    in_pool = np.zeros(400, dtype=bool)
+    in_pool[[3, 50, 120]] = True
+    got_i, got_d2 = SharedIndex(X, 30, random_state=0).lists(X, np.array([3, 7]), in_pool, 5)
+    assert sorted(got_i[0, :2].tolist()) == [50, 120] and (got_i[0, 2:] == -1).all() and np.isinf(got_d2[0, 2:]).all()
+    assert sorted(got_i[1, :3].tolist()) == [3, 50, 120] and (got_i[1, 3:] == -1).all()
+
+
+def test_leave_one_out_lists_from_a_shared_index_match_exact_search():
+    """The lists of every task among P minus class c, from the shared index: no row of class c, no self, only pool
+    rows, and recall >= 0.95 against brute force; the index is built once for two pools."""
+    X, y = _data()
+    n, K, k = X.shape[0], 30, 5
+    built = []
+
+    def provider(degree):
+        if not built:
+            built.append(SharedIndex(X, degree, random_state=0))
+        return built[0]
+
+    for seed in (3, 4):
+        is_train = np.random.default_rng(seed).random(n) < 0.6
+        pool, test = np.flatnonzero(is_train), np.flatnonzero(~is_train)
+        anomalies = {c: test[y[test] == c] for c in range(K)}
+        lists = LeaveOneOutLists(
+            X, y, pool, np.r_[test, pool], anomalies, k, backend="approximate", random_state=0, shared_index=provider
+        )
+        assert lists.recall >= 0.95
+        hits = total = 0
+        for c in range(0, K, 3):
+            ref = pool[y[pool] != c]
+            for rows in (test[y[test] != c], anomalies[c]):
+                got_i, got_d2 = lists.lists(c, rows)
+                assert np.isin(got_i, ref).all() and (got_i != rows[:, None]).all()
+                assert (np.diff(got_d2, axis=1) >= 0).all()
+                exp_i, _ = _brute(X, ref, rows, k)
+                hits += sum(len(set(a) & set(b)) for a, b in zip(got_i.tolist(), exp_i.tolist()))
+                total += exp_i.size
+        assert hits / total >= 0.95
+    assert len(built) == 1
+
+
+def test_the_confirmatory_draws_build_one_index_per_representation(monkeypatch):
+    """Approximate backend, K-1 vs 1: the audit's own draw builds its index over its pool, and the five
+    confirmatory draws one shared index over every row (not five); their AUROCs are those of lists of the same
+    quality (each within 0.02 of the draws with one index per pool)."""
+    import auditad.neighbors as nb
+    from auditad.protocol import audit_protocol
+    import auditad.protocol.runner as runner
+
+    X, y = _data(n=2400, K=8, spread=0.5)
+    builds = []
+    real = nb.ApproximateIndex
+
+    class Counting(real):
+        def __init__(self, *a, **kw):
+            builds.append(kw.get("rows") is None)  # True: over every row
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(nb, "ApproximateIndex", Counting)
+    kw = dict(detectors=["knn", "lof"], backend="approximate", confirm_repeats=5, random_state=0)
+    shared = audit_protocol(X, y, **kw)
+    n_candidates = shared.confirmation.n_candidates
+    assert n_candidates > 0
+    assert builds == [False, True]  # the audit's own pool, then one index over every row for the five draws
+    execute = runner.execute_tasks
+    monkeypatch.setattr(runner, "execute_tasks", lambda a, tp, share_index=False: execute(a, tp))
+    builds.clear()
+    separate = audit_protocol(X, y, **kw)
+    assert builds == [False] * 6
+    a, b = shared.confirmation.auroc, separate.confirmation.auroc
+    assert np.array_equal(np.isfinite(a), np.isfinite(b))
+    assert np.nanmax(np.abs(a - b)) <= 0.02
