@@ -26,7 +26,7 @@ from .detectors import KNNDetector, LOFDetector, NeighbourDetector
 from .neighbor_lists import prepare_rows, rescaled, to_distance
 from .shared import SharedIndex
 
-__all__ = ["CALLER_STACKLEVEL", "TaskOutputs", "execute_tasks", "task_threads"]
+__all__ = ["CALLER_STACKLEVEL", "IndexCache", "TaskOutputs", "execute_tasks", "task_threads"]
 
 #: ``stacklevel`` of a warning issued by a stage function that `audit_protocol` calls: the stage,
 #: `audit_protocol`, the wrapper that accepts its former keyword names (`renamed_parameter`), then the caller.
@@ -97,7 +97,7 @@ def _neighbour_outputs(
     The tasks are scored on ``task_jobs`` threads (-1: one per CPU) when the pass allows it
     (``parallel_tasks``): each task reads the shared lists only, so the rows are the serial ones, bit for bit.
     ``project_dim``: the approximate backend's PCA projection (as in `auditad.neighbors.kneighbors`);
-    ``shared_index``: the approximate index over every row that the passes of several draws share (`_IndexCache`)."""
+    ``shared_index``: the approximate index over every row that the passes of several draws share (`IndexCache`)."""
     kmax = max(dets[d].n_needed for d in group)
     need_train = any(isinstance(dets[d], LOFDetector) for d in group)  # LOF needs the training rows' own lists
     n_jobs = next((dets[d].n_jobs for d in group if dets[d].n_jobs is not None), None)
@@ -381,10 +381,10 @@ class TaskOutputs:
             self.constant.append((rep_names[r], det_names[d_i], classes[c].item(), s))
 
 
-class _IndexCache:
-    """The `SharedIndex` of the (representation, metric, backend) whose passes run now: one at a time (the
-    passes of one key run one after another), so that a multi-representation audit holds one index, not one per
-    representation."""
+class IndexCache:
+    """The `SharedIndex` of the (representation, metric, backend) whose passes run now, kept across calls of
+    `execute_tasks` (the rounds of the confirmation) and built once per key: one at a time (the passes of one key
+    run one after another), so that a multi-representation audit holds one index, not one per representation."""
 
     def __init__(self):
         self._key, self._index = None, None
@@ -413,14 +413,15 @@ def _neighbour_groups(dets) -> tuple[dict, list]:
     return groups, generic
 
 
-def execute_tasks(a, tp, *, share_index: bool = False) -> TaskOutputs:
+def execute_tasks(a, tp, *, index_cache: "IndexCache | None" = None) -> TaskOutputs:
     """Run every task: neighbour detectors from one pass per (representation, repeat, metric/backend), the
     others fitted per task, in this process or on ``a.executor`` (the same rows in the same order).
 
-    ``share_index``: the approximate passes of all repeats of one (representation, metric/backend) share one
-    index over every row (`auditad.protocol.shared.SharedIndex`, built at the first pass from the first repeat's
-    seed) instead of one index over each repeat's pool: the confirmatory draws, whose five pools would otherwise
-    cost five index builds over most of the rows.
+    ``index_cache`` (an `IndexCache`): the approximate passes of all repeats of one (representation,
+    metric/backend) share one index over every row (`auditad.protocol.shared.SharedIndex`, built at the first
+    pass that needs it, from that call's first repeat seed, and kept in the cache for later calls) instead of one
+    index over each repeat's pool: the confirmatory draws, whose five pools would otherwise cost five index builds
+    over most of the rows.
 
     ``a`` are the checked arguments and ``tp`` the task plan of [`audit_protocol`][auditad.protocol.audit_protocol]
     (stages 1 and 2 of `auditad.protocol.runner`).
@@ -437,9 +438,8 @@ def execute_tasks(a, tp, *, share_index: bool = False) -> TaskOutputs:
     seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
     pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
     run = _run_on_executor if distributed(a.executor) else _run_serially
-    cache = _IndexCache() if share_index else None
     with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
-        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls, cache):
+        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls, index_cache):
             outputs.store(r, d_i, c, s, out)
             bar.update()
     if outputs.constant:

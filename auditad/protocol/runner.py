@@ -754,6 +754,7 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     re-run classes' between-draw variance puts near a threshold
     ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
     from .decision import Confirmation, confirmation_candidates, pooled_candidates
+    from .execution_stage import IndexCache
 
     if a.confirm_repeats < 1 or a.repeats > 1:
         return result
@@ -761,11 +762,11 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
     b = replace(a, repeats=a.confirm_repeats, leakage_k=None, progress=False)
     cand = confirmation_candidates(result, eligible, repeats=a.confirm_repeats)
-    done = np.zeros_like(cand)
+    done, cache = np.zeros_like(cand), IndexCache()  # (one index over every row for every round's draws)
     arrays = [np.full(cand.shape + (b.repeats if cand.any() else 0,), np.nan) for _ in range(5)]
     for _ in range(8):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
         if cand.any():
-            arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand))]
+            arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand, cache))]
             done |= cand
         conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
         result = replace(result, confirmation=conf, settings=settings)
@@ -775,7 +776,7 @@ def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
     return result
 
 
-def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray) -> list:
+def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray, cache=None) -> list:
     """(auroc, ci_low, ci_high, p_value, log10_p) of ``b.repeats`` new draws of the ``cand`` triples, nan elsewhere."""
     wanted = cand.any(axis=0)  # (D, K)
     tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
@@ -785,7 +786,7 @@ def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray) -> list:
         for keep in [tuple(d for d in t.runnable if wanted[d, t.class_index])]
         if keep
     )
-    outputs = execute_tasks(b, replace(tp, tasks=tasks), share_index=True)  # one index for the R draws
+    outputs = execute_tasks(b, replace(tp, tasks=tasks), index_cache=cache)  # one index for the R draws
     keys = (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value, outputs.log10_p)
     return [np.where(~cand[..., None], np.nan, x) for x in keys]
 

@@ -117,10 +117,24 @@ def test_the_confirmatory_draws_build_one_index_per_representation(monkeypatch):
     assert n_candidates > 0
     assert builds == [False, True]  # the audit's own pool, then one index over every row for the five draws
     execute = runner.execute_tasks
-    monkeypatch.setattr(runner, "execute_tasks", lambda a, tp, share_index=False: execute(a, tp))
+    monkeypatch.setattr(runner, "execute_tasks", lambda a, tp, index_cache=None: execute(a, tp))
     builds.clear()
     separate = audit_protocol(X, y, **kw)
     assert builds == [False] * 6
     a, b = shared.confirmation.auroc, separate.confirmation.auroc
     assert np.array_equal(np.isfinite(a), np.isfinite(b))
     assert np.nanmax(np.abs(a - b)) <= 0.02
+
+
+def test_the_cache_builds_one_index_per_key_across_calls():
+    """The confirmation's rounds call `execute_tasks` again with the same cache: the key's index is reused (not
+    rebuilt from the new call's seed), and a new key frees the old index before building its own."""
+    from auditad.protocol.execution_stage import IndexCache
+
+    X, _ = _data(n=500)
+    cache = IndexCache()
+    first = cache.provider((0, "euclidean", "approximate"), X, 1, "auto")(30)
+    again = cache.provider((0, "euclidean", "approximate"), X, 2, "auto")(40)  # a later round: another seed
+    assert again is first
+    other = cache.provider((1, "euclidean", "approximate"), X, 1, "auto")(30)
+    assert other is not first
