@@ -194,38 +194,8 @@ class LeaveOneClassOut(ClassSplitProtocol):
     def training_rows(self, c, normal, is_train, pool, pool_labels, pool_counts):
         return PoolMinusClass(pool, pool_labels, c), int(pool.size - pool_counts[c])
 
-    def neighbour_pass(
-        self,
-        X,
-        y_idx,
-        tasks,
-        k,
-        *,
-        need_train,
-        metric,
-        backend,
-        n_jobs,
-        seed,
-        executor,
-        recalls,
-        project_dim="auto",
-        shared_index=None,
-    ):
-        return _LeaveOneOutPass(
-            X,
-            y_idx,
-            tasks,
-            k,
-            need_train=need_train,
-            metric=metric,
-            backend=backend,
-            n_jobs=n_jobs,
-            seed=seed,
-            executor=executor,
-            recalls=recalls,
-            project_dim=project_dim,
-            shared_index=shared_index,
-        )
+    def neighbour_pass(self, X, y_idx, tasks, k, **search):
+        return _LeaveOneOutPass(X, y_idx, tasks, k, **search)
 
 
 class OneClass(ClassSplitProtocol):
@@ -254,36 +224,9 @@ class OneClass(ClassSplitProtocol):
         n_c = int(in_c.sum())
         return f"class has {n_c} sample(s): too few to split into train and test normals" if n_c < 2 else None
 
-    def neighbour_pass(
-        self,
-        X,
-        y_idx,
-        tasks,
-        k,
-        *,
-        need_train,
-        metric,
-        backend,
-        n_jobs,
-        seed,
-        executor,
-        recalls,
-        project_dim="auto",
-        shared_index=None,
-    ):
-        # (one search per task among its class's training rows: no index over every row to share)
-        return _OneClassPass(
-            X,
-            k,
-            need_train=need_train,
-            metric=metric,
-            backend=backend,
-            n_jobs=n_jobs,
-            seed=seed,
-            executor=executor,
-            recalls=recalls,
-            project_dim=project_dim,
-        )
+    def neighbour_pass(self, X, y_idx, tasks, k, **search):
+        search.pop("shared_index", None)  # (one search per task among its class's training rows: no index to share)
+        return _OneClassPass(X, k, **search)
 
 
 _STRATEGIES = {p.name: p for p in (LeaveOneClassOut(), OneClass())}
@@ -314,43 +257,16 @@ class _LeaveOneOutPass:
     #: its tasks only read the shared lists: they may be scored on threads at once
     parallel_tasks = True
 
-    def __init__(
-        self,
-        X,
-        y_idx,
-        tasks,
-        k,
-        *,
-        need_train,
-        metric,
-        backend,
-        n_jobs,
-        seed,
-        executor,
-        recalls,
-        project_dim="auto",
-        shared_index=None,
-    ):
+    def __init__(self, X, y_idx, tasks, k, *, need_train, metric, seed, recalls, **search):
+        """``search``: ``backend``, ``n_jobs``, ``executor``, ``project_dim`` and ``shared_index`` of
+        `auditad.protocol.shared.LeaveOneOutLists`."""
         # the union of the tasks' training sets: the whole pool once two classes remain (a row of class c'
         # trains every task c != c'), else the one task's pool minus its class
         pool = tasks[0].shared_pool if len(tasks) >= 2 else tasks[0].train_idx
         normals = [t.test_idx[t.y_test == 0] for t in tasks]
         rows = np.concatenate(normals + ([pool] if need_train else []))
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks}
-        self._lists = LeaveOneOutLists(
-            X,
-            y_idx,
-            pool,
-            rows,
-            anomalies,
-            k,
-            backend=backend,
-            n_jobs=n_jobs,
-            random_state=seed,
-            executor=executor,
-            project_dim=project_dim,
-            shared_index=shared_index,
-        )
+        self._lists = LeaveOneOutLists(X, y_idx, pool, rows, anomalies, k, random_state=seed, **search)
         self._metric, self._n_total = metric, X.shape[0]
         if self._lists.recall is not None and recalls is not None:
             recalls.append((self._lists.recall, self._lists.n_recall_queries))
