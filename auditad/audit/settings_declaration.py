@@ -267,12 +267,10 @@ SETTINGS: tuple[Setting, ...] = (
         "confirm_repeats",
         "int",
         5,
-        "With one split (--repeats 1): the candidate claims (classes significantly below 1/2, or told apart from "
-        "random with an interval reaching 1/2 + epsilon, the nearest the threshold first; then the most nearly "
-        "significant undecided classes below 1/2), at most max(10, 0.1 K / this) per representation and detector "
-        "(every detector on a random split), are re-run on this many new splits and detector seeds and decided on "
-        "all draws combined; the other classes' intervals are widened by the between-draw variance measured on "
-        "them; 0 = off.",
+        "With one split (--repeats 1): the candidate claims (classes significantly below 1/2, or told apart "
+        "from random with an interval reaching 1/2 + epsilon; then undecided classes below 1/2), at most "
+        "max(10, 0.1 K / this) per representation and detector, are re-run on this many new splits and seeds "
+        "and decided on all draws; the others' intervals are widened by the variance between draws; 0 = off.",
         low=0,
         flag="--confirm-repeats",
     ),
