@@ -171,11 +171,7 @@ def _run_serially(a, tp, groups, generic, pass_seeds, recalls, index_cache=None)
 def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, index_cache=None):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
-        shared = (
-            None
-            if index_cache is None
-            else index_cache.provider((r, metric, nb_backend), Xp, pass_seeds[0], a.project_dim)
-        )
+        shared = IndexCache.provider_of(index_cache, (r, metric, nb_backend), Xp, pass_seeds[0], a.project_dim)
         for s in range(a.repeats):
             tasks_s = [t for t in tp.tasks if t.s == s]
             outs = _neighbour_outputs(
@@ -253,9 +249,7 @@ def _protocol_unit(
             group = groups[key]
             metric = key[0]
             Xp = prepare_rows(reps[list(reps)[r]], metric)
-            shared = None
-            if index_cache is not None:
-                shared = index_cache.provider((r, *key), Xp, pass_seeds[0], project_dim)
+            shared = IndexCache.provider_of(index_cache, (r, *key), Xp, pass_seeds[0], project_dim)
             outs = _neighbour_outputs(
                 Xp,
                 metric,
@@ -401,6 +395,11 @@ class IndexCache:
             return self._index
 
         return get
+
+    @staticmethod
+    def provider_of(cache, key, Xp, seed, project_dim):
+        """``cache.provider(...)``, or None without a cache (each pass builds an index over its own pool)."""
+        return None if cache is None else cache.provider(key, Xp, seed, project_dim)
 
 
 def _neighbour_groups(dets) -> tuple[dict, list]:

@@ -53,6 +53,7 @@ __all__ = [
     "list_recall",
     "filter_lists",
     "filter_own_class",
+    "first_entries",
     "masked_lists",
     "WIDE_FACTOR",
     "WIDE_FACTORS",
@@ -113,7 +114,12 @@ def filter_own_class(idx: np.ndarray, d2: np.ndarray, y_idx: np.ndarray, own: np
     Returns ``(idx, d2, n_found)``; rows with fewer than ``k`` such entries are padded with −1 / inf.
     """
     mask = (entry_labels(y_idx, idx) != own[:, None]) & (idx >= 0)
-    found = mask.sum(axis=1)
+    return (*first_entries(idx, d2, mask, k), mask.sum(axis=1))
+
+
+def first_entries(idx: np.ndarray, d2: np.ndarray, mask: np.ndarray, k: int):
+    """``(idx, d2)`` of the first ``k`` entries of each row where ``mask`` holds, in list order (padded with −1 /
+    inf to k columns)."""
     sel = mask & (np.cumsum(mask, axis=1) <= k)
     order = np.argsort(~sel, axis=1, kind="stable")[:, :k]
     keep = np.take_along_axis(sel, order, axis=1)
@@ -123,7 +129,7 @@ def filter_own_class(idx: np.ndarray, d2: np.ndarray, y_idx: np.ndarray, own: np
         pad = k - out_i.shape[1]
         out_i = np.hstack([out_i, np.full((out_i.shape[0], pad), -1, dtype=np.int64)])
         out_d = np.hstack([out_d, np.full((out_d.shape[0], pad), np.inf)])
-    return out_i, out_d, found
+    return out_i, out_d
 
 
 def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32):
@@ -175,8 +181,8 @@ class SharedIndex:
     re-ranked by exact distance once when the index is built (``graph``, ``graph_d2``), and a draw keeps those
     that lie in its pool (`lists`: a filter, no distance computed again); rows left with fewer than the width
     asked for are queried again, ever wider. Memory: the index, and 12 bytes per row and graph entry (int32
-    index, float64 squared distance; 768 MB at 1M rows and degree 64). The lists are approximate, like any list of the approximate
-    backend, and their recall is measured per draw as usual.
+    index, float64 squared distance; 768 MB at 1M rows and degree 64). The lists are approximate, like any list
+    of the approximate backend, and their recall is measured per draw as usual.
 
     Parameters
     ----------
@@ -214,13 +220,9 @@ class SharedIndex:
         d2 = np.full((q.size, width), np.inf)
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
         for a in range(0, q.size, step):  # the graph's lists (exactly ordered), kept in the pool
-            g, gd = self.graph[q[a : a + step]], self.graph_d2[q[a : a + step]]
-            keep = (g >= 0) & in_pool[np.maximum(g, 0)]
-            keep &= np.cumsum(keep, axis=1) <= width
-            order = np.argsort(~keep, axis=1, kind="stable")[:, :width]
-            kept = np.take_along_axis(keep, order, axis=1)
-            idx[a : a + step, : order.shape[1]] = np.where(kept, np.take_along_axis(g, order, axis=1), -1)
-            d2[a : a + step, : order.shape[1]] = np.where(kept, np.take_along_axis(gd, order, axis=1), np.inf)
+            g = self.graph[q[a : a + step]]
+            in_g = (g >= 0) & in_pool[np.maximum(g, 0)]
+            idx[a : a + step], d2[a : a + step] = first_entries(g, self.graph_d2[q[a : a + step]], in_g, width)
         n_pool = int(in_pool.sum())  # rows short of `width` pool entries (or all the pool has): wider queries
         wanted = min(width, max(n_pool - 1, 0))
         frac = max(n_pool / max(self.n, 1), 1e-9)
@@ -341,7 +343,8 @@ class LeaveOneOutLists:
         self, X, pool, rows, anomaly_rows, kA, random_state, project_dim="auto", shared_index=None
     ) -> dict:
         r"""(a) with the approximate backend: the rows' and anomaly rows' ``kA`` nearest in P from one index
-        over the pool (or the `SharedIndex` over every row that ``shared_index`` gives), the anomaly rows' lists among P \ own class (wider queries where short) and the recall.
+        over the pool (or the `SharedIndex` over every row that ``shared_index`` gives), the anomaly rows' lists
+        among P \ own class (wider queries where short) and the recall.
 
         Returns the anomaly rows (class -> rows) still to be searched exactly among P \ c.
         """
