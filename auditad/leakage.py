@@ -317,6 +317,7 @@ def leakage(
     executor=None,
     keep_neighbors=False,
     project_dim="auto",
+    self_lists=None,
 ) -> LeakageResult:
     r"""Neighbourhood class leakage L_k of a labelled embedding set.
 
@@ -364,6 +365,10 @@ def leakage(
         The approximate backend's random PCA projection before its exact re-rank
         ([`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]): ``"auto"`` projects rows of more than 256
         columns to 128, ``0`` never projects.
+    self_lists : callable, optional
+        Approximate backend: the neighbour lists from an index built elsewhere
+        ([`auditad.neighbors.kneighbors`][auditad.neighbors.kneighbors]); `auditad.run_audit` builds one index
+        over every row for its leakage and its protocol stages.
 
     Returns
     -------
@@ -409,6 +414,7 @@ def leakage(
         progress=progress,
         executor=executor,
         project_dim=project_dim,
+        self_lists=self_lists,
     )
     classes, codes, sizes = np.unique(y, return_inverse=True, return_counts=True)
     codes = codes.ravel()

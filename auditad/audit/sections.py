@@ -47,6 +47,7 @@ def run_leakage(ctx) -> dict:
             random_state=s["seed"],
             executor=ctx.executor,
             keep_neighbors=True,
+            self_lists=_shared_self_lists(ctx, rep, X),
         )
         for rep, X in bench.representations.items()
     }
@@ -68,10 +69,50 @@ def run_leakage(ctx) -> dict:
                 backend=s["backend"],
                 random_state=s["seed"],
                 project_dim=s["project_dim"],
+                self_lists=_shared_self_lists(ctx, rep, X),
             )
             for rep, X in bench.representations.items()
         }
     return {"representations": per_rep, "columns": cols}
+
+
+def _shared_self_lists(ctx, rep, X):
+    """``self_lists`` for the leakage of ``rep``: the lists of one approximate index over every row that the
+    protocol stage reads again (`auditad.protocol.execution_stage.IndexCache`, kept in ``ctx.shared``), built at
+    the graph degree the protocol's neighbour detectors need; None (the leakage builds its own index) with several
+    representations (each index would be evicted by the next before the protocol reads it), or rows whose
+    magnitude the protocol rescales."""
+    from ..protocol.execution_stage import IndexCache
+    from ..protocol.neighbor_lists import magnitude_exponent, prepare_rows
+
+    s = ctx.settings
+    if len(ctx.inputs.benchmark.representations) != 1 or s["metric"] not in ("euclidean", "cosine"):
+        return None
+    cache = ctx.shared.setdefault("index_cache", IndexCache())
+
+    def self_lists(k):
+        if magnitude_exponent(X) != 0:
+            return None
+        Xp = prepare_rows(X, s["metric"])
+        degree = max(k, _protocol_index_degree(s))
+        return cache.provider((rep, s["metric"]), Xp, s["seed"], s["project_dim"], degree=degree)(k).self_lists(Xp, k)
+
+    return self_lists
+
+
+def _protocol_index_degree(settings) -> int:
+    """The graph degree the protocol's passes ask of an index over every row: each row's list must hold the
+    ``2 k`` nearest pool rows of the neighbour detectors' largest ``k``, so about ``1.25 · 2k / train_fraction``
+    (`auditad.protocol.shared.LeaveOneOutLists`), at most `auditad.neighbors.search.QUERY_INDEX_MAX_DEGREE`."""
+    from ..neighbors.search import QUERY_INDEX_MAX_DEGREE
+    from ..protocol import resolve_detectors
+    from ..protocol.detectors import NeighbourDetector
+
+    specs, knn_k = detectors_from_settings(settings)
+    needed = [d.n_needed for d in resolve_detectors(specs, k=knn_k) if isinstance(d, NeighbourDetector)]
+    if not needed:
+        return 0
+    return min(QUERY_INDEX_MAX_DEGREE, int(np.ceil(1.25 * 2 * max(needed) / settings["train_fraction"])))
 
 
 # --------------------------------------------------------------------------- protocol
@@ -113,6 +154,7 @@ def run_protocol(ctx):
         import numpy as np
 
         labels = np.where(np.asarray(bench.y) == 1, "anomaly", "normal")
+        ctx.shared.pop("index_cache", None)  # (an index over the rows is of no use to the one-class task)
         return audit_protocol(
             bench.representations,
             labels,
@@ -124,6 +166,7 @@ def run_protocol(ctx):
             **_protocol_settings(ctx),
         )
     leak = ctx.results.get("leakage")
+    cache = ctx.shared.pop("index_cache", None)  # (freed when the protocol is done with it)
     return audit_protocol(
         bench.representations,
         bench.y,
@@ -132,6 +175,7 @@ def run_protocol(ctx):
         confirm_repeats=s["confirm_repeats"],
         leakage_k=s["leakage_k"][0],
         leakage_results=leak["representations"] if leak else None,
+        index_cache=cache,
         **_protocol_settings(ctx),
     )
 

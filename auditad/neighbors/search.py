@@ -288,6 +288,7 @@ def kneighbors(
     progress=False,
     executor=None,
     project_dim="auto",
+    self_lists=None,
 ) -> NeighborsResult:
     """k nearest neighbours of a set in itself (self excluded) or of queries in a reference set.
 
@@ -345,6 +346,12 @@ def kneighbors(
         ``p < d``. The reported recall is measured in the original space.
         The choice of ``auto`` between the backends accounts for it. Ignored
         by the exact backend (but checked).
+    self_lists : callable, optional
+        Approximate backend, self search: ``self_lists(k)`` returns every row's ``k`` nearest other rows as
+        ``(indices, squared distances)`` (of the rows as the metric reads them: unit rows for cosine; exact,
+        nearest first, ties by index) from an index built elsewhere, or None (then the index is built here).
+        An audit builds one index over every row for its leakage and its protocol stages
+        (`auditad.protocol.shared.SharedIndex`). The recall is measured on these lists as on any others.
 
     Returns
     -------
@@ -386,6 +393,8 @@ def kneighbors(
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     proj = resolve_project_dim(project_dim, Xr.shape[1])
+    if self_lists is not None and not callable(self_lists):
+        raise InvalidInputError(f"self_lists must be a function k -> (indices, squared distances), got {self_lists!r}")
     requested, estimate = backend, None
     if backend == "auto":  # (one estimate: the same choice as `choose_backend`)
         estimate = estimate_seconds(
@@ -412,7 +421,12 @@ def kneighbors(
     else:
         label = "approximate kNN (pynndescent" + ("" if proj is None else f", {proj}-d PCA projection") + ")"
         with Progress(1, label, enabled=progress):
-            idx, dist = _approximate(Xr, Q, k, self_search, random_state, proj)
+            given = self_lists(k) if self_lists is not None and self_search else None
+            if given is not None:  # (an index over every row built for other searches too)
+                idx, dist = given[0], np.sqrt(given[1])
+                check_distance_range(dist)
+            else:
+                idx, dist = _approximate(Xr, Q, k, self_search, random_state, proj)
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":

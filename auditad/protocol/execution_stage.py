@@ -159,19 +159,19 @@ def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- execution: serial
-def _run_serially(a, tp, groups, generic, pass_seeds, recalls, index_cache=None):
+def _run_serially(a, tp, groups, generic, pass_seeds, recalls, providers):
     """Every unit of the audit in this process, as ``(r, d_i, c, s, out)`` rows in the serial order: per
     representation, the neighbour passes (one per metric/backend group and repeat), then the fits of the
     other detectors (joblib with ``n_jobs != 1``)."""
     for r, rep in enumerate(a.reps):
-        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls, index_cache)
+        yield from _serial_neighbour_rows(a, tp, r, a.reps[rep], groups, pass_seeds, recalls, providers)
         yield from _serial_fit_rows(a, tp, r, rep, generic)
 
 
-def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, index_cache=None):
+def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, providers):
     for (metric, nb_backend), group in groups.items():
         Xp = prepare_rows(X, metric)
-        shared = IndexCache.provider_of(index_cache, (r, metric, nb_backend), Xp, pass_seeds[0], a.project_dim)
+        shared = providers(r, metric, Xp, pass_seeds[0])
         for s in range(a.repeats):
             tasks_s = [t for t in tp.tasks if t.s == s]
             outs = _neighbour_outputs(
@@ -236,7 +236,7 @@ def _protocol_unit(
     pass_seeds=None,
     recalls=None,
     project_dim="auto",
-    index_cache=None,
+    providers=None,
 ):
     """One unit of work: a neighbour pass of one (representation, group, repeat) (run in the client, its
     exact searches' query blocks on ``executor``), or one (representation, task, detector) fit (a task on
@@ -249,7 +249,7 @@ def _protocol_unit(
             group = groups[key]
             metric = key[0]
             Xp = prepare_rows(reps[list(reps)[r]], metric)
-            shared = IndexCache.provider_of(index_cache, (r, *key), Xp, pass_seeds[0], project_dim)
+            shared = None if providers is None else providers(r, metric, Xp, pass_seeds[0])
             outs = _neighbour_outputs(
                 Xp,
                 metric,
@@ -285,7 +285,7 @@ def _protocol_unit(
     return rows, [(w.category, str(w.message)) for w in caught]
 
 
-def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls, index_cache=None):
+def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls, providers):
     """Every unit of the audit, in the serial order; the (r, d_i, c, s, out) rows in that order.
 
     The fits of the generic detectors are tasks on ``a.executor``, started first at a low priority; a
@@ -321,7 +321,7 @@ def _run_on_executor(a, tp, groups, generic, pass_seeds, recalls, index_cache=No
                 pass_seeds=pass_seeds,
                 recalls=recalls,
                 project_dim=a.project_dim,
-                index_cache=index_cache,
+                providers=providers,
                 **common,
             )
             for u in nb_units
@@ -376,30 +376,49 @@ class TaskOutputs:
 
 
 class IndexCache:
-    """The `SharedIndex` of the (representation, metric, backend) whose passes run now, kept across calls of
-    `execute_tasks` (the rounds of the confirmation) and built once per key: one at a time (the passes of one key
-    run one after another), so that a multi-representation audit holds one index, not one per representation."""
+    """The `SharedIndex` of the (representation, metric, magnitude) whose passes run now, kept across calls of
+    `execute_tasks` (the audit's own draw and the rounds of the confirmation) and built once per key: one at a time
+    (the passes of one key run one after another), so that a multi-representation audit holds one index, not one
+    per representation. An audit also hands it from its leakage stage to its protocol stage
+    (`auditad.audit.sections.run_leakage`): the leakage's self search reads the same index's lists."""
 
     def __init__(self):
         self._key, self._index = None, None
 
-    def provider(self, key, Xp, seed, project_dim):
+    def provider(self, key, Xp, seed, project_dim, degree=None):
         """``shared_index(k)`` for the passes of ``key`` on the prepared rows ``Xp``: the index, built at the
-        first call with graph degree ``k``, ``seed`` and ``project_dim``."""
+        first call with graph degree ``degree`` (default: that call's ``k``), ``seed`` and ``project_dim``.
+
+        ``key`` names the rows, ``(representation name, metric)``: the callers vouch that one key means the same
+        prepared rows (rows rescaled for their magnitude are never passed, `_providers`)."""
 
         def get(k):
             if self._key != key:
                 self._key, self._index = None, None  # (the previous key's index is freed before the build)
-                self._index = SharedIndex(Xp, k, random_state=seed, project_dim=project_dim)
+                self._index = SharedIndex(Xp, degree or k, random_state=seed, project_dim=project_dim)
                 self._key = key
             return self._index
 
         return get
 
-    @staticmethod
-    def provider_of(cache, key, Xp, seed, project_dim):
-        """``cache.provider(...)``, or None without a cache (each pass builds an index over its own pool)."""
-        return None if cache is None else cache.provider(key, Xp, seed, project_dim)
+    def clear(self) -> None:
+        """Free the index."""
+        self._key, self._index = None, None
+
+
+def _providers(a, index_cache, original):
+    """``providers(r, metric, Xp, seed)``: the ``shared_index`` of representation ``r``'s passes from
+    ``index_cache`` (keyed by the representation's name and the metric), or None without a cache or for rows
+    rescaled for their magnitude (not the rows an index of the same name was built on): each pass then builds an
+    index over its own pool."""
+    names = a.rep_names
+
+    def providers(r, metric, Xp, seed):
+        if index_cache is None or a.reps[names[r]] is not original[names[r]]:
+            return None
+        return index_cache.provider((names[r], metric), Xp, seed, a.project_dim)
+
+    return providers
 
 
 def _neighbour_groups(dets) -> tuple[dict, list]:
@@ -431,14 +450,16 @@ def execute_tasks(a, tp, *, index_cache: "IndexCache | None" = None) -> TaskOutp
     """
     outputs = TaskOutputs(a, tp)
     # rows of extreme magnitude (beyond 2**±100) times a power of two, exactly: the same AUROCs, no overflow
+    original = a.reps
     a = replace(a, reps={name: rescaled(X) for name, X in a.reps.items()})
+    providers = _providers(a, index_cache, original)
     groups, generic = _neighbour_groups(a.dets)
     n_units = sum(len(t.runnable) for t in tp.tasks) * len(a.reps)
     seeds = tp.plan.repeat_seeds  # approximate neighbour passes: one seed per repeat (index construction, recall)
     pass_seeds = [int(np.random.default_rng([int(seeds[s]), 2]).integers(0, 2**31 - 1)) for s in range(a.repeats)]
     run = _run_on_executor if distributed(a.executor) else _run_serially
     with Progress(n_units, "audit_protocol", enabled=bool(a.progress)) as bar:
-        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls, index_cache):
+        for r, d_i, c, s, out in run(a, tp, groups, generic, pass_seeds, outputs.recalls, providers):
             outputs.store(r, d_i, c, s, out)
             bar.update()
     if outputs.constant:

@@ -39,17 +39,17 @@ from .._validation import (
     renamed_parameter,
 )
 from ..errors import AuditadWarning, InvalidInputError, SkippedItemWarning
+from .confirmation import confirm, confirms
 from .detectors import (
     BACKENDS,
     BUILTIN_DETECTORS,
     Detector,
     KNNDetector,
     LOFDetector,
-    NeighbourDetector,
     detector_info,
     resolve_detectors,
 )
-from .execution_stage import CALLER_STACKLEVEL, TaskOutputs, execute_tasks
+from .execution_stage import CALLER_STACKLEVEL, IndexCache, TaskOutputs, execute_tasks
 from .plan import (
     DEFAULT_MAX_TEST_NORMALS,
     SplitPlan,
@@ -530,6 +530,7 @@ def audit_protocol(
     confirm_repeats: int = 0,
     classes=None,
     project_dim="auto",
+    index_cache=None,
 ) -> ProtocolResult:
     r"""Audit a class-split anomaly-detection protocol: per-class AUROC and its instability.
 
@@ -653,6 +654,11 @@ def audit_protocol(
         with the same numbers: the splits and seeds of every class are drawn as usual), e.g. ``["normal"]``
         for the one task of anomaly-labelled data under ``protocol="one_class"``; the other tasks are
         never fitted.
+    index_cache : auditad.protocol.execution_stage.IndexCache, optional
+        Approximate backend, one representation: the index over every row that an earlier stage built on the
+        same representation (keyed by its name and the metric; `auditad.run_audit` hands its leakage stage's
+        on). The audit's own draw and its confirmatory draws read their lists from it instead of building
+        their own. Without it, a one-representation audit that confirms its claims builds one for both.
 
     Returns
     -------
@@ -728,9 +734,16 @@ def audit_protocol(
     if classes is not None:  # the other tasks are planned (the same draws) but never run
         wanted = _task_classes(classes, tp.classes)
         tp = replace(tp, tasks=tuple(t for t in tp.tasks if t.c in wanted))
-    outputs = execute_tasks(a, tp)
+    # one approximate index over every row for the audit's own draw and its confirmatory draws (one
+    # representation: with several, each index would be evicted by the next before the confirmation reads it)
+    if index_cache is not None and not isinstance(index_cache, IndexCache):
+        raise InvalidInputError(f"index_cache must be an IndexCache or None, got {describe(index_cache)}")
+    cache = None
+    if len(a.reps) == 1 and (index_cache is not None or confirms(a)):
+        cache = IndexCache() if index_cache is None else index_cache
+    outputs = execute_tasks(a, tp, index_cache=cache)
     result = _assemble(a, tp, outputs, _attach_leakage(a, tp))
-    result = _confirm(a, result)
+    result = confirm(a, result, cache)
     return result if classes is None else result.subset(classes)
 
 
@@ -742,58 +755,3 @@ def _task_classes(classes, labels: np.ndarray) -> set:
     if missing or not wanted:
         raise InvalidInputError(f"classes must be a non-empty subset of the labels {have}, got {describe(classes)}")
     return {have.index(c) for c in wanted}
-
-
-def _confirm(a: _ProtocolArgs, result: ProtocolResult) -> ProtocolResult:
-    """``result`` with the confirmatory draws of its candidate claims (one-draw audits with ``confirm_repeats``).
-
-    The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
-    detector whose AUROC(c) varies from draw to draw (`_varies_between_draws`) are re-run on ``confirm_repeats``
-    new splits with new detector seeds, drawn from the audit's generator after its own plan (the same seed gives
-    the same draws); then, round after round (at most 7) and within the same budget, the one-draw claims that the
-    re-run classes' between-draw variance puts near a threshold
-    ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates])."""
-    from .decision import Confirmation, confirmation_candidates, pooled_candidates
-    from .execution_stage import IndexCache
-
-    if a.confirm_repeats < 1 or a.repeats > 1:
-        return result
-    eligible = [_varies_between_draws(a, det) for det in a.dets]
-    settings = {**result.settings, "confirm_repeats": a.confirm_repeats}
-    b = replace(a, repeats=a.confirm_repeats, leakage_k=None, progress=False)
-    cand = confirmation_candidates(result, eligible, repeats=a.confirm_repeats)
-    done, cache = np.zeros_like(cand), IndexCache()  # (one index over every row for every round's draws)
-    arrays = [np.full(cand.shape + (b.repeats if cand.any() else 0,), np.nan) for _ in range(5)]
-    for _ in range(8):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
-        if cand.any():
-            arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand, cache))]
-            done |= cand
-        conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
-        result = replace(result, confirmation=conf, settings=settings)
-        cand = pooled_candidates(result, eligible, done=done, repeats=b.repeats)
-        if not cand.any():
-            break
-    return result
-
-
-def _confirmatory_draws(b: _ProtocolArgs, cand: np.ndarray, cache=None) -> list:
-    """(auroc, ci_low, ci_high, p_value, log10_p) of ``b.repeats`` new draws of the ``cand`` triples, nan elsewhere."""
-    wanted = cand.any(axis=0)  # (D, K)
-    tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
-    tasks = tuple(
-        replace(t, runnable=keep)
-        for t in tp.tasks
-        for keep in [tuple(d for d in t.runnable if wanted[d, t.class_index])]
-        if keep
-    )
-    outputs = execute_tasks(b, replace(tp, tasks=tasks), index_cache=cache)  # one index for the R draws
-    keys = (outputs.auroc, outputs.ci_low, outputs.ci_high, outputs.p_value, outputs.log10_p)
-    return [np.where(~cand[..., None], np.nan, x) for x in keys]
-
-
-def _varies_between_draws(a: _ProtocolArgs, det) -> bool:
-    """Whether a new draw can change the AUROC(c) of ``det`` beyond its test samples: a detector fitted per task
-    (Isolation Forest, user detectors: a seed), or any detector on a random split (the split decides which normals
-    are trained on). The neighbour detectors (kNN, LOF) on a user split are deterministic: a new draw changes only
-    subsampled test rows, which the interval of one draw already covers."""
-    return a.split is None or not isinstance(det, NeighbourDetector)

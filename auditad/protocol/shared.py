@@ -212,6 +212,16 @@ class SharedIndex:
         del graph
         self.index.drop_graph()  # (its lists are `graph`; queries are unaffected)
 
+    def self_lists(self, X, width: int):
+        """``(idx, d2)`` of shape (n, width): every row's ``width`` nearest other rows (the lists of a self search,
+        exact squared distances, nearest first, ties by index), or None when the graph's degree is below ``width``."""
+        if width > self.graph.shape[1]:
+            return None
+        if np.isfinite(self.graph_d2[:, width - 1]).all():  # (the usual case: the graph lists them all)
+            return self.graph[:, :width].astype(np.int64), self.graph_d2[:, :width].copy()
+        idx, d2 = self.lists(X, self._all, np.ones(self.n, dtype=bool), width)
+        return idx.astype(np.int64), d2
+
     def lists(self, X, q: np.ndarray, in_pool: np.ndarray, width: int):
         """``(idx, d2)`` of shape (len(q), width): each row's ``width`` nearest rows with ``in_pool`` (self
         excluded) among its candidates, nearest first; −1 / inf where the pool holds fewer."""

@@ -33,19 +33,37 @@ def _audit(d, out, *flags):
 
 
 def test_project_dim_reaches_the_leakage_and_the_protocol(data, tmp_path):
+    """One representation: the audit's leakage and protocol read one index over every row (built by the
+    leakage at the protocol's graph degree), so the reference calls share one index too."""
     from auditad import leakage
     from auditad.protocol import audit_protocol
+    from auditad.protocol.execution_stage import IndexCache
 
     d, X, y = data
     s = _audit(d, tmp_path / "p8", "--project-dim", "8")
     assert s["settings"]["project_dim"] == 8
-    # the independent reference: the library functions called with the same projection
-    ref = leakage(X, y, k=[5], backend="approximate", random_state=0, project_dim=8)
+
+    def reference(project_dim):  # the independent reference: the library functions called with the same projection
+        cache = IndexCache()
+        get = cache.provider(("X", "euclidean"), X, 0, project_dim, degree=16)  # knn, k = 5: 1.25 * 10 / 0.8
+        lists = lambda k: get(k).self_lists(X, k)  # noqa: E731
+        leak = leakage(X, y, k=[5], backend="approximate", random_state=0, project_dim=project_dim, self_lists=lists)
+        return leak, cache
+
+    ref, cache = reference(8)
     assert s["leakage"]["L_k"] == pytest.approx(ref.L_k, abs=0)
-    ref0 = leakage(X, y, k=[5], backend="approximate", random_state=0, project_dim=0)
+    ref0, _ = reference(0)
     assert ref.L_k != ref0.L_k  # a projection to 8 of 40 columns changes the approximate lists: the test can fail
     prot = audit_protocol(
-        X, y, detectors=["knn"], backend="approximate", leakage_k=5, random_state=0, project_dim=8, confirm_repeats=5
+        X,
+        y,
+        detectors=["knn"],
+        backend="approximate",
+        leakage_k=5,
+        random_state=0,
+        project_dim=8,
+        confirm_repeats=5,
+        index_cache=cache,
     )
     rows = s["protocol"]["representations"]["X"]["per_class"]
     got = [r["auroc"] for r in rows if r["detector"] == "knn"]

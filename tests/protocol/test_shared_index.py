@@ -93,12 +93,13 @@ def test_leave_one_out_lists_from_a_shared_index_match_exact_search():
     assert len(built) == 1
 
 
-def test_the_confirmatory_draws_build_one_index_per_representation(monkeypatch):
-    """Approximate backend, K-1 vs 1: the audit's own draw builds its index over its pool, and the five
-    confirmatory draws one shared index over every row (not five); their AUROCs are those of lists of the same
+def test_the_audit_and_its_confirmatory_draws_build_one_index_per_representation(monkeypatch):
+    """Approximate backend, K-1 vs 1, one representation: the audit's own draw and its five confirmatory draws
+    share one index over every row (not one over each of six pools); their AUROCs are those of lists of the same
     quality (each within 0.02 of the draws with one index per pool)."""
     import auditad.neighbors as nb
     from auditad.protocol import audit_protocol
+    import auditad.protocol.confirmation as confirmation
     import auditad.protocol.runner as runner
 
     X, y = _data(n=2400, K=8, spread=0.5)
@@ -115,15 +116,46 @@ def test_the_confirmatory_draws_build_one_index_per_representation(monkeypatch):
     shared = audit_protocol(X, y, **kw)
     n_candidates = shared.confirmation.n_candidates
     assert n_candidates > 0
-    assert builds == [False, True]  # the audit's own pool, then one index over every row for the five draws
-    execute = runner.execute_tasks
-    monkeypatch.setattr(runner, "execute_tasks", lambda a, tp, index_cache=None: execute(a, tp))
+    assert builds == [True]  # one index over every row for the audit's own draw and the five draws
+    for module in (runner, confirmation):  # each pass with an index over its own pool
+        execute = module.execute_tasks
+        monkeypatch.setattr(module, "execute_tasks", lambda a, tp, index_cache=None, _e=execute: _e(a, tp))
     builds.clear()
     separate = audit_protocol(X, y, **kw)
     assert builds == [False] * 6
+    assert np.nanmax(np.abs(shared.auroc - separate.auroc)) <= 0.02
     a, b = shared.confirmation.auroc, separate.confirmation.auroc
     assert np.array_equal(np.isfinite(a), np.isfinite(b))
     assert np.nanmax(np.abs(a - b)) <= 0.02
+
+
+def test_several_representations_keep_one_index_over_the_pool_in_their_own_draw(monkeypatch):
+    """With two representations the audit's own draws build their indexes over their pools (an index kept for
+    the confirmation would be evicted by the next representation's), and the confirmation one per
+    representation."""
+    import auditad.neighbors as nb
+    from auditad.protocol import audit_protocol
+
+    X, y = _data(n=2400, K=8, spread=0.5)
+    builds = []
+    real = nb.ApproximateIndex
+
+    class Counting(real):
+        def __init__(self, *a, **kw):
+            builds.append(kw.get("rows") is None)
+            super().__init__(*a, **kw)
+
+    monkeypatch.setattr(nb, "ApproximateIndex", Counting)
+    res = audit_protocol(
+        {"a": X, "b": X[:, ::-1].copy()},
+        y,
+        detectors=["knn", "lof"],
+        backend="approximate",
+        confirm_repeats=5,
+        random_state=0,
+    )
+    assert res.confirmation.n_candidates > 0
+    assert builds[:2] == [False, False] and all(builds[2:]) and 1 <= len(builds[2:]) <= 2
 
 
 def test_the_cache_builds_one_index_per_key_across_calls():
@@ -138,3 +170,94 @@ def test_the_cache_builds_one_index_per_key_across_calls():
     assert again is first
     other = cache.provider((1, "euclidean", "approximate"), X, 1, "auto")(30)
     assert other is not first
+
+
+def _inputs(reps, y, settings):
+    from auditad.audit.config import validate_settings
+    from auditad.audit.loader import BenchmarkInputs
+    from auditad.datasets import Benchmark
+
+    bench = Benchmark(name="shared", y=y, representations=reps, sources={})
+    return BenchmarkInputs(
+        name="shared",
+        benchmark=bench,
+        columns={},
+        selection=None,
+        settings=validate_settings(settings),
+        gates=(),
+        inputs=(),
+        config_text="version = 1\n",
+        config_name="shared.toml",
+        config_sha256="0" * 64,
+        config_origin="file",
+        command_line=(),
+    )
+
+
+def test_an_audit_builds_one_index_for_its_leakage_its_draw_and_its_confirmation(monkeypatch, tmp_path):
+    """`run_audit`, approximate backend, one representation: the leakage's self search, the audit's own draw and
+    the confirmatory draws read one index over every row (one build, at the protocol's degree); the leakage's lists
+    are the exact nearest rows (recall against brute force >= 0.95, exact distances); with two representations each
+    stage builds its own indexes as before."""
+    import auditad.neighbors as nb
+    from auditad.audit.runner import run_audit
+    from auditad.neighbors import search
+
+    X, y = _data(n=2400, K=8, spread=0.5)
+    builds, self_builds = [], []
+    real = nb.ApproximateIndex
+
+    class Counting(real):
+        def __init__(self, *a, **kw):
+            builds.append((kw.get("rows") is None, kw.get("k")))
+            super().__init__(*a, **kw)
+
+    real_approx = search._approximate
+    monkeypatch.setattr(nb, "ApproximateIndex", Counting)
+    monkeypatch.setattr(search, "_approximate", lambda *a, **kw: self_builds.append(1) or real_approx(*a, **kw))
+    settings = {
+        "detectors": ["knn", "lof"],
+        "backend": "approximate",
+        "confirm_repeats": 3,
+        "null_metrics": ["auroc"],
+        "null_runs": 20,
+        "landscape_resolution": 5,
+        "leakage_k": [10],
+    }
+    audit = run_audit([_inputs({"raw": X}, y, settings)], tmp_path / "one").audits[0]
+    protocol = audit.results["protocol"]
+    assert protocol.confirmation.n_candidates > 0
+    assert builds == [(True, 63)] and self_builds == []  # 1.25 * 2 * 20 / 0.8 = 62.5: degree 63, built once
+    leak = audit.results["leakage"]["representations"]["raw"]
+    assert leak.backend == "approximate" and leak.recall >= 0.95
+    rows = np.arange(0, X.shape[0], 7)
+    exp_i, exp_d2 = _brute(X, np.arange(X.shape[0]), rows, 10)
+    got = leak.neighbors.indices[rows]
+    assert sum(len(set(a) & set(b)) for a, b in zip(got.tolist(), exp_i.tolist())) / exp_i.size >= 0.95
+    assert np.allclose(leak.neighbors.distances[rows] ** 2, ((X[rows][:, None] - X[got]) ** 2).sum(axis=2))
+    builds.clear()
+    two = run_audit([_inputs({"raw": X, "rev": X[:, ::-1].copy()}, y, settings)], tmp_path / "two").audits[0]
+    assert two.results["protocol"].confirmation.n_candidates > 0
+    assert len(self_builds) == 2  # each leakage its own index
+    assert [over_all for over_all, _ in builds[:2]] == [False, False]  # each own draw an index over its pool
+
+
+def test_kneighbors_takes_given_self_lists_and_measures_their_recall():
+    """`kneighbors(self_lists=...)`: the approximate backend returns the given lists (distances their square
+    roots) and measures their recall as usual; exact lists read recall 1; a non-function is refused by name."""
+    from auditad.errors import InvalidInputError
+    from auditad.neighbors import kneighbors
+
+    X, _ = _data(n=600)
+    exact = kneighbors(X, k=5, backend="exact")
+    got = kneighbors(
+        X, k=5, backend="approximate", self_lists=lambda k: (exact.indices[:, :k], exact.distances[:, :k] ** 2)
+    )
+    assert np.array_equal(got.indices, exact.indices) and np.allclose(got.distances, exact.distances)
+    assert got.recall == 1.0 and got.backend == "approximate"
+    worse = exact.indices.copy()
+    worse[:, 4] = (worse[:, 4] + 1) % X.shape[0]
+    far = kneighbors(X, k=5, backend="approximate", self_lists=lambda k: (worse, np.full(worse.shape, 1e6)))
+    assert far.recall < 1.0
+    with pytest.raises(InvalidInputError, match="self_lists"):
+        kneighbors(X, k=5, backend="approximate", self_lists=3)

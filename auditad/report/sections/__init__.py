@@ -271,6 +271,10 @@ class Context:
     executor : executor or None
         Where the protocol tasks and kNN query blocks run (`auditad.execution.open_executor`);
         never changes a number.
+    shared : dict
+        What the statistics stages hand on to later ones beside their results (``"index_cache"``: the
+        approximate index over every row that the leakage builds and the protocol reads,
+        `auditad.audit.sections.run_leakage`); never changes a number.
     """
 
     inputs: Any
@@ -278,6 +282,7 @@ class Context:
     progress: bool = False
     gate_results: tuple = ()
     executor: Any = None
+    shared: dict = field(default_factory=dict)
 
     @property
     def settings(self) -> dict:
