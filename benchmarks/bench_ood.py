@@ -12,6 +12,8 @@ on both cores: about 50 s wall (about 30 s without the certificate fallback).
       python benchmarks/bench_ood.py --n 20000 --m 4000    (smaller)
       python benchmarks/bench_ood.py --adbench DIR         (the ADBench ResNet-18 CIFAR-10 / SVHN case)
       python benchmarks/bench_ood.py --n 128000 --d 2048 --sets 5 --mmap TMPDIR   (memory-mapped, approximate)
+      python benchmarks/bench_ood.py --n 1280000 --d 2048 --m 30000 --sets 5 --mmap TMPDIR --backend approximate
+                                                           (ImageNet-1k size; the ID rows written block by block)
 
 Synthetic data: ID rows of 10 classes, each a Gaussian around its own centre in a rank-64 subspace plus
 isotropic noise (embedding-like); OOD set ``far`` is drawn around other centres far away; ``between``
@@ -39,7 +41,9 @@ from pathlib import Path
 import numpy as np
 
 
-def synthetic(n: int, m: int, d: int, rng, n_sets: int = 3):
+def synthetic(n: int, m: int, d: int, rng, n_sets: int = 3, out: Path | None = None):
+    """The synthetic ID set and OOD sets; with ``out``, the ID rows are written to ``out`` (a ``.npy``) block by
+    block and returned memory-mapped (1.28M x 2048 float32 is 10.5 GB: never held whole, nor its float64 draws)."""
     basis = np.linalg.qr(rng.standard_normal((d, 64)))[0].T  # 64 x d orthonormal rows
 
     def draw(centres, count):
@@ -49,7 +53,14 @@ def synthetic(n: int, m: int, d: int, rng, n_sets: int = 3):
         ), c
 
     centres = rng.normal(0, 3, (10, 64))
-    X, y = draw(centres, n)
+    if out is None:
+        X, y = draw(centres, n)
+    else:
+        X = np.lib.format.open_memmap(out, mode="w+", dtype=np.float32, shape=(n, d))
+        y = np.empty(n, dtype=np.int64)
+        for a in range(0, n, 50_000):  # (the same distribution, drawn in blocks)
+            X[a : a + 50_000], y[a : a + 50_000] = draw(centres, min(50_000, n - a))
+        X.flush()
     far, _ = draw(rng.normal(0, 3, (5, 64)) + 12, m)
     near, _ = draw((centres[:5] + centres[5:]) / 2, m)
     planted = far.copy()
@@ -97,11 +108,17 @@ def main() -> None:
         X, y, sets, truth = adbench(args.adbench, rng)
         groups = {"near": ["cifar_other"], "far": ["svhn", "planted"]}
     else:
-        X, y, sets, truth = synthetic(args.n, args.m, args.d, rng, max(3, args.sets))
+        big = args.mmap is not None and args.n * args.d > 2**28  # (blocks straight to disk: no copy in memory)
+        if args.mmap is not None:
+            args.mmap.mkdir(parents=True, exist_ok=True)
+        X, y, sets, truth = synthetic(
+            args.n, args.m, args.d, rng, max(3, args.sets), out=args.mmap / "id.npy" if big else None
+        )
         groups = {"far": list(sets)}
     if args.mmap is not None:  # the ID rows read from disk through a memory map (only touched pages resident)
-        args.mmap.mkdir(parents=True, exist_ok=True)
-        np.save(args.mmap / "id.npy", X)
+        if not isinstance(X, np.memmap):
+            args.mmap.mkdir(parents=True, exist_ok=True)
+            np.save(args.mmap / "id.npy", X)
         del X
         from auditad.inputfiles import open_npy
 

@@ -309,9 +309,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "n_jobs",
         "int",
-        1,
-        "Parallel tasks of the protocol audit (fits of the per-task detectors in processes, the kNN/LOF task "
-        "scoring on threads) and the model selection (-1 = all cores); results do not depend on it.",
+        -1,
+        "Parallel tasks of the protocol audit (fits of the per-task detectors in processes when they are many, "
+        "the kNN/LOF task scoring on threads) and the model selection; -1 = all cores; results do not depend on it.",
         nonzero=True,
         flag="--n-jobs",
         group="execution",

@@ -122,8 +122,8 @@ def add_protocol(sub) -> None:
     p.add_argument(
         "--n-jobs",
         type=int,
-        default=1,
-        help="per-task detector fits (processes) and kNN/LOF task scoring (threads) at once; -1 = all cores",
+        default=-1,
+        help="per-task detector fits (processes) and kNN/LOF task scoring (threads) at once; -1 (default) = all cores",
     )
     p.add_argument("--seed", type=int, default=0)
     add_json(p)

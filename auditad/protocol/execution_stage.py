@@ -194,6 +194,12 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, providers):
                 yield r, d_i, c, s, out
 
 
+#: Fits of the per-task detectors run in ``n_jobs`` processes when their tasks hold at least this many training
+#: and test rows in total (about a second of fitting and scoring); below it they run here, one after another
+#: (starting processes would cost more than it saves). The results are the same either way.
+PROCESS_FIT_MIN_ROWS = 2_000_000
+
+
 def _serial_fit_rows(a, tp, r, rep, generic):
     X = a.reps[rep]
     units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
@@ -210,7 +216,8 @@ def _serial_fit_rows(a, tp, r, rep, generic):
         )
         for t, d_i in units
     )
-    if a.n_jobs == 1 or len(units) <= 1:
+    rows = sum(t.train_idx.size + t.test_idx.size for t, _ in units)
+    if a.n_jobs == 1 or len(units) <= 1 or rows < PROCESS_FIT_MIN_ROWS:  # (small work: no process to start)
         outputs = (_run_task(*x) for x in args)
     else:
         from joblib import Parallel, delayed

@@ -261,3 +261,22 @@ def test_kneighbors_takes_given_self_lists_and_measures_their_recall():
     assert far.recall < 1.0
     with pytest.raises(InvalidInputError, match="self_lists"):
         kneighbors(X, k=5, backend="approximate", self_lists=3)
+
+
+def test_the_lists_are_ordered_on_threads_with_the_values_of_one_thread(monkeypatch):
+    """The shared index orders its graph lists by exact distance in blocks on one thread per CPU: the lists and
+    distances are those of one thread, bit for bit (blocks of 100 rows here, so that there are many)."""
+    import os
+
+    import auditad.protocol.shared as shared
+
+    X, _ = _data(n=1500)
+    monkeypatch.setattr(shared, "QUERY_BLOCK_ELEMENTS", 100 * X.shape[1])
+    monkeypatch.setattr(os, "cpu_count", lambda: 4)
+    many = SharedIndex(X, 20, random_state=3)
+    monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    one = SharedIndex(X, 20, random_state=3)
+    assert np.array_equal(many.graph, one.graph) and np.array_equal(many.graph_d2, one.graph_d2)
+    exp_i, exp_d2 = _brute(X, np.arange(X.shape[0]), np.arange(X.shape[0]), 20)
+    hits = sum(len(set(a) & set(b)) for a, b in zip(many.graph[:, :20].tolist(), exp_i.tolist()))
+    assert hits / exp_i.size >= 0.95
