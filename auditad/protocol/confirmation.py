@@ -22,7 +22,7 @@ def confirms(a) -> bool:
     return a.confirm_repeats >= 1 and a.repeats == 1
 
 
-def confirm(a, result, cache=None):
+def confirm(a, result, plan, cache=None):
     """``result`` with the confirmatory draws of its candidate claims (one-draw audits with ``confirm_repeats``).
 
     The candidates ([`confirmation_candidates`][auditad.protocol.decision.confirmation_candidates]) of every
@@ -31,7 +31,8 @@ def confirm(a, result, cache=None):
     the same draws); then, round after round (at most 7) and within the same budget, the one-draw claims that the
     re-run classes' between-draw variance puts near a threshold
     ([`pooled_candidates`][auditad.protocol.decision.pooled_candidates]). ``cache``: the `IndexCache` of the
-    audit's own draw, whose index the confirmatory draws reuse (a new one without)."""
+    audit's own draw, whose index the confirmatory draws reuse (a new one without); ``plan``: the runner's task
+    planner (``plan(args, class_positions=...)``, stage 2 of `auditad.protocol.runner`)."""
     from .decision import Confirmation, confirmation_candidates, pooled_candidates
 
     if not confirms(a):
@@ -45,7 +46,9 @@ def confirm(a, result, cache=None):
     arrays = [np.full(cand.shape + (b.repeats if cand.any() else 0,), np.nan) for _ in range(5)]
     for _ in range(8):  # the candidates, then the one-draw claims the pooled variance puts near a threshold
         if cand.any():
-            arrays = [np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand, cache))]
+            arrays = [
+                np.where(cand[..., None], y, x) for x, y in zip(arrays, _confirmatory_draws(b, cand, plan, cache))
+            ]
             done |= cand
         conf = Confirmation(*arrays, b.repeats if done.any() else 0, int(done.sum()))
         result = replace(result, confirmation=conf, settings=settings)
@@ -55,12 +58,10 @@ def confirm(a, result, cache=None):
     return result
 
 
-def _confirmatory_draws(b, cand: np.ndarray, cache=None) -> list:
+def _confirmatory_draws(b, cand: np.ndarray, plan, cache=None) -> list:
     """(auroc, ci_low, ci_high, p_value, log10_p) of ``b.repeats`` new draws of the ``cand`` triples, nan elsewhere."""
-    from .runner import _task_plan  # (the runner's stage 2; it imports this module)
-
     wanted = cand.any(axis=0)  # (D, K)
-    tp = _task_plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
+    tp = plan(b, class_positions=np.flatnonzero(wanted.any(axis=0)))
     tasks = tuple(
         replace(t, runnable=keep)
         for t in tp.tasks

@@ -743,7 +743,7 @@ def audit_protocol(
         cache = IndexCache() if index_cache is None else index_cache
     outputs = execute_tasks(a, tp, index_cache=cache)
     result = _assemble(a, tp, outputs, _attach_leakage(a, tp))
-    result = confirm(a, result, cache)
+    result = confirm(a, result, _task_plan, cache)
     return result if classes is None else result.subset(classes)
 
 
