@@ -48,3 +48,26 @@ def write_tiny_benchmark(folder: Path) -> Path:
     np.save(folder / "y.npy", np.repeat(np.array(["a", "b", "c"]), 20))
     (folder / "audit.toml").write_text(TINY_CONFIG)
     return folder
+
+
+def benchmark_inputs(name: str, representations: dict, y, settings: dict, gates=()):
+    """`BenchmarkInputs` of an in-memory benchmark for `auditad.audit.runner.run_audit` (``settings`` validated)."""
+    from auditad.audit.config import validate_settings
+    from auditad.audit.loader import BenchmarkInputs
+    from auditad.datasets import Benchmark
+
+    bench = Benchmark(name=name, y=y, representations=representations, sources={})
+    return BenchmarkInputs(
+        name=name,
+        benchmark=bench,
+        columns={},
+        selection=None,
+        settings=validate_settings(settings),
+        gates=tuple(gates),
+        inputs=(),
+        config_text="version = 1\n",
+        config_name=f"{name}.toml",
+        config_sha256="0" * 64,
+        config_origin="file",
+        command_line=(),
+    )

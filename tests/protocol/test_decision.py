@@ -80,37 +80,20 @@ def _data():
 
 @pytest.fixture(scope="module")
 def audit(tmp_path_factory):
-    from auditad.audit.config import validate_settings
-    from auditad.audit.loader import BenchmarkInputs
+    from _helpers import benchmark_inputs
+
     from auditad.audit.runner import run_audit
-    from auditad.datasets import Benchmark
 
     X, y = _data()
-    settings = validate_settings(
-        {
-            "detectors": ["knn", "iforest"],
-            "confirm_repeats": 2,
-            "null_metrics": ["auroc"],
-            "null_runs": 50,
-            "landscape_resolution": 11,
-            "leakage_k": [3, 1],
-        }
-    )
-    bench = Benchmark(name="claims", y=y, representations={"raw": X}, sources={})
-    inputs = BenchmarkInputs(
-        name="claims",
-        benchmark=bench,
-        columns={},
-        selection=None,
-        settings=settings,
-        gates=(),
-        inputs=(),
-        config_text="version = 1\n",
-        config_name="claims.toml",
-        config_sha256="0" * 64,
-        config_origin="file",
-        command_line=(),
-    )
+    settings = {
+        "detectors": ["knn", "iforest"],
+        "confirm_repeats": 2,
+        "null_metrics": ["auroc"],
+        "null_runs": 50,
+        "landscape_resolution": 11,
+        "leakage_k": [3, 1],
+    }
+    inputs = benchmark_inputs("claims", {"raw": X}, y, settings)
     return run_audit([inputs], tmp_path_factory.mktemp("claims") / "out").audits[0]
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from _helpers import benchmark_inputs
+
 from auditad.protocol.neighbor_lists import prepare_rows
 from auditad.protocol.shared import LeaveOneOutLists, SharedIndex
 
@@ -172,28 +174,6 @@ def test_the_cache_builds_one_index_per_key_across_calls():
     assert other is not first
 
 
-def _inputs(reps, y, settings):
-    from auditad.audit.config import validate_settings
-    from auditad.audit.loader import BenchmarkInputs
-    from auditad.datasets import Benchmark
-
-    bench = Benchmark(name="shared", y=y, representations=reps, sources={})
-    return BenchmarkInputs(
-        name="shared",
-        benchmark=bench,
-        columns={},
-        selection=None,
-        settings=validate_settings(settings),
-        gates=(),
-        inputs=(),
-        config_text="version = 1\n",
-        config_name="shared.toml",
-        config_sha256="0" * 64,
-        config_origin="file",
-        command_line=(),
-    )
-
-
 def test_an_audit_builds_one_index_for_its_leakage_its_draw_and_its_confirmation(monkeypatch, tmp_path):
     """`run_audit`, approximate backend, one representation: the leakage's self search, the audit's own draw and
     the confirmatory draws read one index over every row (one build, at the protocol's degree); the leakage's lists
@@ -224,7 +204,7 @@ def test_an_audit_builds_one_index_for_its_leakage_its_draw_and_its_confirmation
         "landscape_resolution": 5,
         "leakage_k": [10],
     }
-    audit = run_audit([_inputs({"raw": X}, y, settings)], tmp_path / "one").audits[0]
+    audit = run_audit([benchmark_inputs("shared", {"raw": X}, y, settings)], tmp_path / "one").audits[0]
     protocol = audit.results["protocol"]
     assert protocol.confirmation.n_candidates > 0
     assert builds == [(True, 63)] and self_builds == []  # 1.25 * 2 * 20 / 0.8 = 62.5: degree 63, built once
@@ -236,7 +216,9 @@ def test_an_audit_builds_one_index_for_its_leakage_its_draw_and_its_confirmation
     assert sum(len(set(a) & set(b)) for a, b in zip(got.tolist(), exp_i.tolist())) / exp_i.size >= 0.95
     assert np.allclose(leak.neighbors.distances[rows] ** 2, ((X[rows][:, None] - X[got]) ** 2).sum(axis=2))
     builds.clear()
-    two = run_audit([_inputs({"raw": X, "rev": X[:, ::-1].copy()}, y, settings)], tmp_path / "two").audits[0]
+    two = run_audit(
+        [benchmark_inputs("shared", {"raw": X, "rev": X[:, ::-1].copy()}, y, settings)], tmp_path / "two"
+    ).audits[0]
     assert two.results["protocol"].confirmation.n_candidates > 0
     assert len(self_builds) == 2  # each leakage its own index
     assert [over_all for over_all, _ in builds[:2]] == [False, False]  # each own draw an index over its pool
