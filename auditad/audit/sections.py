@@ -86,7 +86,7 @@ def _shared_self_lists(ctx, rep, X):
     from ..protocol.neighbor_lists import magnitude_exponent, prepare_rows
 
     s = ctx.settings
-    if len(ctx.inputs.benchmark.representations) != 1 or s["metric"] not in ("euclidean", "cosine"):
+    if len(ctx.inputs.benchmark.representations) != 1:
         return None
     cache = ctx.shared.setdefault("index_cache", IndexCache())
 
@@ -102,17 +102,15 @@ def _shared_self_lists(ctx, rep, X):
 
 def _protocol_index_degree(settings) -> int:
     """The graph degree the protocol's passes ask of an index over every row: each row's list must hold the
-    ``2 k`` nearest pool rows of the neighbour detectors' largest ``k``, so about ``1.25 · 2k / train_fraction``
-    (`auditad.protocol.shared.LeaveOneOutLists`), at most `auditad.neighbors.search.QUERY_INDEX_MAX_DEGREE`."""
-    from ..neighbors.search import QUERY_INDEX_MAX_DEGREE
+    ``2 k`` nearest pool rows of the neighbour detectors' largest ``k``
+    (`auditad.protocol.shared.shared_degree` at the training fraction); 0 without them."""
     from ..protocol import resolve_detectors
     from ..protocol.detectors import NeighbourDetector
+    from ..protocol.shared import shared_degree
 
     specs, knn_k = detectors_from_settings(settings)
     needed = [d.n_needed for d in resolve_detectors(specs, k=knn_k) if isinstance(d, NeighbourDetector)]
-    if not needed:
-        return 0
-    return min(QUERY_INDEX_MAX_DEGREE, int(np.ceil(1.25 * 2 * max(needed) / settings["train_fraction"])))
+    return shared_degree(2 * max(needed), settings["train_fraction"]) if needed else 0
 
 
 # --------------------------------------------------------------------------- protocol

@@ -383,7 +383,7 @@ class TaskOutputs:
 
 
 class IndexCache:
-    """The `SharedIndex` of the (representation, metric, magnitude) whose passes run now, kept across calls of
+    """The `SharedIndex` of the (representation, metric) whose passes run now, kept across calls of
     `execute_tasks` (the audit's own draw and the rounds of the confirmation) and built once per key: one at a time
     (the passes of one key run one after another), so that a multi-representation audit holds one index, not one
     per representation. An audit also hands it from its leakage stage to its protocol stage
@@ -407,10 +407,6 @@ class IndexCache:
             return self._index
 
         return get
-
-    def clear(self) -> None:
-        """Free the index."""
-        self._key, self._index = None, None
 
 
 def _providers(a, index_cache, original):

@@ -51,6 +51,7 @@ from .neighbor_lists import gather32, nearest, rerank, rows64
 __all__ = [
     "LeaveOneOutLists",
     "SharedIndex",
+    "shared_degree",
     "one_class_lists",
     "list_recall",
     "filter_lists",
@@ -173,6 +174,13 @@ def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32)
     return rerank(X, queries, pool, cand, k)  # -1: no candidate (fewer than kk rows outside the class)
 
 
+def shared_degree(width: int, fraction: float) -> int:
+    """The graph degree of a `SharedIndex` whose lists must hold ``width`` rows of a pool of ``fraction`` of the
+    rows: ``ceil(1.25 · width / fraction)`` (a quarter more than the pool's expected share; rows left short are
+    queried wider). `auditad.neighbors.ApproximateIndex` caps it at its largest degree."""
+    return int(np.ceil(1.25 * width / fraction))
+
+
 class SharedIndex:
     r"""One approximate index over every row of a representation, shared by the neighbour passes of several
     draws of the split (the confirmatory draws of [`audit_protocol`][auditad.protocol.audit_protocol]).
@@ -210,7 +218,9 @@ class SharedIndex:
         self.graph_d2 = np.empty((self.n, degree))
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
-        def order(a):  # (numpy's gathers, products and sorts release the GIL: blocks on threads, same values)
+        def order(
+            a, graph=graph
+        ):  # (numpy's gathers, products and sorts release the GIL: blocks on threads, same values)
             rows = self._all[a : a + step]
             self.graph[a : a + step], self.graph_d2[a : a + step] = rerank(X, rows, self._all, graph[rows], degree)
 
@@ -378,7 +388,7 @@ class LeaveOneOutLists:
             pool_mask = np.zeros(X.shape[0], dtype=bool)
             pool_mask[pool] = True
             frac = max(pool.size / max(X.shape[0], 1), 1e-9)
-            shared = shared_index(int(np.ceil(1.25 * kA / frac)))
+            shared = shared_index(shared_degree(kA, frac))
             index = None
 
             def approx(q, width):
