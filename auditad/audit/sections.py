@@ -10,8 +10,10 @@ these result objects into key numbers, tables, figures and readings.
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from typing import Mapping
 
 import numpy as np
@@ -297,8 +299,8 @@ def run_nulls(ctx) -> dict:
 
     Each distinct (n_pos, n_neg) gets one [`null_distribution`][auditad.nulls.null_distribution] of AUROC and the other
     metrics, drawn from its own random stream (spawned from the audit's seed in order of first appearance),
-    so the nulls are independent tasks: on a Dask executor they run on its workers, with the same numbers.
-    The observed AUROC(c) of every (representation, detector) pair is placed on its null by
+    so the nulls are independent tasks: on a Dask executor they run on its workers, otherwise on ``n_jobs``
+    threads, with the same numbers either way. The observed AUROC(c) of every (representation, detector) pair is placed on its null by
     [`place_protocol_aurocs`][auditad.nulls.place_protocol_aurocs].
 
     Returns ``{"classes": [ClassNullResult], "others": metric names, "anomaly_split": NullResult or None}``.
@@ -319,15 +321,17 @@ def run_nulls(ctx) -> dict:
     pairs = list(
         dict.fromkeys([(n_pos, n_neg) for _, _, n_pos, n_neg in counted] + ([split_counts] if split_counts else []))
     )  # classes of equal size share one
-    executor = ctx.executor if ctx.executor is not None else SerialExecutor()
-    computed = executor.map_ordered(
-        null_at,
-        list(zip(pairs, spawn(rng, len(pairs)))),
-        metrics=("auroc",) + others,
-        q=s["null_q"],
-        method=s["null_method"],
-        runs=s["null_runs"],
-    )
+    items = list(zip(pairs, spawn(rng, len(pairs))))
+    shared = dict(metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"], runs=s["null_runs"])
+    if ctx.executor is not None:
+        computed = ctx.executor.map_ordered(null_at, items, **shared)
+    else:  # each null has its own stream: on threads, the same numbers in the same order
+        workers = min(_resolved_n_jobs(s), len(items))
+        if workers > 1:
+            with ThreadPoolExecutor(workers) as pool:
+                computed = list(pool.map(functools.partial(null_at, **shared), items))
+        else:
+            computed = SerialExecutor().map_ordered(null_at, items, **shared)
     cache = dict(zip(pairs, computed))
     classes = place_protocol_aurocs(res, cache) if counted else []
     split = cache[split_counts] if split_counts else None
@@ -405,19 +409,22 @@ def run_selection(ctx):
     from ..selection import run_selection
 
     s = ctx.settings
-    n_jobs = s["n_jobs"]
-    if n_jobs < 1:
-        n_jobs = max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return run_selection(
         ctx.inputs.selection,
         estimators=s["selection_estimators"] or None,
         probes=s["selection_probes"] or None,
         pool_by=s["selection_pool_by"],
         n_boot=s["selection_n_boot"],
-        n_jobs=n_jobs,
+        n_jobs=_resolved_n_jobs(s),
         progress=ctx.progress,
         random_state=s["seed"],
     )
+
+
+def _resolved_n_jobs(settings) -> int:
+    """The ``n_jobs`` setting as a number of workers (-1 = every CPU, -2 = all but one, ...)."""
+    n_jobs = settings["n_jobs"]
+    return n_jobs if n_jobs >= 1 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
 
 
 #: The computation of each statistic section, by section id.

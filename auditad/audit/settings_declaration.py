@@ -311,7 +311,8 @@ SETTINGS: tuple[Setting, ...] = (
         "int",
         -1,
         "Parallel tasks of the protocol audit (fits of the per-task detectors in processes when they are many, "
-        "the kNN/LOF task scoring on threads) and the model selection; -1 = all cores; results do not depend on it.",
+        "the kNN/LOF task scoring on threads), the nulls (threads) and the model selection; -1 = all cores; "
+        "results do not depend on it.",
         nonzero=True,
         flag="--n-jobs",
         group="execution",

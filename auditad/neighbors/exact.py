@@ -619,8 +619,11 @@ def refine(X, frame, qraw, cand, rows, *, unscaled=False):
             np.take(X, cand[a:b], axis=0, out=g, mode="clip")
         else:  # rows formed as they are read (`UnitRows`)
             g[...] = X[cand[a:b]]
-        _scale_into(g, e, dv)
-        dv -= qraw[a:b, None, :]
+        if e == 0 and g is not dv:  # float32 rows: converted as they are subtracted (exact, no copy pass)
+            np.subtract(g, qraw[a:b, None, :], out=dv, dtype=np.float64)
+        else:
+            _scale_into(g, e, dv)
+            dv -= qraw[a:b, None, :]
         np.einsum("bcd,bcd->bc", dv, dv, out=out[a:b])
     return out
 
