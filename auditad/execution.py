@@ -228,6 +228,10 @@ class DaskExecutor:
                         silence_logs=logging.ERROR,
                         dashboard_address=None,
                         scheduler_kwargs={"dashboard_address": "127.0.0.1:0"},
+                        # a deep copy of the configuration for every nanny: a nanny's own copy shares the nested
+                        # settings with the global configuration, so the workers it restarts after this block
+                        # would otherwise start with Dask's defaults (a worker's statistical profiler, ...)
+                        config=dask.config.merge(dask.config.config),
                     )  # not *:8787
                 self.client = dd.Client(self.cluster, timeout=self.timeout)
             except Exception as exc:  # noqa: BLE001  (process spawning, ports, memory, ...)

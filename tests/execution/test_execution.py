@@ -212,6 +212,29 @@ def test_local_workers_run_without_trim_threshold_and_profiler_and_keep_no_searc
     assert cluster.client.amm.running() is False
 
 
+def pid_and_settings(_):
+    time.sleep(0.05)  # (long enough for the scheduler to use both workers)
+    return os.getpid(), worker_settings(_)
+
+
+def test_a_restarted_worker_keeps_the_local_settings(cluster):
+    # a nanny's copy of the configuration shared its nested settings with this process's, which Dask's defaults
+    # replace when the cluster has started: a worker restarted after that ran with the statistical profiler
+    before = set(cluster.client.run(os.getpid).values())
+    with pytest.raises(ExecutionError):
+        cluster.map_ordered(dies_on_two, range(4))
+    deadline = time.monotonic() + 60
+    while True:  # until the nanny has started a new worker process and it has joined
+        pids = set(cluster.client.run(os.getpid).values())
+        if len(pids) == 2 and pids != before:
+            break
+        assert time.monotonic() < deadline, "the killed worker was not replaced"
+        time.sleep(0.2)
+    out = cluster.map_ordered(pid_and_settings, range(8))
+    assert {pid for pid, _ in out} == pids  # both workers ran tasks, the restarted one too
+    assert {settings[:3] for _, settings in out} == {(None, "1", False)}
+
+
 def sleep_then_time(seconds):
     time.sleep(seconds)
     return time.time()
