@@ -27,6 +27,7 @@ GROUPS = {
         "tests/neighbors/test_neighbors.py",
         "tests/neighbors/test_projection.py",
         "tests/neighbors/test_project_dim_setting.py",
+        "tests/neighbors/test_query_blocks.py",
         "tests/protocol/test_protocol.py",
         "tests/selection/test_bounds.py",
         "tests/selection/test_scoring.py",

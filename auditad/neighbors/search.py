@@ -11,6 +11,7 @@ import numpy as np
 from .._format import FrameDisplay
 from .exact import Frame, UnitRows, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
 from .projection import Projection, n_candidates, projection_seconds, rerank, resolve_project_dim
+from .query_blocks import query_in_blocks
 from ..execution import distributed
 from .._progress import Progress
 from .._rng import check_random_state, seed_int
@@ -317,7 +318,9 @@ def kneighbors(
         above n ≈ 130 000. Memory beyond the blocks is one float32 copy of the
         data (two for a self search).
     n_jobs : int, optional
-        Threads of the exact search (default: the number of CPUs, at most 8).
+        Threads of the exact search (default: the number of CPUs, at most 8); processes that answer the
+        approximate backend's queries of another set, in fixed blocks (default: every CPU; Linux only). The
+        result does not depend on it.
     random_state : None, int or Generator
         Seeds pynndescent and the recall sample.
     progress : bool
@@ -393,6 +396,8 @@ def kneighbors(
     if not (isinstance(block_memory_mb, (int, float)) and block_memory_mb > 0):
         raise InvalidInputError(f"block_memory_mb must be a positive number, got {block_memory_mb!r}")
     proj = resolve_project_dim(project_dim, Xr.shape[1])
+    if n_jobs is not None:
+        check_int(n_jobs, name="n_jobs", low=1)
     if self_lists is not None and not callable(self_lists):
         raise InvalidInputError(f"self_lists must be a function k -> (indices, squared distances), got {self_lists!r}")
     requested, estimate = backend, None
@@ -426,7 +431,7 @@ def kneighbors(
                 idx, dist = given[0], np.sqrt(given[1])
                 check_distance_range(dist)
             else:
-                idx, dist = _approximate(Xr, Q, k, self_search, random_state, proj)
+                idx, dist = _approximate(Xr, Q, k, self_search, random_state, proj, n_jobs)
         if recall_sample > 0:
             recall, n_rec = _measure_recall(Xr, Q, k, self_search, idx, dist, recall_sample, random_state)
     if metric == "cosine":
@@ -464,14 +469,15 @@ def _unit_rows(A: np.ndarray, name: str) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------- approximate
-def _approximate(X, Q, k, self_search, random_state, project_dim=None):
-    """Approximate k nearest neighbours; ``project_dim``: None (full dimension) or the resolved projected dimension."""
+def _approximate(X, Q, k, self_search, random_state, project_dim=None, n_jobs=None):
+    """Approximate k nearest neighbours; ``project_dim``: None (full dimension) or the resolved projected dimension;
+    ``n_jobs``: processes of the queries of another set."""
     dist = None
     if not self_search:  # queries of another set: one ApproximateIndex, queried once
         index = ApproximateIndex(
             X, span=Q, k=k, random_state=random_state, project_dim=0 if project_dim is None else project_dim
         )
-        frame, idx = index.frame, index.query(Q, k)
+        frame, idx = index.frame, index.query(Q, k, n_jobs=n_jobs)
     elif project_dim is not None:  # candidates in a PCA projection, re-ranked in the original space
         frame = Frame(X, None, chunk_rows(X.shape[1]))
         idx, dist = _projected_self(X, frame, k, project_dim, random_state)
@@ -673,18 +679,22 @@ class ApproximateIndex:
         width = k if self._projection is None else min(self.degree, n_candidates(k, self.n))
         return self._index.neighbor_graph[0][:, 1 : width + 1]  # (self is first: dropped)
 
-    def query(self, Q: np.ndarray, k: int) -> np.ndarray:
+    def query(self, Q: np.ndarray, k: int, n_jobs=1) -> np.ndarray:
         """Positions in the reference (``X``, or ``X[rows]``) of about the ``k`` nearest reference rows of each
-        row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact.RowSubset``)."""
+        row of ``Q`` (int64, (m, k)); ``Q`` may also be a row subset read block by block (``exact.RowSubset``).
+
+        The queries are answered in fixed blocks (`auditad.neighbors.query_blocks`), on ``n_jobs`` forked
+        processes when there are several blocks; the result does not depend on ``n_jobs``.
+        """
         import warnings
 
         k = min(int(k), self.n)
         kc = k if self._projection is None else n_candidates(k, self.n)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            gi, _ = self._index.query(self._rows32(Q), k=kc)
+            gi = query_in_blocks(self._index, self._rows32(Q), kc, n_jobs)
         if self._projection is None:
-            return gi.astype(np.int64)
+            return gi
         if self._rows is None:
             return rerank(self._X, Q, self.frame, gi, k)[0]
         glob = np.where(gi >= 0, self._rows[np.maximum(gi, 0)], -1)
