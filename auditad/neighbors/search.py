@@ -33,24 +33,25 @@ METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
 
 # Cost model of ``backend="auto"``: wall seconds on the project's 2-core reference machine
-# (Linux, OpenBLAS, numba 0.68, pynndescent 0.5; 128-d embedding-like data, k = 10). Measured
-# with ``benchmarks/bench_leakage.py --cost-model`` in fresh processes as CPU seconds, and
-# converted to idle-machine wall seconds with the measured parallel share (exact: 2 threads,
-# wall = CPU / 2; pynndescent: wall = 0.6 CPU; numba compiles on one thread: wall = CPU).
-#: exact search: seconds per "operation" n_queries * n_reference * (d + 64)
-#: (measured 3.3e-11 CPU s: 20k x 20k x 128 self search in 2.6 CPU s)
-EXACT_SECONDS_PER_OP = 1.7e-11
-#: numba compilation of pynndescent's graph construction, paid once per process: 38.6 CPU s
-#: with numba's on-disk cache warm (every run after the first on a machine), 57 s cold
-NUMBA_BUILD_COMPILE_SECONDS = 40.0
+# (Linux, OpenBLAS, numba 0.68, pynndescent 0.7; 128-d embedding-like data, k = 10), measured as wall time
+# with ``benchmarks/bench_leakage.py --cost-model`` in a fresh process (the faster of two runs; re-fitted
+# after the exact engine and pynndescent got faster: the earlier constants, CPU seconds converted with an
+# assumed parallel share, over-estimated both backends about twice).
+#: exact search: wall seconds per "operation" n_queries * n_reference * (d + 64)
+#: (measured 8.5e-12: self searches of 20k and 40k x 128 rows; 1.6e-11 CPU seconds)
+EXACT_SECONDS_PER_OP = 8.5e-12
+#: numba compilation of pynndescent's graph construction, paid once per process: 21.9 s
+#: with numba's on-disk cache warm (every run after the first on a machine), about 60 s cold
+NUMBA_BUILD_COMPILE_SECONDS = 22.0
 #: numba compilation of pynndescent's query functions (queries distinct from X), once per
-#: process: 0.1 CPU s with the on-disk cache warm, 62 s cold (first run on a machine)
+#: process: 0.15 s with the on-disk cache warm, 62 s cold (first run on a machine)
 NUMBA_QUERY_COMPILE_SECONDS = 5.0
-#: pynndescent graph construction: seconds per n * (d + 32) * n_neighbors / 30
-#: (measured 8.1e-7 to 1.0e-6 CPU s at n = 20k and 50k; 9.4e-7 at 1M)
-APPROX_BUILD_SECONDS_PER_UNIT = 5.4e-7
+#: pynndescent graph construction: wall seconds per n * (d + 32) * n_neighbors / 30
+#: (measured 2.9e-7 at n = 50k; 4.8e-7 CPU seconds)
+APPROX_BUILD_SECONDS_PER_UNIT = 2.9e-7
 #: pynndescent queries, including the search-graph preparation: seconds per n_queries * (d + 32)
-#: (measured 1.2e-6 CPU s: 12.5k queries against 50k rows)
+#: (measured 1.2e-6 CPU s: 12.5k queries against 50k rows with pynndescent 0.5; 0.7 answers queries near the
+#: rows about ten times faster, but queries far from every row up to a hundred times slower: kept as is)
 APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
 #: queries checked against exact search to measure the approximate backend's recall (default)
 DEFAULT_RECALL_SAMPLE = 200
