@@ -84,6 +84,7 @@ def _shared_self_lists(ctx, rep, X):
     the graph degree the protocol's neighbour detectors need; None (the leakage builds its own index) with several
     representations (each index would be evicted by the next before the protocol reads it), or rows whose
     magnitude the protocol rescales."""
+    from ..execution import distributed
     from ..protocol.execution_stage import IndexCache
     from ..protocol.neighbor_lists import magnitude_exponent, prepare_rows
 
@@ -97,7 +98,9 @@ def _shared_self_lists(ctx, rep, X):
             return None
         Xp = prepare_rows(X, s["metric"])
         degree = max(k, _protocol_index_degree(s))
-        return cache.provider((rep, s["metric"]), Xp, s["seed"], s["project_dim"], degree=degree)(k).self_lists(Xp, k)
+        n_jobs = 1 if distributed(ctx.executor) else _resolved_n_jobs(s)  # (its wider queries fork processes)
+        provider = cache.provider((rep, s["metric"]), Xp, s["seed"], s["project_dim"], degree=degree, n_jobs=n_jobs)
+        return provider(k).self_lists(Xp, k)
 
     return self_lists
 

@@ -392,9 +392,10 @@ class IndexCache:
     def __init__(self):
         self._key, self._index = None, None
 
-    def provider(self, key, Xp, seed, project_dim, degree=None):
+    def provider(self, key, Xp, seed, project_dim, degree=None, n_jobs=1):
         """``shared_index(k)`` for the passes of ``key`` on the prepared rows ``Xp``: the index, built at the
-        first call with graph degree ``degree`` (default: that call's ``k``), ``seed`` and ``project_dim``.
+        first call with graph degree ``degree`` (default: that call's ``k``), ``seed`` and ``project_dim``; its
+        wider queries on ``n_jobs`` processes.
 
         ``key`` names the rows, ``(representation name, metric)``: the callers vouch that one key means the same
         prepared rows (rows rescaled for their magnitude are never passed, `_providers`)."""
@@ -402,7 +403,7 @@ class IndexCache:
         def get(k):
             if self._key != key:
                 self._key, self._index = None, None  # (the previous key's index is freed before the build)
-                self._index = SharedIndex(Xp, degree or k, random_state=seed, project_dim=project_dim)
+                self._index = SharedIndex(Xp, degree or k, random_state=seed, project_dim=project_dim, n_jobs=n_jobs)
                 self._key = key
             return self._index
 
@@ -419,7 +420,9 @@ def _providers(a, index_cache, original):
     def providers(r, metric, Xp, seed):
         if index_cache is None or a.reps[names[r]] is not original[names[r]]:
             return None
-        return index_cache.provider((names[r], metric), Xp, seed, a.project_dim)
+        # (the wider queries fork processes only when no Dask executor is running in this process)
+        n_jobs = 1 if distributed(a.executor) else a.n_jobs
+        return index_cache.provider((names[r], metric), Xp, seed, a.project_dim, n_jobs=n_jobs)
 
     return providers
 

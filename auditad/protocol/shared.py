@@ -203,11 +203,15 @@ class SharedIndex:
         Graph degree asked for (`auditad.neighbors.ApproximateIndex`).
     random_state, project_dim
         As for `auditad.neighbors.ApproximateIndex`.
+    n_jobs : int or None, default 1
+        Processes that answer its wider queries (`auditad.neighbors.ApproximateIndex.query`); the lists do not
+        depend on it.
     """
 
-    def __init__(self, X, k: int, *, random_state=None, project_dim="auto"):
+    def __init__(self, X, k: int, *, random_state=None, project_dim="auto", n_jobs=1):
         from ..neighbors import ApproximateIndex
 
+        self.n_jobs = n_jobs
         self.index = ApproximateIndex(X, span=X, k=k, random_state=random_state, project_dim=project_dim)
         self.n = int(X.shape[0])
         self._all = np.arange(self.n, dtype=np.int64)
@@ -265,7 +269,7 @@ class SharedIndex:
             w = min(self.n, max(2 * w, int(np.ceil(1.25 * width / frac))))  # (about 1.25 x the rows needed)
             for a in range(0, short.size, step):
                 sel = short[a : a + step]
-                cand = self.index.query(gather32(X, q[sel]), w)
+                cand = self.index.query(gather32(X, q[sel]), w, n_jobs=self.n_jobs)
                 cand[(cand < 0) | ~in_pool[np.maximum(cand, 0)]] = -1
                 idx[sel], d2[sel] = rerank(X, q[sel], self._all, cand, width)
             short = short[np.isinf(d2[short, wanted - 1])]

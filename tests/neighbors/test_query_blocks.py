@@ -84,3 +84,26 @@ def test_bad_n_jobs_is_named(data):
     X, Q = data
     with pytest.raises(InvalidInputError, match="n_jobs"):
         kneighbors(X, Q, k=5, backend="approximate", n_jobs=0)
+
+
+def test_shared_index_wider_queries_on_two_processes_equal_one(monkeypatch):
+    from auditad.protocol.shared import SharedIndex
+
+    rng = np.random.default_rng(8)
+    X = rng.normal(size=(1500, 6))
+    in_pool = rng.random(1500) < 0.3  # a small pool: most rows are short of 25 pool rows in the graph's lists
+    monkeypatch.setattr(query_blocks, "QUERY_BLOCK_ROWS", 128)
+    calls = []
+    query = query_blocks.query_in_blocks
+
+    def spy(index, Q32, k, n_jobs=1):
+        calls.append((Q32.shape[0], n_jobs))
+        return query(index, Q32, k, n_jobs)
+
+    monkeypatch.setattr("auditad.neighbors.search.query_in_blocks", spy)
+    q = np.arange(0, 1500, 2)
+    one = SharedIndex(X, 20, random_state=3, n_jobs=1).lists(X, q, in_pool, 25)
+    two = SharedIndex(X, 20, random_state=3, n_jobs=2).lists(X, q, in_pool, 25)
+    assert any(m > 128 and j == 2 for m, j in calls), calls  # wider queries of several blocks on two processes
+    np.testing.assert_array_equal(one[0], two[0])
+    assert one[1].tobytes() == two[1].tobytes()
