@@ -308,7 +308,7 @@ def run_nulls(ctx) -> dict:
 
     Returns ``{"classes": [ClassNullResult], "others": metric names, "anomaly_split": NullResult or None}``.
     """
-    from ..execution import SerialExecutor
+    from ..execution import SerialExecutor, distributed
     from ..nulls import class_test_counts, place_protocol_aurocs
     from .._rng import spawn
 
@@ -326,7 +326,7 @@ def run_nulls(ctx) -> dict:
     )  # classes of equal size share one
     items = list(zip(pairs, spawn(rng, len(pairs))))
     shared = dict(metrics=("auroc",) + others, q=s["null_q"], method=s["null_method"], runs=s["null_runs"])
-    if ctx.executor is not None:
+    if distributed(ctx.executor):
         computed = ctx.executor.map_ordered(null_at, items, **shared)
     else:  # each null has its own stream: on threads, the same numbers in the same order
         workers = min(_resolved_n_jobs(s), len(items))

@@ -11,10 +11,11 @@ import numpy as np
 
 from auditad.audit import sections
 from auditad.audit.config import validate_settings
+from auditad.execution import SerialExecutor
 from auditad.protocol import audit_protocol
 
 
-def _context(n_jobs):
+def _context(n_jobs, executor=None):
     rng = np.random.default_rng(4)
     sizes = [60, 75, 90, 105]  # four classes of different sizes: four nulls at different counts
     y = np.repeat(np.arange(4), sizes)
@@ -24,7 +25,7 @@ def _context(n_jobs):
         res = audit_protocol(X, y, detectors=("knn",), k=5, random_state=0, leakage_k=0, backend="exact")
     settings = validate_settings({"n_jobs": n_jobs, "null_method": "monte_carlo", "null_runs": 400})
     return SimpleNamespace(
-        settings=settings, results={"protocol": res}, inputs=SimpleNamespace(columns={}), executor=None
+        settings=settings, results={"protocol": res}, inputs=SimpleNamespace(columns={}), executor=executor
     )
 
 
@@ -40,7 +41,7 @@ def test_nulls_on_two_threads_equal_the_serial_nulls(monkeypatch):
     serial = sections.run_nulls(_context(1))
     assert len(threads) == 1
     threads.clear()
-    parallel = sections.run_nulls(_context(2))
+    parallel = sections.run_nulls(_context(2, SerialExecutor()))  # (an audit without Dask has a serial executor)
     assert len(threads) == 2, "the nulls were not computed on two threads"
     assert [(c.label, c.n_pos, c.n_neg) for c in parallel["classes"]] == [
         (c.label, c.n_pos, c.n_neg) for c in serial["classes"]
