@@ -99,11 +99,16 @@ class Reference:
         # augmented float32 operands: [x, |x|^2] . [-2q, 1] = |x|^2 - 2 q.x
         X32a = np.empty((n, d + 1), dtype=np.float32)
         xsq64 = np.empty(n, dtype=np.float64)
-        buf = np.empty((max(1, min(chunk, n)), d))
-        for a in range(0, n, chunk):
-            xc = frame.rows(X, a, min(a + chunk, n), out=buf)
+        local = threading.local()
+
+        def prepare(a):  # (disjoint rows per chunk: any thread)
+            if getattr(local, "buf", None) is None:
+                local.buf = np.empty((max(1, min(chunk, n)), d))
+            xc = frame.rows(X, a, min(a + chunk, n), out=local.buf)
             X32a[a : a + xc.shape[0], :d] = xc
             xsq64[a : a + xc.shape[0]] = np.einsum("ij,ij->i", xc, xc)
+
+        _over_chunks(prepare, n, chunk, d)
         X32a[:, d] = xsq64
         self.X, self.X32a, self.xsq64 = X, X32a, xsq64
         self.buffers = threading.local()
@@ -464,7 +469,28 @@ def _exponent(m: float) -> int:
 
 def _absmax(A: np.ndarray, chunk: int) -> float:
     """The largest absolute value of ``A`` (largest and smallest value: no copy of a chunk)."""
-    return max(max(float(c.max()), -float(c.min())) for c in (A[a : a + chunk] for a in range(0, A.shape[0], chunk)))
+    return max(_over_chunks(lambda a: _chunk_absmax(A[a : a + chunk]), A.shape[0], chunk, A.shape[1]), default=0.0)
+
+
+def _chunk_absmax(c) -> float:
+    c = np.asarray(c)
+    return max(float(c.max()), -float(c.min())) if c.size else 0.0
+
+
+#: Passes over at least this many values (rows times columns) run their chunks on one thread per CPU.
+THREADED_PASS_VALUES = 1 << 20
+
+
+def _over_chunks(fn, n: int, step: int, d: int) -> list:
+    """``[fn(a) for a in range(0, n, step)]``, in that order, on one thread per CPU (at most 8) when the pass is
+    large: numpy releases the GIL in the chunks' work, and the caller combines the results in chunk order, so the
+    values do not depend on the threads."""
+    starts = range(0, n, step)
+    workers = min(os.cpu_count() or 1, 8, len(starts))
+    if workers < 2 or n * d < THREADED_PASS_VALUES:
+        return [fn(a) for a in starts]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(fn, starts))
 
 
 class Frame:
@@ -489,16 +515,26 @@ class Frame:
         self.e0 = -_exponent(amax)
         self.e1 = 0
         acc = np.zeros(d)
-        buf = np.empty((max(1, min(chunk, n)), d))  # one buffer for every chunk: fresh pages cost page faults
-        for a in range(0, n, chunk):
-            acc += self.raw(X[a : a + chunk], out=buf).sum(axis=0)
+        local = threading.local()  # one buffer per thread for every chunk: fresh pages cost page faults
+
+        def buffer(rows):
+            if getattr(local, "buf", None) is None or local.buf.shape[0] < rows:
+                local.buf = np.empty((max(1, rows), d))
+            return local.buf
+
+        def chunk_sum(a):
+            return self.raw(X[a : a + chunk], out=buffer(min(chunk, n))).sum(axis=0)
+
+        for part in _over_chunks(chunk_sum, n, chunk, d):  # (added in chunk order: the same bits on any threads)
+            acc += part
         self.center = acc / n
+        step = min(_cache_rows(d), max(1, n))  # (the largest value does not depend on the chunks)
         spread = 0.0
-        step = min(_cache_rows(d), buf.shape[0])  # (the largest value does not depend on the chunks)
         for A in (X,) if Q is None else (X, Q):
-            for a in range(0, A.shape[0], step):
-                t = self.rows(A, a, a + step, out=buf)
-                spread = max(spread, float(t.max()), -float(t.min()))
+            parts = _over_chunks(
+                lambda a, A=A: _chunk_absmax(self.rows(A, a, a + step, out=buffer(step))), A.shape[0], step, d
+            )
+            spread = max([spread, *parts])
         self.e1 = -_exponent(spread)
 
     def raw(self, A: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
