@@ -56,8 +56,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import time
 import weakref
+from concurrent.futures import ThreadPoolExecutor
 
 from ._progress import check_stop
 from .diskarray import call_opened, holds_token, memmap_token, readable_everywhere
@@ -87,7 +89,35 @@ __all__ = [
     "local_cluster_config",
     "distributed",
     "abandon_local_clusters",
+    "resolve_n_jobs",
+    "map_in_threads",
 ]
+
+
+def resolve_n_jobs(n_jobs, limit: int | None = None) -> int:
+    """The number of workers that ``n_jobs`` asks for: a positive count as given, None or -1 one per CPU, -2 all
+    CPUs but one, and so on (as scikit-learn); at most ``limit``, at least 1."""
+    cpus = os.cpu_count() or 1
+    n = cpus if n_jobs is None else int(n_jobs)
+    if n < 1:
+        n = cpus + 1 + n
+    if limit is not None:
+        n = min(n, int(limit))
+    return max(1, n)
+
+
+def map_in_threads(fn, items, workers: int) -> list:
+    """``[fn(item) for item in items]``, in input order, on ``workers`` threads (a plain loop for one).
+
+    For work that releases the GIL (numpy's gathers, sums and sorts, numba's nogil code): the results do not
+    depend on the threads as long as each item's work is its own.
+    """
+    items = list(items)
+    workers = min(int(workers), len(items))
+    if workers <= 1:
+        return [fn(item) for item in items]
+    with ThreadPoolExecutor(workers) as pool:
+        return list(pool.map(fn, items))
 
 
 class ExecutionError(AuditadError, RuntimeError):

@@ -11,9 +11,7 @@ these result objects into key numbers, tables, figures and readings.
 from __future__ import annotations
 
 import functools
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from typing import Mapping
 
 import numpy as np
@@ -84,7 +82,6 @@ def _shared_self_lists(ctx, rep, X):
     the graph degree the protocol's neighbour detectors need; None (the leakage builds its own index) with several
     representations (each index would be evicted by the next before the protocol reads it), or rows whose
     magnitude the protocol rescales."""
-    from ..execution import distributed
     from ..protocol.execution_stage import IndexCache
     from ..protocol.neighbor_lists import magnitude_exponent, prepare_rows
 
@@ -98,8 +95,15 @@ def _shared_self_lists(ctx, rep, X):
             return None
         Xp = prepare_rows(X, s["metric"])
         degree = max(k, _protocol_index_degree(s))
-        n_jobs = 1 if distributed(ctx.executor) else _resolved_n_jobs(s)  # (its wider queries fork processes)
-        provider = cache.provider((rep, s["metric"]), Xp, s["seed"], s["project_dim"], degree=degree, n_jobs=n_jobs)
+        provider = cache.provider(
+            (rep, s["metric"]),
+            Xp,
+            s["seed"],
+            s["project_dim"],
+            degree=degree,
+            n_jobs=s["n_jobs"],
+            executor=ctx.executor,
+        )
         return provider(k).self_lists(Xp, k)
 
     return self_lists
@@ -308,7 +312,7 @@ def run_nulls(ctx) -> dict:
 
     Returns ``{"classes": [ClassNullResult], "others": metric names, "anomaly_split": NullResult or None}``.
     """
-    from ..execution import SerialExecutor, distributed
+    from ..execution import distributed, map_in_threads, resolve_n_jobs
     from ..nulls import class_test_counts, place_protocol_aurocs
     from .._rng import spawn
 
@@ -329,12 +333,7 @@ def run_nulls(ctx) -> dict:
     if distributed(ctx.executor):
         computed = ctx.executor.map_ordered(null_at, items, **shared)
     else:  # each null has its own stream: on threads, the same numbers in the same order
-        workers = min(_resolved_n_jobs(s), len(items))
-        if workers > 1:
-            with ThreadPoolExecutor(workers) as pool:
-                computed = list(pool.map(functools.partial(null_at, **shared), items))
-        else:
-            computed = SerialExecutor().map_ordered(null_at, items, **shared)
+        computed = map_in_threads(functools.partial(null_at, **shared), items, resolve_n_jobs(s["n_jobs"]))
     cache = dict(zip(pairs, computed))
     classes = place_protocol_aurocs(res, cache) if counted else []
     split = cache[split_counts] if split_counts else None
@@ -409,6 +408,7 @@ def run_landscapes(ctx) -> dict:
 # --------------------------------------------------------------------------- selection
 def run_selection(ctx):
     """[`SelectionResult`][auditad.selection.SelectionResult] of the benchmark's selection tasks."""
+    from ..execution import resolve_n_jobs
     from ..selection import run_selection
 
     s = ctx.settings
@@ -418,16 +418,10 @@ def run_selection(ctx):
         probes=s["selection_probes"] or None,
         pool_by=s["selection_pool_by"],
         n_boot=s["selection_n_boot"],
-        n_jobs=_resolved_n_jobs(s),
+        n_jobs=resolve_n_jobs(s["n_jobs"]),
         progress=ctx.progress,
         random_state=s["seed"],
     )
-
-
-def _resolved_n_jobs(settings) -> int:
-    """The ``n_jobs`` setting as a number of workers (-1 = every CPU, -2 = all but one, ...)."""
-    n_jobs = settings["n_jobs"]
-    return n_jobs if n_jobs >= 1 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
 
 
 #: The computation of each statistic section, by section id.

@@ -28,6 +28,7 @@ from .. import _mapped_pages
 from .._progress import Progress
 from .._validation import check_int
 from ..errors import InvalidInputError
+from ..execution import map_in_threads
 
 __all__ = [
     "U32",
@@ -486,11 +487,7 @@ def _over_chunks(fn, n: int, step: int, d: int) -> list:
     large: numpy releases the GIL in the chunks' work, and the caller combines the results in chunk order, so the
     values do not depend on the threads."""
     starts = range(0, n, step)
-    workers = min(os.cpu_count() or 1, 8, len(starts))
-    if workers < 2 or n * d < THREADED_PASS_VALUES:
-        return [fn(a) for a in starts]
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(fn, starts))
+    return map_in_threads(fn, starts, n_workers(None, len(starts)) if n * d >= THREADED_PASS_VALUES else 1)
 
 
 class Frame:

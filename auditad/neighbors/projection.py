@@ -59,11 +59,10 @@ References
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from .exact import Frame, lexsort_rows, n_workers, refine
+from ..execution import map_in_threads
 from .._validation import describe
 from ..errors import InvalidInputError
 
@@ -263,13 +262,7 @@ def rerank(X: np.ndarray, Q: np.ndarray, frame: Frame, cand: np.ndarray, k: int)
         d2[a:b] = refine(X, frame, frame.raw(Q[a:b]), safe[a:b], b - a)
 
     starts = range(0, m, rows)
-    workers = n_workers(None, len(starts))
-    if workers == 1:
-        for a in starts:
-            block(a)
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(block, starts))
+    map_in_threads(block, starts, n_workers(None, len(starts)))
     missing = cand < 0
     d2[missing] = np.inf
     keyed = np.where(missing, np.iinfo(np.int64).max, cand)

@@ -13,11 +13,12 @@ number of processes.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import sys
 import warnings
 
 import numpy as np
+
+from ..execution import resolve_n_jobs
 
 __all__ = ["QUERY_BLOCK_ROWS", "query_in_blocks", "query_processes"]
 
@@ -31,13 +32,9 @@ _FORKED = None
 def query_processes(n_jobs, n_blocks: int) -> int:
     """Processes for ``n_blocks`` blocks: ``n_jobs`` (None or -1 = every CPU, -2 = all but one, ...), at most one
     per block; 1 where processes cannot share the index by forking (not Linux)."""
-    if not sys.platform.startswith("linux") or n_blocks < 2:
+    if not sys.platform.startswith("linux"):
         return 1
-    cpus = os.cpu_count() or 1
-    n = cpus if n_jobs is None else int(n_jobs)
-    if n < 1:
-        n = max(1, cpus + 1 + n)
-    return max(1, min(n, n_blocks))
+    return resolve_n_jobs(n_jobs, n_blocks)
 
 
 def _block(bounds):

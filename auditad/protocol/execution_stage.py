@@ -10,15 +10,13 @@ DeLong interval and p-values of every task are collected in a `TaskOutputs`.
 
 from __future__ import annotations
 
-import os
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 import numpy as np
 
-from ..execution import ExecutionError, distributed
+from ..execution import ExecutionError, distributed, map_in_threads, resolve_n_jobs
 from .._progress import Progress
 from .._validation import check_scores
 from ..errors import InvalidInputError, UndefinedValueWarning
@@ -131,24 +129,18 @@ def _neighbour_outputs(
         ]
 
     workers = task_threads(task_jobs, len(tasks_s)) if getattr(lists, "parallel_tasks", False) else 1
-    if workers == 1:
-        results = [score(t) for t in tasks_s]
-    else:
-        with ThreadPoolExecutor(workers) as pool:  # numpy's sorts, gathers and sums release the GIL
-            results = list(pool.map(score, tasks_s))
+    results = map_in_threads(score, tasks_s, workers)  # (numpy's sorts, gathers and sums release the GIL)
     return {(d, t.c): o for t, res in zip(tasks_s, results) for d, o in res}
 
 
 def task_threads(n_jobs, n_tasks: int) -> int:
-    """Threads that score ``n_tasks`` tasks for ``n_jobs`` (-1 or None: one per CPU), at most one per task.
+    """Threads that score ``n_tasks`` tasks for ``n_jobs`` (`auditad.execution.resolve_n_jobs`), at most one per task.
 
     See Also
     --------
     - `execute_tasks`: its neighbour detectors' tasks are scored on them.
     """
-    cpus = os.cpu_count() or 1
-    jobs = cpus if n_jobs is None or int(n_jobs) < 0 else int(n_jobs)
-    return max(1, min(jobs, int(n_tasks)))
+    return resolve_n_jobs(n_jobs, n_tasks)
 
 
 def _neighbour_scores(det, lists, t, q_d, q_i) -> np.ndarray:
@@ -392,10 +384,10 @@ class IndexCache:
     def __init__(self):
         self._key, self._index = None, None
 
-    def provider(self, key, Xp, seed, project_dim, degree=None, n_jobs=1):
+    def provider(self, key, Xp, seed, project_dim, degree=None, n_jobs=1, executor=None):
         """``shared_index(k)`` for the passes of ``key`` on the prepared rows ``Xp``: the index, built at the
         first call with graph degree ``degree`` (default: that call's ``k``), ``seed`` and ``project_dim``; its
-        wider queries on ``n_jobs`` processes.
+        wider queries on ``n_jobs`` forked processes, or on one when a Dask ``executor`` runs in this process.
 
         ``key`` names the rows, ``(representation name, metric)``: the callers vouch that one key means the same
         prepared rows (rows rescaled for their magnitude are never passed, `_providers`)."""
@@ -403,7 +395,8 @@ class IndexCache:
         def get(k):
             if self._key != key:
                 self._key, self._index = None, None  # (the previous key's index is freed before the build)
-                self._index = SharedIndex(Xp, degree or k, random_state=seed, project_dim=project_dim, n_jobs=n_jobs)
+                jobs = 1 if distributed(executor) else n_jobs
+                self._index = SharedIndex(Xp, degree or k, random_state=seed, project_dim=project_dim, n_jobs=jobs)
                 self._key = key
             return self._index
 
@@ -420,9 +413,7 @@ def _providers(a, index_cache, original):
     def providers(r, metric, Xp, seed):
         if index_cache is None or a.reps[names[r]] is not original[names[r]]:
             return None
-        # (the wider queries fork processes only when no Dask executor is running in this process)
-        n_jobs = 1 if distributed(a.executor) else a.n_jobs
-        return index_cache.provider((names[r], metric), Xp, seed, a.project_dim, n_jobs=n_jobs)
+        return index_cache.provider((names[r], metric), Xp, seed, a.project_dim, n_jobs=a.n_jobs, executor=a.executor)
 
     return providers
 

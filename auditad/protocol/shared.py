@@ -39,13 +39,11 @@ References
 
 from __future__ import annotations
 
-import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ..execution import distributed
+from ..execution import distributed, map_in_threads, resolve_n_jobs
 from .neighbor_lists import gather32, nearest, rerank, rows64
 
 __all__ = [
@@ -228,14 +226,7 @@ class SharedIndex:
             rows = self._all[a : a + step]
             self.graph[a : a + step], self.graph_d2[a : a + step] = rerank(X, rows, self._all, graph[rows], degree)
 
-        starts = range(0, self.n, step)
-        threads = min(len(starts), os.cpu_count() or 1)  # (like the NN-descent build before it: every core)
-        if threads > 1:
-            with ThreadPoolExecutor(threads) as pool:
-                list(pool.map(order, starts))
-        else:
-            for a in starts:
-                order(a)
+        map_in_threads(order, range(0, self.n, step), resolve_n_jobs(None))  # (every core, as the NN-descent build)
         del graph
         self.index.drop_graph()  # (its lists are `graph`; queries are unaffected)
 

@@ -7,6 +7,7 @@ values, bit for bit, in input order, whatever order the workers finish in.
 import os
 import re
 import socket
+import threading
 import time
 
 import numpy as np
@@ -290,3 +291,24 @@ def test_waiting_for_a_worker_leaves_the_clusters_worker_table_to_the_scheduler(
         time.sleep(1.5)
         assert set(ex.cluster.scheduler_info["workers"]) == set(scheduler.workers)
     assert ex.cluster is None  # closed without an error
+
+
+def test_resolve_n_jobs_and_map_in_threads():
+    from auditad.execution import map_in_threads, resolve_n_jobs
+
+    cpus = os.cpu_count() or 1
+    assert resolve_n_jobs(3) == 3 and resolve_n_jobs(None) == cpus and resolve_n_jobs(-1) == cpus
+    assert resolve_n_jobs(-2) == max(1, cpus - 1) and resolve_n_jobs(-1000) == 1
+    assert resolve_n_jobs(8, limit=3) == 3 and resolve_n_jobs(-1, limit=0) == 1
+    threads = set()
+
+    def square(i):
+        threads.add(threading.get_ident())
+        time.sleep(0.01)  # (long enough for the second thread to take items)
+        return i * i
+
+    assert map_in_threads(square, range(12), 2) == [i * i for i in range(12)]
+    assert len(threads) == 2
+    threads.clear()
+    assert map_in_threads(square, range(5), 1) == [0, 1, 4, 9, 16] and threads == {threading.get_ident()}
+    assert map_in_threads(square, [], 4) == []
