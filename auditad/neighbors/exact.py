@@ -20,7 +20,6 @@ import os
 import threading
 import uuid
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -29,6 +28,7 @@ from .._progress import Progress
 from .._validation import check_int
 from ..errors import InvalidInputError
 from ..execution import map_in_threads
+from . import pairs
 
 __all__ = [
     "U32",
@@ -46,6 +46,7 @@ __all__ = [
     "forget_reference",
     "check_distance_range",
     "row_thresholds",
+    "candidate_table",
     "refine",
     "lexsort_rows",
     "n_workers",
@@ -53,8 +54,9 @@ __all__ = [
 
 U32 = float(np.finfo(np.float32).eps) / 2.0  # unit round-off of float32
 MAX_BLOCK_ROWS = 256  # larger blocks leave the cache; smaller ones under-use BLAS (measured on 2 cores)
-#: Every SAMPLE_STEP-th column of a block gives the first estimate of each row's candidate threshold.
-SAMPLE_STEP = 16
+#: Every SAMPLE_STEP-th column of a block gives the first estimate of each row's candidate threshold
+#: (the same step as the pairs' sample, `auditad.neighbors.pairs.SAMPLE_STEP`).
+SAMPLE_STEP = pairs.SAMPLE_STEP
 
 #: References kept by a worker process, by search token (a worker may serve two searches at once).
 _KEEP_REFERENCES = 2
@@ -289,23 +291,61 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
     out_idx = np.empty((m, k), dtype=np.int64)
     out_dist = np.empty((m, k), dtype=np.float64)
 
+    found = None  # the kept pairs of a whole self-search, when it takes that way
+
     def run(start):
         stop = min(start + plan.block, m)
-        out_idx[start:stop], out_dist[start:stop] = plan.run(start, stop)
-        bar.update(stop - start)
+        out_idx[start:stop], out_dist[start:stop] = plan.run(start, stop, found)
+        bar.update(stop - start if found is None else (stop - start) // 2)
 
     workers = n_workers(n_jobs, len(starts))
-    with Progress(m, "exact kNN", enabled=progress) as bar:
-        if workers == 1:
-            for s0 in starts:
-                run(s0)
-        else:
-            from threadpoolctl import threadpool_limits
-
-            with threadpool_limits(limits=1, user_api="blas"), ThreadPoolExecutor(workers) as pool:
-                list(pool.map(run, starts))
+    with Progress(m, "exact kNN", enabled=progress) as bar, _single_threaded_blas(workers):
+        if _halved(plan, self_search and rows is None, n, d, block_memory_mb):
+            # each float32 product serves both of its rows (`auditad.neighbors.pairs`); the strips advance
+            # the bar by half their rows, the blocks' refinement by the other half
+            thr = pairs.sample_thresholds(reference.X32a, plan.block, plan.c, workers)
+            found = pairs.pair_entries(reference.X32a, thr, plan.block, plan.c, workers, bar)  # None: many ties
+        map_in_threads(run, starts, workers)
     check_distance_range(out_dist)
     return out_idx, out_dist
+
+
+#: A whole self-search takes its candidates from `auditad.neighbors.pairs` from this many rows and
+#: rows x width on: below, the products are too cheap for halving them to pay for the pairs' bookkeeping
+#: (measured on 2 cores: 0.87x the time of the block search at 20 000 x 128, 0.64x at 100 000 x 128,
+#: 0.73x at 20 000 x 512; 1.06x at 20 000 x 32, 1.25x at 2 000 x 512).
+PAIRS_MIN_ROWS, PAIRS_MIN_VALUES = 2**14, 2**21
+
+
+def _halved(plan, whole_self_search: bool, n: int, d: int, block_memory_mb) -> bool:
+    """Whether a search takes its candidates from the pairs of `auditad.neighbors.pairs`: a large whole
+    self-search (`PAIRS_MIN_ROWS`, `PAIRS_MIN_VALUES`) whose rows are sampled for their thresholds (not every
+    row a candidate, ``n >= 64 c``) and whose kept pairs fit in twice the block memory."""
+    return (
+        whole_self_search
+        and not plan.full
+        and n >= max(64 * plan.c, PAIRS_MIN_ROWS)
+        and n * d >= PAIRS_MIN_VALUES
+        and pairs.entries_bytes(n, plan.c) <= 2 * block_memory_mb * 2**20
+    )
+
+
+class _single_threaded_blas:
+    """Single-threaded BLAS while ``workers`` > 1 threads each run their own products (nothing otherwise)."""
+
+    def __init__(self, workers: int):
+        self.limits = None
+        if workers > 1:
+            from threadpoolctl import threadpool_limits
+
+            self.limits = threadpool_limits(limits=1, user_api="blas")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.limits is not None:
+            self.limits.restore_original_limits()
 
 
 class _Search:
@@ -336,8 +376,9 @@ class _Search:
         self.c = min(n_avail, k + max(8, k // 2))
         self.full = self.c >= n_avail  # every other row is a candidate: nothing to certify
         # Rigorous bound on |float32 squared distance - exact squared distance|, relative part:
-        # rounding of the inputs, of the dot product (length d + 1) and of the sums (2x margin) ...
-        self.gamma = (d + 10) * 2.0 * U32
+        # rounding of the inputs, of the dot product (length d + 1) and of the sums, and the two float32
+        # additions that turn a pair's value for one row into its value for the other (`pairs`) (2x margin) ...
+        self.gamma = (d + 16) * 2.0 * U32
         # ... and absolute part: gradual underflow of inputs and products (below 2**-126 each,
         # also when the BLAS flushes subnormals to zero), d + 1 terms, 16x margin
         self.eta = (d + 10) * 2.0**-122
@@ -362,23 +403,36 @@ class _Search:
             local.q32a[:, d] = 1.0  # [-2q, 1] . [x, |x|^2] = |x|^2 - 2 q.x
         return local
 
-    def run(self, start, stop):
-        """Indices and distances (input units) of the ``k`` nearest rows of the queries ``start:stop``."""
-        frame, X, k, r = self.frame, self.reference.X, self.k, stop - start
-        d = X.shape[1]
+    def _products(self, rows):
+        """This thread's float32 block ``|x|² − 2 q·x`` of the queries ``rows`` (positions in ``Q``) against every
+        reference row, the query itself at +inf in a self-search, and the block's mask buffer."""
+        X32a, r = self.reference.X32a, rows.size
+        d = X32a.shape[1] - 1
         bufs = self._buffers()
         q32a = bufs.q32a[:r]
-        np.multiply(frame.rows(self.Q, start, stop, out=bufs.q64), -2.0, out=q32a[:, :d])
+        if self.self_search:  # (the frame's float32 rows, as the reference holds them: the same bits)
+            np.multiply(X32a[self.offset + rows, :d], -2.0, out=q32a[:, :d])
+        else:
+            np.multiply(self.frame.rows(self.Q, rows[0], rows[-1] + 1, out=bufs.q64), -2.0, out=q32a[:, :d])
         # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
-        s = np.matmul(q32a, self.reference.X32a.T, out=bufs.s[:r])
+        s = np.matmul(q32a, X32a.T, out=bufs.s[:r])
+        if self.self_search:
+            s[np.arange(r), self.offset + rows] = np.inf
+        return s, bufs.mask[:r]
+
+    def run(self, start, stop, pairs=None):
+        """Indices and distances (input units) of the ``k`` nearest rows of the queries ``start:stop``;
+        ``pairs``: their candidates from a `auditad.neighbors.pairs.PairEntries` of the whole self-search."""
+        frame, X, k, r = self.frame, self.reference.X, self.k, stop - start
         own = np.arange(self.offset + start, self.offset + stop) if self.self_search else None
-        if own is not None:
-            s[np.arange(r), own] = np.inf
         if self.full:
             cand, pad = np.broadcast_to(np.arange(X.shape[0]), (r, X.shape[0])), None
+        elif pairs is None:
+            s, mask = self._products(np.arange(start, stop))
+            cand, pad, cth = _candidate_columns(s, self.c, self.qsq64[start:stop], mask)
+            del s, mask  # (views of the thread's buffers)
         else:
-            cand, pad, cth = _candidate_columns(s, self.c, self.qsq64[start:stop], bufs.mask[:r])
-        del s  # (a view of the thread's buffer)
+            cand, pad, cth = self._pair_candidates(pairs, start, stop)
         q = self.Q[start:stop] if self.unscaled else frame.raw(self.Q[start:stop])
         d2 = refine(X, frame, q, cand, self.refine_rows, unscaled=self.unscaled)
         if own is not None:
@@ -402,6 +456,24 @@ class _Search:
         dist = np.sqrt(np.maximum(topd, 0.0))
         return top, (dist if self.unscaled else frame.unscale(dist))
 
+    def _pair_candidates(self, pairs, start, stop):
+        """`_candidate_columns` of the rows ``start:stop`` from the kept pairs, with the rows the pairs do not
+        serve (count outside [c, 16 c]) searched by their own products."""
+        rows, cols, vals, redo = pairs.block(start, stop)
+        thr = pairs.thr[start:stop].copy()
+        if redo.size:
+            s, mask = self._products(start + redo)
+            rthr, _, flat = _thresholds(s, self.c, mask[: redo.size])
+            n = s.shape[1]
+            rrows = flat // n
+            rows = np.concatenate([rows, redo[rrows]])
+            cols = np.concatenate([cols, flat - rrows * n])
+            vals = np.concatenate([vals, s.reshape(-1)[flat]])
+            thr[redo] = rthr
+            order = np.argsort(rows, kind="stable")
+            rows, cols, vals = rows[order], cols[order], vals[order]
+        return candidate_table(rows, cols, vals, thr, self.c, self.qsq64[start:stop])
+
 
 def _candidate_columns(s: np.ndarray, c: int, qsq64: np.ndarray, mask: np.ndarray | None = None):
     """The candidate columns of each row of a block of float32 values ``s = |x|² − 2 q·x``.
@@ -414,11 +486,16 @@ def _candidate_columns(s: np.ndarray, c: int, qsq64: np.ndarray, mask: np.ndarra
     so only a faulty GEMM gives non-finite values: NaN and -inf are caught this way (no separate pass over
     the block), +inf is a value above any finite threshold. ``mask``: a boolean buffer of the shape of ``s``.
     """
-    m, n = s.shape
+    n = s.shape[1]
     thr, _, flat = _thresholds(s, c, mask)
     rows = flat // n
-    cols = flat - rows * n
-    vals = s.reshape(-1)[flat]
+    return candidate_table(rows, flat - rows * n, s.reshape(-1)[flat], thr, c, qsq64)
+
+
+def candidate_table(rows, cols, vals, thr, c: int, qsq64):
+    """`_candidate_columns`'s table from the entries at or below each row's float32 threshold ``thr``:
+    ``rows`` (sorted), ``cols`` and their float32 values ``vals``."""
+    m = thr.size
     counts = np.bincount(rows, minlength=m)
     first = np.concatenate(([0], np.cumsum(counts)[:-1]))
     width = max(1, int(counts.max()))

@@ -1,0 +1,182 @@
+"""The candidate pairs of a whole exact self-search from half the float32 products.
+
+In a self-search the float32 value of the pair (i, j) serves both row i and row j: the block
+of rows ``I`` is multiplied only with the rows from its own first row on (a strip), and each
+product gives row i's value ``|x_j|² − 2 x_i·x_j`` directly and row j's value
+``|x_i|² − 2 x_i·x_j`` by two float32 additions. Each row's threshold comes first, from a
+product with every `SAMPLE_STEP`-th row (a sixteenth of the work), as the block search takes
+it from every 16th column of its product; the strips then keep every pair at or below the
+threshold of its row. The candidates of a row are exactly those of the block search up to
+float32 rounding of the values, which the certificate of `auditad.neighbors.exact.search`
+bounds (two more roundings than the block search's, inside its margin), so the answer is
+the same exact float64 one, bit for bit. The matrix products, most of the search's time,
+are halved.
+
+Rows whose count of candidates falls outside ``[c, max_pairs(c)]`` (many equal distances, or a
+sample that missed a dense neighbourhood) are searched by their own products, as in the block
+search; a row past `max_pairs` stops collecting pairs, and a strip with more than that many
+pairs per row on average gives the whole search back to the block search, so memory stays bounded.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..execution import map_in_threads
+
+__all__ = ["SAMPLE_STEP", "PairEntries", "pair_entries", "sample_thresholds", "entries_bytes", "max_pairs"]
+
+#: Every SAMPLE_STEP-th row gives the threshold of each row (the block search's sample step).
+SAMPLE_STEP = 16
+
+
+def max_pairs(c: int) -> int:
+    """The most pairs a row keeps: ``16 c``, and at least 256. The sample threshold aims at about ``2 c + 48``
+    pairs with a spread of about ``16 sqrt(c / 8 + 3)``; for a small ``c`` (k = 1) ``16 c`` lies within two
+    spreads of the aim, and 6 % of Gaussian rows would pass it by chance."""
+    return max(16 * int(c), 256)
+
+
+def entries_bytes(n: int, c: int) -> int:
+    """Memory of the kept pairs of a self-search of ``n`` rows with ``c`` candidates per row (an upper estimate:
+    about ``2 c + 48`` pairs per row, as the sample threshold aims, twice, of 12 bytes each)."""
+    return int(n) * (2 * int(c) + 48) * 24
+
+
+def sample_thresholds(X32a: np.ndarray, block: int, c: int, workers: int) -> np.ndarray:
+    """Each row's float32 threshold: the ``(⌈2c/16⌉ + 3)``-th smallest value ``|x_j|² − 2 x_i·x_j`` over every
+    `SAMPLE_STEP`-th row ``j ≠ i`` (about ``2 c + 48`` rows of the whole set at or below it).
+
+    ``X32a``: the n × (d+1) augmented float32 rows ``[x, |x|²]`` of the search's frame.
+    """
+    n, d1 = X32a.shape
+    d = d1 - 1
+    XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
+    cs = min(XS.shape[0] - 1, -(-2 * c // SAMPLE_STEP) + 3)
+    thr = np.empty(n, dtype=np.float32)
+
+    def run(a):
+        b = min(a + block, n)
+        q = np.empty((b - a, d1), dtype=np.float32)
+        np.multiply(X32a[a:b, :d], -2.0, out=q[:, :d])
+        q[:, d] = 1.0
+        s = q @ XS.T
+        own = np.arange(a, b)
+        hit = np.flatnonzero(own % SAMPLE_STEP == 0)
+        s[hit, own[hit] // SAMPLE_STEP] = np.inf
+        thr[a:b] = np.partition(s, cs - 1, axis=1)[:, cs - 1]
+
+    map_in_threads(run, range(0, n, block), workers)
+    return thr
+
+
+class PairEntries:
+    """The kept pairs of a self-search, per strip and sorted by row, and the rows that need the block search.
+
+    ``block(start, stop)`` gives the pairs of the rows ``start:stop`` as ``(rows, cols, vals)`` (rows local
+    to the block, sorted, ``vals`` float32) and ``redo`` (local rows whose pairs are not kept: count outside
+    ``[c, max_pairs(c)]`` or a NaN threshold).
+    """
+
+    def __init__(self, strips, counts, thr, c, block):
+        self.strips, self.thr, self.step = strips, thr, block
+        self.redo = (counts < c) | (counts > max_pairs(c)) | np.isnan(thr)
+        # where each strip's pairs of every block of rows begin (one search per strip)
+        edges = np.arange(0, thr.size + block, block)
+        self.bounds = [np.searchsorted(srows, edges) for srows, _, _ in strips]
+
+    def block(self, start: int, stop: int):
+        """The pairs of the rows ``start:stop`` (a block of the strips' size: ``start`` a multiple of it)."""
+        rows, cols, vals = [], [], []
+        j = start // self.step
+        for (srows, scols, svals), bounds in zip(
+            self.strips[: j + 1], self.bounds[: j + 1]
+        ):  # later strips: later rows
+            a, b = bounds[j], bounds[j + 1]
+            if a < b:
+                rows.append(srows[a:b])
+                cols.append(scols[a:b])
+                vals.append(svals[a:b])
+        rows = np.concatenate(rows) - start if rows else np.zeros(0, dtype=np.int64)
+        cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
+        vals = np.concatenate(vals) if vals else np.zeros(0, dtype=np.float32)
+        redo = self.redo[start:stop]
+        keep = ~redo[rows]
+        rows, cols, vals = rows[keep], cols[keep], vals[keep]
+        order = np.argsort(rows, kind="stable")
+        return rows[order].astype(np.int64), cols[order].astype(np.int64), vals[order], np.flatnonzero(redo)
+
+
+def pair_entries(X32a: np.ndarray, thr: np.ndarray, block: int, c: int, workers: int, bar=None) -> PairEntries:
+    """The pairs ``(i, j)``, ``j ≠ i``, whose float32 value for row ``i`` is not above ``thr[i]``, from strips of
+    ``block`` rows multiplied with the rows from their first row on, on ``workers`` threads.
+
+    A pair's value for the later row is ``(s + |x_i|²) − |x_j|²`` from the strip's value ``s = |x_j|² − 2 x_i·x_j``
+    (float32), compared as ``s + |x_i|² ≤ thr_j + |x_j|²``; a value that is not a number is always kept (as in
+    the block search, where it makes its row uncertified). ``bar``: a progress bar advanced by the strips' rows.
+    """
+    n, d1 = X32a.shape
+    d = d1 - 1
+    xsq = np.ascontiguousarray(X32a[:, d])  # float32 squared norms of the frame's rows
+    g = (thr.astype(np.float64) + xsq).astype(np.float32)  # each row's threshold on the scale s + |x_i|^2
+    counts = np.zeros(n, dtype=np.int64)
+    lock = threading.Lock()
+    local = threading.local()
+    limit = max_pairs(c)
+    many = threading.Event()  # a strip with more than `limit` pairs per row: the block search does it all
+
+    def strip(a):
+        if many.is_set():
+            return None
+        b = min(a + block, n)
+        r, w = b - a, n - a
+        if getattr(local, "s", None) is None:
+            local.s = np.empty(block * n, dtype=np.float32)
+            local.m = np.empty(block * n, dtype=bool)
+            local.q = np.empty((block, d1), dtype=np.float32)
+        q = local.q[:r]
+        np.multiply(X32a[a:b, :d], -2.0, out=q[:, :d])
+        q[:, d] = 1.0
+        s = np.matmul(q, X32a[a:].T, out=local.s[: r * w].reshape(r, w))
+        s[np.arange(r), np.arange(r)] = np.inf  # the row itself
+        mask = np.greater(s, thr[a:b, None], out=local.m[: r * w].reshape(r, w))
+        np.logical_not(mask, out=mask)
+        if np.count_nonzero(mask) > limit * r:
+            many.set()
+            return None
+        flat = np.flatnonzero(mask)
+        i1 = flat // w
+        rows1, cols1, vals1 = i1 + a, flat - i1 * w + a, s.reshape(-1)[flat]
+        rows2 = cols2 = np.zeros(0, dtype=np.int64)
+        vals2 = np.zeros(0, dtype=np.float32)
+        if w > r:  # the later rows' values: s + |x_i|^2 - |x_j|^2
+            t = s[:, r:]
+            t += xsq[a:b, None]
+            maskt = np.greater(t, g[None, b:], out=local.m[: r * (w - r)].reshape(r, w - r))
+            np.logical_not(maskt, out=maskt)
+            if np.count_nonzero(maskt) > limit * r:
+                many.set()
+                return None
+            flat = np.flatnonzero(maskt)
+            i2 = flat // (w - r)
+            j2 = flat - i2 * (w - r)
+            rows2, cols2 = j2 + b, i2 + a
+            vals2 = t[i2, j2] - xsq[rows2]  # (t is a strided view: no flat copy of it)
+        rows = np.concatenate([rows1, rows2])
+        order = np.argsort(rows, kind="stable")
+        rows = rows[order]
+        cols = np.concatenate([cols1, cols2])[order].astype(np.int32)
+        vals = np.concatenate([vals1, vals2])[order]
+        # a row past `limit` pairs (many equal values) stops collecting them: its own products redo it
+        touched, per_row = np.unique(rows, return_counts=True)
+        with lock:
+            counts[touched] += per_row
+            keep = counts[rows] <= limit
+        if bar is not None:
+            bar.update(r - r // 2)
+        return rows[keep].astype(np.int32), cols[keep], vals[keep]
+
+    strips = map_in_threads(strip, range(0, n, block), workers)
+    return None if many.is_set() else PairEntries(strips, counts, thr, c, block)
