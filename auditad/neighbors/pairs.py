@@ -26,7 +26,18 @@ import numpy as np
 
 from ..execution import map_in_threads
 
-__all__ = ["SAMPLE_STEP", "PairEntries", "pair_entries", "sample_thresholds", "entries_bytes", "max_pairs"]
+__all__ = [
+    "SAMPLE_STEP",
+    "QUERY_BLOCK_ROWS",
+    "TILE_ROWS",
+    "PairEntries",
+    "QueryEntries",
+    "pair_entries",
+    "query_entries",
+    "sample_thresholds",
+    "entries_bytes",
+    "max_pairs",
+]
 
 #: Every SAMPLE_STEP-th row gives the threshold of each row (the block search's sample step).
 SAMPLE_STEP = 16
@@ -180,3 +191,87 @@ def pair_entries(X32a: np.ndarray, thr: np.ndarray, block: int, c: int, workers:
 
     strips = map_in_threads(strip, range(0, n, block), workers)
     return None if many.is_set() else PairEntries(strips, counts, thr, c, block)
+
+
+#: Queries of another set are taken this many at a time and multiplied with this many reference rows at a time
+#: (`query_entries`): a tile of the reference stays in the cache for every query of the block.
+QUERY_BLOCK_ROWS, TILE_ROWS = 1024, 8192
+
+
+class QueryEntries:
+    """The kept candidates of queries of another set (`query_entries`), per block of `QUERY_BLOCK_ROWS` queries.
+
+    ``block(start, stop)`` as `PairEntries.block` (``start:stop`` within one block of queries).
+    """
+
+    def __init__(self, blocks, thr, redo, step):
+        self.blocks, self.thr, self.redo, self.step = blocks, thr, redo, step
+
+    def block(self, start: int, stop: int):
+        j = start // self.step
+        rows, cols, vals = self.blocks[j]
+        a, b = np.searchsorted(rows, [start - j * self.step, stop - j * self.step])
+        rows, cols, vals = rows[a:b] - (start - j * self.step), cols[a:b], vals[a:b]
+        redo = self.redo[start:stop]
+        keep = ~redo[rows]
+        return rows[keep].astype(np.int64), cols[keep].astype(np.int64), vals[keep], np.flatnonzero(redo)
+
+
+def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, bar=None) -> QueryEntries:
+    """The reference rows whose float32 value ``|x|² − 2 q·x`` is not above each query's sampled threshold, for
+    ``m`` queries of another set, computed in tiles: blocks of ``step`` queries (a multiple of the caller's
+    block, about `QUERY_BLOCK_ROWS`) against `TILE_ROWS` reference rows at a time, one block per thread.
+
+    ``queries(a, b)`` gives the augmented float32 operands ``[−2 q, 1]`` of the queries ``a:b``. The threshold
+    of a query is the ``(⌈2c/16⌉ + 3)``-th smallest value over every `SAMPLE_STEP`-th reference row, as in the
+    block search; a query with fewer than ``c`` or more than `max_pairs` candidates, or a NaN threshold, is
+    marked in ``redo`` (its entries are not kept). A value that is not a number is always kept.
+    """
+    n = X32a.shape[0]
+    XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
+    cs = min(XS.shape[0], -(-2 * c // SAMPLE_STEP) + 3)
+    limit = max_pairs(c)
+    thr = np.empty(m, dtype=np.float32)
+    redo = np.zeros(m, dtype=bool)
+    local = threading.local()
+
+    def run(a):
+        b = min(a + step, m)
+        r = b - a
+        q = queries(a, b)
+        if getattr(local, "s", None) is None:
+            local.s = np.empty(step * TILE_ROWS, dtype=np.float32)
+            local.m = np.empty(step * TILE_ROWS, dtype=bool)
+        low = []  # each tile's cs smallest sampled values per query
+        for t in range(0, XS.shape[0], TILE_ROWS):
+            s = np.matmul(q, XS[t : t + TILE_ROWS].T, out=local.s[: r * min(TILE_ROWS, XS.shape[0] - t)].reshape(r, -1))
+            low.append(np.partition(s, cs - 1, axis=1)[:, :cs] if s.shape[1] > cs else s.copy())
+        low = np.concatenate(low, axis=1)
+        th = np.partition(low, cs - 1, axis=1)[:, cs - 1]
+        thr[a:b] = th
+        counts = np.zeros(r, dtype=np.int64)
+        rows, cols, vals = [], [], []
+        for t in range(0, n, TILE_ROWS):
+            w = min(TILE_ROWS, n - t)
+            s = np.matmul(q, X32a[t : t + w].T, out=local.s[: r * w].reshape(r, w))
+            mask = np.greater(s, th[:, None], out=local.m[: r * w].reshape(r, w))
+            np.logical_not(mask, out=mask)
+            if np.count_nonzero(mask) > limit * r:  # many equal values: rows past the limit stop collecting
+                counts += np.count_nonzero(mask, axis=1)
+                mask[counts > limit] = False
+                counts -= np.count_nonzero(mask, axis=1)  # (counted again below)
+            flat = np.flatnonzero(mask)
+            i = flat // w
+            rows.append(i.astype(np.int32))
+            cols.append((flat - i * w + t).astype(np.int32))
+            vals.append(s.reshape(-1)[flat])
+            counts += np.bincount(i, minlength=r)
+        rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
+        order = np.argsort(rows, kind="stable")
+        redo[a:b] = (counts < c) | (counts > limit) | np.isnan(th)
+        if bar is not None:
+            bar.update(r - r // 2)
+        return rows[order], cols[order], vals[order]
+
+    blocks = map_in_threads(run, range(0, m, step), workers)
+    return QueryEntries(blocks, thr, redo, step)
