@@ -61,7 +61,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .exact import Frame, lexsort_rows, n_workers, refine
+from .exact import Frame, chunk_rows, lexsort_rows, n_workers, refine, search
 from ..execution import map_in_threads
 from .._validation import describe
 from ..errors import InvalidInputError
@@ -79,6 +79,9 @@ __all__ = [
     "Projection",
     "rerank",
     "projection_seconds",
+    "PROJECTED_EXACT_MAX_PAIRS",
+    "searches_projection_exactly",
+    "projected_queries",
 ]
 
 #: Projected dimension of ``project_dim="auto"``.
@@ -290,3 +293,38 @@ def projection_seconds(n_queries: int, n_reference: int, d: int, p: int, k: int,
     project = PROJECT_SECONDS_PER_OP * float(rows) * d * (p + 16)
     kc = n_candidates(k, n_reference)
     return float(fit + project + RERANK_SECONDS_PER_OP * float(n_queries) * kc * d)
+
+
+#: Queries of another set, in a projection, are searched exactly in the projection (no NN-descent graph) up to
+#: this many query-reference pairs: about 215 000 queries against 1.28 M rows, some 6 minutes on 2 cores.
+PROJECTED_EXACT_MAX_PAIRS = 2**38
+
+
+def searches_projection_exactly(n_queries: int, n_reference: int) -> bool:
+    """Whether `projected_queries` (an exact search in the projection) answers ``n_queries`` queries of another
+    set, rather than an NN-descent graph of the projected rows: up to `PROJECTED_EXACT_MAX_PAIRS` pairs.
+
+    A graph search stops when no candidate lies within (1 + ε) of its current k-th distance. A query far from
+    every reference row (an OOD set's row) sees nearly the same distance to all of them, so the search visits a
+    large share of the graph: 8.7 ms per far query against 0.32 ms per near one at 128 000 rows, growing with
+    the rows (`docs/methods/ood.md`, "Scale"), so a graph's time for such queries has no useful bound. The
+    exact search in the projection costs the same for near and far queries, about ``m n (p + 64)`` operations
+    (1.7 ms per query against 1.28 M rows, ``p`` = 128, 2 cores), and finds every nearest projected row.
+    """
+    return float(n_queries) * float(n_reference) <= PROJECTED_EXACT_MAX_PAIRS
+
+
+def projected_queries(X, Q, k: int, p: int, seed: int, n_jobs=None):
+    """The ``k`` nearest rows of ``X`` to each row of ``Q`` (another set): the ``CANDIDATE_FACTOR * k`` nearest
+    rows in the ``p``-d PCA projection, by the exact engine (`auditad.neighbors.exact.search`, on ``n_jobs``
+    threads), re-ranked by their exact float64 distances in the original space (`rerank`).
+
+    Returns ``(idx, dist, frame)``: distances in the frame's scaled units, nearest first, ties by index.
+    """
+    frame = Frame(X, Q, chunk_rows(X.shape[1]))
+    projection = Projection(X, frame, p, seed)
+    PX, PQ = projection.transform(X), projection.transform(Q)
+    cand = search(PX, PQ, n_candidates(k, X.shape[0]), False, 256, n_jobs)[0]
+    del PX, PQ
+    idx, dist = rerank(X, Q, frame, cand, k)
+    return idx, dist, frame

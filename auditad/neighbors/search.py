@@ -10,7 +10,15 @@ import numpy as np
 
 from .._format import FrameDisplay
 from .exact import Frame, UnitRows, check_distance_range, chunk_rows, lexsort_rows, search, search_distributed
-from .projection import Projection, n_candidates, projection_seconds, rerank, resolve_project_dim
+from .projection import (
+    Projection,
+    n_candidates,
+    projected_queries,
+    projection_seconds,
+    rerank,
+    resolve_project_dim,
+    searches_projection_exactly,
+)
 from .query_blocks import query_in_blocks
 from ..execution import distributed
 from .._progress import Progress
@@ -191,7 +199,9 @@ def estimate_seconds(
     \(\max(30, 3k + 1)\), and the cost of the PCA fit, of projecting the
     rows and of re-ranking the \(3k\) candidates in the original space is
     added (`auditad.neighbors.projection.projection_seconds`); the recall
-    sample is still searched in \(d\) dimensions. Compilation is always counted unless ``compiled=True``: the
+    sample is still searched in \(d\) dimensions. Queries of another set within
+    `auditad.neighbors.projection.searches_projection_exactly` replace the graph by an exact search of the
+    projection, \(a\, m\, n\, (p + 64)\). Compilation is always counted unless ``compiled=True``: the
     choice of ``auto`` depends only on the sizes, never on what ran earlier in
     the process, so the same call gives the same neighbours in any session. The constants
     (``EXACT_SECONDS_PER_OP``, ``NUMBA_*_COMPILE_SECONDS``,
@@ -238,7 +248,9 @@ def estimate_seconds(
     kg = k if p is None else n_candidates(k, n_reference)  # neighbours taken from the graph
     degree = max(30, kg + 1) if self_search else max(30, min(k + 1, QUERY_INDEX_MAX_DEGREE + 1))
     approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (dg + 32) * degree / 30.0
-    if not self_search:
+    if p is not None and not self_search and searches_projection_exactly(m, n):  # no graph: exact in projection
+        approx = EXACT_SECONDS_PER_OP * m * n * (p + 64)
+    elif not self_search:
         approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
         approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (dg + 32)
     if p is not None:
@@ -347,8 +359,9 @@ def kneighbors(
         float32 projection). ``"auto"`` projects to 128 dimensions when
         ``d > 256``; ``0`` builds the graph in the full dimension; an
         integer ``1 <= p <= d`` projects to ``p`` dimensions whenever
-        ``p < d``. The reported recall is measured in the original space.
-        The choice of ``auto`` between the backends accounts for it. Ignored
+        ``p < d``. Queries of another set (up to 2^38 query-row pairs) are searched
+        exactly in the projection instead of a graph, whose time for far queries has no bound.
+        The reported recall is measured in the original space; ``auto`` accounts for all of it. Ignored
         by the exact backend (but checked).
     self_lists : callable, optional
         Approximate backend, self search: ``self_lists(k)`` returns every row's ``k`` nearest other rows as
@@ -474,7 +487,9 @@ def _approximate(X, Q, k, self_search, random_state, project_dim=None, n_jobs=No
     """Approximate k nearest neighbours; ``project_dim``: None (full dimension) or the resolved projected dimension;
     ``n_jobs``: processes of the queries of another set."""
     dist = None
-    if not self_search:  # queries of another set: one ApproximateIndex, queried once
+    if not self_search and project_dim is not None and searches_projection_exactly(Q.shape[0], X.shape[0]):
+        idx, dist, frame = projected_queries(X, Q, k, project_dim, seed_int(random_state), n_jobs)
+    elif not self_search:  # queries of another set: one ApproximateIndex, queried once
         index = ApproximateIndex(
             X, span=Q, k=k, random_state=random_state, project_dim=0 if project_dim is None else project_dim
         )

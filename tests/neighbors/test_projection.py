@@ -71,15 +71,30 @@ def test_projected_search_is_deterministic_and_reads_a_read_only_memmap(self_sea
     assert again.recall == res.recall
 
 
-def test_projected_queries_of_another_set():
+@pytest.mark.parametrize("graph", [False, True])
+def test_projected_queries_of_another_set(monkeypatch, graph):
     X = _lowrank(1600, seed=1)
     R, Q = X[:1200], X[1200:]
+    Q[:50] += 30.0  # far queries
+    if graph:  # beyond the pairs searched exactly in the projection: the NN-descent graph of the projection
+        monkeypatch.setattr(pj, "PROJECTED_EXACT_MAX_PAIRS", 0)
+    else:
+        monkeypatch.setattr(nb.search, "ApproximateIndex", None)  # no graph is built
     res = kneighbors(R, Q, k=5, backend="approximate", random_state=1)
     assert res.project_dim == pj.DEFAULT_PROJECT_DIM
     _, exact = NearestNeighbors(n_neighbors=5, algorithm="brute").fit(R.astype(np.float64)).kneighbors(Q)
-    assert np.mean([len(set(a) & set(b)) for a, b in zip(res.indices, exact)]) / 5 >= 0.95
+    shared = np.mean([len(set(a) & set(b)) for a, b in zip(res.indices, exact)]) / 5
+    assert shared >= 0.95
     np.testing.assert_allclose(res.distances, _oracle_distances(R, Q, res.indices), rtol=1e-12, atol=0)
     assert res.recall >= 0.9
+    if not graph:  # the same as the candidates of an exact search of the projected rows, re-ranked
+        frame = Frame(R, Q, chunk_rows(R.shape[1]))
+        from auditad._rng import seed_int
+
+        proj = pj.Projection(R, frame, pj.DEFAULT_PROJECT_DIM, seed_int(1))
+        cand = kneighbors(proj.transform(R), proj.transform(Q), k=15, backend="exact").indices
+        idx, _ = pj.rerank(R, Q, frame, cand, 5)
+        np.testing.assert_array_equal(res.indices, idx)
 
 
 def test_low_dimension_keeps_the_full_dimensional_path(monkeypatch):
@@ -163,7 +178,7 @@ def test_rerank_is_exact_in_any_block_size_and_puts_missing_candidates_last(monk
     assert row[-1] == -1 and row.index(3) == row.index(7) - 1 and np.isinf(dist[0, -1])
 
 
-def test_cost_model_accounts_for_the_projection():
+def test_cost_model_accounts_for_the_projection(monkeypatch):
     n, d, k = 200_000, 2048, 10
     off = estimate_seconds(n, n, d, k=k, project_dim=0)
     on = estimate_seconds(n, n, d, k=k)
@@ -178,7 +193,17 @@ def test_cost_model_accounts_for_the_projection():
     )
     assert on["approximate"] == pytest.approx(expected, rel=1e-12)
     assert on["approximate"] < 0.5 * off["approximate"]
-    # queries of another set: the query term in p dimensions, the projection of the queries counted
+    # queries of another set, up to 2^38 pairs: an exact search of the projection (no graph), the projection of
+    # the queries counted
+    q = estimate_seconds(5_000, n, d, k=k, self_search=False, project_dim=64)
+    expected_q = (
+        nb.EXACT_SECONDS_PER_OP * 5_000 * n * (64 + 64)
+        + pj.projection_seconds(5_000, n, d, 64, k, self_search=False)
+        + nb.EXACT_SECONDS_PER_OP * nb.DEFAULT_RECALL_SAMPLE * n * (d + 64)
+    )
+    assert q["approximate"] == pytest.approx(expected_q, rel=1e-12)
+    # beyond: the graph's build and query terms in p dimensions
+    monkeypatch.setattr(pj, "PROJECTED_EXACT_MAX_PAIRS", 5_000 * n - 1)
     q = estimate_seconds(5_000, n, d, k=k, self_search=False, project_dim=64)
     expected_q = (
         nb.NUMBA_BUILD_COMPILE_SECONDS
