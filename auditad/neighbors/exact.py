@@ -441,7 +441,7 @@ class _Search:
             np.multiply(X32a[self.offset + rows, :d], -2.0, out=q32a[:, :d])
         elif rows[-1] - rows[0] + 1 == r:  # a contiguous block of queries
             np.multiply(self.frame.rows(self.Q, rows[0], rows[-1] + 1, out=bufs.q64), -2.0, out=q32a[:, :d])
-        else:  # queries redone one by one (`_pair_candidates`)
+        else:  # queries redone one by one (`_found_candidates`)
             np.multiply(self.frame.rows(self.Q[rows], 0, r, out=bufs.q64), -2.0, out=q32a[:, :d])
         # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
         s = np.matmul(q32a, X32a.T, out=bufs.s[:r])
@@ -449,19 +449,20 @@ class _Search:
             s[np.arange(r), self.offset + rows] = np.inf
         return s, bufs.mask[:r]
 
-    def run(self, start, stop, pairs=None):
+    def run(self, start, stop, found=None):
         """Indices and distances (input units) of the ``k`` nearest rows of the queries ``start:stop``;
-        ``pairs``: their candidates from a `auditad.neighbors.pairs.PairEntries` of the whole self-search."""
+        ``found``: their candidates from the `auditad.neighbors.pairs.PairEntries` of a whole self-search or the
+        `auditad.neighbors.pairs.QueryEntries` of queries in tiles."""
         frame, X, k, r = self.frame, self.reference.X, self.k, stop - start
         own = np.arange(self.offset + start, self.offset + stop) if self.self_search else None
         if self.full:
             cand, pad = np.broadcast_to(np.arange(X.shape[0]), (r, X.shape[0])), None
-        elif pairs is None:
+        elif found is None:
             s, mask = self._products(np.arange(start, stop))
             cand, pad, cth = _candidate_columns(s, self.c, self.qsq64[start:stop], mask)
             del s, mask  # (views of the thread's buffers)
         else:
-            cand, pad, cth = self._pair_candidates(pairs, start, stop)
+            cand, pad, cth = self._found_candidates(found, start, stop)
         q = self.Q[start:stop] if self.unscaled else frame.raw(self.Q[start:stop])
         d2 = refine(X, frame, q, cand, self.refine_rows, unscaled=self.unscaled)
         if own is not None:
@@ -485,11 +486,11 @@ class _Search:
         dist = np.sqrt(np.maximum(topd, 0.0))
         return top, (dist if self.unscaled else frame.unscale(dist))
 
-    def _pair_candidates(self, pairs, start, stop):
-        """`_candidate_columns` of the rows ``start:stop`` from the kept pairs, with the rows the pairs do not
-        serve (count outside [c, 16 c]) searched by their own products."""
-        rows, cols, vals, redo = pairs.block(start, stop)
-        thr = pairs.thr[start:stop].copy()
+    def _found_candidates(self, found, start, stop):
+        """`_candidate_columns` of the rows ``start:stop`` from the kept entries, with the rows they do not
+        serve (count outside ``[c, pairs.max_pairs(c)]``) searched by their own products."""
+        rows, cols, vals, redo = found.block(start, stop)
+        thr = found.thr[start:stop].copy()
         if redo.size:
             s, mask = self._products(start + redo)
             rthr, _, flat = _thresholds(s, self.c, mask[: redo.size])

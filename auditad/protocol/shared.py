@@ -97,6 +97,27 @@ def index_dtype(n: int):
     return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
+def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
+    """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``."""
+    order = np.argsort(keys, kind="stable")
+    return values[order], np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n_keys))])
+
+
+def _csr_rows(csr, key: int) -> np.ndarray:
+    values, start = csr
+    return values[start[key] : start[key + 1]] if 0 <= key < start.size - 1 else values[:0]
+
+
+def _ranges(values: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
+    """``values[starts[0]:stops[0]]``, ``values[starts[1]:stops[1]]``, ... concatenated (no Python loop)."""
+    lengths = stops - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return values[:0]
+    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
+    return values[np.arange(total) + offsets]
+
+
 def entry_labels(y_idx: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """The class of each list entry ``idx`` (−1 where the entry is padding)."""
     return np.where(idx >= 0, y_idx[np.maximum(idx, 0)], -1)
@@ -319,6 +340,7 @@ class LeaveOneOutLists:
         kA = min(2 * self.k, pool.size)
         self.pos = np.full(n, -1, dtype=np.int64)
         self.pos[rows] = np.arange(rows.size)
+        self.rows = rows  # the global row of each position
         anomaly_rows = np.unique(
             np.concatenate([np.asarray(a, dtype=np.int64) for a in anomalies.values()] + [np.empty(0, np.int64)])
         )
@@ -560,6 +582,52 @@ class LeaveOneOutLists:
         self._inv_start = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=int(self.y.max()) + 1))])
         # (class, rows listing it among their first k) of the last task of each thread: tasks score on threads
         self._hit = threading.local()
+        self._lock, self._reverse = threading.Lock(), None
+
+    def _reverse_heads(self):
+        """(once, thread-safe) The rows that list each row among their first k entries (CSR over global rows:
+        ``rev_rows[rev_start[j] : rev_start[j + 1]]``) and the class and majority CSRs by class (global rows)."""
+        with self._lock:
+            if self._reverse is None:
+                n = self.pos.size
+                head = self.A_idx[:, : self.k]
+                flat = head.ravel()
+                keep = flat >= 0
+                owners = np.repeat(self.rows.astype(index_dtype(n)), head.shape[1])[keep]
+                order = np.argsort(flat[keep], kind="stable")
+                rev_start = np.concatenate([[0], np.cumsum(np.bincount(flat[keep], minlength=n))])
+                by_class = _csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
+                major = self.major >= 0
+                by_major = _csr(self.major[major], self.rows[major], int(self.y.max()) + 1)
+                # rows an entry of whose first k has no list here (never the base tables)
+                lost = np.zeros(n, dtype=bool)
+                lost[self.rows[np.any((head < 0) | (self.pos[np.maximum(head, 0)] < 0), axis=1)]] = True
+                self._reverse = (owners[order], rev_start, by_class, by_major, lost)
+        return self._reverse
+
+    def unchanged(self, c: int, rows: np.ndarray) -> np.ndarray:
+        """Which ``rows`` (global) have, in task c, the first k entries of their pool list as their list (`lists`)
+        and so does every row among those k: the rows whose LOF k-distance and lrd in task c are those of the
+        whole pool's first k entries (`auditad.protocol.strategies`)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.A_idx.shape[1] < self.k:
+            return np.zeros(rows.size, dtype=bool)
+        last = getattr(self._hit, "changed", (None, None))
+        if last[0] != c:  # one mask per task and thread
+            rev_rows, rev_start, by_class, by_major, lost = self._reverse_heads()
+            # rows whose own list differs from its head (`lists`: class c, majority c, or class c among the head)
+            own = np.concatenate(
+                [
+                    _csr_rows(by_class, c),
+                    _csr_rows(by_major, c),
+                    self.rows[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]],
+                ]
+            )
+            changed = lost.copy()
+            changed[own] = True
+            changed[_ranges(rev_rows, rev_start[own], rev_start[own + 1])] = True  # ... and the rows listing them
+            last = self._hit.changed = (c, changed)
+        return (self.pos[rows] >= 0) & ~last[1][rows]
 
     def _plain(self, c: int, p: np.ndarray) -> np.ndarray:
         """Which row positions ``p`` have no entry of class c among their first k (their list is that head)."""

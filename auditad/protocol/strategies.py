@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 
+import threading
+
 import numpy as np
 
 from .._validation import check_choice
@@ -268,6 +270,7 @@ class _LeaveOneOutPass:
         anomalies = {t.c: t.test_idx[t.y_test == 1] for t in tasks}
         self._lists = LeaveOneOutLists(X, y_idx, pool, rows, anomalies, k, random_state=seed, **search)
         self._metric, self._n_total = metric, X.shape[0]
+        self._base, self._base_lock = {}, threading.Lock()  # k -> the whole pool's LOF tables (`_base_tables`)
         if self._lists.recall is not None and recalls is not None:
             recalls.append((self._lists.recall, self._lists.n_recall_queries))
 
@@ -275,8 +278,14 @@ class _LeaveOneOutPass:
         return self._lists.lists(task.c, task.test_idx)
 
     def lof_tables(self, task, q_idx, k):
-        """lrd only of the training rows the queries reach (the same numbers as from all training rows)."""
+        """lrd only of the training rows the queries reach (the same numbers as from all training rows); a row
+        whose list and whose neighbours' lists are their pool heads in this task takes its values from the
+        whole pool's tables (`_base_tables`, computed once per k)."""
         lists, c = self._lists, task.c
+        if k not in self._base:
+            with self._base_lock:
+                if k not in self._base:
+                    self._base[k] = _base_tables(lists, k, self._metric, self._n_total)
         return _lof_tables_reached(
             lambda rows: lists.lists(c, rows),
             lambda rows, j: lists.kth_d2(c, rows, j),
@@ -284,6 +293,7 @@ class _LeaveOneOutPass:
             k,
             self._metric,
             self._n_total,
+            base=(lambda rows: lists.unchanged(c, rows), *self._base[k]),
         )
 
 
@@ -319,27 +329,49 @@ class _OneClassPass:
         return lof_tables(self._X.shape[0], task.train_idx, to_distance(tr_d2[:, :k], self._metric), tr_i[:, :k])
 
 
-def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total):
+def _base_tables(lists, k, metric, n_total):
+    """The LOF tables (k-distance, lrd; by global row, NaN elsewhere) of the rows of ``lists`` from the first k
+    entries of their pool lists, computed as `_lof_tables_reached` computes them (the same bits), in blocks."""
+    kdist, lrd = np.full(n_total, np.nan), np.full(n_total, np.nan)
+    m = lists.rows.size
+    step = max(1, 2**22 // max(k, 1))
+    for a in range(0, m, step):
+        kdist[lists.rows[a : a + step]] = to_distance(np.asarray(lists.A_d2[a : a + step, k - 1], np.float64), metric)
+    for a in range(0, m, step):
+        d1 = to_distance(np.asarray(lists.A_d2[a : a + step, :k], np.float64), metric)
+        i1 = np.maximum(lists.A_idx[a : a + step, :k], 0)  # (rows with padding never take these values)
+        lrd[lists.rows[a : a + step]] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
+    return kdist, lrd
+
+
+def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total, base=None):
     """LOF tables (k-distance, lrd) of the training rows that the queries' lists reach.
 
     lrd(o) needs o's own list and the k-distances of o's neighbours, so two
     rings around the queries suffice; every value equals the one computed from
     all training rows (`lof_tables`). ``get_rows(rows)`` gives the
     rows' lists (idx, d2), ``get_kth(rows, j)`` only their column j of d2 (the second ring needs no more).
+    ``base = (unchanged, kdist, lrd)``: the rows ``unchanged(rows)`` marks take their values from the tables
+    ``kdist``, ``lrd`` (`_base_tables`); only the others are computed here.
     """
     mark = np.zeros(n_total, dtype=bool)  # sorted unique indices by marking: O(n + entries), no sort
     mark[q_nb[q_nb >= 0]] = True
     ring1 = np.flatnonzero(mark)
+    kdist = np.full(n_total, np.nan)
+    lrd = np.full(n_total, np.nan)
+    if base is not None:
+        same = base[0](ring1)
+        kdist[ring1[same]], lrd[ring1[same]] = base[1][ring1[same]], base[2][ring1[same]]
+        ring1 = ring1[~same]
     i1, d1 = get_rows(ring1)
     i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
     mark2 = np.zeros(n_total, dtype=bool)
     mark2[i1[i1 >= 0]] = True
     mark2[ring1] = False
+    mark2 &= np.isnan(kdist)  # (rows with a k-distance already, from the base tables: the same value)
     ring2 = np.flatnonzero(mark2)
-    kdist = np.full(n_total, np.nan)
     kdist[ring1] = d1[:, -1]
     if ring2.size:  # only their k-th distance is needed
         kdist[ring2] = to_distance(get_kth(ring2, k - 1), metric)
-    lrd = np.full(n_total, np.nan)
     lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
     return LOFTables(kdist, lrd)

@@ -1134,6 +1134,22 @@ def test_approximate_neighbour_passes_are_seeded_and_state_their_recall(protocol
     assert np.nanmax(np.abs(runs[0].auroc - exact.auroc)) < 0.01
 
 
+def test_approximate_lof_from_the_base_tables_equals_the_tasks_own_tables(monkeypatch):
+    """The approximate backend's lists (with their widened and masked rows) give the same LOF bit for bit
+    whether unchanged rows take the whole pool's tables or not (`strategies._base_tables`)."""
+    from auditad.protocol import strategies
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 15, 2500)
+    X = rng.normal(size=(y.size, 6)) + y[:, None] * 0.1
+    kw = dict(detectors=["lof"], leakage_k=0, random_state=3, backend="approximate")
+    fast = audit_protocol(X, y, **kw)
+    real = strategies._lof_tables_reached
+    monkeypatch.setattr(strategies, "_lof_tables_reached", lambda *args, base=None: real(*args))
+    slow = audit_protocol(X, y, **kw)
+    assert json.dumps(fast.to_dict(), sort_keys=True) == json.dumps(slow.to_dict(), sort_keys=True)
+
+
 def test_list_recall_counts_the_listed_rows_within_the_exact_kth_distance():
     from auditad.protocol.neighbor_lists import nearest
     from auditad.protocol.shared import list_recall
