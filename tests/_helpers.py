@@ -71,3 +71,17 @@ def benchmark_inputs(name: str, representations: dict, y, settings: dict, gates=
         config_origin="file",
         command_line=(),
     )
+
+
+def recording(monkeypatch, module, name: str) -> list:
+    """Replace ``module.name`` by a wrapper that records what each call returned (the list returned here)."""
+    calls = []
+    real = getattr(module, name)
+
+    def wrapped(*args, **kwargs):
+        out = real(*args, **kwargs)
+        calls.append(out)
+        return out
+
+    monkeypatch.setattr(module, name, wrapped)
+    return calls

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from _helpers import recording
 
 from auditad.neighbors import exact as E
 from auditad.neighbors import kneighbors
@@ -28,16 +29,7 @@ def gauss():
 @pytest.fixture
 def spy(monkeypatch):
     """Records what each `pair_entries` call returned (None when it gave the search back to the block search)."""
-    calls = []
-    real = P.pair_entries
-
-    def wrapped(*args, **kwargs):
-        out = real(*args, **kwargs)
-        calls.append(out)
-        return out
-
-    monkeypatch.setattr(P, "pair_entries", wrapped)
-    return calls
+    return recording(monkeypatch, P, "pair_entries")
 
 
 def both(X, k, n_jobs=2):

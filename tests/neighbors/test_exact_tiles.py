@@ -10,6 +10,7 @@ lowered in these tests (``TILED_MIN_ROWS``) so that small sets take the tiled pa
 
 import numpy as np
 import pytest
+from _helpers import recording
 
 from auditad.neighbors import exact as E
 from auditad.neighbors import kneighbors
@@ -19,18 +20,9 @@ from auditad.neighbors import pairs as P
 @pytest.fixture
 def spy(monkeypatch):
     """Lowers the size rule and records each `query_entries` result."""
-    calls = []
-    real = P.query_entries
     monkeypatch.setattr(E, "TILED_MIN_ROWS", 1000)
     monkeypatch.setattr(P, "TILE_ROWS", 2048)  # several tiles in small sets
-
-    def wrapped(*args, **kwargs):
-        out = real(*args, **kwargs)
-        calls.append(out)
-        return out
-
-    monkeypatch.setattr(P, "query_entries", wrapped)
-    return calls
+    return recording(monkeypatch, P, "query_entries")
 
 
 def block_search(X, Q, k, monkeypatch, n_jobs=2):
