@@ -273,7 +273,7 @@ class LOFDetector(NeighbourDetector):
         nb, d2 = nearest(
             self.train_, np.arange(n), np.arange(n), k, exclude_self=True, backend=self.backend, n_jobs=self.n_jobs
         )
-        self.tables_ = lof_tables(n, np.arange(n), to_distance(d2, self.metric), nb)
+        self.tables_ = lof_tables(n, np.arange(n), d2, nb, self.metric)
         return self
 
     def score_from_neighbours(self, tables, d: np.ndarray, nb: np.ndarray) -> np.ndarray:

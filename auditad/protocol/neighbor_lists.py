@@ -46,6 +46,8 @@ __all__ = [
     "to_distance",
     "lof_tables",
     "lof_scores",
+    "reachability_density",
+    "LOF_BLOCK_ROWS",
 ]
 
 METRICS = ("euclidean", "cosine")
@@ -337,18 +339,39 @@ def lof_scores(tables, query_d: np.ndarray, query_idx_nb: np.ndarray) -> np.ndar
         The queries' neighbour distances and global indices.
     """
     kd, lrd = tables(query_idx_nb)
-    reach = np.maximum(query_d, kd)
-    lrd_q = 1.0 / (np.mean(reach, axis=1) + 1e-10)
+    lrd_q = reachability_density(query_d, kd)
     return np.mean(lrd / lrd_q[:, np.newaxis], axis=1)
 
 
-def lof_tables(n_total: int, train_rows: np.ndarray, train_d: np.ndarray, train_nb: np.ndarray):
-    """k-distance and lrd of each training row, as a lookup by global index (see `lof_scores`)."""
-    kdist = np.full(n_total, np.nan)
-    kdist[train_rows] = train_d[:, -1]
-    reach = np.maximum(train_d, kdist[train_nb])
-    lrd = np.full(n_total, np.nan)
-    lrd[train_rows] = 1.0 / (np.mean(reach, axis=1) + 1e-10)
+def reachability_density(d: np.ndarray, kd: np.ndarray) -> np.ndarray:
+    r"""The local reachability density of rows from their neighbours' distances ``d`` and k-distances ``kd``
+    (both (m, k)): \(1 / (	frac1k\sum \max\{d_k(o), d(x, o)\} + 10^{-10})\), as in `lof_scores` (scikit-learn's
+    operations; row by row, so any block of rows gives the same bits)."""
+    return 1.0 / (np.mean(np.maximum(d, kd), axis=1) + 1e-10)
+
+
+#: Rows of `lof_tables` formed at a time (their distances and reachabilities: bounded temporaries).
+LOF_BLOCK_ROWS = 2**18
+
+
+def lof_tables(
+    n_total: int, train_rows: np.ndarray, train_d2: np.ndarray, train_nb: np.ndarray, metric: str, *, dtype=None
+):
+    """k-distance and lrd of each training row, as a lookup by global index (see `lof_scores`).
+
+    ``train_d2``, ``train_nb``: the training rows' squared distances to, and global indices of, their k nearest
+    training rows (self excluded); distances follow ``metric`` (`to_distance`), formed `LOF_BLOCK_ROWS` rows at
+    a time (after converting to ``dtype``, if given).
+    """
+    kdist, lrd = np.full(n_total, np.nan), np.full(n_total, np.nan)
+    m = len(train_rows)
+    for a in range(0, m, LOF_BLOCK_ROWS):
+        kdist[train_rows[a : a + LOF_BLOCK_ROWS]] = to_distance(
+            np.asarray(train_d2[a : a + LOF_BLOCK_ROWS, -1], dtype=dtype), metric
+        )
+    for a in range(0, m, LOF_BLOCK_ROWS):
+        d = to_distance(np.asarray(train_d2[a : a + LOF_BLOCK_ROWS], dtype=dtype), metric)
+        lrd[train_rows[a : a + LOF_BLOCK_ROWS]] = reachability_density(d, kdist[train_nb[a : a + LOF_BLOCK_ROWS]])
     return LOFTables(kdist, lrd)
 
 

@@ -23,15 +23,14 @@ References
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
-
 import threading
+from abc import ABC, abstractmethod
 
 import numpy as np
 
 from .._validation import check_choice
 from ..execution import distributed
-from .neighbor_lists import LOFTables, lof_tables, to_distance
+from .neighbor_lists import LOFTables, lof_tables, reachability_density, to_distance
 from .shared import LeaveOneOutLists, one_class_lists
 
 __all__ = [
@@ -326,22 +325,16 @@ class _OneClassPass:
 
     def lof_tables(self, task, q_idx, k):
         _, tr_i, tr_d2 = self._train_lists
-        return lof_tables(self._X.shape[0], task.train_idx, to_distance(tr_d2[:, :k], self._metric), tr_i[:, :k])
+        return lof_tables(self._X.shape[0], task.train_idx, tr_d2[:, :k], tr_i[:, :k], self._metric)
 
 
 def _base_tables(lists, k, metric, n_total):
     """The LOF tables (k-distance, lrd; by global row, NaN elsewhere) of the rows of ``lists`` from the first k
-    entries of their pool lists, computed as `_lof_tables_reached` computes them (the same bits), in blocks."""
-    kdist, lrd = np.full(n_total, np.nan), np.full(n_total, np.nan)
-    m = lists.rows.size
-    step = max(1, 2**22 // max(k, 1))
-    for a in range(0, m, step):
-        kdist[lists.rows[a : a + step]] = to_distance(np.asarray(lists.A_d2[a : a + step, k - 1], np.float64), metric)
-    for a in range(0, m, step):
-        d1 = to_distance(np.asarray(lists.A_d2[a : a + step, :k], np.float64), metric)
-        i1 = np.maximum(lists.A_idx[a : a + step, :k], 0)  # (rows with padding never take these values)
-        lrd[lists.rows[a : a + step]] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
-    return kdist, lrd
+    entries of their pool lists, in float64 as `LeaveOneOutLists.lists` gives them (the same bits as
+    `_lof_tables_reached`). Rows with padding among those entries get values but never use them
+    (`LeaveOneOutLists.unchanged`)."""
+    tables = lof_tables(n_total, lists.rows, lists.A_d2[:, :k], lists.A_idx[:, :k], metric, dtype=np.float64)
+    return tables.kdist, tables.lrd
 
 
 def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total, base=None):
@@ -359,19 +352,20 @@ def _lof_tables_reached(get_rows, get_kth, q_nb, k, metric, n_total, base=None):
     ring1 = np.flatnonzero(mark)
     kdist = np.full(n_total, np.nan)
     lrd = np.full(n_total, np.nan)
+    same = ring1[:0]
     if base is not None:
-        same = base[0](ring1)
-        kdist[ring1[same]], lrd[ring1[same]] = base[1][ring1[same]], base[2][ring1[same]]
-        ring1 = ring1[~same]
+        taken = base[0](ring1)
+        same, ring1 = ring1[taken], ring1[~taken]
+        kdist[same], lrd[same] = base[1][same], base[2][same]
     i1, d1 = get_rows(ring1)
     i1, d1 = i1[:, :k], to_distance(d1[:, :k], metric)
     mark2 = np.zeros(n_total, dtype=bool)
     mark2[i1[i1 >= 0]] = True
     mark2[ring1] = False
-    mark2 &= np.isnan(kdist)  # (rows with a k-distance already, from the base tables: the same value)
+    mark2[same] = False  # (their k-distance is set, from the base tables: the same value)
     ring2 = np.flatnonzero(mark2)
     kdist[ring1] = d1[:, -1]
     if ring2.size:  # only their k-th distance is needed
         kdist[ring2] = to_distance(get_kth(ring2, k - 1), metric)
-    lrd[ring1] = 1.0 / (np.mean(np.maximum(d1, kdist[i1]), axis=1) + 1e-10)
+    lrd[ring1] = reachability_density(d1, kdist[i1])
     return LOFTables(kdist, lrd)
