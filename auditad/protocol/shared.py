@@ -575,11 +575,9 @@ class LeaveOneOutLists:
         head = entry_labels(self.y, self.A_idx[:, : min(self.k, self.A_idx.shape[1])])
         flat = head.ravel()
         keep = flat >= 0
-        labels = flat[keep]
-        order = np.argsort(labels, kind="stable")
         rows = np.repeat(np.arange(head.shape[0], dtype=index_dtype(head.shape[0])), head.shape[1])
-        self._inv_rows = rows[keep][order]  # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
-        self._inv_start = np.concatenate([[0], np.cumsum(np.bincount(labels, minlength=int(self.y.max()) + 1))])
+        # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
+        self._inv_rows, self._inv_start = _csr(flat[keep], rows[keep], int(self.y.max()) + 1)
         # (class, rows listing it among their first k) of the last task of each thread: tasks score on threads
         self._hit = threading.local()
         self._lock, self._reverse = threading.Lock(), None
@@ -594,15 +592,14 @@ class LeaveOneOutLists:
                 flat = head.ravel()
                 keep = flat >= 0
                 owners = np.repeat(self.rows.astype(index_dtype(n)), head.shape[1])[keep]
-                order = np.argsort(flat[keep], kind="stable")
-                rev_start = np.concatenate([[0], np.cumsum(np.bincount(flat[keep], minlength=n))])
+                rev_rows, rev_start = _csr(flat[keep], owners, n)
                 by_class = _csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
                 major = self.major >= 0
                 by_major = _csr(self.major[major], self.rows[major], int(self.y.max()) + 1)
                 # rows an entry of whose first k has no list here (never the base tables)
                 lost = np.zeros(n, dtype=bool)
                 lost[self.rows[np.any((head < 0) | (self.pos[np.maximum(head, 0)] < 0), axis=1)]] = True
-                self._reverse = (owners[order], rev_start, by_class, by_major, lost)
+                self._reverse = (rev_rows, rev_start, by_class, by_major, lost)
         return self._reverse
 
     def unchanged(self, c: int, rows: np.ndarray) -> np.ndarray:
@@ -620,7 +617,7 @@ class LeaveOneOutLists:
                 [
                     _csr_rows(by_class, c),
                     _csr_rows(by_major, c),
-                    self.rows[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]],
+                    self.rows[_csr_rows((self._inv_rows, self._inv_start), c)],
                 ]
             )
             changed = lost.copy()
@@ -636,7 +633,7 @@ class LeaveOneOutLists:
         last = getattr(self._hit, "mask", (None, None))
         if last[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
-            hit[self._inv_rows[self._inv_start[c] : self._inv_start[c + 1]]] = True
+            hit[_csr_rows((self._inv_rows, self._inv_start), c)] = True
             last = self._hit.mask = (c, hit)
         return ~last[1][p]
 
