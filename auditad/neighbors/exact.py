@@ -16,6 +16,7 @@ and forgets it when the search ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import uuid
@@ -349,22 +350,13 @@ def _halved(plan, whole_self_search: bool, n: int, d: int, block_memory_mb) -> b
     )
 
 
-class _single_threaded_blas:
+def _single_threaded_blas(workers: int):
     """Single-threaded BLAS while ``workers`` > 1 threads each run their own products (nothing otherwise)."""
+    if workers <= 1:
+        return contextlib.nullcontext()
+    from threadpoolctl import threadpool_limits
 
-    def __init__(self, workers: int):
-        self.limits = None
-        if workers > 1:
-            from threadpoolctl import threadpool_limits
-
-            self.limits = threadpool_limits(limits=1, user_api="blas")
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        if self.limits is not None:
-            self.limits.restore_original_limits()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 class _Search:
@@ -419,16 +411,11 @@ class _Search:
             local.mask = np.empty((self.block, n), dtype=bool)
             local.q32a = np.empty((self.block, d + 1), dtype=np.float32)
             local.q64 = np.empty((self.block, d), dtype=np.float64)
-            local.q32a[:, d] = 1.0  # [-2q, 1] . [x, |x|^2] = |x|^2 - 2 q.x
         return local
 
     def operands(self, a: int, b: int) -> np.ndarray:
-        """The augmented float32 operands ``[−2 q, 1]`` of the queries ``a:b`` (the frame's rows)."""
-        d = self.reference.X.shape[1]
-        q = np.empty((b - a, d + 1), dtype=np.float32)
-        np.multiply(self.frame.rows(self.Q, a, b), -2.0, out=q[:, :d])
-        q[:, d] = 1.0
-        return q
+        """The augmented float32 operands ``[−2 q, 1]`` of the queries ``a:b`` (`pairs.operands` of the frame's rows)."""
+        return pairs.operands(self.frame.rows(self.Q, a, b))
 
     def _products(self, rows):
         """This thread's float32 block ``|x|² − 2 q·x`` of the queries ``rows`` (positions in ``Q``) against every
@@ -436,15 +423,14 @@ class _Search:
         X32a, r = self.reference.X32a, rows.size
         d = X32a.shape[1] - 1
         bufs = self._buffers()
-        q32a = bufs.q32a[:r]
         if self.self_search:  # (the frame's float32 rows, as the reference holds them: the same bits)
-            np.multiply(X32a[self.offset + rows, :d], -2.0, out=q32a[:, :d])
+            q = X32a[self.offset + rows, :d]
         elif rows[-1] - rows[0] + 1 == r:  # a contiguous block of queries
-            np.multiply(self.frame.rows(self.Q, rows[0], rows[-1] + 1, out=bufs.q64), -2.0, out=q32a[:, :d])
+            q = self.frame.rows(self.Q, rows[0], rows[-1] + 1, out=bufs.q64)
         else:  # queries redone one by one (`_found_candidates`)
-            np.multiply(self.frame.rows(self.Q[rows], 0, r, out=bufs.q64), -2.0, out=q32a[:, :d])
+            q = self.frame.rows(self.Q[rows], 0, r, out=bufs.q64)
         # s = |x|^2 - 2 q.x in one GEMM (the constant |q|^2 does not change a row's order)
-        s = np.matmul(q32a, X32a.T, out=bufs.s[:r])
+        s = np.matmul(pairs.operands(q, out=bufs.q32a), X32a.T, out=bufs.s[:r])
         if self.self_search:
             s[np.arange(r), self.offset + rows] = np.inf
         return s, bufs.mask[:r]
@@ -684,7 +670,7 @@ def _thresholds(s: np.ndarray, c: int, out: np.ndarray | None):
     else:
         # the (2c/16 + 3)-th smallest of every 16th column: about 2c + 48 entries at or below it
         sample = s[:, ::SAMPLE_STEP]
-        cs = min(sample.shape[1], -(-2 * c // SAMPLE_STEP) + 3)
+        cs = pairs.sample_rank(c, sample.shape[1])
         thr = np.partition(sample, cs - 1, axis=1)[:, cs - 1]
     mask = np.greater(s, thr[:, None], out=out)
     np.logical_not(mask, out=mask)

@@ -37,10 +37,29 @@ __all__ = [
     "sample_thresholds",
     "entries_bytes",
     "max_pairs",
+    "sample_rank",
+    "operands",
 ]
 
 #: Every SAMPLE_STEP-th row gives the threshold of each row (the block search's sample step).
 SAMPLE_STEP = 16
+
+
+def sample_rank(c: int, n_sample: int) -> int:
+    """The rank, among ``n_sample`` sampled values, of a row's threshold: ``⌈2c/16⌉ + 3`` (about ``2 c + 48``
+    values of the whole row at or below it with a sample of every `SAMPLE_STEP`-th value), at most ``n_sample``."""
+    return min(int(n_sample), -(-2 * int(c) // SAMPLE_STEP) + 3)
+
+
+def operands(rows: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The augmented float32 operands ``[−2 q, 1]`` of query rows ``q`` (the frame's rows, float32 or float64;
+    doubling is exact, so float32 rows and float64 rows rounded to float32 give the same bits): their product with
+    the reference's ``[x, |x|²]`` is ``|x|² − 2 q·x``. Written into the first rows of ``out`` if given."""
+    r, d = rows.shape
+    out = np.empty((r, d + 1), dtype=np.float32) if out is None else out[:r]
+    np.multiply(rows, -2.0, out=out[:, :d])
+    out[:, d] = 1.0
+    return out
 
 
 def max_pairs(c: int) -> int:
@@ -62,18 +81,14 @@ def sample_thresholds(X32a: np.ndarray, block: int, c: int, workers: int) -> np.
 
     ``X32a``: the n × (d+1) augmented float32 rows ``[x, |x|²]`` of the search's frame.
     """
-    n, d1 = X32a.shape
-    d = d1 - 1
+    n, d = X32a.shape[0], X32a.shape[1] - 1
     XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
-    cs = min(XS.shape[0] - 1, -(-2 * c // SAMPLE_STEP) + 3)
+    cs = sample_rank(c, XS.shape[0] - 1)  # (less the row itself)
     thr = np.empty(n, dtype=np.float32)
 
     def run(a):
         b = min(a + block, n)
-        q = np.empty((b - a, d1), dtype=np.float32)
-        np.multiply(X32a[a:b, :d], -2.0, out=q[:, :d])
-        q[:, d] = 1.0
-        s = q @ XS.T
+        s = operands(X32a[a:b, :d]) @ XS.T
         own = np.arange(a, b)
         hit = np.flatnonzero(own % SAMPLE_STEP == 0)
         s[hit, own[hit] // SAMPLE_STEP] = np.inf
@@ -113,11 +128,8 @@ class PairEntries:
         rows = np.concatenate(rows) - start if rows else np.zeros(0, dtype=np.int64)
         cols = np.concatenate(cols) if cols else np.zeros(0, dtype=np.int64)
         vals = np.concatenate(vals) if vals else np.zeros(0, dtype=np.float32)
-        redo = self.redo[start:stop]
-        keep = ~redo[rows]
-        rows, cols, vals = rows[keep], cols[keep], vals[keep]
-        order = np.argsort(rows, kind="stable")
-        return rows[order].astype(np.int64), cols[order].astype(np.int64), vals[order], np.flatnonzero(redo)
+        order = np.argsort(rows, kind="stable")  # (the strips' pieces of a row: in strip order)
+        return _served(rows[order], cols[order], vals[order], self.redo[start:stop])
 
 
 def pair_entries(X32a: np.ndarray, thr: np.ndarray, block: int, c: int, workers: int, bar=None) -> PairEntries:
@@ -147,9 +159,7 @@ def pair_entries(X32a: np.ndarray, thr: np.ndarray, block: int, c: int, workers:
             local.s = np.empty(block * n, dtype=np.float32)
             local.m = np.empty(block * n, dtype=bool)
             local.q = np.empty((block, d1), dtype=np.float32)
-        q = local.q[:r]
-        np.multiply(X32a[a:b, :d], -2.0, out=q[:, :d])
-        q[:, d] = 1.0
+        q = operands(X32a[a:b, :d], out=local.q)
         s = np.matmul(q, X32a[a:].T, out=local.s[: r * w].reshape(r, w))
         s[np.arange(r), np.arange(r)] = np.inf  # the row itself
         mask = np.greater(s, thr[a:b, None], out=local.m[: r * w].reshape(r, w))
@@ -211,10 +221,14 @@ class QueryEntries:
         j = start // self.step
         rows, cols, vals = self.blocks[j]
         a, b = np.searchsorted(rows, [start - j * self.step, stop - j * self.step])
-        rows, cols, vals = rows[a:b] - (start - j * self.step), cols[a:b], vals[a:b]
-        redo = self.redo[start:stop]
-        keep = ~redo[rows]
-        return rows[keep].astype(np.int64), cols[keep].astype(np.int64), vals[keep], np.flatnonzero(redo)
+        return _served(rows[a:b] - (start - j * self.step), cols[a:b], vals[a:b], self.redo[start:stop])
+
+
+def _served(rows, cols, vals, redo):
+    """A block's entries (``rows`` local and sorted) less those of its rows marked in ``redo``, as int64 indices,
+    and the positions of those rows: what `PairEntries.block` and `QueryEntries.block` return."""
+    keep = ~redo[rows]
+    return rows[keep].astype(np.int64), cols[keep].astype(np.int64), vals[keep], np.flatnonzero(redo)
 
 
 def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, bar=None) -> QueryEntries:
@@ -229,7 +243,7 @@ def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step:
     """
     n = X32a.shape[0]
     XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
-    cs = min(XS.shape[0], -(-2 * c // SAMPLE_STEP) + 3)
+    cs = sample_rank(c, XS.shape[0])
     limit = max_pairs(c)
     thr = np.empty(m, dtype=np.float32)
     redo = np.zeros(m, dtype=bool)
