@@ -244,15 +244,16 @@ def estimate_seconds(
     exact = EXACT_SECONDS_PER_OP * m * n * (d + 64)
     p = resolve_project_dim(project_dim, d)
     dg = d if p is None else p  # the dimension the graph is built and queried in
-    approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
-    kg = k if p is None else n_candidates(k, n_reference)  # neighbours taken from the graph
-    degree = max(30, kg + 1) if self_search else max(30, min(k + 1, QUERY_INDEX_MAX_DEGREE + 1))
-    approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (dg + 32) * degree / 30.0
     if p is not None and not self_search and searches_projection_exactly(m, n):  # no graph: exact in projection
         approx = EXACT_SECONDS_PER_OP * m * n * (p + 64)
-    elif not self_search:
-        approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
-        approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (dg + 32)
+    else:
+        approx = 0.0 if compiled else NUMBA_BUILD_COMPILE_SECONDS
+        kg = k if p is None else n_candidates(k, n_reference)  # neighbours taken from the graph
+        degree = max(30, kg + 1) if self_search else max(30, min(k + 1, QUERY_INDEX_MAX_DEGREE + 1))
+        approx += APPROX_BUILD_SECONDS_PER_UNIT * n * (dg + 32) * degree / 30.0
+        if not self_search:
+            approx += 0.0 if compiled else NUMBA_QUERY_COMPILE_SECONDS
+            approx += APPROX_QUERY_SECONDS_PER_UNIT * m * (dg + 32)
     if p is not None:
         approx += projection_seconds(n_queries, n_reference, d, p, k, self_search=self_search)
     approx += EXACT_SECONDS_PER_OP * min(recall_sample, m) * n * (d + 64)
