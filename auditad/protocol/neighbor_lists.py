@@ -355,24 +355,30 @@ LOF_BLOCK_ROWS = 2**18
 
 
 def lof_tables(
-    n_total: int, train_rows: np.ndarray, train_d2: np.ndarray, train_nb: np.ndarray, metric: str, *, dtype=None
+    n_total: int, train_rows: np.ndarray, train_d: np.ndarray, train_nb: np.ndarray, metric=None, *, dtype=None
 ):
     """k-distance and lrd of each training row, as a lookup by global index (see `lof_scores`).
 
-    ``train_d2``, ``train_nb``: the training rows' squared distances to, and global indices of, their k nearest
-    training rows (self excluded); distances follow ``metric`` (`to_distance`), formed `LOF_BLOCK_ROWS` rows at
-    a time (after converting to ``dtype``, if given).
+    ``train_d``, ``train_nb``: the training rows' distances to, and global indices of, their k nearest training
+    rows (self excluded). With ``metric``, ``train_d`` holds *squared* distances of prepared rows, turned into
+    the metric's distances (`to_distance`) `LOF_BLOCK_ROWS` rows at a time, after converting them to ``dtype``
+    if given (bounded temporaries for lists of a million rows); without it (the former call), distances.
     """
     kdist, lrd = np.full(n_total, np.nan), np.full(n_total, np.nan)
     m = len(train_rows)
     for a in range(0, m, LOF_BLOCK_ROWS):
-        kdist[train_rows[a : a + LOF_BLOCK_ROWS]] = to_distance(
-            np.asarray(train_d2[a : a + LOF_BLOCK_ROWS, -1], dtype=dtype), metric
-        )
+        kdist[train_rows[a : a + LOF_BLOCK_ROWS]] = _distances(train_d[a : a + LOF_BLOCK_ROWS, -1], metric, dtype)
     for a in range(0, m, LOF_BLOCK_ROWS):
-        d = to_distance(np.asarray(train_d2[a : a + LOF_BLOCK_ROWS], dtype=dtype), metric)
+        d = _distances(train_d[a : a + LOF_BLOCK_ROWS], metric, dtype)
         lrd[train_rows[a : a + LOF_BLOCK_ROWS]] = reachability_density(d, kdist[train_nb[a : a + LOF_BLOCK_ROWS]])
     return LOFTables(kdist, lrd)
+
+
+def _distances(d, metric, dtype):
+    """``d`` as distances: converted to ``dtype`` (if given), then squared distances turned into the metric's
+    distances when ``metric`` is given."""
+    d = np.asarray(d, dtype=dtype)
+    return d if metric is None else to_distance(d, metric)
 
 
 class LOFTables:

@@ -90,3 +90,20 @@ def test_unchanged_rows_match_their_definition(data):
         same = train[got]
         assert kd[same].tobytes() == tables.kdist[same].tobytes()
         assert lrd[same].tobytes() == tables.lrd[same].tobytes()
+
+
+@pytest.mark.parametrize("metric", ["euclidean", "cosine"])
+def test_lof_tables_from_squared_distances_equal_the_former_call_with_distances(monkeypatch, metric):
+    from auditad.protocol import neighbor_lists as nl
+
+    rng = np.random.default_rng(0)
+    n, k = 700, 6
+    nb = np.stack([rng.choice(n, k, replace=False) for _ in range(n)])
+    d2 = np.sort(rng.random((n, k)) * 4, axis=1)
+    rows = np.arange(n)
+    former = nl.lof_tables(n + 5, rows, nl.to_distance(d2, metric), nb)  # distances, no metric (the former call)
+    monkeypatch.setattr(nl, "LOF_BLOCK_ROWS", 64)  # several blocks
+    blocked = nl.lof_tables(n + 5, rows, d2, nb, metric)
+    assert former.kdist.tobytes() == blocked.kdist.tobytes()
+    assert former.lrd.tobytes() == blocked.lrd.tobytes()
+    assert np.isnan(blocked.lrd[n:]).all()
