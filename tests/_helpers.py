@@ -85,3 +85,23 @@ def recording(monkeypatch, module, name: str) -> list:
 
     monkeypatch.setattr(module, name, wrapped)
     return calls
+
+
+def meeting(n: int = 2, timeout: float = 120.0):
+    """A function to call at the start of each unit of work run on a pool of ``n`` threads: the first call of each
+    of the first ``n`` threads waits until all ``n`` have called it, so every thread of the pool takes part
+    whatever the scheduling (on a loaded machine one thread could otherwise take every unit). Raises
+    ``threading.BrokenBarrierError`` after ``timeout`` seconds if fewer than ``n`` threads run the units."""
+    import threading
+
+    barrier, seen, lock = threading.Barrier(n, timeout=timeout), set(), threading.Lock()
+
+    def meet() -> None:
+        ident = threading.get_ident()
+        with lock:
+            first = ident not in seen and len(seen) < n
+            seen.add(ident)
+        if first:
+            barrier.wait()
+
+    return meet

@@ -8,6 +8,7 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
+from _helpers import meeting
 
 from auditad.audit import sections
 from auditad.audit.config import validate_settings
@@ -32,15 +33,18 @@ def _context(n_jobs, executor=None):
 def test_nulls_on_two_threads_equal_the_serial_nulls(monkeypatch):
     threads = set()
     null_at = sections.null_at
+    meet = [lambda: None]  # (the parallel run: both threads take part, whatever the scheduling)
 
     def spy(item, **kw):
         threads.add(threading.get_ident())
+        meet[0]()
         return null_at(item, **kw)
 
     monkeypatch.setattr(sections, "null_at", spy)
     serial = sections.run_nulls(_context(1))
     assert len(threads) == 1
     threads.clear()
+    meet[0] = meeting(2)
     parallel = sections.run_nulls(_context(2, SerialExecutor()))  # (an audit without Dask has a serial executor)
     assert len(threads) == 2, "the nulls were not computed on two threads"
     assert [(c.label, c.n_pos, c.n_neg) for c in parallel["classes"]] == [

@@ -12,6 +12,7 @@ import time
 
 import numpy as np
 import pytest
+from _helpers import meeting
 
 from auditad.execution import (
     DaskExecutor,
@@ -301,13 +302,15 @@ def test_resolve_n_jobs_and_map_in_threads():
     assert resolve_n_jobs(-2) == max(1, cpus - 1) and resolve_n_jobs(-1000) == 1
     assert resolve_n_jobs(8, limit=3) == 3 and resolve_n_jobs(-1, limit=0) == 1
     threads = set()
+    meet = [meeting(2)]  # (both threads take part, whatever the scheduling)
 
     def square(i):
         threads.add(threading.get_ident())
-        time.sleep(0.01)  # (long enough for the second thread to take items)
+        meet[0]()
         return i * i
 
     assert map_in_threads(square, range(12), 2) == [i * i for i in range(12)]
+    meet[0] = lambda: None
     assert len(threads) == 2
     threads.clear()
     assert map_in_threads(square, range(5), 1) == [0, 1, 4, 9, 16] and threads == {threading.get_ident()}

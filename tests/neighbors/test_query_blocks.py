@@ -16,12 +16,18 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="bl
 
 _SPY_DIR = None
 _BLOCK = query_blocks._block
+_MEET = None  # (a barrier of the forked processes: each one's first block waits for the other's)
+_MET = None
 
 
 def _spy_block(bounds):
     """`query_blocks._block`, leaving a file named after the process that answered the block (the forked
-    processes inherit the patch)."""
+    processes inherit the patch); with `_MEET`, both processes take part whatever the scheduling."""
+    global _MET
     (_SPY_DIR / f"{os.getpid()}-{bounds[0]}").touch()
+    if _MEET is not None and _MET != os.getpid():
+        _MET = os.getpid()
+        _MEET.wait(120)
     return _BLOCK(bounds)
 
 
@@ -49,6 +55,9 @@ def test_blocks_on_two_processes_equal_one_process(data, monkeypatch, tmp_path):
     assert {p.name.split("-")[0] for p in tmp_path.iterdir()} == {str(os.getpid())}
     for p in tmp_path.iterdir():
         p.unlink()
+    import multiprocessing
+
+    monkeypatch.setattr(sys.modules[__name__], "_MEET", multiprocessing.get_context("fork").Barrier(2))
     parallel = index.query(Q, 10, n_jobs=2)
     pids = {p.name.split("-")[0] for p in tmp_path.iterdir()}
     assert len(pids) == 2 and str(os.getpid()) not in pids, "the blocks were not answered by two processes"

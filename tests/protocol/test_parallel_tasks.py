@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from _helpers import meeting
 
 from auditad.protocol import audit_protocol
 from auditad.protocol import execution_stage
@@ -37,15 +38,18 @@ def test_two_jobs_give_the_serial_result_bit_for_bit(data, backend, monkeypatch)
     X, y = data
     threads = set()
     score = execution_stage._neighbour_scores
+    meet = [lambda: None]  # (the parallel run: both threads take part, whatever the scheduling)
 
     def spy(*args):  # records which threads scored the tasks
         threads.add(threading.get_ident())
+        meet[0]()
         return score(*args)
 
     monkeypatch.setattr(execution_stage, "_neighbour_scores", spy)
     serial = _run(X, y, 1, backend=backend)
     assert len(threads) == 1
     threads.clear()
+    meet[0] = meeting(2)
     parallel = _run(X, y, 2, backend=backend)
     assert len(threads) >= 2, "the tasks were not scored on two threads"
     assert parallel.to_frame().equals(serial.to_frame())
