@@ -18,7 +18,7 @@ from auditad.neighbors import exact as E
 from auditad.neighbors import kneighbors
 from auditad.neighbors import pairs as P
 
-N, D = 17000, 128  # the smallest sizes that take the pairs path (PAIRS_MIN_ROWS = 2**14, 17 000 x 128 >= 2**21)
+N, D = 6000, 48  # small sets: the tests lower the size rule (`spy`), as the tiles' tests do
 
 
 @pytest.fixture(scope="module")
@@ -28,7 +28,10 @@ def gauss():
 
 @pytest.fixture
 def spy(monkeypatch):
-    """Records what each `pair_entries` call returned (None when it gave the search back to the block search)."""
+    """Lowers the size rule to these small sets and records what each `pair_entries` call returned (None when it
+    gave the search back to the block search)."""
+    monkeypatch.setattr(E, "PAIRS_MIN_ROWS", 4096)
+    monkeypatch.setattr(E, "PAIRS_MIN_VALUES", 2**18)
     return recording(monkeypatch, P, "pair_entries")
 
 
@@ -45,6 +48,7 @@ def assert_same(a, b):
 
 def test_the_threshold_rule_takes_the_pairs_only_for_large_self_searches():
     assert E.PAIRS_MIN_ROWS == 2**14 and E.PAIRS_MIN_VALUES == 2**21
+    N, D = 17000, 128  # the smallest sizes that take the pairs path
     plan = SimpleNamespace(full=False, c=18)  # k = 10
     assert E._halved(plan, True, N, D, 256)
     assert not E._halved(plan, False, N, D, 256)  # a block of a search, or queries of another set
