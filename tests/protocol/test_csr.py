@@ -1,0 +1,31 @@
+"""The CSR grouping of the leave-one-class-out lists (`auditad.protocol.shared._csr`): values grouped by key, in
+their input order within a key, whatever integer type the keys are sorted in (16-bit keys take numpy's radix sort)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from auditad.protocol.shared import _csr, _csr_rows
+
+
+@pytest.mark.parametrize("n_keys", [1, 7, 1000, 1 << 16, (1 << 16) + 1, 1_000_003])
+@pytest.mark.parametrize("dtype", [np.int64, np.int32])
+def test_values_are_grouped_by_key_in_their_input_order(n_keys, dtype):
+    rng = np.random.default_rng(n_keys)
+    keys = rng.integers(0, n_keys, 50_000).astype(dtype)
+    keys[:3] = n_keys - 1  # the largest key is present
+    values = rng.permutation(keys.size)
+    grouped, start = _csr(keys, values, n_keys)
+    assert start.shape == (n_keys + 1,) and start[0] == 0 and start[-1] == keys.size
+    for key in {0, n_keys // 2, n_keys - 1, int(keys[10]), int(keys[-1])}:
+        # brute force: the values of this key, in the order they were given
+        np.testing.assert_array_equal(_csr_rows((grouped, start), key), values[keys == key])
+    np.testing.assert_array_equal(grouped, values[np.argsort(keys, kind="stable")])
+
+
+def test_an_absent_key_has_no_rows_and_a_key_out_of_range_none():
+    grouped, start = _csr(np.array([0, 0, 3]), np.array([5, 6, 7]), 5)
+    assert _csr_rows((grouped, start), 1).size == 0 and _csr_rows((grouped, start), 4).size == 0
+    assert _csr_rows((grouped, start), 5).size == 0 and _csr_rows((grouped, start), -1).size == 0
+    np.testing.assert_array_equal(_csr_rows((grouped, start), 3), [7])
