@@ -46,8 +46,9 @@ BACKENDS = ("auto", "exact", "approximate")
 # after the exact engine and pynndescent got faster: the earlier constants, CPU seconds converted with an
 # assumed parallel share, over-estimated both backends about twice).
 #: exact search: wall seconds per "operation" n_queries * n_reference * (d + 64)
-#: (measured 8.5e-12: self searches of 20k and 40k x 128 rows; 1.6e-11 CPU seconds)
-EXACT_SECONDS_PER_OP = 8.5e-12
+#: (measured 6.8e-12: self searches of 20k and 40k x 128 rows, which form half the products since the pairs
+#: engine, `auditad.neighbors.pairs`; 1.3e-11 CPU seconds. Was 8.5e-12 with every product formed.)
+EXACT_SECONDS_PER_OP = 6.8e-12
 #: numba compilation of pynndescent's graph construction, paid once per process: 21.9 s
 #: with numba's on-disk cache warm (every run after the first on a machine), about 60 s cold
 NUMBA_BUILD_COMPILE_SECONDS = 22.0
@@ -79,7 +80,7 @@ def _break_even_ops(d: int = 128, k: int = 10) -> float:
 
 #: Kept for backward compatibility: the exact-search cost n_queries * n_reference * (d + 64)
 #: at which both backends' estimates agree for a self search at d = 128, k = 10
-#: (about n = 125 000 rows); ``auto`` decides with `estimate_seconds` itself.
+#: (about n = 149 000 rows); ``auto`` decides with `estimate_seconds` itself.
 AUTO_EXACT_MAX_COST = _break_even_ops()
 
 
