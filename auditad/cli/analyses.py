@@ -393,7 +393,9 @@ def add_select(sub) -> None:
     p.add_argument("--lam", default=None, help="domain weighting of the inlier moments: 'empirical' or a number")
     p.add_argument("--n-boot", type=int, default=2000, help="paired bootstrap replicates (0 = none)")
     p.add_argument("--backend", default="exact", choices=["auto", "exact", "approximate"])
-    p.add_argument("--n-jobs", type=int, default=1, help="parallel (task, candidate) units")
+    p.add_argument(
+        "--n-jobs", type=int, default=-1, help="parallel (task, candidate) units; -1 (default) = one per CPU"
+    )
     p.add_argument("--seed", type=int, default=0)
     add_json(p)
     p.add_argument(

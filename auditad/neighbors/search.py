@@ -46,8 +46,7 @@ BACKENDS = ("auto", "exact", "approximate")
 # after the exact engine and pynndescent got faster: the earlier constants, CPU seconds converted with an
 # assumed parallel share, over-estimated both backends about twice).
 #: exact search: wall seconds per "operation" n_queries * n_reference * (d + 64)
-#: (measured 6.8e-12: self searches of 20k and 40k x 128 rows, which form half the products since the pairs
-#: engine, `auditad.neighbors.pairs`; 1.3e-11 CPU seconds. Was 8.5e-12 with every product formed.)
+#: (measured 6.8e-12: self searches of 20k and 40k x 128 rows, half the products formed: `auditad.neighbors.pairs`)
 EXACT_SECONDS_PER_OP = 6.8e-12
 #: numba compilation of pynndescent's graph construction, paid once per process: 21.9 s
 #: with numba's on-disk cache warm (every run after the first on a machine), about 60 s cold

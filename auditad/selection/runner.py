@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from .._rng import check_random_state
-from .._validation import check_choice, check_int
+from .._validation import check_choice, check_int, describe
+from ..execution import resolve_n_jobs
 from .bounds import auc_bound
 from ..errors import InvalidInputError, SkippedItemWarning
 from .pseudo import (
@@ -119,7 +120,8 @@ def run_selection(
     npd_eps : float, default 0
         ε of NPD.
     n_jobs : int, default 1
-        joblib workers over (task, candidate) units.
+        joblib workers over (task, candidate) units; -1 = one per CPU, -2 all but one, ... (as scikit-learn). The
+        result does not depend on it. (The command line's ``auditad select --n-jobs`` defaults to -1.)
     progress : bool, default False
         Draw a progress bar on stderr.
     random_state : None, int or Generator, default 0
@@ -173,7 +175,9 @@ def run_selection(
     if pool_by is not None:
         check_choice(pool_by, POOL_BY, name="pool_by")
     n_boot = check_int(n_boot, name="n_boot", low=0)
-    n_jobs = check_int(n_jobs, name="n_jobs", low=1)
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
+        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
+    n_jobs = resolve_n_jobs(n_jobs)
     check_choice(backend, BACKENDS, name="backend")
     recall_sample = check_int(recall_sample, name="recall_sample", low=0)
     labels, probe_list, dropped = _resolve_estimators(estimators, probes, benchmark)

@@ -256,6 +256,20 @@ def test_parallel_and_progress_give_the_same_result(small_bench, capsys):
     assert "selection" in err and f"{4 * len(small_bench.candidates)}/{4 * len(small_bench.candidates)}" in err
 
 
+def test_all_cores_give_the_same_result_and_zero_workers_is_refused(small_bench, monkeypatch):
+    from auditad.cli import build_parser
+
+    kw = dict(estimators=["pseudo_auc[feature]"], n_boot=0, random_state=4)
+    one = run_selection(small_bench, **kw)
+    monkeypatch.setattr("os.cpu_count", lambda: 2)  # (-1: one per CPU, here two workers)
+    every = run_selection(small_bench, n_jobs=-1, **kw)
+    assert json.dumps(one.to_dict(), allow_nan=False) == json.dumps(every.to_dict(), allow_nan=False)
+    for bad in (0, 1.5, True, "2"):
+        with pytest.raises(InvalidInputError, match="n_jobs must be a non-zero integer"):
+            run_selection(small_bench, n_jobs=bad, **kw)
+    assert build_parser().parse_args(["select", "--example", "digits"]).n_jobs == -1  # the command's default
+
+
 def test_pool_by_scoring_and_sequence_probes():
     bench = make_selection_benchmark(
         n_tasks=2,
