@@ -256,6 +256,14 @@ def check_int(value, *, name: str, low: int | None = None, high: int | None = No
     return value
 
 
+def check_n_jobs(value, *, name: str = "n_jobs") -> int:
+    """``value`` checked as a worker count: a non-zero integer (-1 = one per CPU, -2 all but one, ..., as
+    scikit-learn; `auditad.execution.resolve_n_jobs` turns it into a count)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value == 0:
+        raise InvalidInputError(f"{name} must be a non-zero integer (-1 = all cores), got {describe(value)}")
+    return int(value)
+
+
 def check_off_or_int(value, *, name: str, off: str, low: int = 1) -> int | None:
     """``value`` checked as an integer ``>= low``, or ``0`` meaning ``off``: then None is returned.
 

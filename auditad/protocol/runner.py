@@ -31,6 +31,7 @@ from .._validation import (
     check_int,
     check_k,
     check_labels,
+    check_n_jobs,
     check_off_or_int,
     check_probability,
     check_same_length,
@@ -240,8 +241,7 @@ def _audit_protocol_iv(
     if leakage_k is not None:
         leakage_k = check_k(leakage_k, n, name="leakage_k")
     confidence_level = check_probability(confidence_level, name="confidence_level", open_interval=True)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
+    n_jobs = check_n_jobs(n_jobs)
     if not isinstance(progress, (bool, np.bool_)):
         raise InvalidInputError(f"progress must be True or False, got {describe(progress)}")
     user_split = None if split is None else check_split(split, n=n)

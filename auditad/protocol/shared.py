@@ -100,10 +100,9 @@ def index_dtype(n: int):
 def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
     """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``.
 
-    The keys are sorted in the narrowest integer type that holds them: numpy's stable sort is a radix sort for
-    16-bit keys (class labels: 0.3 s for 20M keys against 1.8–2.9 s as int64), the same order in any type."""
-    narrow = np.uint16 if n_keys <= 1 << 16 else np.uint32 if n_keys <= 1 << 32 else keys.dtype
-    order = np.argsort(keys.astype(narrow, copy=False), kind="stable")
+    Keys below 2^16 (class labels) are sorted as 16-bit integers, for which numpy's stable sort is a radix sort
+    (0.3 s for 20M keys against 1.8–2.9 s as int64); the order is the same."""
+    order = np.argsort(keys.astype(np.uint16) if n_keys <= 1 << 16 else keys, kind="stable")
     return values[order], np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n_keys))])
 
 

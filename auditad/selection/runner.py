@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .._rng import check_random_state
-from .._validation import check_choice, check_int, describe
+from .._validation import check_choice, check_int, check_n_jobs
 from ..execution import resolve_n_jobs
 from .bounds import auc_bound
 from ..errors import InvalidInputError, SkippedItemWarning
@@ -175,9 +175,7 @@ def run_selection(
     if pool_by is not None:
         check_choice(pool_by, POOL_BY, name="pool_by")
     n_boot = check_int(n_boot, name="n_boot", low=0)
-    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0:
-        raise InvalidInputError(f"n_jobs must be a non-zero integer (-1 = all cores), got {describe(n_jobs)}")
-    n_jobs = resolve_n_jobs(n_jobs)
+    n_jobs = resolve_n_jobs(check_n_jobs(n_jobs))
     check_choice(backend, BACKENDS, name="backend")
     recall_sample = check_int(recall_sample, name="recall_sample", low=0)
     labels, probe_list, dropped = _resolve_estimators(estimators, probes, benchmark)
