@@ -232,12 +232,14 @@ def nearest(
     take = gather32 if backend == "approximate" else rows64
     if backend == "auto":  # kneighbors' own choice, made here so that an exact search takes the path below
         backend = choose_backend(m, n_ref, X.shape[1], k=kk, self_search=False, project_dim=project_dim)
+    R = None  # the reference rows in float64, gathered once for the search and the certificate
     if backend == "exact" and distributed(executor):  # the rows travel once: ``rows``, or X itself
         positions, distances = search_rows_distributed(X, ref, queries, kk, executor, rows=rows)
         found_by = "exact"
     else:  # in this process (approximate: float32 rows suffice, its candidates are re-ranked in float64 below)
+        R = take(X, ref)
         res = kneighbors(
-            take(X, ref),
+            R,
             take(X, queries),
             k=kk,
             metric="euclidean",
@@ -248,6 +250,7 @@ def nearest(
             project_dim=project_dim,
         )
         positions, distances, found_by = res.indices, res.distances, res.backend
+        R = R if take is rows64 else None
         if recalls is not None and res.recall is not None:  # approximate search (asked for, or chosen by "auto")
             recalls.append((res.recall, res.n_recall_queries))
     idx, d2 = rerank(X, queries, ref, positions, k, exclude_self=exclude_self)
@@ -255,9 +258,10 @@ def nearest(
         return idx, d2  # every reference row was a candidate, or approximate candidates (re-ranked only)
     # certificate: every non-candidate r has engine distance >= e_last, and the engine's (centred)
     # squared distance differs from the pair formula by at most tol, so its d2 >= e_last^2 - tol
-    R = rows64(X, ref)
+    R = rows64(X, ref) if R is None else R
     mu = R.mean(axis=0)
-    rmax = float(np.sqrt(np.max(np.einsum("ij,ij->i", R - mu, R - mu))))
+    R -= mu  # (this function's own copy, centred in place: no temporary of the reference's size)
+    rmax = float(np.sqrt(np.max(np.einsum("ij,ij->i", R, R))))
     del R
     Qr = rows64(X, queries) - mu
     qn = np.sqrt(np.einsum("ij,ij->i", Qr, Qr))
