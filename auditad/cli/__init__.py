@@ -531,7 +531,10 @@ def _dispatch(argv: list[str], command: dict | None = None) -> int:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
+    from .._hugepages import configure
     from .._progress import check_stop
+
+    configure()  # NumPy's huge pages off on a VM whose huge-page faults wait for its host (no value changes)
 
     check_stop()  # a signal while the command line loaded: nothing has started yet
     return int(run(args))
