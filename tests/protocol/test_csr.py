@@ -29,3 +29,22 @@ def test_an_absent_key_has_no_rows_and_a_key_out_of_range_none():
     assert _csr_rows((grouped, start), 1).size == 0 and _csr_rows((grouped, start), 4).size == 0
     assert _csr_rows((grouped, start), 5).size == 0 and _csr_rows((grouped, start), -1).size == 0
     np.testing.assert_array_equal(_csr_rows((grouped, start), 3), [7])
+
+
+@pytest.mark.parametrize("n_keys", [1 << 16, (1 << 16) + 1, (1 << 20) + 5, 1 << 31, 1 << 32, (1 << 32) + 1, 1 << 40])
+def test_the_radix_order_is_numpys_stable_order(n_keys):
+    """Keys of up to 32 bits are sorted in two 16-bit radix passes (low half, then high half); the order is that
+    of a stable sort of the keys themselves, ties in input order (many equal keys, and keys that differ only in
+    their high or only in their low half)."""
+    from auditad.protocol.shared import _stable_order
+
+    rng = np.random.default_rng(n_keys % 1000)
+    keys = rng.integers(0, n_keys, 30_000, dtype=np.int64)
+    keys[:2000] = keys[0]  # ties
+    keys[2000:4000] = (keys[2000:4000] & ~np.int64(0xFFFF)) | 7  # equal low halves
+    keys[4000:6000] = keys[4000:6000] & np.int64(0xFFFF)  # equal (zero) high halves
+    keys[6000:6010] = n_keys - 1
+    keys = keys[rng.permutation(keys.size)]
+    for dtype in (np.int64, np.int32) if n_keys <= 1 << 31 else (np.int64,):
+        k = keys.astype(dtype)
+        np.testing.assert_array_equal(_stable_order(k, n_keys), np.argsort(k, kind="stable"))
