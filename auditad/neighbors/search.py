@@ -40,11 +40,9 @@ __all__ = [
 METRICS = ("euclidean", "cosine")
 BACKENDS = ("auto", "exact", "approximate")
 
-# Cost model of ``backend="auto"``: wall seconds on the project's 2-core reference machine
-# (Linux, OpenBLAS, numba 0.68, pynndescent 0.7; 128-d embedding-like data, k = 10), measured as wall time
-# with ``benchmarks/bench_leakage.py --cost-model`` in a fresh process (the faster of two runs; re-fitted
-# after the exact engine and pynndescent got faster: the earlier constants, CPU seconds converted with an
-# assumed parallel share, over-estimated both backends about twice).
+# Cost model of ``backend="auto"``: wall seconds on the project's 2-core reference machine (Linux, OpenBLAS, numba
+# 0.68, pynndescent 0.7; 128-d embedding-like data, k = 10), measured with ``benchmarks/bench_leakage.py
+# --cost-model`` in a fresh process (the faster of two runs).
 #: exact search: wall seconds per "operation" n_queries * n_reference * (d + 64)
 #: (measured 6.8e-12: self searches of 20k and 40k x 128 rows, half the products formed: `auditad.neighbors.pairs`)
 EXACT_SECONDS_PER_OP = 6.8e-12
@@ -58,13 +56,14 @@ NUMBA_QUERY_COMPILE_SECONDS = 5.0
 #: (measured 2.9e-7 at n = 50k; 4.8e-7 CPU seconds)
 APPROX_BUILD_SECONDS_PER_UNIT = 2.9e-7
 #: pynndescent queries, including the search-graph preparation: seconds per n_queries * (d + 32)
-#: (measured 1.2e-6 CPU s: 12.5k queries against 50k rows with pynndescent 0.5; 0.7 answers queries near the
-#: rows about ten times faster, but queries far from every row up to a hundred times slower: kept as is)
+#: (1.2e-6 CPU s, 12.5k queries against 50k rows, pynndescent 0.5; 0.7 is ~10x faster near the rows, far slower far)
 APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
 #: queries checked against exact search to measure the approximate backend's recall (default)
 DEFAULT_RECALL_SAMPLE = 200
 #: Approximate queries of another set: largest degree of the NN-descent graph built over the reference rows.
 QUERY_INDEX_MAX_DEGREE = 64
+#: NN-descent candidates per row and iteration, at most (pynndescent's: min(60, degree); docs/methods/leakage.md)
+GRAPH_MAX_CANDIDATES = 32
 
 
 def _break_even_ops(d: int = 128, k: int = 10) -> float:
@@ -656,6 +655,7 @@ class ApproximateIndex:
                 random_state=seed,
                 n_jobs=-1,
                 low_memory=True,
+                max_candidates=min(GRAPH_MAX_CANDIDATES, n_neighbors),
             )
             # the search structures now, while nothing but the index is held (pynndescent would build them at
             # the first query, beside the caller's result arrays: at 800 000 rows it holds ~0.8 GB more then)
