@@ -62,7 +62,7 @@ APPROX_QUERY_SECONDS_PER_UNIT = 7.0e-7
 DEFAULT_RECALL_SAMPLE = 200
 #: Approximate queries of another set: largest degree of the NN-descent graph built over the reference rows.
 QUERY_INDEX_MAX_DEGREE = 64
-#: NN-descent candidates per row and iteration, at most (pynndescent's: min(60, degree); docs/methods/leakage.md)
+#: NN-descent candidates per row and iteration, at most (pynndescent's: min(60, degree); docs/methods/protocol.md)
 GRAPH_MAX_CANDIDATES = 32
 
 
