@@ -54,10 +54,15 @@ def check_plan_arguments(train_fraction, contamination, max_test_normals, repeat
 
 
 def stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng: np.random.Generator) -> np.ndarray:
-    """Random train/test assignment of every sample, stratified by class (True = train)."""
+    """Random train/test assignment of every sample, stratified by class (True = train).
+
+    Class c's members are its rows in increasing order (one stable grouping of all rows, not K scans of them)."""
     is_train = np.zeros(y_idx.size, dtype=bool)
+    labels = y_idx.astype(np.uint16) if 0 < K <= 1 << 16 else y_idx  # (16-bit keys: numpy's radix sort)
+    grouped = np.argsort(labels, kind="stable")
+    start = np.concatenate([[0], np.cumsum(np.bincount(y_idx, minlength=K)[:K])])
     for c in range(K):
-        members = np.flatnonzero(y_idx == c)
+        members = grouped[start[c] : start[c + 1]]
         n_c = members.size
         n_tr = int(round(train_fraction * n_c))
         if n_c >= 2:

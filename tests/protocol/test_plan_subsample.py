@@ -4,6 +4,7 @@ exactly as the full plan does (what the confirmatory draws rely on to run only t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from auditad.protocol.plan import class_split_plan, stratified_subsample
 
@@ -46,3 +47,28 @@ def test_a_plan_of_a_few_classes_draws_the_tasks_of_the_full_plan():
         np.testing.assert_array_equal(t.y_test, ref.y_test)
         np.testing.assert_array_equal(t.train_idx, ref.train_idx)
         assert (t.seed, t.n_train, t.n_neg_available) == (ref.seed, ref.n_train, ref.n_neg_available)
+
+
+@pytest.mark.parametrize("K, n", [(2, 50), (12, 360), (1000, 20_000), ((1 << 16) + 3, 140_000)])
+def test_stratified_assignment_draws_what_a_scan_per_class_draws(K, n):
+    """The classes' members come from one stable grouping: the same arrays as scanning the rows once per class,
+    so the same permutations and the same split for a seed (classes of 0, 1, 2 and many rows)."""
+    from auditad.protocol.plan import stratified_assignment
+
+    def by_scans(y_idx, K, train_fraction, rng):
+        is_train = np.zeros(y_idx.size, dtype=bool)
+        for c in range(K):
+            members = np.flatnonzero(y_idx == c)
+            n_tr = int(round(train_fraction * members.size))
+            if members.size >= 2:
+                n_tr = min(max(n_tr, 1), members.size - 1)
+            is_train[rng.permutation(members)[:n_tr]] = True
+        return is_train
+
+    rng = np.random.default_rng(K)
+    y_idx = rng.integers(0, K, n)
+    y_idx[:3] = K - 1
+    y_idx[3:5] = 1  # (and class 0 may hold one row or none)
+    for seed in (0, 1):
+        got = stratified_assignment(y_idx, K, 0.8, np.random.default_rng(seed))
+        np.testing.assert_array_equal(got, by_scans(y_idx, K, 0.8, np.random.default_rng(seed)))
