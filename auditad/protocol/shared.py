@@ -283,10 +283,13 @@ class SharedIndex:
         idx = np.full((q.size, width), -1, dtype=index_dtype(self.n))
         d2 = np.full((q.size, width), np.inf)
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
-        for a in range(0, q.size, step):  # the graph's lists (exactly ordered), kept in the pool
+
+        def keep(a):  # the graph's lists (exactly ordered), kept in the pool (blocks on threads: each its own rows)
             g = self.graph[q[a : a + step]]
             in_g = (g >= 0) & in_pool[np.maximum(g, 0)]
             idx[a : a + step], d2[a : a + step] = first_entries(g, self.graph_d2[q[a : a + step]], in_g, width)
+
+        map_in_threads(keep, range(0, q.size, step), resolve_n_jobs(self.n_jobs))
         n_pool = int(in_pool.sum())  # rows short of `width` pool entries (or all the pool has): wider queries
         wanted = min(width, max(n_pool - 1, 0))
         frac = max(n_pool / max(self.n, 1), 1e-9)
