@@ -191,30 +191,47 @@ def _serial_neighbour_rows(a, tp, r, X, groups, pass_seeds, recalls, providers):
 #: (starting processes would cost more than it saves). The results are the same either way.
 PROCESS_FIT_MIN_ROWS = 2_000_000
 
+#: Process fits are sent in this many chunks of consecutive units per process (a chunk sends the training rows
+#: as the protocol holds them, e.g. the repeat's pool, once for all of its tasks, and builds each task's rows
+#: there: one pickled 700 000-row index per task took a third of the fits' time at 1M rows, K = 1 000).
+FIT_CHUNKS_PER_PROCESS = 4
+
+
+def _fit_units(X, units, confidence_level):
+    """`_run_task` of each ``(training rows, test_idx, y_test, detector, seed, where)`` unit, in order (one
+    process's chunk; the training rows are built here from the protocol's `TrainingRows`)."""
+    return [
+        _run_task(X, rows.rows(), test_idx, y_test, det, seed, confidence_level, where)
+        for rows, test_idx, y_test, det, seed, where in units
+    ]
+
 
 def _serial_fit_rows(a, tp, r, rep, generic):
     X = a.reps[rep]
     units = [(t, d_i) for t in tp.tasks for d_i in generic if d_i in t.runnable]
-    args = (
+    args = [
         (
-            X,
-            t.train_idx,
+            t.training_rows,
             t.test_idx,
             t.y_test,
             a.dets[d_i],
             t.seed,
-            a.confidence_level,  # one task's rows at a time
             f" (representation {rep!r}, class {tp.classes[t.c].item()!r}, repeat {t.s})",
         )
         for t, d_i in units
-    )
-    rows = sum(t.train_idx.size + t.test_idx.size for t, _ in units)
+    ]
+    rows = sum(t.split.n_train + t.test_idx.size for t, _ in units)
     if a.n_jobs == 1 or len(units) <= 1 or rows < PROCESS_FIT_MIN_ROWS:  # (small work: no process to start)
-        outputs = (_run_task(*x) for x in args)
+        outputs = (_fit_units(X, [x], a.confidence_level)[0] for x in args)  # (one task's rows at a time)
     else:
         from joblib import Parallel, delayed
 
-        outputs = Parallel(n_jobs=int(a.n_jobs), return_as="generator")(delayed(_run_task)(*x) for x in args)
+        n_jobs = resolve_n_jobs(a.n_jobs)
+        size = -(-len(args) // min(len(args), FIT_CHUNKS_PER_PROCESS * n_jobs))
+        chunks = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_fit_units)(X, args[i : i + size], a.confidence_level) for i in range(0, len(args), size)
+        )
+        outputs = (out for chunk in chunks for out in chunk)
     for (t, d_i), out in zip(units, outputs):
         yield r, d_i, t.c, t.s, out
 

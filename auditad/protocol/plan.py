@@ -157,6 +157,12 @@ class SplitTask:
         """The repeat's whole training pool when the training rows are the pool minus class c, else None."""
         return self._train.shared_pool
 
+    @property
+    def training_rows(self) -> TrainingRows:
+        """The training rows as the protocol holds them (``.rows()`` builds `train_idx`): small to send to another
+        process (a K−1 vs 1 task's is the repeat's pool, shared by its tasks, and its class)."""
+        return self._train
+
 
 @dataclass(frozen=True)
 class SplitPlan:

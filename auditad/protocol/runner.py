@@ -119,6 +119,11 @@ class _Task:
         """The repeat's whole pool when the training rows are the pool minus class c, else None."""
         return self.split.shared_pool
 
+    @property
+    def training_rows(self):
+        """The training rows as the protocol holds them (`SplitTask.training_rows`)."""
+        return self.split.training_rows
+
 
 # --------------------------------------------------------------------------- input handling
 def check_representations(representations) -> dict:

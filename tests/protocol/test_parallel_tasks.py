@@ -103,3 +103,33 @@ def test_project_dim_reaches_the_approximate_index(data, monkeypatch, project_di
             project_dim=project_dim,
         )
     assert seen["project_dim"] == project_dim
+
+
+@pytest.mark.parametrize("protocol", ["leave_one_class_out", "one_class"])
+def test_fits_in_processes_give_the_serial_result_bit_for_bit(data, protocol, monkeypatch):
+    """Isolation Forest fitted per task in 2 processes, in chunks of tasks that build their training rows there
+    from the protocol's `TrainingRows` (the pool once per chunk): the same AUROCs, intervals and p-values as one
+    after another in this process."""
+    import joblib
+
+    X, y = data
+    monkeypatch.setattr(execution_stage, "PROCESS_FIT_MIN_ROWS", 0)  # (the sizes here are far below the real rule)
+    chunks = []
+
+    class Recording(joblib.Parallel):
+        def __call__(self, iterable):
+            calls = list(iterable)
+            chunks.append(len(calls))
+            return super().__call__(calls)
+
+    monkeypatch.setattr(joblib, "Parallel", Recording)
+    kw = dict(protocol=protocol, detectors=("iforest", "knn"), k=5, repeats=2, random_state=5, leakage_k=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        serial = audit_protocol(X, y, n_jobs=1, **kw)
+        assert chunks == []
+        procs = audit_protocol(X, y, n_jobs=2, **kw)
+    assert chunks == [6]  # 12 tasks (6 classes, 2 repeats) in 4 chunks per process, 2 tasks each
+    for name in ("auroc", "ci_low", "ci_high", "p_value"):
+        np.testing.assert_array_equal(getattr(procs, name), getattr(serial, name), err_msg=name)
+    assert np.isfinite(serial.auroc).sum() == 2 * 6 * 2  # two detectors, six classes, two repeats
