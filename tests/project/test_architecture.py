@@ -136,6 +136,7 @@ FOUNDATION = {
     "_toml",
     "inputfiles",
     "_mapped_pages",
+    "_hugepages",
     "findings",
 }
 COMPUTING = {
