@@ -22,6 +22,7 @@ import numpy as np
 from .._rng import check_random_state
 from .._validation import check_int, check_labels, check_off_or_int, check_probability, check_split, describe
 from ..errors import InvalidInputError
+from .shared import stable_order
 from .strategies import TrainingRows, protocol_strategy
 
 __all__ = [
@@ -58,8 +59,7 @@ def stratified_assignment(y_idx: np.ndarray, K: int, train_fraction: float, rng:
 
     Class c's members are its rows in increasing order (one stable grouping of all rows, not K scans of them)."""
     is_train = np.zeros(y_idx.size, dtype=bool)
-    labels = y_idx.astype(np.uint16) if 0 < K <= 1 << 16 else y_idx  # (16-bit keys: numpy's radix sort)
-    grouped = np.argsort(labels, kind="stable")
+    grouped = stable_order(y_idx, K)
     start = np.concatenate([[0], np.cumsum(np.bincount(y_idx, minlength=K)[:K])])
     for c in range(K):
         members = grouped[start[c] : start[c + 1]]

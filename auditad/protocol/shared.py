@@ -64,6 +64,7 @@ __all__ = [
     "QUERY_BLOCK_ELEMENTS",
     "FILTER_BLOCK_ROWS",
     "index_dtype",
+    "stable_order",
     "entry_labels",
 ]
 
@@ -97,7 +98,7 @@ def index_dtype(n: int):
     return np.int32 if n <= np.iinfo(np.int32).max else np.int64
 
 
-def _stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
+def stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
     """``np.argsort(keys, kind="stable")`` for keys in ``range(n_keys)``, by numpy's radix sort of 16-bit integers:
     one pass for keys below 2^16 (class labels: 0.3 s for 20M keys against 1.8–2.9 s as int64), two for keys below
     2^32 (row indices: the low half, then the high half of the keys in that order, a least-significant-digit radix
@@ -113,8 +114,8 @@ def _stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
 
 def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
     """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``, each key's
-    values in their order in ``values`` (`_stable_order`)."""
-    order = _stable_order(keys, n_keys)
+    values in their order in ``values`` (`stable_order`)."""
+    order = stable_order(keys, n_keys)
     return values[order], np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n_keys))])
 
 
