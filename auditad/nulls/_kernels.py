@@ -51,22 +51,44 @@ def exact_rankings(n_pos, n_neg):
 def _random_subsets(n: int, s: int, r: int, rng) -> np.ndarray:
     """Sorted 1-based positions of ``r`` independent uniformly random ``s``-subsets of {1..n}, shape (r, s).
 
-    For s <= n/5, Floyd's algorithm vectorised over the rows: for t = n − s .. n − 1
-    draw u ∈ {0..t}; take u unless already taken, else take t (O(r s) draws plus an
-    (r, n) boolean mask). Otherwise the positions of the s smallest of n uniform
-    keys. Either way every s-subset is equally likely.
+    For s <= n/5, Floyd's algorithm vectorised over the rows (`_floyd`). Otherwise the positions of the s
+    smallest of n uniform keys. Either way every s-subset is equally likely.
     """
-    mask = np.zeros((r, n), dtype=bool)
     if s <= n // 5:
-        rows = np.arange(r)
-        for t in range(n - s, n):
-            u = rng.integers(0, t + 1, size=r)
-            taken = mask[rows, u]
-            mask[rows, np.where(taken, t, u)] = True
-    else:  # many draws: the s smallest of n uniform keys are a uniform s-subset as well
-        idx = np.argpartition(rng.random((r, n)), s - 1, axis=1)[:, :s]
-        np.put_along_axis(mask, idx, True, axis=1)
+        return (np.sort(_floyd(n, s, r, rng), axis=1) + 1).astype(np.float64)
+    # many draws: the s smallest of n uniform keys are a uniform s-subset as well
+    mask = np.zeros((r, n), dtype=bool)
+    idx = np.argpartition(rng.random((r, n)), s - 1, axis=1)[:, :s]
+    np.put_along_axis(mask, idx, True, axis=1)
     return (np.nonzero(mask)[1].reshape(r, s) + 1).astype(np.float64)
+
+
+def _floyd(n: int, s: int, r: int, rng) -> np.ndarray:
+    """The 0-based members (r, s), unsorted, of ``r`` uniformly random ``s``-subsets of {0..n−1} by Floyd's
+    algorithm: for the steps t = n − s .. n − 1 draw u_t ∈ {0..t} and take u_t unless already taken, else t.
+
+    All draws come from one call (steps in order, rows within a step: the stream of one call per step). The
+    steps are then resolved without a loop over them: step b collides when u_b was drawn at an earlier step of
+    its row (taken then, or that step collided because u_b was taken before it), or when u_b is the value t_a of
+    an earlier step a that collided (a chain, followed until nothing changes: a few rounds). Every value of
+    an earlier step is at most t_a < t_b, so t_b itself is never taken before step b.
+    """
+    t0 = n - s
+    t = np.arange(t0, n)
+    u = np.ascontiguousarray(rng.integers(0, (t + 1)[:, None], size=(s, r)).T)  # (r, s): row i, step b
+    key = np.sort(u * s + np.arange(s), axis=1)  # each row by (value, step)
+    val, step = np.divmod(key, s)
+    rep = val[:, 1:] == val[:, :-1]  # drawn at an earlier step as well
+    rows = np.arange(r)[:, None]
+    taken = np.zeros((r, s), dtype=bool)
+    taken[np.broadcast_to(rows, rep.shape)[rep], step[:, 1:][rep]] = True
+    late = (u >= t0) & (u < t)  # u_b is the value of an earlier step a = u_b − t0
+    prior = np.where(late, u - t0, 0)
+    while True:
+        nxt = taken | (late & taken[rows, prior])
+        if np.array_equal(nxt, taken):
+            return np.where(taken, t, u)
+        taken = nxt
 
 
 def _metrics_from_positive_positions(j: np.ndarray, n_pos: int, n_neg: int) -> dict[str, np.ndarray]:

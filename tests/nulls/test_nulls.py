@@ -150,6 +150,29 @@ def test_monte_carlo_rankings_match_exact(n_pos, n_neg):
         assert mc[m].std == pytest.approx(ex[m].std, rel=0.04)
 
 
+def _floyd_per_step(n, s, r, rng):
+    """Floyd's algorithm one step at a time (one draw per step and row, a boolean mask): the oracle."""
+    mask = np.zeros((r, n), dtype=bool)
+    rows = np.arange(r)
+    for t in range(n - s, n):
+        u = rng.integers(0, t + 1, size=r)
+        mask[rows, np.where(mask[rows, u], t, u)] = True
+    return (np.nonzero(mask)[1].reshape(r, s) + 1).astype(np.float64)
+
+
+@pytest.mark.parametrize(
+    "n, s, r, seed", [(11000, 1000, 363, 0), (50, 10, 1000, 1), (20, 4, 5000, 2), (5, 1, 100, 3), (30, 6, 20000, 5)]
+)
+def test_random_subsets_equal_floyd_one_step_at_a_time(n, s, r, seed):
+    """The vectorised collision resolution takes the same subsets from the same stream as the per-step loop
+    (chains of collisions included: at n = 30, s = 6 many rows have them); the generator ends in the same state."""
+    from auditad.nulls._kernels import _random_subsets
+
+    a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+    assert np.array_equal(_random_subsets(n, s, r, a), _floyd_per_step(n, s, r, b))
+    assert a.random() == b.random()
+
+
 def test_ap_null_mean_is_about_the_ratio():
     # Hermary et al. §IV: the AP/AUPR baseline follows the anomaly proportion
     for n_pos, n_neg in [(100, 900), (900, 100), (50, 9950)]:
