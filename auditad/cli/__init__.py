@@ -531,10 +531,12 @@ def _dispatch(argv: list[str], command: dict | None = None) -> int:
         sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
         command["parser"] = sub.choices[args.command]
     _, run = COMMANDS[args.command]
-    from .._hugepages import configure
+    from .. import _memory
     from .._progress import check_stop
 
-    configure()  # NumPy's huge pages off on a VM whose huge-page faults wait for its host (no value changes)
+    # NumPy's huge pages off on a VM whose huge-page faults wait for its host; one malloc arena, so that blocks
+    # freed by one thread are reused by the others (no value changes)
+    _memory.configure()
 
     check_stop()  # a signal while the command line loaded: nothing has started yet
     return int(run(args))

@@ -136,7 +136,7 @@ FOUNDATION = {
     "_toml",
     "inputfiles",
     "_mapped_pages",
-    "_hugepages",
+    "_memory",
     "findings",
 }
 COMPUTING = {

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from auditad import _hugepages
-from auditad._hugepages import configure, slow_huge_page_faults
+from auditad import _memory
+from auditad._memory import configure_huge_pages as configure, slow_huge_page_faults
 
 
 def _machine(tmp_path, policy="always [madvise] never", features=None):
@@ -66,13 +66,13 @@ def test_configure_keeps_the_advice_elsewhere():
 
 
 def test_configure_without_a_numpy_switch(monkeypatch):
-    monkeypatch.setattr(_hugepages, "_numpy_toggle", lambda: None)
+    monkeypatch.setattr(_memory, "_numpy_toggle", lambda: None)
     env = {}
     assert configure(env, slow=True) == "kept" and env == {}
 
 
 def test_numpy_switch_is_found_and_round_trips():
-    toggle = _hugepages._numpy_toggle()
+    toggle = _memory._numpy_toggle()
     assert toggle is not None  # numpy >= 1.19 has it; the project needs >= 1.23
     before = toggle(False)
     try:
@@ -86,7 +86,8 @@ def test_every_command_configures_before_it_runs(monkeypatch, capsys):
     from auditad.cli import main
 
     seen = []
-    monkeypatch.setattr(_hugepages, "configure", lambda *a, **k: seen.append("configure") or "kept")
+    monkeypatch.setattr(_memory, "configure_huge_pages", lambda *a, **k: seen.append("huge pages") or "kept")
+    monkeypatch.setattr(_memory, "configure_arenas", lambda *a, **k: seen.append("arenas") or "kept")
     assert main(["nulls", "--n-pos", "5", "--n-neg", "7", "--metric", "auroc"]) == 0
-    assert seen == ["configure"]
+    assert seen == ["huge pages", "arenas"]
     assert "auroc" in capsys.readouterr().out.lower()
