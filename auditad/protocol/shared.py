@@ -44,7 +44,7 @@ import threading
 import numpy as np
 
 from ..execution import distributed, map_in_threads, resolve_n_jobs
-from .neighbor_lists import gather32, nearest, rerank, rows64
+from .neighbor_lists import gather32, nearest, pair_sq_distances, rerank, rows64
 
 __all__ = [
     "LeaveOneOutLists",
@@ -63,6 +63,7 @@ __all__ = [
     "MASKED_POOL_ELEMENTS",
     "QUERY_BLOCK_ELEMENTS",
     "FILTER_BLOCK_ROWS",
+    "STORED_DISTANCES",
     "index_dtype",
     "stable_order",
     "entry_labels",
@@ -80,6 +81,10 @@ MASKED_POOL_ELEMENTS = 1 << 24
 
 #: Approximate backend: query rows (times their columns) gathered and searched at a time (64 MiB of float32).
 QUERY_BLOCK_ELEMENTS = 1 << 24
+
+#: `SharedIndex`: graph entries per row whose squared distance is kept (the rest are computed when a list reaches
+#: them: a draw's lists of 2k pool rows rarely need more than the first 32 entries of 64).
+STORED_DISTANCES = 32
 
 #: Rows of neighbour lists filtered or counted at a time (bounds the temporaries of a pass over 1M lists).
 FILTER_BLOCK_ROWS = 1 << 16
@@ -224,9 +229,11 @@ class SharedIndex:
     draw only: five draws would build five indexes, each over most of the rows. One index over all rows serves
     them all: a row's candidates are its list in the index's NN-descent graph (every row is a reference row),
     re-ranked by exact distance once when the index is built (``graph``, ``graph_d2``), and a draw keeps those
-    that lie in its pool (`lists`: a filter, no distance computed again); rows left with fewer than the width
-    asked for are queried again, ever wider. Memory: the index, and 12 bytes per row and graph entry (int32
-    index, float64 squared distance; 768 MB at 1M rows and degree 64). The lists are approximate, like any list
+    that lie in its pool (`lists`: a filter); rows left with fewer than the width asked for are queried again,
+    ever wider. Memory: the index, 4 bytes per row and graph entry (int32 index) and the float64 squared
+    distances of each row's first `STORED_DISTANCES` entries (512 MB at 1M rows and degree 64); an entry past
+    them that a list reaches has its distance computed again, by the same formula (`pair_sq_distances`: the
+    same value). The lists are approximate, like any list
     of the approximate backend, and their recall is measured per draw as usual. The ordering runs on one thread
     per CPU, as the NN-descent build before it (the same values as on one).
 
@@ -254,14 +261,15 @@ class SharedIndex:
         degree = graph.shape[1]
         # each row's graph list by exact squared distance (ties by index), once: a draw only filters it
         self.graph = np.empty((self.n, degree), dtype=index_dtype(self.n))
-        self.graph_d2 = np.empty((self.n, degree))
+        self.graph_d2 = np.empty((self.n, min(degree, STORED_DISTANCES)))  # (the first entries' distances)
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def order(
             a, graph=graph
         ):  # (numpy's gathers, products and sorts release the GIL: blocks on threads, same values)
             rows = self._all[a : a + step]
-            self.graph[a : a + step], self.graph_d2[a : a + step] = rerank(X, rows, self._all, graph[rows], degree)
+            self.graph[a : a + step], d2 = rerank(X, rows, self._all, graph[rows], degree)
+            self.graph_d2[a : a + step] = d2[:, : self.graph_d2.shape[1]]
 
         map_in_threads(order, range(0, self.n, step), resolve_n_jobs(None))  # (every core, as the NN-descent build)
         del graph
@@ -272,7 +280,7 @@ class SharedIndex:
         exact squared distances, nearest first, ties by index), or None when the graph's degree is below ``width``."""
         if width > self.graph.shape[1]:
             return None
-        if np.isfinite(self.graph_d2[:, width - 1]).all():  # (the usual case: the graph lists them all)
+        if width <= self.graph_d2.shape[1] and np.isfinite(self.graph_d2[:, width - 1]).all():  # (the usual case)
             return self.graph[:, :width].astype(np.int64), self.graph_d2[:, :width].copy()
         idx, d2 = self.lists(X, self._all, np.ones(self.n, dtype=bool), width)
         return idx.astype(np.int64), d2
@@ -286,9 +294,16 @@ class SharedIndex:
         step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
 
         def keep(a):  # the graph's lists (exactly ordered), kept in the pool (blocks on threads: each its own rows)
-            g = self.graph[q[a : a + step]]
+            rows = q[a : a + step]
+            g = self.graph[rows]
             in_g = (g >= 0) & in_pool[np.maximum(g, 0)]
-            idx[a : a + step], d2[a : a + step] = first_entries(g, self.graph_d2[q[a : a + step]], in_g, width)
+            known = np.full(g.shape, np.nan)  # (nan: an entry past the stored distances)
+            known[:, : self.graph_d2.shape[1]] = self.graph_d2[rows]
+            i, d = first_entries(g, known, in_g, width)
+            r, c = np.nonzero(np.isnan(d))
+            if r.size:  # entries past the stored distances: computed again (the same formula, the same values)
+                d[r, c] = pair_sq_distances(X, rows[r], i[r, c][:, None].astype(np.int64))[:, 0]
+            idx[a : a + step], d2[a : a + step] = i, d
 
         map_in_threads(keep, range(0, q.size, step), resolve_n_jobs(self.n_jobs))
         n_pool = int(in_pool.sum())  # rows short of `width` pool entries (or all the pool has): wider queries

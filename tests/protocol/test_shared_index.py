@@ -281,3 +281,27 @@ def test_a_draws_lists_are_kept_on_threads_with_the_values_of_one_thread(monkeyp
         lists[jobs] = index.lists(X, q, in_pool, 15)
     assert np.array_equal(lists[1][0], lists[3][0]) and np.array_equal(lists[1][1], lists[3][1])
     assert (lists[3][0] >= 0).all() and in_pool[lists[3][0]].all()
+
+
+def test_entries_past_the_stored_distances_get_the_same_distances(monkeypatch):
+    """`SharedIndex` keeps the squared distances of each row's first `STORED_DISTANCES` graph entries only; a list
+    that reaches past them computes theirs again. With 4 stored the lists and distances of draws of several widths,
+    and the self lists, are those of an index that stores all of them, bit for bit."""
+    import auditad.protocol.shared as shared
+
+    X, _ = _data(n=1500)
+    built = {}
+    for stored in (4, 1000):
+        monkeypatch.setattr(shared, "STORED_DISTANCES", stored)
+        built[stored] = SharedIndex(X, 20, random_state=3)
+    few, all_ = built[4], built[1000]
+    assert few.graph_d2.shape[1] == 4 and all_.graph_d2.shape[1] == all_.graph.shape[1]
+    in_pool = np.random.default_rng(4).random(X.shape[0]) < 0.5
+    q = np.random.default_rng(5).permutation(X.shape[0])[:700]
+    for width in (3, 10, 25):
+        a, b = few.lists(X, q, in_pool, width), all_.lists(X, q, in_pool, width)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), width
+        assert not np.isnan(a[1]).any()
+    for width in (3, 12):
+        a, b = few.self_lists(X, width), all_.self_lists(X, width)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), width
