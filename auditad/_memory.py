@@ -38,7 +38,6 @@ instead, and `configure_arenas` leaves it alone.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 from pathlib import Path
 
@@ -132,7 +131,7 @@ M_ARENA_MAX = -8
 def _glibc_mallopt():
     """glibc's ``mallopt(param, value) -> 1 on success``, or None where the C library is not glibc."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc = ctypes.CDLL(None)  # (the process's own symbols, libc's among them: no library search at start-up)
         libc.gnu_get_libc_version  # (glibc only: musl and others have no such symbol)
         mallopt = libc.mallopt
     except (OSError, AttributeError):
