@@ -300,17 +300,28 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
         bar.update(stop - start if found is None else (stop - start) // 2)
 
     workers = n_workers(n_jobs, len(starts))
-    with Progress(m, "exact kNN", enabled=progress) as bar, _single_threaded_blas(workers):
-        if _halved(plan, self_search and rows is None, n, d, block_memory_mb):
+    halved = _halved(plan, self_search and rows is None, n, d, block_memory_mb)
+    with Progress(m, "exact kNN", enabled=progress) as bar, _single_threaded_blas(workers, halved):
+        if halved:
             # each float32 product serves both of its rows (`auditad.neighbors.pairs`); the strips advance
-            # the bar by half their rows, the blocks' refinement by the other half
-            thr = pairs.sample_thresholds(reference.X32a, plan.block, plan.c, workers)
+            # the bar by half their rows, the blocks' refinement by the other half. The thresholds are raised
+            # by twice the rounding bound: copies of a row are all kept however the BLAS rounds each product
+            thr = pairs.widened(
+                pairs.sample_thresholds(reference.X32a, plan.block, plan.c, workers), 2 * plan.rounding(plan.qsq64)
+            )
             found = pairs.pair_entries(reference.X32a, thr, plan.block, plan.c, workers, bar)  # None: many ties
         elif _tiled(plan, self_search, n):
             # queries of another set against many rows: blocks of queries times tiles of rows (`pairs`)
             step = plan.block * max(1, pairs.QUERY_BLOCK_ROWS // plan.block)
             found = pairs.query_entries(
-                reference.X32a, plan.operands, m, plan.c, n_workers(n_jobs, -(-m // step)), step, bar
+                reference.X32a,
+                plan.operands,
+                m,
+                plan.c,
+                n_workers(n_jobs, -(-m // step)),
+                step,
+                bar,
+                slack=2 * plan.rounding(plan.qsq64),
             )
         map_in_threads(run, starts, workers)
     check_distance_range(out_dist)
@@ -350,9 +361,11 @@ def _halved(plan, whole_self_search: bool, n: int, d: int, block_memory_mb) -> b
     )
 
 
-def _single_threaded_blas(workers: int):
-    """Single-threaded BLAS while ``workers`` > 1 threads each run their own products (nothing otherwise)."""
-    if workers <= 1:
+def _single_threaded_blas(workers: int, halved: bool = False):
+    """Single-threaded BLAS while ``workers`` > 1 threads each run their own products, and for the pairs of a
+    whole self-search (``halved``) on one thread too: a BLAS may round the same product differently when it splits
+    it over threads, and the kept pairs then do not depend on ``n_jobs`` (nothing otherwise)."""
+    if workers <= 1 and not halved:
         return contextlib.nullcontext()
     from threadpoolctl import threadpool_limits
 
@@ -400,6 +413,11 @@ class _Search:
         self.refine_rows = max(1, int(block_memory_mb * 2**20 // (8 * max(self.c, 1) * max(d, 1) * 2)))
         self.unscaled = X.dtype == np.float32 and Q.dtype == np.float32
         self.unit = 2 * frame.e0 if self.unscaled else 0
+
+    def rounding(self, qsq64: np.ndarray) -> np.ndarray:
+        """The bound on ``|float32 value − exact value|`` of the queries with squared norms ``qsq64`` (the frame's
+        units): ``gamma (|q| + max |x|)² + eta``."""
+        return self.gamma * (np.sqrt(qsq64) + self.xnorm_max) ** 2 + self.eta
 
     def _buffers(self):
         """This thread's block buffers (float32 products, query operands, candidate mask), reused across blocks:
@@ -461,8 +479,7 @@ class _Search:
         if not self.full:
             # certificate: a non-candidate has exact d2 >= cth - delta > k-th candidate d2;
             # rows with a non-finite float32 value among their candidates or threshold are never certified
-            qn = np.sqrt(self.qsq64[start:stop])
-            delta = self.gamma * (qn + self.xnorm_max) ** 2 + self.eta
+            delta = self.rounding(self.qsq64[start:stop])
             kth = np.ldexp(topd[:, -1], 2 * frame.e1 + self.unit)  # in the units of cth (exact)
             ok = (kth + delta < cth - delta) & np.isfinite(cth)
             for i in np.flatnonzero(~ok):  # rare: near-ties at the candidate boundary -> full float64 row

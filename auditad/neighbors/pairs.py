@@ -5,12 +5,13 @@ of rows ``I`` is multiplied only with the rows from its own first row on (a stri
 product gives row i's value ``|x_j|² − 2 x_i·x_j`` directly and row j's value
 ``|x_i|² − 2 x_i·x_j`` by two float32 additions. Each row's threshold comes first, from a
 product with every `SAMPLE_STEP`-th row (a sixteenth of the work), as the block search takes
-it from every 16th column of its product; the strips then keep every pair at or below the
-threshold of its row. The candidates of a row are exactly those of the block search up to
-float32 rounding of the values, which the certificate of `auditad.neighbors.exact.search`
-bounds (two more roundings than the block search's, inside its margin), so the answer is
-the same exact float64 one, bit for bit. The matrix products, most of the search's time,
-are halved.
+it from every 16th column of its product, raised by twice the rounding bound of a value
+(`widened`); the strips then keep every pair at or below the threshold of its row. The
+candidates of a row are those of the block search up to float32 rounding of the values and
+that margin, which the certificate of `auditad.neighbors.exact.search` bounds (two more
+roundings than the block search's, inside its margin), so the answer is the same exact
+float64 one, bit for bit. The matrix products, most of the search's time, are halved; they
+run on one BLAS thread each, so the kept pairs do not depend on the number of threads.
 
 Rows whose count of candidates falls outside ``[c, max_pairs(c)]`` (many equal distances, or a
 sample that missed a dense neighbourhood) are searched by their own products, as in the block
@@ -35,6 +36,7 @@ __all__ = [
     "pair_entries",
     "query_entries",
     "sample_thresholds",
+    "widened",
     "entries_bytes",
     "max_pairs",
     "sample_rank",
@@ -73,6 +75,23 @@ def entries_bytes(n: int, c: int) -> int:
     """Memory of the kept pairs of a self-search of ``n`` rows with ``c`` candidates per row (an upper estimate:
     about ``2 c + 48`` pairs per row, as the sample threshold aims, twice, of 12 bytes each)."""
     return int(n) * (2 * int(c) + 48) * 24
+
+
+def widened(thr: np.ndarray, slack: np.ndarray) -> np.ndarray:
+    """Float32 thresholds ``thr`` raised by ``slack`` (float64, per row) and rounded up to float32.
+
+    With ``slack`` twice the bound on the rounding of one float32 value, a pair whose exact value is at or below
+    the exact value behind its row's threshold is kept whatever the rounding of either value: copies of a row,
+    whose values a BLAS may round one unit apart at different places of a product (its edge kernels, its split
+    over threads), are all kept and counted, so a row with many copies passes `max_pairs` on every machine.
+    The certificate of `auditad.neighbors.exact.search` holds for any threshold that every left-out value
+    exceeds. A NaN threshold stays NaN.
+    """
+    t = thr.astype(np.float64) + slack
+    up = t.astype(np.float32)
+    low = up.astype(np.float64) < t
+    up[low] = np.nextafter(up[low], np.float32(np.inf))
+    return up
 
 
 def sample_thresholds(X32a: np.ndarray, block: int, c: int, workers: int) -> np.ndarray:
@@ -231,7 +250,9 @@ def _served(rows, cols, vals, redo):
     return rows[keep].astype(np.int64), cols[keep].astype(np.int64), vals[keep], np.flatnonzero(redo)
 
 
-def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, bar=None) -> QueryEntries:
+def query_entries(
+    X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, bar=None, slack=None
+) -> QueryEntries:
     """The reference rows whose float32 value ``|x|² − 2 q·x`` is not above each query's sampled threshold, for
     ``m`` queries of another set, computed in tiles: blocks of ``step`` queries (a multiple of the caller's
     block, about `QUERY_BLOCK_ROWS`) against `TILE_ROWS` reference rows at a time, one block per thread.
@@ -239,7 +260,8 @@ def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step:
     ``queries(a, b)`` gives the augmented float32 operands ``[−2 q, 1]`` of the queries ``a:b``. The threshold
     of a query is the ``(⌈2c/16⌉ + 3)``-th smallest value over every `SAMPLE_STEP`-th reference row, as in the
     block search; a query with fewer than ``c`` or more than `max_pairs` candidates, or a NaN threshold, is
-    marked in ``redo`` (its entries are not kept). A value that is not a number is always kept.
+    marked in ``redo`` (its entries are not kept). A value that is not a number is always kept. ``slack``: each
+    query's threshold is raised by it (`widened`), if given.
     """
     n = X32a.shape[0]
     XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
@@ -262,6 +284,8 @@ def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step:
             low.append(np.partition(s, cs - 1, axis=1)[:, :cs] if s.shape[1] > cs else s.copy())
         low = np.concatenate(low, axis=1)
         th = np.partition(low, cs - 1, axis=1)[:, cs - 1]
+        if slack is not None:
+            th = widened(th, slack[a:b])
         thr[a:b] = th
         counts = np.zeros(r, dtype=np.int64)
         rows, cols, vals = [], [], []

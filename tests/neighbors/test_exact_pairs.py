@@ -92,6 +92,47 @@ def test_spread_duplicates_are_redone_by_the_block_search(gauss, spy):
     assert (a[1][at] == 0).all()
 
 
+def test_near_copies_within_the_rounding_bound_are_all_kept_and_redone(gauss, spy):
+    # 320 rows on a short segment: their squared distances lie within a quarter of the rounding bound of a float32
+    # value, so a BLAS may round their values to either side of a threshold taken from one of them (as one did,
+    # for exact copies, on an AMD EPYC with OpenBLAS's Haswell kernels). The thresholds are raised by twice the
+    # bound: every near-copy is kept, 319 of them pass 16 c = 288, and the rows are redone on every machine.
+    X = gauss.astype(np.float64)
+    rng = np.random.default_rng(0)
+    at = rng.choice(N, 320, replace=False)
+    e = rng.standard_normal(D)
+    fr = E.Frame(X, None, E.chunk_rows(D))
+    to_input = 2.0 ** -(fr.e0 + fr.e1)  # a frame unit in the input's units
+    plan = E._Search(E.Reference(X, fr), fr, X, 10, True, 0, 256)
+    bound = plan.rounding(plan.qsq64).min()
+    X[at] = X[at[0]] + np.outer(rng.uniform(0, 1, 320), e / np.linalg.norm(e) * np.sqrt(bound / 4) * to_input)
+    fr = E.Frame(X, None, E.chunk_rows(D))
+    ref = E.Reference(X, fr)
+    plan = E._Search(ref, fr, X, 10, True, 0, 256)
+    Xf = fr.rows(X, 0, N)[at]
+    spread = ((Xf[:, None, :] - Xf[None, :, :]) ** 2).sum(axis=2).max()
+    assert spread <= plan.rounding(plan.qsq64[at]).min() / 2  # (the frame of the new rows: the same scale)
+    raw = P.sample_thresholds(ref.X32a, 256, plan.c, 2)[at]
+    s = P.operands(ref.X32a[at, :D]) @ ref.X32a[at].T
+    np.fill_diagonal(s, -np.inf)
+    assert (s > raw[:, None]).any()  # the thresholds as sampled leave some near-copies out
+    a, b = both(X, 10)
+    assert spy[0] is not None and spy[0].redo[at].all()
+    assert_same(a, b)
+    assert np.isin(a[0][at], at).all()  # each one's 10 nearest rows: near-copies
+
+
+def test_widened_thresholds_round_up_and_keep_nan():
+    thr = np.array([1.0, -0.62000436, np.nan, 0.0], dtype=np.float32)
+    slack = np.array([0.0, 1e-9, 1.0, 2.0**-151])
+    up = P.widened(thr, slack)
+    assert up.dtype == np.float32
+    exact = thr.astype(np.float64) + slack
+    assert np.all(up[[0, 1, 3]].astype(np.float64) >= exact[[0, 1, 3]])  # never below the raised value
+    assert up[0] == 1.0 and up[1] == np.nextafter(thr[1], np.float32(1)) and np.isnan(up[2])
+    assert up[3] == np.nextafter(np.float32(0), np.float32(1))  # the smallest float32 above 2**-151
+
+
 def test_a_block_of_equal_rows_gives_the_search_back_to_the_block_search(gauss, spy):
     X = gauss.copy()
     X[:400] = X[0]  # the first strip: 399 pairs at distance 0 for each of its rows, past 16 c on average
