@@ -16,6 +16,9 @@ detectors and the shared pass of [`audit_protocol`][auditad.protocol.audit_proto
   engine distance minus a rigorous rounding bound, else it is recomputed
   against every reference row (exact brute force).
 
+It also holds the grouping of list entries by key (`stable_order`, `_csr`, `_csr_parts`) that the shared pass
+uses to find the rows listing a class or a row.
+
 References
 ----------
 1. "Testing the Test: Score-Direction Instability in Class-Split Anomaly
@@ -394,3 +397,45 @@ class LOFTables:
 
     def __call__(self, nb: np.ndarray):
         return self.kdist[nb], self.lrd[nb]
+
+
+def stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for keys in ``range(n_keys)``, by numpy's radix sort of 16-bit integers:
+    one pass for keys below 2^16 (class labels: 0.3 s for 20M keys against 1.8–2.9 s as int64), two for keys below
+    2^32 (row indices: the low half, then the high half of the keys in that order, a least-significant-digit radix
+    sort). The order is the same."""
+    if n_keys <= 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if n_keys > 1 << 32:
+        return np.argsort(keys, kind="stable")
+    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+    high = (keys >> 16).astype(np.uint16)[order]
+    return order[np.argsort(high, kind="stable")]
+
+
+def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
+    """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``, each key's
+    values in their order in ``values`` (`stable_order`)."""
+    return _csr_parts(lambda j: (keys, values), 1, n_keys, values.dtype)
+
+
+def _csr_parts(part, n_parts: int, n_keys: int, dtype):
+    """`_csr` of the concatenation of ``part(0), …, part(n_parts − 1)`` (each ``(keys, values)``), the same arrays
+    with the temporaries of one part (all 1M lists' entries at once: 0.7 GB): counted, then placed in turn."""
+    total = np.zeros(n_keys, dtype=np.int64)
+    for j in range(n_parts):
+        total += np.bincount(part(j)[0], minlength=n_keys)
+    start = np.concatenate([[0], np.cumsum(total)])
+    cursor, out = start[:-1].copy(), np.empty(int(start[-1]), dtype=dtype)
+    for j in range(n_parts):
+        keys, values = part(j)
+        order = stable_order(keys, n_keys)
+        sk, count = keys[order], np.bincount(keys, minlength=n_keys)
+        out[cursor[sk] + (np.arange(sk.size) - (np.cumsum(count) - count)[sk])] = values[order]
+        cursor += count
+    return out, start
+
+
+def _csr_rows(csr, key: int) -> np.ndarray:
+    values, start = csr
+    return values[start[key] : start[key + 1]] if 0 <= key < start.size - 1 else values[:0]

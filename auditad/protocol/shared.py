@@ -44,7 +44,17 @@ import threading
 import numpy as np
 
 from ..execution import distributed, map_in_threads, resolve_n_jobs
-from .neighbor_lists import gather32, nearest, pair_sq_distances, rerank, rows64
+from .neighbor_lists import (
+    _csr,
+    _csr_parts,
+    _csr_rows,
+    gather32,
+    nearest,
+    pair_sq_distances,
+    rerank,
+    rows64,
+    stable_order,
+)
 
 __all__ = [
     "LeaveOneOutLists",
@@ -101,32 +111,6 @@ def index_dtype(n: int):
     """The integer dtype of row indices below ``n``: int32 (half the memory of lists of 1M rows) when it holds
     them, else int64."""
     return np.int32 if n <= np.iinfo(np.int32).max else np.int64
-
-
-def stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` for keys in ``range(n_keys)``, by numpy's radix sort of 16-bit integers:
-    one pass for keys below 2^16 (class labels: 0.3 s for 20M keys against 1.8–2.9 s as int64), two for keys below
-    2^32 (row indices: the low half, then the high half of the keys in that order, a least-significant-digit radix
-    sort). The order is the same."""
-    if n_keys <= 1 << 16:
-        return np.argsort(keys.astype(np.uint16), kind="stable")
-    if n_keys > 1 << 32:
-        return np.argsort(keys, kind="stable")
-    order = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-    high = (keys >> 16).astype(np.uint16)[order]
-    return order[np.argsort(high, kind="stable")]
-
-
-def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
-    """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``, each key's
-    values in their order in ``values`` (`stable_order`)."""
-    order = stable_order(keys, n_keys)
-    return values[order], np.concatenate([[0], np.cumsum(np.bincount(keys, minlength=n_keys))])
-
-
-def _csr_rows(csr, key: int) -> np.ndarray:
-    values, start = csr
-    return values[start[key] : start[key + 1]] if 0 <= key < start.size - 1 else values[:0]
 
 
 def _ranges(values: np.ndarray, starts: np.ndarray, stops: np.ndarray) -> np.ndarray:
@@ -606,15 +590,27 @@ class LeaveOneOutLists:
         """Index each row's first k labels by class, for `_plain`."""
         # classes among each row's first k entries, inverted (class -> row positions): a task's lists differ
         # from the first k entries only at the rows that list its class there
-        head = entry_labels(self.y, self.A_idx[:, : min(self.k, self.A_idx.shape[1])])
-        flat = head.ravel()
-        keep = flat >= 0
-        rows = np.repeat(np.arange(head.shape[0], dtype=index_dtype(head.shape[0])), head.shape[1])
         # rows listing class c: _inv_rows[_inv_start[c] : _inv_start[c + 1]]
-        self._inv_rows, self._inv_start = _csr(flat[keep], rows[keep], int(self.y.max()) + 1)
+        m = self.A_idx.shape[0]
+        self._inv_rows, self._inv_start = self._head_csr(
+            lambda h: entry_labels(self.y, h), np.arange(m), int(self.y.max()) + 1, index_dtype(m)
+        )
         # (class, rows listing it among their first k) of the last task of each thread: tasks score on threads
         self._hit = threading.local()
         self._lock, self._reverse = threading.Lock(), None
+
+    def _head_csr(self, keys_of, owners, n_keys: int, dtype):
+        """`_csr_parts` of the valid entries among every row's first k, a block of rows at a time: keys
+        ``keys_of(block of lists)``, values the row's ``owners`` (as ``dtype``)."""
+        width = min(self.k, self.A_idx.shape[1])
+
+        def part(j):
+            a = j * FILTER_BLOCK_ROWS
+            flat = keys_of(self.A_idx[a : a + FILTER_BLOCK_ROWS, :width]).ravel()
+            rows = np.repeat(owners[a : a + FILTER_BLOCK_ROWS].astype(dtype), width)
+            return flat[flat >= 0], rows[flat >= 0]
+
+        return _csr_parts(part, -(-self.A_idx.shape[0] // FILTER_BLOCK_ROWS), n_keys, dtype)
 
     def _reverse_heads(self):
         """(once, thread-safe) The rows that list each row among their first k entries (CSR over global rows:
@@ -623,10 +619,7 @@ class LeaveOneOutLists:
             if self._reverse is None:
                 n = self.pos.size
                 head = self.A_idx[:, : self.k]
-                flat = head.ravel()
-                keep = flat >= 0
-                owners = np.repeat(self.rows.astype(index_dtype(n)), head.shape[1])[keep]
-                rev_rows, rev_start = _csr(flat[keep], owners, n)
+                rev_rows, rev_start = self._head_csr(lambda h: h, self.rows, n, index_dtype(n))
                 by_class = _csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
                 major = self.major >= 0
                 by_major = _csr(self.major[major], self.rows[major], int(self.y.max()) + 1)

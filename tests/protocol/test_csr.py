@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditad.protocol.shared import _csr, _csr_rows
+from auditad.protocol.shared import _csr, _csr_parts, _csr_rows
 
 
 @pytest.mark.parametrize("n_keys", [1, 7, 1000, 1 << 16, (1 << 16) + 1, 1_000_003])
@@ -48,3 +48,21 @@ def test_the_radix_order_is_numpys_stable_order(n_keys):
     for dtype in (np.int64, np.int32) if n_keys <= 1 << 31 else (np.int64,):
         k = keys.astype(dtype)
         np.testing.assert_array_equal(stable_order(k, n_keys), np.argsort(k, kind="stable"))
+
+
+@pytest.mark.parametrize("n_keys", [3, 1000, (1 << 16) + 1, 1_000_003])
+def test_grouping_a_part_at_a_time_gives_the_whole_grouping(n_keys):
+    """`_csr_parts` (the lists' entries a block of rows at a time: bounded temporaries) against `_csr` of the whole
+    concatenation and numpy's stable sort: parts of unequal sizes, an empty part, keys absent from some parts."""
+    rng = np.random.default_rng(n_keys)
+    sizes = [5000, 0, 1, 12_345, 7000, 333]
+    keys = [rng.integers(0, n_keys, s) for s in sizes]
+    keys[3][:50] = n_keys - 1
+    values = [rng.integers(0, 2**31 - 1, s).astype(np.int32) for s in sizes]
+    grouped, start = _csr_parts(lambda j: (keys[j], values[j]), len(sizes), n_keys, np.int32)
+    K, V = np.concatenate(keys), np.concatenate(values)
+    whole = _csr(K, V, n_keys)
+    assert grouped.dtype == np.int32
+    np.testing.assert_array_equal(grouped, whole[0])
+    np.testing.assert_array_equal(start, whole[1])
+    np.testing.assert_array_equal(grouped, V[np.argsort(K, kind="stable")])
