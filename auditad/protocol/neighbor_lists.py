@@ -16,7 +16,7 @@ detectors and the shared pass of [`audit_protocol`][auditad.protocol.audit_proto
   engine distance minus a rigorous rounding bound, else it is recomputed
   against every reference row (exact brute force).
 
-It also holds the grouping of list entries by key (`stable_order`, `_csr`, `_csr_parts`) that the shared pass
+It also holds the grouping of list entries by key (`stable_order`, `csr`, `csr_parts`) that the shared pass
 uses to find the rows listing a class or a row.
 
 References
@@ -413,14 +413,14 @@ def stable_order(keys: np.ndarray, n_keys: int) -> np.ndarray:
     return order[np.argsort(high, kind="stable")]
 
 
-def _csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
+def csr(keys: np.ndarray, values: np.ndarray, n_keys: int):
     """``values`` grouped by ``keys`` (in ``range(n_keys)``): ``(grouped values, start of each key)``, each key's
     values in their order in ``values`` (`stable_order`)."""
-    return _csr_parts(lambda j: (keys, values), 1, n_keys, values.dtype)
+    return csr_parts(lambda j: (keys, values), 1, n_keys, values.dtype)
 
 
-def _csr_parts(part, n_parts: int, n_keys: int, dtype):
-    """`_csr` of the concatenation of ``part(0), …, part(n_parts − 1)`` (each ``(keys, values)``), the same arrays
+def csr_parts(part, n_parts: int, n_keys: int, dtype):
+    """`csr` of the concatenation of ``part(0), …, part(n_parts − 1)`` (each ``(keys, values)``), the same arrays
     with the temporaries of one part (all 1M lists' entries at once: 0.7 GB): counted, then placed in turn."""
     total = np.zeros(n_keys, dtype=np.int64)
     for j in range(n_parts):
@@ -436,6 +436,6 @@ def _csr_parts(part, n_parts: int, n_keys: int, dtype):
     return out, start
 
 
-def _csr_rows(csr, key: int) -> np.ndarray:
+def csr_rows(csr, key: int) -> np.ndarray:
     values, start = csr
     return values[start[key] : start[key + 1]] if 0 <= key < start.size - 1 else values[:0]

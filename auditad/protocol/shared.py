@@ -45,9 +45,9 @@ import numpy as np
 
 from ..execution import distributed, map_in_threads, resolve_n_jobs
 from .neighbor_lists import (
-    _csr,
-    _csr_parts,
-    _csr_rows,
+    csr as _csr,
+    csr_parts as _csr_parts,
+    csr_rows as _csr_rows,
     gather32,
     nearest,
     pair_sq_distances,
