@@ -320,8 +320,8 @@ def search(X, Q, k, self_search, block_memory_mb, n_jobs, progress=False, *, row
                 plan.c,
                 n_workers(n_jobs, -(-m // step)),
                 step,
+                2 * plan.rounding(plan.qsq64),
                 bar,
-                slack=2 * plan.rounding(plan.qsq64),
             )
         map_in_threads(run, starts, workers)
     check_distance_range(out_dist)

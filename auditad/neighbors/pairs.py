@@ -250,9 +250,7 @@ def _served(rows, cols, vals, redo):
     return rows[keep].astype(np.int64), cols[keep].astype(np.int64), vals[keep], np.flatnonzero(redo)
 
 
-def query_entries(
-    X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, bar=None, slack=None
-) -> QueryEntries:
+def query_entries(X32a: np.ndarray, queries, m: int, c: int, workers: int, step: int, slack, bar=None) -> QueryEntries:
     """The reference rows whose float32 value ``|x|² − 2 q·x`` is not above each query's sampled threshold, for
     ``m`` queries of another set, computed in tiles: blocks of ``step`` queries (a multiple of the caller's
     block, about `QUERY_BLOCK_ROWS`) against `TILE_ROWS` reference rows at a time, one block per thread.
@@ -261,7 +259,7 @@ def query_entries(
     of a query is the ``(⌈2c/16⌉ + 3)``-th smallest value over every `SAMPLE_STEP`-th reference row, as in the
     block search; a query with fewer than ``c`` or more than `max_pairs` candidates, or a NaN threshold, is
     marked in ``redo`` (its entries are not kept). A value that is not a number is always kept. ``slack``: each
-    query's threshold is raised by it (`widened`), if given.
+    query's threshold is raised by it (`widened`), as in the pairs of a self-search.
     """
     n = X32a.shape[0]
     XS = np.ascontiguousarray(X32a[::SAMPLE_STEP])
@@ -283,9 +281,7 @@ def query_entries(
             s = np.matmul(q, XS[t : t + TILE_ROWS].T, out=local.s[: r * min(TILE_ROWS, XS.shape[0] - t)].reshape(r, -1))
             low.append(np.partition(s, cs - 1, axis=1)[:, :cs] if s.shape[1] > cs else s.copy())
         low = np.concatenate(low, axis=1)
-        th = np.partition(low, cs - 1, axis=1)[:, cs - 1]
-        if slack is not None:
-            th = widened(th, slack[a:b])
+        th = widened(np.partition(low, cs - 1, axis=1)[:, cs - 1], slack[a:b])
         thr[a:b] = th
         counts = np.zeros(r, dtype=np.int64)
         rows, cols, vals = [], [], []

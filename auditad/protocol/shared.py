@@ -45,9 +45,9 @@ import numpy as np
 
 from ..execution import distributed, map_in_threads, resolve_n_jobs
 from .neighbor_lists import (
-    csr as _csr,
-    csr_parts as _csr_parts,
-    csr_rows as _csr_rows,
+    csr,
+    csr_parts,
+    csr_rows,
     gather32,
     nearest,
     pair_sq_distances,
@@ -600,7 +600,7 @@ class LeaveOneOutLists:
         self._lock, self._reverse = threading.Lock(), None
 
     def _head_csr(self, keys_of, owners, n_keys: int, dtype):
-        """`_csr_parts` of the valid entries among every row's first k, a block of rows at a time: keys
+        """`csr_parts` of the valid entries among every row's first k, a block of rows at a time: keys
         ``keys_of(block of lists)``, values the row's ``owners`` (as ``dtype``)."""
         width = min(self.k, self.A_idx.shape[1])
 
@@ -610,7 +610,7 @@ class LeaveOneOutLists:
             rows = np.repeat(owners[a : a + FILTER_BLOCK_ROWS].astype(dtype), width)
             return flat[flat >= 0], rows[flat >= 0]
 
-        return _csr_parts(part, -(-self.A_idx.shape[0] // FILTER_BLOCK_ROWS), n_keys, dtype)
+        return csr_parts(part, -(-self.A_idx.shape[0] // FILTER_BLOCK_ROWS), n_keys, dtype)
 
     def _reverse_heads(self):
         """(once, thread-safe) The rows that list each row among their first k entries (CSR over global rows:
@@ -620,9 +620,9 @@ class LeaveOneOutLists:
                 n = self.pos.size
                 head = self.A_idx[:, : self.k]
                 rev_rows, rev_start = self._head_csr(lambda h: h, self.rows, n, index_dtype(n))
-                by_class = _csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
+                by_class = csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
                 major = self.major >= 0
-                by_major = _csr(self.major[major], self.rows[major], int(self.y.max()) + 1)
+                by_major = csr(self.major[major], self.rows[major], int(self.y.max()) + 1)
                 # rows an entry of whose first k has no list here (never the base tables)
                 lost = np.zeros(n, dtype=bool)
                 lost[self.rows[np.any((head < 0) | (self.pos[np.maximum(head, 0)] < 0), axis=1)]] = True
@@ -642,9 +642,9 @@ class LeaveOneOutLists:
             # rows whose own list differs from its head (`lists`: class c, majority c, or class c among the head)
             own = np.concatenate(
                 [
-                    _csr_rows(by_class, c),
-                    _csr_rows(by_major, c),
-                    self.rows[_csr_rows((self._inv_rows, self._inv_start), c)],
+                    csr_rows(by_class, c),
+                    csr_rows(by_major, c),
+                    self.rows[csr_rows((self._inv_rows, self._inv_start), c)],
                 ]
             )
             changed = lost.copy()
@@ -660,7 +660,7 @@ class LeaveOneOutLists:
         last = getattr(self._hit, "mask", (None, None))
         if last[0] != c:  # one mask per task (a task asks for its queries' lists and two rings)
             hit = np.zeros(self.A_idx.shape[0], dtype=bool)
-            hit[_csr_rows((self._inv_rows, self._inv_start), c)] = True
+            hit[csr_rows((self._inv_rows, self._inv_start), c)] = True
             last = self._hit.mask = (c, hit)
         return ~last[1][p]
 

@@ -1,4 +1,4 @@
-"""The CSR grouping of the leave-one-class-out lists (`auditad.protocol.shared._csr`): values grouped by key, in
+"""The CSR grouping of the leave-one-class-out lists (`auditad.protocol.neighbor_lists.csr`): values grouped by key, in
 their input order within a key, whatever integer type the keys are sorted in (16-bit keys take numpy's radix sort)."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from auditad.protocol.shared import _csr, _csr_parts, _csr_rows
+from auditad.protocol.neighbor_lists import csr as _csr, csr_parts as _csr_parts, csr_rows as _csr_rows
 
 
 @pytest.mark.parametrize("n_keys", [1, 7, 1000, 1 << 16, (1 << 16) + 1, 1_000_003])
@@ -36,7 +36,7 @@ def test_the_radix_order_is_numpys_stable_order(n_keys):
     """Keys of up to 32 bits are sorted in two 16-bit radix passes (low half, then high half); the order is that
     of a stable sort of the keys themselves, ties in input order (many equal keys, and keys that differ only in
     their high or only in their low half)."""
-    from auditad.protocol.shared import stable_order
+    from auditad.protocol.neighbor_lists import stable_order
 
     rng = np.random.default_rng(n_keys % 1000)
     keys = rng.integers(0, n_keys, 30_000, dtype=np.int64)
