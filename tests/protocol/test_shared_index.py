@@ -247,18 +247,20 @@ def test_kneighbors_takes_given_self_lists_and_measures_their_recall():
 
 def test_the_lists_are_ordered_on_threads_with_the_values_of_one_thread(monkeypatch):
     """The shared index orders its graph lists by exact distance in blocks on one thread per CPU: the lists and
-    distances are those of one thread, bit for bit (blocks of 100 rows here, so that there are many)."""
+    distances are those of one thread, bit for bit, and of one block (blocks of 100 rows here, so that there are many)."""
     import os
 
     import auditad.protocol.shared as shared
 
     X, _ = _data(n=1500)
-    monkeypatch.setattr(shared, "QUERY_BLOCK_ELEMENTS", 100 * X.shape[1])
+    whole = SharedIndex(X, 20, random_state=3)  # (one block: 1 500 rows < SHARED_BLOCK_ROWS)
+    monkeypatch.setattr(shared, "SHARED_BLOCK_ROWS", 100)
     monkeypatch.setattr(os, "cpu_count", lambda: 4)
     many = SharedIndex(X, 20, random_state=3)
     monkeypatch.setattr(os, "cpu_count", lambda: 1)
     one = SharedIndex(X, 20, random_state=3)
     assert np.array_equal(many.graph, one.graph) and np.array_equal(many.graph_d2, one.graph_d2)
+    assert np.array_equal(many.graph, whole.graph) and np.array_equal(many.graph_d2, whole.graph_d2)
     exp_i, exp_d2 = _brute(X, np.arange(X.shape[0]), np.arange(X.shape[0]), 20)
     hits = sum(len(set(a) & set(b)) for a, b in zip(many.graph[:, :20].tolist(), exp_i.tolist()))
     assert hits / exp_i.size >= 0.95
@@ -266,20 +268,23 @@ def test_the_lists_are_ordered_on_threads_with_the_values_of_one_thread(monkeypa
 
 def test_a_draws_lists_are_kept_on_threads_with_the_values_of_one_thread(monkeypatch):
     """`SharedIndex.lists` keeps each block of rows' pool entries on its own thread (``n_jobs``): the lists are
-    those of one thread, bit for bit (blocks of 100 rows, a pool of half the rows, rows short of entries queried
-    wider)."""
+    those of one thread and of one block, bit for bit (blocks of 100 rows, a pool of half the rows, rows short of
+    entries queried wider)."""
     import auditad.protocol.shared as shared
 
     X, _ = _data(n=1500)
-    monkeypatch.setattr(shared, "QUERY_BLOCK_ELEMENTS", 100 * X.shape[1])
     index = SharedIndex(X, 20, random_state=3)
     in_pool = np.random.default_rng(4).random(X.shape[0]) < 0.5
     q = np.random.default_rng(5).permutation(X.shape[0])[:1234]
+    whole = index.lists(X, q, in_pool, 15)  # (one block of rows, one block of wider queries)
+    monkeypatch.setattr(shared, "SHARED_BLOCK_ROWS", 100)
+    monkeypatch.setattr(shared, "QUERY_BLOCK_ELEMENTS", 100 * X.shape[1])
     lists = {}
     for jobs in (1, 3):
         index.n_jobs = jobs
         lists[jobs] = index.lists(X, q, in_pool, 15)
     assert np.array_equal(lists[1][0], lists[3][0]) and np.array_equal(lists[1][1], lists[3][1])
+    assert np.array_equal(lists[1][0], whole[0]) and np.array_equal(lists[1][1], whole[1])
     assert (lists[3][0] >= 0).all() and in_pool[lists[3][0]].all()
 
 
