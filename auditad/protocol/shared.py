@@ -252,16 +252,16 @@ class SharedIndex:
         # each row's graph list by exact squared distance (ties by index), once: a draw only filters it
         self.graph = np.empty((self.n, degree), dtype=index_dtype(self.n))
         self.graph_d2 = np.empty((self.n, min(degree, STORED_DISTANCES)))  # (the first entries' distances)
-        step = SHARED_BLOCK_ROWS
+        block = SHARED_BLOCK_ROWS
 
         def order(
             a, graph=graph
         ):  # (numpy's gathers, products and sorts release the GIL: blocks on threads, same values)
-            rows = self._all[a : a + step]
-            self.graph[a : a + step], d2 = rerank(X, rows, self._all, graph[rows], degree)
-            self.graph_d2[a : a + step] = d2[:, : self.graph_d2.shape[1]]
+            rows = self._all[a : a + block]
+            self.graph[a : a + block], d2 = rerank(X, rows, self._all, graph[rows], degree)
+            self.graph_d2[a : a + block] = d2[:, : self.graph_d2.shape[1]]
 
-        map_in_threads(order, range(0, self.n, step), resolve_n_jobs(None))  # (every core, as the NN-descent build)
+        map_in_threads(order, range(0, self.n, block), resolve_n_jobs(None))  # (every core, as the NN-descent build)
         del graph
         self.index.drop_graph()  # (its lists are `graph`; queries are unaffected)
 
@@ -281,7 +281,7 @@ class SharedIndex:
         q = np.asarray(q, dtype=np.int64)
         idx = np.full((q.size, width), -1, dtype=index_dtype(self.n))
         d2 = np.full((q.size, width), np.inf)
-        block, step = SHARED_BLOCK_ROWS, max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))
+        block = SHARED_BLOCK_ROWS
 
         def keep(a):  # the graph's lists (exactly ordered), kept in the pool (blocks on threads: each its own rows)
             rows = q[a : a + block]
@@ -301,6 +301,7 @@ class SharedIndex:
         frac = max(n_pool / max(self.n, 1), 1e-9)
         w = self.graph.shape[1]
         short = np.flatnonzero(np.isinf(d2[:, wanted - 1])) if wanted > 0 else np.empty(0, dtype=np.int64)
+        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))  # (query rows gathered at a time)
         while short.size and w < self.n:
             w = min(self.n, max(2 * w, int(np.ceil(1.25 * width / frac))))  # (about 1.25 x the rows needed)
             for a in range(0, short.size, step):
