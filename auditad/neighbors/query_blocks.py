@@ -13,6 +13,7 @@ number of processes.
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import sys
 import warnings
 
@@ -35,6 +36,17 @@ def query_processes(n_jobs, n_blocks: int) -> int:
     if not sys.platform.startswith("linux"):
         return 1
     return resolve_n_jobs(n_jobs, n_blocks)
+
+
+def _worker_signals():
+    """Start of a forked worker: SIGTERM back to its default action, SIGINT ignored.
+
+    The fork copies this process's Python signal handlers. Under the command line these record SIGTERM
+    (`auditad.cli.terminal.SignalGuard`) instead of ending the process, so the SIGTERM with which the pool
+    ends a worker still waiting for work would be recorded, and joining it would wait forever. Ctrl-C
+    reaches the parent, which ends the pool."""
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _block(bounds):
@@ -65,8 +77,10 @@ def query_in_blocks(index, Q32: np.ndarray, k: int, n_jobs=1) -> np.ndarray:
         else:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", DeprecationWarning)  # (fork of a process with threads, Python 3.12+)
-                with multiprocessing.get_context("fork").Pool(workers) as pool:
+                with multiprocessing.get_context("fork").Pool(workers, initializer=_worker_signals) as pool:
                     parts = pool.map(_block, blocks, chunksize=1)
+                    pool.close()  # the workers end on the pool's own sentinels, not on a signal
+                    pool.join()
     finally:
         _FORKED = None
     return np.concatenate(parts) if parts else np.empty((0, int(k)), dtype=np.int64)

@@ -116,3 +116,48 @@ def test_shared_index_wider_queries_on_two_processes_equal_one(monkeypatch):
     assert any(m > 128 and j == 2 for m, j in calls), calls  # wider queries of several blocks on two processes
     np.testing.assert_array_equal(one[0], two[0])
     assert one[1].tobytes() == two[1].tobytes()
+
+
+def _disposition_block(bounds):
+    """`query_blocks._block`, leaving a file that says whether the forked process ends on SIGTERM."""
+    import signal
+
+    ends = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    (_SPY_DIR / f"{os.getpid()}-{bounds[0]}-{ends}").touch()
+    return _BLOCK(bounds)
+
+
+def test_forked_processes_end_under_the_command_lines_signal_handler(data, monkeypatch, tmp_path):
+    # The command line's handler records SIGTERM instead of ending the process, and a fork copies it: the
+    # SIGTERM with which the pool ended a worker still waiting for work was recorded, and joining that worker
+    # waited forever (a 1M-row audit hung at its wider queries). A watchdog kills what a call leaves behind.
+    import multiprocessing
+    import threading
+
+    from auditad.cli.terminal import SignalGuard
+
+    X, Q = data
+    index = ApproximateIndex(X, span=Q, k=10, random_state=0, project_dim=0)
+    monkeypatch.setattr(query_blocks, "QUERY_BLOCK_ROWS", 64)  # 11 blocks
+    monkeypatch.setattr(query_blocks, "_block", _disposition_block)
+    monkeypatch.setattr(sys.modules[__name__], "_SPY_DIR", tmp_path)
+    serial = index.query(Q, 10, n_jobs=1)
+    stuck = []
+
+    def watchdog():
+        for child in multiprocessing.active_children():
+            stuck.append(child.pid)
+            child.kill()
+
+    with SignalGuard():
+        for _ in range(12):
+            timer = threading.Timer(60, watchdog)
+            timer.start()
+            try:
+                np.testing.assert_array_equal(index.query(Q, 10, n_jobs=2), serial)
+            finally:
+                timer.cancel()
+    assert not stuck, f"{len(stuck)} forked processes did not end"
+    ends = {p.name.split("-")[2] for p in tmp_path.iterdir() if p.name.split("-")[0] != str(os.getpid())}
+    assert ends == {"True"}, "a forked process kept the command line's SIGTERM handler"
+    assert not multiprocessing.active_children()
