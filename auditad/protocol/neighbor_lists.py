@@ -155,7 +155,8 @@ def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndar
     for a in range(0, m, step):
         b = min(a + step, m)
         diff = rows64(X, cand[a:b].ravel())
-        diff -= np.repeat(rows64(X, q[a:b]), c, axis=0)
+        # (each query row subtracted from its c candidates in place, as gathered: a float32 row converts exactly)
+        diff.reshape(b - a, c, d)[...] -= np.asarray(X[q[a:b]])[:, None, :]
         out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
     return out
 
