@@ -21,10 +21,13 @@ _MET = None
 
 
 def _spy_block(bounds):
-    """`query_blocks._block`, leaving a file named after the process that answered the block (the forked
-    processes inherit the patch); with `_MEET`, both processes take part whatever the scheduling."""
+    """`query_blocks._block`, leaving a file named after the process that answered the block and whether that
+    process ends on SIGTERM (the forked processes inherit the patch); with `_MEET`, both processes take part
+    whatever the scheduling."""
     global _MET
-    (_SPY_DIR / f"{os.getpid()}-{bounds[0]}").touch()
+    import signal
+
+    (_SPY_DIR / f"{os.getpid()}-{bounds[0]}-{signal.getsignal(signal.SIGTERM) is signal.SIG_DFL}").touch()
     if _MEET is not None and _MET != os.getpid():
         _MET = os.getpid()
         _MEET.wait(120)
@@ -118,15 +121,6 @@ def test_shared_index_wider_queries_on_two_processes_equal_one(monkeypatch):
     assert one[1].tobytes() == two[1].tobytes()
 
 
-def _disposition_block(bounds):
-    """`query_blocks._block`, leaving a file that says whether the forked process ends on SIGTERM."""
-    import signal
-
-    ends = signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
-    (_SPY_DIR / f"{os.getpid()}-{bounds[0]}-{ends}").touch()
-    return _BLOCK(bounds)
-
-
 def test_forked_processes_end_under_the_command_lines_signal_handler(data, monkeypatch, tmp_path):
     # The command line's handler records SIGTERM instead of ending the process, and a fork copies it: the
     # SIGTERM with which the pool ended a worker still waiting for work was recorded, and joining that worker
@@ -139,7 +133,7 @@ def test_forked_processes_end_under_the_command_lines_signal_handler(data, monke
     X, Q = data
     index = ApproximateIndex(X, span=Q, k=10, random_state=0, project_dim=0)
     monkeypatch.setattr(query_blocks, "QUERY_BLOCK_ROWS", 64)  # 11 blocks
-    monkeypatch.setattr(query_blocks, "_block", _disposition_block)
+    monkeypatch.setattr(query_blocks, "_block", _spy_block)
     monkeypatch.setattr(sys.modules[__name__], "_SPY_DIR", tmp_path)
     serial = index.query(Q, 10, n_jobs=1)
     stuck = []
