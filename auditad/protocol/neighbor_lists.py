@@ -152,12 +152,20 @@ def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndar
     out = np.empty((m, c), dtype=np.float64)
     d = X.shape[1]
     step = max(1, int(2**22 // max(c * d, 1)))
+    buf = np.empty(min(step, m) * c * d)  # (the float64 differences of one block of rows, reused)
     for a in range(0, m, step):
         b = min(a + step, m)
-        diff = rows64(X, cand[a:b].ravel())
-        # (each query row subtracted from its c candidates in place, as gathered: a float32 row converts exactly)
-        diff.reshape(b - a, c, d)[...] -= np.asarray(X[q[a:b]])[:, None, :]
-        out[a:b] = np.einsum("ij,ij->i", diff, diff).reshape(b - a, c)
+        _mapped_pages.check()  # (rows gathered at random from a memory-mapped input, as in `rows64`)
+        diff = buf[: (b - a) * c * d].reshape(b - a, c, d)
+        # each candidate row minus its query row in one pass, both converted to float64 within the subtraction
+        # (a float32 value converts exactly: the same differences as float64 copies of the rows give)
+        np.subtract(
+            np.asarray(X[cand[a:b].ravel()]).reshape(b - a, c, d),
+            np.asarray(X[q[a:b]], dtype=np.float64)[:, None, :],
+            out=diff,
+        )
+        flat = diff.reshape(-1, d)
+        out[a:b] = np.einsum("ij,ij->i", flat, flat).reshape(b - a, c)
     return out
 
 
