@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _mapped_pages
-from ..neighbors.exact import chunk_rows
+from ..neighbors.exact import chunk_rows, refine
 from ..errors import InvalidInputError
 
 __all__ = [
@@ -145,27 +145,16 @@ def rows64(X: np.ndarray, rows) -> np.ndarray:
 def pair_sq_distances(X: np.ndarray, q: np.ndarray, cand: np.ndarray) -> np.ndarray:
     """float64 squared distances ``|X[cand[i, j]] - X[q[i]]|²`` (the one formula every path uses).
 
-    Each value is the row sum (``einsum('ij,ij->i')`` over a contiguous difference
-    row) of one pair, so it depends only on the two rows' values.
+    Each value is the sum over the coordinates of one pair's float64 differences (the rows as given, a float32
+    value converted exactly), so it depends only on the two rows' values: the exact engine's `refine` on the
+    rows as given, a block of query rows at a time (their float64 copies stay small).
     """
     m, c = cand.shape
     out = np.empty((m, c), dtype=np.float64)
-    d = X.shape[1]
-    step = max(1, int(2**22 // max(c * d, 1)))
-    buf = np.empty(min(step, m) * c * d)  # (the float64 differences of one block of rows, reused)
+    step = max(1, int(2**22 // max(c * X.shape[1], 1)))  # (query rows per block)
     for a in range(0, m, step):
         b = min(a + step, m)
-        _mapped_pages.check()  # (rows gathered at random from a memory-mapped input, as in `rows64`)
-        diff = buf[: (b - a) * c * d].reshape(b - a, c, d)
-        # each candidate row minus its query row in one pass, both converted to float64 within the subtraction
-        # (a float32 value converts exactly: the same differences as float64 copies of the rows give)
-        np.subtract(
-            np.asarray(X[cand[a:b].ravel()]).reshape(b - a, c, d),
-            np.asarray(X[q[a:b]], dtype=np.float64)[:, None, :],
-            out=diff,
-        )
-        flat = diff.reshape(-1, d)
-        out[a:b] = np.einsum("ij,ij->i", flat, flat).reshape(b - a, c)
+        out[a:b] = refine(X, None, X[q[a:b]], cand[a:b], b - a, unscaled=True)
     return out
 
 
