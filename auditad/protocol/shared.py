@@ -68,6 +68,7 @@ __all__ = [
     "masked_lists",
     "WIDE_FACTOR",
     "WIDE_FACTORS",
+    "WIDE_BLOCK_ELEMENTS",
     "RECALL_POOL_BLOCK",
     "RECALL_POOL_ELEMENTS",
     "MASKED_POOL_ELEMENTS",
@@ -107,6 +108,12 @@ SHARED_BLOCK_ROWS = 1 << 14
 
 #: Approximate backend: width of the second query (rows whose 2k list is mostly their own class), in units of k.
 WIDE_FACTOR = 8
+
+#: Approximate backend: list entries (rows times width) of one block of a wider query (`LeaveOneOutLists._widen`).
+#: Rows of well-separated classes are short of entries outside their own class at every width, so every anomaly
+#: row may be queried 64k wide, all at once before these blocks: a default audit of 50 000 rows of 50 such classes
+#: peaked at 3.45 GB (1.10 GB with the blocks, in the same time), one of 200 000 rows of 200 classes at 8.3 GB.
+WIDE_BLOCK_ELEMENTS = 1 << 22
 
 #: Approximate backend: widths of the wider queries, in units of k, tried in turn for the rows still short of
 #: k entries outside the excluded class (those left are searched by brute force, `masked_lists`).
@@ -247,8 +254,12 @@ class SharedIndex:
         self.index = ApproximateIndex(X, span=X, k=k, random_state=random_state, project_dim=project_dim)
         self.n = int(X.shape[0])
         self._all = np.arange(self.n, dtype=np.int64)
-        graph = self.index.graph_lists(self.index.degree)
+        graph = self.index.graph_lists(self.index.degree)  # (a copy: the index's own graph is freed next)
         degree = graph.shape[1]
+        # pynndescent's graph and random-projection forest, only needed to build it, freed before the ordering
+        # (its queries are unaffected; at 1M rows of degree 64 the graph alone is 0.5 GB: int32 indices, float32
+        # distances)
+        self.index.drop_graph()
         # each row's graph list by exact squared distance (ties by index), once: a draw only filters it
         self.graph = np.empty((self.n, degree), dtype=index_dtype(self.n))
         self.graph_d2 = np.empty((self.n, min(degree, STORED_DISTANCES)))  # (the first entries' distances)
@@ -263,7 +274,6 @@ class SharedIndex:
 
         map_in_threads(order, range(0, self.n, block), resolve_n_jobs(None))  # (every core, as the NN-descent build)
         del graph
-        self.index.drop_graph()  # (its lists are `graph`; queries are unaffected)
 
     def self_lists(self, X, width: int):
         """``(idx, d2)`` of shape (n, width): every row's ``width`` nearest other rows (the lists of a self search,
@@ -301,9 +311,10 @@ class SharedIndex:
         frac = max(n_pool / max(self.n, 1), 1e-9)
         w = self.graph.shape[1]
         short = np.flatnonzero(np.isinf(d2[:, wanted - 1])) if wanted > 0 else np.empty(0, dtype=np.int64)
-        step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], 1))  # (query rows gathered at a time)
         while short.size and w < self.n:
             w = min(self.n, max(2 * w, int(np.ceil(1.25 * width / frac))))  # (about 1.25 x the rows needed)
+            # query rows gathered at a time: their rows and their w candidates each within the query block
+            step = max(1, QUERY_BLOCK_ELEMENTS // max(X.shape[1], w, 1))
             for a in range(0, short.size, step):
                 sel = short[a : a + step]
                 cand = self.index.query(gather32(X, q[sel]), w, n_jobs=self.n_jobs)
@@ -518,14 +529,17 @@ class LeaveOneOutLists:
         y_idx = self.y
         idx, d2, found = out
         for factor in WIDE_FACTORS:
-            short = np.flatnonzero(found < need)
-            if short.size == 0:
-                return
-            W_idx, W_d2 = approx(q[short], min(factor * self.k, pool_size))
-            w_i, w_d, w_found = filter_own_class(W_idx, W_d2, y_idx, excluded[short], self.k)
-            better = w_found > found[short]
-            b = short[better]
-            idx[b], d2[b], found[b] = w_i[better], w_d[better], w_found[better]
+            short_all = np.flatnonzero(found < need)
+            width = min(factor * self.k, pool_size)
+            step = max(1, WIDE_BLOCK_ELEMENTS // max(width, 1))  # (rows queried at a time: bounded lists)
+            for a in range(0, short_all.size, step):
+                short = short_all[a : a + step]
+                W_idx, W_d2 = approx(q[short], width)
+                w_i, w_d, w_found = filter_own_class(W_idx, W_d2, y_idx, excluded[short], self.k)
+                del W_idx, W_d2
+                better = w_found > found[short]
+                b = short[better]
+                idx[b], d2[b], found[b] = w_i[better], w_d[better], w_found[better]
 
     def _majority_rows(self, pool, rows, kA) -> np.ndarray:
         """Each row's majority class whose removal leaves fewer than k entries of its (a) list
