@@ -968,19 +968,40 @@ def test_shared_lists_majority_fallback_is_exact():
 
 
 @pytest.mark.parametrize(
-    "separated, wide_factors", [(False, None), (True, None), (True, (8,))], ids=["overlapping", "separated", "brute"]
+    "separated, wide_factors, wide_block",
+    [(False, None, None), (True, None, None), (True, (8,), None), (True, None, 1000)],
+    ids=["overlapping", "separated", "brute", "separated-in-blocks"],
 )
-def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(separated, wide_factors, monkeypatch):
+def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(
+    separated, wide_factors, wide_block, monkeypatch
+):
     """Approximate backend: one approximate search per repeat (not one index per class); the lists of every task
     hold no row of the held-out class, no self, sorted distances, and agree with exact search (recall >= 0.95).
     With separated classes most anomaly rows see only their own class among the 8k-wide candidates: the 64k-wide
     query reaches the other classes; without it ("brute") they are searched by brute force against P minus
-    their class."""
+    their class. The wider queries go in blocks of at most `WIDE_BLOCK_ELEMENTS` list entries ("in blocks": a
+    small bound, many blocks, the same guarantees)."""
     import auditad.neighbors as nb
     from auditad.protocol import shared
 
     if wide_factors is not None:
         monkeypatch.setattr(shared, "WIDE_FACTORS", wide_factors)
+    wide_sizes = []
+    if wide_block is not None:
+        monkeypatch.setattr(shared, "WIDE_BLOCK_ELEMENTS", wide_block)
+        real_pool_approx = shared.LeaveOneOutLists._pool_approx
+
+        def recording(X, pool, index):
+            inner = real_pool_approx(X, pool, index)
+
+            def approx(q, width):
+                if width > 2 * k:  # (the wider queries)
+                    wide_sizes.append(q.size * width)
+                return inner(q, width)
+
+            return approx
+
+        monkeypatch.setattr(shared.LeaveOneOutLists, "_pool_approx", staticmethod(recording))
     from auditad.protocol.neighbor_lists import prepare_rows
     from auditad.protocol.shared import LeaveOneOutLists
 
@@ -1014,6 +1035,8 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(sep
         assert lists.n_anomalies_searched == 0  # the 64k-wide query reached the other classes
     else:
         assert lists.n_anomalies_searched < 0.05 * test.size
+    if wide_block is not None:
+        assert len(wide_sizes) > 10 and max(wide_sizes) <= wide_block  # many blocks, each within the bound
     hits = total = 0
     for c in range(0, K, 3):
         ref = pool[y[pool] != c]
