@@ -51,7 +51,17 @@ __all__ = [
     "lof_scores",
     "reachability_density",
     "LOF_BLOCK_ROWS",
+    "list_recall",
+    "RECALL_POOL_BLOCK",
+    "RECALL_POOL_ELEMENTS",
 ]
+
+#: Pool rows per exact search when measuring recall, at most (bounds its memory at 1M rows: 131 072 float64 rows
+#: of the pool and their float32 copy per search instead of the whole pool) ...
+RECALL_POOL_BLOCK = 1 << 17
+
+#: ... and at most this many values (rows times columns: 256 MiB of float64, 16 384 rows at 2048 columns).
+RECALL_POOL_ELEMENTS = 1 << 25
 
 METRICS = ("euclidean", "cosine")
 _U64 = float(np.finfo(np.float64).eps) / 2.0
@@ -437,3 +447,35 @@ def csr_parts(part, n_parts: int, n_keys: int, dtype):
 def csr_rows(csr, key: int) -> np.ndarray:
     values, start = csr
     return values[start[key] : start[key + 1]] if 0 <= key < start.size - 1 else values[:0]
+
+
+def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[float, int]:
+    """Recall of approximate lists among the pool, measured against exact search on a sample of rows.
+
+    ``lists_d2[i]`` holds the exact squared distances of row ``rows[i]``'s listed
+    pool rows, nearest first. An entry among its first k counts as found when it
+    is no farther than the exact k-th nearest pool row (self excluded), so ties
+    at the k-th distance are not penalised. ``sample`` rows (default: the
+    leakage's recall sample, 200), drawn from ``random_state``.
+
+    Returns
+    -------
+    (recall, n_queries)
+    """
+    from ..neighbors import DEFAULT_RECALL_SAMPLE
+    from .._rng import check_random_state
+
+    sample = DEFAULT_RECALL_SAMPLE if sample is None else int(sample)
+    if rows.size == 0 or sample <= 0 or pool.size == 0:
+        return None, 0
+    pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
+    exact_d2 = None
+    step = max(1, min(RECALL_POOL_BLOCK, RECALL_POOL_ELEMENTS // max(X.shape[1], 1)))
+    for a in range(0, pool.size, step):  # exact k nearest per block of the pool, then merged
+        _, d2 = nearest(X, pool[a : a + step], rows[pick], k, exclude_self=True, backend="exact")
+        exact_d2 = d2 if exact_d2 is None else np.sort(np.hstack([exact_d2, d2]), axis=1)[:, :k]
+    kth = exact_d2[:, -1]
+    valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find
+    got = lists_d2[pick, :k]
+    found = np.isfinite(got) & (got <= kth[:, None])
+    return float(found.sum() / max(int(valid.sum()), 1)), int(pick.size)

@@ -44,11 +44,14 @@ import threading
 import numpy as np
 
 from ..execution import distributed, map_in_threads, resolve_n_jobs
-from .neighbor_lists import (
+from .neighbor_lists import (  # (list_recall and its pool bounds: re-exported)
+    RECALL_POOL_BLOCK,
+    RECALL_POOL_ELEMENTS,
     csr,
     csr_parts,
     csr_rows,
     gather32,
+    list_recall,
     nearest,
     pair_sq_distances,
     rerank,
@@ -79,14 +82,8 @@ __all__ = [
     "index_dtype",
     "stable_order",
     "entry_labels",
+    "other_class",
 ]
-
-#: Pool rows per exact search when measuring recall, at most (bounds its memory at 1M rows: 131 072 float64 rows
-#: of the pool and their float32 copy per search instead of the whole pool) ...
-RECALL_POOL_BLOCK = 1 << 17
-
-#: ... and at most this many values (rows times columns: 256 MiB of float64, 16 384 rows at 2048 columns).
-RECALL_POOL_ELEMENTS = 1 << 25
 
 #: Pool values (rows times columns) read at a time by the brute-force fallback (`masked_lists`): 128 MiB of float64.
 MASKED_POOL_ELEMENTS = 1 << 24
@@ -153,8 +150,13 @@ def filter_own_class(idx: np.ndarray, d2: np.ndarray, y_idx: np.ndarray, own: np
 
     Returns ``(idx, d2, n_found)``; rows with fewer than ``k`` such entries are padded with −1 / inf.
     """
-    mask = (entry_labels(y_idx, idx) != own[:, None]) & (idx >= 0)
+    mask = other_class(idx, y_idx, own)
     return (*first_entries(idx, d2, mask, k), mask.sum(axis=1))
+
+
+def other_class(idx: np.ndarray, y_idx: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """Which list entries ``idx`` are valid and of a class other than their row's ``own``."""
+    return (entry_labels(y_idx, idx) != own[:, None]) & (idx >= 0)
 
 
 def first_entries(idx: np.ndarray, d2: np.ndarray, mask: np.ndarray, k: int):
@@ -369,7 +371,7 @@ class LeaveOneOutLists:
     ):
         from ..neighbors import choose_backend
 
-        self.y = y_idx
+        self.y, self._X = y_idx, X
         self.k = int(k)
         n = X.shape[0]
         rows = np.unique(np.asarray(rows, dtype=np.int64))
@@ -408,6 +410,7 @@ class LeaveOneOutLists:
                 executor=executor,
                 rows=shared_rows,
             )
+            self.A_d2 = self.A_d2[:, : self.k].copy()  # (the first k distances kept: `lists`)
             self.n_anomalies_searched = int(anomaly_rows.size)
             short = self._majority_rows(pool, rows, kA)
         self._search_b(
@@ -456,27 +459,30 @@ class LeaveOneOutLists:
         queries = np.union1d(rows, anomaly_rows)
         Q_idx, Q_d2 = approx(queries, kA)
         if queries.size == rows.size:  # (the usual case: every anomaly row is a normal of another task)
-            self.A_idx, self.A_d2 = Q_idx, Q_d2
+            self.A_idx, self.A_d2 = Q_idx, Q_d2[:, : self.k].copy()  # (the first k distances kept: `lists`)
         else:
             at = np.searchsorted(queries, rows)
-            self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at]
+            self.A_idx, self.A_d2 = Q_idx[at], Q_d2[at, : self.k]
         own = y_idx[anomaly_rows]
         counts = np.bincount(y_idx[pool], minlength=int(y_idx.max()) + 1)
         other = pool.size - counts[own]
         need = np.minimum(self.k, other)  # a list among P \ own class: k rows, or all there are
         at = np.searchsorted(queries, anomaly_rows)
-        self.O_idx = np.empty((at.size, self.k), dtype=Q_idx.dtype)
-        self.O_d2, found = np.empty((at.size, self.k)), np.empty(at.size, dtype=np.int64)
-        for a in range(0, at.size, FILTER_BLOCK_ROWS):  # (in blocks: bounded temporaries)
-            b, sel = min(a + FILTER_BLOCK_ROWS, at.size), at[a : a + FILTER_BLOCK_ROWS]
-            self.O_idx[a:b], self.O_d2[a:b], found[a:b] = filter_own_class(
-                Q_idx[sel], Q_d2[sel], y_idx, own[a:b], self.k
-            )
+        found = np.zeros(at.size, dtype=np.int64)  # (each row's entries of other classes; in blocks)
+        for a in range(0, at.size, FILTER_BLOCK_ROWS):
+            sel = slice(a, a + FILTER_BLOCK_ROWS)
+            found[sel] = other_class(Q_idx[at[sel]], y_idx, own[sel]).sum(axis=1)
+        # a row with an (a) list holding enough rows of other classes: its list among P \ own class is that list
+        # filtered when asked (`lists`; own_pos −2), not stored (at 1M rows, 240 MB); the others' lists are kept
+        kept = np.flatnonzero((found < need) | (self.pos[anomaly_rows] < 0))
+        self.own_pos[anomaly_rows] = -2
+        self.O_idx, self.O_d2 = filter_own_class(Q_idx[at[kept]], Q_d2[at[kept]], y_idx, own[kept], self.k)[:2]
+        found = found[kept]
         del Q_idx, Q_d2
         # a neighbourhood mostly of the row's own class: wider queries of the same index
-        self._widen(approx, pool.size, anomaly_rows, own, need, (self.O_idx, self.O_d2, found))
-        ok = found >= need
-        self.own_pos[anomaly_rows[ok]] = np.flatnonzero(ok)
+        self._widen(approx, pool.size, anomaly_rows[kept], own[kept], need[kept], (self.O_idx, self.O_d2, found))
+        ok = found >= need[kept]
+        self.own_pos[anomaly_rows[kept]] = np.where(ok, np.arange(kept.size), -1)
         self.n_anomalies_searched = int((~ok).sum())
         # rows whose nearest pool rows are mostly of one other class c: their lists among P \ c, likewise
         short = self._majority_rows(pool, rows, kA)
@@ -495,7 +501,8 @@ class LeaveOneOutLists:
             short[s[done]] = False
         del approx, index  # (the recall's exact search runs without the index beside it)
         self.recall, self.n_recall_queries = list_recall(X, pool, rows, self.A_d2, self.k, random_state)
-        return {c: anomaly_rows[~ok & (own == c)] for c in np.unique(own[~ok]).tolist()}, short, widened
+        bad, own_bad = anomaly_rows[kept[~ok]], own[kept[~ok]]  # (rows still short: searched exactly)
+        return {c: bad[own_bad == c] for c in np.unique(own_bad).tolist()}, short, widened
 
     @staticmethod
     def _pool_approx(X, pool, index):
@@ -702,6 +709,18 @@ class LeaveOneOutLists:
             out[r] = self.lists(c, rows[r])[1][:, j]
         return out
 
+    def _filtered(self, c: int, p: np.ndarray, rows: np.ndarray):
+        """The (a) lists at positions ``p`` (of ``rows``) without class c, first k. Only the first k distances
+        of a list are stored (at 1M rows and k = 20, 160 MB less): those of later entries are computed again,
+        by the same formula (`pair_sq_distances`: the same values)."""
+        known = np.full(self.A_idx[p].shape, np.nan)
+        known[:, : self.A_d2.shape[1]] = self.A_d2[p]
+        i, d = filter_lists(self.A_idx[p], known, self.y, c, self.k)
+        r, j = np.nonzero(np.isnan(d))
+        if r.size:
+            d[r, j] = pair_sq_distances(self._X, rows[r], i[r, j][:, None].astype(np.int64))[:, 0]
+        return i, d
+
     def lists(self, c: int, rows: np.ndarray):
         """``(idx, d2)`` of shape (len(rows), k): each row's k nearest among P \\ c (self excluded)."""
         rows = np.asarray(rows, dtype=np.int64)
@@ -716,15 +735,19 @@ class LeaveOneOutLists:
             f, r = a[fast], a[~fast]
             out_i[f], out_d[f] = self.A_idx[pa[fast], : self.k], self.A_d2[pa[fast], : self.k]
             if r.size:
-                pr = pa[~fast]
-                out_i[r], out_d[r] = filter_lists(self.A_idx[pr], self.A_d2[pr], self.y, c, self.k)
+                out_i[r], out_d[r] = self._filtered(c, pa[~fast], rows[r])
         b = np.flatnonzero(use_b)
         if b.size:
-            o = self.own_pos[rows[b]]
-            known = (o >= 0) & (self.y[rows[b]] == c)  # approximate backend: the row's list among P \ own class
+            o, mine = self.own_pos[rows[b]], self.y[rows[b]] == c
+            known = (o >= 0) & mine  # approximate backend: the row's list among P \ own class
             if known.any():
                 out_i[b[known]], out_d[b[known]] = self.O_idx[o[known]], self.O_d2[o[known]]
-                b = b[~known]
+            filtered = (o == -2) & mine  # ... its (a) list without class c
+            if filtered.any():
+                out_i[b[filtered]], out_d[b[filtered]] = self._filtered(
+                    c, self.pos[rows[b[filtered]]], rows[b[filtered]]
+                )
+            b = b[~known & ~filtered]
         if b.size:
             q, bi, bd = self.B[c]
             j = np.searchsorted(q, rows[b])
@@ -763,35 +786,3 @@ def one_class_lists(
         recalls=recalls,
         project_dim=project_dim,
     )
-
-
-def list_recall(X, pool, rows, lists_d2, k, random_state, sample=None) -> tuple[float, int]:
-    """Recall of approximate lists among the pool, measured against exact search on a sample of rows.
-
-    ``lists_d2[i]`` holds the exact squared distances of row ``rows[i]``'s listed
-    pool rows, nearest first. An entry among its first k counts as found when it
-    is no farther than the exact k-th nearest pool row (self excluded), so ties
-    at the k-th distance are not penalised. ``sample`` rows (default: the
-    leakage's recall sample, 200), drawn from ``random_state``.
-
-    Returns
-    -------
-    (recall, n_queries)
-    """
-    from ..neighbors import DEFAULT_RECALL_SAMPLE
-    from .._rng import check_random_state
-
-    sample = DEFAULT_RECALL_SAMPLE if sample is None else int(sample)
-    if rows.size == 0 or sample <= 0 or pool.size == 0:
-        return None, 0
-    pick = np.sort(check_random_state(random_state).choice(rows.size, size=min(sample, rows.size), replace=False))
-    exact_d2 = None
-    step = max(1, min(RECALL_POOL_BLOCK, RECALL_POOL_ELEMENTS // max(X.shape[1], 1)))
-    for a in range(0, pool.size, step):  # exact k nearest per block of the pool, then merged
-        _, d2 = nearest(X, pool[a : a + step], rows[pick], k, exclude_self=True, backend="exact")
-        exact_d2 = d2 if exact_d2 is None else np.sort(np.hstack([exact_d2, d2]), axis=1)[:, :k]
-    kth = exact_d2[:, -1]
-    valid = np.isfinite(exact_d2)  # short pools: fewer than k rows to find
-    got = lists_d2[pick, :k]
-    found = np.isfinite(got) & (got <= kth[:, None])
-    return float(found.sum() / max(int(valid.sum()), 1)), int(pick.size)

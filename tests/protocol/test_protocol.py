@@ -1037,6 +1037,12 @@ def test_shared_lists_approximate_backend_builds_one_index_and_matches_exact(
         assert lists.n_anomalies_searched < 0.05 * test.size
     if wide_block is not None:
         assert len(wide_sizes) > 10 and max(wide_sizes) <= wide_block  # many blocks, each within the bound
+    if not separated:  # an anomaly row whose (a) list holds k rows of other classes: that list filtered, not stored
+        assert (lists.own_pos[test] == -2).sum() > 0.9 * test.size and lists.O_idx.shape[0] < 0.1 * test.size
+        for c in range(K):
+            rows = anomalies[c][lists.own_pos[anomalies[c]] == -2]
+            want = [[j for j in lists.A_idx[lists.pos[r]].tolist() if j >= 0 and y[j] != c][:k] for r in rows]
+            assert lists.lists(c, rows)[0].tolist() == want
     hits = total = 0
     for c in range(0, K, 3):
         ref = pool[y[pool] != c]
