@@ -646,14 +646,16 @@ class LeaveOneOutLists:
         with self._lock:
             if self._reverse is None:
                 n = self.pos.size
-                head = self.A_idx[:, : self.k]
                 rev_rows, rev_start = self._head_csr(lambda h: h, self.rows, n, index_dtype(n))
                 by_class = csr(self.y[self.rows], self.rows, int(self.y.max()) + 1)
                 major = self.major >= 0
                 by_major = csr(self.major[major], self.rows[major], int(self.y.max()) + 1)
                 # rows an entry of whose first k has no list here (never the base tables)
                 lost = np.zeros(n, dtype=bool)
-                lost[self.rows[np.any((head < 0) | (self.pos[np.maximum(head, 0)] < 0), axis=1)]] = True
+                for a in range(0, self.rows.size, FILTER_BLOCK_ROWS):  # (in blocks: at 1M rows, 260 MB at once)
+                    head = self.A_idx[a : a + FILTER_BLOCK_ROWS, : self.k]
+                    miss = np.any((head < 0) | (self.pos[np.maximum(head, 0)] < 0), axis=1)
+                    lost[self.rows[a : a + FILTER_BLOCK_ROWS][miss]] = True
                 self._reverse = (rev_rows, rev_start, by_class, by_major, lost)
         return self._reverse
 
