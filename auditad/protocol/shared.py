@@ -351,6 +351,10 @@ class LeaveOneOutLists:
     shared_index : callable, optional
         Approximate backend: ``shared_index(k)`` returns a `SharedIndex` over every row (built on the first
         call) whose graph and queries replace an index over the pool (the confirmatory draws share one).
+
+    Memory: each listed row's 2k entries and the float64 distances of its first k (later ones are computed again
+    when a task reaches them); an anomaly row's list among P \ own class is stored only where its 2k entries
+    hold fewer than k of other classes (elsewhere it is that list filtered, when asked).
     """
 
     def __init__(
