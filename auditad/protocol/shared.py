@@ -68,6 +68,7 @@ __all__ = [
     "filter_lists",
     "filter_own_class",
     "first_entries",
+    "first_known",
     "masked_lists",
     "WIDE_FACTOR",
     "WIDE_FACTORS",
@@ -172,6 +173,19 @@ def first_entries(idx: np.ndarray, d2: np.ndarray, mask: np.ndarray, k: int):
         out_i = np.hstack([out_i, np.full((out_i.shape[0], pad), -1, dtype=np.int64)])
         out_d = np.hstack([out_d, np.full((out_d.shape[0], pad), np.inf)])
     return out_i, out_d
+
+
+def first_known(X, rows: np.ndarray, idx: np.ndarray, stored_d2: np.ndarray, mask: np.ndarray, k: int):
+    """`first_entries` of the lists ``idx`` of ``rows`` whose squared distances are stored for their first
+    columns only (``stored_d2``): a kept entry past them gets its distance computed again, by the same formula
+    (`pair_sq_distances`: the same value)."""
+    known = np.full(idx.shape, np.nan)  # (nan: an entry past the stored distances)
+    known[:, : stored_d2.shape[1]] = stored_d2
+    i, d = first_entries(idx, known, mask, k)
+    r, c = np.nonzero(np.isnan(d))
+    if r.size:
+        d[r, c] = pair_sq_distances(X, rows[r], i[r, c][:, None].astype(np.int64))[:, 0]
+    return i, d
 
 
 def masked_lists(X, pool, pool_labels, queries, excluded, k, *, block: int = 32):
@@ -299,13 +313,7 @@ class SharedIndex:
             rows = q[a : a + block]
             g = self.graph[rows]
             in_g = (g >= 0) & in_pool[np.maximum(g, 0)]
-            known = np.full(g.shape, np.nan)  # (nan: an entry past the stored distances)
-            known[:, : self.graph_d2.shape[1]] = self.graph_d2[rows]
-            i, d = first_entries(g, known, in_g, width)
-            r, c = np.nonzero(np.isnan(d))
-            if r.size:  # entries past the stored distances: computed again (the same formula, the same values)
-                d[r, c] = pair_sq_distances(X, rows[r], i[r, c][:, None].astype(np.int64))[:, 0]
-            idx[a : a + block], d2[a : a + block] = i, d
+            idx[a : a + block], d2[a : a + block] = first_known(X, rows, g, self.graph_d2[rows], in_g, width)
 
         map_in_threads(keep, range(0, q.size, block), resolve_n_jobs(self.n_jobs))
         n_pool = int(in_pool.sum())  # rows short of `width` pool entries (or all the pool has): wider queries
@@ -716,16 +724,10 @@ class LeaveOneOutLists:
         return out
 
     def _filtered(self, c: int, p: np.ndarray, rows: np.ndarray):
-        """The (a) lists at positions ``p`` (of ``rows``) without class c, first k. Only the first k distances
-        of a list are stored (at 1M rows and k = 20, 160 MB less): those of later entries are computed again,
-        by the same formula (`pair_sq_distances`: the same values)."""
-        known = np.full(self.A_idx[p].shape, np.nan)
-        known[:, : self.A_d2.shape[1]] = self.A_d2[p]
-        i, d = filter_lists(self.A_idx[p], known, self.y, c, self.k)
-        r, j = np.nonzero(np.isnan(d))
-        if r.size:
-            d[r, j] = pair_sq_distances(self._X, rows[r], i[r, j][:, None].astype(np.int64))[:, 0]
-        return i, d
+        """The (a) lists at positions ``p`` (of ``rows``) without class c, first k (`first_known`: only the first
+        k distances of a list are stored, 160 MB less at 1M rows and k = 20)."""
+        i = self.A_idx[p]
+        return first_known(self._X, rows, i, self.A_d2[p], other_class(i, self.y, np.full(p.size, c)), self.k)
 
     def lists(self, c: int, rows: np.ndarray):
         """``(idx, d2)`` of shape (len(rows), k): each row's k nearest among P \\ c (self excluded)."""
