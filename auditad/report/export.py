@@ -371,12 +371,45 @@ def _gate_frame(results: Sequence[GateResult]):
     )
 
 
-def _findings_latex(summary: Mapping, results) -> list[str]:
+#: Columns of a per-class table read as text whatever they hold (a class named ``007`` or ``NA`` stays so).
+_TEXT_COLUMNS = ("representation", "detector", "class", "significance", "dominant_source", "interval_covers")
+
+
+def _summary_tables(bench: Path):
+    """A reader of the per-class CSV files a bounded ``summary.json`` names (``data/summary/*.csv``)."""
+
+    def read(rel: str):
+        import pandas as pd
+
+        path = (bench / rel).resolve()
+        if not path.is_relative_to(bench.resolve()):
+            raise InvalidInputError(f"summary {str(bench / 'summary.json')!r} names {rel!r}, outside its folder")
+        if not path.is_file():
+            raise InvalidInputError(
+                f"summary {str(bench / 'summary.json')!r} keeps its per-class rows in {rel!r}, which is missing; "
+                "copy the whole audit folder"
+            )
+        check_regular_input(path, what="per-class table", max_bytes=256 * 1024 * 1024)
+        header = pd.read_csv(path, nrows=0).columns
+        try:
+            return pd.read_csv(
+                path,
+                dtype={c: str for c in _TEXT_COLUMNS if c in header},
+                keep_default_na=False,
+                na_values=[""],
+            )
+        except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+            raise InvalidInputError(f"per-class table {str(path)!r} is not a readable CSV file: {exc}") from None
+
+    return read
+
+
+def _findings_latex(summary: Mapping, results, tables=None) -> list[str]:
     """The findings of one benchmark as LaTeX: worst first, each with its status, title, number, sentence and
     meaning (the words of the report's findings block)."""
     from .findings import finding_rows, findings
 
-    rows = finding_rows(findings(summary, results))
+    rows = finding_rows(findings(summary, results, tables=tables))
     if not rows:
         return []
     lines = [r"\paragraph{Findings.}", r"\begin{itemize}"]
@@ -477,7 +510,7 @@ def _audit_head(summary: Mapping, bench: Path, name: str) -> tuple[list[str], li
         body = [f"Gate verdict: \\textbf{{{verdict(results)}}} ({_tally(_counts(results))})."]
     else:
         body = ["No gates were set for this benchmark."]
-    body += ["", *_findings_latex(summary, results)]
+    body += ["", *_findings_latex(summary, results, _summary_tables(bench))]
     entries = [("gates", _gate_frame(results), f"{name}: gates")] if results else []
     return body, entries
 

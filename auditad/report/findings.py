@@ -201,11 +201,38 @@ def _detector_findings(det: str, rep: str, rows: list, n: int, eps) -> list[Find
     return out
 
 
-def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None) -> list[Finding]:
+def _records(frame) -> list[dict]:
+    """The rows of a per-class table as the summary holds them inline: missing cells are None."""
+    return frame.astype(object).where(frame.notna(), None).to_dict("records")
+
+
+def _per_class_rows(rep_summary: Mapping, tables) -> list:
+    """The per-class rows of one representation: inline, or the CSV table the summary names (many classes)."""
+    rows = rep_summary.get("per_class")
+    if isinstance(rows, list):
+        return rows
+    if tables is None or not isinstance(rows, Mapping) or not isinstance(rows.get("csv"), str):
+        return []
+    frame = tables(rows["csv"]) if callable(tables) else tables.get(rows["csv"])
+    return [] if frame is None else _records(frame)
+
+
+def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None, *, tables=None) -> list[Finding]:
     """The findings of one audit summary, fail first, then warn, info and pass.
 
     ``gate_results`` are the audit's evaluated gates; None reads the results stored in ``summary["gates"]``
     (``GateResult.from_dict``). Either way nothing is evaluated again.
+
+    Parameters
+    ----------
+    summary : mapping
+        The audit's ``summary.json``.
+    gate_results : iterable of GateResult, optional
+    tables : mapping of str -> DataFrame, or callable, optional
+        Above [`MAX_INLINE_CLASSES`][auditad.audit.bounded.MAX_INLINE_CLASSES] classes the summary names a CSV
+        file (``{"csv": "data/summary/....csv", "n_rows": n}``) instead of holding the per-class rows; ``tables``
+        gives that table by its relative path (the audit's ``summary_files``, or a function reading the audit
+        folder), so the findings name the classes. Without it such a summary gives only the gates' counts.
 
     Returns
     -------
@@ -222,7 +249,7 @@ def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None)
     for rep, p in (prot.get("representations") or {}).items():
         if not isinstance(p, Mapping):
             continue
-        rows = p.get("per_class") if isinstance(p.get("per_class"), list) else []
+        rows = _per_class_rows(p, tables)
         for det, dsum in (p.get("detectors") or {}).items():
             mine = [r for r in rows if r.get("detector") == det]
             n = len([r for r in mine if r.get("auroc") is not None]) or dsum.get("n_classes") or 0

@@ -328,7 +328,7 @@ def render_report(audit, svgs: Mapping[str, bytes]) -> str:
         "name": audit.name,
         "version": __version__,
         "summary": s,
-        "findings": finding_rows(findings(s, audit.gate_results)),
+        "findings": finding_rows(findings(s, audit.gate_results, tables=audit.summary_files)),
         # the class-split rates per representation; an anomaly-labelled audit (one task) has none to show
         "rep_rows": [] if (s.get("protocol") or {}).get("setting") == "semi_supervised" else representation_rows(s),
         "verdict": s["verdict"],

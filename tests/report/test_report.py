@@ -855,6 +855,60 @@ def test_audit_above_the_class_limit_writes_the_csv_files(monkeypatch, tmp_path)
     assert "No class has a neighbour from another class" in (folder / "report.html").read_text()
 
 
+def test_bounded_summary_findings_name_the_same_classes_from_the_csv_tables(demo, tmp_path):
+    """Above the class limit the findings read the per-class rows from the tables the summary names: the same
+    findings, word for word, from the in-memory tables (the report) and from the written CSV files (appendix)."""
+    from auditad.audit.bounded import bound_summary
+    from auditad.report.export import _summary_tables
+    from auditad.report.findings import finding_rows, findings
+    from auditad.errors import InvalidInputError
+    from auditad.report.tables import frame_to_csv
+
+    summary = json.loads((demo[0] / "digits" / "summary.json").read_text())
+    full = finding_rows(findings(summary))
+    assert any("class " in (r["subject"] or "") for r in full)  # the demo names at least one class
+    small, files = bound_summary(summary, max_classes=5)
+    assert finding_rows(findings(small, tables=files)) == full
+    without = finding_rows(findings(small))  # no tables: the gates' counts only, no class named
+    assert not any("class " in (r["subject"] or "") for r in without)
+    for rel, frame in files.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(frame_to_csv(frame))
+    assert finding_rows(findings(small, tables=_summary_tables(tmp_path))) == full
+    rel = small["protocol"]["representations"]["pixels"]["per_class"]["csv"]
+    (tmp_path / rel).unlink()
+    with pytest.raises(InvalidInputError, match="per-class rows in .*which is missing"):
+        findings(small, tables=_summary_tables(tmp_path))
+    small["protocol"]["representations"]["pixels"]["per_class"]["csv"] = "../../outside.csv"
+    with pytest.raises(InvalidInputError, match="outside its folder"):
+        findings(small, tables=_summary_tables(tmp_path))
+
+
+def test_report_above_the_class_limit_names_the_inverted_class(monkeypatch, tmp_path):
+    """The first screen's 'see the classes named below' names them when the per-class rows are CSV files."""
+    from auditad.audit import bounded
+    from auditad.audit.runner import run_audit
+    from auditad.report.export import write_appendix
+
+    monkeypatch.setattr(bounded, "MAX_INLINE_CLASSES", 2)
+    empty = (b'<svg xmlns="http://www.w3.org/2000/svg" width="1pt" height="1pt"></svg>', b"%PDF-1.4\n")
+    monkeypatch.setattr("auditad.report.render.figure_files", lambda spec: empty)  # the findings, not the figures
+    rng = np.random.default_rng(3)  # a tight class at the centre of a wide one: kNN ranks it below the normals
+    wide = rng.normal(size=(150, 2)) * 4
+    X = np.r_[wide, rng.normal(size=(100, 2)) * 0.05, wide[::-1] + 100]
+    y = np.array(["wide"] * 150 + ["007"] * 100 + ["far"] * 150)
+    run = run_audit([_inputs(X, y, settings={"null_runs": 20})], tmp_path / "out")
+    folder = run.out / "tiny"
+    summary = json.loads((folder / "summary.json").read_text())
+    assert "csv" in summary["protocol"]["representations"]["raw"]["per_class"]
+    html = (folder / "report.html").read_text()
+    assert "See the classes named below" in html
+    assert re.search(r"knn on raw inverts class 007: 0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", html)
+    appendix = write_appendix(run.out, tmp_path / "appendix")
+    tex = appendix.path.read_text()
+    assert "knn on raw inverts class 007" in tex
+
+
 # --------------------------------------------------------------------------- benchmark kinds
 @pytest.mark.parametrize(
     "y, label_column, expected",
