@@ -101,11 +101,83 @@ def stratified_subsample(idx: np.ndarray, labels: np.ndarray, size: int, rng: np
         quota[tied if need >= tied.size else rng.choice(tied, size=need, replace=False)] += 1
     grouped = idx[np.argsort(labels, kind="stable")]  # each class's rows in their order in idx, classes sorted
     starts = np.concatenate([[0], np.cumsum(counts)])
-    out = [
-        rng.choice(grouped[starts[j] : starts[j + 1]], size=int(quota[j]), replace=False)
-        for j in np.flatnonzero(quota > 0)
-    ]
-    return np.sort(np.concatenate(out)) if out else idx[:0]
+    return np.sort(grouped[_class_draws(rng, starts, quota)])
+
+
+def _tail_shuffled(pop: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """Where ``Generator.choice(pop, size, replace=False)`` shuffles the tail of ``arange(pop)`` (numpy's rule)
+    instead of using Floyd's algorithm."""
+    return (pop > 10_000) & (size > pop // 50)
+
+
+def _class_draws(rng: np.random.Generator, starts: np.ndarray, quota: np.ndarray) -> np.ndarray:
+    """Positions (into the grouped rows; class j at ``starts[j]:starts[j + 1]``) of ``quota[j]`` rows of every
+    class, the same sets as ``rng.choice(rows of class j, quota[j], replace=False)`` class by class, with the
+    generator left in the same state.
+
+    ``Generator.choice`` draws a small sample by Floyd's algorithm: for t = P − q .. P − 1 a bounded integer
+    u ∈ {0..t}, taken unless already taken, else t; then it shuffles the q values (q − 1 bounded integers, of
+    ranges q − 1 .. 1). Every one of these draws is one bounded integer of the generator, the one
+    ``Generator.integers`` makes for each element of an array of bounds: one ``integers`` call draws them for
+    a run of classes (not one ``choice`` call per class: 1 000 calls per task of a 1 000-class benchmark),
+    and `_floyd_sets` resolves the collisions. The shuffle only orders a class's sample, which is sorted
+    anyway. A class that ``choice`` would tail-shuffle instead (over 10 000 rows, a sample over 1/50 of them)
+    gets ``choice`` itself, in its turn. A test compares both, sample and generator state, for many sizes.
+    """
+    js = np.flatnonzero(quota > 0)
+    pop, size = np.diff(starts)[js], quota[js].astype(np.int64)
+    tail = _tail_shuffled(pop, size)
+    out = []
+    lo = 0
+    for cut in [*np.flatnonzero(tail), js.size]:
+        if cut > lo:  # a run of Floyd classes
+            out.append(starts[js[lo:cut]].repeat(size[lo:cut]) + _floyd_sets(rng, pop[lo:cut], size[lo:cut]))
+        if cut < js.size:
+            j = js[cut]
+            out.append(starts[j] + rng.choice(int(pop[cut]), size=int(size[cut]), replace=False))
+        lo = cut + 1
+    return np.concatenate(out) if out else np.zeros(0, dtype=np.int64)
+
+
+def _floyd_sets(rng: np.random.Generator, pop: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The samples (0-based, class after class, unsorted within a class) that Floyd's algorithm takes for
+    classes of ``pop`` rows and samples of ``size``, from one ``integers`` call; the shuffle draws after each
+    class's steps are made and discarded (see `_class_draws`).
+
+    Resolution without a loop over the steps (as `auditad.nulls._kernels._floyd`, per class): step b takes its
+    draw u_b unless u_b was drawn at an earlier step of its class (taken then, or that step collided because
+    u_b was taken before it), or u_b is the value t_a of an earlier step a that collided (a chain, followed
+    until nothing changes: a few rounds); a collided step takes t_b, never taken before it.
+    """
+    n_steps = int(size.sum())
+    seg = np.repeat(np.arange(size.size), size)  # class of each Floyd step
+    first = np.concatenate([[0], np.cumsum(size)[:-1]])
+    local = np.arange(n_steps) - first[seg]
+    t0 = (pop - size)[seg]
+    t = t0 + local  # step values P − q .. P − 1
+    shuffle = size - 1  # shuffle draws after each class's steps: ranges q − 1 .. 1
+    bounds = np.empty(n_steps + int(shuffle.sum()), dtype=np.int64)
+    block = first + np.concatenate([[0], np.cumsum(shuffle)[:-1]])  # where each class's draws start
+    is_step = np.zeros(bounds.size, dtype=bool)
+    is_step[(block[seg] + local)] = True
+    bounds[is_step] = t
+    sseg = np.repeat(np.arange(size.size), shuffle)
+    slocal = np.arange(sseg.size) - np.concatenate([[0], np.cumsum(shuffle)[:-1]])[sseg]
+    bounds[~is_step] = shuffle[sseg] - slocal
+    u = rng.integers(0, bounds + 1)[is_step]
+    pos = np.arange(n_steps)
+    order = np.lexsort((pos, u, seg))
+    same = (seg[order[1:]] == seg[order[:-1]]) & (u[order[1:]] == u[order[:-1]])
+    drawn_before = np.zeros(n_steps, dtype=bool)
+    drawn_before[order[1:][same]] = True
+    late = (u >= t0) & (u < t)  # u_b is the value t_a of the earlier step a = b − (t_b − u_b)
+    prior = np.where(late, pos - (t - u), 0)
+    taken = drawn_before
+    while True:
+        nxt = drawn_before | (late & taken[prior])
+        if np.array_equal(nxt, taken):
+            return np.where(taken, t, u)
+        taken = nxt
 
 
 @dataclass(frozen=True)

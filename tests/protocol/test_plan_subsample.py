@@ -72,3 +72,61 @@ def test_stratified_assignment_draws_what_a_scan_per_class_draws(K, n):
     for seed in (0, 1):
         got = stratified_assignment(y_idx, K, 0.8, np.random.default_rng(seed))
         np.testing.assert_array_equal(got, by_scans(y_idx, K, 0.8, np.random.default_rng(seed)))
+
+
+def _choice_per_class(rng, starts, quota):
+    """The oracle: one ``Generator.choice`` call per class, as the subsample drew before (and as a reader
+    would write it)."""
+    out = [
+        starts[j] + rng.choice(int(starts[j + 1] - starts[j]), size=int(quota[j]), replace=False)
+        for j in np.flatnonzero(quota > 0)
+    ]
+    return np.sort(np.concatenate(out)) if out else np.zeros(0, dtype=np.int64)
+
+
+def _same_state(x, y) -> bool:
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(_same_state(x[k], y[k]) for k in x)
+    return bool(np.array_equal(x, y))
+
+
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.MT19937, np.random.Philox, np.random.SFC64])
+def test_class_draws_take_the_samples_choice_takes_class_by_class(bit_generator):
+    """One ``integers`` call per run of classes, collisions resolved without a loop: the same sets as
+    ``Generator.choice`` per class and the generator left in the same state, for samples of 1 row, of a whole
+    class, of classes of one row, and around numpy's switch to its tail shuffle (over 10 000 rows, over 1/50)."""
+    from auditad.protocol.plan import _class_draws, _tail_shuffled
+
+    rs = np.random.default_rng(11)
+    cases = [
+        (np.array([1, 1, 1]), np.array([1, 0, 1])),
+        (np.array([7, 5, 3]), np.array([7, 5, 3])),  # whole classes: every step from t = 0 on
+        (np.array([12_000, 9, 30_000, 4]), np.array([241, 3, 601, 2])),  # tail shuffles between Floyd runs
+        (np.array([12_000, 20_000]), np.array([240, 400])),  # over 10 000 rows, at most 1/50: Floyd
+    ]
+    for _ in range(300):
+        pops = rs.integers(1, 60, int(rs.integers(1, 25)))
+        cases.append((pops, np.array([int(rs.integers(0, p + 1)) for p in pops])))
+    n_tail = 0
+    for pops, quota in cases:
+        starts = np.concatenate([[0], np.cumsum(pops)])
+        n_tail += int(_tail_shuffled(pops, quota).sum())
+        seed = int(rs.integers(2**32))
+        a, b = np.random.Generator(bit_generator(seed)), np.random.Generator(bit_generator(seed))
+        np.testing.assert_array_equal(np.sort(_class_draws(a, starts, quota)), _choice_per_class(b, starts, quota))
+        assert _same_state(a.bit_generator.state, b.bit_generator.state)
+        assert a.integers(2**62) == b.integers(2**62)
+    assert n_tail == 2  # the tail-shuffle branch ran
+
+
+def test_stratified_subsample_of_a_1000_class_task_is_the_per_class_choice():
+    """A task of a 1 000-class benchmark (10 000 of 200 000 test normals): the subsample is the per-class
+    ``choice`` draw's, row for row, for several seeds."""
+    labels = np.random.default_rng(0).permutation(np.repeat(np.arange(1000), 200))
+    idx = np.sort(np.random.default_rng(1).choice(10**6, labels.size, replace=False))
+    grouped = idx[np.argsort(labels, kind="stable")]
+    starts = np.arange(0, labels.size + 1, 200)
+    for seed in range(3):
+        got = stratified_subsample(idx, labels, 10_000, np.random.default_rng(seed))
+        ref = grouped[_choice_per_class(np.random.default_rng(seed), starts, np.full(1000, 10))]
+        np.testing.assert_array_equal(got, np.sort(ref))
