@@ -750,7 +750,8 @@ def refine(X, frame, qraw, cand, rows, *, unscaled=False):
     d = X.shape[1]
     out = np.empty((m, w), dtype=np.float64)
     e = 0 if unscaled else frame.e0
-    qraw = np.asarray(qraw, dtype=np.float64)
+    if not (e == 0 and X.dtype == np.float32 and getattr(qraw, "dtype", None) == np.float32):
+        qraw = np.asarray(qraw, dtype=np.float64)  # (float32 rows: converted exactly as they are subtracted)
     rows = max(1, min(rows, m, REFINE_BYTES // (8 * max(w * d, 1))))
     diff = np.empty((rows, w, d), dtype=np.float64)
     gathered = diff if X.dtype == np.float64 else np.empty((rows, w, d), dtype=X.dtype)
