@@ -187,7 +187,9 @@ NEAR_RANDOM_CHECK = Check(
     "near_random_classes",
     Status.INFO,
     "near-random classes",
-    "The detector cannot tell these held-out classes from the normals.",
+    "Their AUROC is within ε of ½ (near random in the sense of “Testing the Test”): the detector separates these "
+    "held-out classes from the normals weakly or not at all. Those that still differ from a random detector "
+    "(Holm-corrected over the classes; the intervals shown are per class) are named after the list.",
     threshold=THRESHOLDS["protocol"][2],
     rule="share of classes <= threshold",
 )

@@ -192,7 +192,7 @@ def _detector_findings(det: str, rep: str, rows: list, n: int, eps) -> list[Find
     if near and n:
         found = NEAR_RANDOM_CHECK.finding(
             len(near) / n,
-            sentence=f"{where}: {_named(near)}.",
+            sentence=f"{where}: {_named(near)}.{_distinguishable_text(near)}",
             items=_class_items(near),
             subject=where,
             evidence=evidence,
@@ -215,6 +215,18 @@ def _per_class_rows(rep_summary: Mapping, tables) -> list:
         return []
     frame = tables(rows["csv"]) if callable(tables) else tables.get(rows["csv"])
     return [] if frame is None else _records(frame)
+
+
+def _distinguishable_text(near: list) -> str:
+    """The near-random classes whose interval excludes ½ (the stored ``distinguishable`` decision: Holm p ≤ α)."""
+    dist = [r for r in near if r.get("distinguishable") is True or r.get("distinguishable") == "True"]
+    if not dist:
+        return ""
+    return (
+        f" Of these, {len(dist)} differ from a random detector (Holm-corrected), by less than ε: "
+        f"{', '.join(str(r['class']) for r in dist[:MAX_NAMED])}"
+        + (f" and {len(dist) - MAX_NAMED} more." if len(dist) > MAX_NAMED else ".")
+    )
 
 
 def findings(summary: Mapping, gate_results: Iterable[GateResult] | None = None, *, tables=None) -> list[Finding]:

@@ -138,6 +138,27 @@ def test_report_findings_read_the_declared_near_random_threshold(n_near, shown):
     assert rows[0]["subject"] == "knn on pix inverts class cat: 0.200 [0.100, 0.300]."
 
 
+def test_near_random_finding_names_the_classes_that_still_differ_from_random():
+    """Near random is |AUROC − ½| ≤ ε, not "cannot be told from random": a class within ε whose stored decision is
+    distinguishable (Holm) is named as such, one that is not is not; read from rows inline or from a CSV file
+    (where the flag comes back as text)."""
+    from auditad.report.findings import finding_rows, findings
+
+    summary = _summary(4)
+    rows = summary["protocol"]["representations"]["pix"]["per_class"]
+    rows[0].update(auroc=0.549, ci_low=0.530, ci_high=0.568, distinguishable=True)
+    rows[1].update(distinguishable=False)
+    rows[2].update(distinguishable="True")  # a CSV cell
+    near = next(f for f in findings(summary) if f.check == "near_random_classes")
+    assert near.sentence.endswith("Of these, 2 differ from a random detector (Holm-corrected), by less than ε: 0, 2.")
+    meaning = next(r["meaning"] for r in finding_rows([near]))
+    assert "weakly or not at all" in meaning and "cannot tell" not in meaning
+    for r in rows:
+        r.pop("distinguishable", None)
+    near = next(f for f in findings(summary) if f.check == "near_random_classes")
+    assert "differ from a random detector" not in near.sentence
+
+
 @pytest.mark.parametrize(
     "delta, words",
     [(0.009, "changes every per-class AUROC by at most 0.009: no measurable inflation"), (0.2, "up to 0.200")],
