@@ -51,7 +51,8 @@ NOISE_CHECK = Check(
     "classes_below_half_within_noise",
     Status.INFO,
     "classes below ½ within noise",
-    "Below ½ but not significantly so: what would tell follows the variance source that dominates their "
+    "Below ½ but not significantly so after Holm's correction over the classes (the intervals shown are per "
+    "class, uncorrected): what would tell follows the variance source that dominates their "
     "intervals (test samples, or detector seeds and splits).",
     threshold=0,
 )
