@@ -149,22 +149,14 @@ def _floyd_sets(rng: np.random.Generator, pop: np.ndarray, size: np.ndarray) -> 
     u_b was taken before it), or u_b is the value t_a of an earlier step a that collided (a chain, followed
     until nothing changes: a few rounds); a collided step takes t_b, never taken before it.
     """
-    n_steps = int(size.sum())
-    seg = np.repeat(np.arange(size.size), size)  # class of each Floyd step
-    first = np.concatenate([[0], np.cumsum(size)[:-1]])
-    local = np.arange(n_steps) - first[seg]
-    t0 = (pop - size)[seg]
-    t = t0 + local  # step values P − q .. P − 1
-    shuffle = size - 1  # shuffle draws after each class's steps: ranges q − 1 .. 1
-    bounds = np.empty(n_steps + int(shuffle.sum()), dtype=np.int64)
-    block = first + np.concatenate([[0], np.cumsum(shuffle)[:-1]])  # where each class's draws start
-    is_step = np.zeros(bounds.size, dtype=bool)
-    is_step[(block[seg] + local)] = True
-    bounds[is_step] = t
-    sseg = np.repeat(np.arange(size.size), shuffle)
-    slocal = np.arange(sseg.size) - np.concatenate([[0], np.cumsum(shuffle)[:-1]])[sseg]
-    bounds[~is_step] = shuffle[sseg] - slocal
-    u = rng.integers(0, bounds + 1)[is_step]
+    n_draws = 2 * size - 1  # per class: q Floyd steps (ranges P − q .. P − 1), then q − 1 shuffle draws (q − 1 .. 1)
+    cls = np.repeat(np.arange(size.size), n_draws)
+    i = np.arange(cls.size) - np.repeat(np.cumsum(n_draws) - n_draws, n_draws)  # position in its class's draws
+    q, t0 = size[cls], (pop - size)[cls]
+    is_step = i < q
+    u = rng.integers(0, np.where(is_step, t0 + i, 2 * q - 1 - i) + 1)[is_step]
+    seg, t0, t = cls[is_step], t0[is_step], (t0 + i)[is_step]  # the steps: class, P − q, step value t
+    n_steps = u.size
     pos = np.arange(n_steps)
     order = np.lexsort((pos, u, seg))
     same = (seg[order[1:]] == seg[order[:-1]]) & (u[order[1:]] == u[order[:-1]])

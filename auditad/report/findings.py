@@ -219,8 +219,9 @@ def _per_class_rows(rep_summary: Mapping, tables) -> list:
 
 
 def _distinguishable_text(near: list) -> str:
-    """The near-random classes whose interval excludes ½ (the stored ``distinguishable`` decision: Holm p ≤ α)."""
-    dist = [r for r in near if r.get("distinguishable") is True or r.get("distinguishable") == "True"]
+    """The near-random classes that differ from a random detector: the stored ``distinguishable`` decision (Holm
+    p ≤ α), a bool inline or in memory, its text read from a CSV file."""
+    dist = [r for r in near if str(r.get("distinguishable")) == "True"]
     if not dist:
         return ""
     return (
